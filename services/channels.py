@@ -1,0 +1,44 @@
+"""Client channels to tavolo's services: per-call deadlines, retries only where a call is safe to repeat."""
+
+from __future__ import annotations
+
+import json
+
+import grpc
+
+
+def service_config(service: str, idempotent: tuple[str, ...], timeout_seconds: float) -> str:
+    """A gRPC service config: a default deadline for unary calls, retries for idempotent ones.
+
+    Only idempotent methods are retried (on UNAVAILABLE, when the peer is briefly down); a
+    move or a join is never sent twice by the transport.
+    """
+    timeout = f"{timeout_seconds:g}s"
+    configs = [{"name": [{"service": service}], "timeout": timeout}]
+    if idempotent:
+        configs.insert(0, {
+            "name": [{"service": service, "method": method} for method in idempotent],
+            "timeout": timeout,
+            "retryPolicy": {
+                "maxAttempts": 5,
+                "initialBackoff": "0.1s",
+                "maxBackoff": "2s",
+                "backoffMultiplier": 2,
+                "retryableStatusCodes": ["UNAVAILABLE"],
+            },
+        })
+    return json.dumps({"methodConfig": configs})
+
+
+def open_channel(address: str, service: str, idempotent: tuple[str, ...] = (),
+                 timeout_seconds: float = 10.0) -> grpc.aio.Channel:
+    """An insecure grpc.aio channel to ``address`` for ``service`` (its full proto name)."""
+    return grpc.aio.insecure_channel(
+        address,
+        options=[
+            ("grpc.service_config", service_config(service, idempotent, timeout_seconds)),
+            ("grpc.enable_retries", 1),
+            ("grpc.max_receive_message_length", 4 * 1024 * 1024),
+            ("grpc.keepalive_time_ms", 30000),
+        ],
+    )

@@ -1,0 +1,153 @@
+"""The ``tavolo`` command: serve one component, run the whole stack, migrate, backfill ratings."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import logging
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from services.config import ConfigError, Settings
+from services.logs import configure_logging
+
+# Each component module offers ``async def run(settings) -> None``.
+COMPONENTS = {
+    "game": "game.server",
+    "deadlines": "deadlines.server",
+    "stats": "stats.server",
+    "lobby": "lobby.server",
+    "gateway": "gateway.server",
+}
+DEV_IDP = "gateway.dev_idp"
+STACK = ("game", "deadlines", "stats", "lobby", "gateway")
+
+log = logging.getLogger("services.cli")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    try:
+        settings = Settings.from_env()
+        configure_logging(settings, args.command if args.command != "serve" else args.component)
+        return args.handler(settings, args)
+    except ConfigError as error:
+        print(f"tavolo: configuration error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tavolo", description=__doc__)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    serve = commands.add_parser("serve", help="serve one component")
+    serve.add_argument("component", choices=sorted(COMPONENTS))
+    serve.set_defaults(handler=_serve)
+
+    run = commands.add_parser("run", help="the whole stack on this machine, one process each")
+    run.add_argument("--no-idp", action="store_true",
+                     help="do not start the development OIDC provider")
+    run.set_defaults(handler=_run)
+
+    idp = commands.add_parser("dev-idp", help="the development OIDC provider (not for production)")
+    idp.add_argument("--port", type=int, default=8180)
+    idp.set_defaults(handler=_dev_idp)
+
+    migrate = commands.add_parser("migrate", help="apply the Postgres migrations")
+    migrate.set_defaults(handler=_migrate)
+
+    backfill = commands.add_parser("backfill-elo",
+                                   help="recompute every rating from the match history")
+    backfill.set_defaults(handler=_backfill)
+    return parser
+
+
+def _serve(settings: Settings, args: argparse.Namespace) -> int:
+    module = importlib.import_module(COMPONENTS[args.component])
+    asyncio.run(module.run(settings))
+    return 0
+
+
+def _dev_idp(settings: Settings, args: argparse.Namespace) -> int:
+    module = importlib.import_module(DEV_IDP)
+    module.serve(port=args.port)
+    return 0
+
+
+def _migrate(settings: Settings, args: argparse.Namespace) -> int:
+    from services.migrations import migrate
+
+    if settings.database_url is None:
+        print("tavolo migrate: no database configured (set DATABASE_URL or DATABASE_*)",
+              file=sys.stderr)
+        return 2
+    applied = asyncio.run(migrate(settings.database_url))
+    print(f"applied {len(applied)} migration(s)" + "".join(f"\n  {n}" for n in applied))
+    return 0
+
+
+def _backfill(settings: Settings, args: argparse.Namespace) -> int:
+    try:
+        module = importlib.import_module("stats.backfill")
+    except ModuleNotFoundError:
+        print("tavolo backfill-elo: not yet (the stats service is not built)", file=sys.stderr)
+        return 3
+    return module.main(settings)
+
+
+def _run(settings: Settings, args: argparse.Namespace) -> int:
+    """Start every component as a child process; any signal or a child's death stops them all."""
+    if settings.database_url is not None:
+        _migrate(settings, args)
+    commands = [[sys.executable, "-m", "services.cli", "serve", name] for name in STACK]
+    if not args.no_idp:
+        commands.insert(0, [sys.executable, "-m", "services.cli", "dev-idp"])
+    stopping = False
+
+    def stop(signum, frame):  # noqa: ARG001 - signal handler signature
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    # Children get their own process group: a terminal's Ctrl-C reaches only this parent, which
+    # then stops them in order and waits, so nothing is left behind.
+    children = [subprocess.Popen(command, env=os.environ.copy(), start_new_session=True)
+                for command in commands]
+    log.info("started %d processes; gateway on http://%s:%d", len(children),
+             settings.app_host, settings.app_port)
+    status = 0
+    while not stopping:
+        dead = [child for child in children if child.poll() is not None]
+        if dead:
+            log.error("%s exited with %s; stopping the stack", dead[0].args[-1],
+                      dead[0].returncode)
+            status = 1
+            break
+        time.sleep(0.2)
+    for child in children:
+        if child.poll() is None:
+            child.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + 15
+    for child in children:
+        try:
+            child.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+    log.info("stack stopped")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,323 @@
+"""Settings: every environment variable of the README, read once at start into typed objects.
+
+Nothing else in tavolo reads ``os.environ``. A bad value raises :class:`ConfigError` naming the
+variable, and the CLI turns it into a one-line message and a non-zero exit.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from urllib.parse import quote
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+_PROVIDER_NAME = re.compile(r"[A-Za-z0-9_-]+")
+_OIDC_VARIABLE = re.compile(r"OIDC_(\d+)_([A-Z_]+)")
+_OIDC_FIELDS = (
+    "PROVIDER",
+    "ISSUER",
+    "CLIENT_ID",
+    "CLIENT_SECRET",
+    "REDIRECT_URI",
+    "POST_LOGIN_REDIRECT",
+    "POST_LOGOUT_REDIRECT",
+)
+_LOG_LEVELS = ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG")
+
+DEV_ISSUER = "http://localhost:8180/tavolo"
+DEV_CLIENT_ID = "tavolo"
+
+
+class ConfigError(ValueError):
+    """A setting is missing or malformed; the message names the variable."""
+
+
+@dataclass(frozen=True)
+class OidcProvider:
+    """One OpenID Connect provider the gateway offers for login (``OIDC_<n>_*``)."""
+
+    name: str
+    issuer: str
+    client_id: str
+    client_secret: str | None
+    redirect_uri: str
+    post_login_redirect: str = "/"
+    post_logout_redirect: str = "/"
+
+
+@dataclass(frozen=True)
+class CorsSettings:
+    """``CORS_*``: CORS is on when origins or the regex is set."""
+
+    allow_origins: tuple[str, ...] = ()
+    allow_origin_regex: str | None = None
+    allow_methods: tuple[str, ...] = ("GET",)
+    allow_headers: tuple[str, ...] = ()
+    allow_credentials: bool = False
+    expose_headers: tuple[str, ...] = ()
+    max_age: int = 600
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.allow_origins) or self.allow_origin_regex is not None
+
+
+@dataclass(frozen=True)
+class TelemetrySettings:
+    """``OTEL_*``: OpenTelemetry export over OTLP/HTTP."""
+
+    enabled: bool = False
+    service_name: str = "tavolo"
+    exporter_endpoint: str | None = None
+    exporter_headers: tuple[tuple[str, str], ...] = ()
+    excluded_paths: tuple[str, ...] = ("/api/health",)
+    metric_export_interval_ms: int = 60000
+    metrics_poll_interval_s: int = 15
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The whole configuration of a tavolo process."""
+
+    database_url: str | None = None
+    redis_url: str | None = None
+    redis_key_prefix: str = "tavolo"
+    oidc_providers: tuple[OidcProvider, ...] = ()
+    game_ttl_seconds: int = 86400
+    hand_ack_timeout_seconds: float = 30
+    turn_timeout_seconds: float = 30
+    deadline_heartbeat_ms: int = 30000
+    log_level: str = "INFO"
+    logging_config: str | None = None
+    cors: CorsSettings = field(default_factory=CorsSettings)
+    telemetry: TelemetrySettings = field(default_factory=TelemetrySettings)
+    app_host: str = "0.0.0.0"
+    app_port: int = 8080
+    static_dir: str = "web/dist"
+    lobby_addr: str = "127.0.0.1:50051"
+    game_addr: str = "127.0.0.1:50052"
+    deadlines_addr: str = "127.0.0.1:50053"
+    stats_addr: str = "127.0.0.1:50054"
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        """Read every variable; unset or empty ones take the README's default."""
+        env = _Env(os.environ if environ is None else environ)
+        return cls(
+            database_url=_database_url(env),
+            redis_url=env.text("REDIS_URL"),
+            redis_key_prefix=env.text("REDIS_KEY_PREFIX") or "tavolo",
+            oidc_providers=_oidc_providers(env),
+            game_ttl_seconds=env.integer("GAME_TTL_SECONDS", 86400, minimum=1),
+            hand_ack_timeout_seconds=env.number("HAND_ACK_TIMEOUT_SECONDS", 30),
+            turn_timeout_seconds=env.number("TURN_TIMEOUT_SECONDS", 30),
+            deadline_heartbeat_ms=env.integer("DEADLINE_HEARTBEAT_MS", 30000, minimum=10),
+            log_level=env.choice("LOG_LEVEL", "INFO", _LOG_LEVELS),
+            logging_config=env.text("LOGGING_CONFIG"),
+            cors=CorsSettings(
+                allow_origins=env.csv("CORS_ALLOW_ORIGINS"),
+                allow_origin_regex=env.regex("CORS_ALLOW_ORIGIN_REGEX"),
+                allow_methods=env.csv("CORS_ALLOW_METHODS") or ("GET",),
+                allow_headers=env.csv("CORS_ALLOW_HEADERS"),
+                allow_credentials=env.flag("CORS_ALLOW_CREDENTIALS", False),
+                expose_headers=env.csv("CORS_EXPOSE_HEADERS"),
+                max_age=env.integer("CORS_MAX_AGE", 600, minimum=0),
+            ),
+            telemetry=TelemetrySettings(
+                enabled=env.flag("OTEL_ENABLED", False),
+                service_name=env.text("OTEL_SERVICE_NAME") or "tavolo",
+                exporter_endpoint=env.text("OTEL_EXPORTER_OTLP_ENDPOINT"),
+                exporter_headers=env.pairs("OTEL_EXPORTER_OTLP_HEADERS"),
+                excluded_paths=env.csv("OTEL_EXCLUDED_PATHS", default=("/api/health",)),
+                metric_export_interval_ms=env.integer(
+                    "OTEL_METRIC_EXPORT_INTERVAL_MILLIS", 60000, minimum=1
+                ),
+                metrics_poll_interval_s=env.integer(
+                    "OTEL_METRICS_POLL_INTERVAL_SECONDS", 15, minimum=1
+                ),
+            ),
+            app_host=env.text("APP_HOST") or "0.0.0.0",
+            app_port=env.port("APP_PORT", 8080),
+            static_dir=env.text("STATIC_DIR") or "web/dist",
+            lobby_addr=env.address("LOBBY_ADDR", "127.0.0.1:50051"),
+            game_addr=env.address("GAME_ADDR", "127.0.0.1:50052"),
+            deadlines_addr=env.address("DEADLINES_ADDR", "127.0.0.1:50053"),
+            stats_addr=env.address("STATS_ADDR", "127.0.0.1:50054"),
+        )
+
+    def provider(self, name: str) -> OidcProvider | None:
+        return next((p for p in self.oidc_providers if p.name == name), None)
+
+
+class _Env:
+    """Typed reads of one environment mapping, each error naming its variable."""
+
+    def __init__(self, environ: Mapping[str, str]):
+        self.environ = environ
+
+    def text(self, name: str) -> str | None:
+        value = self.environ.get(name, "").strip()
+        return value or None
+
+    def integer(self, name: str, default: int, minimum: int | None = None) -> int:
+        raw = self.text(name)
+        if raw is None:
+            return default
+        try:
+            value = int(raw)
+        except ValueError:
+            raise ConfigError(f"{name} must be an integer, got {raw!r}") from None
+        if minimum is not None and value < minimum:
+            raise ConfigError(f"{name} must be at least {minimum}, got {value}")
+        return value
+
+    def number(self, name: str, default: float) -> float:
+        raw = self.text(name)
+        if raw is None:
+            return default
+        try:
+            value = float(raw)
+        except ValueError:
+            raise ConfigError(f"{name} must be a number of seconds, got {raw!r}") from None
+        if not value > 0 or value == float("inf"):
+            raise ConfigError(f"{name} must be a positive number of seconds, got {raw!r}")
+        return value
+
+    def port(self, name: str, default: int) -> int:
+        value = self.integer(name, default, minimum=0)
+        if value > 65535:
+            raise ConfigError(f"{name} must be a TCP port (0..65535), got {value}")
+        return value
+
+    def flag(self, name: str, default: bool) -> bool:
+        raw = self.environ.get(name)
+        if raw is None:
+            return default
+        value = raw.strip().lower()
+        if value in _TRUE:
+            return True
+        if value in _FALSE:
+            return False
+        raise ConfigError(f"{name} must be one of 1/true/yes/on or 0/false/no/off, got {raw!r}")
+
+    def choice(self, name: str, default: str, choices: tuple[str, ...]) -> str:
+        raw = self.text(name)
+        if raw is None:
+            return default
+        if raw.upper() not in choices:
+            raise ConfigError(f"{name} must be one of {', '.join(choices)}, got {raw!r}")
+        return raw.upper()
+
+    def csv(self, name: str, default: tuple[str, ...] = ()) -> tuple[str, ...]:
+        raw = self.text(name)
+        if raw is None:
+            return default
+        return tuple(part.strip() for part in raw.split(",") if part.strip())
+
+    def pairs(self, name: str) -> tuple[tuple[str, str], ...]:
+        pairs = []
+        for item in self.csv(name):
+            key, sep, value = item.partition("=")
+            if not sep or not key.strip():
+                raise ConfigError(f"{name} must be comma-separated key=value pairs, got {item!r}")
+            pairs.append((key.strip(), value.strip()))
+        return tuple(pairs)
+
+    def regex(self, name: str) -> str | None:
+        raw = self.text(name)
+        if raw is not None:
+            try:
+                re.compile(raw)
+            except re.error as error:
+                raise ConfigError(f"{name} is not a valid regular expression: {error}") from None
+        return raw
+
+    def address(self, name: str, default: str) -> str:
+        raw = self.text(name) or default
+        host, sep, port = raw.rpartition(":")
+        if not sep or not host or not port.isdigit() or not 0 < int(port) <= 65535:
+            raise ConfigError(f"{name} must be host:port, got {raw!r}")
+        return raw
+
+
+def _database_url(env: _Env) -> str | None:
+    url = env.text("DATABASE_URL")
+    parts = {
+        part: env.text(f"DATABASE_{part}")
+        for part in ("ENGINE", "HOST", "PORT", "NAME", "USER", "PASSWORD", "OPTIONS")
+    }
+    engine = (parts["ENGINE"] or "postgres").lower()
+    if engine not in ("postgres", "postgresql"):
+        raise ConfigError(f"DATABASE_ENGINE must be postgres (Postgres only), got {engine!r}")
+    if url is not None:
+        if not url.startswith(("postgres://", "postgresql://")):
+            raise ConfigError("DATABASE_URL must be a postgres:// or postgresql:// DSN")
+        return url
+    if not any(parts.values()):
+        return None
+    port = parts["PORT"]
+    if port is not None:
+        env.port("DATABASE_PORT", 5432)
+    user = quote(parts["USER"] or "tavolo", safe="")
+    password = quote(parts["PASSWORD"] or "password", safe="")
+    host = parts["HOST"] or "localhost"
+    netloc = f"{user}:{password}@{host}" + (f":{port}" if port else "")
+    dsn = f"{engine}://{netloc}/{quote(parts['NAME'] or 'tavolo', safe='')}"
+    if parts["OPTIONS"]:
+        dsn += "?" + parts["OPTIONS"].lstrip("?")
+    return dsn
+
+
+def _oidc_providers(env: _Env) -> tuple[OidcProvider, ...]:
+    indices: dict[int, set[str]] = {}
+    for name in env.environ:
+        match = _OIDC_VARIABLE.fullmatch(name)
+        if match is None:
+            continue
+        index, field_name = int(match.group(1)), match.group(2)
+        if field_name not in _OIDC_FIELDS:
+            raise ConfigError(f"{name} is not a known OIDC setting ({', '.join(_OIDC_FIELDS)})")
+        indices.setdefault(index, set()).add(field_name)
+    if not indices:
+        return (
+            OidcProvider(
+                name="default",
+                issuer=DEV_ISSUER,
+                client_id=DEV_CLIENT_ID,
+                client_secret=None,
+                redirect_uri="http://localhost:8080/auth/default/callback",
+            ),
+        )
+    expected = list(range(len(indices)))
+    if sorted(indices) != expected:
+        missing = next(i for i in expected if i not in indices)
+        raise ConfigError(
+            f"OIDC_{missing}_* is missing: provider indices must be contiguous from 0 "
+            f"(found {', '.join(str(i) for i in sorted(indices))})"
+        )
+    providers: list[OidcProvider] = []
+    for index in expected:
+        prefix = f"OIDC_{index}_"
+        name = env.text(prefix + "PROVIDER") or ("default" if index == 0 else None)
+        if name is None:
+            raise ConfigError(f"{prefix}PROVIDER must name provider {index}")
+        if not _PROVIDER_NAME.fullmatch(name):
+            raise ConfigError(f"{prefix}PROVIDER must match [A-Za-z0-9_-]+, got {name!r}")
+        if any(p.name == name for p in providers):
+            raise ConfigError(f"{prefix}PROVIDER repeats the provider name {name!r}")
+        providers.append(
+            OidcProvider(
+                name=name,
+                issuer=env.text(prefix + "ISSUER") or DEV_ISSUER,
+                client_id=env.text(prefix + "CLIENT_ID") or DEV_CLIENT_ID,
+                client_secret=env.text(prefix + "CLIENT_SECRET"),
+                redirect_uri=env.text(prefix + "REDIRECT_URI")
+                or f"http://localhost:8080/auth/{name}/callback",
+                post_login_redirect=env.text(prefix + "POST_LOGIN_REDIRECT") or "/",
+                post_logout_redirect=env.text(prefix + "POST_LOGOUT_REDIRECT") or "/",
+            )
+        )
+    return tuple(providers)

@@ -1,0 +1,185 @@
+"""The gRPC server every tavolo service runs in.
+
+It adds what each service would otherwise repeat: the standard health service (NOT_SERVING
+until the service's stores answer, and again if they stop answering), server reflection, the
+translation of :class:`~services.errors.ServiceError` into gRPC statuses, and a graceful stop
+on SIGTERM/SIGINT that lets in-flight calls finish.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ipaddress
+import logging
+import signal
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from services.errors import ServiceError
+
+log = logging.getLogger(__name__)
+
+Probe = Callable[[], Awaitable[None]]
+
+
+@dataclass
+class ServiceSpec:
+    """What a service brings to the shared server."""
+
+    name: str                                  # e.g. "game", for logs
+    full_names: tuple[str, ...]                # e.g. ("tavolo.game.v1.GameService",)
+    register: Callable[[grpc.aio.Server], None]  # adds the servicers
+    probe: Probe                               # raises while a store does not answer
+    on_stop: Callable[[], Awaitable[None]] | None = None
+    background: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+
+
+def bind_address(address: str) -> str:
+    """Where to listen for the ``host:port`` callers dial.
+
+    An IP literal or ``localhost`` is bound as given; a DNS name (a Kubernetes Service, say)
+    names the service from outside, so the server listens on every interface of that port.
+    """
+    host, _, port = address.rpartition(":")
+    host = host.strip("[]")
+    if host == "localhost":
+        return address
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return f"[::]:{port}"
+    return address
+
+
+class ErrorInterceptor(grpc.aio.ServerInterceptor):
+    """Turns a ServiceError raised by any handler into its gRPC status with ErrorInfo."""
+
+    async def intercept_service(self, continuation, handler_call_details):
+        handler = await continuation(handler_call_details)
+        if handler is None:
+            return None
+        if handler.unary_unary is not None:
+            inner = handler.unary_unary
+
+            async def unary_unary(request, context):
+                try:
+                    return await inner(request, context)
+                except ServiceError as error:
+                    await _abort(context, error)
+
+            return grpc.unary_unary_rpc_method_handler(
+                unary_unary, handler.request_deserializer, handler.response_serializer
+            )
+        if handler.unary_stream is not None:
+            inner_stream = handler.unary_stream
+
+            async def unary_stream(request, context):
+                try:
+                    async for response in inner_stream(request, context):
+                        yield response
+                except ServiceError as error:
+                    await _abort(context, error)
+
+            return grpc.unary_stream_rpc_method_handler(
+                unary_stream, handler.request_deserializer, handler.response_serializer
+            )
+        return handler
+
+
+async def _abort(context: grpc.aio.ServicerContext, error: ServiceError) -> None:
+    status = error.to_status()
+    await context.abort(status.code, status.details, status.trailing_metadata)
+
+
+class HealthReporter:
+    """Keeps the health service true to whether the stores answer."""
+
+    def __init__(self, servicer: health.aio.HealthServicer, names: Iterable[str], probe: Probe):
+        self.servicer = servicer
+        self.names = ("", *names)
+        self.probe = probe
+        self.serving = False
+
+    async def check_once(self) -> bool:
+        try:
+            await asyncio.wait_for(self.probe(), timeout=5)
+        except Exception as error:  # any failure of a store means not serving
+            if self.serving:
+                log.warning("stores stopped answering: %s", error)
+            await self._set(False)
+        else:
+            if not self.serving:
+                log.info("stores answer: SERVING")
+            await self._set(True)
+        return self.serving
+
+    async def run(self, interval: float = 2.0) -> None:
+        while True:
+            await self.check_once()
+            await asyncio.sleep(interval if self.serving else 0.5)
+
+    async def shutdown(self) -> None:
+        await self.servicer.enter_graceful_shutdown()
+
+    async def _set(self, serving: bool) -> None:
+        self.serving = serving
+        status = (
+            health_pb2.HealthCheckResponse.SERVING
+            if serving
+            else health_pb2.HealthCheckResponse.NOT_SERVING
+        )
+        for name in self.names:
+            await self.servicer.set(name, status)
+
+
+async def serve(spec: ServiceSpec, address: str, grace_seconds: float = 10.0,
+                started: asyncio.Event | None = None, stop: asyncio.Event | None = None) -> None:
+    """Run a service until SIGTERM/SIGINT (or ``stop``), then stop gracefully."""
+    server = grpc.aio.server(
+        interceptors=[ErrorInterceptor()],
+        options=[("grpc.max_receive_message_length", 4 * 1024 * 1024)],
+    )
+    spec.register(server)
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reporter = HealthReporter(health_servicer, spec.full_names, spec.probe)
+    await reporter._set(False)
+    reflection.enable_server_reflection(
+        (*spec.full_names, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+    )
+    bound = bind_address(address)
+    if server.add_insecure_port(bound) == 0:
+        raise OSError(f"{spec.name}: cannot listen on {bound}")
+    await server.start()
+    log.info("%s service listening on %s", spec.name, bound)
+
+    stop = stop or asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(signum, stop.set)
+    tasks = [asyncio.create_task(reporter.run())]
+    tasks += [asyncio.create_task(job()) for job in spec.background]
+    if started is not None:
+        started.set()
+    try:
+        await stop.wait()
+    finally:
+        log.info("%s service stopping: finishing in-flight calls (up to %ss)", spec.name,
+                 grace_seconds)
+        await reporter.shutdown()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await server.stop(grace_seconds)
+        if spec.on_stop is not None:
+            await spec.on_stop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.remove_signal_handler(signum)
+        log.info("%s service stopped", spec.name)

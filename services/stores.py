@@ -1,0 +1,31 @@
+"""Connections to the shared servers: Redis (redis-py asyncio) and Postgres (an asyncpg pool).
+
+Services that find ``REDIS_URL`` / ``DATABASE_URL`` unset use their in-memory stores instead;
+these factories are only called when a URL is configured.
+"""
+
+from __future__ import annotations
+
+import asyncpg
+import redis.asyncio as redis
+
+
+def redis_client(url: str) -> redis.Redis:
+    """A Redis client with a connection pool, returning ``str`` values."""
+    return redis.Redis.from_url(url, decode_responses=True, health_check_interval=30)
+
+
+async def postgres_pool(url: str, min_size: int = 1, max_size: int = 10) -> asyncpg.Pool:
+    """An asyncpg pool; ``postgres://`` and ``postgresql://`` DSNs both work."""
+    return await asyncpg.create_pool(url, min_size=min_size, max_size=max_size,
+                                     command_timeout=30)
+
+
+class Keys:
+    """Redis key names: ``<prefix>:<name>`` with the prefix ``tavolo`` unless REDIS_KEY_PREFIX says otherwise."""
+
+    def __init__(self, prefix: str = "tavolo"):
+        self.prefix = prefix
+
+    def __call__(self, *parts: str) -> str:
+        return ":".join((self.prefix, *parts))

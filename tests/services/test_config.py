@@ -1,0 +1,161 @@
+"""Settings from the environment: the README's defaults, overrides, and errors naming the variable."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from services.config import ConfigError, Settings
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def test_defaults_are_the_readmes():
+    settings = Settings.from_env({})
+    assert settings.database_url is None
+    assert settings.redis_url is None
+    assert settings.redis_key_prefix == "tavolo"
+    assert settings.game_ttl_seconds == 86400
+    assert settings.hand_ack_timeout_seconds == 30
+    assert settings.turn_timeout_seconds == 30
+    assert settings.deadline_heartbeat_ms == 30000
+    assert settings.log_level == "INFO"
+    assert settings.logging_config is None
+    assert settings.cors.enabled is False
+    assert settings.cors.allow_methods == ("GET",)
+    assert settings.cors.allow_credentials is False
+    assert settings.cors.max_age == 600
+    assert settings.telemetry.enabled is False
+    assert settings.telemetry.service_name == "tavolo"
+    assert settings.telemetry.excluded_paths == ("/api/health",)
+    assert settings.telemetry.metric_export_interval_ms == 60000
+    assert settings.telemetry.metrics_poll_interval_s == 15
+    assert (settings.app_host, settings.app_port) == ("0.0.0.0", 8080)
+    assert settings.static_dir == "web/dist"
+    assert settings.lobby_addr == "127.0.0.1:50051"
+    assert settings.game_addr == "127.0.0.1:50052"
+    assert settings.deadlines_addr == "127.0.0.1:50053"
+    assert settings.stats_addr == "127.0.0.1:50054"
+
+
+def test_the_default_provider_is_the_development_idp():
+    (provider,) = Settings.from_env({}).oidc_providers
+    assert provider.name == "default"
+    assert provider.issuer == "http://localhost:8180/tavolo"
+    assert provider.client_id == "tavolo"
+    assert provider.client_secret is None
+    assert provider.redirect_uri == "http://localhost:8080/auth/default/callback"
+    assert provider.post_login_redirect == provider.post_logout_redirect == "/"
+
+
+def test_overrides():
+    settings = Settings.from_env({
+        "REDIS_URL": "redis://cache:6379/2",
+        "GAME_TTL_SECONDS": "60",
+        "TURN_TIMEOUT_SECONDS": "0.5",
+        "LOG_LEVEL": "debug",
+        "CORS_ALLOW_ORIGINS": "https://a.example, https://b.example",
+        "CORS_ALLOW_CREDENTIALS": "yes",
+        "CORS_ALLOW_ORIGIN_REGEX": r"https://.*\.example",
+        "OTEL_EXPORTER_OTLP_HEADERS": "api-key=abc, x=1",
+        "APP_PORT": "9000",
+        "GAME_ADDR": "game.internal:6000",
+    })
+    assert settings.redis_url == "redis://cache:6379/2"
+    assert settings.game_ttl_seconds == 60
+    assert settings.turn_timeout_seconds == 0.5
+    assert settings.log_level == "DEBUG"
+    assert settings.cors.allow_origins == ("https://a.example", "https://b.example")
+    assert settings.cors.allow_credentials is True
+    assert settings.cors.enabled
+    assert settings.telemetry.exporter_headers == (("api-key", "abc"), ("x", "1"))
+    assert settings.app_port == 9000
+    assert settings.game_addr == "game.internal:6000"
+
+
+def test_database_url_wins_over_its_parts():
+    settings = Settings.from_env({"DATABASE_URL": "postgresql://u@db/x", "DATABASE_HOST": "other"})
+    assert settings.database_url == "postgresql://u@db/x"
+
+
+def test_database_parts_build_a_dsn_leaving_out_an_empty_port():
+    settings = Settings.from_env({"DATABASE_HOST": "db", "DATABASE_PASSWORD": "p@ss"})
+    assert settings.database_url == "postgres://tavolo:p%40ss@db/tavolo"
+    settings = Settings.from_env({"DATABASE_PORT": "6432", "DATABASE_OPTIONS": "ssl=require"})
+    assert settings.database_url == "postgres://tavolo:password@localhost:6432/tavolo?ssl=require"
+
+
+@pytest.mark.parametrize(("environ", "variable"), [
+    ({"GAME_TTL_SECONDS": "soon"}, "GAME_TTL_SECONDS"),
+    ({"GAME_TTL_SECONDS": "0"}, "GAME_TTL_SECONDS"),
+    ({"TURN_TIMEOUT_SECONDS": "-1"}, "TURN_TIMEOUT_SECONDS"),
+    ({"HAND_ACK_TIMEOUT_SECONDS": "nan"}, "HAND_ACK_TIMEOUT_SECONDS"),
+    ({"DEADLINE_HEARTBEAT_MS": "1.5"}, "DEADLINE_HEARTBEAT_MS"),
+    ({"LOG_LEVEL": "LOUD"}, "LOG_LEVEL"),
+    ({"CORS_ALLOW_CREDENTIALS": "maybe"}, "CORS_ALLOW_CREDENTIALS"),
+    ({"CORS_ALLOW_ORIGIN_REGEX": "(unclosed"}, "CORS_ALLOW_ORIGIN_REGEX"),
+    ({"CORS_MAX_AGE": "-5"}, "CORS_MAX_AGE"),
+    ({"OTEL_ENABLED": "2"}, "OTEL_ENABLED"),
+    ({"OTEL_EXPORTER_OTLP_HEADERS": "novalue"}, "OTEL_EXPORTER_OTLP_HEADERS"),
+    ({"APP_PORT": "70000"}, "APP_PORT"),
+    ({"GAME_ADDR": "nohostport"}, "GAME_ADDR"),
+    ({"LOBBY_ADDR": "host:0"}, "LOBBY_ADDR"),
+    ({"DATABASE_ENGINE": "sqlite"}, "DATABASE_ENGINE"),
+    ({"DATABASE_URL": "sqlite:///x.db"}, "DATABASE_URL"),
+    ({"DATABASE_PORT": "five"}, "DATABASE_PORT"),
+])
+def test_bad_values_name_the_variable(environ, variable):
+    with pytest.raises(ConfigError, match=re.escape(variable)):
+        Settings.from_env(environ)
+
+
+def test_several_providers_in_configuration_order():
+    settings = Settings.from_env({
+        "OIDC_0_PROVIDER": "google", "OIDC_0_ISSUER": "https://accounts.google.com",
+        "OIDC_0_CLIENT_ID": "g", "OIDC_0_CLIENT_SECRET": "s",
+        "OIDC_1_PROVIDER": "corp", "OIDC_1_ISSUER": "https://sso.corp.example/realms/x",
+        "OIDC_1_POST_LOGIN_REDIRECT": "/lobby",
+    })
+    assert [p.name for p in settings.oidc_providers] == ["google", "corp"]
+    google, corp = settings.oidc_providers
+    assert google.client_secret == "s"
+    assert corp.redirect_uri == "http://localhost:8080/auth/corp/callback"
+    assert corp.post_login_redirect == "/lobby"
+    assert settings.provider("corp") is corp
+
+
+@pytest.mark.parametrize(("environ", "message"), [
+    ({"OIDC_0_PROVIDER": "a", "OIDC_2_PROVIDER": "c"}, "OIDC_1_"),
+    ({"OIDC_1_PROVIDER": "b"}, "OIDC_0_"),
+    ({"OIDC_0_PROVIDER": "a", "OIDC_1_PROVIDER": "a"}, "OIDC_1_PROVIDER"),
+    ({"OIDC_0_PROVIDER": "bad name"}, "OIDC_0_PROVIDER"),
+    ({"OIDC_0_PROVIDER": "a", "OIDC_1_ISSUER": "https://x"}, "OIDC_1_PROVIDER"),
+    ({"OIDC_0_CLIENTID": "x"}, "OIDC_0_CLIENTID"),
+])
+def test_bad_provider_lists_are_start_up_errors(environ, message):
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        Settings.from_env(environ)
+
+
+def _readme_variables() -> set[str]:
+    names = set()
+    for line in README.read_text().splitlines():
+        match = re.match(r"\| ([A-Z][A-Z0-9_<>n /]+?) \|", line)
+        if match and match.group(1) != "Variable":
+            names.update(name.strip() for name in match.group(1).split("/"))
+    return names
+
+
+def test_every_readme_variable_is_read_by_the_settings():
+    source = (Path(__file__).resolve().parents[2] / "services" / "config.py").read_text()
+    variables = _readme_variables()
+    assert len(variables) > 40
+    for name in variables:
+        if name.startswith("OIDC_<n>_"):
+            assert f'"{name.removeprefix("OIDC_<n>_")}"' in source, name
+        elif name.startswith("DATABASE_") and name != "DATABASE_URL":
+            assert f'"{name.removeprefix("DATABASE_")}"' in source, name
+        else:
+            assert f'"{name}"' in source, name

@@ -1,0 +1,216 @@
+"""The shared gRPC server: errors both ways, health following the stores, graceful shutdown."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import socket
+from pathlib import Path
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+from services.errors import Reason, ServiceError, from_rpc_error
+from services.server import ServiceSpec, bind_address, serve
+
+SERVICE = "tavolo.test.v1.EchoService"
+PROTO = Path(__file__).resolve().parents[2] / "protos" / "tavolo" / "common" / "v1" / "errors.proto"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class _Echo:
+    """A raw-bytes service: ``Echo`` answers, ``Fail`` raises, ``Slow`` takes its time."""
+
+    def __init__(self):
+        self.slow_started = asyncio.Event()
+
+    async def echo(self, request: bytes, context) -> bytes:
+        return request
+
+    async def fail(self, request: bytes, context) -> bytes:
+        raise ServiceError(Reason.GAME_FULL, "Game is full", game_id="g1")
+
+    async def slow(self, request: bytes, context) -> bytes:
+        self.slow_started.set()
+        await asyncio.sleep(0.5)
+        return b"finished"
+
+    async def stream_fail(self, request: bytes, context):
+        yield b"first"
+        raise ServiceError(Reason.NOT_SEATED, "Not seated at this game")
+
+    def register(self, server: grpc.aio.Server) -> None:
+        handlers = {
+            "Echo": grpc.unary_unary_rpc_method_handler(self.echo),
+            "Fail": grpc.unary_unary_rpc_method_handler(self.fail),
+            "Slow": grpc.unary_unary_rpc_method_handler(self.slow),
+            "StreamFail": grpc.unary_stream_rpc_method_handler(self.stream_fail),
+        }
+        server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE, handlers),))
+
+
+class _Store:
+    def __init__(self, up: bool):
+        self.up = up
+
+    async def probe(self) -> None:
+        if not self.up:
+            raise ConnectionError("store down")
+
+
+@pytest.fixture
+async def running():
+    """Start a server with the echo service; yields (address, echo, store, stop event, task)."""
+    echo, store = _Echo(), _Store(up=True)
+    address = f"127.0.0.1:{_free_port()}"
+    spec = ServiceSpec(name="echo", full_names=(SERVICE,), register=echo.register,
+                       probe=store.probe)
+    started, stop = asyncio.Event(), asyncio.Event()
+    task = asyncio.create_task(serve(spec, address, grace_seconds=5, started=started, stop=stop))
+    await asyncio.wait_for(started.wait(), 5)
+    yield address, echo, store, stop, task
+    stop.set()
+    await asyncio.wait_for(task, 10)
+
+
+async def _health(channel, service: str = "") -> int:
+    stub = health_pb2_grpc.HealthStub(channel)
+    response = await stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=2)
+    return response.status
+
+
+async def _eventually(predicate, timeout: float = 5.0):
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not await predicate():
+        assert asyncio.get_running_loop().time() < deadline, "condition never held"
+        await asyncio.sleep(0.05)
+
+
+async def test_a_service_error_reaches_the_client_as_the_same_reason(running):
+    address, *_ = running
+    async with grpc.aio.insecure_channel(address) as channel:
+        call = channel.unary_unary(f"/{SERVICE}/Fail")
+        with pytest.raises(grpc.aio.AioRpcError) as raised:
+            await call(b"")
+    assert raised.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    error = from_rpc_error(raised.value)
+    assert error.reason is Reason.GAME_FULL
+    assert error.message == "Game is full"
+    assert error.metadata == {"game_id": "g1"}
+
+
+async def test_a_stream_error_arrives_after_the_messages_sent_before_it(running):
+    address, *_ = running
+    async with grpc.aio.insecure_channel(address) as channel:
+        call = channel.unary_stream(f"/{SERVICE}/StreamFail")(b"")
+        received = []
+        with pytest.raises(grpc.aio.AioRpcError) as raised:
+            async for message in call:
+                received.append(message)
+    assert received == [b"first"]
+    assert from_rpc_error(raised.value).reason is Reason.NOT_SEATED
+
+
+async def test_an_error_without_details_gets_a_reason_from_its_code():
+    address = f"127.0.0.1:{_free_port()}"  # nobody listens
+    async with grpc.aio.insecure_channel(address) as channel:
+        with pytest.raises(grpc.aio.AioRpcError) as raised:
+            await channel.unary_unary(f"/{SERVICE}/Echo")(b"", timeout=0.5)
+    assert from_rpc_error(raised.value).reason is Reason.UNAVAILABLE
+
+
+@pytest.mark.parametrize("reason", list(Reason))
+def test_every_reason_round_trips_through_a_status(reason):
+    status = ServiceError(reason, "message").to_status()
+    assert status.code == reason.code
+
+    class _Failed(grpc.RpcError):
+        def code(self):
+            return status.code
+
+        def details(self):
+            return status.details
+
+        def trailing_metadata(self):
+            return status.trailing_metadata
+
+    back = from_rpc_error(_Failed())
+    assert (back.reason, back.message) == (reason, "message")
+
+
+def test_the_reasons_are_the_ones_documented_in_the_protos():
+    documented = set(re.findall(r"ERROR_REASON_([A-Z_]+)\s*=", PROTO.read_text())) - {"UNSPECIFIED"}
+    assert documented == {reason.name for reason in Reason}
+
+
+async def test_health_is_serving_only_while_the_store_answers(running):
+    address, _, store, *_ = running
+    async with grpc.aio.insecure_channel(address) as channel:
+        await _eventually(lambda: _is(channel, health_pb2.HealthCheckResponse.SERVING))
+        assert await _health(channel, SERVICE) == health_pb2.HealthCheckResponse.SERVING
+        store.up = False
+        await _eventually(lambda: _is(channel, health_pb2.HealthCheckResponse.NOT_SERVING))
+        store.up = True
+        await _eventually(lambda: _is(channel, health_pb2.HealthCheckResponse.SERVING))
+
+
+async def _is(channel, status) -> bool:
+    return await _health(channel) == status
+
+
+async def test_health_is_not_serving_before_the_store_first_answers():
+    store = _Store(up=False)
+    address = f"127.0.0.1:{_free_port()}"
+    spec = ServiceSpec(name="echo", full_names=(SERVICE,), register=_Echo().register,
+                       probe=store.probe)
+    started, stop = asyncio.Event(), asyncio.Event()
+    task = asyncio.create_task(serve(spec, address, started=started, stop=stop))
+    await started.wait()
+    try:
+        async with grpc.aio.insecure_channel(address) as channel:
+            await asyncio.sleep(0.3)
+            assert await _health(channel) == health_pb2.HealthCheckResponse.NOT_SERVING
+            store.up = True
+            await _eventually(lambda: _is(channel, health_pb2.HealthCheckResponse.SERVING))
+    finally:
+        stop.set()
+        await task
+
+
+async def test_reflection_lists_the_service(running):
+    address, *_ = running
+    async with grpc.aio.insecure_channel(address) as channel:
+        stub = reflection_pb2_grpc.ServerReflectionStub(channel)
+        responses = stub.ServerReflectionInfo(
+            iter([reflection_pb2.ServerReflectionRequest(list_services="")])
+        )
+        async for response in responses:
+            names = {s.name for s in response.list_services_response.service}
+            break
+    assert {SERVICE, "grpc.health.v1.Health"} <= names
+
+
+async def test_stopping_finishes_the_calls_in_flight(running):
+    address, echo, _, stop, task = running
+    async with grpc.aio.insecure_channel(address) as channel:
+        call = asyncio.ensure_future(channel.unary_unary(f"/{SERVICE}/Slow")(b"", timeout=5))
+        await asyncio.wait_for(echo.slow_started.wait(), 5)
+        stop.set()
+        assert await call == b"finished"
+        await asyncio.wait_for(task, 10)
+        with pytest.raises(grpc.aio.AioRpcError):
+            await channel.unary_unary(f"/{SERVICE}/Echo")(b"x", timeout=0.5)
+
+
+def test_bind_address_listens_everywhere_only_for_dns_names():
+    assert bind_address("127.0.0.1:50051") == "127.0.0.1:50051"
+    assert bind_address("localhost:50051") == "localhost:50051"
+    assert bind_address("[::1]:50051") == "[::1]:50051"
+    assert bind_address("tavolo-game:50052") == "[::]:50052"
