@@ -10,7 +10,7 @@ from pathlib import Path
 
 
 def main() -> int:
-    names = sorted(m.name for m in pkgutil.iter_modules([str(Path(__file__).parent))
+    names = sorted(m.name for m in pkgutil.iter_modules([str(Path(__file__).parent)])
                    if m.name.endswith("_bench"))
     only = sys.argv[1:]
     for name in names:

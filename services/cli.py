@@ -61,6 +61,8 @@ def _parser() -> argparse.ArgumentParser:
 
     idp = commands.add_parser("dev-idp", help="the development OIDC provider (not for production)")
     idp.add_argument("--port", type=int, default=8180)
+    idp.add_argument("--issuer", default="http://localhost:8180/tavolo",
+                     help="the issuer URL it announces (must match where it is reached)")
     idp.set_defaults(handler=_dev_idp)
 
     migrate = commands.add_parser("migrate", help="apply the Postgres migrations")
@@ -80,7 +82,7 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
 
 def _dev_idp(settings: Settings, args: argparse.Namespace) -> int:
     module = importlib.import_module(DEV_IDP)
-    module.serve(port=args.port)
+    module.serve(port=args.port, issuer=args.issuer)
     return 0
 
 

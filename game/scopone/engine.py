@@ -1,0 +1,209 @@
+"""Scopone scientifico behind the engine contract: it checks actions and moves, then delegates.
+
+Checks live here (what a player may do now); the table's transitions live in state.py, the
+capture rules in rules.py, the points in scoring.py and what each seat sees in view.py.
+
+Decisions the contract leaves open, pinned by tests:
+- A second ``ack`` by a seat that already acknowledged is refused (``illegal_move``, "You
+  already acknowledged hand N"): an error never changes the game, so a retried ack is harmless
+  and the log holds one ack per seat.
+- A ``card`` or ``capture`` entry that is not a card string at all ("7D", 7) is ``bad_request``;
+  a real card the player does not hold, or that is not on the table, is ``illegal_move``.
+- ``capture`` omitted, null and ``[]`` mean the same. An asso pigliatutto sweep may list the
+  whole table or leave it out; the move's payload always lists what was taken.
+- Unknown extra fields of an action are ignored (clients may add fields).
+- ``fire`` does not look at the clock: the deadline queue decides when a deadline is due; the
+  engine only checks that the token is still current.
+"""
+
+from __future__ import annotations
+
+from game import fairness
+from game.engine import Deadline, Engine, GameError, Move, action_name, check_seat
+from game.scopone import rules, state as table, view as seat_view
+from game.scopone.cards import is_card
+
+_ACTIONS = ("play", "ack")
+_MOVES = ("play", "auto_play", "ack", "continue")
+
+OPTIONS_SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "target_score": {
+            "type": "integer",
+            "minimum": 1,
+            "default": 11,
+            "title": "Target score",
+            "description": "The match ends when a team reaches it with a clear lead (a tie plays another hand).",
+        },
+        "napola": {
+            "type": "boolean",
+            "default": True,
+            "title": "Napola",
+            "description": "A run of denari from the ace scores its length from three cards; all ten win the match.",
+        },
+        "asso_pigliatutto": {
+            "type": "boolean",
+            "default": False,
+            "title": "Asso pigliatutto",
+            "description": "An ace facing no ace on the table takes the whole table (never a scopa).",
+        },
+    },
+}
+
+
+class ScoponeEngine(Engine):
+    """Four players in two teams (A = seats 0 and 2, B = seats 1 and 3), forty cards, ten each."""
+
+    id = table.GAME_ID
+    name = "Scopone scientifico"
+    description = (
+        "The Italian partnership card game: four players in two teams, ten cards each and an empty "
+        "table; capture by equal rank or by sum, sweep the table for a scopa, and score carte, denari, "
+        "settebello, primiera and napola."
+    )
+    seats = table.SEATS
+    version = table.VERSION
+    supports_take_back = False
+    options_schema = OPTIONS_SCHEMA
+
+    def __init__(self, turn_timeout_ms: int = 30000, hand_ack_timeout_ms: int = 30000):
+        self.turn_timeout_ms = int(turn_timeout_ms)
+        self.hand_ack_timeout_ms = int(hand_ack_timeout_ms)
+
+    # -- building and changing a table ------------------------------------------------------
+
+    def new_state(self, options: dict, seed: bytes, now_ms: int) -> dict:
+        if not isinstance(seed, (bytes, bytearray)) or not seed:
+            raise ValueError("seed must be non-empty bytes")
+        return table.new_table(
+            self.normalize_options(options), bytes(seed), self.turn_timeout_ms, self.hand_ack_timeout_ms, now_ms
+        )
+
+    def decide(self, state: dict, seat: int, action: dict, now_ms: int) -> Move:
+        name = action_name(action)
+        if name not in _ACTIONS:
+            raise GameError("unknown_action", f"Unknown action {name!r}: expected 'play' or 'ack'")
+        check_seat(seat, self.seats)
+        if name == "play":
+            card, capture = _parse_play(action)
+            capture = self._check_play(state, seat, card, capture)
+            return Move("play", seat, {"card": card, "capture": capture})
+        self._check_ack(state, seat)
+        deals = len(state["acknowledged"]) == self.seats - 1
+        return Move("ack", seat, {}, random=deals)
+
+    def apply(self, state: dict, move: Move, now_ms: int) -> dict:
+        if move.type not in _MOVES:
+            raise GameError("unknown_action", f"Unknown move type {move.type!r}")
+        _check_not_finished(state)
+        new = table.clone(state)
+        new["moves"] += 1
+        if move.type in ("play", "auto_play"):
+            seat = check_seat(move.seat, self.seats)
+            card, capture = _parse_play(move.payload)
+            capture = self._check_play(state, seat, card, capture)
+            if move.type == "auto_play" and [card, capture] != list(self._auto_choice(state)):
+                raise GameError("illegal_move", f"The auto-play {card} does not match the seed's choice")
+            table.play(new, seat, card, capture, move.type == "auto_play", now_ms)
+        elif move.type == "ack":
+            seat = check_seat(move.seat, self.seats)
+            self._check_ack(state, seat)
+            table.acknowledge(new, seat, now_ms)
+        else:
+            if state["status"] != table.HAND_END:
+                raise GameError("illegal_move", "There is no finished hand to continue from")
+            table.start_hand(new, state["hand_number"] + 1, now_ms)
+        return new
+
+    # -- deadlines ---------------------------------------------------------------------------
+
+    def deadlines(self, state: dict) -> list[Deadline]:
+        tag = f"{state['hand_number']}:{state['moves']}"
+        if state["status"] == table.PLAYING:
+            return [Deadline("turn", state["turn_deadline_ms"], f"turn:{tag}")]
+        if state["status"] == table.HAND_END:
+            return [Deadline("hand_end", state["hand_end_deadline_ms"], f"hand_end:{tag}")]
+        return []
+
+    def fire(self, state: dict, token: str, now_ms: int) -> Move | None:
+        for deadline in self.deadlines(state):
+            if deadline.token != token:
+                continue
+            if deadline.kind == "turn":
+                card, capture = self._auto_choice(state)
+                return Move("auto_play", state["turn"], {"card": card, "capture": capture}, auto=True, random=True)
+            return Move("continue", None, {}, auto=True, random=True)
+        return None
+
+    # -- reading a table ---------------------------------------------------------------------
+
+    def view(self, state: dict, seat: int | None) -> dict:
+        if seat is not None:
+            check_seat(seat, self.seats)
+        return seat_view.render(state, seat)
+
+    def status(self, state: dict) -> str:
+        return state["status"]
+
+    def turn_seat(self, state: dict) -> int | None:
+        return state["turn"]
+
+    def result(self, state: dict) -> dict | None:
+        return seat_view.result(state)
+
+    def legal_plays(self, state: dict) -> list[tuple[str, list[str]]]:
+        """Every legal (card, capture) of the seat on turn, in auto-play order; [] when nobody is to play."""
+        if state["status"] != table.PLAYING:
+            return []
+        hand = state["hands"][state["turn"]]
+        return rules.legal_plays(hand, state["table"], state["options"]["asso_pigliatutto"])
+
+    # -- checks ------------------------------------------------------------------------------
+
+    def _check_play(self, state: dict, seat: int, card: str, capture: list[str]) -> list[str]:
+        _check_not_finished(state)
+        if state["status"] == table.HAND_END:
+            raise GameError("illegal_move", "The hand is over: acknowledge it to continue")
+        if seat != state["turn"]:
+            raise GameError("not_your_turn", "Not your turn")
+        hand = state["hands"][seat]
+        return rules.check_play(hand, state["table"], card, capture, state["options"]["asso_pigliatutto"])
+
+    def _check_ack(self, state: dict, seat: int) -> None:
+        _check_not_finished(state)
+        if state["status"] != table.HAND_END:
+            raise GameError("illegal_move", "There is no hand to acknowledge: the hand is still being played")
+        if seat in state["acknowledged"]:
+            raise GameError("illegal_move", f"You already acknowledged hand {state['hand_number']}")
+
+    def _auto_choice(self, state: dict) -> tuple[str, list[str]]:
+        """CONTRACT: the legal plays sorted, index uniform(len) from label ``auto:<m>``, m the move's number."""
+        plays = self.legal_plays(state)
+        index = fairness.choose(table.seed_of(state), f"auto:{state['moves'] + 1}", len(plays))
+        return plays[index]
+
+
+def _check_not_finished(state: dict) -> None:
+    if state["status"] == table.FINISHED:
+        raise GameError("game_finished", "The game is finished")
+
+
+def _parse_play(data: dict) -> tuple[str, list[str]]:
+    """(card, capture) from a play action or payload; GameError('bad_request') on the wrong shape."""
+    card = data.get("card")
+    if card is None:
+        raise GameError("bad_request", "A play needs a 'card', such as \"07D\"")
+    if not isinstance(card, str) or not is_card(card):
+        raise GameError("bad_request", f"Not a card: {card!r} (cards are written like \"07D\")")
+    capture = data.get("capture")
+    if capture is None:
+        return card, []
+    if not isinstance(capture, list):
+        raise GameError("bad_request", "'capture' must be a list of cards, such as [\"03S\", \"04C\"]")
+    for taken in capture:
+        if not is_card(taken):
+            raise GameError("bad_request", f"Not a card in 'capture': {taken!r} (cards are written like \"07D\")")
+    return card, list(capture)

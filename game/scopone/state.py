@@ -1,0 +1,148 @@
+"""The state of a scopone table and the transitions that change it.
+
+The state is plain JSON data (the game service caches it; the move log rebuilds it). The
+functions here mutate a fresh ``clone`` and trust their caller (engine.py) to have checked
+the move first. Unchanged, never-mutated parts (options, past audit entries, last_play) are
+shared between a state and its clone, which is why every state must be treated as read-only.
+"""
+
+from __future__ import annotations
+
+from game import fairness
+from game.engine import team_of
+from game.scopone import rules, scoring
+
+GAME_ID = "scopone_scientifico"
+VERSION = "1"
+SEATS = 4
+CARDS_PER_HAND = 40
+PLAYING, HAND_END, FINISHED = "playing", "hand_end", "finished"
+
+
+def new_table(options: dict, seed: bytes, turn_timeout_ms: int, hand_ack_timeout_ms: int, now_ms: int) -> dict:
+    """A table with hand 1 dealt; the timeouts are copied in so that the table keeps its rules."""
+    state = {
+        "game": GAME_ID,
+        "version": VERSION,
+        "options": dict(options),
+        "seed": seed.hex(),
+        "turn_timeout_ms": turn_timeout_ms,
+        "hand_ack_timeout_ms": hand_ack_timeout_ms,
+        "moves": 0,  # every log entry counts: plays, acks, auto-plays, continues
+        "status": PLAYING,
+        "hand_number": 0,
+        "turn": None,
+        "hands": [[] for _ in range(SEATS)],
+        "table": [],
+        "captured": [[] for _ in range(SEATS)],
+        "scope": [0] * SEATS,
+        "plays": 0,  # cards played in this hand; the 40th ends it
+        "last_capturer": None,
+        "last_play": None,
+        "turn_deadline_ms": None,
+        "hand_end_deadline_ms": None,
+        "acknowledged": [],
+        "scores": {"A": 0, "B": 0},
+        "audit": [],  # the last_hand record of every finished hand
+        "winner": None,
+    }
+    start_hand(state, 1, now_ms)
+    return state
+
+
+def clone(state: dict) -> dict:
+    """A copy whose mutable parts are fresh, so that transitions never touch the input."""
+    out = dict(state)
+    out["hands"] = [list(h) for h in state["hands"]]
+    out["table"] = list(state["table"])
+    out["captured"] = [list(c) for c in state["captured"]]
+    out["scope"] = list(state["scope"])
+    out["acknowledged"] = list(state["acknowledged"])
+    out["scores"] = dict(state["scores"])
+    out["audit"] = list(state["audit"])
+    return out
+
+
+def seed_of(state: dict) -> bytes:
+    return bytes.fromhex(state["seed"])
+
+
+def start_hand(state: dict, hand: int, now_ms: int) -> None:
+    """Deal hand ``hand`` from the seed; it is led by seat (hand - 1) mod 4 on an empty table."""
+    state.update(
+        status=PLAYING,
+        hand_number=hand,
+        turn=(hand - 1) % SEATS,
+        hands=fairness.deal(seed_of(state), hand, SEATS),
+        table=[],
+        captured=[[] for _ in range(SEATS)],
+        scope=[0] * SEATS,
+        plays=0,
+        last_capturer=None,
+        last_play=None,
+        turn_deadline_ms=now_ms + state["turn_timeout_ms"],
+        hand_end_deadline_ms=None,
+        acknowledged=[],
+    )
+
+
+def play(state: dict, seat: int, card: str, capture: list[str], auto: bool, now_ms: int) -> None:
+    """Play a checked (card, capture); a capture that empties the table is a scopa, except on the last play."""
+    table = state["table"]
+    kind = rules.effect(card, capture, table, state["options"]["asso_pigliatutto"])
+    state["hands"][seat].remove(card)
+    state["plays"] += 1
+    last = state["plays"] == CARDS_PER_HAND
+    scopa = False
+    if kind == rules.LAY:
+        table.append(card)
+        table.sort()
+    else:
+        taken = set(capture)
+        state["table"] = table = [t for t in table if t not in taken]
+        state["captured"][seat].extend([card, *capture])
+        state["last_capturer"] = seat
+        scopa = kind == rules.TAKE and not table and not last
+    if scopa:
+        state["scope"][seat] += 1
+    state["last_play"] = {"seat": seat, "card": card, "capture": list(capture), "scopa": scopa, "auto": auto}
+    if last:
+        end_hand(state, now_ms)
+    else:
+        state["turn"] = (seat + 1) % SEATS
+        state["turn_deadline_ms"] = now_ms + state["turn_timeout_ms"]
+
+
+def end_hand(state: dict, now_ms: int) -> None:
+    """Leftovers to the last capturer, score the hand, then finish the match or wait for acknowledgements."""
+    if state["table"] and state["last_capturer"] is not None:
+        state["captured"][state["last_capturer"]].extend(state["table"])
+        state["table"] = []
+    piles = {"A": [], "B": []}
+    scope = {"A": 0, "B": 0}
+    for seat in range(SEATS):
+        piles[team_of(seat)].extend(state["captured"][seat])
+        scope[team_of(seat)] += state["scope"][seat]
+    teams, award = scoring.score_hand(piles, scope, state["options"]["napola"])
+    for team in scoring.TEAMS:
+        state["scores"][team] += teams[team]["points"]
+    state["audit"].append(
+        {"hand": state["hand_number"], "teams": teams, "award": award, "scores": dict(state["scores"])}
+    )
+    state["turn"] = None
+    state["turn_deadline_ms"] = None
+    winner = scoring.match_winner(state["scores"], state["options"]["target_score"], teams)
+    if winner is not None:
+        state["status"] = FINISHED
+        state["winner"] = winner
+    else:
+        state["status"] = HAND_END
+        state["acknowledged"] = []
+        state["hand_end_deadline_ms"] = now_ms + state["hand_ack_timeout_ms"]
+
+
+def acknowledge(state: dict, seat: int, now_ms: int) -> None:
+    """Record a seat's acknowledgement; the fourth deals the next hand."""
+    state["acknowledged"] = sorted([*state["acknowledged"], seat])
+    if len(state["acknowledged"]) == SEATS:
+        start_hand(state, state["hand_number"] + 1, now_ms)

@@ -1,0 +1,72 @@
+"""What each seat sees of a scopone table (CONTRACT game view), and the match result.
+
+The platform adds id, game_type, join_code, names, seed_commitment and revision. Fields that
+CONTRACT ties to a phase are present only in it: ``turn_deadline`` and ``your_turn`` while a
+hand is played, ``last_hand``/``acknowledged``/``hand_end_deadline`` in ``hand_end``, and
+``last_hand``/``winner``/``seed`` once finished. ``turn`` is null outside play.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from game.engine import seat_results, team_of
+from game.scopone.state import FINISHED, HAND_END, PLAYING, SEATS
+from services.timeutil import iso_from_ms
+
+
+def render(state: dict, seat: int | None) -> dict:
+    """The view of ``seat``; ``seat=None`` is an onlooker's (no hand, nobody is you)."""
+    players = [
+        {
+            "seat": s,
+            "team": team_of(s),
+            "card_count": len(state["hands"][s]),
+            "captured_count": len(state["captured"][s]),
+            "scope": state["scope"][s],
+            "is_you": s == seat,
+        }
+        for s in range(SEATS)
+    ]
+    last_play = state["last_play"]
+    view = {
+        "status": state["status"],
+        "options": dict(state["options"]),
+        "players": players,
+        "you": seat,
+        "hand": sorted(state["hands"][seat]) if seat is not None else [],
+        "table": list(state["table"]),
+        "turn": state["turn"],
+        "hand_number": state["hand_number"],
+        "scores": dict(state["scores"]),
+        "last_play": copy.deepcopy(last_play),
+    }
+    status = state["status"]
+    if status == PLAYING:
+        view["turn_deadline"] = iso_from_ms(state["turn_deadline_ms"])
+        if seat is not None and seat == state["turn"]:
+            view["your_turn"] = True
+    elif status == HAND_END:
+        view["last_hand"] = copy.deepcopy(state["audit"][-1])
+        view["acknowledged"] = sorted(state["acknowledged"])
+        view["hand_end_deadline"] = iso_from_ms(state["hand_end_deadline_ms"])
+    elif status == FINISHED:
+        view["last_hand"] = copy.deepcopy(state["audit"][-1])
+        view["winner"] = state["winner"]
+        view["seed"] = state["seed"]
+    return view
+
+
+def result(state: dict) -> dict | None:
+    """The match result once finished: final scores, winner, target, hands played, per-hand audit, seats."""
+    if state["status"] != FINISHED:
+        return None
+    scores = dict(state["scores"])
+    return {
+        "scores": scores,
+        "winner": state["winner"],
+        "target_score": state["options"]["target_score"],
+        "hands": state["hand_number"],
+        "audit": copy.deepcopy(state["audit"]),
+        "seats": seat_results(scores, state["winner"], SEATS),
+    }
