@@ -85,7 +85,8 @@ class DummyEngine(Engine):
             n, _ = _parse_add(move.payload)
         else:
             n = move.payload.get("value")
-            if n != self._roll(state):
+            # ``True == 1`` in Python: without the type check a logged ``true`` would pass for a roll of 1.
+            if not isinstance(n, int) or isinstance(n, bool) or n != self._roll(state):
                 raise GameError("illegal_move", f"The roll {n!r} does not match the seed's")
         new = dict(state)
         new["moves"] = state["moves"] + 1

@@ -1,0 +1,69 @@
+# syntax=docker/dockerfile:1
+# One image for every tavolo component: `tavolo serve <gateway|lobby|game|deadlines|stats>`,
+# `tavolo migrate`. Build: docker build -t tavolo .
+
+ARG PYTHON_IMAGE=python:3.11-slim-bookworm
+
+# --- builder: the virtual environment with tavolo and its generated gRPC stubs ---------------
+FROM ${PYTHON_IMAGE} AS builder
+
+ENV PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PYTHONDONTWRITEBYTECODE=1
+
+# Every dependency ships wheels for this platform, so no compiler is needed; a package that
+# ever needs one gets gcc here, never in the runtime stage.
+RUN python -m venv /opt/venv \
+    && python -m venv /opt/codegen
+ENV PATH=/opt/venv/bin:$PATH
+
+WORKDIR /src
+
+# The pinned dependencies first, from pyproject.toml alone, so that a source change reuses this
+# layer: the runtime ones into /opt/venv (the image), the code generators (the `codegen` extra)
+# into /opt/codegen, which stays in this stage.
+COPY pyproject.toml ./
+RUN python -c "import tomllib; p = tomllib.load(open('pyproject.toml', 'rb'))['project']; \
+open('/tmp/runtime.txt', 'w').write('\n'.join(p['dependencies'])); \
+open('/tmp/codegen.txt', 'w').write('\n'.join(p['optional-dependencies']['codegen']))" \
+    && pip install -r /tmp/runtime.txt \
+    && /opt/codegen/bin/pip install -r /tmp/codegen.txt
+
+COPY . .
+# The gRPC stubs (the top-level tavolo package) are generated from protos/, then installed with
+# the rest. web/dist is the compiled SPA when the context has one; an empty folder otherwise.
+RUN find protos -name '*.proto' -exec \
+        /opt/codegen/bin/python -m grpc_tools.protoc -I protos --python_out=. --grpc_python_out=. {} + \
+    && pip install --no-deps . \
+    && pip check \
+    && mkdir -p web/dist
+
+# --- runtime: the virtual environment and the SPA, nothing to build with --------------------
+FROM ${PYTHON_IMAGE} AS runtime
+
+LABEL org.opencontainers.image.title="tavolo" \
+      org.opencontainers.image.description="tavolo multiplayer card-game platform: gateway, lobby, game, deadlines and stats"
+
+# Runs read-only: no bytecode written, temporary files and HOME in /tmp (an emptyDir in Kubernetes).
+ENV PATH=/opt/venv/bin:$PATH \
+    PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    HOME=/tmp \
+    TMPDIR=/tmp
+
+RUN groupadd --system --gid 10001 tavolo \
+    && useradd --system --uid 10001 --gid 10001 --no-create-home --home-dir /nonexistent \
+       --shell /usr/sbin/nologin tavolo
+
+COPY --from=builder /opt/venv /opt/venv
+COPY --from=builder /src/web/dist /app/web/dist
+
+# STATIC_DIR (web/dist) is relative to this folder.
+WORKDIR /app
+USER 10001:10001
+
+# gateway (HTTP), lobby, game, deadlines, stats (gRPC).
+EXPOSE 8080 50051 50052 50053 50054
+
+ENTRYPOINT ["tavolo"]
+CMD ["serve", "gateway"]

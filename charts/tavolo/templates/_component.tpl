@@ -1,0 +1,262 @@
+{{/*
+The objects of one component, each behind its toggle. Every helper takes
+{"root": $, "component": "<name>"}; the NetworkPolicy also takes "callers", the components
+allowed to call it (none for the gateway, which is the entry point).
+*/}}
+
+{{- define "tavolo.serviceAccount" -}}
+{{- if .root.Values.serviceAccounts.create }}
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: {{ include "tavolo.componentName" . }}
+  namespace: {{ .root.Release.Namespace }}
+  labels:
+    {{- include "tavolo.labels" . | nindent 4 }}
+  {{- with .root.Values.serviceAccounts.annotations }}
+  annotations:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+automountServiceAccountToken: false
+{{- end }}
+{{- end -}}
+
+{{/* The probe handler: the gateway's health route, or the standard gRPC health check. */}}
+{{- define "tavolo.probeHandler" -}}
+{{- if eq .component "gateway" -}}
+httpGet:
+  path: /api/health
+  port: http
+{{- else -}}
+grpc:
+  port: {{ include "tavolo.port" . }}
+{{- end -}}
+{{- end -}}
+
+{{- define "tavolo.deployment" -}}
+{{- $root := .root -}}
+{{- $values := index $root.Values .component -}}
+{{- $protocol := ternary "http" "grpc" (eq .component "gateway") }}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ include "tavolo.componentName" . }}
+  namespace: {{ $root.Release.Namespace }}
+  labels:
+    {{- include "tavolo.labels" . | nindent 4 }}
+spec:
+  {{- if not $values.autoscaling.enabled }}
+  replicas: {{ $values.replicas }}
+  {{- end }}
+  selector:
+    matchLabels:
+      {{- include "tavolo.selectorLabels" . | nindent 6 }}
+  template:
+    metadata:
+      labels:
+        {{- include "tavolo.labels" . | nindent 8 }}
+        {{- with $root.Values.podLabels }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+      annotations:
+        # Roll the pods when the settings change.
+        checksum/config: {{ include "tavolo.configData" $root | sha256sum }}
+        checksum/secret: {{ include "tavolo.secretData" $root | sha256sum }}
+        {{- with merge (deepCopy $values.podAnnotations) $root.Values.podAnnotations }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+    spec:
+      serviceAccountName: {{ include "tavolo.serviceAccountName" . }}
+      automountServiceAccountToken: false
+      # Service links would put e.g. DATABASE_PORT=tcp://... in the environment of every pod of a
+      # namespace that has a Service named "database"; tavolo reads its settings from variables.
+      enableServiceLinks: false
+      {{- with $root.Values.priorityClassName }}
+      priorityClassName: {{ . }}
+      {{- end }}
+      terminationGracePeriodSeconds: {{ $values.terminationGracePeriodSeconds }}
+      securityContext:
+        {{- toYaml $root.Values.podSecurityContext | nindent 8 }}
+      {{- with include "tavolo.podScheduling" $root | trim }}{{ . | nindent 6 }}{{ end }}
+      {{- if $values.affinity }}
+      affinity:
+        {{- toYaml $values.affinity | nindent 8 }}
+      {{- else if $root.Values.podAntiAffinity.enabled }}
+      affinity:
+        podAntiAffinity:
+          preferredDuringSchedulingIgnoredDuringExecution:
+            - weight: {{ $root.Values.podAntiAffinity.weight }}
+              podAffinityTerm:
+                topologyKey: {{ $root.Values.podAntiAffinity.topologyKey }}
+                labelSelector:
+                  matchLabels:
+                    {{- include "tavolo.selectorLabels" . | nindent 20 }}
+      {{- end }}
+      containers:
+        - name: {{ .component }}
+          image: {{ include "tavolo.image" $root }}
+          imagePullPolicy: {{ $root.Values.image.pullPolicy }}
+          args: ["serve", {{ .component | quote }}]
+          ports:
+            - name: {{ $protocol }}
+              containerPort: {{ include "tavolo.port" . }}
+              protocol: TCP
+          {{- include "tavolo.env" (dict "root" $root "component" .component "config" (include "tavolo.fullname" $root) "secret" (include "tavolo.fullname" $root)) | nindent 10 }}
+          startupProbe:
+            {{- include "tavolo.probeHandler" . | nindent 12 }}
+            {{- toYaml $root.Values.probes.startup | nindent 12 }}
+          readinessProbe:
+            {{- include "tavolo.probeHandler" . | nindent 12 }}
+            {{- toYaml $root.Values.probes.readiness | nindent 12 }}
+          livenessProbe:
+            {{- include "tavolo.probeHandler" . | nindent 12 }}
+            {{- toYaml $root.Values.probes.liveness | nindent 12 }}
+          resources:
+            {{- toYaml $values.resources | nindent 12 }}
+          securityContext:
+            {{- toYaml $root.Values.securityContext | nindent 12 }}
+          {{- include "tavolo.volumeMounts" $root | nindent 10 }}
+      {{- include "tavolo.volumes" $root | nindent 6 }}
+{{- end -}}
+
+{{- define "tavolo.service" -}}
+{{- $values := index .root.Values .component -}}
+{{- $protocol := ternary "http" "grpc" (eq .component "gateway") }}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: {{ include "tavolo.componentName" . }}
+  namespace: {{ .root.Release.Namespace }}
+  labels:
+    {{- include "tavolo.labels" . | nindent 4 }}
+  {{- with $values.service.annotations }}
+  annotations:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+spec:
+  type: {{ $values.service.type }}
+  selector:
+    {{- include "tavolo.selectorLabels" . | nindent 4 }}
+  ports:
+    - name: {{ $protocol }}
+      port: {{ include "tavolo.port" . }}
+      targetPort: {{ $protocol }}
+      protocol: TCP
+      appProtocol: {{ $protocol }}
+{{- end -}}
+
+{{- define "tavolo.podDisruptionBudget" -}}
+{{- $pdb := (index .root.Values .component).podDisruptionBudget -}}
+{{- if $pdb.enabled }}
+{{- $min := include "tavolo.isSet" $pdb.minAvailable -}}
+{{- if not (or $min (include "tavolo.isSet" $pdb.maxUnavailable)) -}}
+{{- fail (printf "%s.podDisruptionBudget: set maxUnavailable or minAvailable" .component) -}}
+{{- end }}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: {{ include "tavolo.componentName" . }}
+  namespace: {{ .root.Release.Namespace }}
+  labels:
+    {{- include "tavolo.labels" . | nindent 4 }}
+spec:
+  {{- if $min }}
+  minAvailable: {{ $pdb.minAvailable }}
+  {{- else }}
+  maxUnavailable: {{ $pdb.maxUnavailable }}
+  {{- end }}
+  selector:
+    matchLabels:
+      {{- include "tavolo.selectorLabels" . | nindent 6 }}
+{{- end }}
+{{- end -}}
+
+{{- define "tavolo.horizontalPodAutoscaler" -}}
+{{- $hpa := (index .root.Values .component).autoscaling -}}
+{{- if $hpa.enabled }}
+{{- if not (or $hpa.targetCPUUtilizationPercentage $hpa.targetMemoryUtilizationPercentage) -}}
+{{- fail (printf "%s.autoscaling: set targetCPUUtilizationPercentage or targetMemoryUtilizationPercentage" .component) -}}
+{{- end }}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: {{ include "tavolo.componentName" . }}
+  namespace: {{ .root.Release.Namespace }}
+  labels:
+    {{- include "tavolo.labels" . | nindent 4 }}
+spec:
+  scaleTargetRef:
+    apiVersion: apps/v1
+    kind: Deployment
+    name: {{ include "tavolo.componentName" . }}
+  minReplicas: {{ $hpa.minReplicas }}
+  maxReplicas: {{ $hpa.maxReplicas }}
+  metrics:
+    {{- with $hpa.targetCPUUtilizationPercentage }}
+    - type: Resource
+      resource:
+        name: cpu
+        target:
+          type: Utilization
+          averageUtilization: {{ . }}
+    {{- end }}
+    {{- with $hpa.targetMemoryUtilizationPercentage }}
+    - type: Resource
+      resource:
+        name: memory
+        target:
+          type: Utilization
+          averageUtilization: {{ . }}
+    {{- end }}
+{{- end }}
+{{- end -}}
+
+{{/*
+Admits, on the serving port, only the pods of .callers in this release, plus
+<component>.networkPolicy.extraFrom. With no callers (the gateway) and no extraFrom, any source.
+*/}}
+{{- define "tavolo.networkPolicy" -}}
+{{- if .root.Values.networkPolicies.create }}
+{{- $root := .root -}}
+{{- $extraFrom := (index $root.Values .component).networkPolicy.extraFrom -}}
+{{- $peers := list -}}
+{{- range $caller := .callers -}}
+{{- $peers = append $peers (dict "podSelector" (dict "matchLabels" (include "tavolo.selectorLabels" (dict "root" $root "component" $caller) | fromYaml))) -}}
+{{- end -}}
+{{- $peers = concat $peers $extraFrom -}}
+{{- if and (eq .component "gateway") $extraFrom $root.Values.helmTest.enabled -}}
+{{- $peers = append $peers (dict "podSelector" (dict "matchLabels" (include "tavolo.selectorLabels" (dict "root" $root "component" "test") | fromYaml))) -}}
+{{- end }}
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: {{ include "tavolo.componentName" . }}
+  namespace: {{ $root.Release.Namespace }}
+  labels:
+    {{- include "tavolo.labels" . | nindent 4 }}
+spec:
+  podSelector:
+    matchLabels:
+      {{- include "tavolo.selectorLabels" . | nindent 6 }}
+  policyTypes:
+    - Ingress
+    - Egress
+  ingress:
+    - ports:
+        - port: {{ include "tavolo.port" . }}
+          protocol: TCP
+      {{- with $peers }}
+      from:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+  # Redis, Postgres, the OIDC providers and the collector live outside the cluster's pods.
+  egress:
+    - {}
+{{- end }}
+{{- end -}}

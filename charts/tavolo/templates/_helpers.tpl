@@ -1,0 +1,315 @@
+{{/*
+Names, labels, the image and the environment shared by every component.
+Helpers that act on one component take a dict: {"root": $, "component": "<name>"}.
+*/}}
+
+{{/* The chart name, or nameOverride. */}}
+{{- define "tavolo.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* The prefix of every resource name: <release>-tavolo (or the release name when it already says tavolo). */}}
+{{- define "tavolo.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The name of one component's resources: <fullname>-<component>. */}}
+{{- define "tavolo.componentName" -}}
+{{- printf "%s-%s" (include "tavolo.fullname" .root) .component | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* The ServiceAccount a component's pods run as. */}}
+{{- define "tavolo.serviceAccountName" -}}
+{{- if .root.Values.serviceAccounts.create -}}
+{{- include "tavolo.componentName" . -}}
+{{- else -}}
+default
+{{- end -}}
+{{- end -}}
+
+{{/* Labels that select one component's pods. */}}
+{{- define "tavolo.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "tavolo.name" .root }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end -}}
+
+{{/* Labels of every object of one component. */}}
+{{- define "tavolo.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .root.Chart.Name .root.Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{ include "tavolo.selectorLabels" . }}
+app.kubernetes.io/version: {{ default .root.Chart.AppVersion .root.Values.image.tag | trunc 63 | trimSuffix "-" | quote }}
+app.kubernetes.io/part-of: tavolo
+app.kubernetes.io/managed-by: {{ .root.Release.Service }}
+{{- end -}}
+
+{{/* The image reference: repository@digest, or repository:tag (tag defaults to appVersion). */}}
+{{- define "tavolo.image" -}}
+{{- $image := .Values.image -}}
+{{- if $image.digest -}}
+{{- printf "%s@%s" $image.repository $image.digest -}}
+{{- else -}}
+{{- printf "%s:%s" $image.repository (default .Chart.AppVersion $image.tag) -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+An environment value as text. Helm reads numbers from values as float64, which would print
+1000000 as 1e+06: whole numbers are printed as integers.
+*/}}
+{{- define "tavolo.envValue" -}}
+{{- if and (kindIs "float64" .) (eq (float64 (int64 .)) .) -}}
+{{- int64 . -}}
+{{- else -}}
+{{- toString . -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Whether a value counts as set (neither null nor the empty string). */}}
+{{- define "tavolo.isSet" -}}
+{{- if and (not (kindIs "invalid" .)) (ne (toString .) "") -}}true{{- end -}}
+{{- end -}}
+
+{{/* The port a component serves on: gateway.port, lobby.port, ... */}}
+{{- define "tavolo.port" -}}
+{{- (index .root.Values .component).port | int -}}
+{{- end -}}
+
+{{/* The variable that holds a gRPC component's address. */}}
+{{- define "tavolo.addrVariable" -}}
+{{- printf "%s_ADDR" (upper .component) -}}
+{{- end -}}
+
+{{/*
+A gRPC component's address: config.<COMPONENT>_ADDR when set, else its Service
+<fullname>-<component>:<port>. The service binds the port of this same variable, so an
+override must keep the component's port.
+*/}}
+{{- define "tavolo.addr" -}}
+{{- $variable := include "tavolo.addrVariable" . -}}
+{{- $port := include "tavolo.port" . -}}
+{{- $override := index .root.Values.config $variable -}}
+{{- if include "tavolo.isSet" $override -}}
+{{- if ne (last (splitList ":" (toString $override))) $port -}}
+{{- fail (printf "config.%s (%s) must end with the port of %s.port (%s)" $variable $override .component $port) -}}
+{{- end -}}
+{{- $override -}}
+{{- else -}}
+{{- printf "%s:%s" (include "tavolo.componentName" .) $port -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The gateway's port as APP_PORT: config.APP_PORT when set (it must equal gateway.port). */}}
+{{- define "tavolo.appPort" -}}
+{{- $port := include "tavolo.port" (dict "root" . "component" "gateway") -}}
+{{- $override := .Values.config.APP_PORT -}}
+{{- if and (include "tavolo.isSet" $override) (ne (include "tavolo.envValue" $override) $port) -}}
+{{- fail (printf "config.APP_PORT (%s) must equal gateway.port (%s)" (include "tavolo.envValue" $override) $port) -}}
+{{- end -}}
+{{- $port -}}
+{{- end -}}
+
+{{/* Whether Redis is configured (otherwise every service keeps its state in memory). */}}
+{{- define "tavolo.redisConfigured" -}}
+{{- if or .Values.redis.url .Values.redis.existingSecret.name -}}true{{- end -}}
+{{- end -}}
+
+{{/* Whether Postgres is configured: a full DSN, a password or any DATABASE_* part. */}}
+{{- define "tavolo.databaseConfigured" -}}
+{{- $db := .Values.database -}}
+{{- $set := or $db.url $db.password (and $db.existingSecret.name (or $db.existingSecret.urlKey $db.existingSecret.passwordKey)) -}}
+{{- range $name, $value := .Values.config -}}
+{{- if and (hasPrefix "DATABASE_" $name) (include "tavolo.isSet" $value) -}}
+{{- $set = true -}}
+{{- end -}}
+{{- end -}}
+{{- if $set -}}true{{- end -}}
+{{- end -}}
+
+{{/*
+The non-secret settings, as the data of a ConfigMap: every set key of config, the components'
+addresses and the OIDC providers' public settings.
+*/}}
+{{- define "tavolo.configData" -}}
+{{- $root := . -}}
+{{- $computed := dict "APP_PORT" (include "tavolo.appPort" .) -}}
+{{- range $component := list "lobby" "game" "deadlines" "stats" -}}
+{{- $ctx := dict "root" $root "component" $component -}}
+{{- $_ := set $computed (include "tavolo.addrVariable" $ctx) (include "tavolo.addr" $ctx) -}}
+{{- end -}}
+{{- $data := dict -}}
+{{- range $name, $value := .Values.config -}}
+{{- if include "tavolo.isSet" $value -}}
+{{- $_ := set $data $name (include "tavolo.envValue" $value) -}}
+{{- end -}}
+{{- end -}}
+{{- $data = merge $computed $data -}}
+{{- $fields := dict "issuer" "ISSUER" "clientId" "CLIENT_ID" "redirectUri" "REDIRECT_URI" "postLoginRedirect" "POST_LOGIN_REDIRECT" "postLogoutRedirect" "POST_LOGOUT_REDIRECT" -}}
+{{- $seen := dict -}}
+{{- range $index, $provider := .Values.oidc.providers -}}
+{{- if hasKey $seen $provider.name -}}
+{{- fail (printf "oidc.providers: the name %q is used twice" $provider.name) -}}
+{{- end -}}
+{{- $_ := set $seen $provider.name true -}}
+{{- $_ := set $data (printf "OIDC_%d_PROVIDER" $index) $provider.name -}}
+{{- range $field, $suffix := $fields -}}
+{{- $value := index $provider $field -}}
+{{- if include "tavolo.isSet" $value -}}
+{{- $_ := set $data (printf "OIDC_%d_%s" $index $suffix) (toString $value) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- toYaml $data -}}
+{{- end -}}
+
+{{/* The secret settings held in the chart's own Secret (those not read from an existing Secret), base64-encoded. */}}
+{{- define "tavolo.secretData" -}}
+{{- $data := dict -}}
+{{- $redis := .Values.redis -}}
+{{- $db := .Values.database -}}
+{{- if and $redis.url $redis.existingSecret.name -}}
+{{- fail "redis: set url or existingSecret.name, not both" -}}
+{{- end -}}
+{{- if $redis.url -}}
+{{- $_ := set $data "REDIS_URL" ($redis.url | b64enc) -}}
+{{- end -}}
+{{- if $db.url -}}
+{{- if and $db.existingSecret.name $db.existingSecret.urlKey -}}
+{{- fail "database: set url or existingSecret (with urlKey), not both" -}}
+{{- end -}}
+{{- $_ := set $data "DATABASE_URL" ($db.url | b64enc) -}}
+{{- end -}}
+{{- if $db.password -}}
+{{- if and $db.existingSecret.name $db.existingSecret.passwordKey -}}
+{{- fail "database: set password or existingSecret (with passwordKey), not both" -}}
+{{- end -}}
+{{- $_ := set $data "DATABASE_PASSWORD" ($db.password | b64enc) -}}
+{{- end -}}
+{{- range $index, $provider := .Values.oidc.providers -}}
+{{- if $provider.clientSecret -}}
+{{- if and $provider.existingSecret $provider.existingSecret.name -}}
+{{- fail (printf "oidc.providers[%d] (%s): set clientSecret or existingSecret, not both" $index $provider.name) -}}
+{{- end -}}
+{{- $_ := set $data (printf "OIDC_%d_CLIENT_SECRET" $index) ($provider.clientSecret | b64enc) -}}
+{{- end -}}
+{{- end -}}
+{{- if $data -}}
+{{- toYaml $data -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+The environment of a tavolo container: the ConfigMap named by .config (the release's own, or
+the migration hook's copy), each secret setting as a reference to its key, in the Secret named
+by .secret or in an existing Secret, then extraEnv (global, then the component's). The OIDC
+client secrets go to the gateway alone.
+*/}}
+{{- define "tavolo.env" -}}
+{{- $values := .root.Values -}}
+{{- $secret := .secret -}}
+{{- $env := list -}}
+{{- $refs := list -}}
+{{- with $values.redis -}}
+{{- if .existingSecret.name -}}
+{{- $refs = append $refs (list "REDIS_URL" .existingSecret.name .existingSecret.key) -}}
+{{- else if .url -}}
+{{- $refs = append $refs (list "REDIS_URL" $secret "REDIS_URL") -}}
+{{- end -}}
+{{- end -}}
+{{- with $values.database -}}
+{{- if and .existingSecret.name .existingSecret.urlKey -}}
+{{- $refs = append $refs (list "DATABASE_URL" .existingSecret.name .existingSecret.urlKey) -}}
+{{- else if .url -}}
+{{- $refs = append $refs (list "DATABASE_URL" $secret "DATABASE_URL") -}}
+{{- end -}}
+{{- if and .existingSecret.name .existingSecret.passwordKey -}}
+{{- $refs = append $refs (list "DATABASE_PASSWORD" .existingSecret.name .existingSecret.passwordKey) -}}
+{{- else if .password -}}
+{{- $refs = append $refs (list "DATABASE_PASSWORD" $secret "DATABASE_PASSWORD") -}}
+{{- end -}}
+{{- end -}}
+{{- if eq .component "gateway" -}}
+{{- range $index, $provider := $values.oidc.providers -}}
+{{- $variable := printf "OIDC_%d_CLIENT_SECRET" $index -}}
+{{- if and $provider.existingSecret $provider.existingSecret.name -}}
+{{- $refs = append $refs (list $variable $provider.existingSecret.name $provider.existingSecret.key) -}}
+{{- else if $provider.clientSecret -}}
+{{- $refs = append $refs (list $variable $secret $variable) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- range $ref := $refs -}}
+{{- $env = append $env (dict "name" (index $ref 0) "valueFrom" (dict "secretKeyRef" (dict "name" (index $ref 1) "key" (index $ref 2)))) -}}
+{{- end -}}
+{{- $env = concat $env $values.extraEnv ((index $values .component).extraEnv | default list) -}}
+envFrom:
+  - configMapRef:
+      name: {{ .config }}
+{{- with $env }}
+env:
+  {{- toYaml . | nindent 2 }}
+{{- end -}}
+{{- end -}}
+
+{{/* The volumes every tavolo pod has: a writable /tmp, plus extraVolumes. */}}
+{{- define "tavolo.volumes" -}}
+volumes:
+  - name: tmp
+    emptyDir:
+      sizeLimit: {{ .Values.tmpSizeLimit }}
+{{- with .Values.extraVolumes }}
+  {{- toYaml . | nindent 2 }}
+{{- end -}}
+{{- end -}}
+
+{{/* The volume mounts of every tavolo container. */}}
+{{- define "tavolo.volumeMounts" -}}
+volumeMounts:
+  - name: tmp
+    mountPath: /tmp
+{{- with .Values.extraVolumeMounts }}
+  {{- toYaml . | nindent 2 }}
+{{- end -}}
+{{- end -}}
+
+{{/* Scheduling shared by every pod: node selector, tolerations, pull secrets. */}}
+{{- define "tavolo.podScheduling" -}}
+{{- with .Values.imagePullSecrets }}
+imagePullSecrets:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .Values.nodeSelector }}
+nodeSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .Values.tolerations }}
+tolerations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end -}}
+
+{{/*
+Checks made once per render: state that lives in memory cannot be shared by several replicas.
+*/}}
+{{- define "tavolo.checks" -}}
+{{- $root := . -}}
+{{- range $component := list "gateway" "lobby" "game" "deadlines" "stats" -}}
+{{- $values := index $root.Values $component -}}
+{{- $scaled := or $values.autoscaling.enabled (gt (int $values.replicas) 1) -}}
+{{- if and $scaled (not (include "tavolo.redisConfigured" $root)) -}}
+{{- fail (printf "%s: more than one replica (or autoscaling) needs Redis (redis.url or redis.existingSecret): without it each pod keeps its own in-memory state" $component) -}}
+{{- end -}}
+{{- if and $scaled (has $component (list "game" "stats")) (not (include "tavolo.databaseConfigured" $root)) -}}
+{{- fail (printf "%s: more than one replica (or autoscaling) needs Postgres (database.url, database.existingSecret or the DATABASE_* parts): without it each pod keeps its own in-memory store" $component) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}

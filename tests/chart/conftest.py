@@ -1,0 +1,57 @@
+"""Fixtures for the chart's tests: the chart rendered offline with helm-python-sdk (Helm's own Go
+library), with its defaults and with the production-like values."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import helm_python
+import pytest
+import yaml
+
+from .support import CHART, NAMESPACE, PRODUCTION_VALUES, RELEASE, WITH_DATABASE, Rendered
+
+
+@pytest.fixture(scope="session")
+def chart() -> Iterator[helm_python.Chart]:
+    loaded = helm_python.Chart.load(CHART)
+    yield loaded
+    loaded.close()
+
+
+@pytest.fixture(scope="session")
+def render(chart: helm_python.Chart) -> Callable[..., Rendered]:
+    """render(values, name=...) renders the chart as `helm install` would, schema checked."""
+
+    def _render(values: dict[str, Any] | None = None, *, name: str = RELEASE) -> Rendered:
+        return Rendered(chart.render(values or {}, name=name, namespace=NAMESPACE, is_install=True))
+
+    return _render
+
+
+@pytest.fixture(scope="session")
+def production_values() -> dict[str, Any]:
+    return yaml.safe_load(PRODUCTION_VALUES.read_text())
+
+
+@pytest.fixture(scope="session")
+def default_render(render: Callable[..., Rendered]) -> Rendered:
+    return render()
+
+
+@pytest.fixture(scope="session")
+def production_render(render: Callable[..., Rendered], production_values: dict[str, Any]) -> Rendered:
+    return render(production_values)
+
+
+@pytest.fixture(scope="session", params=["default", "default+database", "production"])
+def any_render(
+    request: pytest.FixtureRequest,
+    render: Callable[..., Rendered],
+    production_values: dict[str, Any],
+) -> Rendered:
+    """The chart rendered with its defaults, with a database (the migration too), and with
+    the production-like values."""
+    values = {"default": {}, "default+database": WITH_DATABASE, "production": production_values}
+    return render(values[request.param])

@@ -1,0 +1,109 @@
+"""What the chart's tests share: where things are, and a rendering of the chart parsed into
+objects, with the environment each container would see."""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import pathlib
+from collections.abc import Iterator
+from typing import Any
+
+import yaml
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+CHART = REPO / "charts" / "tavolo"
+PRODUCTION_VALUES = CHART / "ci" / "production-values.yaml"
+KUBE_VERSION = "1.31.0"
+RELEASE = "rel"
+NAMESPACE = "games"
+COMPONENTS = ("gateway", "lobby", "game", "deadlines", "stats")
+GRPC_COMPONENTS = ("lobby", "game", "deadlines", "stats")
+
+# A database, so that the migration Job renders too.
+WITH_DATABASE = {"database": {"url": "postgres://tavolo:secret@postgres.example:5432/tavolo"}}
+
+
+@dataclasses.dataclass(frozen=True)
+class SecretKeyRef:
+    """An environment variable read from a key of a Secret outside the chart."""
+
+    name: str
+    key: str
+
+
+class Rendered:
+    """The objects of one rendering of the chart."""
+
+    def __init__(self, manifests: dict[str, str]) -> None:
+        self.notes = ""
+        self.objects: list[dict[str, Any]] = []
+        for path, text in manifests.items():
+            if path.endswith("NOTES.txt"):
+                self.notes = text
+                continue
+            self.objects.extend(doc for doc in yaml.safe_load_all(text) if doc)
+
+    def of_kind(self, kind: str) -> list[dict[str, Any]]:
+        return [obj for obj in self.objects if obj["kind"] == kind]
+
+    def get(self, kind: str, name: str) -> dict[str, Any]:
+        found = [obj for obj in self.of_kind(kind) if obj["metadata"]["name"] == name]
+        assert len(found) == 1, f"{kind}/{name}: {len(found)} objects"
+        return found[0]
+
+    def component(self, kind: str, component: str) -> dict[str, Any]:
+        found = [
+            obj
+            for obj in self.of_kind(kind)
+            if obj["metadata"]["labels"].get("app.kubernetes.io/component") == component
+        ]
+        assert len(found) == 1, f"{kind} of {component}: {len(found)} objects"
+        return found[0]
+
+    def pod_specs(self) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
+        """(owner, pod spec) of every Deployment, Job and Pod."""
+        for obj in self.objects:
+            if obj["kind"] in ("Deployment", "Job"):
+                yield obj, obj["spec"]["template"]["spec"]
+            elif obj["kind"] == "Pod":
+                yield obj, obj["spec"]
+
+    def containers(self) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
+        """(owner, container) of every container, init containers included."""
+        for owner, spec in self.pod_specs():
+            for container in spec.get("initContainers", []) + spec["containers"]:
+                yield owner, container
+
+    def secret_value(self, name: str, key: str) -> str | SecretKeyRef:
+        """The value of a key of a Secret: decoded when the chart renders that Secret, else a
+        reference to a Secret that must exist beforehand."""
+        secrets = [obj for obj in self.of_kind("Secret") if obj["metadata"]["name"] == name]
+        if not secrets:
+            return SecretKeyRef(name, key)
+        (secret,) = secrets
+        data = secret.get("data") or {}
+        assert key in data, f"Secret/{name} has no key {key}"
+        return base64.b64decode(data[key]).decode()
+
+    def env(self, container: dict[str, Any]) -> dict[str, str | SecretKeyRef]:
+        """The environment the container starts with: envFrom first, then env (which wins)."""
+        env: dict[str, str | SecretKeyRef] = {}
+        for source in container.get("envFrom", []):
+            if "configMapRef" in source:
+                env.update(self.get("ConfigMap", source["configMapRef"]["name"]).get("data") or {})
+            if "secretRef" in source:
+                data = self.get("Secret", source["secretRef"]["name"]).get("data") or {}
+                env.update({key: base64.b64decode(value).decode() for key, value in data.items()})
+        for item in container.get("env", []):
+            if "value" in item:
+                env[item["name"]] = item["value"]
+            else:
+                ref = item["valueFrom"]["secretKeyRef"]
+                env[item["name"]] = self.secret_value(ref["name"], ref["key"])
+        return env
+
+    def component_env(self, component: str) -> dict[str, str | SecretKeyRef]:
+        deployment = self.component("Deployment", component)
+        (container,) = deployment["spec"]["template"]["spec"]["containers"]
+        return self.env(container)

@@ -1,0 +1,27 @@
+"""`helm lint --strict`, with Helm's own library, on the defaults and the production-like values."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import helm_python
+import pytest
+
+from .support import CHART, KUBE_VERSION
+
+WARNING = 2
+
+
+@pytest.mark.parametrize("values_name", ["default", "production"])
+def test_chart_passes_strict_lint(values_name: str, production_values: dict[str, Any]) -> None:
+    values = production_values if values_name == "production" else None
+    report = helm_python.lint(CHART, values, strict=True, kube_version=f"v{KUBE_VERSION}")
+
+    assert report["errors"] == []
+    assert [m for m in report["messages"] if m["severity"] >= WARNING] == []
+
+
+def test_lint_reports_values_the_schema_rejects() -> None:
+    report = helm_python.lint(CHART, {"gateway": {"replicas": "two"}}, strict=True)
+
+    assert any("/gateway/replicas" in error for error in report["errors"])

