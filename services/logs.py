@@ -14,7 +14,7 @@ import yaml
 
 from services.config import ConfigError, Settings
 
-_APP_LOGGERS = ("services", "gateway", "lobby", "game", "deadlines", "stats", "tavolo")
+APP_LOGGERS = ("services", "gateway", "lobby", "game", "deadlines", "stats", "tavolo")
 
 
 def configure_logging(settings: Settings, component: str) -> None:
@@ -32,5 +32,5 @@ def configure_logging(settings: Settings, component: str) -> None:
         format=f"%(asctime)s %(levelname)s {component} %(name)s: %(message)s",
         force=True,
     )
-    for name in _APP_LOGGERS:
+    for name in APP_LOGGERS:
         logging.getLogger(name).setLevel(settings.log_level)

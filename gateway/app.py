@@ -1,0 +1,71 @@
+"""The gateway's Starlette application: CONTRACT.md's REST and WebSocket routes, login, docs, the SPA."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Match, Route, WebSocketRoute
+
+from gateway import games, history, members, openapi, ws
+from gateway.auth import Auth
+from gateway.http_errors import HANDLERS, problem
+from gateway.origins import OriginPolicy
+from gateway.spa import SinglePageApp
+from services.config import Settings
+
+
+@dataclass
+class Backends:
+    """The services the gateway translates to (their client adapters)."""
+
+    lobby: Any
+    game: Any
+    stats: Any
+
+
+async def health(request) -> JSONResponse:
+    return JSONResponse({"status": "ok"})
+
+
+def create_app(settings: Settings, backends: Backends, auth: Auth) -> Starlette:
+    origins = OriginPolicy(settings.cors)
+    routes = [
+        Route("/api/health", health),
+        *openapi.routes(),
+        *auth.routes(),
+        Route("/api/me", members.me, methods=["GET", "DELETE"]),
+        Route("/api/me/matches", history.matches),
+        Route("/api/me/ratings", history.ratings),
+        Route("/api/leaderboard", history.leaderboard),
+        Route("/api/game-types", games.game_types),
+        Route("/api/games", games.create_game, methods=["POST"]),
+        Route("/api/games/join", games.join_game, methods=["POST"]),
+        Route("/api/games/preview", games.preview),
+        Route("/api/games/{id}", games.get_game),
+        Route("/api/games/{id}/log", games.get_log),
+        WebSocketRoute("/ws/games/{id}", ws.game_socket),
+    ]
+    api_routes = list(routes)
+    routes.append(Route("/{path:path}", SinglePageApp(settings.static_dir).page))
+
+    async def on_http_exception(request: Request, exc: Exception) -> JSONResponse:
+        # A wrong method on a path only the SPA's catch-all knows is an unknown route: 404.
+        assert isinstance(exc, HTTPException)
+        if exc.status_code == 405 and not any(
+            route.matches(request.scope)[0] is not Match.NONE for route in api_routes
+        ):
+            return problem(404, "Not Found")
+        return problem(exc.status_code, str(exc.detail), exc.headers)
+
+    app = Starlette(routes=routes, middleware=origins.middleware(),
+                    exception_handlers={**HANDLERS, HTTPException: on_http_exception})
+    app.state.settings = settings
+    app.state.backends = backends
+    app.state.auth = auth
+    app.state.origins = origins
+    return app

@@ -1,0 +1,122 @@
+"""REST for games: game types, create, join, preview, a game's view and its move log."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+from gateway.bodies import json_object
+from gateway.members import require_member
+from gateway.views import game_view, lobby_view, preview_view
+from services.errors import Reason, ServiceError
+
+log = logging.getLogger(__name__)
+
+DEFAULT_GAME_TYPE = "scopone_scientifico"
+LOG_PAGE = 256
+
+
+async def game_types(request: Request) -> JSONResponse:
+    types = await request.app.state.backends.lobby.list_game_types()
+    return JSONResponse([
+        {"id": t.id, "name": t.name, "description": t.description, "players": t.players,
+         "options_schema": t.options_schema}
+        for t in types
+    ])
+
+
+async def create_game(request: Request) -> JSONResponse:
+    member = await require_member(request)
+    body = await json_object(request, {"game_type": str, "options": object}, optional=True)
+    options = body.get("options", {})
+    if options is None:
+        options = {}
+    if not isinstance(options, dict):
+        raise HTTPException(422, "Invalid options: options must be an object")
+    game = await request.app.state.backends.lobby.create_game(
+        member.sub, member.name, body.get("game_type", DEFAULT_GAME_TYPE), json.dumps(options)
+    )
+    log.info("game %s created (%s)", game.id, game.game_type)
+    return JSONResponse(lobby_view(game, member.sub), status_code=201)
+
+
+async def join_game(request: Request) -> JSONResponse:
+    member = await require_member(request)
+    body = await json_object(request, {"code": str})
+    if "code" not in body:
+        raise HTTPException(400, "code is required")
+    backends = request.app.state.backends
+    result = await backends.lobby.join_game(member.sub, member.name, body["code"].strip())
+    log.info("member joined game %s%s", result.game.id, " (the game starts)" if result.started else "")
+    return JSONResponse(await _personal_view(request, result.game, member.sub))
+
+
+async def preview(request: Request) -> JSONResponse:
+    code = request.query_params.get("code", "").strip()
+    if not code:
+        raise HTTPException(400, "code is required")
+    backends = request.app.state.backends
+    game = await backends.lobby.preview_game(code)
+    types = {t.id: t for t in await backends.lobby.list_game_types()}
+    status = "lobby"
+    if game.started:
+        first = game.seats[0].seat
+        status = (await backends.game.get_view(game.id, first))["status"]
+    return JSONResponse(preview_view(game, types.get(game.game_type), status))
+
+
+async def get_game(request: Request) -> JSONResponse:
+    member = await require_member(request)
+    game = await request.app.state.backends.lobby.get_game(request.path_params["id"])
+    if game.seat_of(member.sub) is None:
+        raise HTTPException(403, "Not seated at this game")
+    return JSONResponse(await _personal_view(request, game, member.sub))
+
+
+async def get_log(request: Request) -> JSONResponse:
+    """The move log: seated players at any time, anyone once the game is finished."""
+    member = await require_member(request)
+    backends = request.app.state.backends
+    game = await backends.lobby.get_game(request.path_params["id"])
+    seated = game.seat_of(member.sub) is not None
+    if not game.started:
+        if not seated:
+            raise HTTPException(403, "Not seated at this game")
+        raise HTTPException(409, "The game has not started")
+    header, moves, after = await backends.game.get_log(game.id, 0, LOG_PAGE)
+    if not seated and header.status != "finished":
+        raise HTTPException(403, "Not seated at this game")
+    while after:
+        header, page, after = await backends.game.get_log(game.id, after, LOG_PAGE)
+        moves.extend(page)
+    body = {
+        "id": game.id,
+        "game_type": header.game_type,
+        "options": header.options,
+        "seats": list(header.seats),
+        "seed_commitment": header.seed_commitment,
+        "moves": [
+            {"number": m.number, "type": m.type, "seat": m.seat or None, "payload": m.payload,
+             "auto": m.auto}
+            for m in moves
+        ],
+        "revision": header.revision,
+    }
+    if header.status == "finished":
+        body["seed"] = header.seed_hex
+    return JSONResponse(body)
+
+
+async def _personal_view(request: Request, game, member_id: str) -> dict:
+    """The lobby while waiting, the member's game view once started."""
+    if not game.started:
+        return lobby_view(game, member_id)
+    seat = game.seat_of(member_id)
+    if seat is None:
+        raise ServiceError(Reason.NOT_SEATED, "Not seated at this game")
+    view = await request.app.state.backends.game.get_view(game.id, seat.seat)
+    return game_view(view, game)

@@ -1,0 +1,58 @@
+"""REST for finished matches: a member's history and ratings, the leaderboard."""
+
+from __future__ import annotations
+
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+from gateway.members import require_member
+from services.errors import Reason, ServiceError
+from stats.client import contract_leaderboard, contract_match_item
+
+DEFAULT_GAME_TYPE = "scopone_scientifico"
+
+
+def _limit(request: Request, default: int) -> int:
+    raw = request.query_params.get("limit")
+    if raw is None or raw == "":
+        return default
+    if not raw.isdigit() or not 1 <= int(raw) <= 100:
+        raise HTTPException(400, "limit must be an integer from 1 to 100")
+    return int(raw)
+
+
+async def matches(request: Request) -> JSONResponse:
+    member = await require_member(request)
+    limit = _limit(request, 20)
+    cursor = request.query_params.get("cursor") or None
+    game_type = request.query_params.get("game_type") or None
+    try:
+        page = await request.app.state.backends.stats.list_matches(
+            member.sub, game_type, limit, cursor
+        )
+    except ServiceError as error:
+        if error.reason in (Reason.INVALID_PAGE_TOKEN, Reason.INVALID_ARGUMENT):
+            raise HTTPException(400, "Invalid cursor") from None
+        raise
+    return JSONResponse({"items": [contract_match_item(m) for m in page.matches],
+                         "next_cursor": page.next_cursor})
+
+
+async def ratings(request: Request) -> JSONResponse:
+    member = await require_member(request)
+    found = await request.app.state.backends.stats.ratings(member.sub)
+    return JSONResponse({"ratings": [
+        {"game_type": r.game_type, "rating": r.rating, "matches": r.matches} for r in found
+    ]})
+
+
+async def leaderboard(request: Request) -> JSONResponse:
+    game_type = request.query_params.get("game_type") or DEFAULT_GAME_TYPE
+    limit = _limit(request, 20)
+    backends = request.app.state.backends
+    known = {t.id for t in await backends.lobby.list_game_types()}
+    if game_type not in known:
+        raise HTTPException(400, f"Unknown game type: {game_type}")
+    board = await backends.stats.leaderboard(game_type, limit)
+    return JSONResponse(contract_leaderboard(board))

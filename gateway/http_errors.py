@@ -1,0 +1,80 @@
+"""One place that turns failures into CONTRACT.md's ``{"detail": ...}`` responses."""
+
+from __future__ import annotations
+
+import logging
+
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+from services.errors import Reason, ServiceError
+
+log = logging.getLogger(__name__)
+
+# A service's reason -> the HTTP status the contract gives it. The messages are the services'
+# own, except where CONTRACT.md fixes the text (below).
+_STATUS = {
+    Reason.UNKNOWN_GAME_TYPE: 400,
+    Reason.INVALID_OPTIONS: 422,
+    Reason.GAME_NOT_FOUND: 404,
+    Reason.TABLE_NOT_FOUND: 404,
+    Reason.GAME_FULL: 409,
+    Reason.NOT_SEATED: 403,
+    Reason.BAD_REQUEST: 400,
+    Reason.INVALID_ARGUMENT: 400,
+    Reason.INVALID_PAGE_TOKEN: 400,
+    Reason.ILLEGAL_MOVE: 409,
+    Reason.NOT_YOUR_TURN: 409,
+    Reason.UNKNOWN_ACTION: 400,
+    Reason.CONCURRENT_MOVE: 409,
+    Reason.GAME_FINISHED: 409,
+    Reason.MATCH_NOT_FINISHED: 409,
+    Reason.IDENTIFYING_SEAT: 400,
+    Reason.TAKE_BACK_UNSUPPORTED: 409,
+    Reason.UNAVAILABLE: 503,
+}
+_FIXED_TEXT = {
+    Reason.GAME_NOT_FOUND: "Game not found",
+    Reason.TABLE_NOT_FOUND: "Game not found",
+    Reason.GAME_FULL: "Game is full",
+    Reason.NOT_SEATED: "Not seated at this game",
+    Reason.UNAVAILABLE: "Service unavailable, try again",
+}
+
+
+def problem(status: int, detail: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"detail": detail}, status_code=status, headers=headers)
+
+
+def service_error_response(error: ServiceError) -> JSONResponse:
+    if error.reason is Reason.UNAVAILABLE:
+        log.warning("a service did not answer: %s", error.message)
+    detail = _FIXED_TEXT.get(error.reason, error.message)
+    if error.reason is Reason.UNKNOWN_GAME_TYPE and "game_type" in error.metadata:
+        detail = f"Unknown game type: {error.metadata['game_type']}"
+    elif error.reason is Reason.INVALID_OPTIONS and not detail.startswith("Invalid options: "):
+        detail = f"Invalid options: {detail}"
+    return problem(_STATUS[error.reason], detail)
+
+
+async def on_http_exception(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, HTTPException)
+    return problem(exc.status_code, str(exc.detail), exc.headers)
+
+
+async def on_service_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, ServiceError)
+    return service_error_response(exc)
+
+
+async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
+    log.exception("unexpected error on %s %s", request.method, request.url.path)
+    return problem(500, "Internal Server Error")
+
+
+HANDLERS = {
+    HTTPException: on_http_exception,
+    ServiceError: on_service_error,
+    Exception: on_unexpected,
+}

@@ -1,0 +1,60 @@
+"""``tavolo serve gateway``: the Starlette app under uvicorn, wired to the services."""
+
+from __future__ import annotations
+
+import logging
+
+import uvicorn
+
+from gateway.app import Backends, create_app
+from gateway.auth import Auth
+from gateway.sessions import SESSION_TTL_SECONDS, MemorySessionStore, RedisSessionStore
+from game.client import GameClient
+from lobby.client import LobbyClient
+from services.config import Settings
+from services.stores import Keys, redis_client
+from stats.client import StatsClient
+
+log = logging.getLogger(__name__)
+
+
+def build(settings: Settings):
+    """The app and what must be closed after it."""
+    redis = redis_client(settings.redis_url) if settings.redis_url else None
+    sessions = (RedisSessionStore(redis, Keys(settings.redis_key_prefix), SESSION_TTL_SECONDS)
+                if redis is not None else MemorySessionStore())
+    backends = Backends(
+        lobby=LobbyClient(settings.lobby_addr),
+        game=GameClient(settings.game_addr),
+        stats=StatsClient(settings.stats_addr),
+    )
+    auth = Auth(settings, sessions)
+    app = create_app(settings, backends, auth)
+
+    async def close() -> None:
+        for client in (backends.lobby, backends.game, backends.stats):
+            await client.close()
+        await auth.aclose()
+        if redis is not None:
+            await redis.aclose()
+
+    return app, close
+
+
+async def run(settings: Settings) -> None:
+    app, close = build(settings)
+    config = uvicorn.Config(
+        app,
+        host=settings.app_host,
+        port=settings.app_port,
+        ws_max_size=4096,        # CONTRACT: a bigger message closes the socket with 1009
+        proxy_headers=True,      # X-Forwarded-Proto from the ingress decides the cookie's Secure
+        forwarded_allow_ips="*",
+        log_config=None,
+        access_log=False,
+        timeout_graceful_shutdown=10,
+    )
+    try:
+        await uvicorn.Server(config).serve()
+    finally:
+        await close()

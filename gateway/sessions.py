@@ -1,0 +1,332 @@
+"""HTTP sessions: the random id in the ``tavolo_session`` cookie, everything else on the server.
+
+A session holds at most one identity (the member: OIDC ``sub``, display name, provider) and the
+pending login state of each provider it is logging in with (state, nonce, PKCE verifier). The
+browser only ever sees the id: 32 random bytes, URL-safe base64 (256 bits).
+
+Lifetimes are absolute, counted from ``created_ms``: a logged-in session lives ``ttl_seconds``; one
+that only carries a pending login lives ``pending_ttl_seconds`` (a login abandoned at the provider's
+page leaves nothing behind for long). Saving again never extends a session.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import secrets
+from abc import ABC, abstractmethod
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import redis.asyncio as redis
+from starlette.requests import HTTPConnection
+from starlette.responses import Response
+
+from services.stores import Keys
+from services.timeutil import now_ms
+
+log = logging.getLogger(__name__)
+
+COOKIE_NAME = "tavolo_session"
+SESSION_TTL_SECONDS = 7 * 24 * 3600
+PENDING_TTL_SECONDS = 600
+
+# secrets.token_urlsafe(32): 43 characters of the URL-safe alphabet. Anything else in the cookie
+# is not one of ours and is not even looked up.
+_SESSION_ID = re.compile(r"[A-Za-z0-9_-]{43}")
+
+
+def new_session_id() -> str:
+    return secrets.token_urlsafe(32)
+
+
+@dataclass
+class Session:
+    """One browser's session. ``pending`` maps a provider name to its login in progress."""
+
+    id: str
+    sub: str | None = None
+    name: str | None = None
+    provider: str | None = None
+    created_ms: int = field(default_factory=now_ms)
+    pending: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Kept server-side for the provider's logout (id_token_hint); never sent to the browser.
+    id_token: str | None = None
+
+    @property
+    def logged_in(self) -> bool:
+        return self.sub is not None
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str) -> Session | None:
+        """The session stored as ``text``, or None when it is not a session record."""
+        try:
+            data = json.loads(text)
+            session = cls(
+                id=data["id"],
+                sub=data.get("sub"),
+                name=data.get("name"),
+                provider=data.get("provider"),
+                created_ms=int(data["created_ms"]),
+                pending=dict(data.get("pending") or {}),
+                id_token=data.get("id_token"),
+            )
+        except (ValueError, TypeError, KeyError):
+            return None
+        if not isinstance(session.id, str) or not all(
+            value is None or isinstance(value, str)
+            for value in (session.sub, session.name, session.provider, session.id_token)
+        ):
+            return None
+        return session
+
+
+class SessionStore(ABC):
+    """Where sessions live. ``count()`` counts logged-in sessions (the active-users gauge)."""
+
+    ttl_seconds: float
+    pending_ttl_seconds: float
+
+    @abstractmethod
+    async def get(self, id: str) -> Session | None: ...
+
+    @abstractmethod
+    async def save(self, session: Session) -> None: ...
+
+    @abstractmethod
+    async def delete(self, id: str) -> None: ...
+
+    @abstractmethod
+    async def delete_member(self, sub: str) -> int:
+        """End every session of the member ``sub``; the number of sessions ended."""
+
+    @abstractmethod
+    async def count(self) -> int: ...
+
+    def expires_ms(self, session: Session) -> int:
+        lifetime = self.ttl_seconds if session.logged_in else self.pending_ttl_seconds
+        return session.created_ms + int(lifetime * 1000)
+
+
+class MemorySessionStore(SessionStore):
+    """Sessions in this process (REDIS_URL unset: one gateway replica)."""
+
+    def __init__(self, ttl_seconds: float = SESSION_TTL_SECONDS,
+                 pending_ttl_seconds: float = PENDING_TTL_SECONDS):
+        self.ttl_seconds = ttl_seconds
+        self.pending_ttl_seconds = min(pending_ttl_seconds, ttl_seconds)
+        self._sessions: dict[str, tuple[str, int]] = {}   # id -> (JSON, expiry ms)
+        self._members: dict[str, set[str]] = {}
+
+    async def get(self, id: str) -> Session | None:
+        entry = self._sessions.get(id)
+        if entry is None:
+            return None
+        if entry[1] <= now_ms():
+            self._drop(id)
+            return None
+        return Session.from_json(entry[0])
+
+    async def save(self, session: Session) -> None:
+        expires = self.expires_ms(session)
+        previous = await self.get(session.id)
+        if previous is not None and previous.sub != session.sub:
+            self._drop(session.id)
+        if expires <= now_ms():
+            self._drop(session.id)
+            return
+        # Stored as JSON, like Redis: a caller mutating its Session afterwards changes nothing.
+        self._sessions[session.id] = (session.to_json(), expires)
+        if session.sub is not None:
+            self._members.setdefault(session.sub, set()).add(session.id)
+
+    async def delete(self, id: str) -> None:
+        self._drop(id)
+
+    async def delete_member(self, sub: str) -> int:
+        ended = 0
+        for id in list(self._members.get(sub, ())):
+            session = await self.get(id)
+            if session is not None and session.sub == sub:
+                self._drop(id)
+                ended += 1
+        self._members.pop(sub, None)
+        return ended
+
+    async def count(self) -> int:
+        now = now_ms()
+        for id in [id for id, (_, expires) in self._sessions.items() if expires <= now]:
+            self._drop(id)
+        return sum(1 for ids in self._members.values() for id in ids if id in self._sessions)
+
+    def _drop(self, id: str) -> None:
+        entry = self._sessions.pop(id, None)
+        if entry is None:
+            return
+        session = Session.from_json(entry[0])
+        if session is not None and session.sub is not None:
+            ids = self._members.get(session.sub)
+            if ids is not None:
+                ids.discard(id)
+                if not ids:
+                    del self._members[session.sub]
+
+
+# KEYS: session key, live sorted set, member index (or "" for none), previous member index (or "")
+# ARGV: JSON, id, expiry ms, now ms
+# The record, the live set (score = expiry, for count()) and the member index change together.
+# The index never expires before the newest of its sessions.
+_SAVE = """
+local ttl = tonumber(ARGV[3]) - tonumber(ARGV[4])
+if KEYS[4] ~= '' and KEYS[4] ~= KEYS[3] then
+  redis.call('SREM', KEYS[4], ARGV[2])
+end
+if ttl <= 0 then
+  redis.call('DEL', KEYS[1])
+  redis.call('ZREM', KEYS[2], ARGV[2])
+  return 0
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ttl)
+if KEYS[3] == '' then
+  redis.call('ZREM', KEYS[2], ARGV[2])
+  return 1
+end
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
+redis.call('SADD', KEYS[3], ARGV[2])
+if redis.call('PTTL', KEYS[3]) < ttl then
+  redis.call('PEXPIRE', KEYS[3], ttl)
+end
+return 1
+"""
+
+# KEYS: member index, live sorted set; ARGV: session key prefix, sub.
+# Deletes only the sessions that still belong to ``sub`` (an index entry may be stale).
+_DELETE_MEMBER = """
+local ended = 0
+for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  local raw = redis.call('GET', ARGV[1] .. id)
+  if raw then
+    local ok, record = pcall(cjson.decode, raw)
+    if ok and type(record) == 'table' and record['sub'] == ARGV[2] then
+      redis.call('DEL', ARGV[1] .. id)
+      redis.call('ZREM', KEYS[2], id)
+      ended = ended + 1
+    end
+  end
+end
+redis.call('DEL', KEYS[1])
+return ended
+"""
+
+
+class RedisSessionStore(SessionStore):
+    """Sessions as JSON under ``<prefix>:session:<id>``, shared by every gateway replica.
+
+    Beside them: ``<prefix>:sessions:member:<sub>`` (the ids of a member's sessions, for
+    ``delete_member``) and ``<prefix>:sessions:live`` (logged-in ids scored by expiry, for
+    ``count``).
+    """
+
+    def __init__(self, redis: redis.Redis, keys: Keys, ttl_seconds: float = SESSION_TTL_SECONDS,
+                 pending_ttl_seconds: float = PENDING_TTL_SECONDS):
+        self.redis = redis
+        self.keys = keys
+        self.ttl_seconds = ttl_seconds
+        self.pending_ttl_seconds = min(pending_ttl_seconds, ttl_seconds)
+        self._save = redis.register_script(_SAVE)
+        self._delete_member = redis.register_script(_DELETE_MEMBER)
+
+    def _session_key(self, id: str) -> str:
+        return self.keys("session", id)
+
+    def _member_key(self, sub: str) -> str:
+        return self.keys("sessions", "member", sub)
+
+    @property
+    def _live_key(self) -> str:
+        return self.keys("sessions", "live")
+
+    async def get(self, id: str) -> Session | None:
+        raw = await self.redis.get(self._session_key(id))
+        if raw is None:
+            return None
+        session = Session.from_json(raw)
+        if session is None or session.id != id:
+            log.warning("a session record is not readable; it is ignored")
+            return None
+        return session
+
+    async def save(self, session: Session) -> None:
+        previous = await self.get(session.id)
+        previous_index = (self._member_key(previous.sub)
+                          if previous is not None and previous.sub is not None else "")
+        index = self._member_key(session.sub) if session.sub is not None else ""
+        await self._save(
+            keys=[self._session_key(session.id), self._live_key, index, previous_index],
+            args=[session.to_json(), session.id, self.expires_ms(session), now_ms()],
+        )
+
+    async def delete(self, id: str) -> None:
+        session = await self.get(id)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.delete(self._session_key(id))
+            pipe.zrem(self._live_key, id)
+            if session is not None and session.sub is not None:
+                pipe.srem(self._member_key(session.sub), id)
+            await pipe.execute()
+
+    async def delete_member(self, sub: str) -> int:
+        return int(await self._delete_member(
+            keys=[self._member_key(sub), self._live_key],
+            args=[self.keys("session", ""), sub],
+        ))
+
+    async def count(self) -> int:
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.zremrangebyscore(self._live_key, "-inf", now_ms())
+            pipe.zcard(self._live_key)
+            _, live = await pipe.execute()
+        return int(live)
+
+
+def session_id(connection: HTTPConnection) -> str | None:
+    """The session id the request's cookie carries, or None (no cookie, or not one of ours)."""
+    value = connection.cookies.get(COOKIE_NAME)
+    if value is None or not _SESSION_ID.fullmatch(value):
+        return None
+    return value
+
+
+def _is_https(connection: HTTPConnection) -> bool:
+    # The request's own scheme. Behind a TLS-terminating proxy the server maps the proxy's
+    # X-Forwarded-Proto onto it (uvicorn proxy_headers / forwarded_allow_ips): that is where the
+    # decision whom to trust belongs, so this module never reads the header itself.
+    return connection.url.scheme in ("https", "wss")
+
+
+def set_cookie(response: Response, connection: HTTPConnection, session_id: str,
+               max_age: int = SESSION_TTL_SECONDS) -> None:
+    """CONTRACT's session cookie: HttpOnly, SameSite=Lax, Path=/, Secure over https."""
+    response.set_cookie(
+        COOKIE_NAME,
+        session_id,
+        max_age=max_age,
+        path="/",
+        httponly=True,
+        samesite="Lax",  # type: ignore[arg-type]  # written as the contract spells it
+        secure=_is_https(connection),
+    )
+
+
+def clear_cookie(response: Response, connection: HTTPConnection) -> None:
+    response.delete_cookie(
+        COOKIE_NAME,
+        path="/",
+        httponly=True,
+        samesite="Lax",  # type: ignore[arg-type]
+        secure=_is_https(connection),
+    )

@@ -1,0 +1,36 @@
+"""The single-page app: files from STATIC_DIR, and index.html for the client's own routes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+
+_API_PREFIXES = ("/api/", "/auth/", "/ws/")
+
+PLACEHOLDER = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>tavolo</title></head>
+<body><h1>tavolo</h1>
+<p>The web app is not built into this installation (STATIC_DIR has no index.html).</p>
+<p><a href="/auth/login">Log in</a> · <a href="/api/docs">API documentation</a></p>
+</body></html>
+"""
+
+
+class SinglePageApp:
+    def __init__(self, static_dir: str):
+        self.root = Path(static_dir).resolve()
+        self.index = self.root / "index.html"
+
+    async def page(self, request: Request) -> Response:
+        """GET/HEAD of any path no other route serves."""
+        path = request.url.path
+        if path.startswith(_API_PREFIXES) or path in ("/api", "/auth", "/ws"):
+            return JSONResponse({"detail": "Not Found"}, status_code=404)
+        candidate = (self.root / path.lstrip("/")).resolve()
+        if candidate.is_file() and candidate.is_relative_to(self.root):
+            return FileResponse(candidate)
+        if self.index.is_file():
+            return FileResponse(self.index, headers={"Cache-Control": "no-cache"})
+        return HTMLResponse(PLACEHOLDER)

@@ -1,0 +1,167 @@
+"""The WebSocket of a game: the seat's views streamed out, the player's actions passed in.
+
+Refusals happen before the handshake, with an HTTP status (401, 403, 404), so a browser's
+error handler sees why. Once open, no input closes the socket: every bad message gets an
+``error`` message and the game is unchanged. docs/websocket.md is the protocol's reference.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from contextlib import suppress
+
+from starlette.responses import JSONResponse
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from gateway.members import current_member
+from gateway.views import game_view
+from services.errors import Reason, ServiceError
+
+log = logging.getLogger(__name__)
+
+MAX_MESSAGE_BYTES = 4096
+
+# The error codes of CONTRACT.md, by the service reason behind them; "unavailable" (a service
+# briefly down: try again) is the one code the gateway adds. Anything else is the client's fault.
+_CODES = {
+    Reason.ILLEGAL_MOVE: "illegal_move",
+    Reason.NOT_YOUR_TURN: "not_your_turn",
+    Reason.BAD_REQUEST: "bad_request",
+    Reason.UNKNOWN_ACTION: "unknown_action",
+    Reason.CONCURRENT_MOVE: "concurrent_move",
+    Reason.GAME_FINISHED: "game_finished",
+    Reason.UNAVAILABLE: "unavailable",
+}
+LOBBY_POLL_SECONDS = 0.5
+
+
+async def game_socket(websocket: WebSocket) -> None:
+    app = websocket.app
+    backends = app.state.backends
+    if not app.state.origins.allows_socket(websocket):
+        return await _deny(websocket, 403, "Origin not allowed")
+    member = await current_member(websocket)
+    if member is None:
+        return await _deny(websocket, 401, "Not authenticated")
+    try:
+        game = await backends.lobby.get_game(websocket.path_params["id"])
+    except ServiceError as error:
+        if error.reason is Reason.GAME_NOT_FOUND:
+            return await _deny(websocket, 404, "Game not found")
+        return await _deny(websocket, 503, "Service unavailable, try again")
+    seat = game.seat_of(member.sub)
+    if seat is None:
+        return await _deny(websocket, 403, "Not seated at this game")
+    await websocket.accept()
+    log.info("socket opened on game %s (seat %d)", game.id, seat.index)
+    connection = _Connection(websocket, backends, game, seat.seat)
+    try:
+        await connection.run()
+    finally:
+        log.info("socket closed on game %s (seat %d)", game.id, seat.index)
+
+
+async def _deny(websocket: WebSocket, status: int, detail: str) -> None:
+    await websocket.send_denial_response(JSONResponse({"detail": detail}, status_code=status))
+
+
+class _Connection:
+    """One open socket: a task streaming views out while this one reads the player's messages."""
+
+    def __init__(self, websocket: WebSocket, backends, game, seat: str):
+        self.websocket = websocket
+        self.backends = backends
+        self.game = game
+        self.seat = seat
+        self.sending = asyncio.Lock()
+        self.started = asyncio.Event()
+        if game.started:
+            self.started.set()
+
+    async def run(self) -> None:
+        pump = asyncio.create_task(self._stream_views())
+        try:
+            await self._read_messages()
+        finally:
+            pump.cancel()
+            with suppress(asyncio.CancelledError, Exception):
+                await pump
+
+    async def send(self, message: dict) -> None:
+        async with self.sending:
+            await self.websocket.send_text(json.dumps(message, separators=(",", ":")))
+
+    async def _stream_views(self) -> None:
+        await self._wait_for_start()
+        backoff = 0.2
+        while True:
+            try:
+                async for view in self.backends.game.watch_views(self.game.id, self.seat):
+                    backoff = 0.2
+                    await self.send({"type": "state", "game": game_view(view, self.game)})
+                    if view.get("status") == "finished":
+                        await self.send({"type": "game_over", "scores": view.get("scores"),
+                                         "winner": view.get("winner")})
+                        return
+            except ServiceError as error:
+                if error.reason is not Reason.UNAVAILABLE:
+                    log.warning("view stream of %s ended: %s", self.game.id, error.message)
+                    return
+            # The game service went away (a restart, a replica lost): subscribe again.
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, 5.0)
+
+    async def _wait_for_start(self) -> None:
+        while not self.started.is_set():
+            game = await self.backends.lobby.get_game(self.game.id)
+            if game.started:
+                self.game = game
+                self.started.set()
+                return
+            await asyncio.sleep(LOBBY_POLL_SECONDS)
+
+    async def _read_messages(self) -> None:
+        while True:
+            try:
+                message = await self.websocket.receive()
+            except WebSocketDisconnect:
+                return
+            if message["type"] == "websocket.disconnect":
+                return
+            text = message.get("text")
+            if text is None:
+                await self._error("bad_request", "Send JSON text messages, not binary")
+                continue
+            if len(text.encode()) > MAX_MESSAGE_BYTES:
+                await self.websocket.close(code=1009, reason="Message too big")
+                return
+            await self._handle(text)
+
+    async def _handle(self, text: str) -> None:
+        try:
+            data = json.loads(text)
+        except ValueError:
+            return await self._error("bad_request", "Message is not JSON")
+        if not isinstance(data, dict):
+            return await self._error("bad_request", "Message must be a JSON object")
+        action = data.get("action")
+        if not isinstance(action, str) or not action:
+            return await self._error("bad_request", "Message needs an action")
+        revision = data.pop("revision", None)
+        if revision is not None and (not isinstance(revision, int) or isinstance(revision, bool)):
+            return await self._error("bad_request", "revision must be an integer")
+        if not self.started.is_set():
+            return await self._error("illegal_move", "The game has not started")
+        try:
+            if action == "state":
+                view = await self.backends.game.get_view(self.game.id, self.seat)
+                await self.send({"type": "state", "game": game_view(view, self.game)})
+            else:
+                await self.backends.game.act(self.game.id, self.seat, data, revision)
+        except ServiceError as error:
+            await self._error(_CODES.get(error.reason, "bad_request"), error.message)
+
+    async def _error(self, code: str, message: str) -> None:
+        await self.send({"type": "error", "code": code, "message": message})
