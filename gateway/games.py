@@ -56,6 +56,7 @@ async def join_game(request: Request) -> JSONResponse:
 
 
 async def preview(request: Request) -> JSONResponse:
+    await require_member(request)
     code = request.query_params.get("code", "").strip()
     if not code:
         raise HTTPException(400, "code is required")

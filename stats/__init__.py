@@ -1,0 +1,1 @@
+"""The stats service: finished matches, Elo ratings, match history and the leaderboard."""

@@ -1,0 +1,45 @@
+"""``tavolo backfill-elo``: recompute every rating and every Elo delta from the match history.
+
+Matches are replayed in finished order (finished_at, then id) in one transaction, through the
+same settlement live recording uses, so the result equals what recording them in that order
+produced. Recording waits while it runs; reads go on. Members erased meanwhile stay unrated.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+import asyncpg
+
+from services.config import Settings
+from services.errors import ServiceError
+from services.migrations import migrate
+from stats.model import RecalculationSummary
+from stats.repository import PostgresStatsRepository
+
+
+async def recalculate(database_url: str) -> RecalculationSummary:
+    await migrate(database_url, components=("stats",))
+    # No command timeout: rewriting a long history may take longer than a request would.
+    pool = await asyncpg.create_pool(database_url, min_size=1, max_size=1, command_timeout=None)
+    repository = PostgresStatsRepository(pool)
+    try:
+        return await repository.recalculate()
+    finally:
+        await repository.close()
+
+
+def main(settings: Settings) -> int:
+    if settings.database_url is None:
+        print("tavolo backfill-elo: no database configured (set DATABASE_URL or DATABASE_*)",
+              file=sys.stderr)
+        return 2
+    try:
+        summary = asyncio.run(recalculate(settings.database_url))
+    except (ServiceError, OSError, asyncpg.PostgresError) as error:
+        print(f"tavolo backfill-elo: failed, nothing changed: {error}", file=sys.stderr)
+        return 1
+    print(f"replayed {summary.matches} match(es): {summary.ratings} rating(s) rewritten, "
+          f"{summary.changed_deltas} Elo delta(s) corrected")
+    return 0

@@ -1,0 +1,149 @@
+"""``StatsClient``: the stats service for its callers (the game service, the gateway).
+
+Plain records in and out (stats.model), failures as ServiceError (reason + message), so callers
+never touch protobuf or grpc. ``contract_match_item`` renders a match as CONTRACT.md's item.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+
+from services.channels import open_channel
+from services.errors import from_rpc_error
+from services.timeutil import iso_from_ms
+from stats import messages
+from stats.model import LeaderboardRow, Match, Rating
+from tavolo.stats.v1 import stats_pb2, stats_pb2_grpc
+
+# Every method is safe to repeat: RecordMatch is idempotent on the table id, EraseMember on
+# the member (a repeat anonymizes nothing more), the rest are reads.
+_IDEMPOTENT = ("RecordMatch", "ListMatches", "GetRatings", "GetLeaderboard", "EraseMember")
+
+
+@dataclass(frozen=True)
+class SeatOutcome:
+    """One seat's outcome of a finished match, as the engine reports it."""
+
+    seat_index: int
+    won: bool
+    points: int
+    team: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def seat(self) -> str:
+        return f"seat:{self.seat_index}"
+
+
+def seat_outcomes(result: dict[str, Any]) -> list[SeatOutcome]:
+    """The seats of an engine result (its ``"seats"`` list: seat, team, won, points)."""
+    return [SeatOutcome(seat_index=s["seat"], won=s["won"], points=s["points"],
+                        team=s.get("team"))
+            for s in result.get("seats", ())]
+
+
+@dataclass(frozen=True)
+class RecordedMatch:
+    match: Match
+    created: bool  # False: it was already recorded (this call changed nothing)
+
+
+@dataclass(frozen=True)
+class MatchPage:
+    matches: list[Match]
+    next_cursor: str | None  # None on the last page
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    game_type: str
+    entries: list[LeaderboardRow]  # rank = position + 1
+
+
+class StatsClient:
+    def __init__(self, address: str, timeout_seconds: float = 10.0):
+        self._channel = open_channel(address, "tavolo.stats.v1.StatsService",
+                                     idempotent=_IDEMPOTENT, timeout_seconds=timeout_seconds)
+        self._stub = stats_pb2_grpc.StatsServiceStub(self._channel)
+
+    async def close(self) -> None:
+        await self._channel.close()
+
+    async def __aenter__(self) -> StatsClient:
+        return self
+
+    async def __aexit__(self, *exc_info) -> None:
+        await self.close()
+
+    async def record_match(self, table_id: str, game_type: str, started_ms: int, finished_ms: int,
+                           result: dict[str, Any] | str,
+                           seats: Sequence[SeatOutcome]) -> RecordedMatch:
+        request = stats_pb2.RecordMatchRequest(
+            table_id=table_id, game_type=game_type,
+            started_at=messages.timestamp(started_ms), finished_at=messages.timestamp(finished_ms),
+            result_json=result if isinstance(result, str) else json.dumps(result),
+            seats=[stats_pb2.SeatResult(seat=s.seat, seat_index=s.seat_index, team=s.team or "",
+                                        won=s.won, points=s.points,
+                                        details_json=json.dumps(s.details) if s.details else "")
+                   for s in seats],
+        )
+        response = await self._call(self._stub.RecordMatch, request)
+        return RecordedMatch(messages.match_from_message(response.match), response.created)
+
+    async def list_matches(self, member_id: str, game_type: str | None = None, limit: int = 0,
+                           cursor: str | None = None) -> MatchPage:
+        response = await self._call(self._stub.ListMatches, stats_pb2.ListMatchesRequest(
+            member_id=member_id, game_type=game_type or "", page_size=limit,
+            page_token=cursor or ""))
+        return MatchPage([messages.match_from_message(m) for m in response.matches],
+                         response.next_page_token or None)
+
+    async def ratings(self, member_id: str) -> list[Rating]:
+        response = await self._call(self._stub.GetRatings,
+                                    stats_pb2.GetRatingsRequest(member_id=member_id))
+        return [messages.rating_from_message(r) for r in response.ratings]
+
+    async def leaderboard(self, game_type: str | None = None, limit: int = 0) -> Leaderboard:
+        response = await self._call(self._stub.GetLeaderboard, stats_pb2.GetLeaderboardRequest(
+            game_type=game_type or "", limit=limit))
+        return Leaderboard(response.game_type, [
+            LeaderboardRow(e.member_id, e.display_name, e.rating, e.wins, e.matches, e.points)
+            for e in response.entries])
+
+    async def erase_member(self, member_id: str) -> int:
+        response = await self._call(self._stub.EraseMember,
+                                    stats_pb2.EraseMemberRequest(member_id=member_id))
+        return response.anonymized_rows
+
+    @staticmethod
+    async def _call(method, request):
+        try:
+            return await method(request)
+        except grpc.RpcError as error:
+            raise from_rpc_error(error) from None
+
+
+def contract_match_item(match: Match) -> dict[str, Any]:
+    """CONTRACT.md's match item (GET /api/me/matches)."""
+    return {
+        "id": match.id,
+        "game_type": match.game_type,
+        "started_at": iso_from_ms(match.started_ms),
+        "finished_at": iso_from_ms(match.finished_ms),
+        "result": match.result,
+        "players": [{"seat": p.seat_index, "name": p.display_name, "team": p.team, "won": p.won,
+                     "points": p.points, "elo_delta": p.elo_delta} for p in match.players],
+    }
+
+
+def contract_leaderboard(board: Leaderboard) -> dict[str, Any]:
+    """CONTRACT.md's GET /api/leaderboard body."""
+    return {"game_type": board.game_type,
+            "entries": [{"rank": rank, "name": e.display_name, "rating": e.rating, "wins": e.wins,
+                         "matches": e.matches, "points": e.points}
+                        for rank, e in enumerate(board.entries, 1)]}

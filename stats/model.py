@@ -1,0 +1,84 @@
+"""The stats domain's records: plain immutable data, shared by the stores, the service and the client.
+
+Times are integer milliseconds since the Unix epoch, as everywhere inside the platform.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+DEFAULT_GAME_TYPE = "scopone_scientifico"
+ERASED_NAME = "deleted player"
+
+
+@dataclass(frozen=True)
+class Player:
+    """One participant of a match: who sat at which seat and how it went for them."""
+
+    seat_index: int
+    member_id: str
+    display_name: str
+    team: str | None  # None when the game has no teams (each seat plays for itself)
+    won: bool
+    points: int
+    elo_delta: int = 0  # filled in when the match is recorded
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Match:
+    """A finished match; its id is the table id (also the lobby game id)."""
+
+    id: str
+    game_type: str
+    started_ms: int
+    finished_ms: int
+    result: dict[str, Any]
+    players: tuple[Player, ...]  # in seat order
+
+
+@dataclass(frozen=True)
+class SeatHolder:
+    """Who sits at one opaque seat of a table, as the lobby's seating says."""
+
+    seat: str  # "seat:2"
+    seat_index: int
+    member_id: str
+    display_name: str
+
+
+@dataclass(frozen=True)
+class Rating:
+    """A member's standing in one game type."""
+
+    game_type: str
+    rating: int
+    matches: int
+
+
+@dataclass(frozen=True)
+class LeaderboardRow:
+    member_id: str
+    display_name: str  # as of the member's latest recorded match
+    rating: int
+    wins: int
+    matches: int
+    points: int
+
+
+@dataclass(frozen=True)
+class Position:
+    """Where a page of a member's history ends: the keyset (finished_ms, match id)."""
+
+    finished_ms: int
+    match_id: str
+
+
+@dataclass(frozen=True)
+class RecalculationSummary:
+    """What a backfill did."""
+
+    matches: int
+    ratings: int
+    changed_deltas: int

@@ -1,0 +1,442 @@
+"""Where matches and ratings are kept: one interface, an in-memory store and a Postgres store.
+
+Both stores settle Elo with :func:`stats.standings.settle` inside the write that records the
+match, so a match, its players and every player's new rating land together or not at all.
+The in-memory store (``DATABASE_URL`` unset) serves a single replica; one behaviour test suite
+runs against both.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import functools
+import json
+import logging
+from abc import ABC, abstractmethod
+from dataclasses import replace
+from datetime import datetime, timedelta, timezone
+
+import asyncpg
+
+from services.errors import Reason, ServiceError
+from stats.model import (
+    ERASED_NAME,
+    LeaderboardRow,
+    Match,
+    Player,
+    Position,
+    Rating,
+    RecalculationSummary,
+)
+from stats.standings import Ledger, Standing, history_order, settle, with_deltas
+
+log = logging.getLogger(__name__)
+
+
+class StatsRepository(ABC):
+    """The stats store. Every method is atomic; ``record_match`` is idempotent on the match id."""
+
+    @abstractmethod
+    async def get_match(self, match_id: str) -> Match | None:
+        """The recorded match, or None."""
+
+    @abstractmethod
+    async def record_match(self, match: Match) -> tuple[Match, bool]:
+        """Record ``match`` (its players' deltas are computed here) and update the ratings.
+
+        Returns the stored match and True; when a match with this id is already recorded,
+        returns that one and False and changes nothing.
+        """
+
+    @abstractmethod
+    async def list_matches(self, member_id: str, game_type: str | None, limit: int,
+                           after: Position | None) -> list[Match]:
+        """Up to ``limit`` of the member's matches older than ``after``, newest first."""
+
+    @abstractmethod
+    async def ratings(self, member_id: str) -> list[Rating]:
+        """The member's rating in every game type they played, by game type id."""
+
+    @abstractmethod
+    async def leaderboard(self, game_type: str, limit: int) -> list[LeaderboardRow]:
+        """By rating, then wins (both highest first), then member id."""
+
+    @abstractmethod
+    async def erase_member(self, member_id: str, replacement_id: str) -> int:
+        """Anonymize the member's match rows under ``replacement_id``, drop their ratings;
+        returns how many rows were anonymized."""
+
+    @abstractmethod
+    async def recalculate(self) -> RecalculationSummary:
+        """Recompute every Elo delta and rating from the history, in finished order."""
+
+    async def probe(self) -> None:
+        """Raises while the store does not answer."""
+
+    async def close(self) -> None:
+        """Release connections."""
+
+
+# -- in memory -----------------------------------------------------------------------------
+
+
+class MemoryStatsRepository(StatsRepository):
+    """Everything in dicts. No method awaits between reading and writing, so each is atomic."""
+
+    def __init__(self) -> None:
+        self._matches: dict[str, Match] = {}
+        self._history: dict[str, set[str]] = {}  # member id -> ids of their matches
+        self._erased: set[str] = set()  # the replacement ids of erased members: never rated
+        self._ledger = Ledger()
+
+    async def get_match(self, match_id: str) -> Match | None:
+        match = self._matches.get(match_id)
+        return copy.deepcopy(match) if match is not None else None
+
+    async def record_match(self, match: Match) -> tuple[Match, bool]:
+        existing = self._matches.get(match.id)
+        if existing is not None:
+            return copy.deepcopy(existing), False
+        settled = with_deltas(copy.deepcopy(match), self._ledger.settle(match))
+        self._matches[match.id] = settled
+        for player in settled.players:
+            self._history.setdefault(player.member_id, set()).add(match.id)
+        return copy.deepcopy(settled), True
+
+    async def list_matches(self, member_id: str, game_type: str | None, limit: int,
+                           after: Position | None) -> list[Match]:
+        matches = [self._matches[match_id] for match_id in self._history.get(member_id, ())]
+        if game_type is not None:
+            matches = [m for m in matches if m.game_type == game_type]
+        if after is not None:
+            matches = [m for m in matches if history_order(m) < (after.finished_ms, after.match_id)]
+        matches.sort(key=history_order, reverse=True)
+        return copy.deepcopy(matches[:limit])
+
+    async def ratings(self, member_id: str) -> list[Rating]:
+        return [Rating(game_type, s.rating, s.matches)
+                for (member, game_type), s in sorted(self._ledger.standings.items())
+                if member == member_id and s.matches > 0]
+
+    async def leaderboard(self, game_type: str, limit: int) -> list[LeaderboardRow]:
+        rows = [LeaderboardRow(member, s.display_name, s.rating, s.wins, s.matches, s.points)
+                for (member, kind), s in self._ledger.standings.items()
+                if kind == game_type and s.matches > 0]
+        rows.sort(key=lambda row: (-row.rating, -row.wins, row.member_id))
+        return rows[:limit]
+
+    async def erase_member(self, member_id: str, replacement_id: str) -> int:
+        anonymized = 0
+        for match_id in self._history.pop(member_id, set()):
+            match = self._matches[match_id]
+            players = []
+            for player in match.players:
+                if player.member_id == member_id:
+                    player = replace(player, member_id=replacement_id, display_name=ERASED_NAME)
+                    anonymized += 1
+                players.append(player)
+            self._matches[match_id] = replace(match, players=tuple(players))
+            self._history.setdefault(replacement_id, set()).add(match_id)
+        if anonymized:
+            self._erased.add(replacement_id)
+        standings = self._ledger.standings
+        for key in [key for key in standings if key[0] == member_id]:
+            del standings[key]
+        return anonymized
+
+    async def recalculate(self) -> RecalculationSummary:
+        ordered = sorted(self._matches.values(), key=history_order)
+        ledger = Ledger()
+        settled = [with_deltas(match, ledger.settle(match)) for match in ordered]
+        changed = sum(old.elo_delta != new.elo_delta
+                      for before, after in zip(ordered, settled, strict=True)
+                      for old, new in zip(before.players, after.players, strict=True))
+        self._matches = {match.id: match for match in settled}
+        for key in [key for key in ledger.standings if key[0] in self._erased]:
+            del ledger.standings[key]
+        self._ledger = ledger
+        return RecalculationSummary(len(settled), len(ledger.standings), changed)
+
+
+# -- Postgres ------------------------------------------------------------------------------
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_MS = timedelta(milliseconds=1)
+
+# Connection-level failures: the database is down, restarting or out of connections. They
+# become UNAVAILABLE (retry later), never an INTERNAL error.
+_UNREACHABLE = (
+    OSError,
+    asyncio.TimeoutError,
+    asyncpg.PostgresConnectionError,
+    asyncpg.InterfaceError,
+    asyncpg.exceptions.OperatorInterventionError,
+    asyncpg.exceptions.InsufficientResourcesError,
+)
+# Conflicts Postgres resolves by aborting one transaction; the write is simply tried again.
+_RETRYABLE = (asyncpg.exceptions.DeadlockDetectedError, asyncpg.exceptions.SerializationError)
+_ATTEMPTS = 3
+
+
+def _datetime(ms: int) -> datetime:
+    return _EPOCH + ms * _MS
+
+
+def _ms(moment: datetime) -> int:
+    return (moment - _EPOCH) // _MS
+
+
+def _database_call(method):
+    @functools.wraps(method)
+    async def wrapper(self, *args, **kwargs):
+        for attempt in range(1, _ATTEMPTS + 1):
+            try:
+                return await method(self, *args, **kwargs)
+            except _RETRYABLE as error:
+                if attempt == _ATTEMPTS:
+                    log.warning("stats: %s gave up after %d conflicts: %s", method.__name__,
+                                attempt, error)
+                    raise ServiceError(Reason.UNAVAILABLE,
+                                       "The stats database is busy: try again") from error
+            except _UNREACHABLE as error:
+                log.warning("stats: database unreachable in %s: %r", method.__name__, error)
+                raise ServiceError(Reason.UNAVAILABLE,
+                                   "The stats database cannot be reached right now") from error
+    return wrapper
+
+
+_INSERT_MATCH = """
+INSERT INTO match (id, game_type, started_at, finished_at, result)
+VALUES ($1, $2, $3, $4, $5::jsonb)
+ON CONFLICT (id) DO NOTHING
+RETURNING true
+"""
+# Rating rows exist before they are locked, so two first matches of one member serialize on
+# the row instead of both starting from 1500. Sorted inserts and sorted locks: no deadlocks.
+_ENSURE_RATINGS = """
+INSERT INTO player_rating (member_id, game_type)
+SELECT member_id, $2 FROM unnest($1::text[]) AS m(member_id) ORDER BY member_id COLLATE "C"
+ON CONFLICT (member_id, game_type) DO NOTHING
+"""
+_LOCK_RATINGS = """
+SELECT member_id, rating, matches, wins, points, display_name, last_finished_at
+FROM player_rating WHERE game_type = $1 AND member_id = ANY($2::text[])
+ORDER BY member_id FOR UPDATE
+"""
+_INSERT_PLAYER = """
+INSERT INTO match_player (match_id, member_id, display_name, seat, team, won, points, elo_delta,
+                          details, game_type, finished_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11)
+"""
+_UPDATE_RATING = """
+UPDATE player_rating
+SET rating = $3, matches = $4, wins = $5, points = $6, display_name = $7, last_finished_at = $8
+WHERE member_id = $1 AND game_type = $2
+"""
+_SELECT_MATCHES = """
+SELECT id::text, game_type, started_at, finished_at, result::text FROM match
+WHERE id = ANY($1::uuid[])
+"""
+_SELECT_PLAYERS = """
+SELECT match_id::text, seat, member_id, display_name, team, won, points, elo_delta, details::text
+FROM match_player WHERE match_id = ANY($1::uuid[]) ORDER BY match_id, seat
+"""
+_SELECT_RATINGS = """
+SELECT game_type, rating, matches FROM player_rating
+WHERE member_id = $1 AND matches > 0 ORDER BY game_type
+"""
+_SELECT_LEADERBOARD = """
+SELECT member_id, display_name, rating, wins, matches, points FROM player_rating
+WHERE game_type = $1 AND matches > 0
+ORDER BY rating DESC, wins DESC, member_id
+LIMIT $2
+"""
+# Erasure and backfill take a table lock that conflicts with the INSERT every recording starts
+# its rating work with: no recording can slip a row of the member in between (nor see a
+# half-recalculated table). Plain reads are never blocked.
+_ERASE = (
+    "LOCK TABLE player_rating IN SHARE ROW EXCLUSIVE MODE",
+    """UPDATE match_player SET member_id = $2, display_name = $3, erased = true
+       WHERE member_id = $1""",
+    "DELETE FROM player_rating WHERE member_id = $1",
+)
+_HISTORY_IN_FINISHED_ORDER = """
+SELECT m.id::text AS match_id, m.game_type, m.finished_at, p.seat, p.member_id, p.display_name,
+       p.team, p.won, p.points, p.elo_delta, p.erased
+FROM match m JOIN match_player p ON p.match_id = m.id
+ORDER BY m.finished_at, m.id, p.seat
+"""
+_RATING_COLUMNS = ("member_id", "game_type", "rating", "matches", "wins", "points",
+                   "display_name", "last_finished_at")
+
+
+def _page_query(member_id: str, game_type: str | None, limit: int,
+                after: Position | None) -> tuple[str, list]:
+    """A member's page of match ids: one range scan of a history index, whatever the filter."""
+    arguments: list = [member_id]
+    conditions = ["member_id = $1"]
+    if game_type is not None:
+        arguments.append(game_type)
+        conditions.append(f"game_type = ${len(arguments)}")
+    if after is not None:
+        arguments += [_datetime(after.finished_ms), after.match_id]
+        conditions.append(f"(finished_at, match_id) < (${len(arguments) - 1}::timestamptz, "
+                          f"${len(arguments)}::uuid)")
+    arguments.append(limit)
+    query = (f"SELECT match_id::text FROM match_player WHERE {' AND '.join(conditions)} "
+             f"ORDER BY finished_at DESC, match_id DESC LIMIT ${len(arguments)}")
+    return query, arguments
+
+
+class PostgresStatsRepository(StatsRepository):
+    """The tables of ``stats/migrations`` through an asyncpg pool."""
+
+    def __init__(self, pool: asyncpg.Pool):
+        self._pool = pool
+
+    async def probe(self) -> None:
+        await self._pool.fetchval("SELECT 1")
+
+    async def close(self) -> None:
+        await self._pool.close()
+
+    @_database_call
+    async def get_match(self, match_id: str) -> Match | None:
+        async with self._pool.acquire() as connection:
+            matches = await self._fetch_matches(connection, [match_id])
+        return matches[0] if matches else None
+
+    @_database_call
+    async def record_match(self, match: Match) -> tuple[Match, bool]:
+        async with self._pool.acquire() as connection, connection.transaction():
+            inserted = await connection.fetchval(
+                _INSERT_MATCH, match.id, match.game_type, _datetime(match.started_ms),
+                _datetime(match.finished_ms), json.dumps(match.result))
+            if not inserted:
+                # Another call recorded it (ON CONFLICT waited for it to commit).
+                (existing,) = await self._fetch_matches(connection, [match.id])
+                return existing, False
+            members = sorted(p.member_id for p in match.players)
+            await connection.execute(_ENSURE_RATINGS, members, match.game_type)
+            rows = await connection.fetch(_LOCK_RATINGS, match.game_type, members)
+            standings = {
+                row["member_id"]: Standing(
+                    row["rating"], row["matches"], row["wins"], row["points"],
+                    row["display_name"],
+                    _ms(row["last_finished_at"]) if row["last_finished_at"] else None)
+                for row in rows
+            }
+            settled = with_deltas(match, settle(match, standings))
+            finished_at = _datetime(match.finished_ms)
+            await connection.executemany(_INSERT_PLAYER, [
+                (match.id, p.member_id, p.display_name, p.seat_index, p.team, p.won, p.points,
+                 p.elo_delta, json.dumps(p.details), match.game_type, finished_at)
+                for p in settled.players])
+            await connection.executemany(_UPDATE_RATING, [
+                (member, match.game_type, s.rating, s.matches, s.wins, s.points,
+                 s.display_name, _datetime(s.last_finished_ms))
+                for member, s in sorted(standings.items())])
+        return settled, True
+
+    @_database_call
+    async def list_matches(self, member_id: str, game_type: str | None, limit: int,
+                           after: Position | None) -> list[Match]:
+        query, arguments = _page_query(member_id, game_type, limit, after)
+        async with self._pool.acquire() as connection:
+            ids = [row[0] for row in await connection.fetch(query, *arguments)]
+            matches = await self._fetch_matches(connection, ids)
+        return matches
+
+    @_database_call
+    async def ratings(self, member_id: str) -> list[Rating]:
+        rows = await self._pool.fetch(_SELECT_RATINGS, member_id)
+        return [Rating(row["game_type"], row["rating"], row["matches"]) for row in rows]
+
+    @_database_call
+    async def leaderboard(self, game_type: str, limit: int) -> list[LeaderboardRow]:
+        rows = await self._pool.fetch(_SELECT_LEADERBOARD, game_type, limit)
+        return [LeaderboardRow(row["member_id"], row["display_name"], row["rating"], row["wins"],
+                               row["matches"], row["points"]) for row in rows]
+
+    @_database_call
+    async def erase_member(self, member_id: str, replacement_id: str) -> int:
+        lock, anonymize, drop_ratings = _ERASE
+        async with self._pool.acquire() as connection, connection.transaction():
+            await connection.execute(lock)
+            status = await connection.execute(anonymize, member_id, replacement_id, ERASED_NAME)
+            await connection.execute(drop_ratings, member_id)
+        return int(status.split()[-1])
+
+    @_database_call
+    async def recalculate(self) -> RecalculationSummary:
+        async with self._pool.acquire() as connection, connection.transaction():
+            await connection.execute("LOCK TABLE player_rating IN EXCLUSIVE MODE")
+            return await _recalculate(connection)
+
+    async def _fetch_matches(self, connection: asyncpg.Connection, ids: list[str]) -> list[Match]:
+        """The matches with these ids, in the order of ``ids``."""
+        if not ids:
+            return []
+        rows = await connection.fetch(_SELECT_MATCHES, ids)
+        if not rows:
+            return []
+        players: dict[str, list[Player]] = {}
+        for row in await connection.fetch(_SELECT_PLAYERS, [row["id"] for row in rows]):
+            players.setdefault(row[0], []).append(Player(
+                seat_index=row["seat"], member_id=row["member_id"],
+                display_name=row["display_name"], team=row["team"], won=row["won"],
+                points=row["points"], elo_delta=row["elo_delta"],
+                details=json.loads(row["details"])))
+        found = {
+            row["id"]: Match(row["id"], row["game_type"], _ms(row["started_at"]),
+                             _ms(row["finished_at"]), json.loads(row["result"]),
+                             tuple(players.get(row["id"], ())))
+            for row in rows
+        }
+        return [found[match_id] for match_id in ids if match_id in found]
+
+
+async def _recalculate(connection: asyncpg.Connection) -> RecalculationSummary:
+    """Replay the history one match at a time (streamed), then write what changed."""
+    ledger = Ledger()
+    erased_members: set[str] = set()
+    changed: list[tuple[str, int, int]] = []
+    matches = 0
+
+    def settle_one(rows: list[asyncpg.Record]) -> None:
+        nonlocal matches
+        first = rows[0]
+        match = Match(first["match_id"], first["game_type"], 0, _ms(first["finished_at"]), {},
+                      tuple(Player(row["seat"], row["member_id"], row["display_name"],
+                                   row["team"], row["won"], row["points"], row["elo_delta"])
+                            for row in rows))
+        deltas = ledger.settle(match)
+        for player in match.players:
+            if player.elo_delta != deltas[player.member_id]:
+                changed.append((match.id, player.seat_index, deltas[player.member_id]))
+        erased_members.update(row["member_id"] for row in rows if row["erased"])
+        matches += 1
+
+    pending: list[asyncpg.Record] = []
+    async for row in connection.cursor(_HISTORY_IN_FINISHED_ORDER, prefetch=2000):
+        if pending and pending[0]["match_id"] != row["match_id"]:
+            settle_one(pending)
+            pending = []
+        pending.append(row)
+    if pending:
+        settle_one(pending)
+
+    if changed:
+        await connection.execute("""CREATE TEMP TABLE recalculated_delta
+            (match_id uuid, seat smallint, elo_delta integer) ON COMMIT DROP""")
+        await connection.copy_records_to_table("recalculated_delta", records=changed)
+        await connection.execute("""UPDATE match_player p SET elo_delta = r.elo_delta
+            FROM recalculated_delta r WHERE p.match_id = r.match_id AND p.seat = r.seat""")
+    await connection.execute("DELETE FROM player_rating")
+    kept = [(member, game_type, s.rating, s.matches, s.wins, s.points, s.display_name,
+             _datetime(s.last_finished_ms))
+            for (member, game_type), s in sorted(ledger.standings.items())
+            if member not in erased_members]
+    await connection.copy_records_to_table("player_rating", records=kept, columns=_RATING_COLUMNS)
+    return RecalculationSummary(matches, len(kept), len(changed))

@@ -1,0 +1,68 @@
+"""``tavolo serve stats``: the stats service on STATS_ADDR.
+
+With DATABASE_URL set it applies the stats migrations, then keeps matches in Postgres (health
+follows ``SELECT 1``); without, it keeps them in memory for a single replica.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from services.config import Settings
+from services.migrations import migrate
+from services.server import ServiceSpec, serve
+from services.stores import postgres_pool
+from stats.cursor import CursorCodec
+from stats.lobby_api import LobbySeating
+from stats.repository import MemoryStatsRepository, PostgresStatsRepository, StatsRepository
+from stats.service import StatsService
+from stats.servicer import SERVICE_NAME, StatsServicer, register
+
+log = logging.getLogger(__name__)
+
+# DEVELOPMENT DEFAULT ONLY. Page tokens are signed with STATS_CURSOR_SECRET once Settings has it
+# (requested from the lead); until then, and whenever it is unset, this public constant signs
+# them, so tokens are forgeable by anyone who reads this file. Never rely on it in production.
+DEV_CURSOR_SECRET = b"tavolo-dev-only-stats-cursor-secret-do-not-use-in-production"
+
+
+def cursor_secret(settings: Settings) -> bytes:
+    configured = getattr(settings, "stats_cursor_secret", None)
+    if configured:
+        return configured.encode() if isinstance(configured, str) else bytes(configured)
+    log.warning("stats: page tokens signed with the development default key "
+                "(set STATS_CURSOR_SECRET in production)")
+    return DEV_CURSOR_SECRET
+
+
+async def open_repository(settings: Settings) -> StatsRepository:
+    if settings.database_url is None:
+        log.info("stats: DATABASE_URL unset, keeping matches in memory (one replica only)")
+        return MemoryStatsRepository()
+    applied = await migrate(settings.database_url, components=("stats",))
+    for name in applied:
+        log.info("stats: applied migration %s", name)
+    return PostgresStatsRepository(await postgres_pool(settings.database_url))
+
+
+async def build(settings: Settings) -> ServiceSpec:
+    """The stats ServiceSpec with its stores open; ``on_stop`` closes them."""
+    repository = await open_repository(settings)
+    lobby = LobbySeating(settings.lobby_addr)
+    service = StatsService(repository, lobby, CursorCodec(cursor_secret(settings)))
+
+    async def close() -> None:
+        await lobby.close()
+        await repository.close()
+
+    return ServiceSpec(
+        name="stats",
+        full_names=(SERVICE_NAME,),
+        register=register(StatsServicer(service)),
+        probe=repository.probe,
+        on_stop=close,
+    )
+
+
+async def run(settings: Settings) -> None:
+    await serve(await build(settings), settings.stats_addr)

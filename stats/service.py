@@ -1,0 +1,299 @@
+"""The stats service's domain flow: check what callers send, join the lobby's seating, page.
+
+No gRPC here: the servicer turns messages into these calls, and the stores and the lobby come
+in through small interfaces (a :class:`~stats.repository.StatsRepository` and a
+:class:`SeatingSource`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from services.errors import Reason, ServiceError
+from stats.cursor import CursorCodec, CursorError
+from stats.model import (
+    DEFAULT_GAME_TYPE,
+    LeaderboardRow,
+    Match,
+    Player,
+    Position,
+    Rating,
+    SeatHolder,
+)
+from stats.repository import StatsRepository
+
+DEFAULT_PAGE_SIZE = 20
+DEFAULT_LEADERBOARD_SIZE = 10
+MAX_PAGE_SIZE = 100
+MAX_ID_CHARS = 1024
+MAX_TEAM_CHARS = 64
+_GAME_TYPE = re.compile(r"[a-z][a-z0-9_]{0,63}")
+_SEAT = re.compile(r"seat:(0|[1-9][0-9]{0,2})")
+_LATEST_MS = 253402300800000  # 10000-01-01: beyond every timestamp Postgres and Python share
+
+
+class SeatingSource(Protocol):
+    """Who sat where at a table: the lobby's seating. Raises ServiceError(GAME_NOT_FOUND)."""
+
+    async def seating(self, table_id: str) -> Sequence[SeatHolder]: ...
+
+
+@dataclass(frozen=True)
+class SeatReport:
+    """One seat's outcome as the game service reports it (the wire's SeatResult)."""
+
+    seat: str
+    seat_index: int
+    team: str  # "" when the game has no teams
+    won: bool
+    points: int
+    details_json: str = ""
+
+
+@dataclass(frozen=True)
+class MatchReport:
+    """A finished match as the game service reports it (the wire's RecordMatchRequest)."""
+
+    table_id: str
+    game_type: str
+    started_ms: int | None  # None: the caller left it unset
+    finished_ms: int | None
+    result_json: str
+    seats: Sequence[SeatReport]
+
+
+@dataclass(frozen=True)
+class HistoryPage:
+    matches: list[Match]
+    next_page_token: str  # "" on the last page
+
+
+class StatsService:
+    def __init__(self, repository: StatsRepository, seating: SeatingSource,
+                 cursors: CursorCodec, new_member_id: Callable[[], str] = lambda: str(uuid.uuid4())):
+        self.repository = repository
+        self.seating = seating
+        self.cursors = cursors
+        self.new_member_id = new_member_id
+
+    async def record_match(self, report: MatchReport) -> tuple[Match, bool]:
+        """Record a finished match once; a repeat returns the stored one with False."""
+        table_id, outcomes, match_fields = _checked_report(report)
+        existing = await self.repository.get_match(table_id)
+        if existing is not None:
+            # Answered without the lobby, which may have forgotten the table by now.
+            return existing, False
+        holders = await self.seating.seating(table_id)
+        players = _join_seating(table_id, outcomes, holders)
+        match = Match(id=table_id, players=players, **match_fields)
+        return await self.repository.record_match(match)
+
+    async def list_matches(self, member_id: str, game_type: str, page_size: int,
+                           page_token: str) -> HistoryPage:
+        member_id = _checked_member(member_id)
+        kind = _checked_game_type(game_type) if game_type else None
+        size = _checked_size("page_size", page_size, DEFAULT_PAGE_SIZE)
+        scope = (member_id, kind or "")
+        after = None
+        if page_token:
+            try:
+                after = self.cursors.decode(page_token, scope)
+            except CursorError as error:
+                raise ServiceError(Reason.INVALID_PAGE_TOKEN, f"Invalid page token: {error}") from None
+        matches = await self.repository.list_matches(member_id, kind, size + 1, after)
+        token = ""
+        if len(matches) > size:
+            matches = matches[:size]
+            last = matches[-1]
+            token = self.cursors.encode(Position(last.finished_ms, last.id), scope)
+        return HistoryPage(matches, token)
+
+    async def ratings(self, member_id: str) -> list[Rating]:
+        return await self.repository.ratings(_checked_member(member_id))
+
+    async def leaderboard(self, game_type: str, limit: int) -> tuple[str, list[LeaderboardRow]]:
+        kind = _checked_game_type(game_type) if game_type else DEFAULT_GAME_TYPE
+        size = _checked_size("limit", limit, DEFAULT_LEADERBOARD_SIZE)
+        return kind, await self.repository.leaderboard(kind, size)
+
+    async def erase_member(self, member_id: str) -> int:
+        return await self.repository.erase_member(_checked_member(member_id), self.new_member_id())
+
+
+# -- checks --------------------------------------------------------------------------------
+
+
+def _invalid(message: str, **metadata: str) -> ServiceError:
+    return ServiceError(Reason.INVALID_ARGUMENT, message, **metadata)
+
+
+def _checked_text(field: str, value: str, limit: int) -> str:
+    if "\x00" in value:
+        raise _invalid(f"{field} must not contain NUL characters")
+    if len(value) > limit:
+        raise _invalid(f"{field} is longer than {limit} characters")
+    return value
+
+
+def _checked_member(member_id: str) -> str:
+    if not member_id:
+        raise _invalid("member_id is required")
+    return _checked_text("member_id", member_id, MAX_ID_CHARS)
+
+
+def _checked_game_type(game_type: str) -> str:
+    if not _GAME_TYPE.fullmatch(game_type):
+        raise _invalid("game_type must be a lower_snake_case game type id", game_type=game_type[:64])
+    return game_type
+
+
+def _checked_size(field: str, value: int, default: int) -> int:
+    if value == 0:
+        return default
+    if not 1 <= value <= MAX_PAGE_SIZE:
+        raise _invalid(f"{field} must be between 1 and {MAX_PAGE_SIZE}, got {value}")
+    return value
+
+
+def _checked_time(field: str, value: int | None) -> int:
+    if value is None:
+        raise _invalid(f"{field} is required")
+    if not 0 <= value < _LATEST_MS:
+        raise _invalid(f"{field} must lie between 1970 and 9999")
+    return value
+
+
+def _checked_uuid(field: str, value: str) -> str:
+    if not value:
+        raise _invalid(f"{field} is required")
+    try:
+        canonical = str(uuid.UUID(value))
+    except ValueError:
+        canonical = None
+    if canonical != value.lower():
+        raise _invalid(f"{field} must be a uuid")
+    return canonical
+
+
+def _json_object(field: str, text: str) -> dict[str, Any]:
+    """A JSON object as Postgres jsonb can keep it: finite numbers, text without NUL characters
+    or unpaired surrogates (both are valid JSON escapes, neither fits jsonb)."""
+    if not text.strip():
+        return {}
+
+    def reject_constant(name: str) -> None:
+        raise ValueError(f"{name} is not JSON")
+
+    def finite(number: str) -> float:
+        value = float(number)
+        if not math.isfinite(value):
+            raise ValueError(f"number out of range: {number}")
+        return value
+
+    try:
+        value = json.loads(text, parse_constant=reject_constant, parse_float=finite)
+    except (ValueError, RecursionError) as error:
+        raise _invalid(f"{field} is not valid JSON: {error}") from None
+    if not isinstance(value, dict):
+        raise _invalid(f"{field} must be a JSON object")
+    if not _storable(value):
+        raise _invalid(f"{field} must not contain NUL characters or unpaired surrogates")
+    return value
+
+
+def _storable(value: object) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if "\x00" in item or not _is_utf8(item):
+                return False
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return True
+
+
+def _is_utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    seat: str
+    seat_index: int
+    team: str | None
+    won: bool
+    points: int
+    details: dict[str, Any]
+
+
+def _checked_report(report: MatchReport) -> tuple[str, list[_Outcome], dict[str, Any]]:
+    table_id = _checked_uuid("table_id", report.table_id)
+    if not report.game_type:
+        raise _invalid("game_type is required")
+    game_type = _checked_game_type(report.game_type)
+    started_ms = _checked_time("started_at", report.started_ms)
+    finished_ms = _checked_time("finished_at", report.finished_ms)
+    if finished_ms < started_ms:
+        raise _invalid("finished_at is before started_at")
+    result = _json_object("result_json", report.result_json)
+    if not report.seats:
+        raise _invalid("seats must name at least one seat")
+    outcomes: list[_Outcome] = []
+    seen: set[str] = set()
+    for seat in report.seats:
+        parsed = _SEAT.fullmatch(seat.seat)
+        if parsed is None:
+            raise _invalid(f"seat must be an opaque seat like 'seat:0', got {seat.seat[:40]!r}")
+        if int(parsed.group(1)) != seat.seat_index:
+            raise _invalid(f"seat_index {seat.seat_index} does not match seat {seat.seat}")
+        if seat.seat in seen:
+            raise _invalid(f"{seat.seat} is reported twice")
+        seen.add(seat.seat)
+        team = _checked_text("team", seat.team, MAX_TEAM_CHARS) or None
+        details = _json_object(f"details_json of {seat.seat}", seat.details_json)
+        outcomes.append(_Outcome(seat.seat, seat.seat_index, team, seat.won, seat.points, details))
+    team_won: dict[str, bool] = {}
+    for outcome in outcomes:
+        if outcome.team is not None and team_won.setdefault(outcome.team, outcome.won) != outcome.won:
+            raise _invalid(f"the seats of team {outcome.team} disagree on whether it won")
+    outcomes.sort(key=lambda o: o.seat_index)
+    fields = {"game_type": game_type, "started_ms": started_ms, "finished_ms": finished_ms,
+              "result": result}
+    return table_id, outcomes, fields
+
+
+def _join_seating(table_id: str, outcomes: list[_Outcome],
+                  holders: Sequence[SeatHolder]) -> tuple[Player, ...]:
+    """Every reported seat with the member the lobby seated there; both must cover the same seats."""
+    by_seat = {holder.seat: holder for holder in holders}
+    missing = [o.seat for o in outcomes if o.seat not in by_seat]
+    if missing:
+        raise _invalid(f"{', '.join(missing)} has no player in the lobby's seating of this table",
+                       table_id=table_id)
+    unreported = sorted(set(by_seat) - {o.seat for o in outcomes})
+    if unreported:
+        raise _invalid(f"the report lacks {', '.join(unreported)} of the lobby's seating",
+                       table_id=table_id)
+    members = [by_seat[o.seat].member_id for o in outcomes]
+    if len(set(members)) != len(members):
+        raise _invalid("one member holds two seats of this table", table_id=table_id)
+    return tuple(
+        Player(seat_index=o.seat_index, member_id=by_seat[o.seat].member_id,
+               display_name=by_seat[o.seat].display_name, team=o.team, won=o.won,
+               points=o.points, details=o.details)
+        for o in outcomes
+    )

@@ -1,0 +1,72 @@
+"""A player of the end-to-end tests: a browser-like HTTP client with its own session cookie.
+
+It logs in through the stack's real development OIDC provider (the HTML form, over HTTP) and
+opens the game's WebSocket with its cookie, like the SPA would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import json
+import re
+from urllib.parse import urlsplit
+
+import httpx
+import websockets
+
+from gateway.sessions import COOKIE_NAME
+
+_HIDDEN = re.compile(r'<input type="hidden" name="([^"]*)" value="([^"]*)">')
+_ACTION = re.compile(r'<form method="post" action="([^"]*)">')
+
+
+class Player:
+    def __init__(self, stack, username: str):
+        self.stack = stack
+        self.username = username
+        self.http = httpx.AsyncClient(base_url=stack.gateway_url, timeout=10)
+        self.idp = httpx.AsyncClient(timeout=10)
+
+    async def close(self) -> None:
+        await self.http.aclose()
+        await self.idp.aclose()
+
+    @property
+    def cookie(self) -> str | None:
+        return self.http.cookies.get(COOKIE_NAME)
+
+    async def login(self) -> Player:
+        first = await self.http.get("/auth/login")
+        assert first.status_code == 302 and first.headers["location"].endswith("/auth/default/login")
+        login = await self.http.get("/auth/default/login")
+        assert login.status_code == 302, login.text
+        authorize = login.headers["location"]
+        page = await self.idp.get(authorize)
+        assert page.status_code == 200, page.text
+        fields = {html.unescape(k): html.unescape(v) for k, v in _HIDDEN.findall(page.text)}
+        action = html.unescape(_ACTION.search(page.text).group(1))
+        parts = urlsplit(authorize)
+        answer = await self.idp.post(f"{parts.scheme}://{parts.netloc}{action}",
+                                     data={**fields, "username": self.username})
+        assert answer.status_code == 302, answer.text
+        callback = urlsplit(answer.headers["location"])
+        done = await self.http.get(f"{callback.path}?{callback.query}")
+        assert done.status_code == 302, done.text
+        assert self.cookie, "the callback set no session cookie"
+        return self
+
+    async def socket(self, game_id: str, origin: str | None = None):
+        headers = {"Cookie": f"{COOKIE_NAME}={self.cookie}"} if self.cookie else {}
+        if origin is not None:
+            headers["Origin"] = origin
+        url = self.stack.gateway_url.replace("http://", "ws://") + f"/ws/games/{game_id}"
+        return await websockets.connect(url, additional_headers=headers, open_timeout=10)
+
+
+async def receive(socket, type_: str | None = None, timeout: float = 10.0) -> dict:
+    """The next message (of ``type_``, skipping others)."""
+    while True:
+        message = json.loads(await asyncio.wait_for(socket.recv(), timeout))
+        if type_ is None or message["type"] == type_:
+            return message

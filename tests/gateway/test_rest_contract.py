@@ -1,0 +1,207 @@
+"""CONTRACT.md's REST statuses and texts, against the running stack."""
+
+from __future__ import annotations
+
+import pytest
+
+PROTECTED = [
+    ("GET", "/api/me"), ("DELETE", "/api/me"), ("POST", "/api/games"),
+    ("POST", "/api/games/join"), ("GET", "/api/games/preview?code=ABC123"),
+    ("GET", "/api/games/00000000-0000-4000-8000-000000000000"),
+    ("GET", "/api/games/00000000-0000-4000-8000-000000000000/log"),
+    ("GET", "/api/me/matches"), ("GET", "/api/me/ratings"),
+]
+PUBLIC = ["/api/health", "/api/docs", "/api/openapi.json", "/api/game-types", "/api/leaderboard",
+          "/api/auth/providers"]
+
+
+@pytest.mark.parametrize(("method", "path"), PROTECTED)
+async def test_protected_endpoints_answer_401_without_a_session(anonymous, method, path):
+    response = await anonymous.http.request(method, path)
+    assert response.status_code == 401
+    assert response.json() == {"detail": "Not authenticated"}
+
+
+@pytest.mark.parametrize("path", PUBLIC)
+async def test_public_endpoints_need_no_session(anonymous, path):
+    assert (await anonymous.http.get(path)).status_code == 200
+
+
+async def test_health(anonymous):
+    assert (await anonymous.http.get("/api/health")).json() == {"status": "ok"}
+
+
+async def test_a_forged_session_cookie_is_not_a_login(anonymous):
+    anonymous.http.cookies.set("tavolo_session", "A" * 43)
+    assert (await anonymous.http.get("/api/me")).status_code == 401
+
+
+async def test_unknown_routes_are_404_not_found(anonymous):
+    for method, path in (("GET", "/api/nothing"), ("POST", "/api/nothing"), ("GET", "/auth/x/y/z")):
+        response = await anonymous.http.request(method, path)
+        assert response.status_code == 404
+        assert response.json() == {"detail": "Not Found"}
+
+
+async def test_a_wrong_method_on_a_known_path_is_405(anonymous):
+    response = await anonymous.http.put("/api/health")
+    assert response.status_code == 405
+    assert response.json() == {"detail": "Method Not Allowed"}
+
+
+async def test_client_routes_get_the_spa_page(anonymous):
+    response = await anonymous.http.get("/games/some-client-route")
+    assert response.status_code == 200
+    assert "text/html" in response.headers["content-type"]
+
+
+async def test_me(players):
+    alice = players[0]
+    assert (await alice.http.get("/api/me")).json() == {
+        "sub": "alice", "name": "alice", "provider": "default"}
+
+
+async def test_game_types(anonymous):
+    (scopone, *_) = (await anonymous.http.get("/api/game-types")).json()
+    assert scopone["id"] == "scopone_scientifico"
+    assert scopone["name"] == "Scopone scientifico"
+    assert scopone["players"] == 4
+    assert set(scopone["options_schema"]["properties"]) >= {"target_score", "napola",
+                                                            "asso_pigliatutto"}
+
+
+async def test_create_game_answers_201_with_the_lobby(players):
+    response = await players[0].http.post("/api/games", json={"options": {"target_score": 5}})
+    assert response.status_code == 201
+    lobby = response.json()
+    assert lobby["status"] == "lobby"
+    assert lobby["game_type"] == "scopone_scientifico"
+    assert lobby["options"] == {"target_score": 5, "napola": True, "asso_pigliatutto": False}
+    assert lobby["players"] == [{"seat": 0, "name": "alice", "team": "A", "is_you": True}]
+    assert lobby["seats_open"] == 3
+    assert len(lobby["join_code"]) == 6
+    assert set(lobby["join_code"]) <= set("ABCDEFGHJKMNPQRSTUVWXYZ23456789")
+    assert lobby["created_at"].endswith("Z") and len(lobby["created_at"]) == 24
+
+
+async def test_create_game_with_no_body_uses_the_defaults(players):
+    response = await players[0].http.post("/api/games")
+    assert response.status_code == 201
+    assert response.json()["options"]["target_score"] == 11
+
+
+@pytest.mark.parametrize(("body", "status", "detail"), [
+    (b'{"game_type": "briscola"}', 400, "Unknown game type: briscola"),
+    (b'{"options": {"target_score": "eleven"}}', 422, None),
+    (b'{"options": {"colour": "red"}}', 422, None),
+    (b'{"options": 5}', 422, "Invalid options: options must be an object"),
+    (b'{not json', 400, "Invalid JSON"),
+    (b'[1, 2]', 400, "Request body must be a JSON object"),
+    (b'{"game_typo": "x"}', 400, "Unknown field: game_typo"),
+    (b'{"game_type": 7}', 400, "game_type must be a string"),
+])
+async def test_create_game_refuses_bad_input(players, body, status, detail):
+    response = await players[0].http.post("/api/games", content=body,
+                                          headers={"content-type": "application/json"})
+    assert response.status_code == status
+    if detail is None:
+        assert response.json()["detail"].startswith("Invalid options: ")
+    else:
+        assert response.json() == {"detail": detail}
+
+
+async def test_an_oversized_body_is_413(players):
+    response = await players[0].http.post("/api/games", content=b" " * (65 * 1024))
+    assert response.status_code == 413
+
+
+async def test_join_preview_and_view(players):
+    alice, bob, carol, dave = players
+    lobby = (await alice.http.post("/api/games")).json()
+    code = lobby["join_code"]
+
+    preview = await bob.http.get(f"/api/games/preview?code={code.lower()}")
+    assert preview.status_code == 200
+    body = preview.json()
+    assert body["status"] == "lobby" and body["seats_open"] == 3
+    assert body["name"] == "Scopone scientifico" and body["description"]
+    assert body["players"] == [{"seat": 0, "name": "alice", "team": "A"}]
+
+    joined = await bob.http.post("/api/games/join", json={"code": code.lower()})
+    assert joined.status_code == 200
+    assert [p["name"] for p in joined.json()["players"]] == ["alice", "bob"]
+    again = await bob.http.post("/api/games/join", json={"code": code})
+    assert again.status_code == 200 and again.json()["seats_open"] == 2
+
+    assert (await dave.http.get(f"/api/games/{lobby['id']}")).status_code == 403
+    assert (await dave.http.get(f"/api/games/{lobby['id']}")).json() == {
+        "detail": "Not seated at this game"}
+    await carol.http.post("/api/games/join", json={"code": code})
+    started = await dave.http.post("/api/games/join", json={"code": code})
+    view = started.json()
+    assert view["status"] == "playing"
+    assert view["you"] == 3 and len(view["hand"]) == 10 and view["table"] == []
+    assert [p["name"] for p in view["players"]] == ["alice", "bob", "carol", "dave"]
+    assert view["join_code"] == code and view["id"] == lobby["id"]
+    assert len(view["seed_commitment"]) == 64 and "seed" not in view
+
+    alice_view = (await alice.http.get(f"/api/games/{lobby['id']}")).json()
+    assert alice_view["your_turn"] is True and alice_view["turn"] == 0
+
+    log = await alice.http.get(f"/api/games/{lobby['id']}/log")
+    assert log.status_code == 200
+    assert log.json()["seats"] == ["seat:0", "seat:1", "seat:2", "seat:3"]
+    assert "seed" not in log.json()
+
+    outsider = await _fifth_player(players[0].stack)
+    try:
+        full = await outsider.http.post("/api/games/join", json={"code": code})
+        assert full.status_code == 409 and full.json() == {"detail": "Game is full"}
+        assert (await outsider.http.get(f"/api/games/{lobby['id']}/log")).status_code == 403
+    finally:
+        await outsider.close()
+
+
+async def _fifth_player(stack):
+    from tests.gateway.players import Player
+    return await Player(stack, "erin").login()
+
+
+async def test_unknown_games_and_codes_are_404(players):
+    alice = players[0]
+    missing = await alice.http.post("/api/games/join", json={"code": "ZZZZZZ"})
+    assert missing.status_code == 404 and missing.json() == {"detail": "Game not found"}
+    preview = await alice.http.get("/api/games/preview?code=ZZZZZZ")
+    assert preview.status_code == 404 and preview.json() == {"detail": "Game not found"}
+    for game_id in ("00000000-0000-4000-8000-000000000000", "not-a-uuid"):
+        response = await alice.http.get(f"/api/games/{game_id}")
+        assert response.status_code == 404 and response.json() == {"detail": "Game not found"}
+
+
+async def test_preview_without_a_code_is_400(players):
+    assert (await players[0].http.get("/api/games/preview")).status_code == 400
+
+
+async def test_join_needs_a_code(players):
+    response = await players[0].http.post("/api/games/join", json={})
+    assert response.status_code == 400
+
+
+@pytest.mark.parametrize("query", ["limit=0", "limit=101", "limit=x", "cursor=forged"])
+async def test_bad_limits_and_cursors_are_400(players, query):
+    response = await players[0].http.get(f"/api/me/matches?{query}")
+    assert response.status_code == 400
+
+
+async def test_empty_history_ratings_and_leaderboard(players):
+    alice = players[0]
+    assert (await alice.http.get("/api/me/matches")).json() == {"items": [], "next_cursor": None}
+    assert (await alice.http.get("/api/me/ratings")).json() == {"ratings": []}
+    board = (await alice.http.get("/api/leaderboard")).json()
+    assert board["game_type"] == "scopone_scientifico" and isinstance(board["entries"], list)
+    assert (await alice.http.get("/api/leaderboard?game_type=briscola")).status_code == 400
+
+
+async def test_providers(anonymous):
+    assert (await anonymous.http.get("/api/auth/providers")).json() == {
+        "providers": [{"name": "default", "login_url": "/auth/default/login"}]}

@@ -1,0 +1,141 @@
+"""The game WebSocket: refusals before the handshake, messages, errors, limits, many sockets per seat."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import websockets
+
+from tests.gateway.players import receive
+
+
+async def _started_game(players) -> dict:
+    alice = players[0]
+    lobby = (await alice.http.post("/api/games")).json()
+    for player in players[1:]:
+        await player.http.post("/api/games/join", json={"code": lobby["join_code"]})
+    return lobby
+
+
+async def _refusal(player, game_id, origin=None) -> int:
+    with pytest.raises(websockets.InvalidStatus) as refused:
+        await player.socket(game_id, origin=origin)
+    return refused.value.response.status_code
+
+
+async def test_refusals_happen_before_the_handshake(players, anonymous):
+    lobby = await _started_game(players[:3])  # three seated: dave is not
+    assert await _refusal(anonymous, lobby["id"]) == 401
+    assert await _refusal(players[0], "00000000-0000-4000-8000-000000000000") == 404
+    assert await _refusal(players[3], lobby["id"]) == 403
+    assert await _refusal(players[0], lobby["id"], origin="https://evil.example") == 403
+
+
+async def test_the_gateways_own_origin_is_accepted(players):
+    lobby = await _started_game(players)
+    socket = await players[0].socket(lobby["id"], origin=players[0].stack.gateway_url)
+    async with socket:
+        assert (await receive(socket, "state"))["game"]["id"] == lobby["id"]
+
+
+async def test_state_on_connect_with_names_and_your_turn(players):
+    lobby = await _started_game(players)
+    async with await players[0].socket(lobby["id"]) as socket:
+        game = (await receive(socket, "state"))["game"]
+    assert game["status"] == "playing" and game["you"] == 0 and game["your_turn"] is True
+    assert [p["name"] for p in game["players"]] == ["alice", "bob", "carol", "dave"]
+    assert game["last_play"] is None and game["turn_deadline"].endswith("Z")
+
+
+@pytest.mark.parametrize(("message", "code"), [
+    ("not json", "bad_request"),
+    ("[1]", "bad_request"),
+    ('{"card": "07D"}', "bad_request"),
+    ('{"action": "dance"}', "unknown_action"),
+    ('{"action": "play", "card": "07D", "revision": "x"}', "bad_request"),
+    ('{"action": "ack"}', "illegal_move"),
+])
+async def test_bad_messages_get_an_error_and_the_socket_stays_open(players, message, code):
+    lobby = await _started_game(players)
+    async with await players[0].socket(lobby["id"]) as socket:
+        before = (await receive(socket, "state"))["game"]
+        await socket.send(message)
+        error = await receive(socket)
+        assert error["type"] == "error" and error["code"] == code and error["message"]
+        await socket.send('{"action": "state"}')
+        after = (await receive(socket, "state"))["game"]
+    assert after["revision"] == before["revision"]
+
+
+async def test_playing_out_of_turn_is_not_your_turn(players):
+    lobby = await _started_game(players)
+    async with await players[1].socket(lobby["id"]) as socket:
+        game = (await receive(socket, "state"))["game"]
+        await socket.send(json.dumps({"action": "play", "card": game["hand"][0]}))
+        assert (await receive(socket))["code"] == "not_your_turn"
+
+
+async def test_a_card_not_held_is_an_illegal_move(players):
+    lobby = await _started_game(players)
+    async with await players[0].socket(lobby["id"]) as socket:
+        game = (await receive(socket, "state"))["game"]
+        other = next(c for c in ("01D", "02D", "03D", "04D", "05D", "06D", "07D", "08D", "09D", "10D",
+                                 "01C", "02C", "03C", "04C", "05C", "06C", "07C", "08C", "09C", "10C")
+                     if c not in game["hand"])
+        await socket.send(json.dumps({"action": "play", "card": other}))
+        assert (await receive(socket))["code"] == "illegal_move"
+
+
+async def test_a_stale_revision_is_a_concurrent_move(players):
+    lobby = await _started_game(players)
+    async with await players[0].socket(lobby["id"]) as first, \
+            await players[1].socket(lobby["id"]) as second:
+        seen = (await receive(second, "state"))["game"]
+        game = (await receive(first, "state"))["game"]
+        await first.send(json.dumps({"action": "play", "card": game["hand"][0],
+                                     "revision": game["revision"]}))
+        await receive(second, "state")  # the move landed
+        await second.send(json.dumps({"action": "play", "card": seen["hand"][0],
+                                      "revision": seen["revision"]}))
+        assert (await receive(second, "error"))["code"] == "concurrent_move"
+
+
+async def test_a_message_over_4096_bytes_closes_with_1009(players):
+    lobby = await _started_game(players)
+    async with await players[0].socket(lobby["id"]) as socket:
+        await receive(socket, "state")
+        await socket.send(json.dumps({"action": "state", "pad": "x" * 5000}))
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            await receive(socket)
+    assert closed.value.rcvd.code == 1009
+
+
+async def test_every_socket_of_every_seat_gets_each_update(players):
+    lobby = await _started_game(players)
+    sockets = [await players[0].socket(lobby["id"]), await players[0].socket(lobby["id"]),
+               await players[2].socket(lobby["id"])]
+    try:
+        first = [(await receive(s, "state"))["game"] for s in sockets]
+        card = first[0]["hand"][0]
+        await sockets[0].send(json.dumps({"action": "play", "card": card,
+                                          "revision": first[0]["revision"]}))
+        for socket in sockets:
+            game = (await receive(socket, "state"))["game"]
+            assert game["last_play"]["card"] == card and game["last_play"]["seat"] == 0
+            assert game["revision"] > first[0]["revision"]
+    finally:
+        for socket in sockets:
+            await socket.close()
+
+
+async def test_a_socket_opened_in_the_lobby_gets_the_first_state_at_the_start(players):
+    alice = players[0]
+    lobby = (await alice.http.post("/api/games")).json()
+    async with await alice.socket(lobby["id"]) as socket:
+        await socket.send('{"action": "state"}')
+        assert (await receive(socket))["code"] == "illegal_move"
+        for player in players[1:]:
+            await player.http.post("/api/games/join", json={"code": lobby["join_code"]})
+        game = (await receive(socket, "state"))["game"]
+    assert game["status"] == "playing" and game["you"] == 0

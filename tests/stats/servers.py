@@ -1,0 +1,103 @@
+"""Real servers for the stats tests: a fake lobby servicer and the stats servicer, on sockets."""
+
+from __future__ import annotations
+
+import contextlib
+import uuid
+from dataclasses import dataclass
+
+import grpc
+
+from services.errors import Reason, ServiceError
+from services.migrations import migrate
+from services.server import ErrorInterceptor
+from services.stores import postgres_pool
+from stats.client import StatsClient
+from stats.cursor import CursorCodec
+from stats.lobby_api import LobbySeating
+from stats.repository import PostgresStatsRepository, StatsRepository
+from stats.service import StatsService
+from stats.servicer import StatsServicer, register
+from tavolo.lobby.v1 import lobby_pb2, lobby_pb2_grpc
+
+TEST_SECRET = b"tests-only-page-token-key-0123456789"
+
+
+class FakeLobby(lobby_pb2_grpc.LobbyServiceServicer):
+    """The lobby's GetSeating from a dict of table id -> [(member id, name)] in seat order."""
+
+    def __init__(self) -> None:
+        self.seatings: dict[str, list[tuple[str, str]]] = {}
+        self.calls = 0
+        self.address = ""
+
+    def seat(self, table_id: str, *members: str, names: dict[str, str] | None = None) -> None:
+        names = names or {}
+        self.seatings[table_id] = [(m, names.get(m, m.title())) for m in members]
+
+    async def GetSeating(self, request, context):
+        self.calls += 1
+        seating = self.seatings.get(request.table_id)
+        if seating is None:
+            raise ServiceError(Reason.GAME_NOT_FOUND, "Game not found", table_id=request.table_id)
+        return lobby_pb2.GetSeatingResponse(seats=[
+            lobby_pb2.SeatAssignment(seat=f"seat:{i}", seat_index=i, member_id=member,
+                                     display_name=name)
+            for i, (member, name) in enumerate(seating)])
+
+
+async def start_server(*adders) -> tuple[grpc.aio.Server, str]:
+    """A gRPC server on a free port of 127.0.0.1 with the kit's error interceptor."""
+    server = grpc.aio.server(interceptors=[ErrorInterceptor()])
+    for add in adders:
+        add(server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    return server, f"127.0.0.1:{port}"
+
+
+@contextlib.asynccontextmanager
+async def serving_lobby():
+    lobby = FakeLobby()
+    server, lobby.address = await start_server(
+        lambda s: lobby_pb2_grpc.add_LobbyServiceServicer_to_server(lobby, s))
+    try:
+        yield lobby
+    finally:
+        await server.stop(None)
+
+
+async def postgres_repository(dsn: str) -> PostgresStatsRepository:
+    await migrate(dsn, components=("stats",))
+    return PostgresStatsRepository(await postgres_pool(dsn, max_size=8))
+
+
+@dataclass
+class Stack:
+    client: StatsClient
+    lobby: FakeLobby
+    repository: StatsRepository
+    service: StatsService
+    address: str
+
+    def table(self, *members: str, names: dict[str, str] | None = None) -> str:
+        """A fresh table id seated (in the fake lobby) by ``members`` in seat order."""
+        table_id = str(uuid.uuid4())
+        self.lobby.seat(table_id, *members, names=names)
+        return table_id
+
+
+@contextlib.asynccontextmanager
+async def running_stack(repository: StatsRepository, lobby: FakeLobby,
+                        lobby_address: str | None = None, lobby_timeout: float = 2.0):
+    """The stats servicer on a real socket, over ``repository``, asking the lobby for seatings."""
+    seating = LobbySeating(lobby_address or lobby.address, timeout_seconds=lobby_timeout)
+    service = StatsService(repository, seating, CursorCodec(TEST_SECRET))
+    server, address = await start_server(register(StatsServicer(service)))
+    client = StatsClient(address)
+    try:
+        yield Stack(client, lobby, repository, service, address)
+    finally:
+        await client.close()
+        await seating.close()
+        await server.stop(None)
