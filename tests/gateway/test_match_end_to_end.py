@@ -1,0 +1,163 @@
+"""Whole matches through the gateway, on real Redis and Postgres, every component its own process.
+
+Four people log in through the development OIDC provider, create a game, join by code, play a
+whole match over four WebSockets to ``game_over``, and find it in their history. Another match
+is left to the deadlines alone: with nobody connected it still finishes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import uuid
+from contextlib import contextmanager
+
+import asyncpg
+import pytest
+import redis
+
+from game.scopone.rules import legal_plays
+from tests.conftest import ADMIN_DSN, REDIS_URL
+from tests.gateway.players import Player, receive
+from tests.stack import Stack
+
+
+@contextmanager
+def _real_stack(extra_env: dict[str, str]):
+    """The stack on real servers: a database and a Redis key prefix of its own."""
+    database = f"tavolo_e2e_{uuid.uuid4().hex[:10]}"
+    prefix = f"test-{uuid.uuid4().hex[:12]}:tavolo"
+    asyncio.run(_admin(f'CREATE DATABASE "{database}"'))
+    dsn = ADMIN_DSN.rpartition("/")[0] + f"/{database}"
+    running = Stack({"DATABASE_URL": dsn, "REDIS_URL": REDIS_URL, "REDIS_KEY_PREFIX": prefix,
+                     **extra_env})
+    try:
+        subprocess.run([sys.executable, "-m", "services.cli", "migrate"], env=running.env,
+                       check=True, capture_output=True)
+        yield running.start()
+    finally:
+        running.stop()
+        client = redis.Redis.from_url(REDIS_URL)
+        keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
+        if keys:
+            client.delete(*keys)
+        client.close()
+        asyncio.run(_admin(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)'))
+
+
+@pytest.fixture(scope="module")
+def stack():
+    """Real servers, the default timeouts: nothing times out while the players play."""
+    with _real_stack({}) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def hurried_stack():
+    """Real servers, turns and hand ends that time out after 50 ms."""
+    with _real_stack({"TURN_TIMEOUT_SECONDS": "0.05", "HAND_ACK_TIMEOUT_SECONDS": "0.05"}) as running:
+        yield running
+
+
+async def _admin(sql: str) -> None:
+    connection = await asyncpg.connect(ADMIN_DSN)
+    try:
+        await connection.execute(sql)
+    finally:
+        await connection.close()
+
+
+async def _seat_four(players, options) -> dict:
+    lobby = (await players[0].http.post("/api/games", json={"options": options})).json()
+    for player in players[1:]:
+        response = await player.http.post("/api/games/join", json={"code": lobby["join_code"]})
+        assert response.status_code == 200
+    return lobby
+
+
+async def _play_until_over(socket, asso: bool) -> dict:
+    """A seat's loop: play a legal card when it is our turn, acknowledge hand ends."""
+    while True:
+        message = await receive(socket, timeout=30)
+        if message["type"] == "game_over":
+            return message
+        if message["type"] != "state":
+            continue
+        game = message["game"]
+        if game.get("your_turn"):
+            card, capture = legal_plays(game["hand"], game["table"], asso)[0]
+            await socket.send(json.dumps({"action": "play", "card": card, "capture": capture,
+                                          "revision": game["revision"]}))
+        elif game["status"] == "hand_end" and game["you"] not in game["acknowledged"]:
+            await socket.send(json.dumps({"action": "ack", "revision": game["revision"]}))
+
+
+async def _eventually(check, timeout: float = 30.0):
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        result = await check()
+        if result:
+            return result
+        assert asyncio.get_running_loop().time() < deadline, "never happened"
+        await asyncio.sleep(0.2)
+
+
+async def test_four_players_play_a_whole_match_and_find_it_in_their_history(stack):
+    players = [await Player(stack, name).login() for name in ("alice", "bob", "carol", "dave")]
+    try:
+        lobby = await _seat_four(players, {"target_score": 1})
+        sockets = [await p.socket(lobby["id"]) for p in players]
+        overs = await asyncio.gather(*(_play_until_over(s, asso=False) for s in sockets))
+        for socket in sockets:
+            await socket.close()
+        assert len({json.dumps(o, sort_keys=True) for o in overs}) == 1
+        over = overs[0]
+        winner = over["winner"]
+        assert winner in ("A", "B") and over["scores"][winner] > over["scores"]["AB".replace(winner, "")]
+
+        final = (await players[0].http.get(f"/api/games/{lobby['id']}")).json()
+        assert final["status"] == "finished" and len(final["seed"]) == 64
+        log = (await players[1].http.get(f"/api/games/{lobby['id']}/log")).json()
+        assert log["seed"] == final["seed"] and log["moves"][0]["number"] == 1
+        assert not any(m["auto"] for m in log["moves"])  # every card was played by a player
+
+        async def recorded():
+            page = (await players[0].http.get("/api/me/matches")).json()
+            return page["items"] if page["items"] else None
+
+        (item,) = await _eventually(recorded)
+        assert item["id"] == lobby["id"] and item["result"]["winner"] == winner
+        deltas = {p["name"]: p["elo_delta"] for p in item["players"]}
+        won = {p["name"]: p["won"] for p in item["players"]}
+        for name in deltas:
+            assert deltas[name] == (16 if won[name] else -16)  # 1500 vs 1500: K/2 each way
+        ratings = (await players[0].http.get("/api/me/ratings")).json()["ratings"]
+        assert ratings == [{"game_type": "scopone_scientifico",
+                            "rating": 1500 + deltas["alice"], "matches": 1}]
+        board = (await players[0].http.get("/api/leaderboard")).json()
+        top = board["entries"][0]
+        assert top["rank"] == 1 and top["rating"] == 1516 and top["wins"] == 1
+    finally:
+        for player in players:
+            await player.close()
+
+
+async def test_a_match_nobody_plays_finishes_on_the_deadlines_alone(hurried_stack):
+    players = [await Player(hurried_stack, name).login() for name in ("erin", "frank", "grace", "heidi")]
+    try:
+        lobby = await _seat_four(players, {"target_score": 1})
+
+        async def finished():
+            view = (await players[2].http.get(f"/api/games/{lobby['id']}")).json()
+            return view if view["status"] == "finished" else None
+
+        final = await _eventually(finished, timeout=120)
+        assert final["winner"] in ("A", "B")
+        log = (await players[0].http.get(f"/api/games/{lobby['id']}/log")).json()
+        plays = [m for m in log["moves"] if m["type"] != "ack"]
+        assert plays and all(m["auto"] for m in plays)
+    finally:
+        for player in players:
+            await player.close()
