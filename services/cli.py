@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from urllib.parse import urlsplit
 
 from services.config import ConfigError, Settings
 from services.logs import configure_logging
@@ -107,13 +108,26 @@ def _backfill(settings: Settings, args: argparse.Namespace) -> int:
     return module.main(settings)
 
 
+def _local_dev_idp(settings: Settings) -> tuple[int, str] | None:
+    """Where `tavolo run` starts the development provider: at the issuer of a provider that
+    points at this machine (by default, ``default`` at http://localhost:8180/tavolo)."""
+    for provider in settings.oidc_providers:
+        parts = urlsplit(provider.issuer)
+        if parts.scheme == "http" and parts.hostname in ("localhost", "127.0.0.1") and parts.port:
+            return parts.port, provider.issuer
+    return None
+
+
 def _run(settings: Settings, args: argparse.Namespace) -> int:
     """Start every component as a child process; any signal or a child's death stops them all."""
     if settings.database_url is not None:
         _migrate(settings, args)
     commands = [[sys.executable, "-m", "services.cli", "serve", name] for name in STACK]
-    if not args.no_idp:
-        commands.insert(0, [sys.executable, "-m", "services.cli", "dev-idp"])
+    idp = _local_dev_idp(settings)
+    if idp is not None and not args.no_idp:
+        port, issuer = idp
+        commands.insert(0, [sys.executable, "-m", "services.cli", "dev-idp", "--port", str(port),
+                            "--issuer", issuer])
     stopping = False
 
     def stop(signum, frame):  # noqa: ARG001 - signal handler signature

@@ -81,7 +81,7 @@ class Stack:
 
     def wait_serving(self, name: str, deadline: float) -> None:
         while True:
-            self._check_alive(name)
+            self._check_all_alive()
             try:
                 with grpc.insecure_channel(self.address(name)) as channel:
                     status = health_pb2_grpc.HealthStub(channel).Check(
@@ -97,8 +97,7 @@ class Stack:
 
     def _wait_http(self, url: str, deadline: float) -> None:
         while True:
-            for name in self.processes:
-                self._check_alive(name)
+            self._check_all_alive()
             try:
                 if httpx.get(url, timeout=1).status_code == 200:
                     return
@@ -108,10 +107,11 @@ class Stack:
                 raise TimeoutError(f"{url} never answered")
             time.sleep(0.1)
 
-    def _check_alive(self, name: str) -> None:
-        code = self.processes[name].poll()
-        if code is not None:
-            raise RuntimeError(f"{name} exited with {code} during start-up")
+    def _check_all_alive(self) -> None:
+        for name, process in self.processes.items():
+            code = process.poll()
+            if code is not None:
+                raise RuntimeError(f"{name} exited with {code} during start-up")
 
     def stop(self) -> None:
         for process in self.processes.values():

@@ -1,0 +1,71 @@
+"""The `tavolo` command: its help, configuration errors, and `tavolo run` starting and stopping everything."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import httpx
+
+from tests.stack import SERVICES, Stack
+
+
+def _tavolo(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "services.cli", *args], capture_output=True,
+                          text=True, env=env or os.environ.copy(), timeout=60)
+
+
+def test_help_lists_every_command():
+    result = _tavolo("--help")
+    assert result.returncode == 0
+    for command in ("serve", "run", "dev-idp", "migrate", "backfill-elo"):
+        assert command in result.stdout
+
+
+def test_a_bad_setting_stops_the_command_naming_the_variable():
+    result = _tavolo("serve", "lobby", env={**os.environ, "GAME_TTL_SECONDS": "soon"})
+    assert result.returncode == 2
+    assert "GAME_TTL_SECONDS" in result.stderr
+
+
+def test_migrate_without_a_database_says_so():
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DATABASE_")}
+    result = _tavolo("migrate", env=env)
+    assert result.returncode == 2 and "DATABASE_URL" in result.stderr
+
+
+def test_run_starts_every_component_and_a_signal_stops_them_all():
+    stack = Stack()  # only for its free ports and environment
+    process = subprocess.Popen([sys.executable, "-m", "services.cli", "run"], env=stack.env)
+    stack.processes["run"] = process
+    try:
+        deadline = time.monotonic() + 30
+        for name in SERVICES:
+            stack.wait_serving(name, deadline)
+        stack._wait_http(f"{stack.gateway_url}/api/health", deadline)
+        assert httpx.get(f"{stack.gateway_url}/api/health").json() == {"status": "ok"}
+        discovery = httpx.get(f"{stack.issuer}/.well-known/openid-configuration").json()
+        assert discovery["issuer"] == stack.issuer
+        children = _children(process.pid)
+        assert len(children) == 6  # four services, the gateway, the development provider
+    finally:
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=30) == 0
+    time.sleep(0.2)
+    assert [pid for pid in children if _alive(pid)] == []
+
+
+def _children(pid: int) -> list[int]:
+    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True)
+    return [int(line) for line in out.stdout.split()]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split()[2] != "Z"
+    except FileNotFoundError:
+        return False
