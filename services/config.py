@@ -26,6 +26,8 @@ _OIDC_FIELDS = (
     "POST_LOGOUT_REDIRECT",
 )
 _LOG_LEVELS = ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG")
+# An HMAC key shorter than this is guessable; 16 characters is the least we accept.
+_MIN_SECRET_LENGTH = 16
 
 DEV_ISSUER = "http://localhost:8180/tavolo"
 DEV_CLIENT_ID = "tavolo"
@@ -101,6 +103,8 @@ class Settings:
     game_addr: str = "127.0.0.1:50052"
     deadlines_addr: str = "127.0.0.1:50053"
     stats_addr: str = "127.0.0.1:50054"
+    # Kept out of repr so that a logged Settings does not leak it.
+    stats_cursor_secret: str | None = field(default=None, repr=False)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -146,6 +150,7 @@ class Settings:
             game_addr=env.address("GAME_ADDR", "127.0.0.1:50052"),
             deadlines_addr=env.address("DEADLINES_ADDR", "127.0.0.1:50053"),
             stats_addr=env.address("STATS_ADDR", "127.0.0.1:50054"),
+            stats_cursor_secret=env.secret("STATS_CURSOR_SECRET", _MIN_SECRET_LENGTH),
         )
 
     def provider(self, name: str) -> OidcProvider | None:
@@ -233,6 +238,15 @@ class _Env:
                 re.compile(raw)
             except re.error as error:
                 raise ConfigError(f"{name} is not a valid regular expression: {error}") from None
+        return raw
+
+    def secret(self, name: str, min_length: int) -> str | None:
+        """A key, or None when unset; the error gives its length, never the value."""
+        raw = self.text(name)
+        if raw is not None and len(raw) < min_length:
+            raise ConfigError(
+                f"{name} must be at least {min_length} characters long, got {len(raw)}"
+            )
         return raw
 
     def address(self, name: str, default: str) -> str:

@@ -20,16 +20,15 @@ from stats.servicer import SERVICE_NAME, StatsServicer, register
 
 log = logging.getLogger(__name__)
 
-# DEVELOPMENT DEFAULT ONLY. Page tokens are signed with STATS_CURSOR_SECRET once Settings has it
-# (requested from the lead); until then, and whenever it is unset, this public constant signs
-# them, so tokens are forgeable by anyone who reads this file. Never rely on it in production.
+# DEVELOPMENT DEFAULT ONLY, used when STATS_CURSOR_SECRET is unset. This constant is public, so
+# tokens it signs are forgeable by anyone who reads this file; production sets the variable.
 DEV_CURSOR_SECRET = b"tavolo-dev-only-stats-cursor-secret-do-not-use-in-production"
 
 
 def cursor_secret(settings: Settings) -> bytes:
-    configured = getattr(settings, "stats_cursor_secret", None)
-    if configured:
-        return configured.encode() if isinstance(configured, str) else bytes(configured)
+    """The key that signs page tokens: STATS_CURSOR_SECRET, shared by every replica."""
+    if settings.stats_cursor_secret:
+        return settings.stats_cursor_secret.encode()
     log.warning("stats: page tokens signed with the development default key "
                 "(set STATS_CURSOR_SECRET in production)")
     return DEV_CURSOR_SECRET

@@ -38,6 +38,7 @@ SECRETS = {
     "REDIS_URL": (("redis", "url"), "redis://:hunter2@redis.example:6379/1"),
     "DATABASE_URL": (("database", "url"), "postgres://tavolo:hunter2@postgres.example:5432/tavolo"),
     "DATABASE_PASSWORD": (("database", "password"), "hunter2"),
+    "STATS_CURSOR_SECRET": (("stats", "cursorSecret"), "hunter2-hunter2-hunter2"),
 }
 # Text settings the application parses further get values it accepts.
 TEXT_SAMPLES = {
@@ -46,6 +47,7 @@ TEXT_SAMPLES = {
     "OTEL_EXPORTER_OTLP_HEADERS": "authorization=Bearer sample,x-tenant=tavolo",
 }
 GATEWAY_ONLY = re.compile(r"^OIDC_[0-9]+_CLIENT_SECRET$")
+STATS_ONLY = {"STATS_CURSOR_SECRET"}
 GRPC_PORTS = {"LOBBY_ADDR": 50051, "GAME_ADDR": 50052, "DEADLINES_ADDR": 50053, "STATS_ADDR": 50054}
 GRPC_PORTS_BY_COMPONENT = {name.removesuffix("_ADDR").lower(): port for name, port in GRPC_PORTS.items()}
 
@@ -164,12 +166,15 @@ def test_each_config_key_is_documented_next_to_its_default() -> None:
 @pytest.mark.parametrize("variable", VARIABLES)
 def test_variable_reaches_the_containers_that_read_it(everything_set: tuple[Rendered, dict[str, str]], variable: str) -> None:
     """Every component and the migration get every setting, but for the OIDC client secrets,
-    which only the gateway gets."""
+    which only the gateway gets, and the page-token key, which only the stats pods get."""
     rendered, expected = everything_set
     assert variable in expected, f"{variable} cannot be set from the chart's values"
-    readers = ["Deployment/gateway"] if GATEWAY_ONLY.match(variable) else [
-        *(f"Deployment/{component}" for component in COMPONENTS), "Job/migrate"
-    ]
+    if GATEWAY_ONLY.match(variable):
+        readers = ["Deployment/gateway"]
+    elif variable in STATS_ONLY:
+        readers = ["Deployment/stats"]
+    else:
+        readers = [*(f"Deployment/{component}" for component in COMPONENTS), "Job/migrate"]
     seen = {}
     for owner, container in rendered.containers():
         if owner["kind"] in ("Deployment", "Job"):
@@ -199,7 +204,10 @@ def test_secrets_are_kept_out_of_the_config_map(everything_set: tuple[Rendered, 
     rendered, _ = everything_set
     config_map = rendered.get("ConfigMap", "rel-tavolo")["data"]
     secret = rendered.get("Secret", "rel-tavolo")["data"]
-    secret_names = {"REDIS_URL", "DATABASE_URL", "DATABASE_PASSWORD", "OIDC_0_CLIENT_SECRET", "OIDC_1_CLIENT_SECRET"}
+    secret_names = {
+        "REDIS_URL", "DATABASE_URL", "DATABASE_PASSWORD", "OIDC_0_CLIENT_SECRET", "OIDC_1_CLIENT_SECRET",
+        "STATS_CURSOR_SECRET",
+    }
 
     assert secret_names & set(config_map) == set()
     assert set(secret) == secret_names
@@ -220,7 +228,14 @@ def test_existing_secrets_are_referenced_not_copied(production_render: Rendered)
     assert gateway["OIDC_0_CLIENT_SECRET"] == SecretKeyRef("tavolo-oidc", "keycloak-client-secret")
     assert gateway["OIDC_1_CLIENT_SECRET"] == SecretKeyRef("tavolo-oidc", "google-client-secret")
     assert "OIDC_0_CLIENT_SECRET" not in env
+    assert env["STATS_CURSOR_SECRET"] == SecretKeyRef("tavolo-stats", "cursor-secret")
+    assert "STATS_CURSOR_SECRET" not in gateway
     assert production_render.get("Secret", "rel-tavolo").get("data") is None
+
+
+def test_without_a_cursor_secret_the_stats_uses_its_development_key(default_render: Rendered) -> None:
+    assert "STATS_CURSOR_SECRET" not in default_render.component_env("stats")
+    assert "public development key" in default_render.notes
 
 
 def test_database_password_can_come_from_an_existing_secret(render: Callable[..., Rendered]) -> None:
@@ -256,6 +271,7 @@ EXISTING_SECRETS = {
     "REDIS_URL": "redis://redis.example:6379/0",
     "DATABASE_URL": "postgresql://tavolo:secret@postgres.example/tavolo",
     "DATABASE_PASSWORD": "secret",
+    "STATS_CURSOR_SECRET": "existing-cursor-secret",
 }
 
 

@@ -185,6 +185,7 @@ def test_migration_reads_hook_copies_of_the_settings_made_before_it(render: Call
         "redis": {"url": "redis://redis.example:6379/0"},
         "config": {"LOG_LEVEL": "DEBUG"},
         "oidc": {"providers": [{"name": "sso", "clientSecret": "for the gateway only"}]},
+        "stats": {"cursorSecret": "for the stats pods only"},
     })
     job = rendered.get("Job", f"{RELEASE}-tavolo-migrate")
     (container,) = job["spec"]["template"]["spec"]["containers"]
@@ -199,7 +200,9 @@ def test_migration_reads_hook_copies_of_the_settings_made_before_it(render: Call
         assert int(annotations["helm.sh/hook-weight"]) < int(job["metadata"]["annotations"]["helm.sh/hook-weight"])
     assert rendered.get("ConfigMap", f"{RELEASE}-tavolo-migrate")["data"] == rendered.get("ConfigMap", f"{RELEASE}-tavolo")["data"]
     assert set(rendered.get("Secret", f"{RELEASE}-tavolo-migrate")["data"]) == {"DATABASE_URL", "REDIS_URL"}
-    assert rendered.env(container) == rendered.component_env("stats")
+    stats_env = rendered.component_env("stats")
+    assert stats_env.pop("STATS_CURSOR_SECRET") == "for the stats pods only"
+    assert rendered.env(container) == stats_env
 
 
 def test_migration_can_be_turned_off(render: Callable[..., Rendered]) -> None:

@@ -35,9 +35,15 @@ def test_schema_covers_every_value(schema: dict[str, Any]) -> None:
     """Every key of values.yaml is described, and every object refuses keys it does not know."""
     defaults = yaml.safe_load((CHART / "values.yaml").read_text())
 
+    def resolve(ref: str) -> dict[str, Any]:
+        node = schema
+        for part in ref.removeprefix("#/").split("/"):
+            node = node[part]
+        return node
+
     def walk(value: Any, node: dict[str, Any], path: str) -> None:
         while "$ref" in node:
-            node = schema["definitions"][node["$ref"].rsplit("/", 1)[1]]
+            node = resolve(node["$ref"])
         if not isinstance(value, dict) or node.get("additionalProperties") is not False:
             return
         for key, child in value.items():
@@ -72,6 +78,9 @@ def test_schema_covers_every_value(schema: dict[str, Any]) -> None:
         ({"ingress": {"paths": ["api"]}}, "/ingress/paths/0"),
         ({"extraEnv": [{"value": "no name"}]}, "/extraEnv/0"),
         ({"gateway": {"service": {"type": "Public"}}}, "/gateway/service/type"),
+        ({"stats": {"cursorSecret": "short"}}, "/stats/cursorSecret"),
+        ({"stats": {"replica": 2}}, "additional properties 'replica'"),
+        ({"game": {"cursorSecret": "0123456789abcdef"}}, "additional properties 'cursorSecret'"),
     ],
 )
 def test_schema_rejects(render: Callable[..., Rendered], values: dict[str, Any], where: str) -> None:
@@ -94,6 +103,7 @@ def test_schema_rejects(render: Callable[..., Rendered], values: dict[str, Any],
         ({"redis": {"url": "redis://r:6379", "existingSecret": {"name": "s", "key": "k"}}}, "redis: set url or existingSecret.name, not both"),
         ({"database": {"url": "postgres://db/t", "existingSecret": {"name": "s"}}}, "database: set url or existingSecret (with urlKey), not both"),
         ({"oidc": {"providers": [{"name": "a", "clientSecret": "x", "existingSecret": {"name": "s", "key": "k"}}]}}, "set clientSecret or existingSecret, not both"),
+        ({"stats": {"cursorSecret": "0123456789abcdef", "cursorExistingSecret": {"name": "s", "key": "k"}}}, "stats: set cursorSecret or cursorExistingSecret.name, not both"),
         ({"lobby": {"podDisruptionBudget": {"maxUnavailable": None}}}, "lobby.podDisruptionBudget: set maxUnavailable or minAvailable"),
         ({**REDIS, "gateway": {"autoscaling": {"enabled": True, "targetCPUUtilizationPercentage": None}}}, "gateway.autoscaling: set targetCPUUtilizationPercentage or targetMemoryUtilizationPercentage"),
     ],

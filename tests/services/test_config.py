@@ -111,6 +111,18 @@ def test_bad_values_name_the_variable(environ, variable):
         Settings.from_env(environ)
 
 
+def test_the_stats_cursor_secret_is_unset_by_default_and_at_least_16_characters():
+    assert Settings.from_env({}).stats_cursor_secret is None
+    assert Settings.from_env({"STATS_CURSOR_SECRET": ""}).stats_cursor_secret is None
+    key = "0123456789abcdef"
+    settings = Settings.from_env({"STATS_CURSOR_SECRET": key})
+    assert settings.stats_cursor_secret == key
+    assert key not in repr(settings)
+    with pytest.raises(ConfigError, match="STATS_CURSOR_SECRET") as error:
+        Settings.from_env({"STATS_CURSOR_SECRET": "too-short-key"})
+    assert "too-short-key" not in str(error.value)
+
+
 def test_several_providers_in_configuration_order():
     settings = Settings.from_env({
         "OIDC_0_PROVIDER": "google", "OIDC_0_ISSUER": "https://accounts.google.com",

@@ -202,6 +202,14 @@ addresses and the OIDC providers' public settings.
 {{- $_ := set $data (printf "OIDC_%d_CLIENT_SECRET" $index) ($provider.clientSecret | b64enc) -}}
 {{- end -}}
 {{- end -}}
+{{- with .Values.stats -}}
+{{- if .cursorSecret -}}
+{{- if .cursorExistingSecret.name -}}
+{{- fail "stats: set cursorSecret or cursorExistingSecret.name, not both" -}}
+{{- end -}}
+{{- $_ := set $data "STATS_CURSOR_SECRET" (.cursorSecret | b64enc) -}}
+{{- end -}}
+{{- end -}}
 {{- if $data -}}
 {{- toYaml $data -}}
 {{- end -}}
@@ -211,7 +219,8 @@ addresses and the OIDC providers' public settings.
 The environment of a tavolo container: the ConfigMap named by .config (the release's own, or
 the migration hook's copy), each secret setting as a reference to its key, in the Secret named
 by .secret or in an existing Secret, then extraEnv (global, then the component's). The OIDC
-client secrets go to the gateway alone.
+client secrets go to the gateway alone, STATS_CURSOR_SECRET to the stats pods alone: not to the
+migration Job, which runs with the stats environment but sets .job.
 */}}
 {{- define "tavolo.env" -}}
 {{- $values := .root.Values -}}
@@ -244,6 +253,15 @@ client secrets go to the gateway alone.
 {{- $refs = append $refs (list $variable $provider.existingSecret.name $provider.existingSecret.key) -}}
 {{- else if $provider.clientSecret -}}
 {{- $refs = append $refs (list $variable $secret $variable) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- if and (eq .component "stats") (not .job) -}}
+{{- with $values.stats -}}
+{{- if .cursorExistingSecret.name -}}
+{{- $refs = append $refs (list "STATS_CURSOR_SECRET" .cursorExistingSecret.name .cursorExistingSecret.key) -}}
+{{- else if .cursorSecret -}}
+{{- $refs = append $refs (list "STATS_CURSOR_SECRET" $secret "STATS_CURSOR_SECRET") -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}
