@@ -1,0 +1,153 @@
+"""Through the gateway: moves per second and the latency from a play sent on one socket to the
+new state received on all four, with 1, 50 and 500 tables playing at once.
+
+The whole stack runs as real processes on real Redis and Postgres (a database and key prefix of
+its own, removed afterwards); four players log in through the development provider and sit at
+every table.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from contextlib import contextmanager
+
+import asyncpg
+import redis
+
+from game.scopone.rules import legal_plays
+from tests.conftest import ADMIN_DSN, REDIS_URL
+from tests.gateway.players import Player
+from tests.stack import Stack
+
+TABLE_COUNTS = (1, 50, 500)
+MOVES_PER_TABLE = {1: 200, 50: 20, 500: 8}
+
+
+@contextmanager
+def _stack():
+    database = f"tavolo_bench_{uuid.uuid4().hex[:10]}"
+    prefix = f"bench-{uuid.uuid4().hex[:12]}:tavolo"
+    asyncio.run(_admin(f'CREATE DATABASE "{database}"'))
+    stack = Stack({"DATABASE_URL": ADMIN_DSN.rpartition("/")[0] + f"/{database}",
+                   "REDIS_URL": REDIS_URL, "REDIS_KEY_PREFIX": prefix})
+    try:
+        subprocess.run([sys.executable, "-m", "services.cli", "migrate"], env=stack.env,
+                       check=True, capture_output=True)
+        yield stack.start()
+    finally:
+        stack.stop()
+        client = redis.Redis.from_url(REDIS_URL)
+        keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
+        if keys:
+            client.delete(*keys)
+        client.close()
+        asyncio.run(_admin(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)'))
+
+
+async def _admin(sql: str) -> None:
+    connection = await asyncpg.connect(ADMIN_DSN)
+    try:
+        await connection.execute(sql)
+    finally:
+        await connection.close()
+
+
+class _Table:
+    """Four sockets of one game; each socket's states go to its queue."""
+
+    def __init__(self, sockets):
+        self.sockets = sockets
+        self.queues = [asyncio.Queue() for _ in sockets]
+        self.readers = [asyncio.create_task(self._read(s, q)) for s, q in zip(sockets, self.queues)]
+
+    @staticmethod
+    async def _read(socket, queue):
+        async for raw in socket:
+            message = json.loads(raw)
+            if message["type"] == "state":
+                await queue.put(message["game"])
+
+    async def latest(self, seat: int) -> dict:
+        game = await self.queues[seat].get()
+        while not self.queues[seat].empty():
+            game = self.queues[seat].get_nowait()
+        return game
+
+    async def play(self, moves: int, latencies: list[float]) -> int:
+        views = [await self.latest(seat) for seat in range(4)]
+        played = 0
+        while played < moves:
+            turn = views[0]["turn"]
+            if views[0]["status"] != "playing" or turn is None:
+                return played
+            mine = views[turn]
+            card, capture = legal_plays(mine["hand"], mine["table"], False)[0]
+            sent = time.perf_counter()
+            await self.sockets[turn].send(json.dumps(
+                {"action": "play", "card": card, "capture": capture, "revision": mine["revision"]}))
+            views = [await self._after(seat, mine["revision"]) for seat in range(4)]
+            latencies.append(time.perf_counter() - sent)
+            played += 1
+        return played
+
+    async def _after(self, seat: int, revision: int) -> dict:
+        while True:
+            game = await self.queues[seat].get()
+            if game["revision"] > revision:
+                return game
+
+    async def close(self):
+        for socket in self.sockets:
+            await socket.close()
+        for reader in self.readers:
+            reader.cancel()
+
+
+async def _round(stack, players, tables: int) -> None:
+    games = []
+    for _ in range(tables):
+        lobby = (await players[0].http.post("/api/games", json={"options": {"target_score": 21}})).json()
+        for player in players[1:]:
+            await player.http.post("/api/games/join", json={"code": lobby["join_code"]})
+        games.append(lobby["id"])
+    opened = []
+    for game_id in games:
+        opened.append(_Table([await p.socket(game_id) for p in players]))
+    latencies: list[float] = []
+    started = time.perf_counter()
+    moves = sum(await asyncio.gather(*(t.play(MOVES_PER_TABLE[tables], latencies) for t in opened)))
+    elapsed = time.perf_counter() - started
+    for table in opened:
+        await table.close()
+    ordered = sorted(latencies)
+    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+    print(f"   {tables:>3} table(s): {moves / elapsed:8.1f} moves/s; play -> state on all four: "
+          f"p50 {statistics.median(ordered) * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms "
+          f"({moves} moves)", flush=True)
+
+
+async def _bench(stack) -> None:
+    players = [await Player(stack, name).login() for name in ("alice", "bob", "carol", "dave")]
+    for player in players:
+        player.http.timeout = 60
+    try:
+        for tables in TABLE_COUNTS:
+            await _round(stack, players, tables)
+    finally:
+        for player in players:
+            await player.close()
+
+
+def main() -> None:
+    with _stack() as stack:
+        asyncio.run(_bench(stack))
+
+
+if __name__ == "__main__":
+    main()

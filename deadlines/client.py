@@ -1,0 +1,57 @@
+"""DeadlinesClient: the deadline service as its callers (the game service) use it."""
+
+from __future__ import annotations
+
+import grpc
+
+from services.channels import open_channel
+from services.errors import from_rpc_error
+from tavolo.deadlines.v1 import deadlines_pb2, deadlines_pb2_grpc
+
+SERVICE_NAME = deadlines_pb2.DESCRIPTOR.services_by_name["DeadlineService"].full_name
+
+
+class DeadlinesClient:
+    """Async adapter over the DeadlineService stub; failures raise ServiceError.
+
+    Every method is idempotent (scheduling twice keeps one entry, cancelling twice is a no-op),
+    so the channel retries them when the deadline service is briefly unreachable.
+    """
+
+    def __init__(self, address: str, timeout_seconds: float = 5.0):
+        self._channel = open_channel(address, SERVICE_NAME,
+                                     idempotent=("Schedule", "Cancel", "CancelTable"),
+                                     timeout_seconds=timeout_seconds)
+        self._stub = deadlines_pb2_grpc.DeadlineServiceStub(self._channel)
+
+    async def schedule(self, table_id: str, kind: str, token: str, due_ms: int) -> None:
+        """Fire (table_id, kind, token) at ``due_ms`` (epoch ms); again: moves it there."""
+        request = deadlines_pb2.ScheduleRequest(table_id=table_id, kind=kind, token=token)
+        request.due_at.FromMilliseconds(due_ms)
+        await self._call(self._stub.Schedule, request)
+
+    async def cancel(self, table_id: str, kind: str, token: str) -> bool:
+        """Remove the pending entry; False when there was none."""
+        request = deadlines_pb2.CancelRequest(table_id=table_id, kind=kind, token=token)
+        return (await self._call(self._stub.Cancel, request)).cancelled
+
+    async def cancel_table(self, table_id: str) -> int:
+        """Remove every pending entry of the table; how many there were."""
+        request = deadlines_pb2.CancelTableRequest(table_id=table_id)
+        return (await self._call(self._stub.CancelTable, request)).cancelled
+
+    async def close(self) -> None:
+        await self._channel.close()
+
+    async def __aenter__(self) -> DeadlinesClient:
+        return self
+
+    async def __aexit__(self, *exc_info) -> None:
+        await self.close()
+
+    @staticmethod
+    async def _call(method, request):
+        try:
+            return await method(request)
+        except grpc.RpcError as error:
+            raise from_rpc_error(error) from None

@@ -1,0 +1,59 @@
+"""tavolo.deadlines.v1.DeadlineService: the translation from messages to queue calls."""
+
+from __future__ import annotations
+
+from google.protobuf import timestamp_pb2
+
+from deadlines.entry import Entry, InvalidEntry
+from deadlines.queue import DeadlineQueue
+from services.errors import Reason, ServiceError
+from tavolo.deadlines.v1 import deadlines_pb2, deadlines_pb2_grpc
+
+SERVICE_NAME = deadlines_pb2.DESCRIPTOR.services_by_name["DeadlineService"].full_name
+
+# google.protobuf.Timestamp's valid range: 0001-01-01T00:00:00Z .. 9999-12-31T23:59:59Z.
+_MIN_SECONDS = -62_135_596_800
+_MAX_SECONDS = 253_402_300_799
+
+
+def _entry(table_id: str, kind: str, token: str) -> Entry:
+    try:
+        return Entry(table_id=table_id, kind=kind, token=token)
+    except InvalidEntry as error:
+        raise ServiceError(Reason.INVALID_ARGUMENT, str(error)) from None
+
+
+def due_ms_from(timestamp: timestamp_pb2.Timestamp) -> int:
+    """The timestamp in whole milliseconds, rounded up: an entry may fire late, never early."""
+    if not _MIN_SECONDS <= timestamp.seconds <= _MAX_SECONDS:
+        raise ServiceError(Reason.INVALID_ARGUMENT, "due_at is out of the Timestamp range")
+    if not 0 <= timestamp.nanos <= 999_999_999:
+        raise ServiceError(Reason.INVALID_ARGUMENT, "due_at.nanos must be in 0..999999999")
+    return timestamp.seconds * 1000 + -(-timestamp.nanos // 1_000_000)
+
+
+class DeadlineServicer(deadlines_pb2_grpc.DeadlineServiceServicer):
+    """Schedule, Cancel and CancelTable over the queue; the consumer does the firing."""
+
+    def __init__(self, queue: DeadlineQueue):
+        self.queue = queue
+
+    async def Schedule(self, request: deadlines_pb2.ScheduleRequest, context
+                       ) -> deadlines_pb2.ScheduleResponse:
+        entry = _entry(request.table_id, request.kind, request.token)
+        if not request.HasField("due_at"):
+            raise ServiceError(Reason.INVALID_ARGUMENT, "due_at must be set")
+        await self.queue.schedule(entry, due_ms_from(request.due_at))
+        return deadlines_pb2.ScheduleResponse()
+
+    async def Cancel(self, request: deadlines_pb2.CancelRequest, context
+                     ) -> deadlines_pb2.CancelResponse:
+        entry = _entry(request.table_id, request.kind, request.token)
+        return deadlines_pb2.CancelResponse(cancelled=await self.queue.cancel(entry))
+
+    async def CancelTable(self, request: deadlines_pb2.CancelTableRequest, context
+                          ) -> deadlines_pb2.CancelTableResponse:
+        table_id = _entry(request.table_id, "-", "-").table_id  # the same checks as an entry's
+        return deadlines_pb2.CancelTableResponse(
+            cancelled=await self.queue.cancel_table(table_id)
+        )
