@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass
 from typing import Protocol
 
-from deadlines.cancellation import raise_if_cancelled
+from services.cancellation import raise_if_cancelled
 from deadlines.entry import Claim, Entry
 from deadlines.queue import DeadlineQueue
 

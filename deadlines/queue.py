@@ -41,7 +41,7 @@ from typing import NamedTuple
 import redis.asyncio as redis
 import redis.exceptions
 
-from deadlines.cancellation import raise_if_cancelled
+from services.cancellation import raise_if_cancelled
 from deadlines.entry import Claim, Entry, InvalidEntry, Poll
 from services.errors import Reason, ServiceError
 from services.stores import Keys

@@ -6,13 +6,12 @@ in Redis; without it the queue lives in this process's memory (one replica, lost
 
 from __future__ import annotations
 
-import os
 
-from deadlines.consumer import DEFAULT_LEASE_MS, Consumer
+from deadlines.consumer import Consumer
 from deadlines.game_api import GameFireTarget
 from deadlines.queue import DeadlineQueue, MemoryDeadlineQueue, RedisDeadlineQueue
 from deadlines.servicer import SERVICE_NAME, DeadlineServicer
-from services.config import ConfigError, Settings
+from services.config import Settings
 from services.server import ServiceSpec, serve
 from services.stores import Keys, redis_client
 from tavolo.deadlines.v1 import deadlines_pb2_grpc
@@ -32,7 +31,7 @@ def fire_timeout_seconds(lease_ms: int) -> float:
 def build_service(settings: Settings, lease_ms: int | None = None
                   ) -> tuple[ServiceSpec, Consumer]:
     """The service's spec (API, health probe, the consumer as a background job) and its consumer."""
-    lease_ms = _lease_ms_from_env() if lease_ms is None else lease_ms
+    lease_ms = settings.deadline_lease_ms if lease_ms is None else lease_ms
     queue = build_queue(settings)
     target = GameFireTarget.connect(settings.game_addr, fire_timeout_seconds(lease_ms))
     consumer = Consumer(queue, target, heartbeat_ms=settings.deadline_heartbeat_ms,
@@ -58,17 +57,3 @@ def build_service(settings: Settings, lease_ms: int | None = None
 async def run(settings: Settings) -> None:
     spec, _ = build_service(settings)
     await serve(spec, settings.deadlines_addr)
-
-
-def _lease_ms_from_env() -> int:
-    # TODO(lead): move to Settings (DEADLINE_LEASE_MS, default 30000, minimum 100) and CONFIG.md.
-    raw = os.environ.get("DEADLINE_LEASE_MS", "").strip()
-    if not raw:
-        return DEFAULT_LEASE_MS
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ConfigError(f"DEADLINE_LEASE_MS must be an integer, got {raw!r}") from None
-    if value < 100:
-        raise ConfigError(f"DEADLINE_LEASE_MS must be at least 100, got {value}")
-    return value

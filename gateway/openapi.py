@@ -235,7 +235,7 @@ def _core_schemas() -> dict[str, Schema]:
 
 
 def _game_schemas() -> dict[str, Schema]:
-    team, card, scores = _ref("Team"), _ref("Card"), _ref("Scores")
+    team, card = _ref("Team"), _ref("Card")
     return {
         "LobbyPlayer": _object("A seated player of a waiting game.", {
             "seat": _SEAT, "name": _NAME, "team": team, "is_you": _boolean("True for the caller's seat."),

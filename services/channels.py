@@ -31,14 +31,21 @@ def service_config(service: str, idempotent: tuple[str, ...], timeout_seconds: f
 
 
 def open_channel(address: str, service: str, idempotent: tuple[str, ...] = (),
-                 timeout_seconds: float = 10.0) -> grpc.aio.Channel:
-    """An insecure grpc.aio channel to ``address`` for ``service`` (its full proto name)."""
-    return grpc.aio.insecure_channel(
-        address,
-        options=[
-            ("grpc.service_config", service_config(service, idempotent, timeout_seconds)),
-            ("grpc.enable_retries", 1),
-            ("grpc.max_receive_message_length", 4 * 1024 * 1024),
-            ("grpc.keepalive_time_ms", 30000),
-        ],
-    )
+                 timeout_seconds: float = 10.0,
+                 options: tuple[tuple[str, object], ...] = ()) -> grpc.aio.Channel:
+    """An insecure grpc.aio channel to ``address`` for ``service`` (its full proto name).
+
+    ``timeout_seconds`` is the default deadline of unary calls; keep it at 2 s or more (grpcio
+    fails every call at once under a service-config timeout of about a second). ``options``
+    add to or override the channel arguments.
+    """
+    defaults = {
+        "grpc.service_config": service_config(service, idempotent, timeout_seconds),
+        "grpc.enable_retries": 1,
+        "grpc.max_receive_message_length": 4 * 1024 * 1024,
+        "grpc.keepalive_time_ms": 30000,
+        # A peer that was down is retried within seconds, not gRPC's default two minutes.
+        "grpc.max_reconnect_backoff_ms": 5000,
+    }
+    defaults.update(dict(options))
+    return grpc.aio.insecure_channel(address, options=list(defaults.items()))

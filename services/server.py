@@ -20,6 +20,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from services.cancellation import raise_if_cancelled
 from services.errors import ServiceError
 
 log = logging.getLogger(__name__)
@@ -120,6 +121,7 @@ class HealthReporter:
 
     async def run(self, interval: float = 2.0) -> None:
         while True:
+            raise_if_cancelled()
             await self.check_once()
             await asyncio.sleep(interval if self.serving else 0.5)
 
@@ -175,7 +177,8 @@ async def serve(spec: ServiceSpec, address: str, grace_seconds: float = 10.0,
         await reporter.shutdown()
         for task in tasks:
             task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        # A background job stuck past its cancellation must not hold the process forever.
+        await asyncio.wait(tasks, timeout=grace_seconds)
         await server.stop(grace_seconds)
         if spec.on_stop is not None:
             await spec.on_stop()

@@ -34,7 +34,7 @@ async def service(request, redis_url, redis_prefix, game_server):
                                      started=started, stop=stop))
     await asyncio.wait_for(started.wait(), 5)
     # SERVING means the first health probe is done; stopping mid-probe can hang the kit's
-    # server on Python 3.11 (see deadlines/cancellation.py)
+    # server on Python 3.11 (see services/cancellation.py)
     await wait_serving(settings.deadlines_addr)
     client = DeadlinesClient(settings.deadlines_addr)
     try:

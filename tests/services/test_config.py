@@ -21,6 +21,7 @@ def test_defaults_are_the_readmes():
     assert settings.hand_ack_timeout_seconds == 30
     assert settings.turn_timeout_seconds == 30
     assert settings.deadline_heartbeat_ms == 30000
+    assert settings.deadline_lease_ms == 30000
     assert settings.log_level == "INFO"
     assert settings.logging_config is None
     assert settings.cors.enabled is False
@@ -93,6 +94,7 @@ def test_database_parts_build_a_dsn_leaving_out_an_empty_port():
     ({"TURN_TIMEOUT_SECONDS": "-1"}, "TURN_TIMEOUT_SECONDS"),
     ({"HAND_ACK_TIMEOUT_SECONDS": "nan"}, "HAND_ACK_TIMEOUT_SECONDS"),
     ({"DEADLINE_HEARTBEAT_MS": "1.5"}, "DEADLINE_HEARTBEAT_MS"),
+    ({"DEADLINE_LEASE_MS": "50"}, "DEADLINE_LEASE_MS"),
     ({"LOG_LEVEL": "LOUD"}, "LOG_LEVEL"),
     ({"CORS_ALLOW_CREDENTIALS": "maybe"}, "CORS_ALLOW_CREDENTIALS"),
     ({"CORS_ALLOW_ORIGIN_REGEX": "(unclosed"}, "CORS_ALLOW_ORIGIN_REGEX"),
