@@ -1,0 +1,163 @@
+"""Work that outlives the call that caused it: retried calls, and keeping the deadline queue in step.
+
+After each change the deadline service must learn the table's new pending deadlines and forget
+the old ones. That happens here, in the background, one worker per table: changes that arrive
+while the worker is busy (or while the queue is down and being retried) merge into one batch,
+so a deadline that came and went in between is never sent at all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from game.engine import Deadline
+from services.errors import Reason, ServiceError
+
+log = logging.getLogger(__name__)
+
+
+class DeadlineScheduler(Protocol):
+    """The deadline service as the game service uses it (every call idempotent)."""
+
+    async def schedule(self, table_id: str, kind: str, token: str, due_ms: int) -> None: ...
+
+    async def cancel(self, table_id: str, kind: str, token: str) -> bool: ...
+
+
+@dataclass(frozen=True)
+class Retry:
+    """Jittered exponential backoff, without end: for calls that must eventually succeed."""
+
+    first_seconds: float = 0.2
+    cap_seconds: float = 30.0
+
+    async def __call__(self, what: str, call: Callable[[], Awaitable]):
+        """``call()`` until it succeeds; a table that no longer exists (TABLE_NOT_FOUND) ends it."""
+        delay, attempt = self.first_seconds, 0
+        while True:
+            try:
+                return await call()
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                if isinstance(error, ServiceError) and error.reason is Reason.TABLE_NOT_FOUND:
+                    raise
+                attempt += 1
+                report = log.warning if attempt in (1, 5) or attempt % 50 == 0 else log.debug
+                report("%s failed (attempt %d): %s; retrying", what, attempt, error)
+                await asyncio.sleep(delay * random.uniform(0.5, 1.0))
+                delay = min(delay * 2, self.cap_seconds)
+
+
+class Background:
+    """The tasks started for later; ``drain`` waits for them, ``cancel`` stops them."""
+
+    def __init__(self) -> None:
+        self._tasks: set[asyncio.Task] = set()
+        self._keys: set[str] = set()
+
+    def start(self, job: Awaitable, key: str | None = None) -> None:
+        """Run ``job``; with a ``key``, only if no job of that key is running."""
+        if key is not None:
+            if key in self._keys:
+                job.close()
+                return
+            self._keys.add(key)
+        task = asyncio.ensure_future(self._guarded(job, key))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def drain(self, timeout: float | None = None) -> None:
+        loop = asyncio.get_running_loop()
+        give_up_at = None if timeout is None else loop.time() + timeout
+        while self._tasks:
+            left = None if give_up_at is None else give_up_at - loop.time()
+            if left is not None and left <= 0:
+                return
+            await asyncio.wait(set(self._tasks), timeout=left)
+
+    async def cancel(self) -> None:
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _guarded(self, job: Awaitable, key: str | None) -> None:
+        try:
+            await job
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("background job %s failed", key or job)
+        finally:
+            if key is not None:
+                self._keys.discard(key)
+
+
+@dataclass
+class _Batch:
+    """The calls owed to the deadline queue for one table, by (kind, token)."""
+
+    schedule: dict[tuple[str, str], tuple[Deadline, bool]] = field(default_factory=dict)
+    cancel: dict[tuple[str, str], Deadline] = field(default_factory=dict)
+
+    def add_schedule(self, deadline: Deadline, new: bool) -> None:
+        key = (deadline.kind, deadline.token)
+        self.cancel.pop(key, None)
+        self.schedule[key] = (deadline, new)
+
+    def add_cancel(self, deadline: Deadline) -> None:
+        key = (deadline.kind, deadline.token)
+        pending = self.schedule.pop(key, None)
+        if pending is None or not pending[1]:  # it may be in the queue: take it out
+            self.cancel[key] = deadline
+
+
+class DeadlineSync:
+    """Keeps the deadline queue equal to every table's pending deadlines, eventually."""
+
+    def __init__(self, scheduler: DeadlineScheduler, background: Background, retry: Retry):
+        self._scheduler = scheduler
+        self._background = background
+        self._retry = retry
+        self._batches: dict[str, _Batch] = {}
+        self._working: set[str] = set()
+
+    def changed(self, table_id: str, before: Iterable[Deadline], after: Iterable[Deadline]) -> None:
+        """The table's pending deadlines went from ``before`` to ``after``."""
+        old = {(d.kind, d.token): d for d in before}
+        new = {(d.kind, d.token): d for d in after}
+        batch = self._batches.setdefault(table_id, _Batch())
+        for key, deadline in old.items():
+            if key not in new:
+                batch.add_cancel(deadline)
+        for key, deadline in new.items():
+            if key not in old or old[key].due_ms != deadline.due_ms:
+                batch.add_schedule(deadline, new=key not in old)
+        if not batch.schedule and not batch.cancel:
+            del self._batches[table_id]
+        elif table_id not in self._working:
+            self._working.add(table_id)
+            self._background.start(self._work(table_id))
+
+    async def _work(self, table_id: str) -> None:
+        try:
+            while True:
+                batch = self._batches.pop(table_id, None)
+                if batch is None:
+                    return
+                await asyncio.gather(
+                    *(self._retry(f"scheduling deadline {d.token} of table {table_id}",
+                                  lambda d=d: self._scheduler.schedule(table_id, d.kind, d.token, d.due_ms))
+                      for d, _ in batch.schedule.values()),
+                    *(self._retry(f"cancelling deadline {d.token} of table {table_id}",
+                                  lambda d=d: self._scheduler.cancel(table_id, d.kind, d.token))
+                      for d in batch.cancel.values()),
+                )
+        finally:
+            self._working.discard(table_id)

@@ -1,0 +1,371 @@
+"""The move log, the truth of every table: one interface, a Postgres store and an in-memory one.
+
+A table is a header (what it is, how many moves, its revision) and its numbered moves. Every
+change is conditional on the position the caller read (move count, revision and the seed
+commitment, which tells two tables that reused one id apart): of two changes computed from the
+same position exactly one lands, the other raises :class:`ConcurrentChange`. A take-back lowers
+the count and raises the revision, so a move computed before it is refused even though the
+count is the same again. JSON stays text, exactly as the engine's move was written.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta, timezone
+
+import asyncpg
+
+from game.engine import Move
+
+WINDOW = 256  # moves per read: a replay of a long log holds one window in memory
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_MS = timedelta(milliseconds=1)
+
+
+class LogError(Exception):
+    """A failure of the log that callers handle (not a broken database)."""
+
+
+class ConcurrentChange(LogError):
+    """The table is no longer at the position the change was computed from."""
+
+
+class CorruptLog(LogError):
+    """A stored row cannot be read back; nothing was applied from it."""
+
+
+@dataclass(frozen=True)
+class Position:
+    """Where a table's log stands; a change is applied only at the position it was computed at."""
+
+    move_count: int
+    revision: int
+    seed_commitment: str
+
+
+@dataclass(frozen=True)
+class TableRecord:
+    """The header row of a table."""
+
+    table_id: str
+    game_type: str
+    engine_version: str
+    seed: bytes
+    seed_commitment: str
+    seats: tuple[str, ...]
+    options_json: str
+    status: str
+    created_ms: int
+    move_count: int = 0
+    revision: int = 0
+    finished_ms: int | None = None
+    recorded_ms: int | None = None
+
+    @property
+    def position(self) -> Position:
+        return Position(self.move_count, self.revision, self.seed_commitment)
+
+
+@dataclass(frozen=True)
+class LoggedMove:
+    """One row of the log; ``seat`` is the seat's index (None for a system move)."""
+
+    number: int
+    type: str
+    seat: int | None
+    payload_json: str
+    auto: bool
+    random: bool
+    created_ms: int
+
+    def to_move(self, table_id: str) -> Move:
+        """The engine's Move; CorruptLog when the stored payload is not a JSON object."""
+        try:
+            payload = json.loads(self.payload_json)
+        except ValueError as error:
+            raise CorruptLog(f"table {table_id}: move {self.number} is not valid JSON ({error})") from None
+        if not isinstance(payload, dict):
+            raise CorruptLog(f"table {table_id}: move {self.number} is not a JSON object")
+        return Move(self.type, self.seat, payload, auto=self.auto, random=self.random)
+
+
+class LogStore(ABC):
+    """Tables and their moves. Methods naming an unknown table return None / raise ConcurrentChange."""
+
+    @abstractmethod
+    async def create(self, record: TableRecord) -> tuple[TableRecord, bool]:
+        """Store a new table; when the id exists, the stored one and False (creation is idempotent)."""
+
+    @abstractmethod
+    async def header(self, table_id: str) -> TableRecord | None:
+        """The header row alone (one row read)."""
+
+    @abstractmethod
+    async def append(self, table_id: str, expected: Position, move: LoggedMove, status: str,
+                     finished_ms: int | None) -> None:
+        """Add move number ``expected.move_count + 1`` if the table is still at ``expected``."""
+
+    @abstractmethod
+    async def take_back(self, table_id: str, expected: Position, status: str) -> None:
+        """Delete the last move if the table is still at ``expected``; the revision still grows."""
+
+    @abstractmethod
+    async def moves(self, table_id: str, after: int, limit: int = WINDOW) -> list[LoggedMove]:
+        """Up to ``limit`` moves numbered above ``after``, in order."""
+
+    @abstractmethod
+    async def mark_recorded(self, table_id: str, recorded_ms: int) -> None:
+        """Remember that stats accepted the table's result."""
+
+    @abstractmethod
+    async def unrecorded(self, limit: int = 1000) -> list[str]:
+        """Finished tables whose result stats has not accepted yet, oldest first."""
+
+    @abstractmethod
+    async def delete(self, table_id: str) -> bool:
+        """Remove a table and its moves (purging finished tables); False when it did not exist."""
+
+    async def ping(self) -> None:
+        """Raise when the store does not answer."""
+
+    async def close(self) -> None:
+        """Release connections."""
+
+    async def windows(self, table_id: str, after: int = 0,
+                      upto: int | None = None) -> AsyncIterator[list[LoggedMove]]:
+        """The moves after ``after`` (up to number ``upto``), one window of WINDOW moves at a time."""
+        while upto is None or after < upto:
+            limit = WINDOW if upto is None else min(WINDOW, upto - after)
+            window = await self.moves(table_id, after, limit)
+            if not window:
+                return
+            yield window
+            after = window[-1].number
+            if len(window) < limit:
+                return
+
+    async def read_all(self, table_id: str, attempts: int = 5) -> tuple[TableRecord, list[LoggedMove]] | None:
+        """Header and every move, consistent with each other, for a verifier.
+
+        The moves are read in windows without a lock; when the revision changed meanwhile the
+        read starts again, so the answer is the log as it stood at one revision.
+        """
+        for _ in range(attempts):
+            header = await self.header(table_id)
+            if header is None:
+                return None
+            moves = [m async for window in self.windows(table_id, 0, header.move_count) for m in window]
+            again = await self.header(table_id)
+            if again is not None and again.position == header.position and len(moves) == header.move_count:
+                return header, moves
+        raise ConcurrentChange(f"table {table_id}: the log kept changing while it was read")
+
+
+class MemoryLogStore(LogStore):
+    """The log in this process's memory (DATABASE_URL unset): the same behaviour, one replica."""
+
+    def __init__(self) -> None:
+        self._tables: dict[str, TableRecord] = {}
+        self._moves: dict[str, list[LoggedMove]] = {}
+
+    async def create(self, record: TableRecord) -> tuple[TableRecord, bool]:
+        existing = self._tables.get(record.table_id)
+        if existing is not None:
+            return existing, False
+        self._tables[record.table_id] = record
+        self._moves[record.table_id] = []
+        return record, True
+
+    async def header(self, table_id: str) -> TableRecord | None:
+        return self._tables.get(table_id)
+
+    async def append(self, table_id: str, expected: Position, move: LoggedMove, status: str,
+                     finished_ms: int | None) -> None:
+        record = self._at(table_id, expected)
+        self._moves[table_id].append(replace(move, number=expected.move_count + 1))
+        self._tables[table_id] = replace(record, move_count=record.move_count + 1,
+                                         revision=record.revision + 1, status=status,
+                                         finished_ms=finished_ms)
+
+    async def take_back(self, table_id: str, expected: Position, status: str) -> None:
+        record = self._at(table_id, expected)
+        if record.move_count == 0:
+            raise ConcurrentChange(f"table {table_id} has no move to take back")
+        self._moves[table_id].pop()
+        self._tables[table_id] = replace(record, move_count=record.move_count - 1,
+                                         revision=record.revision + 1, status=status, finished_ms=None)
+
+    async def moves(self, table_id: str, after: int, limit: int = WINDOW) -> list[LoggedMove]:
+        moves = self._moves.get(table_id, [])
+        start = max(after, 0)
+        return moves[start:start + max(limit, 0)]
+
+    async def mark_recorded(self, table_id: str, recorded_ms: int) -> None:
+        record = self._tables.get(table_id)
+        if record is not None and record.recorded_ms is None:
+            self._tables[table_id] = replace(record, recorded_ms=recorded_ms)
+
+    async def unrecorded(self, limit: int = 1000) -> list[str]:
+        waiting = [r for r in self._tables.values() if r.finished_ms is not None and r.recorded_ms is None]
+        waiting.sort(key=lambda r: r.finished_ms)
+        return [r.table_id for r in waiting[:limit]]
+
+    async def delete(self, table_id: str) -> bool:
+        self._moves.pop(table_id, None)
+        return self._tables.pop(table_id, None) is not None
+
+    def _at(self, table_id: str, expected: Position) -> TableRecord:
+        record = self._tables.get(table_id)
+        if record is None or record.position != expected:
+            raise ConcurrentChange(f"table {table_id} moved on")
+        return record
+
+
+_HEADER_COLUMNS = """table_id, game_type, engine_version, seed, seed_commitment, seats, options_json,
+    status, created_at, move_count, revision, finished_at, recorded_at"""
+
+_APPEND = """
+WITH bumped AS (
+    UPDATE game_table
+       SET move_count = move_count + 1, revision = revision + 1, status = $5, finished_at = $6
+     WHERE table_id = $1 AND move_count = $2 AND revision = $3 AND seed_commitment = $4
+ RETURNING table_id, move_count
+)
+INSERT INTO game_move (table_id, number, type, seat, payload_json, auto, random, created_at)
+SELECT table_id, move_count, $7, $8, $9, $10, $11, $12 FROM bumped
+RETURNING number
+"""
+
+_TAKE_BACK = """
+WITH lowered AS (
+    UPDATE game_table
+       SET move_count = move_count - 1, revision = revision + 1, status = $5, finished_at = NULL
+     WHERE table_id = $1 AND move_count = $2 AND revision = $3 AND seed_commitment = $4
+       AND move_count > 0
+ RETURNING table_id
+)
+DELETE FROM game_move AS m USING lowered
+ WHERE m.table_id = lowered.table_id AND m.number = $2
+RETURNING m.number
+"""
+
+_MOVES = """
+SELECT number, type, seat, payload_json, auto, random, created_at
+  FROM game_move WHERE table_id = $1 AND number > $2 ORDER BY number LIMIT $3
+"""
+
+
+class PostgresLogStore(LogStore):
+    """The log in Postgres (asyncpg). An append is one statement: the conditional UPDATE of the
+    header and the INSERT of the move run in one transaction, in one round trip."""
+
+    def __init__(self, pool: asyncpg.Pool):
+        self._pool = pool
+
+    @classmethod
+    async def open(cls, dsn: str, min_size: int = 1, max_size: int = 10) -> PostgresLogStore:
+        """A store with a pool of its own.
+
+        The store keeps no session state (no transaction spans two calls, no LISTEN, no SET),
+        so a connection goes back to the pool without asyncpg's reset query: a round trip
+        less on every read and append.
+        """
+        pool = await asyncpg.create_pool(dsn, min_size=min_size, max_size=max_size,
+                                         command_timeout=30, reset=_rollback_if_needed)
+        return cls(pool)
+
+    async def create(self, record: TableRecord) -> tuple[TableRecord, bool]:
+        inserted = await self._pool.fetchval(
+            f"""INSERT INTO game_table ({_HEADER_COLUMNS})
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+                ON CONFLICT (table_id) DO NOTHING RETURNING table_id""",
+            record.table_id, record.game_type, record.engine_version, record.seed,
+            record.seed_commitment, list(record.seats), record.options_json, record.status,
+            _time(record.created_ms), record.move_count, record.revision,
+            _time(record.finished_ms), _time(record.recorded_ms),
+        )
+        if inserted is not None:
+            return record, True
+        existing = await self.header(record.table_id)
+        if existing is None:  # deleted between the two statements: try once more
+            return await self.create(record)
+        return existing, False
+
+    async def header(self, table_id: str) -> TableRecord | None:
+        row = await self._pool.fetchrow(
+            f"SELECT {_HEADER_COLUMNS} FROM game_table WHERE table_id = $1", table_id)
+        if row is None:
+            return None
+        return TableRecord(
+            table_id=str(row["table_id"]), game_type=row["game_type"],
+            engine_version=row["engine_version"], seed=bytes(row["seed"]),
+            seed_commitment=row["seed_commitment"], seats=tuple(row["seats"]),
+            options_json=row["options_json"], status=row["status"],
+            created_ms=_ms(row["created_at"]), move_count=row["move_count"],
+            revision=row["revision"], finished_ms=_ms(row["finished_at"]),
+            recorded_ms=_ms(row["recorded_at"]),
+        )
+
+    async def append(self, table_id: str, expected: Position, move: LoggedMove, status: str,
+                     finished_ms: int | None) -> None:
+        number = await self._pool.fetchval(
+            _APPEND, table_id, expected.move_count, expected.revision, expected.seed_commitment,
+            status, _time(finished_ms), move.type, move.seat, move.payload_json, move.auto,
+            move.random, _time(move.created_ms),
+        )
+        if number is None:
+            raise ConcurrentChange(f"table {table_id} moved on")
+
+    async def take_back(self, table_id: str, expected: Position, status: str) -> None:
+        number = await self._pool.fetchval(
+            _TAKE_BACK, table_id, expected.move_count, expected.revision, expected.seed_commitment,
+            status,
+        )
+        if number is None:
+            raise ConcurrentChange(f"table {table_id} moved on")
+
+    async def moves(self, table_id: str, after: int, limit: int = WINDOW) -> list[LoggedMove]:
+        rows = await self._pool.fetch(_MOVES, table_id, after, limit)
+        return [
+            LoggedMove(number, kind, seat, payload, auto, rnd, (created - _EPOCH) // _MS)
+            for number, kind, seat, payload, auto, rnd, created in rows
+        ]
+
+    async def mark_recorded(self, table_id: str, recorded_ms: int) -> None:
+        await self._pool.execute(
+            "UPDATE game_table SET recorded_at = $2 WHERE table_id = $1 AND recorded_at IS NULL",
+            table_id, _time(recorded_ms))
+
+    async def unrecorded(self, limit: int = 1000) -> list[str]:
+        rows = await self._pool.fetch(
+            """SELECT table_id FROM game_table
+                WHERE finished_at IS NOT NULL AND recorded_at IS NULL
+                ORDER BY finished_at LIMIT $1""", limit)
+        return [str(row["table_id"]) for row in rows]
+
+    async def delete(self, table_id: str) -> bool:
+        status = await self._pool.execute("DELETE FROM game_table WHERE table_id = $1", table_id)
+        return status != "DELETE 0"
+
+    async def ping(self) -> None:
+        await self._pool.fetchval("SELECT 1")
+
+    async def close(self) -> None:
+        await self._pool.close()
+
+
+async def _rollback_if_needed(connection: asyncpg.Connection) -> None:
+    if connection.is_in_transaction():
+        await connection.execute("ROLLBACK")
+
+
+def _time(ms: int | None) -> datetime | None:
+    return None if ms is None else _EPOCH + timedelta(milliseconds=ms)
+
+
+def _ms(moment: datetime | None) -> int | None:
+    return None if moment is None else (moment - _EPOCH) // _MS

@@ -1,0 +1,89 @@
+"""``tavolo serve game``: the game service on GAME_ADDR.
+
+With DATABASE_URL set it applies the game migrations and keeps the move logs in Postgres; with
+REDIS_URL set the snapshots, locks and change signals are shared with the other replicas in
+Redis. Either unset: that part lives in this process's memory (then run one replica only).
+"""
+
+from __future__ import annotations
+
+import logging
+
+import redis.asyncio as redis
+
+from game.cache import MemoryTableCache, RedisTableCache, TableCache
+from game.clients import DeadlinesClient, StatsClient
+from game.log_store import LogStore, MemoryLogStore, PostgresLogStore
+from game.registry import default_registry
+from game.servicer import GameServicer
+from game.tables import Tables
+from services.config import Settings
+from services.migrations import migrate
+from services.server import ServiceSpec, serve
+from services.stores import Keys
+from tavolo.game.v1 import game_pb2_grpc
+
+log = logging.getLogger(__name__)
+
+SERVICE_NAME = "tavolo.game.v1.GameService"
+REDIS_CONNECTIONS = 64  # calls beyond this wait for a free connection instead of failing
+
+
+async def open_log(settings: Settings) -> LogStore:
+    if settings.database_url is None:
+        log.info("game: DATABASE_URL unset, keeping move logs in memory (one replica only)")
+        return MemoryLogStore()
+    await migrate(settings.database_url, components=("game",))
+    return await PostgresLogStore.open(settings.database_url)
+
+
+def open_cache(settings: Settings) -> TableCache:
+    if settings.redis_url is None:
+        log.info("game: REDIS_URL unset, keeping snapshots, locks and signals in memory")
+        return MemoryTableCache(ttl_seconds=settings.game_ttl_seconds)
+    return RedisTableCache(_redis(settings.redis_url), Keys(settings.redis_key_prefix),
+                           ttl_seconds=settings.game_ttl_seconds)
+
+
+def _redis(url: str) -> redis.Redis:
+    """The kit's client settings on a blocking pool: a burst of moves on many tables queues
+    for connections rather than failing with "Too many connections"."""
+    pool = redis.BlockingConnectionPool.from_url(url, max_connections=REDIS_CONNECTIONS, timeout=5,
+                                                 decode_responses=True, health_check_interval=30)
+    return redis.Redis(connection_pool=pool)
+
+
+async def build_service(settings: Settings) -> tuple[ServiceSpec, Tables]:
+    """The service's spec (API, health probe, background resume) and its tables."""
+    registry = default_registry(turn_timeout_ms=round(settings.turn_timeout_seconds * 1000),
+                                hand_ack_timeout_ms=round(settings.hand_ack_timeout_seconds * 1000))
+    log_store = await open_log(settings)
+    cache = open_cache(settings)
+    deadlines = DeadlinesClient(settings.deadlines_addr)
+    stats = StatsClient(settings.stats_addr)
+    tables = Tables(registry, log_store, cache, deadlines, stats)
+    servicer = GameServicer(tables)
+
+    async def probe() -> None:
+        await log_store.ping()
+        await cache.ping()
+
+    async def close() -> None:
+        await tables.close()
+        for part in (deadlines, stats, cache, log_store):
+            await part.close()
+
+    spec = ServiceSpec(
+        name="game",
+        full_names=(SERVICE_NAME,),
+        register=lambda server: game_pb2_grpc.add_GameServiceServicer_to_server(servicer, server),
+        probe=probe,
+        on_stop=close,
+        background=[tables.run],
+    )
+    return spec, tables
+
+
+async def run(settings: Settings) -> None:
+    spec, _ = await build_service(settings)
+    await serve(spec, settings.game_addr)

@@ -1,0 +1,143 @@
+"""tavolo.game.v1.GameService over gRPC: messages in, calls of :class:`~game.tables.Tables`, messages out.
+
+Refusals are ServiceErrors (the server's interceptor sends them with their reason); a store
+that does not answer becomes UNAVAILABLE, so a caller knows to retry.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+from collections.abc import AsyncIterator
+
+import asyncpg
+from redis.exceptions import RedisError
+
+from game.clients import timestamp
+from game.log_store import LoggedMove, TableRecord
+from game.tables import SeatView, Tables
+from services.errors import Reason, ServiceError
+from tavolo.game.v1 import game_pb2, game_pb2_grpc
+
+log = logging.getLogger(__name__)
+
+_STATUS = {
+    "playing": game_pb2.TABLE_STATUS_PLAYING,
+    "hand_end": game_pb2.TABLE_STATUS_HAND_END,
+    "finished": game_pb2.TABLE_STATUS_FINISHED,
+}
+_STORE_ERRORS = (RedisError, asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError)
+
+
+def _stores_unavailable(method):
+    """Turn a store failure into UNAVAILABLE (the caller may retry); refusals pass through."""
+
+    @functools.wraps(method)
+    async def call(self, request, context):
+        try:
+            return await method(self, request, context)
+        except _STORE_ERRORS as error:
+            log.warning("%s failed: a store did not answer (%s)", method.__name__, error)
+            raise ServiceError(Reason.UNAVAILABLE, "The game service's stores cannot be reached: try again") from None
+
+    return call
+
+
+class GameServicer(game_pb2_grpc.GameServiceServicer):
+    def __init__(self, tables: Tables):
+        self.tables = tables
+
+    async def ListGameTypes(self, request, context):
+        return game_pb2.ListGameTypesResponse(game_types=[
+            game_pb2.GameType(id=e.id, name=e.name, description=e.description, players=e.seats,
+                              options_schema_json=_json(e.options_schema))
+            for e in self.tables.game_types()
+        ])
+
+    async def NormalizeOptions(self, request, context):
+        options = self.tables.normalize_options(request.game_type, request.options_json)
+        return game_pb2.NormalizeOptionsResponse(options_json=options)
+
+    @_stores_unavailable
+    async def CreateTable(self, request, context):
+        created = await self.tables.create_table(request.table_id, request.game_type,
+                                                 request.options_json, list(request.seats))
+        return game_pb2.CreateTableResponse(table_id=created.table_id,
+                                            seed_commitment=created.seed_commitment,
+                                            revision=created.revision)
+
+    @_stores_unavailable
+    async def GetView(self, request, context):
+        view = await self.tables.get_view(request.table_id, request.seat)
+        return game_pb2.GetViewResponse(**_view_fields(view))
+
+    @_stores_unavailable
+    async def Act(self, request, context):
+        expected = request.expected_revision if request.HasField("expected_revision") else None
+        view = await self.tables.act(request.table_id, request.seat, request.action_json, expected)
+        return game_pb2.ActResponse(**_view_fields(view))
+
+    async def WatchViews(self, request, context) -> AsyncIterator[game_pb2.WatchViewsResponse]:
+        try:
+            async for view in self.tables.watch(request.table_id, request.seat):
+                yield game_pb2.WatchViewsResponse(**_view_fields(view))
+        except _STORE_ERRORS as error:
+            log.warning("WatchViews failed: a store did not answer (%s)", error)
+            raise ServiceError(Reason.UNAVAILABLE, "The game service's stores cannot be reached: try again") from None
+
+    @_stores_unavailable
+    async def FireDeadline(self, request, context):
+        fired, revision = await self.tables.fire_deadline(request.table_id, request.token, request.kind)
+        return game_pb2.FireDeadlineResponse(fired=fired, revision=revision)
+
+    @_stores_unavailable
+    async def TakeBack(self, request, context):
+        expected = request.expected_revision if request.HasField("expected_revision") else None
+        revision = await self.tables.take_back(request.table_id, expected)
+        return game_pb2.TakeBackResponse(revision=revision)
+
+    @_stores_unavailable
+    async def GetLog(self, request, context):
+        page = await self.tables.get_log(request.table_id, request.after_number, request.page_size)
+        return game_pb2.GetLogResponse(
+            header=_header(page.header),
+            moves=[_move(m, page.header.seats) for m in page.moves],
+            next_after_number=page.next_after,
+        )
+
+    @_stores_unavailable
+    async def GetResult(self, request, context):
+        result = await self.tables.get_result(request.table_id)
+        return game_pb2.GetResultResponse(result_json=result.result_json,
+                                          started_at=timestamp(result.started_ms),
+                                          finished_at=timestamp(result.finished_ms))
+
+
+def _view_fields(view: SeatView) -> dict:
+    return {"view_json": view.view_json, "revision": view.revision, "status": _STATUS.get(view.status, 0)}
+
+
+def _header(record: TableRecord) -> game_pb2.TableHeader:
+    header = game_pb2.TableHeader(
+        table_id=record.table_id, game_type=record.game_type, engine_version=record.engine_version,
+        options_json=record.options_json, seats=list(record.seats),
+        seed_commitment=record.seed_commitment,
+        seed_hex=record.seed.hex() if record.finished_ms is not None else "",
+        status=_STATUS.get(record.status, 0), move_count=record.move_count,
+        revision=record.revision, created_at=timestamp(record.created_ms),
+    )
+    if record.finished_ms is not None:
+        header.finished_at.CopyFrom(timestamp(record.finished_ms))
+    return header
+
+
+def _move(move: LoggedMove, seats: tuple[str, ...]) -> game_pb2.LoggedMove:
+    seat = seats[move.seat] if move.seat is not None and 0 <= move.seat < len(seats) else ""
+    return game_pb2.LoggedMove(number=move.number, type=move.type, seat=seat,
+                               payload_json=move.payload_json, auto=move.auto, random=move.random,
+                               created_at=timestamp(move.created_ms))
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, separators=(",", ":"))

@@ -1,0 +1,852 @@
+"""The live tables: the flow of every call of the game service, over the log, the cache and the engines.
+
+A mutation takes the table's lock, starts from the newest state it knows (this replica's memo
+or the cached snapshot), lets the engine decide and apply, and appends the move to the log on
+condition that the log is still at the state's position. The condition is the check: a stale
+state makes the append fail, and the call then reloads from the log and decides again; a
+refusal is only given after the state was checked against the log. Then the snapshot is saved,
+the change is signalled to every replica, and in the background the table's deadlines are
+brought up to date and a finished match is handed to stats.
+
+Reads check the log's header (one row) and use the state only when it is at the header's
+position; an older state is brought forward with the moves since, a missing one rebuilt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import re
+import secrets
+import uuid
+import weakref
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, replace
+from typing import Protocol
+
+from game import fairness
+from game.background import Background, DeadlineScheduler, DeadlineSync, Retry
+from game.cache import LockTimeout, SnapshotWrite, TableCache
+from game.engine import Engine, GameError, Move, OptionsError
+from game.log_store import WINDOW, ConcurrentChange, CorruptLog, LoggedMove, LogStore, Position, TableRecord
+from game.registry import Registry, UnknownGameType
+from game.seats import check_seat
+from services.errors import Reason, ServiceError
+from services.timeutil import now_ms
+
+log = logging.getLogger(__name__)
+
+FINISHED = "finished"
+MAX_ACTION_CHARS = 256 * 1024
+_GAME_ERRORS = {
+    "illegal_move": Reason.ILLEGAL_MOVE,
+    "not_your_turn": Reason.NOT_YOUR_TURN,
+    "bad_request": Reason.BAD_REQUEST,
+    "unknown_action": Reason.UNKNOWN_ACTION,
+    "game_finished": Reason.GAME_FINISHED,
+}
+_REPLAY_ATTEMPTS = 5
+_SNAPSHOT_REVISION = re.compile(r'\{"revision":(\d+),')
+
+
+# -- what the tables hand out ---------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SeatView:
+    """One seat's view at one revision; ``status`` is the engine's ('playing', 'hand_end', 'finished')."""
+
+    view_json: str
+    revision: int
+    status: str
+
+
+@dataclass(frozen=True)
+class CreatedTable:
+    table_id: str
+    seed_commitment: str
+    revision: int
+
+
+@dataclass(frozen=True)
+class LogPage:
+    header: TableRecord
+    moves: list[LoggedMove]
+    next_after: int  # 0 when there are no more moves
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    result_json: str
+    started_ms: int
+    finished_ms: int
+
+
+@dataclass(frozen=True)
+class SeatOutcome:
+    seat: str
+    seat_index: int
+    team: str
+    won: bool
+    points: int
+    details_json: str = "{}"
+
+
+@dataclass(frozen=True)
+class FinishedMatch:
+    """What stats is told about a finished match."""
+
+    table_id: str
+    game_type: str
+    started_ms: int
+    finished_ms: int
+    result_json: str
+    seats: tuple[SeatOutcome, ...]
+
+
+class MatchRecorder(Protocol):
+    """The stats service as the tables use it; idempotent on the table id."""
+
+    async def record_match(self, match: FinishedMatch) -> bool: ...
+
+
+# -- a table's state at one position of its log ---------------------------------------------
+
+@dataclass(frozen=True)
+class Live:
+    """The engine state of a table after ``move_count`` moves, at ``revision``. Read-only."""
+
+    table_id: str
+    game_type: str
+    seats: tuple[str, ...]
+    seed_commitment: str
+    created_ms: int
+    state: dict
+    move_count: int
+    revision: int
+    status: str
+    updated_ms: int
+    finished_ms: int | None = None
+
+    @property
+    def position(self) -> Position:
+        return Position(self.move_count, self.revision, self.seed_commitment)
+
+    def snapshot_json(self) -> str:
+        """The cached form; ``revision`` comes first so that it can be read without parsing."""
+        return json.dumps({
+            "revision": self.revision,
+            "move_count": self.move_count,
+            "table_id": self.table_id,
+            "game_type": self.game_type,
+            "seats": list(self.seats),
+            "seed_commitment": self.seed_commitment,
+            "status": self.status,
+            "created_ms": self.created_ms,
+            "updated_ms": self.updated_ms,
+            "finished_ms": self.finished_ms,
+            "state": self.state,
+        }, separators=(",", ":"))
+
+    @classmethod
+    def from_snapshot(cls, text: str | None, table_id: str) -> Live | None:
+        """The state a snapshot holds; None when it is missing, corrupt or of another table."""
+        if not text:
+            return None
+        try:
+            doc = json.loads(text)
+            live = cls(
+                table_id=doc["table_id"], game_type=doc["game_type"], seats=tuple(doc["seats"]),
+                seed_commitment=doc["seed_commitment"], created_ms=doc["created_ms"],
+                state=doc["state"], move_count=doc["move_count"], revision=doc["revision"],
+                status=doc["status"], updated_ms=doc["updated_ms"], finished_ms=doc["finished_ms"],
+            )
+        except (ValueError, TypeError, KeyError):
+            return None
+        ints = (live.created_ms, live.move_count, live.revision, live.updated_ms)
+        if (live.table_id != table_id or not isinstance(live.state, dict)
+                or not all(isinstance(i, int) and not isinstance(i, bool) for i in ints)
+                or not all(isinstance(s, str) for s in live.seats)):
+            return None
+        return live
+
+
+def snapshot_revision(text: str | None) -> int | None:
+    """The revision of a snapshot written by :meth:`Live.snapshot_json`, read from its first bytes."""
+    match = _SNAPSHOT_REVISION.match(text or "")
+    return int(match.group(1)) if match else None
+
+
+# -- the tables -----------------------------------------------------------------------------
+
+class Tables:
+    """Every call of the game service, independent of gRPC and of where the stores live."""
+
+    def __init__(self, registry: Registry, log_store: LogStore, cache: TableCache,
+                 deadlines: DeadlineScheduler | None = None, stats: MatchRecorder | None = None,
+                 *, clock: Callable[[], int] = now_ms, memo_size: int = 512,
+                 watch_poll_seconds: float = 15.0, retry_seconds: float = 0.2,
+                 retry_cap_seconds: float = 30.0):
+        self.registry = registry
+        self.log = log_store
+        self.cache = cache
+        self.deadlines = deadlines
+        self.stats = stats
+        self.clock = clock
+        self.watch_poll_seconds = watch_poll_seconds
+        self.retry = Retry(retry_seconds, retry_cap_seconds)
+        self.background = Background()
+        self._deadline_sync = DeadlineSync(deadlines, self.background, self.retry) if deadlines is not None else None
+        self._memo: OrderedDict[str, Live] = OrderedDict()
+        self._memo_size = memo_size
+        self._local_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        self._watchers: set = set()
+        self._closing = False
+
+    # -- the catalogue ----------------------------------------------------------------------
+
+    def game_types(self) -> list[Engine]:
+        return self.registry.list()
+
+    def normalize_options(self, game_type: str, options_json: str) -> str:
+        engine = self._engine(game_type)
+        return _dumps(self._options(engine, options_json))
+
+    # -- creating a table -------------------------------------------------------------------
+
+    async def create_table(self, table_id: str, game_type: str, options_json: str,
+                           seats: list[str]) -> CreatedTable:
+        table_id = _table_id(table_id) if table_id else str(uuid.uuid4())
+        engine = self._engine(game_type)
+        options = self._options(engine, options_json)
+        seats = _seats(seats, engine.seats)
+        seed = secrets.token_bytes(32)
+        now = self.clock()
+        state = engine.new_state(options, seed, now)
+        record = TableRecord(
+            table_id=table_id, game_type=engine.id, engine_version=engine.version, seed=seed,
+            seed_commitment=fairness.commitment(seed), seats=seats, options_json=_dumps(options),
+            status=engine.status(state), created_ms=now,
+        )
+        stored, created = await self.log.create(record)
+        if not created:
+            return CreatedTable(stored.table_id, stored.seed_commitment, stored.revision)
+        live = Live(table_id, engine.id, seats, record.seed_commitment, now, state, 0, 0,
+                    record.status, now)
+        self._remember(live)
+        await self._save(live, publish=False)
+        self._after_change(engine, None, live)
+        log.info("table %s created (%s)", table_id, engine.id)
+        return CreatedTable(table_id, record.seed_commitment, 0)
+
+    # -- reading ----------------------------------------------------------------------------
+
+    async def get_view(self, table_id: str, seat: str) -> SeatView:
+        table_id, seat = _table_id(table_id), check_seat(seat)
+        live = await self.current(table_id)
+        return self._render(live, _seat_index(live, seat))
+
+    async def get_log(self, table_id: str, after_number: int, page_size: int) -> LogPage:
+        table_id = _table_id(table_id)
+        if after_number < 0:
+            raise ServiceError(Reason.INVALID_ARGUMENT, "after_number must be 0 or more", field="after_number")
+        if page_size < 0:
+            raise ServiceError(Reason.INVALID_ARGUMENT, "page_size must be 0 (256) or more", field="page_size")
+        size = WINDOW if page_size == 0 else min(page_size, WINDOW)
+        moves = await self.log.moves(table_id, after_number, size)
+        header = await self.log.header(table_id)  # read second: it counts every move just read
+        if header is None:
+            raise _not_found(table_id)
+        more = bool(moves) and moves[-1].number < header.move_count
+        return LogPage(header, moves, moves[-1].number if more else 0)
+
+    async def get_result(self, table_id: str) -> MatchResult:
+        table_id = _table_id(table_id)
+        header = await self.log.header(table_id)
+        if header is None:
+            raise _not_found(table_id)
+        if header.finished_ms is None:
+            raise ServiceError(Reason.MATCH_NOT_FINISHED, "The match is still being played", table_id=table_id)
+        live = await self.current(table_id, header)
+        result = self._engine(live.game_type).result(live.state)
+        return MatchResult(_dumps(result), header.created_ms, header.finished_ms)
+
+    async def watch(self, table_id: str, seat: str) -> AsyncIterator[SeatView]:
+        """The seat's view now, then after every change, until the finished view."""
+        table_id, seat = _table_id(table_id), check_seat(seat)
+        async with self.cache.subscribe(table_id) as signals:
+            self._watchers.add(signals)
+            try:
+                live = await self.current(table_id)
+                index = _seat_index(live, seat)
+                yield self._render(live, index)
+                while live.status != FINISHED and not self._closing:
+                    await signals.wait(self.watch_poll_seconds)
+                    if self._closing:
+                        return
+                    header = await self.log.header(table_id)
+                    if header is None:
+                        raise _not_found(table_id)  # purged meanwhile
+                    if header.revision <= live.revision:
+                        continue
+                    current = await self.current(table_id, header)
+                    if current.revision - live.revision > 1 and _forwardable(live, current):
+                        async for step in self._steps_between(live, current):
+                            live = step
+                            yield self._render(live, index)
+                    if current.revision > live.revision:
+                        live = current
+                        yield self._render(live, index)
+            finally:
+                self._watchers.discard(signals)
+
+    # -- changing ---------------------------------------------------------------------------
+
+    async def act(self, table_id: str, seat: str, action_json: str,
+                  expected_revision: int | None = None) -> SeatView:
+        table_id, seat = _table_id(table_id), check_seat(seat)
+        action = _action(action_json)
+        _check_expected(expected_revision)
+
+        def plan(live: Live, engine: Engine, now: int) -> Move:
+            index = _seat_index(live, seat)
+            if expected_revision is not None and expected_revision != live.revision:
+                raise _concurrent(live)
+            try:
+                return engine.decide(live.state, index, action, now)
+            except GameError as error:
+                raise _refused(error) from None
+
+        live, _ = await self._mutate(table_id, plan)
+        return self._render(live, _seat_index(live, seat))
+
+    async def fire_deadline(self, table_id: str, token: str, kind: str = "") -> tuple[bool, int]:
+        """(fired, revision): a stale token changes nothing and answers fired = False."""
+        table_id = _table_id(table_id)
+        if not token:
+            raise ServiceError(Reason.INVALID_ARGUMENT, "token is required", field="token")
+
+        def plan(live: Live, engine: Engine, now: int) -> Move | None:
+            pending = engine.deadlines(live.state)
+            if not any(d.token == token and (not kind or d.kind == kind) for d in pending):
+                return None
+            return engine.fire(live.state, token, now)
+
+        live, fired = await self._mutate(table_id, plan)
+        if fired:
+            log.info("deadline %s of table %s fired (revision %d)", kind or token, table_id, live.revision)
+        return fired, live.revision
+
+    async def take_back(self, table_id: str, expected_revision: int | None = None) -> int:
+        """The revision after taking back the last move (engines that allow it)."""
+        table_id = _table_id(table_id)
+        _check_expected(expected_revision)
+        async with self._locked(table_id) as holding:
+            header = await self.log.header(table_id)
+            if header is None:
+                raise _not_found(table_id)
+            engine = self._engine(header.game_type)
+            if not engine.supports_take_back:
+                raise ServiceError(Reason.TAKE_BACK_UNSUPPORTED,
+                                   f"{engine.name} does not allow taking a move back", table_id=table_id)
+            if expected_revision is not None and expected_revision != header.revision:
+                raise ServiceError(Reason.CONCURRENT_MOVE, "The table has moved on: read it again",
+                                   revision=header.revision)
+            if header.finished_ms is not None:
+                raise ServiceError(Reason.GAME_FINISHED, "The game is finished", table_id=table_id)
+            if header.move_count == 0:
+                raise ServiceError(Reason.TAKE_BACK_UNSUPPORTED, "There is no move to take back",
+                                   table_id=table_id)
+            old = await self.current(table_id, header)
+            previous = await self._rebuild(header, upto=header.move_count - 1)
+            try:
+                await self.log.take_back(table_id, header.position, previous.status)
+            except ConcurrentChange:
+                raise ServiceError(Reason.CONCURRENT_MOVE, "The table has moved on: read it again",
+                                   table_id=table_id) from None
+            live = replace(previous, revision=header.revision + 1, updated_ms=self.clock())
+            holding.changed(live)
+        self._after_change(engine, old, live)
+        log.info("table %s: move %d taken back", table_id, header.move_count)
+        return live.revision
+
+    async def purge(self, table_id: str) -> bool:
+        """Delete a table and its moves (finished tables no one needs any more)."""
+        table_id = _table_id(table_id)
+        async with self._locked(table_id):
+            deleted = await self.log.delete(table_id)
+            await self.cache.forget(table_id)
+            self._memo.pop(table_id, None)
+        return deleted
+
+    # -- background work --------------------------------------------------------------------
+
+    async def resume(self) -> int:
+        """Hand stats the finished matches it has not accepted yet (after a restart); how many."""
+        table_ids = await self.log.unrecorded()
+        for table_id in table_ids:
+            self._submit_record(table_id)
+        if table_ids:
+            log.info("resuming the recording of %d finished match(es)", len(table_ids))
+        return len(table_ids)
+
+    async def run(self) -> None:
+        """The service's background job: resume, then wait; when stopped, end the view streams."""
+        try:
+            await self.retry("resuming unrecorded matches", self.resume)
+            await asyncio.Event().wait()
+        finally:
+            self.stop_watching()
+
+    def stop_watching(self) -> None:
+        """End every view stream (the service is stopping; callers reconnect elsewhere)."""
+        self._closing = True
+        for signals in list(self._watchers):
+            signals.notify()
+
+    async def drain(self, timeout: float | None = None) -> None:
+        """Wait for the background work started so far (deadlines, recordings)."""
+        await self.background.drain(timeout)
+
+    async def close(self, timeout: float = 5.0) -> None:
+        self.stop_watching()
+        await self.background.drain(timeout)
+        await self.background.cancel()
+
+    # -- the flow of a mutation -------------------------------------------------------------
+
+    async def _mutate(self, table_id: str,
+                      plan: Callable[[Live, Engine, int], Move | None]) -> tuple[Live, bool]:
+        """Lock, decide with the newest known state, append at its position, save and signal.
+
+        Returns the state after the move and True, or the current state and False when
+        ``plan`` made no move. A refusal (a ServiceError from ``plan``) or "no move" is given
+        only once the state is known to be the log's.
+        """
+        async with self._locked(table_id, preload=True) as holding:
+            live = holding.preloaded or await self.current(table_id)
+            verified = holding.preloaded is None
+            for _ in range(_REPLAY_ATTEMPTS):
+                engine = self._engine(live.game_type)
+                now = self.clock()
+                try:
+                    move = plan(live, engine, now)
+                except ServiceError:
+                    if verified:
+                        raise
+                    live, verified = await self._verify(live), True
+                    continue
+                if move is None:
+                    if verified:
+                        return live, False
+                    live, verified = await self._verify(live), True
+                    continue
+                entry = LoggedMove(live.move_count + 1, move.type, move.seat, _dumps(move.payload),
+                                   move.auto, move.random, now)
+                new = self._applied(engine, live, entry)
+                try:
+                    await self.log.append(table_id, live.position, entry, new.status, new.finished_ms)
+                except ConcurrentChange:
+                    live, verified = await self.current(table_id), True
+                    continue
+                holding.changed(new)
+                break
+            else:
+                raise ServiceError(Reason.CONCURRENT_MOVE, "The table keeps changing: try again",
+                                   table_id=table_id)
+        self._after_change(engine, live, new)
+        log.debug("table %s: move %d %s (revision %d)", table_id, new.move_count, entry.type, new.revision)
+        return new, True
+
+    def _applied(self, engine: Engine, live: Live, entry: LoggedMove) -> Live:
+        """The state after ``entry``, applied exactly as a replay of the log will apply it."""
+        try:
+            state = engine.apply(live.state, entry.to_move(live.table_id), entry.created_ms)
+        except GameError as error:
+            raise _refused(error) from None
+        status = engine.status(state)
+        return replace(live, state=state, move_count=entry.number, revision=live.revision + 1,
+                       status=status, updated_ms=entry.created_ms,
+                       finished_ms=entry.created_ms if status == FINISHED else None)
+
+    @contextlib.asynccontextmanager
+    async def _locked(self, table_id: str, preload: bool = False) -> AsyncIterator[_Holding]:
+        """Hold the table's lock: this replica's callers queue locally, replicas in the cache.
+
+        With ``preload`` the cached snapshot is read while the lock is being acquired. A state
+        saved with ``changed`` is written to the cache and signalled as the lock is released.
+        """
+        local = self._local_locks.get(table_id)
+        if local is None:
+            local = self._local_locks[table_id] = asyncio.Lock()
+        async with local:
+            lock = self.cache.lock(table_id)
+            loading = asyncio.ensure_future(self._preload(table_id)) if preload else None
+            try:
+                await lock.acquire()
+            except LockTimeout:
+                if loading is not None:
+                    loading.cancel()
+                raise ServiceError(Reason.UNAVAILABLE, "The table is busy: try again",
+                                   table_id=table_id) from None
+            except BaseException:
+                if loading is not None:
+                    loading.cancel()
+                raise
+            holding = _Holding(await loading if loading is not None else None)
+            try:
+                yield holding
+            finally:
+                write = self._write(holding.new, publish=True) if holding.new is not None else None
+                try:
+                    released = await lock.release(write)
+                except Exception as error:  # the log has the change; the lock's TTL frees the table
+                    log.warning("table %s: cannot release the lock or save the snapshot (%s)",
+                                table_id, error)
+                else:
+                    if not released:
+                        log.warning("table %s: the lock had expired before it was released", table_id)
+
+    async def _preload(self, table_id: str) -> Live | None:
+        """The newest state this replica can get without the log: its memo or the snapshot."""
+        memo = self._memo.get(table_id)
+        try:
+            text = await self.cache.load(table_id)
+        except Exception as error:  # the cache is a cache: fall back to the log
+            log.warning("table %s: cannot read the snapshot (%s)", table_id, error)
+            return memo
+        if memo is not None and (snapshot_revision(text) or -1) <= memo.revision:
+            return memo
+        return Live.from_snapshot(text, table_id) or memo
+
+    async def _verify(self, live: Live) -> Live:
+        """``live`` if the log is at its position, else the log's current state."""
+        header = await self.log.header(live.table_id)
+        if header is None:
+            raise _not_found(live.table_id)
+        if header.position == live.position:
+            return live
+        return await self.current(live.table_id, header)
+
+    def _after_change(self, engine: Engine, old: Live | None, new: Live) -> None:
+        """Remember the state; in the background, sync deadlines and record a finished match."""
+        self._remember(new)
+        if self._deadline_sync is not None:
+            before = engine.deadlines(old.state) if old is not None else []
+            self._deadline_sync.changed(new.table_id, before, engine.deadlines(new.state))
+        if new.status == FINISHED:
+            log.info("table %s finished (revision %d)", new.table_id, new.revision)
+            self._submit_record(new.table_id)
+
+    def _submit_record(self, table_id: str) -> None:
+        if self.stats is not None:
+            self.background.start(self._record(table_id), key=f"record:{table_id}")
+
+    async def _record(self, table_id: str) -> None:
+        try:
+            await self._record_once(table_id)
+        except ServiceError as error:
+            if error.reason is not Reason.TABLE_NOT_FOUND:
+                raise
+            log.info("match %s was purged before stats recorded it", table_id)
+
+    async def _record_once(self, table_id: str) -> None:
+        stats = self.stats
+        assert stats is not None
+        header = await self.retry(f"reading table {table_id}", lambda: self.log.header(table_id))
+        if header is None or header.finished_ms is None or header.recorded_ms is not None:
+            return
+        live = await self.retry(f"loading table {table_id}", lambda: self.current(table_id))
+        match = self._finished_match(live)
+        await self.retry(f"recording match {table_id} with stats", lambda: stats.record_match(match))
+        await self.retry(f"marking match {table_id} recorded",
+                             lambda: self.log.mark_recorded(table_id, self.clock()))
+        log.info("match %s recorded with stats", table_id)
+
+    def _finished_match(self, live: Live) -> FinishedMatch:
+        result = self._engine(live.game_type).result(live.state) or {}
+        outcomes = []
+        for entry in result.get("seats") or []:
+            index = entry.get("seat")
+            if not isinstance(index, int) or not 0 <= index < len(live.seats):
+                continue
+            details = {k: v for k, v in entry.items() if k not in ("seat", "team", "won", "points")}
+            outcomes.append(SeatOutcome(live.seats[index], index, str(entry.get("team") or ""),
+                                        bool(entry.get("won")), int(entry.get("points") or 0),
+                                        _dumps(details)))
+        if not outcomes:
+            outcomes = [SeatOutcome(seat, i, "", False, 0) for i, seat in enumerate(live.seats)]
+        return FinishedMatch(live.table_id, live.game_type, live.created_ms,
+                             live.finished_ms or live.updated_ms, _dumps(result), tuple(outcomes))
+
+    # -- states: memo, snapshot, log ---------------------------------------------------------
+
+    async def current(self, table_id: str, header: TableRecord | None = None) -> Live:
+        """The table's state at the log's current position (one header row, then the caches)."""
+        memo = self._memo.get(table_id)
+        text: str | None = None
+        loaded = False
+        if header is None:
+            if memo is not None:
+                header = await self.log.header(table_id)
+            else:
+                header, text = await asyncio.gather(self.log.header(table_id), self._load(table_id))
+                loaded = True
+        if header is None:
+            raise _not_found(table_id)
+        if memo is not None and memo.position == header.position:
+            return memo
+        if not loaded:
+            text = await self._load(table_id)
+        snapshot = Live.from_snapshot(text, table_id)
+        if snapshot is not None and snapshot.position == header.position:
+            self._remember(snapshot)
+            return snapshot
+        bases = [s for s in (snapshot, memo) if s is not None and _forwardable(s, header)]
+        base = max(bases, key=lambda s: s.revision) if bases else None
+        live = await self._bring_forward(header, base)
+        self._remember(live)
+        await self._save(live, publish=False)
+        return live
+
+    async def _load(self, table_id: str) -> str | None:
+        try:
+            return await self.cache.load(table_id)
+        except Exception as error:  # a cache that does not answer: the log still does
+            log.warning("table %s: cannot read the snapshot (%s)", table_id, error)
+            return None
+
+    @staticmethod
+    def _write(live: Live, publish: bool) -> SnapshotWrite:
+        score = None if live.status == FINISHED else live.updated_ms
+        return SnapshotWrite(live.table_id, live.revision, live.snapshot_json(), score, publish)
+
+    async def _save(self, live: Live, publish: bool) -> None:
+        write = self._write(live, publish)
+        try:
+            await self.cache.save(write.table_id, write.revision, write.snapshot, write.ongoing_score,
+                                  write.publish)
+        except Exception as error:  # the log has the change; the next reader rebuilds the cache
+            log.warning("table %s: cannot save the snapshot (%s)", live.table_id, error)
+
+    def _remember(self, live: Live) -> None:
+        known = self._memo.get(live.table_id)
+        if known is not None and known.seed_commitment == live.seed_commitment and known.revision > live.revision:
+            return
+        self._memo[live.table_id] = live
+        self._memo.move_to_end(live.table_id)
+        while len(self._memo) > self._memo_size:
+            self._memo.popitem(last=False)
+
+    async def _bring_forward(self, header: TableRecord, base: Live | None) -> Live:
+        """The state at ``header``'s position, from ``base`` (if it is on the way) or from scratch.
+
+        The moves are read without the lock; if the log changed meanwhile the read goes on
+        from where it is when only moves were added, and starts again after a take-back.
+        """
+        table_id = header.table_id
+        try:
+            for _ in range(_REPLAY_ATTEMPTS):
+                start = base if base is not None and _forwardable(base, header) else self._fresh(header)
+                try:
+                    live = await self._replay(start, header.move_count)
+                except _Gap:
+                    base, header = None, await self.log.header(table_id) or _gone(table_id)
+                    continue
+                live = replace(live, revision=header.revision, finished_ms=header.finished_ms)
+                latest = await self.log.header(table_id) or _gone(table_id)
+                if latest.position == header.position:
+                    return live
+                base, header = live, latest
+        except CorruptLog as error:
+            log.error("%s", error)
+            raise ServiceError(Reason.UNAVAILABLE, f"The log of this table cannot be read: {error}",
+                               table_id=table_id) from None
+        raise ServiceError(Reason.UNAVAILABLE, "The table keeps changing: try again", table_id=table_id)
+
+    async def _rebuild(self, header: TableRecord, upto: int) -> Live:
+        """The state after the first ``upto`` moves (under the lock: the log holds still)."""
+        try:
+            live = await self._replay(self._fresh(header), upto)
+        except (CorruptLog, _Gap) as error:
+            raise ServiceError(Reason.UNAVAILABLE, f"The log of this table cannot be read: {error}",
+                               table_id=header.table_id) from None
+        return replace(live, revision=header.revision)
+
+    def _fresh(self, header: TableRecord) -> Live:
+        engine = self._engine(header.game_type)
+        try:
+            options = json.loads(header.options_json)
+        except ValueError:
+            raise CorruptLog(f"table {header.table_id}: its options are not valid JSON") from None
+        state = engine.new_state(options, header.seed, header.created_ms)
+        return Live(header.table_id, header.game_type, header.seats, header.seed_commitment,
+                    header.created_ms, state, 0, 0, engine.status(state), header.created_ms)
+
+    async def _replay(self, live: Live, upto: int) -> Live:
+        """``live`` with the moves after it up to number ``upto`` applied, one window at a time."""
+        engine = self._engine(live.game_type)
+        state, count, updated = live.state, live.move_count, live.updated_ms
+        table_id = live.table_id
+        async for window in self.log.windows(table_id, count, upto):
+            for row in window:
+                if row.number != count + 1:
+                    raise _Gap(f"table {table_id}: move {count + 1} is missing")
+                try:
+                    state = engine.apply(state, row.to_move(table_id), row.created_ms)
+                except GameError as error:
+                    raise CorruptLog(f"table {table_id}: move {row.number} does not replay "
+                                     f"({error.message})") from None
+                count, updated = row.number, row.created_ms
+        if count != upto:
+            raise _Gap(f"table {table_id}: the log ends at move {count}, not {upto}")
+        return replace(live, state=state, move_count=count, status=engine.status(state),
+                       updated_ms=updated)
+
+    async def _steps_between(self, live: Live, target: Live) -> AsyncIterator[Live]:
+        """The states strictly between ``live`` and ``target`` (only moves were added), in order."""
+        if target.move_count - live.move_count > WINDOW:
+            return  # too far behind to show every step: the caller sends the current state
+        engine = self._engine(live.game_type)
+        try:
+            async for window in self.log.windows(live.table_id, live.move_count, target.move_count - 1):
+                for row in window:
+                    if row.number != live.move_count + 1:
+                        return
+                    state = engine.apply(live.state, row.to_move(live.table_id), row.created_ms)
+                    live = replace(live, state=state, move_count=row.number, revision=live.revision + 1,
+                                   status=engine.status(state), updated_ms=row.created_ms)
+                    yield live
+        except (CorruptLog, GameError):
+            return  # the current state, read next, reports any damage
+
+    # -- helpers ----------------------------------------------------------------------------
+
+    def _engine(self, game_type: str) -> Engine:
+        try:
+            return self.registry.get(game_type)
+        except UnknownGameType as error:
+            raise ServiceError(Reason.UNKNOWN_GAME_TYPE, str(error), game_type=str(game_type)) from None
+
+    @staticmethod
+    def _options(engine: Engine, options_json: str) -> dict:
+        options = _json_object(options_json or "{}", Reason.INVALID_OPTIONS, "Invalid options")
+        try:
+            return engine.normalize_options(options)
+        except OptionsError as error:
+            raise ServiceError(Reason.INVALID_OPTIONS, f"Invalid options: {error.message}") from None
+
+    def _render(self, live: Live, index: int) -> SeatView:
+        view = {**self._engine(live.game_type).view(live.state, index), "id": live.table_id,
+                "game_type": live.game_type, "seed_commitment": live.seed_commitment,
+                "revision": live.revision}
+        return SeatView(_dumps(view), live.revision, live.status)
+
+
+class _Holding:
+    """What a holder of a table's lock found when it got it, and the state it leaves behind."""
+
+    def __init__(self, preloaded: Live | None):
+        self.preloaded = preloaded
+        self.new: Live | None = None
+
+    def changed(self, live: Live) -> None:
+        self.new = live
+
+
+class _Gap(Exception):
+    """The log changed under a read without the lock: read it again."""
+
+
+# -- checks of the callers' input -----------------------------------------------------------
+
+def _table_id(table_id: object) -> str:
+    if not isinstance(table_id, str) or not table_id:
+        raise ServiceError(Reason.INVALID_ARGUMENT, "table_id is required", field="table_id")
+    try:
+        canonical = str(uuid.UUID(table_id))
+    except ValueError:
+        canonical = None
+    if canonical != table_id:
+        raise ServiceError(Reason.INVALID_ARGUMENT, "table_id must be a lowercase uuid", field="table_id")
+    return table_id
+
+
+def _seats(seats: list[str], players: int) -> tuple[str, ...]:
+    seats = list(seats)
+    if len(seats) != players:
+        raise ServiceError(Reason.INVALID_ARGUMENT,
+                           f"seats: this game type has {players} seats, {len(seats)} were given", field="seats")
+    for i, seat in enumerate(seats):
+        check_seat(seat, f"seats[{i}]")
+    if len(set(seats)) != len(seats):
+        raise ServiceError(Reason.INVALID_ARGUMENT, "seats: every seat must be different", field="seats")
+    return tuple(seats)
+
+
+def _seat_index(live: Live, seat: str) -> int:
+    try:
+        return live.seats.index(seat)
+    except ValueError:
+        raise ServiceError(Reason.NOT_SEATED, f"{seat} is not a seat of this table",
+                           table_id=live.table_id) from None
+
+
+def _action(action_json: str) -> dict:
+    if len(action_json) > MAX_ACTION_CHARS:
+        raise ServiceError(Reason.BAD_REQUEST, f"The action is too large (over {MAX_ACTION_CHARS} characters)")
+    action = _json_object(action_json, Reason.BAD_REQUEST, "The action")
+    name = action.get("action")
+    if not isinstance(name, str) or not name:
+        raise ServiceError(Reason.BAD_REQUEST, "The action needs an \"action\" member, e.g. {\"action\": \"play\"}")
+    return action
+
+
+def _json_object(text: str, reason: Reason, what: str) -> dict:
+    try:
+        value = json.loads(text, parse_constant=_no_constant)
+    except ValueError as error:
+        raise ServiceError(reason, f"{what}: not valid JSON ({error})") from None
+    if not isinstance(value, dict):
+        raise ServiceError(reason, f"{what}: must be a JSON object")
+    return value
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not JSON")
+
+
+def _check_expected(expected_revision: int | None) -> None:
+    if expected_revision is not None and expected_revision < 0:
+        raise ServiceError(Reason.INVALID_ARGUMENT, "expected_revision must be 0 or more",
+                           field="expected_revision")
+
+
+def _forwardable(base: Live, header: TableRecord | Live) -> bool:
+    """Whether ``header``'s log extends ``base``: only moves were added since (no take-back)."""
+    return (base.seed_commitment == header.seed_commitment
+            and base.move_count <= header.move_count
+            and header.revision - base.revision == header.move_count - base.move_count)
+
+
+def _dumps(value: object) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def _not_found(table_id: str) -> ServiceError:
+    return ServiceError(Reason.TABLE_NOT_FOUND, "No table has this id", table_id=table_id)
+
+
+def _gone(table_id: str):
+    raise _not_found(table_id)
+
+
+def _concurrent(live: Live) -> ServiceError:
+    return ServiceError(Reason.CONCURRENT_MOVE, "The table has moved on: read it again",
+                        revision=live.revision)
+
+
+def _refused(error: GameError) -> ServiceError:
+    return ServiceError(_GAME_ERRORS.get(error.code, Reason.ILLEGAL_MOVE), error.message)

@@ -1,0 +1,1 @@
+"""The lobby service: games waiting for players, their join codes and the seating."""

@@ -1,0 +1,101 @@
+"""``LobbyClient``: the lobby's API for the gateway and stats, as plain dataclasses.
+
+Every method raises :class:`~services.errors.ServiceError` with the lobby's reason
+(GAME_NOT_FOUND, GAME_FULL, NOT_SEATED, ...), never a raw ``grpc.RpcError``. Look-ups and
+EraseMember (idempotent) are retried by the channel while the lobby is briefly unreachable;
+CreateGame and JoinGame are never sent twice by the transport.
+"""
+
+from __future__ import annotations
+
+from typing import Self
+
+import grpc
+
+from lobby.models import Game, GameType, JoinResult, Seat
+from services.channels import open_channel
+from services.errors import from_rpc_error
+from tavolo.lobby.v1 import lobby_pb2, lobby_pb2_grpc
+
+SERVICE = "tavolo.lobby.v1.LobbyService"
+IDEMPOTENT = ("ListGameTypes", "PreviewGame", "GetGame", "GetSeating", "FindSeat", "EraseMember")
+
+
+class LobbyClient:
+    """An async client of LobbyService at ``address`` (host:port). Close it, or use ``async with``."""
+
+    def __init__(self, address: str, timeout_seconds: float = 10.0):
+        self.channel = open_channel(address, SERVICE, idempotent=IDEMPOTENT,
+                                    timeout_seconds=timeout_seconds)
+        self.stub = lobby_pb2_grpc.LobbyServiceStub(self.channel)
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        await self.channel.close()
+
+    async def list_game_types(self) -> list[GameType]:
+        response = await self._call(self.stub.ListGameTypes, lobby_pb2.ListGameTypesRequest())
+        return [GameType(id=t.id, name=t.name, description=t.description, players=t.players,
+                         options_schema_json=t.options_schema_json) for t in response.game_types]
+
+    async def create_game(self, member_id: str, display_name: str, game_type: str,
+                          options_json: str = "") -> Game:
+        response = await self._call(self.stub.CreateGame, lobby_pb2.CreateGameRequest(
+            member_id=member_id, display_name=display_name, game_type=game_type,
+            options_json=options_json))
+        return game_from_message(response.game)
+
+    async def join_game(self, member_id: str, display_name: str, join_code: str) -> JoinResult:
+        response = await self._call(self.stub.JoinGame, lobby_pb2.JoinGameRequest(
+            member_id=member_id, display_name=display_name, join_code=join_code))
+        return JoinResult(game_from_message(response.game), started=response.started)
+
+    async def preview_game(self, join_code: str) -> Game:
+        response = await self._call(self.stub.PreviewGame,
+                                    lobby_pb2.PreviewGameRequest(join_code=join_code))
+        return game_from_message(response.game)
+
+    async def get_game(self, game_id: str) -> Game:
+        response = await self._call(self.stub.GetGame, lobby_pb2.GetGameRequest(game_id=game_id))
+        return game_from_message(response.game)
+
+    async def get_seating(self, table_id: str) -> list[Seat]:
+        response = await self._call(self.stub.GetSeating,
+                                    lobby_pb2.GetSeatingRequest(table_id=table_id))
+        return [seat_from_message(s) for s in response.seats]
+
+    async def find_seat(self, table_id: str, member_id: str) -> Seat:
+        response = await self._call(self.stub.FindSeat, lobby_pb2.FindSeatRequest(
+            table_id=table_id, member_id=member_id))
+        return seat_from_message(response.seat)
+
+    async def erase_member(self, member_id: str) -> list[str]:
+        response = await self._call(self.stub.EraseMember,
+                                    lobby_pb2.EraseMemberRequest(member_id=member_id))
+        return list(response.table_ids)
+
+    @staticmethod
+    async def _call(method, request):
+        try:
+            return await method(request)
+        except grpc.RpcError as error:
+            raise from_rpc_error(error) from None
+
+
+def seat_from_message(message: lobby_pb2.SeatAssignment) -> Seat:
+    return Seat(index=message.seat_index, member_id=message.member_id,
+                display_name=message.display_name)
+
+
+def game_from_message(message: lobby_pb2.Game) -> Game:
+    return Game(
+        id=message.id, game_type=message.game_type, join_code=message.join_code,
+        options_json=message.options_json, seats_total=message.seats_total,
+        created_at_ms=message.created_at.ToMilliseconds(),
+        seats=tuple(seat_from_message(s) for s in message.players),
+        started=message.status == lobby_pb2.GAME_STATUS_STARTED)

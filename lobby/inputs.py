@@ -1,0 +1,99 @@
+"""Checks of what callers send, each failing with a message that names the field.
+
+The gateway passes the OIDC subject as the member id and the login name as the display name;
+other teams call the gRPC API directly, so nothing here trusts either.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+import uuid
+
+from services.errors import Reason, ServiceError
+
+MAX_MEMBER_ID = 512
+MAX_DISPLAY_NAME = 64
+MAX_OPTIONS_BYTES = 16 * 1024
+# Beyond the C0/C1 controls (category Cc): line breaks that are not Cc, and the bidirectional
+# overrides and isolates, which let a name display as something else than it is.
+_FORBIDDEN = frozenset("\u2028\u2029\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def _invalid(message: str, field: str) -> ServiceError:
+    return ServiceError(Reason.INVALID_ARGUMENT, message, field=field)
+
+
+def _has_control(text: str) -> bool:
+    return any(ch in _FORBIDDEN or unicodedata.category(ch) in ("Cc", "Cs") for ch in text)
+
+
+def member_id(value: str, field: str = "member_id") -> str:
+    """An opaque member id: non-empty, at most 512 characters, no control characters."""
+    if not value:
+        raise _invalid(f"{field} is required", field)
+    if len(value) > MAX_MEMBER_ID:
+        raise _invalid(f"{field} is longer than {MAX_MEMBER_ID} characters", field)
+    if _has_control(value):
+        raise _invalid(f"{field} contains control characters", field)
+    return value
+
+
+def display_name(value: str) -> str:
+    """A name shown to others, blanks around it trimmed: 1..64 characters, no control characters."""
+    name = value.strip()
+    if not name:
+        raise _invalid("display_name is required", "display_name")
+    if len(name) > MAX_DISPLAY_NAME:
+        raise _invalid(f"display_name is longer than {MAX_DISPLAY_NAME} characters", "display_name")
+    if _has_control(name):
+        raise _invalid("display_name contains control characters", "display_name")
+    return name
+
+
+def game_type(value: str) -> str:
+    if not value.strip():
+        raise _invalid("game_type is required", "game_type")
+    return value.strip()
+
+
+def options_json(value: str) -> str:
+    """The options as compact JSON text of an object; empty text means ``{}``.
+
+    Only the shape is checked here; what the options may say is the game service's schema.
+    """
+    if not value.strip():
+        return "{}"
+    if len(value.encode("utf-8")) > MAX_OPTIONS_BYTES:
+        raise ServiceError(Reason.INVALID_OPTIONS,
+                           f"Invalid options: longer than {MAX_OPTIONS_BYTES} bytes")
+    try:
+        options = json.loads(value, parse_constant=_refuse_constant)
+    except ValueError as error:
+        raise ServiceError(Reason.INVALID_OPTIONS,
+                           f"Invalid options: not valid JSON ({error})") from None
+    if not isinstance(options, dict):
+        raise ServiceError(Reason.INVALID_OPTIONS, "Invalid options: must be a JSON object")
+    return json.dumps(options, separators=(",", ":"))
+
+
+def _refuse_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def game_id(value: str, field: str = "game_id") -> str | None:
+    """The canonical (lowercase) game id, or None when the text cannot be one (no game has it)."""
+    if not value.strip():
+        raise _invalid(f"{field} is required", field)
+    try:
+        parsed = uuid.UUID(value.strip())
+    except ValueError:
+        return None
+    canonical = str(parsed)
+    return canonical if canonical == value.strip().lower() else None
+
+
+def join_code(value: str) -> str:
+    if not value.strip():
+        raise _invalid("join_code is required", "join_code")
+    return value

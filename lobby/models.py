@@ -1,0 +1,101 @@
+"""The lobby's data: a game as the lobby knows it, its seats and the game types on offer.
+
+Plain frozen dataclasses shared by the domain (service.py), the stores and the client adapter
+(client.py), so the gateway and stats read the same shapes the lobby keeps.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+STATUS_LOBBY = "lobby"
+STATUS_STARTED = "started"
+DELETED_PLAYER = "deleted player"
+
+
+def seat_id(index: int) -> str:
+    """The opaque seat the game service knows: ``seat:<index>``."""
+    return f"seat:{index}"
+
+
+def team_of(index: int) -> str:
+    """CONTRACT teams: A = seats 0 and 2, B = seats 1 and 3."""
+    return "A" if index % 2 == 0 else "B"
+
+
+@dataclass(frozen=True)
+class GameType:
+    """A game the platform can run, as the game service's registry describes it."""
+
+    id: str
+    name: str
+    description: str
+    players: int
+    options_schema_json: str
+
+    @property
+    def options_schema(self) -> dict:
+        return json.loads(self.options_schema_json)
+
+
+@dataclass(frozen=True)
+class Seat:
+    """One member at one seat: the only place that ties a member to an opaque seat."""
+
+    index: int
+    member_id: str
+    display_name: str
+
+    @property
+    def seat(self) -> str:
+        return seat_id(self.index)
+
+    @property
+    def team(self) -> str:
+        return team_of(self.index)
+
+
+@dataclass(frozen=True)
+class Game:
+    """A lobby game. ``started`` is true once the table exists in the game service.
+
+    Every seat taken but ``started`` false means the table creation failed and is retried
+    (see service.py, "a start that failed").
+    """
+
+    id: str
+    game_type: str
+    join_code: str
+    options_json: str
+    seats_total: int
+    created_at_ms: int
+    seats: tuple[Seat, ...] = ()
+    started: bool = False
+
+    @property
+    def status(self) -> str:
+        return STATUS_STARTED if self.started else STATUS_LOBBY
+
+    @property
+    def seats_open(self) -> int:
+        return self.seats_total - len(self.seats)
+
+    @property
+    def full(self) -> bool:
+        return self.seats_open <= 0
+
+    @property
+    def options(self) -> dict:
+        return json.loads(self.options_json)
+
+    def seat_of(self, member_id: str) -> Seat | None:
+        return next((seat for seat in self.seats if seat.member_id == member_id), None)
+
+
+@dataclass(frozen=True)
+class JoinResult:
+    """The game after a join; ``started`` only when this join took the last seat and created the table."""
+
+    game: Game
+    started: bool

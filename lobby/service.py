@@ -1,0 +1,190 @@
+"""The lobby's domain: creating games, seating members, starting tables, erasing members.
+
+It knows no gRPC and no Redis: it works on a :class:`~lobby.store.LobbyStore` and on a
+:class:`GameService` (the game service's API, adapted by lobby/game_api.py).
+
+A start that failed. The join that takes the last seat creates the table (CreateTable with
+table_id = the game id). If that call fails, the seat is NOT given back: the game stays with
+every seat taken and ``started`` false, and the creation is retried by whoever touches the game
+next: any JoinGame on its code (the seated members, who get the started game, or anyone else,
+who still gets "Game is full"), GetGame and PreviewGame. CreateTable is idempotent on the
+table id, so retries racing each other (or a first call that did land but timed out) end with
+one table. A JoinGame whose start fails answers UNAVAILABLE (its seat is kept: join again);
+GetGame and PreviewGame answer the game as it is (status lobby, no seat open) so that reads
+never depend on the game service. Rolling the seat back was rejected: a CreateTable that timed
+out may have created the table, which would then run with a seat the lobby gave to someone else.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Protocol
+
+from lobby import inputs
+from lobby.codes import generate_code, normalize_code
+from lobby.models import Game, GameType, JoinResult, Seat, seat_id
+from lobby.store import JoinOutcome, LobbyStore
+from services.errors import Reason, ServiceError
+from services.timeutil import now_ms
+
+log = logging.getLogger(__name__)
+
+CODE_ATTEMPTS = 20
+
+
+class GameService(Protocol):
+    """What the lobby asks of the game service."""
+
+    async def list_game_types(self) -> list[GameType]: ...
+
+    async def normalize_options(self, game_type: str, options_json: str) -> str: ...
+
+    async def create_table(self, table_id: str, game_type: str, options_json: str,
+                           seats: Sequence[str]) -> None: ...
+
+
+def new_game_id() -> str:
+    return str(uuid.uuid4())
+
+
+def new_member_id() -> str:
+    """The id an erased seating gets: random, and recognisably not anybody's login."""
+    return f"deleted-{secrets.token_hex(16)}"
+
+
+def _not_found() -> ServiceError:
+    return ServiceError(Reason.GAME_NOT_FOUND, "Game not found")
+
+
+class Lobby:
+    """The lobby's use cases, one method per LobbyService call."""
+
+    def __init__(self, store: LobbyStore, games: GameService, *,
+                 new_code: Callable[[], str] = generate_code,
+                 new_game_id: Callable[[], str] = new_game_id,
+                 new_member_id: Callable[[], str] = new_member_id,
+                 clock: Callable[[], int] = now_ms,
+                 code_attempts: int = CODE_ATTEMPTS):
+        self.store = store
+        self.games = games
+        self.new_code = new_code
+        self.new_game_id = new_game_id
+        self.new_member_id = new_member_id
+        self.clock = clock
+        self.code_attempts = code_attempts
+
+    async def list_game_types(self) -> list[GameType]:
+        return await self.games.list_game_types()
+
+    async def create_game(self, member_id: str, display_name: str, game_type: str,
+                          options_json: str) -> Game:
+        """A new game with its creator at seat 0 and a join code no live game has."""
+        member_id = inputs.member_id(member_id)
+        display_name = inputs.display_name(display_name)
+        game_type = inputs.game_type(game_type)
+        options_json = inputs.options_json(options_json)
+        kind = next((t for t in await self.games.list_game_types() if t.id == game_type), None)
+        if kind is None:
+            raise ServiceError(Reason.UNKNOWN_GAME_TYPE, f"Unknown game type: {game_type}",
+                               game_type=game_type)
+        normalized = await self.games.normalize_options(game_type, options_json)
+        game_id = self.new_game_id()
+        created_at_ms = self.clock()
+        for _ in range(self.code_attempts):
+            game = Game(id=game_id, game_type=game_type, join_code=self.new_code(),
+                        options_json=normalized, seats_total=kind.players,
+                        created_at_ms=created_at_ms, seats=(Seat(0, member_id, display_name),))
+            if await self.store.create(game):
+                log.info("game %s created (%s), code %s", game.id, game_type, game.join_code)
+                return await self._retry_start(game)  # a one-seat game type starts at once
+            log.info("join code %s is taken by a live game; drawing another", game.join_code)
+        raise ServiceError(
+            Reason.UNAVAILABLE,
+            f"Could not find a free join code in {self.code_attempts} attempts; try again")
+
+    async def join_game(self, member_id: str, display_name: str, join_code: str) -> JoinResult:
+        """Seat the member at the next free seat; the join that takes the last one starts the table."""
+        member_id = inputs.member_id(member_id)
+        display_name = inputs.display_name(display_name)
+        code = normalize_code(inputs.join_code(join_code))
+        if code is None:
+            raise _not_found()
+        joined = await self.store.join(code, member_id, display_name)
+        if joined.outcome is JoinOutcome.NOT_FOUND or joined.game is None:
+            raise _not_found()
+        game = joined.game
+        if joined.outcome is JoinOutcome.FULL:
+            if not game.started:
+                await self._retry_start(game)
+            raise ServiceError(Reason.GAME_FULL, "Game is full", game_id=game.id)
+        if joined.outcome is JoinOutcome.SEATED:
+            log.info("game %s: seat %d taken", game.id, game.seat_of(member_id).index)
+        if game.full and not game.started:
+            game = await self._start(game)
+            return JoinResult(game, started=joined.took_last_seat)
+        return JoinResult(game, started=False)
+
+    async def preview_game(self, join_code: str) -> Game:
+        code = normalize_code(inputs.join_code(join_code))
+        game_id = await self.store.game_id_for_code(code) if code is not None else None
+        game = await self.store.get(game_id) if game_id is not None else None
+        if game is None:
+            raise _not_found()
+        return await self._retry_start(game)
+
+    async def get_game(self, game_id: str) -> Game:
+        return await self._retry_start(await self._game(game_id, "game_id"))
+
+    async def get_seating(self, table_id: str) -> tuple[Seat, ...]:
+        return (await self._game(table_id, "table_id")).seats
+
+    async def find_seat(self, table_id: str, member_id: str) -> Seat:
+        game = await self._game(table_id, "table_id")
+        seat = game.seat_of(inputs.member_id(member_id))
+        if seat is None:
+            raise ServiceError(Reason.NOT_SEATED, "Not seated at this game", table_id=game.id)
+        return seat
+
+    async def erase_member(self, member_id: str) -> list[str]:
+        """Anonymize every seating of the member; the ids of the games touched."""
+        touched = await self.store.erase_member(inputs.member_id(member_id), self.new_member_id)
+        if touched:
+            log.info("member erased from %d game(s)", len(touched))
+        return touched
+
+    async def _game(self, game_id: str, field: str) -> Game:
+        """The game with this id; looking it up keeps it alive (its TTL restarts)."""
+        canonical = inputs.game_id(game_id, field)
+        game = await self.store.touch(canonical) if canonical is not None else None
+        if game is None:
+            raise _not_found()
+        return game
+
+    async def _start(self, game: Game) -> Game:
+        """Create the table of a game whose seats are all taken; UNAVAILABLE when that fails."""
+        seats = [seat_id(index) for index in range(game.seats_total)]
+        try:
+            await self.games.create_table(game.id, game.game_type, game.options_json, seats)
+        except ServiceError as error:
+            log.warning("game %s: CreateTable failed (%s: %s); the next join or read retries",
+                        game.id, error.reason.name, error.message)
+            raise ServiceError(
+                Reason.UNAVAILABLE,
+                f"The game could not be started yet ({error.message}); join again to retry",
+                game_id=game.id) from None
+        started = await self.store.mark_started(game.id)
+        log.info("game %s started", game.id)
+        return started if started is not None else replace(game, started=True)
+
+    async def _retry_start(self, game: Game) -> Game:
+        """The game, started if it was waiting only for its table; unchanged if that fails again."""
+        if game.started or not game.full:
+            return game
+        try:
+            return await self._start(game)
+        except ServiceError:
+            return game

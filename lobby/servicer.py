@@ -1,0 +1,100 @@
+"""LobbyService over gRPC: messages in, :class:`~lobby.service.Lobby` calls, messages out.
+
+Errors are ServiceErrors raised by the domain; the shared server's interceptor sends them with
+their ErrorInfo. The one exception is FindSeat's NOT_SEATED, which the proto sends with
+NOT_FOUND (a look-up) rather than the reason's usual PERMISSION_DENIED.
+"""
+
+from __future__ import annotations
+
+import grpc
+from google.protobuf import any_pb2, timestamp_pb2
+from google.rpc import error_details_pb2, status_pb2
+from grpc_status import rpc_status
+
+from lobby.models import Game, GameType, Seat
+from lobby.service import Lobby
+from services.errors import DOMAIN, Reason, ServiceError
+from tavolo.lobby.v1 import lobby_pb2, lobby_pb2_grpc
+
+SERVICE = "tavolo.lobby.v1.LobbyService"
+
+
+class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
+    def __init__(self, lobby: Lobby):
+        self.lobby = lobby
+
+    async def ListGameTypes(self, request, context):
+        types = await self.lobby.list_game_types()
+        return lobby_pb2.ListGameTypesResponse(game_types=[game_type_message(t) for t in types])
+
+    async def CreateGame(self, request, context):
+        game = await self.lobby.create_game(request.member_id, request.display_name,
+                                            request.game_type, request.options_json)
+        return lobby_pb2.CreateGameResponse(game=game_message(game))
+
+    async def JoinGame(self, request, context):
+        result = await self.lobby.join_game(request.member_id, request.display_name,
+                                            request.join_code)
+        return lobby_pb2.JoinGameResponse(game=game_message(result.game), started=result.started)
+
+    async def PreviewGame(self, request, context):
+        game = await self.lobby.preview_game(request.join_code)
+        return lobby_pb2.PreviewGameResponse(game=game_message(game))
+
+    async def GetGame(self, request, context):
+        game = await self.lobby.get_game(request.game_id)
+        return lobby_pb2.GetGameResponse(game=game_message(game))
+
+    async def GetSeating(self, request, context):
+        seats = await self.lobby.get_seating(request.table_id)
+        return lobby_pb2.GetSeatingResponse(seats=[seat_message(s) for s in seats])
+
+    async def FindSeat(self, request, context):
+        try:
+            seat = await self.lobby.find_seat(request.table_id, request.member_id)
+        except ServiceError as error:
+            if error.reason is not Reason.NOT_SEATED:
+                raise
+            status = _status(error, grpc.StatusCode.NOT_FOUND)
+            await context.abort(status.code, status.details, status.trailing_metadata)
+        return lobby_pb2.FindSeatResponse(seat=seat_message(seat))
+
+    async def EraseMember(self, request, context):
+        table_ids = await self.lobby.erase_member(request.member_id)
+        return lobby_pb2.EraseMemberResponse(table_ids=table_ids)
+
+
+def register(server: grpc.aio.Server, lobby: Lobby) -> None:
+    lobby_pb2_grpc.add_LobbyServiceServicer_to_server(LobbyServicer(lobby), server)
+
+
+def game_type_message(game_type: GameType) -> lobby_pb2.GameType:
+    return lobby_pb2.GameType(id=game_type.id, name=game_type.name,
+                              description=game_type.description, players=game_type.players,
+                              options_schema_json=game_type.options_schema_json)
+
+
+def seat_message(seat: Seat) -> lobby_pb2.SeatAssignment:
+    return lobby_pb2.SeatAssignment(seat=seat.seat, seat_index=seat.index,
+                                    member_id=seat.member_id, display_name=seat.display_name)
+
+
+def game_message(game: Game) -> lobby_pb2.Game:
+    created_at = timestamp_pb2.Timestamp()
+    created_at.FromMilliseconds(game.created_at_ms)
+    status = lobby_pb2.GAME_STATUS_STARTED if game.started else lobby_pb2.GAME_STATUS_LOBBY
+    return lobby_pb2.Game(
+        id=game.id, game_type=game.game_type, join_code=game.join_code, status=status,
+        options_json=game.options_json, players=[seat_message(s) for s in game.seats],
+        seats_total=game.seats_total, created_at=created_at)
+
+
+def _status(error: ServiceError, code: grpc.StatusCode) -> grpc.Status:
+    """The error's status and ErrorInfo, sent with ``code`` instead of its reason's own."""
+    info = error_details_pb2.ErrorInfo(reason=error.reason.name, domain=DOMAIN,
+                                       metadata=error.metadata)
+    detail = any_pb2.Any()
+    detail.Pack(info)
+    return rpc_status.to_status(
+        status_pb2.Status(code=code.value[0], message=error.message, details=[detail]))

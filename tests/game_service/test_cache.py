@@ -1,0 +1,161 @@
+"""The live side of a table, in memory and in Redis: snapshots, locks, signals, the running set."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+
+import pytest
+import redis.asyncio as redis
+
+from game.cache import LockTimeout, RedisTableCache
+from services.stores import Keys, redis_client
+
+
+def _snapshot(revision: int, **extra) -> str:
+    return json.dumps({"revision": revision, **extra})
+
+
+@pytest.fixture
+def table_id() -> str:
+    return str(uuid.uuid4())
+
+
+async def test_a_saved_snapshot_loads_back(cache, table_id):
+    assert await cache.load(table_id) is None
+    assert await cache.save(table_id, 3, _snapshot(3, state="x"), 100, publish=False)
+    assert json.loads(await cache.load(table_id)) == {"revision": 3, "state": "x"}
+
+
+async def test_an_older_or_equal_revision_never_replaces_a_newer_snapshot(cache, table_id):
+    await cache.save(table_id, 5, _snapshot(5, who="new"), 100, publish=False)
+    assert not await cache.save(table_id, 4, _snapshot(4, who="stale"), 100, publish=False)
+    assert not await cache.save(table_id, 5, _snapshot(5, who="twin"), 100, publish=False)
+    assert json.loads(await cache.load(table_id))["who"] == "new"
+    assert await cache.save(table_id, 6, _snapshot(6, who="next"), 100, publish=False)
+    assert json.loads(await cache.load(table_id))["who"] == "next"
+
+
+async def test_a_corrupt_snapshot_is_replaced_by_any_save(cache, backend, table_id):
+    for junk in ("{not json", '"a string"', '{"revision": "7"}'):
+        await backend.put_snapshot(cache, table_id, junk)
+        assert await cache.save(table_id, 1, _snapshot(1), 100, publish=False)
+
+
+async def test_the_running_set_follows_the_saves(cache, table_id):
+    other = str(uuid.uuid4())
+    await cache.save(table_id, 1, _snapshot(1), 200, publish=False)
+    await cache.save(other, 1, _snapshot(1), 100, publish=False)
+    assert await cache.ongoing() == [other, table_id]
+    await cache.save(table_id, 2, _snapshot(2), None, publish=False)  # finished
+    assert await cache.ongoing() == [other]
+    assert not await cache.save(other, 1, _snapshot(1), None, publish=False)  # a stale save
+    assert await cache.ongoing() == [other]
+    await cache.forget(other)
+    assert await cache.ongoing() == [] and await cache.load(other) is None
+
+
+async def test_subscribers_are_signalled_by_published_saves_only(cache, table_id):
+    async with cache.subscribe(table_id) as first, cache.subscribe(table_id) as second:
+        await cache.save(table_id, 1, _snapshot(1), 1, publish=False)
+        assert not await first.wait(0.05)
+        await cache.save(table_id, 2, _snapshot(2), 1, publish=True)
+        assert await first.wait(2) and await second.wait(2)
+        await cache.save(table_id, 1, _snapshot(1), 1, publish=True)  # refused, still a signal
+        assert await first.wait(2)
+    async with cache.subscribe(str(uuid.uuid4())) as elsewhere:
+        await cache.save(table_id, 3, _snapshot(3), 1, publish=True)
+        assert not await elsewhere.wait(0.05)
+
+
+async def test_signals_that_arrive_while_busy_merge_into_one(cache, table_id):
+    async with cache.subscribe(table_id) as signals:
+        for revision in (1, 2, 3):
+            await cache.save(table_id, revision, _snapshot(revision), 1, publish=True)
+        assert await signals.wait(2)
+        await asyncio.sleep(0.05)
+        if await signals.wait(0.05):  # Redis delivers them one by one: a later one may follow
+            assert not await signals.wait(0.05)
+
+
+async def test_the_lock_is_held_by_one_holder_at_a_time(cache, table_id):
+    first, second = cache.lock(table_id), cache.lock(table_id)
+    await first.acquire()
+    waiting = asyncio.create_task(second.acquire())
+    await asyncio.sleep(0.05)
+    assert not waiting.done()
+    assert await first.release()
+    await asyncio.wait_for(waiting, 2)
+    assert await second.release()
+
+
+async def test_a_lock_that_stays_taken_makes_the_next_holder_give_up(cache, table_id):
+    await cache.lock(table_id).acquire()
+    cache.lock_wait_seconds = 0.1
+    with pytest.raises(LockTimeout):
+        await cache.lock(table_id).acquire()
+
+
+async def test_the_lock_of_a_dead_holder_expires(cache, table_id):
+    cache.lock_ttl_seconds = 0.3
+    dead = cache.lock(table_id)
+    await dead.acquire()  # and never released: its process died
+    cache.lock_ttl_seconds, cache.lock_wait_seconds = 10.0, 5.0
+    successor = cache.lock(table_id)
+    await successor.acquire()
+    assert not await dead.release()  # it expired, and does not free the successor's hold
+    cache.lock_wait_seconds = 0.05
+    still_held = cache.lock(table_id)
+    with pytest.raises(LockTimeout):
+        await still_held.acquire()
+    assert await successor.release()
+
+
+async def test_the_redis_snapshot_has_a_sliding_ttl(redis_url, redis_prefix, table_id):
+    client = redis_client(redis_url)
+    cache = RedisTableCache(client, Keys(redis_prefix), ttl_seconds=1000)
+    try:
+        await cache.save(table_id, 1, _snapshot(1), 1, publish=False)
+        key = f"{redis_prefix}:game:{table_id}"
+        assert 990 < await client.ttl(key) <= 1000
+        await client.expire(key, 5)
+        await cache.load(table_id)
+        assert await client.ttl(key) > 990
+        assert await client.zscore(f"{redis_prefix}:games:ongoing", table_id) == 1
+    finally:
+        await cache.close()
+
+
+async def test_a_signal_reaches_a_subscriber_of_another_connection(redis_url, redis_prefix, table_id):
+    publisher = RedisTableCache(redis_client(redis_url), Keys(redis_prefix))
+    subscriber = RedisTableCache(redis_client(redis_url), Keys(redis_prefix))
+    try:
+        async with subscriber.subscribe(table_id) as signals:
+            await publisher.save(table_id, 1, _snapshot(1), 1, publish=True)
+            assert await signals.wait(2)
+        async with subscriber.subscribe(table_id) as again:  # subscribing anew works too
+            await publisher.save(table_id, 2, _snapshot(2), 1, publish=True)
+            assert await again.wait(2)
+    finally:
+        await publisher.close()
+        await subscriber.close()
+
+
+async def test_a_subscriber_hears_of_changes_again_after_its_connection_is_cut(redis_url, redis_prefix, table_id):
+    name = f"{redis_prefix.split(':')[0]}-events"
+    subscriber = RedisTableCache(redis.Redis.from_url(redis_url, decode_responses=True, client_name=name),
+                                 Keys(redis_prefix))
+    admin = redis_client(redis_url)
+    try:
+        async with subscriber.subscribe(table_id) as signals:
+            clients = await admin.client_list()
+            (ours,) = [c for c in clients if c.get("name") == name and int(c.get("sub", 0)) > 0]
+            await admin.client_kill_filter(_id=ours["id"])
+            await admin.publish(subscriber.channel(table_id), "1")  # may be lost: no one listens
+            assert await signals.wait(5)  # the re-subscription counts as a change to re-read
+            await subscriber.save(table_id, 2, _snapshot(2), 1, publish=True)
+            assert await signals.wait(5)
+    finally:
+        await admin.aclose()
+        await subscriber.close()

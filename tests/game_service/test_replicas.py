@@ -1,0 +1,102 @@
+"""Two `tavolo serve game` processes on one Redis and one Postgres behave as one service."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from game.client import GameClient
+from tests.game_service.conftest import SEATS, free_port
+from tests.game_service.fakes import FakeDeadlines, FakeStats, serve_fakes
+
+
+async def _serving(address: str, process: subprocess.Popen, timeout: float = 30.0) -> None:
+    loop = asyncio.get_running_loop()
+    give_up_at = loop.time() + timeout
+    async with grpc.aio.insecure_channel(address) as channel:
+        health = health_pb2_grpc.HealthStub(channel)
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"the game service at {address} exited with {process.returncode}")
+            try:
+                reply = await health.Check(health_pb2.HealthCheckRequest(), timeout=1)
+                if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+            except grpc.RpcError:
+                pass
+            if loop.time() > give_up_at:
+                raise TimeoutError(f"the game service at {address} never became SERVING")
+            await asyncio.sleep(0.1)
+
+
+@pytest.fixture
+async def two_replicas(postgres_dsn, redis_url, redis_prefix):
+    deadlines, stats = FakeDeadlines(), FakeStats()
+    server, deadlines_addr, stats_addr = await serve_fakes(deadlines, stats)
+    addresses = [f"127.0.0.1:{free_port()}" for _ in range(2)]
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("DATABASE_", "REDIS_"))}
+    env.update(DATABASE_URL=postgres_dsn, REDIS_URL=redis_url, REDIS_KEY_PREFIX=redis_prefix,
+               DEADLINES_ADDR=deadlines_addr, STATS_ADDR=stats_addr, LOG_LEVEL="WARNING")
+    processes = [
+        subprocess.Popen([sys.executable, "-m", "services.cli", "serve", "game"],
+                         env={**env, "GAME_ADDR": address})
+        for address in addresses
+    ]
+    clients = [GameClient(address) for address in addresses]
+    try:
+        await asyncio.gather(*(_serving(a, p) for a, p in zip(addresses, processes)))
+        yield clients, deadlines, stats
+    finally:
+        for client in clients:
+            await client.close()
+        for process in processes:
+            process.send_signal(signal.SIGTERM)
+        for process in processes:
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        await server.stop(0)
+
+
+async def _watch(client: GameClient, table_id: str, seat: str, into: list) -> None:
+    async for view in client.watch_views(table_id, seat):
+        into.append(view)
+
+
+async def test_two_replicas_stream_the_same_updates_whoever_makes_the_moves(two_replicas):
+    (first, second), deadlines, stats = two_replicas
+    table_id = (await first.create_table("dummy", SEATS, {"target": 4}))["table_id"]
+    seen_on_first, seen_on_second = [], []
+    watchers = [asyncio.create_task(_watch(first, table_id, "seat:0", seen_on_first)),
+                asyncio.create_task(_watch(second, table_id, "seat:1", seen_on_second))]
+    while not (seen_on_first and seen_on_second):
+        await asyncio.sleep(0.01)
+    replicas = [second, first]
+    moves = 0
+    while True:
+        view = await replicas[moves % 2].get_view(table_id, "seat:0")
+        if view["status"] == "finished":
+            break
+        seat = SEATS[view["turn"]]
+        await replicas[moves % 2].act(table_id, seat, {"action": "add", "n": 1}, view["revision"])
+        moves += 1
+    await asyncio.wait_for(asyncio.gather(*watchers), 15)
+    assert moves == 7  # A reaches 4 at its fourth add, the seventh move
+    revisions = list(range(moves + 1))
+    assert [v["revision"] for v in seen_on_first] == revisions
+    assert [v["revision"] for v in seen_on_second] == revisions
+    assert [v["totals"] for v in seen_on_first] == [v["totals"] for v in seen_on_second]
+    assert (seen_on_first[0]["you"], seen_on_second[0]["you"]) == (0, 1)
+    assert seen_on_first[-1]["status"] == seen_on_second[-1]["status"] == "finished"
+    await asyncio.wait_for(stats.recorded.wait(), 10)  # one replica handed the result to stats
+    assert list(stats.matches) == [table_id]
+    assert any(call[0] == "schedule" and call[1] == table_id for call in deadlines.calls)

@@ -1,0 +1,47 @@
+"""`game.server`: the service as `tavolo serve game` builds it, here with the in-memory stores."""
+
+from __future__ import annotations
+
+import asyncio
+
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from game.client import GameClient
+from game.server import build_service
+from services.channels import open_channel
+from services.config import Settings
+from services.server import serve
+from tests.game_service.conftest import SEATS, free_port
+
+
+async def test_the_service_serves_health_and_moves_with_memory_stores(fakes):
+    address = f"127.0.0.1:{free_port()}"
+    settings = Settings(game_addr=address, deadlines_addr=fakes.deadlines_addr,
+                        stats_addr=fakes.stats_addr, turn_timeout_seconds=2.5)
+    spec, tables = await build_service(settings)
+    started, stop = asyncio.Event(), asyncio.Event()
+    task = asyncio.create_task(serve(spec, address, grace_seconds=1, started=started, stop=stop))
+    await asyncio.wait_for(started.wait(), 10)
+    client = GameClient(address)
+    channel = open_channel(address, "grpc.health.v1.Health")
+    try:
+        health = health_pb2_grpc.HealthStub(channel)
+        for _ in range(50):
+            reply = await health.Check(health_pb2.HealthCheckRequest(service="tavolo.game.v1.GameService"))
+            if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                break
+            await asyncio.sleep(0.05)
+        assert reply.status == health_pb2.HealthCheckResponse.SERVING
+        table_id = (await client.create_table("dummy", SEATS, {"target": 1}))["table_id"]
+        created_view = await client.get_view(table_id, "seat:0")
+        state = (await tables.current(table_id)).state
+        assert state["turn_timeout_ms"] == 2500  # the registry got TURN_TIMEOUT_SECONDS
+        assert created_view["revision"] == 0
+        assert (await client.act(table_id, "seat:0", {"action": "add", "n": 1}))["status"] == "finished"
+        await asyncio.wait_for(fakes.stats.recorded.wait(), 10)
+        assert table_id in fakes.stats.matches
+    finally:
+        await client.close()
+        await channel.close()
+        stop.set()
+        await asyncio.wait_for(task, 10)

@@ -1,0 +1,532 @@
+"""The tables' flow, in memory and on Postgres + Redis: create, view, act, races, take-backs, rebuilds."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import uuid
+
+import pytest
+
+from game.log_store import LoggedMove
+from game.tables import Live
+from services.errors import Reason, ServiceError
+from tests.game_service.conftest import SEATS, play
+
+
+async def _dummy(tables, target: int = 20, table_id: str = "") -> str:
+    created = await tables.create_table(table_id, "dummy", json.dumps({"target": target}), SEATS)
+    return created.table_id
+
+
+def _add(n: int = 1, **extra) -> str:
+    return json.dumps({"action": "add", "n": n, **extra})
+
+
+async def _refused(reason: Reason, call) -> ServiceError:
+    with pytest.raises(ServiceError) as refused:
+        await call
+    assert refused.value.reason is reason, refused.value
+    return refused.value
+
+
+async def _fresh_state(replicas, table_id: str) -> Live:
+    """The state as a replica with nothing cached rebuilds it from the log alone."""
+    other = await replicas.open()
+    other.cache = _NoCache()
+    return await other.current(table_id)
+
+
+class _NoCache:
+    async def load(self, table_id):
+        return None
+
+    async def save(self, *args, **kwargs):
+        return False
+
+
+# -- creating and reading -------------------------------------------------------------------
+
+async def test_a_new_table_is_at_revision_zero_and_commits_to_its_seed(tables):
+    created = await tables.create_table("", "dummy", "", SEATS)
+    assert created.revision == 0 and uuid.UUID(created.table_id).version == 4
+    header = await tables.log.header(created.table_id)
+    assert created.seed_commitment == hashlib.sha256(header.seed).hexdigest() and len(header.seed) == 32
+    view = await tables.get_view(created.table_id, "seat:0")
+    body = json.loads(view.view_json)
+    assert (view.revision, view.status) == (0, "playing")
+    assert body["id"] == created.table_id and body["game_type"] == "dummy"
+    assert body["seed_commitment"] == created.seed_commitment and body["revision"] == 0
+    assert body["you"] == 0 and body["your_turn"] is True and body["options"] == {"target": 20}
+
+
+async def test_creating_with_an_existing_id_returns_that_table_unchanged(tables):
+    table_id = str(uuid.uuid4())
+    first = await tables.create_table(table_id, "dummy", "", SEATS)
+    await tables.act(table_id, "seat:0", _add())
+    again = await tables.create_table(table_id, "dummy", '{"target": 5}', SEATS)
+    assert (again.table_id, again.seed_commitment, again.revision) == (table_id, first.seed_commitment, 1)
+
+
+@pytest.mark.parametrize("table_id, game_type, options, seats, reason", [
+    ("not-a-uuid", "dummy", "", SEATS, Reason.INVALID_ARGUMENT),
+    (str(uuid.uuid4()).upper(), "dummy", "", SEATS, Reason.INVALID_ARGUMENT),
+    ("", "chess", "", SEATS, Reason.UNKNOWN_GAME_TYPE),
+    ("", "dummy", "{target: 3", SEATS, Reason.INVALID_OPTIONS),
+    ("", "dummy", "[1]", SEATS, Reason.INVALID_OPTIONS),
+    ("", "dummy", '{"target": 0}', SEATS, Reason.INVALID_OPTIONS),
+    ("", "dummy", '{"speed": 2}', SEATS, Reason.INVALID_OPTIONS),
+    ("", "dummy", '{"target": NaN}', SEATS, Reason.INVALID_OPTIONS),
+    ("", "dummy", "", SEATS[:3], Reason.INVALID_ARGUMENT),
+    ("", "dummy", "", ["seat:0", "seat:0", "seat:2", "seat:3"], Reason.INVALID_ARGUMENT),
+    ("", "dummy", "", ["seat:0", "bob@example.org", "seat:2", "seat:3"], Reason.IDENTIFYING_SEAT),
+    ("", "dummy", "", ["seat:0", "member:17", "seat:2", "seat:3"], Reason.IDENTIFYING_SEAT),
+])
+async def test_a_bad_creation_is_refused_with_its_reason(tables, table_id, game_type, options, seats, reason):
+    error = await _refused(reason, tables.create_table(table_id, game_type, options, seats))
+    assert error.message
+    if reason is Reason.UNKNOWN_GAME_TYPE:
+        assert error.message == "Unknown game type: chess" and error.metadata["game_type"] == "chess"
+    if reason is Reason.INVALID_OPTIONS:
+        assert error.message.startswith("Invalid options: ")
+
+
+async def test_normalize_options_fills_the_defaults(tables):
+    assert json.loads(tables.normalize_options("dummy", "")) == {"target": 20}
+    assert json.loads(tables.normalize_options("scopone_scientifico", '{"target_score": 21}')) == {
+        "target_score": 21, "napola": True, "asso_pigliatutto": False}
+
+
+async def test_reading_an_unknown_table_or_seat_is_refused(tables):
+    table_id = await _dummy(tables)
+    await _refused(Reason.TABLE_NOT_FOUND, tables.get_view(str(uuid.uuid4()), "seat:0"))
+    await _refused(Reason.NOT_SEATED, tables.get_view(table_id, "seat:9"))
+    await _refused(Reason.IDENTIFYING_SEAT, tables.get_view(table_id, "user:1"))
+    await _refused(Reason.INVALID_ARGUMENT, tables.get_view("", "seat:0"))
+
+
+# -- acting ---------------------------------------------------------------------------------
+
+async def test_a_move_lands_in_the_log_and_returns_the_actors_new_view(tables):
+    table_id = await _dummy(tables)
+    view = await tables.act(table_id, "seat:0", _add(3))
+    body = json.loads(view.view_json)
+    assert view.revision == 1 and body["totals"] == [3, 0, 0, 0] and body["turn"] == 1
+    (move,) = await tables.log.moves(table_id, 0)
+    assert (move.number, move.type, move.seat, json.loads(move.payload_json)) == (1, "add", 0, {"n": 3})
+    assert not move.auto and not move.random
+
+
+@pytest.mark.parametrize("action, reason", [
+    ("{oops", Reason.BAD_REQUEST),
+    ("[1, 2]", Reason.BAD_REQUEST),
+    ('{"n": 1}', Reason.BAD_REQUEST),
+    ('{"action": 5}', Reason.BAD_REQUEST),
+    ('{"action": "jump"}', Reason.UNKNOWN_ACTION),
+    ('{"action": "add", "n": 7}', Reason.ILLEGAL_MOVE),
+    ('{"action": "add", "n": "two"}', Reason.BAD_REQUEST),
+])
+async def test_a_bad_action_is_refused_and_changes_nothing(tables, action, reason):
+    table_id = await _dummy(tables)
+    await _refused(reason, tables.act(table_id, "seat:0", action))
+    header = await tables.log.header(table_id)
+    assert (header.move_count, header.revision) == (0, 0)
+
+
+async def test_acting_out_of_turn_unseated_or_on_a_finished_table_is_refused(tables):
+    table_id = await _dummy(tables, target=2)
+    await _refused(Reason.NOT_YOUR_TURN, tables.act(table_id, "seat:1", _add()))
+    await _refused(Reason.NOT_SEATED, tables.act(table_id, "seat:7", _add()))
+    await _refused(Reason.INVALID_ARGUMENT, tables.act(table_id, "seat:0", _add(), expected_revision=-1))
+    finished = await tables.act(table_id, "seat:0", _add(2))
+    assert finished.status == "finished" and json.loads(finished.view_json)["winner"] == "A"
+    await _refused(Reason.GAME_FINISHED, tables.act(table_id, "seat:1", _add()))
+
+
+async def test_a_move_with_the_revision_it_saw_lands_only_at_that_revision(tables):
+    table_id = await _dummy(tables)
+    await tables.act(table_id, "seat:0", _add(), expected_revision=0)
+    error = await _refused(Reason.CONCURRENT_MOVE, tables.act(table_id, "seat:1", _add(), expected_revision=0))
+    assert error.metadata["revision"] == "1"
+    assert (await tables.act(table_id, "seat:1", _add(), expected_revision=1)).revision == 2
+
+
+async def test_of_two_moves_at_once_the_second_waits_and_plays_against_the_new_state(tables):
+    table_id = await _dummy(tables)
+    first, second = await asyncio.gather(
+        tables.act(table_id, "seat:0", _add()), tables.act(table_id, "seat:0", _add()),
+        return_exceptions=True)
+    assert first.revision == 1
+    assert isinstance(second, ServiceError) and second.reason is Reason.NOT_YOUR_TURN
+    both = await asyncio.gather(tables.act(table_id, "seat:1", _add()), tables.act(table_id, "seat:2", _add()))
+    assert sorted(v.revision for v in both) == [2, 3]  # seat 1 then seat 2, whatever the order of arrival
+
+
+@pytest.mark.parametrize("same_replica", [True, False], ids=["one replica", "two replicas"])
+async def test_of_moves_made_at_once_with_one_revision_exactly_one_lands(replicas, same_replica):
+    first = await replicas.open()
+    second = first if same_replica else await replicas.open()
+    table_id = await _dummy(first)
+    await second.get_view(table_id, "seat:0")  # both replicas have the table cached
+    outcomes = await asyncio.gather(
+        *(replica.act(table_id, "seat:0", _add(n), expected_revision=0)
+          for replica, n in ((first, 1), (second, 2), (first, 3), (second, 1))),
+        return_exceptions=True)
+    landed = [o for o in outcomes if not isinstance(o, Exception)]
+    refused = [o for o in outcomes if isinstance(o, Exception)]
+    assert len(landed) == 1 and landed[0].revision == 1
+    assert all(isinstance(e, ServiceError) and e.reason is Reason.CONCURRENT_MOVE for e in refused)
+    header = await first.log.header(table_id)
+    assert (header.move_count, header.revision) == (1, 1)
+
+
+async def test_a_replica_with_a_stale_state_plays_against_the_logs(replicas):
+    first, second = await replicas.open(), await replicas.open()
+    table_id = await _dummy(first)
+    await second.get_view(table_id, "seat:0")  # second remembers revision 0
+    await first.act(table_id, "seat:0", _add(2))
+    await first.act(table_id, "seat:1", _add(3))
+    view = await second.act(table_id, "seat:2", _add(1))  # would be "not your turn" at revision 0
+    assert view.revision == 3 and json.loads(view.view_json)["totals"] == [2, 3, 1, 0]
+    await _refused(Reason.NOT_YOUR_TURN, second.act(table_id, "seat:2", _add()))
+
+
+# -- take-backs -----------------------------------------------------------------------------
+
+async def test_a_take_back_restores_the_state_before_the_move_at_a_higher_revision(tables, replicas):
+    table_id = await _dummy(tables)
+    await tables.act(table_id, "seat:0", _add(2))
+    before = (await tables.current(table_id)).state
+    await tables.act(table_id, "seat:1", _add(3))
+    assert await tables.take_back(table_id, expected_revision=2) == 3
+    live = await tables.current(table_id)
+    assert (live.move_count, live.revision, live.state) == (1, 3, before)
+    assert (await _fresh_state(replicas, table_id)).state == before
+    view = await tables.get_view(table_id, "seat:1")
+    assert view.revision == 3 and json.loads(view.view_json)["your_turn"] is True
+    await _refused(Reason.CONCURRENT_MOVE, tables.act(table_id, "seat:1", _add(), expected_revision=2))
+    assert (await tables.act(table_id, "seat:1", _add(1))).revision == 4
+
+
+async def test_a_take_back_is_refused_when_it_cannot_apply(tables):
+    scopone = (await tables.create_table("", "scopone_scientifico", "", SEATS)).table_id
+    await _refused(Reason.TAKE_BACK_UNSUPPORTED, tables.take_back(scopone))
+    table_id = await _dummy(tables, target=1)
+    await _refused(Reason.TAKE_BACK_UNSUPPORTED, tables.take_back(table_id))  # no move yet
+    await tables.act(table_id, "seat:0", _add())
+    await _refused(Reason.CONCURRENT_MOVE, tables.take_back(table_id, expected_revision=0))
+    await _refused(Reason.GAME_FINISHED, tables.take_back(table_id))
+    await _refused(Reason.TABLE_NOT_FOUND, tables.take_back(str(uuid.uuid4())))
+
+
+# -- the cache is only a cache --------------------------------------------------------------
+
+async def test_a_flushed_cache_mid_match_is_rebuilt_exactly_from_the_log(replicas, backend):
+    tables = await replicas.open()
+    table_id = await _dummy(tables, target=100)
+    await play(tables, table_id, 9)
+    await tables.fire_deadline(table_id, "turn:9", "turn")  # a random auto-play is in the log too
+    before = await tables.current(table_id)
+    await backend.flush(tables.cache)
+    assert await tables.cache.load(table_id) is None
+    restarted = await replicas.open()
+    rebuilt = await restarted.current(table_id)
+    assert (rebuilt.state, rebuilt.revision, rebuilt.move_count) == (before.state, 10, 10)
+    assert Live.from_snapshot(await tables.cache.load(table_id), table_id).state == before.state
+    assert (await restarted.get_view(table_id, "seat:2")) == (await tables.get_view(table_id, "seat:2"))
+    assert (await restarted.act(table_id, "seat:2", _add())).revision == 11
+    assert (await tables.act(table_id, "seat:3", _add())).revision == 12
+
+
+async def test_a_stale_snapshot_is_never_served(replicas, backend):
+    tables = await replicas.open()
+    table_id = await _dummy(tables, target=100)
+    await play(tables, table_id, 2)
+    stale = await tables.cache.load(table_id)
+    await play(tables, table_id, 3)
+    await backend.put_snapshot(tables.cache, table_id, stale)  # as a writer that lost the race would
+    reader = await replicas.open()
+    view = await reader.get_view(table_id, "seat:0")
+    assert view.revision == 5 and json.loads(view.view_json)["totals"] == [2, 1, 1, 1]
+    assert json.loads(await tables.cache.load(table_id))["revision"] == 5  # brought forward and saved
+
+
+async def test_a_snapshot_from_before_a_take_back_is_rebuilt_not_brought_forward(replicas, backend):
+    tables = await replicas.open()
+    table_id = await _dummy(tables, target=100)
+    await tables.act(table_id, "seat:0", _add(1))
+    await tables.act(table_id, "seat:1", _add(1))
+    old = await tables.cache.load(table_id)                      # move 2 = seat 1 adds 1
+    await tables.take_back(table_id)
+    await tables.act(table_id, "seat:1", _add(3))                # move 2 = seat 1 adds 3
+    await backend.put_snapshot(tables.cache, table_id, old)      # same count, older revision
+    view = await (await replicas.open()).get_view(table_id, "seat:0")
+    assert view.revision == 4 and json.loads(view.view_json)["totals"] == [1, 3, 0, 0]
+
+
+@pytest.mark.parametrize("junk", ["{oops", '{"revision": 99}', '[]'])
+async def test_a_corrupt_snapshot_is_rebuilt_from_the_log(replicas, backend, junk):
+    tables = await replicas.open()
+    table_id = await _dummy(tables)
+    await play(tables, table_id, 3)
+    await backend.put_snapshot(tables.cache, table_id, junk)
+    view = await (await replicas.open()).get_view(table_id, "seat:0")
+    assert view.revision == 3 and json.loads(view.view_json)["totals"] == [1, 1, 1, 0]
+
+
+async def test_a_corrupt_move_is_refused_with_a_clear_error_and_nothing_is_served(replicas, backend):
+    tables = await replicas.open()
+    table_id = await _dummy(tables)
+    await play(tables, table_id, 3)
+    await backend.corrupt(tables.log, table_id, 2, '{"n": ')
+    await backend.flush(tables.cache)
+    reader = await replicas.open()
+    error = await _refused(Reason.UNAVAILABLE, reader.get_view(table_id, "seat:0"))
+    assert f"table {table_id}: move 2 is not valid JSON" in error.message
+    assert await tables.cache.load(table_id) is None  # no half-replayed snapshot was saved
+
+
+async def test_a_move_the_engine_refuses_on_replay_is_reported_as_a_damaged_log(replicas, backend):
+    tables = await replicas.open()
+    table_id = await _dummy(tables)
+    await play(tables, table_id, 2)
+    await backend.corrupt(tables.log, table_id, 2, '{"n": 9}')
+    error = await _refused(Reason.UNAVAILABLE, _fresh_state(replicas, table_id))
+    assert "move 2 does not replay" in error.message
+
+
+async def test_a_long_log_is_replayed_one_window_at_a_time(replicas, monkeypatch):
+    tables = await replicas.open()
+    table_id = await _dummy(tables, target=10_000)
+    engine = tables.registry.get("dummy")
+    live = await tables.current(table_id)
+    for number in range(1, 601):  # straight into the log: 600 moves
+        entry = LoggedMove(number, "add", live.state["turn"], '{"n":1}', False, False, live.updated_ms + 7)
+        await tables.log.append(table_id, live.position, entry, "playing", None)
+        live = tables._applied(engine, live, entry)
+    reader = await replicas.open()
+    reader.cache = _NoCache()
+    reads = []
+    read_moves = reader.log.moves
+
+    async def counted(table_id, after, limit=256):
+        window = await read_moves(table_id, after, limit)
+        reads.append(len(window))
+        return window
+
+    monkeypatch.setattr(reader.log, "moves", counted)
+    rebuilt = await reader.current(table_id)
+    assert rebuilt.state == live.state and rebuilt.move_count == 600
+    assert reads == [256, 256, 88]
+
+
+# -- locks ----------------------------------------------------------------------------------
+
+async def test_a_table_locked_by_a_dead_process_is_free_again_after_the_lock_ttl(tables):
+    table_id = await _dummy(tables)
+    tables.cache.lock_ttl_seconds = 0.4
+    await tables.cache.lock(table_id).acquire()  # its holder died without releasing
+    tables.cache.lock_ttl_seconds, tables.cache.lock_wait_seconds = 10.0, 0.05
+    await _refused(Reason.UNAVAILABLE, tables.act(table_id, "seat:0", _add()))  # still held
+    tables.cache.lock_wait_seconds = 5.0
+    assert (await tables.act(table_id, "seat:0", _add())).revision == 1
+
+
+# -- deadlines and results ------------------------------------------------------------------
+
+async def test_the_pending_deadline_is_scheduled_and_the_stale_one_cancelled(tables, fakes):
+    table_id = await _dummy(tables, target=2)
+    await tables.drain()
+    (key, due), = fakes.deadlines.pending(table_id).items()
+    assert key == ("turn", "turn:0") and due == (await tables.current(table_id)).state["turn_deadline_ms"]
+    await tables.act(table_id, "seat:0", _add())
+    await tables.drain()
+    assert list(fakes.deadlines.pending(table_id)) == [("turn", "turn:1")]
+    await tables.act(table_id, "seat:1", _add())
+    await tables.act(table_id, "seat:2", _add())  # team A reaches 2: finished
+    await tables.drain()
+    assert fakes.deadlines.pending(table_id) == {}
+
+
+async def test_deadline_calls_are_retried_until_the_queue_answers(tables, fakes):
+    fakes.deadlines.failures = 3
+    table_id = await _dummy(tables)
+    await tables.drain(timeout=10)
+    assert list(fakes.deadlines.pending(table_id)) == [("turn", "turn:0")]
+
+
+async def test_deadlines_that_come_and_go_while_the_queue_is_down_are_never_sent(tables, fakes):
+    fakes.deadlines.failures = 10_000  # down
+    table_id = await _dummy(tables, target=100)
+    await play(tables, table_id, 5)
+    await asyncio.sleep(0.1)
+    fakes.deadlines.failures = 0       # back
+    await tables.drain(timeout=10)
+    assert list(fakes.deadlines.pending(table_id)) == [("turn", "turn:5")]
+    sent = [(call[0], call[3]) for call in fakes.deadlines.calls if call[1] == table_id]
+    assert sent[0] == ("schedule", "turn:0")  # the first batch, retried until the queue was back
+    assert sorted(sent[1:]) == [("cancel", "turn:0"), ("schedule", "turn:5")]  # turns 1 to 4 merged away
+
+
+async def test_a_due_deadline_plays_for_the_seat_and_a_stale_one_changes_nothing(tables):
+    table_id = await _dummy(tables)
+    assert await tables.fire_deadline(table_id, "turn:5", "turn") == (False, 0)
+    assert await tables.fire_deadline(table_id, "turn:0", "hand_end") == (False, 0)  # wrong kind
+    assert await tables.fire_deadline(table_id, "turn:0", "turn") == (True, 1)
+    assert await tables.fire_deadline(table_id, "turn:0", "turn") == (False, 1)  # fired twice: no-op
+    (move,) = await tables.log.moves(table_id, 0)
+    assert (move.type, move.seat, move.auto, move.random) == ("roll", 0, True, True)
+    await _refused(Reason.INVALID_ARGUMENT, tables.fire_deadline(table_id, "", "turn"))
+    await _refused(Reason.TABLE_NOT_FOUND, tables.fire_deadline(str(uuid.uuid4()), "turn:0"))
+
+
+async def test_a_finished_match_is_recorded_with_stats_once_despite_failures(tables, fakes):
+    fakes.stats.failures = 2
+    table_id = await _dummy(tables, target=3)
+    await _refused(Reason.MATCH_NOT_FINISHED, tables.get_result(table_id))
+    await play(tables, table_id, 3)  # seats 0 and 2 give team A 2... then seat 1
+    await tables.act(table_id, "seat:3", _add(1))
+    await tables.act(table_id, "seat:0", _add(1))  # A: 3
+    await tables.drain(timeout=10)
+    recorded = fakes.stats.matches[table_id]
+    assert fakes.stats.calls == 3
+    assert recorded.game_type == "dummy" and json.loads(recorded.result_json)["winner"] == "A"
+    assert [(s.seat, s.seat_index, s.team, s.won, s.points) for s in recorded.seats] == [
+        ("seat:0", 0, "A", True, 3), ("seat:1", 1, "B", False, 2),
+        ("seat:2", 2, "A", True, 3), ("seat:3", 3, "B", False, 2)]
+    header = await tables.log.header(table_id)
+    assert header.recorded_ms is not None and header.finished_ms is not None
+    assert recorded.finished_at.ToMilliseconds() == header.finished_ms
+    assert recorded.started_at.ToMilliseconds() == header.created_ms
+    result = await tables.get_result(table_id)
+    assert json.loads(result.result_json) == json.loads(recorded.result_json)
+    assert (result.started_ms, result.finished_ms) == (header.created_ms, header.finished_ms)
+
+
+async def test_a_restarted_service_resumes_the_unrecorded_finished_matches(replicas, fakes):
+    down = await replicas.open(stats=False)  # finished while stats was out of reach
+    table_id = await _dummy(down, target=1)
+    await down.act(table_id, "seat:0", _add())
+    assert await down.log.unrecorded() == [table_id]
+    restarted = await replicas.open()
+    assert await restarted.resume() == 1
+    await restarted.drain(timeout=10)
+    assert table_id in fakes.stats.matches
+    assert await restarted.log.unrecorded() == []
+    assert await restarted.resume() == 0
+
+
+# -- the log, page by page ------------------------------------------------------------------
+
+async def test_the_log_is_read_page_by_page(tables):
+    table_id = await _dummy(tables, target=100)
+    await play(tables, table_id, 5)
+    page = await tables.get_log(table_id, 0, 2)
+    assert [m.number for m in page.moves] == [1, 2] and page.next_after == 2
+    page = await tables.get_log(table_id, 4, 0)
+    assert [m.number for m in page.moves] == [5] and page.next_after == 0
+    assert page.header.move_count == 5 and page.header.revision == 5
+    assert (await tables.get_log(table_id, 9, 300)).moves == []
+    await _refused(Reason.INVALID_ARGUMENT, tables.get_log(table_id, -1, 0))
+    await _refused(Reason.INVALID_ARGUMENT, tables.get_log(table_id, 0, -5))
+    await _refused(Reason.TABLE_NOT_FOUND, tables.get_log(str(uuid.uuid4()), 0, 0))
+
+
+async def test_purging_a_table_removes_its_log_and_snapshot(tables):
+    table_id = await _dummy(tables)
+    await tables.act(table_id, "seat:0", _add())
+    assert await tables.purge(table_id)
+    await _refused(Reason.TABLE_NOT_FOUND, tables.get_view(table_id, "seat:0"))
+    assert await tables.cache.load(table_id) is None
+
+
+# -- watching -------------------------------------------------------------------------------
+
+async def _until(condition, timeout: float = 5.0) -> None:
+    async def wait() -> None:
+        while not condition():
+            await asyncio.sleep(0.005)
+
+    await asyncio.wait_for(wait(), timeout)
+
+
+async def _collect(stream, into: list, count: int | None = None) -> None:
+    async for view in stream:
+        into.append(view)
+        if count is not None and len(into) >= count:
+            return
+
+
+async def test_a_watcher_gets_the_view_now_then_after_every_change_until_finished(replicas):
+    tables, other = await replicas.open(), await replicas.open()
+    table_id = await _dummy(tables, target=5)
+    views: list = []
+    watching = asyncio.create_task(_collect(tables.watch(table_id, "seat:1"), views))
+    while not views:
+        await asyncio.sleep(0.01)
+    changes = [
+        other.act(table_id, "seat:0", _add(2)),          # from the other replica
+        other.fire_deadline(table_id, "turn:1", "turn"),  # seat 1 rolls
+        tables.take_back(table_id),                       # the roll is taken back
+        tables.act(table_id, "seat:1", _add(1)),
+        other.act(table_id, "seat:2", _add(3)),          # A reaches 5
+    ]
+    for revision, change in enumerate(changes, 1):
+        await change
+        await _until(lambda: views[-1].revision == revision)
+    await asyncio.wait_for(watching, 10)
+    assert [v.revision for v in views] == [0, 1, 2, 3, 4, 5]
+    assert views[-1].status == "finished"
+    assert all(json.loads(v.view_json)["you"] == 1 for v in views)
+    assert json.loads(views[2].view_json)["last_play"]["auto"] is True
+
+
+async def test_a_watcher_that_falls_behind_still_sees_every_move_in_order(tables):
+    table_id = await _dummy(tables, target=100)
+    stream = tables.watch(table_id, "seat:3")
+    first = await anext(stream)
+    await play(tables, table_id, 4)  # four moves before the watcher looks again
+    views = [first]
+    await asyncio.wait_for(_collect(stream, views, count=5), 10)
+    await stream.aclose()
+    assert [v.revision for v in views] == [0, 1, 2, 3, 4]
+    assert [json.loads(v.view_json)["totals"] for v in views][1:] == [
+        [1, 0, 0, 0], [1, 1, 0, 0], [1, 1, 1, 0], [1, 1, 1, 1]]
+
+
+async def test_watching_an_unknown_table_or_seat_is_refused(tables):
+    table_id = await _dummy(tables)
+    await _refused(Reason.TABLE_NOT_FOUND, anext(tables.watch(str(uuid.uuid4()), "seat:0")))
+    await _refused(Reason.NOT_SEATED, anext(tables.watch(table_id, "seat:8")))
+    await _refused(Reason.IDENTIFYING_SEAT, anext(tables.watch(table_id, "bob@example.org")))
+
+
+async def test_stopping_the_service_ends_the_view_streams(tables):
+    table_id = await _dummy(tables)
+    views: list = []
+    watching = asyncio.create_task(_collect(tables.watch(table_id, "seat:0"), views))
+    while not views:
+        await asyncio.sleep(0.01)
+    tables.stop_watching()
+    await asyncio.wait_for(watching, 5)
+    assert len(views) == 1
+
+
+# -- scopone through the same flow ----------------------------------------------------------
+
+async def test_a_scopone_table_plays_and_replays_exactly(replicas):
+    tables = await replicas.open()
+    table_id = (await tables.create_table("", "scopone_scientifico", "", SEATS)).table_id
+    engine = tables.registry.get("scopone_scientifico")
+    for _ in range(12):
+        live = await tables.current(table_id)
+        card, capture = engine.legal_plays(live.state)[0]
+        seat = SEATS[live.state["turn"]]
+        await tables.act(table_id, seat, json.dumps({"action": "play", "card": card, "capture": capture}))
+    await tables.fire_deadline(table_id, engine.deadlines((await tables.current(table_id)).state)[0].token)
+    live = await tables.current(table_id)
+    assert live.move_count == 13
+    assert (await _fresh_state(replicas, table_id)).state == live.state
+    view = json.loads((await tables.get_view(table_id, "seat:2")).view_json)
+    assert view["you"] == 2 and len(view["hand"]) == 10 - 3 and view["revision"] == 13

@@ -1,0 +1,100 @@
+"""Fixtures of the lobby's tests: each store (memory and real Redis), a fake game service
+over a socket, and the lobby served over a socket behind a LobbyClient."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+import pytest
+
+from lobby.client import LobbyClient
+from lobby.game_api import IDEMPOTENT, GameApi
+from lobby.game_api import SERVICE as GAME_SERVICE
+from lobby.service import Lobby
+from lobby.servicer import SERVICE, register
+from lobby.store import LobbyStore, MemoryLobbyStore, RedisLobbyStore
+from services.channels import open_channel
+from services.server import ServiceSpec, serve
+from services.stores import Keys, redis_client
+from tests.lobby.fake_game_service import FakeGameService, running_game_service
+from tests.lobby.ports import free_address
+
+TTL_SECONDS = 3600
+
+
+class Clock:
+    """A monotonic clock the memory store's tests move by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def store(request, clock, redis_url, redis_prefix) -> LobbyStore:
+    """Each behaviour test runs on both stores."""
+    if request.param == "memory":
+        store = MemoryLobbyStore(TTL_SECONDS, clock=clock)
+    else:
+        store = RedisLobbyStore(redis_client(redis_url), Keys(redis_prefix), TTL_SECONDS)
+    yield store
+    await store.close()
+
+
+@pytest.fixture
+async def redis_store(redis_url, redis_prefix) -> RedisLobbyStore:
+    store = RedisLobbyStore(redis_client(redis_url), Keys(redis_prefix), TTL_SECONDS)
+    yield store
+    await store.close()
+
+
+@pytest.fixture
+async def game_service():
+    """(fake, address) of a FakeGameService served on a free port."""
+    async with running_game_service(FakeGameService()) as running:
+        yield running
+
+
+@pytest.fixture
+async def game_api(game_service):
+    channel = open_channel(game_service[1], GAME_SERVICE, idempotent=IDEMPOTENT)
+    yield GameApi(channel)
+    await channel.close()
+
+
+@dataclass
+class Harness:
+    client: LobbyClient   # the API as the gateway sees it
+    store: LobbyStore     # the store behind the server
+    games: FakeGameService
+    address: str
+
+
+@pytest.fixture
+async def harness(store, game_service, game_api):
+    """The lobby served over a socket on ``store``, calling the fake game service."""
+    lobby = Lobby(store, game_api)
+    address = free_address()
+    spec = ServiceSpec(name="lobby", full_names=(SERVICE,),
+                       register=lambda server: register(server, lobby), probe=store.ping)
+    started, stop = asyncio.Event(), asyncio.Event()
+    task = asyncio.create_task(serve(spec, address, grace_seconds=1, started=started, stop=stop))
+    await asyncio.wait_for(started.wait(), 5)
+    client = LobbyClient(address)
+    yield Harness(client, store, game_service[0], address)
+    await client.close()
+    stop.set()
+    await asyncio.wait_for(task, 10)
+
+
+@pytest.fixture
+def client(harness) -> LobbyClient:
+    return harness.client

@@ -1,0 +1,86 @@
+"""``lobby.server.run``: the real entry point, with each store, behind the health service."""
+
+from __future__ import annotations
+
+import asyncio
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from lobby.client import LobbyClient
+from lobby.server import run
+from services.config import Settings
+from services.errors import Reason
+from tests.lobby.helpers import fails
+from tests.lobby.ports import free_address
+
+
+async def _health(address: str, service: str = "tavolo.lobby.v1.LobbyService") -> int:
+    async with grpc.aio.insecure_channel(address) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        return (await stub.Check(health_pb2.HealthCheckRequest(service=service))).status
+
+
+async def _serving(address: str) -> bool:
+    for _ in range(50):
+        if await _health(address) == health_pb2.HealthCheckResponse.SERVING:
+            return True
+        await asyncio.sleep(0.1)
+    return False
+
+
+async def _running(settings: Settings):
+    started, stop = asyncio.Event(), asyncio.Event()
+    task = asyncio.create_task(run(settings, started=started, stop=stop))
+    await asyncio.wait_for(started.wait(), 5)
+    return task, stop
+
+
+async def test_serves_a_whole_game_in_memory(game_service):
+    fake, game_addr = game_service
+    settings = Settings(lobby_addr=free_address(), game_addr=game_addr)
+    task, stop = await _running(settings)
+    try:
+        assert await _serving(settings.lobby_addr)
+        async with LobbyClient(settings.lobby_addr) as client:
+            game = await client.create_game("alice", "Alice", "scopone_scientifico")
+            for member in ("bob", "carol", "dave"):
+                result = await client.join_game(member, member, game.join_code)
+            assert result.started and list(fake.tables) == [game.id]
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 10)
+
+
+async def test_serves_on_redis_with_the_configured_prefix_and_ttl(game_service, redis_url,
+                                                                   redis_prefix, redis_client):
+    settings = Settings(lobby_addr=free_address(), game_addr=game_service[1], redis_url=redis_url,
+                        redis_key_prefix=redis_prefix, game_ttl_seconds=321)
+    task, stop = await _running(settings)
+    try:
+        assert await _serving(settings.lobby_addr)
+        async with LobbyClient(settings.lobby_addr) as client:
+            game = await client.create_game("alice", "Alice", "scopone_scientifico")
+        assert 300 < await redis_client.ttl(f"{redis_prefix}:code:{game.join_code}") <= 321
+        assert await redis_client.exists(f"{redis_prefix}:lobby:{game.id}")
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 10)
+
+
+async def test_not_serving_while_redis_does_not_answer(game_service):
+    settings = Settings(lobby_addr=free_address(), game_addr=game_service[1],
+                        redis_url="redis://127.0.0.1:1/0", redis_key_prefix="test-down:tavolo")
+    task, stop = await _running(settings)
+    try:
+        assert await _health(settings.lobby_addr) == health_pb2.HealthCheckResponse.NOT_SERVING
+        async with LobbyClient(settings.lobby_addr) as client:
+            await fails(client.create_game("alice", "Alice", "scopone_scientifico"), Reason.UNAVAILABLE)
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 10)
+
+
+async def test_the_client_reports_an_unreachable_lobby_as_unavailable():
+    async with LobbyClient(free_address(), timeout_seconds=2) as client:
+        await fails(client.create_game("alice", "Alice", "scopone_scientifico"), Reason.UNAVAILABLE)

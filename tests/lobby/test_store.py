@@ -1,0 +1,298 @@
+"""The store's behaviour, the same on memory and on real Redis (the ``store`` fixture runs both)."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import uuid
+from dataclasses import replace
+
+import pytest
+import redis.exceptions
+
+from lobby.models import DELETED_PLAYER, Game, Seat
+from lobby.store import JoinOutcome, MemoryLobbyStore, RedisLobbyStore
+from services.errors import Reason, ServiceError
+from services.stores import Keys, redis_client
+from tests.lobby.conftest import TTL_SECONDS
+
+_codes = (f"{a}{b}{c}ABC" for a, b, c in itertools.product("ABCDEFGHJK", repeat=3))
+
+
+def new_game(code: str | None = None, creator: str = "alice", seats_total: int = 4) -> Game:
+    return Game(id=str(uuid.uuid4()), game_type="scopone_scientifico",
+                join_code=code or next(_codes), options_json='{"target_score": 11}',
+                seats_total=seats_total, created_at_ms=1764669600000,
+                seats=(Seat(0, creator, creator.title()),))
+
+
+async def test_a_created_game_is_found_by_id_and_by_code(store):
+    game = new_game()
+    assert await store.create(game) is True
+    assert await store.get(game.id) == game
+    assert await store.game_id_for_code(game.join_code) == game.id
+
+
+async def test_unknown_ids_and_codes_find_nothing(store):
+    assert await store.get(str(uuid.uuid4())) is None
+    assert await store.game_id_for_code("ZZZZZZ") is None
+    joined = await store.join("ZZZZZZ", "bob", "Bob")
+    assert (joined.outcome, joined.game) == (JoinOutcome.NOT_FOUND, None)
+
+
+async def test_a_code_of_a_live_game_is_never_given_twice(store):
+    first, second = new_game("K7QX2M"), new_game("K7QX2M", creator="bob")
+    assert await store.create(first)
+    assert await store.create(second) is False
+    assert await store.get(second.id) is None  # the refused game left nothing behind
+    assert await store.game_id_for_code("K7QX2M") == first.id
+
+
+async def test_joins_take_the_next_free_seat_in_order(store):
+    game = new_game()
+    await store.create(game)
+    for index, member in enumerate(["bob", "carol", "dave"], start=1):
+        joined = await store.join(game.join_code, member, member.title())
+        assert joined.outcome is JoinOutcome.SEATED
+        assert joined.game.seats[-1] == Seat(index, member, member.title())
+        assert joined.took_last_seat is (index == 3)
+    stored = await store.get(game.id)
+    assert [(s.index, s.member_id, s.display_name) for s in stored.seats] == [
+        (0, "alice", "Alice"), (1, "bob", "Bob"), (2, "carol", "Carol"), (3, "dave", "Dave")]
+    assert stored.full and not stored.started
+
+
+async def test_a_seated_member_joining_again_changes_nothing(store):
+    game = new_game()
+    await store.create(game)
+    await store.join(game.join_code, "bob", "Bob")
+    again = await store.join(game.join_code, "bob", "Robert")
+    assert again.outcome is JoinOutcome.ALREADY_SEATED
+    assert again.game.seats == (Seat(0, "alice", "Alice"), Seat(1, "bob", "Bob"))
+    creator = await store.join(game.join_code, "alice", "Alice")
+    assert creator.outcome is JoinOutcome.ALREADY_SEATED
+
+
+async def test_a_full_game_refuses_others_but_not_its_members(store):
+    game = new_game()
+    await store.create(game)
+    for member in ("bob", "carol", "dave"):
+        await store.join(game.join_code, member, member)
+    refused = await store.join(game.join_code, "eve", "Eve")
+    assert refused.outcome is JoinOutcome.FULL
+    assert refused.game.seat_of("eve") is None
+    assert (await store.join(game.join_code, "carol", "carol")).outcome is JoinOutcome.ALREADY_SEATED
+
+
+async def test_mark_started_is_idempotent_and_keeps_the_seating(store):
+    game = new_game()
+    await store.create(game)
+    started = await store.mark_started(game.id)
+    assert started.started and started.seats == game.seats
+    assert (await store.mark_started(game.id)).started
+    assert (await store.get(game.id)).started
+    assert await store.mark_started(str(uuid.uuid4())) is None
+
+
+async def test_concurrent_joins_never_seat_more_than_the_seats(store):
+    games = [new_game() for _ in range(5)]
+    for game in games:
+        await store.create(game)
+    joins = [store.join(game.join_code, f"{game.id}-m{n}", f"m{n}") for game in games for n in range(12)]
+    results = await asyncio.gather(*joins)
+    for game in games:
+        mine = [r for r in results if r.game.id == game.id]
+        assert sum(r.outcome is JoinOutcome.SEATED for r in mine) == 3
+        assert sum(r.took_last_seat for r in mine) == 1
+        assert sum(r.outcome is JoinOutcome.FULL for r in mine) == 9
+        seats = (await store.get(game.id)).seats
+        assert [s.index for s in seats] == [0, 1, 2, 3]
+        assert len({s.member_id for s in seats}) == 4
+
+
+async def test_the_same_member_joining_many_times_at_once_gets_one_seat(store):
+    game = new_game()
+    await store.create(game)
+    results = await asyncio.gather(*(store.join(game.join_code, "bob", "Bob") for _ in range(10)))
+    assert sorted(r.outcome.value for r in results) == ["already"] * 9 + ["seated"]
+    assert [s.member_id for s in (await store.get(game.id)).seats] == ["alice", "bob"]
+
+
+async def test_erasure_anonymizes_every_seating_of_the_member(store):
+    waiting, started, elsewhere = new_game(), new_game(creator="bob"), new_game(creator="carol")
+    for game in (waiting, started, elsewhere):
+        await store.create(game)
+    await store.join(waiting.join_code, "bob", "Bob")
+    for member in ("alice", "carol", "dave"):
+        await store.join(started.join_code, member, member)
+    await store.mark_started(started.id)
+    fresh = iter(["anon-1", "anon-2", "anon-3"])
+
+    touched = await store.erase_member("bob", lambda: next(fresh))
+
+    assert touched == sorted([waiting.id, started.id])
+    bob_seats = [(await store.get(waiting.id)).seats[1], (await store.get(started.id)).seats[0]]
+    assert {s.display_name for s in bob_seats} == {DELETED_PLAYER}
+    assert {s.member_id for s in bob_seats} <= {"anon-1", "anon-2", "anon-3"}
+    assert bob_seats[0].member_id != bob_seats[1].member_id
+    assert [s.index for s in bob_seats] == [1, 0]  # seats never shift
+    assert (await store.get(started.id)).started
+    assert (await store.get(started.id)).seat_of("carol") == Seat(2, "carol", "carol")
+    assert (await store.get(elsewhere.id)).seats == elsewhere.seats
+    assert await store.erase_member("bob", lambda: "anon-x") == []
+    assert await store.erase_member("nobody", lambda: "anon-y") == []
+
+
+async def test_an_erased_seat_is_found_by_its_fresh_id_only(store):
+    game = new_game()
+    await store.create(game)
+    await store.join(game.join_code, "bob", "Bob")
+    await store.erase_member("bob", lambda: "anon-1")
+    assert (await store.join(game.join_code, "anon-1", "x")).outcome is JoinOutcome.ALREADY_SEATED
+    rejoin = await store.join(game.join_code, "bob", "Bob")  # the same login joining anew
+    assert rejoin.outcome is JoinOutcome.SEATED and rejoin.game.seat_of("bob").index == 2
+
+
+# -- time to live -----------------------------------------------------------------------------
+
+
+async def test_memory_games_and_codes_expire_together_and_free_the_code(clock):
+    store = MemoryLobbyStore(100, clock=clock)
+    game = new_game("K7QX2M")
+    await store.create(game)
+    clock.now += 60
+    await store.join("K7QX2M", "bob", "Bob")  # a join restarts the TTL
+    clock.now += 90
+    touched = await store.touch(game.id)  # a look-up by id restarts the TTL too
+    assert touched == replace(game, seats=(*game.seats, Seat(1, "bob", "Bob")))
+    clock.now += 99
+    assert await store.get(game.id) is not None
+    clock.now += 2
+    assert await store.get(game.id) is None
+    assert await store.game_id_for_code("K7QX2M") is None
+    assert (await store.join("K7QX2M", "carol", "Carol")).outcome is JoinOutcome.NOT_FOUND
+    assert await store.erase_member("alice", lambda: "anon") == []
+    assert await store.create(new_game("K7QX2M", creator="dave"))  # the code is free again
+
+
+async def test_memory_sweep_forgets_expired_games(clock):
+    store = MemoryLobbyStore(10, clock=clock)
+    old = new_game()
+    await store.create(old)
+    clock.now += 61
+    await store.create(new_game())
+    assert old.id not in store._games and old.join_code not in store._codes
+    assert "alice" in store._member_games and old.id not in store._member_games["alice"]
+
+
+async def test_redis_keys_are_the_documented_ones_with_the_game_ttl(redis_store, redis_client,
+                                                                    redis_prefix):
+    game = new_game("K7QX2M")
+    await redis_store.create(game)
+    await redis_store.join("K7QX2M", "bob", "Bob")
+    keys = sorted([key async for key in redis_client.scan_iter(match=f"{redis_prefix}:*")])
+    assert keys == sorted([f"{redis_prefix}:code:K7QX2M", f"{redis_prefix}:lobby:{game.id}",
+                           f"{redis_prefix}:member:alice:games", f"{redis_prefix}:member:bob:games"])
+    for key in keys:
+        assert 0 < await redis_client.ttl(key) <= TTL_SECONDS
+    assert await redis_client.smembers(f"{redis_prefix}:member:bob:games") == {game.id}
+
+
+async def test_redis_join_restarts_the_ttl_of_the_game_and_its_code(redis_store, redis_client,
+                                                                     redis_prefix):
+    game = new_game("K7QX2M")
+    await redis_store.create(game)
+    code_key, game_key = f"{redis_prefix}:code:K7QX2M", f"{redis_prefix}:lobby:{game.id}"
+    for key in (code_key, game_key):
+        await redis_client.expire(key, 5)
+    await redis_store.join("K7QX2M", "bob", "Bob")
+    for key in (code_key, game_key, f"{redis_prefix}:member:bob:games"):
+        assert await redis_client.ttl(key) > TTL_SECONDS - 60
+
+
+async def test_redis_refreshing_a_game_refreshes_every_seated_members_index(
+        redis_store, redis_client, redis_prefix):
+    """Alice's index must outlive the game she sits at, or erasing her would miss it."""
+    game = new_game("K7QX2M")
+    await redis_store.create(game)
+    alice_index = f"{redis_prefix}:member:alice:games"
+    await redis_client.expire(alice_index, 5)
+    await redis_store.join("K7QX2M", "bob", "Bob")
+    assert await redis_client.ttl(alice_index) > TTL_SECONDS - 60
+    for key in (alice_index, f"{redis_prefix}:lobby:{game.id}", f"{redis_prefix}:code:K7QX2M"):
+        await redis_client.expire(key, 5)
+    assert await redis_store.touch(game.id) == await redis_store.get(game.id)
+    for key in (alice_index, f"{redis_prefix}:lobby:{game.id}", f"{redis_prefix}:code:K7QX2M",
+                f"{redis_prefix}:member:bob:games"):
+        assert await redis_client.ttl(key) > TTL_SECONDS - 60, key
+
+
+async def test_redis_never_leaves_a_key_without_ttl(redis_store, redis_client, redis_prefix):
+    game = new_game()
+    await redis_store.create(game)
+    await redis_client.delete(f"{redis_prefix}:lobby:{game.id}")  # the game expired
+    assert await redis_store.mark_started(game.id) is None
+    assert await redis_store.touch(game.id) is None
+    assert (await redis_store.join(game.join_code, "bob", "Bob")).outcome is JoinOutcome.NOT_FOUND
+    assert await redis_store.erase_member("alice", lambda: "anon") == []
+    async for key in redis_client.scan_iter(match=f"{redis_prefix}:*"):
+        assert await redis_client.ttl(key) > 0, key
+
+
+async def test_redis_erasure_empties_the_members_index(redis_store, redis_client, redis_prefix):
+    game = new_game()
+    await redis_store.create(game)
+    await redis_store.erase_member("alice", lambda: "anon-1")
+    assert not await redis_client.exists(f"{redis_prefix}:member:alice:games")
+    assert await redis_client.hget(f"{redis_prefix}:lobby:{game.id}", "member:alice") is None
+
+
+async def test_redis_replicas_racing_for_seats_seat_exactly_four(redis_url, redis_prefix):
+    """Three lobby replicas, each with its own connection pool, hammering the same games."""
+    replicas = [RedisLobbyStore(redis_client(redis_url), Keys(redis_prefix), TTL_SECONDS)
+                for _ in range(3)]
+    try:
+        games = [new_game() for _ in range(4)]
+        for game in games:
+            await replicas[0].create(game)
+        joins = [replicas[n % 3].join(game.join_code, f"member-{n}", f"m{n}")
+                 for game in games for n in range(20)]
+        results = await asyncio.gather(*joins)
+        for game in games:
+            stored = await replicas[1].get(game.id)
+            assert [s.index for s in stored.seats] == [0, 1, 2, 3]
+            assert len({s.member_id for s in stored.seats}) == 4
+            mine = [r for r in results if r.game.id == game.id]
+            assert sum(r.outcome is JoinOutcome.SEATED for r in mine) == 3
+            assert sum(r.took_last_seat for r in mine) == 1
+    finally:
+        for replica in replicas:
+            await replica.close()
+
+
+async def test_redis_ping_honours_cancellation(redis_store):
+    """The health probe must stop when cancelled, or the server's shutdown waits forever."""
+    accepted = 0
+    for attempt in range(150):
+        probe = asyncio.ensure_future(redis_store.ping())
+        await asyncio.sleep(attempt * 0.00002)
+        if probe.cancel():
+            accepted += 1
+            with pytest.raises(asyncio.CancelledError):
+                await probe
+        else:
+            await probe
+    assert accepted > 0
+
+
+async def test_redis_that_does_not_answer_is_unavailable():
+    store = RedisLobbyStore(redis_client("redis://127.0.0.1:1/0"), Keys("test-down:tavolo"), 60)
+    try:
+        with pytest.raises(ServiceError) as caught:
+            await store.create(new_game())
+        assert caught.value.reason is Reason.UNAVAILABLE
+        assert caught.value.message.startswith("The lobby store is unavailable")
+        with pytest.raises(redis.exceptions.ConnectionError):
+            await store.ping()
+    finally:
+        await store.close()
