@@ -60,8 +60,8 @@ class Seat:
 class Game:
     """A lobby game. ``started`` is true once the table exists in the game service.
 
-    Every seat taken but ``started`` false means the table creation failed and is retried
-    (see service.py, "a start that failed").
+    Every seat taken but ``started`` false: the table is being created, or its creation failed
+    and is retried (see service.py, "A start that failed").
     """
 
     id: str

@@ -2,7 +2,7 @@
 
 One interface, :class:`LobbyStore`, with a Redis implementation (several replicas share it) and
 an in-memory one (a single process, used when REDIS_URL is unset). Every operation that reads
-and then writes (create, join, mark started, erase) is atomic: a Lua script in Redis, a
+and then writes (create, join, touch, mark started, erase) is atomic: a Lua script in Redis, a
 stretch of code without ``await`` in memory. That is what makes two members racing for the
 last seat end with exactly one of them seated.
 
@@ -22,7 +22,6 @@ Redis keys (``<prefix>`` is REDIS_KEY_PREFIX, "tavolo" in production):
 
 from __future__ import annotations
 
-import asyncio
 import enum
 import functools
 import time
@@ -401,22 +400,10 @@ class RedisLobbyStore(LobbyStore):
         return sorted(touched)
 
     async def ping(self) -> None:
-        # redis-py may swallow a cancellation that lands as the reply arrives (the call then
-        # returns normally), and a health probe that ignores its cancellation keeps the
-        # server's shutdown waiting forever. Shielded, the caller is cancelled at once and
-        # the ping ends on its own.
-        ping = asyncio.ensure_future(self.client.ping())
-        ping.add_done_callback(_retrieve)
-        await asyncio.shield(ping)
+        await self.client.ping()
 
     async def close(self) -> None:
         await self.client.aclose()
-
-
-def _retrieve(task: asyncio.Future) -> None:
-    """Mark a background ping's outcome as seen (its caller may have stopped waiting)."""
-    if not task.cancelled():
-        task.exception()
 
 
 def _to_hash(game: Game) -> dict[str, str | int]:
