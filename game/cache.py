@@ -109,7 +109,7 @@ class Signals:
         return True
 
 
-def snapshot_revision(snapshot: str) -> int | None:
+def _stored_revision(snapshot: str) -> int | None:
     """The ``revision`` of a stored snapshot, None when it is not one (the same test as the script)."""
     try:
         doc = json.loads(snapshot)
@@ -127,8 +127,7 @@ class TableCache(ABC):
         """The snapshot text (its TTL starts again), or None."""
 
     @abstractmethod
-    async def save(self, table_id: str, revision: int, snapshot: str, ongoing_score: int | None,
-                   publish: bool) -> bool:
+    async def save(self, write: SnapshotWrite) -> bool:
         """Store the snapshot unless one of this revision or later is there (then False).
 
         A stored snapshot also updates the running set (``ongoing_score`` None removes the
@@ -169,8 +168,8 @@ class MemoryTableCache(TableCache):
         self._snapshots: dict[str, tuple[str, float]] = {}
         self._ongoing: dict[str, int] = {}
         self._subscribers: dict[str, set[Signals]] = {}
-        self.holders: dict[str, tuple[object, float]] = {}
-        self.released: dict[str, asyncio.Event] = {}
+        self._holders: dict[str, tuple[object, float]] = {}
+        self._released: dict[str, asyncio.Event] = {}
 
     async def load(self, table_id: str) -> str | None:
         entry = self._snapshots.get(table_id)
@@ -182,18 +181,18 @@ class MemoryTableCache(TableCache):
         self._snapshots[table_id] = (entry[0], time.monotonic() + self.ttl_seconds)
         return entry[0]
 
-    async def save(self, table_id: str, revision: int, snapshot: str, ongoing_score: int | None,
-                   publish: bool) -> bool:
+    async def save(self, write: SnapshotWrite) -> bool:
+        table_id = write.table_id
         current = await self.load(table_id)
-        stored = None if current is None else snapshot_revision(current)
-        newer = stored is None or stored < revision
+        stored = None if current is None else _stored_revision(current)
+        newer = stored is None or stored < write.revision
         if newer:
-            self._snapshots[table_id] = (snapshot, time.monotonic() + self.ttl_seconds)
-            if ongoing_score is None:
+            self._snapshots[table_id] = (write.snapshot, time.monotonic() + self.ttl_seconds)
+            if write.ongoing_score is None:
                 self._ongoing.pop(table_id, None)
             else:
-                self._ongoing[table_id] = ongoing_score
-        if publish:
+                self._ongoing[table_id] = write.ongoing_score
+        if write.publish:
             for signals in self._subscribers.get(table_id, ()):
                 signals.notify()
         return newer
@@ -244,25 +243,24 @@ class _MemoryLock(TableLock):
         give_up_at = loop.time() + self._wait
         while True:
             now = loop.time()
-            holder = self._cache.holders.get(self._table_id)
+            holder = self._cache._holders.get(self._table_id)
             if holder is None or holder[1] <= now:
-                self._cache.holders[self._table_id] = (self._token, now + self._ttl)
+                self._cache._holders[self._table_id] = (self._token, now + self._ttl)
                 return
             if now >= give_up_at:
                 raise LockTimeout(f"table {self._table_id} stayed locked")
-            released = self._cache.released.setdefault(self._table_id, asyncio.Event())
+            released = self._cache._released.setdefault(self._table_id, asyncio.Event())
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(released.wait(), min(holder[1], give_up_at) - now)
 
     async def release(self, write: SnapshotWrite | None = None) -> bool:
         if write is not None:
-            await self._cache.save(write.table_id, write.revision, write.snapshot,
-                                   write.ongoing_score, write.publish)
-        holder = self._cache.holders.get(self._table_id)
+            await self._cache.save(write)
+        holder = self._cache._holders.get(self._table_id)
         if holder is None or holder[0] is not self._token:
             return False
-        del self._cache.holders[self._table_id]
-        released = self._cache.released.pop(self._table_id, None)
+        del self._cache._holders[self._table_id]
+        released = self._cache._released.pop(self._table_id, None)
         if released is not None:
             released.set()
         return True
@@ -298,10 +296,8 @@ class RedisTableCache(TableCache):
     async def load(self, table_id: str) -> str | None:
         return await self._redis.getex(self.snapshot_key(table_id), ex=self.ttl_seconds)
 
-    async def save(self, table_id: str, revision: int, snapshot: str, ongoing_score: int | None,
-                   publish: bool) -> bool:
-        return bool(await self.save_in(
-            self._redis, SnapshotWrite(table_id, revision, snapshot, ongoing_score, publish)))
+    async def save(self, write: SnapshotWrite) -> bool:
+        return bool(await self.save_in(self._redis, write))
 
     def save_in(self, client, write: SnapshotWrite, sha_only: bool = False):
         """The save script, run by ``client``; ``sha_only`` queues a bare EVALSHA in a pipeline."""

@@ -6,9 +6,8 @@ Each adapter turns a failed call into the ServiceError the other side raised
 
 from __future__ import annotations
 
-from google.protobuf.timestamp_pb2 import Timestamp
-
 import grpc
+from google.protobuf.timestamp_pb2 import Timestamp
 
 from game.tables import FinishedMatch
 from services.channels import open_channel

@@ -14,15 +14,16 @@ import json
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import asyncpg
 
 from game.engine import Move
+from services.stores import postgres_pool
 
 WINDOW = 256  # moves per read: a replay of a long log holds one window in memory
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MS = timedelta(milliseconds=1)
 
 
@@ -274,8 +275,8 @@ class PostgresLogStore(LogStore):
         so a connection goes back to the pool without asyncpg's reset query: a round trip
         less on every read and append.
         """
-        pool = await asyncpg.create_pool(dsn, min_size=min_size, max_size=max_size,
-                                         command_timeout=30, reset=_rollback_if_needed)
+        pool = await postgres_pool(dsn, min_size=min_size, max_size=max_size,
+                                   reset=_rollback_if_needed)
         return cls(pool)
 
     async def create(self, record: TableRecord) -> tuple[TableRecord, bool]:

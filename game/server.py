@@ -9,24 +9,24 @@ from __future__ import annotations
 
 import logging
 
-import redis.asyncio as redis
-
 from game.cache import MemoryTableCache, RedisTableCache, TableCache
 from game.clients import DeadlinesClient, StatsClient
 from game.log_store import LogStore, MemoryLogStore, PostgresLogStore
 from game.registry import default_registry
 from game.servicer import GameServicer
 from game.tables import Tables
+from services import telemetry
 from services.config import Settings
 from services.migrations import migrate
 from services.server import ServiceSpec, serve
-from services.stores import Keys
+from services.stores import Keys, redis_client
 from tavolo.game.v1 import game_pb2_grpc
 
 log = logging.getLogger(__name__)
 
 SERVICE_NAME = "tavolo.game.v1.GameService"
 REDIS_CONNECTIONS = 64  # calls beyond this wait for a free connection instead of failing
+ONGOING_COUNT_LIMIT = 100_000  # the ongoing-games gauge reads at most this many running tables
 
 
 async def open_log(settings: Settings) -> LogStore:
@@ -41,16 +41,8 @@ def open_cache(settings: Settings) -> TableCache:
     if settings.redis_url is None:
         log.info("game: REDIS_URL unset, keeping snapshots, locks and signals in memory")
         return MemoryTableCache(ttl_seconds=settings.game_ttl_seconds)
-    return RedisTableCache(_redis(settings.redis_url), Keys(settings.redis_key_prefix),
+    return RedisTableCache(redis_client(settings.redis_url, max_connections=REDIS_CONNECTIONS), Keys(settings.redis_key_prefix),
                            ttl_seconds=settings.game_ttl_seconds)
-
-
-def _redis(url: str) -> redis.Redis:
-    """The kit's client settings on a blocking pool: a burst of moves on many tables queues
-    for connections rather than failing with "Too many connections"."""
-    pool = redis.BlockingConnectionPool.from_url(url, max_connections=REDIS_CONNECTIONS, timeout=5,
-                                                 decode_responses=True, health_check_interval=30)
-    return redis.Redis(connection_pool=pool)
 
 
 async def build_service(settings: Settings) -> tuple[ServiceSpec, Tables]:
@@ -68,6 +60,9 @@ async def build_service(settings: Settings) -> tuple[ServiceSpec, Tables]:
         await log_store.ping()
         await cache.ping()
 
+    async def ongoing_games() -> int:  # telemetry hook: the running set, read through the cache
+        return len(await cache.ongoing(limit=ONGOING_COUNT_LIMIT))
+
     async def close() -> None:
         await tables.close()
         for part in (deadlines, stats, cache, log_store):
@@ -80,10 +75,12 @@ async def build_service(settings: Settings) -> tuple[ServiceSpec, Tables]:
         probe=probe,
         on_stop=close,
         background=[tables.run],
+        gauges=[telemetry.ongoing_games(ongoing_games)],
     )
     return spec, tables
 
 
 async def run(settings: Settings) -> None:
-    spec, _ = await build_service(settings)
-    await serve(spec, settings.game_addr)
+    async with telemetry.running(settings, "game"):  # telemetry hook: before any channel opens
+        spec, _ = await build_service(settings)
+        await serve(spec, settings.game_addr)

@@ -18,21 +18,28 @@ import asyncio
 import contextlib
 import json
 import logging
-import re
 import secrets
 import uuid
 import weakref
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from game import fairness
+from game import fairness, inputs
 from game.background import Background, DeadlineScheduler, DeadlineSync, Retry
 from game.cache import LockTimeout, SnapshotWrite, TableCache
 from game.engine import Engine, GameError, Move, OptionsError
-from game.log_store import WINDOW, ConcurrentChange, CorruptLog, LoggedMove, LogStore, Position, TableRecord
+from game.live import Live, extends, snapshot_revision
+from game.log_store import (
+    WINDOW,
+    ConcurrentChange,
+    LoggedMove,
+    LogStore,
+    TableRecord,
+)
 from game.registry import Registry, UnknownGameType
+from game.replay import Replayer
 from game.seats import check_seat
 from services.errors import Reason, ServiceError
 from services.timeutil import now_ms
@@ -40,7 +47,6 @@ from services.timeutil import now_ms
 log = logging.getLogger(__name__)
 
 FINISHED = "finished"
-MAX_ACTION_CHARS = 256 * 1024
 _GAME_ERRORS = {
     "illegal_move": Reason.ILLEGAL_MOVE,
     "not_your_turn": Reason.NOT_YOUR_TURN,
@@ -48,8 +54,7 @@ _GAME_ERRORS = {
     "unknown_action": Reason.UNKNOWN_ACTION,
     "game_finished": Reason.GAME_FINISHED,
 }
-_REPLAY_ATTEMPTS = 5
-_SNAPSHOT_REVISION = re.compile(r'\{"revision":(\d+),')
+_ATTEMPTS = 5  # of a mutation against a log that keeps moving on
 
 
 # -- what the tables hand out ---------------------------------------------------------------
@@ -112,73 +117,6 @@ class MatchRecorder(Protocol):
     async def record_match(self, match: FinishedMatch) -> bool: ...
 
 
-# -- a table's state at one position of its log ---------------------------------------------
-
-@dataclass(frozen=True)
-class Live:
-    """The engine state of a table after ``move_count`` moves, at ``revision``. Read-only."""
-
-    table_id: str
-    game_type: str
-    seats: tuple[str, ...]
-    seed_commitment: str
-    created_ms: int
-    state: dict
-    move_count: int
-    revision: int
-    status: str
-    updated_ms: int
-    finished_ms: int | None = None
-
-    @property
-    def position(self) -> Position:
-        return Position(self.move_count, self.revision, self.seed_commitment)
-
-    def snapshot_json(self) -> str:
-        """The cached form; ``revision`` comes first so that it can be read without parsing."""
-        return json.dumps({
-            "revision": self.revision,
-            "move_count": self.move_count,
-            "table_id": self.table_id,
-            "game_type": self.game_type,
-            "seats": list(self.seats),
-            "seed_commitment": self.seed_commitment,
-            "status": self.status,
-            "created_ms": self.created_ms,
-            "updated_ms": self.updated_ms,
-            "finished_ms": self.finished_ms,
-            "state": self.state,
-        }, separators=(",", ":"))
-
-    @classmethod
-    def from_snapshot(cls, text: str | None, table_id: str) -> Live | None:
-        """The state a snapshot holds; None when it is missing, corrupt or of another table."""
-        if not text:
-            return None
-        try:
-            doc = json.loads(text)
-            live = cls(
-                table_id=doc["table_id"], game_type=doc["game_type"], seats=tuple(doc["seats"]),
-                seed_commitment=doc["seed_commitment"], created_ms=doc["created_ms"],
-                state=doc["state"], move_count=doc["move_count"], revision=doc["revision"],
-                status=doc["status"], updated_ms=doc["updated_ms"], finished_ms=doc["finished_ms"],
-            )
-        except (ValueError, TypeError, KeyError):
-            return None
-        ints = (live.created_ms, live.move_count, live.revision, live.updated_ms)
-        if (live.table_id != table_id or not isinstance(live.state, dict)
-                or not all(isinstance(i, int) and not isinstance(i, bool) for i in ints)
-                or not all(isinstance(s, str) for s in live.seats)):
-            return None
-        return live
-
-
-def snapshot_revision(text: str | None) -> int | None:
-    """The revision of a snapshot written by :meth:`Live.snapshot_json`, read from its first bytes."""
-    match = _SNAPSHOT_REVISION.match(text or "")
-    return int(match.group(1)) if match else None
-
-
 # -- the tables -----------------------------------------------------------------------------
 
 class Tables:
@@ -199,6 +137,7 @@ class Tables:
         self.retry = Retry(retry_seconds, retry_cap_seconds)
         self.background = Background()
         self._deadline_sync = DeadlineSync(deadlines, self.background, self.retry) if deadlines is not None else None
+        self._replayer = Replayer(self._engine, log_store)
         self._memo: OrderedDict[str, Live] = OrderedDict()
         self._memo_size = memo_size
         self._local_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
@@ -218,10 +157,10 @@ class Tables:
 
     async def create_table(self, table_id: str, game_type: str, options_json: str,
                            seats: list[str]) -> CreatedTable:
-        table_id = _table_id(table_id) if table_id else str(uuid.uuid4())
+        table_id = inputs.table_id(table_id) if table_id else str(uuid.uuid4())
         engine = self._engine(game_type)
         options = self._options(engine, options_json)
-        seats = _seats(seats, engine.seats)
+        seats = inputs.seats(seats, engine.seats)
         seed = secrets.token_bytes(32)
         now = self.clock()
         state = engine.new_state(options, seed, now)
@@ -244,12 +183,12 @@ class Tables:
     # -- reading ----------------------------------------------------------------------------
 
     async def get_view(self, table_id: str, seat: str) -> SeatView:
-        table_id, seat = _table_id(table_id), check_seat(seat)
+        table_id, seat = inputs.table_id(table_id), check_seat(seat)
         live = await self.current(table_id)
         return self._render(live, _seat_index(live, seat))
 
     async def get_log(self, table_id: str, after_number: int, page_size: int) -> LogPage:
-        table_id = _table_id(table_id)
+        table_id = inputs.table_id(table_id)
         if after_number < 0:
             raise ServiceError(Reason.INVALID_ARGUMENT, "after_number must be 0 or more", field="after_number")
         if page_size < 0:
@@ -263,7 +202,7 @@ class Tables:
         return LogPage(header, moves, moves[-1].number if more else 0)
 
     async def get_result(self, table_id: str) -> MatchResult:
-        table_id = _table_id(table_id)
+        table_id = inputs.table_id(table_id)
         header = await self.log.header(table_id)
         if header is None:
             raise _not_found(table_id)
@@ -275,7 +214,7 @@ class Tables:
 
     async def watch(self, table_id: str, seat: str) -> AsyncIterator[SeatView]:
         """The seat's view now, then after every change, until the finished view."""
-        table_id, seat = _table_id(table_id), check_seat(seat)
+        table_id, seat = inputs.table_id(table_id), check_seat(seat)
         async with self.cache.subscribe(table_id) as signals:
             self._watchers.add(signals)
             try:
@@ -292,8 +231,8 @@ class Tables:
                     if header.revision <= live.revision:
                         continue
                     current = await self.current(table_id, header)
-                    if current.revision - live.revision > 1 and _forwardable(live, current):
-                        async for step in self._steps_between(live, current):
+                    if current.revision - live.revision > 1 and extends(live, current):
+                        async for step in self._replayer.steps_between(live, current):
                             live = step
                             yield self._render(live, index)
                     if current.revision > live.revision:
@@ -306,9 +245,9 @@ class Tables:
 
     async def act(self, table_id: str, seat: str, action_json: str,
                   expected_revision: int | None = None) -> SeatView:
-        table_id, seat = _table_id(table_id), check_seat(seat)
-        action = _action(action_json)
-        _check_expected(expected_revision)
+        table_id, seat = inputs.table_id(table_id), check_seat(seat)
+        action = inputs.action(action_json)
+        inputs.expected_revision(expected_revision)
 
         def plan(live: Live, engine: Engine, now: int) -> Move:
             index = _seat_index(live, seat)
@@ -324,7 +263,7 @@ class Tables:
 
     async def fire_deadline(self, table_id: str, token: str, kind: str = "") -> tuple[bool, int]:
         """(fired, revision): a stale token changes nothing and answers fired = False."""
-        table_id = _table_id(table_id)
+        table_id = inputs.table_id(table_id)
         if not token:
             raise ServiceError(Reason.INVALID_ARGUMENT, "token is required", field="token")
 
@@ -341,8 +280,8 @@ class Tables:
 
     async def take_back(self, table_id: str, expected_revision: int | None = None) -> int:
         """The revision after taking back the last move (engines that allow it)."""
-        table_id = _table_id(table_id)
-        _check_expected(expected_revision)
+        table_id = inputs.table_id(table_id)
+        inputs.expected_revision(expected_revision)
         async with self._locked(table_id) as holding:
             header = await self.log.header(table_id)
             if header is None:
@@ -360,7 +299,7 @@ class Tables:
                 raise ServiceError(Reason.TAKE_BACK_UNSUPPORTED, "There is no move to take back",
                                    table_id=table_id)
             old = await self.current(table_id, header)
-            previous = await self._rebuild(header, upto=header.move_count - 1)
+            previous = await self._replayer.state_at(header, header.move_count - 1)
             try:
                 await self.log.take_back(table_id, header.position, previous.status)
             except ConcurrentChange:
@@ -374,7 +313,7 @@ class Tables:
 
     async def purge(self, table_id: str) -> bool:
         """Delete a table and its moves (finished tables no one needs any more)."""
-        table_id = _table_id(table_id)
+        table_id = inputs.table_id(table_id)
         async with self._locked(table_id):
             deleted = await self.log.delete(table_id)
             await self.cache.forget(table_id)
@@ -428,7 +367,7 @@ class Tables:
         async with self._locked(table_id, preload=True) as holding:
             live = holding.preloaded or await self.current(table_id)
             verified = holding.preloaded is None
-            for _ in range(_REPLAY_ATTEMPTS):
+            for _ in range(_ATTEMPTS):
                 engine = self._engine(live.game_type)
                 now = self.clock()
                 try:
@@ -502,7 +441,7 @@ class Tables:
                 write = self._write(holding.new, publish=True) if holding.new is not None else None
                 try:
                     released = await lock.release(write)
-                except Exception as error:  # the log has the change; the lock's TTL frees the table
+                except Exception as error:  # noqa: BLE001 - the log has the change; the lock's TTL frees the table
                     log.warning("table %s: cannot release the lock or save the snapshot (%s)",
                                 table_id, error)
                 else:
@@ -514,7 +453,7 @@ class Tables:
         memo = self._memo.get(table_id)
         try:
             text = await self.cache.load(table_id)
-        except Exception as error:  # the cache is a cache: fall back to the log
+        except Exception as error:  # noqa: BLE001 - the cache is a cache: fall back to the log
             log.warning("table %s: cannot read the snapshot (%s)", table_id, error)
             return memo
         if memo is not None and (snapshot_revision(text) or -1) <= memo.revision:
@@ -604,9 +543,9 @@ class Tables:
         if snapshot is not None and snapshot.position == header.position:
             self._remember(snapshot)
             return snapshot
-        bases = [s for s in (snapshot, memo) if s is not None and _forwardable(s, header)]
+        bases = [s for s in (snapshot, memo) if s is not None and extends(s, header)]
         base = max(bases, key=lambda s: s.revision) if bases else None
-        live = await self._bring_forward(header, base)
+        live = await self._replayer.bring_forward(header, base)
         self._remember(live)
         await self._save(live, publish=False)
         return live
@@ -614,7 +553,7 @@ class Tables:
     async def _load(self, table_id: str) -> str | None:
         try:
             return await self.cache.load(table_id)
-        except Exception as error:  # a cache that does not answer: the log still does
+        except Exception as error:  # noqa: BLE001 - a cache that does not answer: the log still does
             log.warning("table %s: cannot read the snapshot (%s)", table_id, error)
             return None
 
@@ -624,11 +563,9 @@ class Tables:
         return SnapshotWrite(live.table_id, live.revision, live.snapshot_json(), score, publish)
 
     async def _save(self, live: Live, publish: bool) -> None:
-        write = self._write(live, publish)
         try:
-            await self.cache.save(write.table_id, write.revision, write.snapshot, write.ongoing_score,
-                                  write.publish)
-        except Exception as error:  # the log has the change; the next reader rebuilds the cache
+            await self.cache.save(self._write(live, publish))
+        except Exception as error:  # noqa: BLE001 - the log has the change; the next reader rebuilds the cache
             log.warning("table %s: cannot save the snapshot (%s)", live.table_id, error)
 
     def _remember(self, live: Live) -> None:
@@ -640,88 +577,6 @@ class Tables:
         while len(self._memo) > self._memo_size:
             self._memo.popitem(last=False)
 
-    async def _bring_forward(self, header: TableRecord, base: Live | None) -> Live:
-        """The state at ``header``'s position, from ``base`` (if it is on the way) or from scratch.
-
-        The moves are read without the lock; if the log changed meanwhile the read goes on
-        from where it is when only moves were added, and starts again after a take-back.
-        """
-        table_id = header.table_id
-        try:
-            for _ in range(_REPLAY_ATTEMPTS):
-                start = base if base is not None and _forwardable(base, header) else self._fresh(header)
-                try:
-                    live = await self._replay(start, header.move_count)
-                except _Gap:
-                    base, header = None, await self.log.header(table_id) or _gone(table_id)
-                    continue
-                live = replace(live, revision=header.revision, finished_ms=header.finished_ms)
-                latest = await self.log.header(table_id) or _gone(table_id)
-                if latest.position == header.position:
-                    return live
-                base, header = live, latest
-        except CorruptLog as error:
-            log.error("%s", error)
-            raise ServiceError(Reason.UNAVAILABLE, f"The log of this table cannot be read: {error}",
-                               table_id=table_id) from None
-        raise ServiceError(Reason.UNAVAILABLE, "The table keeps changing: try again", table_id=table_id)
-
-    async def _rebuild(self, header: TableRecord, upto: int) -> Live:
-        """The state after the first ``upto`` moves (under the lock: the log holds still)."""
-        try:
-            live = await self._replay(self._fresh(header), upto)
-        except (CorruptLog, _Gap) as error:
-            raise ServiceError(Reason.UNAVAILABLE, f"The log of this table cannot be read: {error}",
-                               table_id=header.table_id) from None
-        return replace(live, revision=header.revision)
-
-    def _fresh(self, header: TableRecord) -> Live:
-        engine = self._engine(header.game_type)
-        try:
-            options = json.loads(header.options_json)
-        except ValueError:
-            raise CorruptLog(f"table {header.table_id}: its options are not valid JSON") from None
-        state = engine.new_state(options, header.seed, header.created_ms)
-        return Live(header.table_id, header.game_type, header.seats, header.seed_commitment,
-                    header.created_ms, state, 0, 0, engine.status(state), header.created_ms)
-
-    async def _replay(self, live: Live, upto: int) -> Live:
-        """``live`` with the moves after it up to number ``upto`` applied, one window at a time."""
-        engine = self._engine(live.game_type)
-        state, count, updated = live.state, live.move_count, live.updated_ms
-        table_id = live.table_id
-        async for window in self.log.windows(table_id, count, upto):
-            for row in window:
-                if row.number != count + 1:
-                    raise _Gap(f"table {table_id}: move {count + 1} is missing")
-                try:
-                    state = engine.apply(state, row.to_move(table_id), row.created_ms)
-                except GameError as error:
-                    raise CorruptLog(f"table {table_id}: move {row.number} does not replay "
-                                     f"({error.message})") from None
-                count, updated = row.number, row.created_ms
-        if count != upto:
-            raise _Gap(f"table {table_id}: the log ends at move {count}, not {upto}")
-        return replace(live, state=state, move_count=count, status=engine.status(state),
-                       updated_ms=updated)
-
-    async def _steps_between(self, live: Live, target: Live) -> AsyncIterator[Live]:
-        """The states strictly between ``live`` and ``target`` (only moves were added), in order."""
-        if target.move_count - live.move_count > WINDOW:
-            return  # too far behind to show every step: the caller sends the current state
-        engine = self._engine(live.game_type)
-        try:
-            async for window in self.log.windows(live.table_id, live.move_count, target.move_count - 1):
-                for row in window:
-                    if row.number != live.move_count + 1:
-                        return
-                    state = engine.apply(live.state, row.to_move(live.table_id), row.created_ms)
-                    live = replace(live, state=state, move_count=row.number, revision=live.revision + 1,
-                                   status=engine.status(state), updated_ms=row.created_ms)
-                    yield live
-        except (CorruptLog, GameError):
-            return  # the current state, read next, reports any damage
-
     # -- helpers ----------------------------------------------------------------------------
 
     def _engine(self, game_type: str) -> Engine:
@@ -732,7 +587,7 @@ class Tables:
 
     @staticmethod
     def _options(engine: Engine, options_json: str) -> dict:
-        options = _json_object(options_json or "{}", Reason.INVALID_OPTIONS, "Invalid options")
+        options = inputs.json_object(options_json or "{}", Reason.INVALID_OPTIONS, "Invalid options")
         try:
             return engine.normalize_options(options)
         except OptionsError as error:
@@ -756,36 +611,6 @@ class _Holding:
         self.new = live
 
 
-class _Gap(Exception):
-    """The log changed under a read without the lock: read it again."""
-
-
-# -- checks of the callers' input -----------------------------------------------------------
-
-def _table_id(table_id: object) -> str:
-    if not isinstance(table_id, str) or not table_id:
-        raise ServiceError(Reason.INVALID_ARGUMENT, "table_id is required", field="table_id")
-    try:
-        canonical = str(uuid.UUID(table_id))
-    except ValueError:
-        canonical = None
-    if canonical != table_id:
-        raise ServiceError(Reason.INVALID_ARGUMENT, "table_id must be a lowercase uuid", field="table_id")
-    return table_id
-
-
-def _seats(seats: list[str], players: int) -> tuple[str, ...]:
-    seats = list(seats)
-    if len(seats) != players:
-        raise ServiceError(Reason.INVALID_ARGUMENT,
-                           f"seats: this game type has {players} seats, {len(seats)} were given", field="seats")
-    for i, seat in enumerate(seats):
-        check_seat(seat, f"seats[{i}]")
-    if len(set(seats)) != len(seats):
-        raise ServiceError(Reason.INVALID_ARGUMENT, "seats: every seat must be different", field="seats")
-    return tuple(seats)
-
-
 def _seat_index(live: Live, seat: str) -> int:
     try:
         return live.seats.index(seat)
@@ -794,53 +619,12 @@ def _seat_index(live: Live, seat: str) -> int:
                            table_id=live.table_id) from None
 
 
-def _action(action_json: str) -> dict:
-    if len(action_json) > MAX_ACTION_CHARS:
-        raise ServiceError(Reason.BAD_REQUEST, f"The action is too large (over {MAX_ACTION_CHARS} characters)")
-    action = _json_object(action_json, Reason.BAD_REQUEST, "The action")
-    name = action.get("action")
-    if not isinstance(name, str) or not name:
-        raise ServiceError(Reason.BAD_REQUEST, "The action needs an \"action\" member, e.g. {\"action\": \"play\"}")
-    return action
-
-
-def _json_object(text: str, reason: Reason, what: str) -> dict:
-    try:
-        value = json.loads(text, parse_constant=_no_constant)
-    except ValueError as error:
-        raise ServiceError(reason, f"{what}: not valid JSON ({error})") from None
-    if not isinstance(value, dict):
-        raise ServiceError(reason, f"{what}: must be a JSON object")
-    return value
-
-
-def _no_constant(name: str):
-    raise ValueError(f"{name} is not JSON")
-
-
-def _check_expected(expected_revision: int | None) -> None:
-    if expected_revision is not None and expected_revision < 0:
-        raise ServiceError(Reason.INVALID_ARGUMENT, "expected_revision must be 0 or more",
-                           field="expected_revision")
-
-
-def _forwardable(base: Live, header: TableRecord | Live) -> bool:
-    """Whether ``header``'s log extends ``base``: only moves were added since (no take-back)."""
-    return (base.seed_commitment == header.seed_commitment
-            and base.move_count <= header.move_count
-            and header.revision - base.revision == header.move_count - base.move_count)
-
-
 def _dumps(value: object) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 def _not_found(table_id: str) -> ServiceError:
     return ServiceError(Reason.TABLE_NOT_FOUND, "No table has this id", table_id=table_id)
-
-
-def _gone(table_id: str):
-    raise _not_found(table_id)
 
 
 def _concurrent(live: Live) -> ServiceError:

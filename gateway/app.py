@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.middleware import Middleware
+from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse
 from starlette.routing import Match, Route, WebSocketRoute
 
@@ -15,8 +16,13 @@ from gateway import games, history, members, openapi, ws
 from gateway.auth import Auth
 from gateway.http_errors import HANDLERS, problem
 from gateway.origins import OriginPolicy
+from gateway.sessions import session_id
 from gateway.spa import SinglePageApp
 from services.config import Settings
+from services.telemetry import active_users
+
+if TYPE_CHECKING:
+    from services.telemetry import Telemetry
 
 
 @dataclass
@@ -32,7 +38,8 @@ async def health(request) -> JSONResponse:
     return JSONResponse({"status": "ok"})
 
 
-def create_app(settings: Settings, backends: Backends, auth: Auth) -> Starlette:
+def create_app(settings: Settings, backends: Backends, auth: Auth,
+               telemetry: Telemetry | None = None) -> Starlette:
     origins = OriginPolicy(settings.cors)
     routes = [
         Route("/api/health", health),
@@ -62,7 +69,13 @@ def create_app(settings: Settings, backends: Backends, auth: Auth) -> Starlette:
             return problem(404, "Not Found")
         return problem(exc.status_code, str(exc.detail), exc.headers)
 
-    app = Starlette(routes=routes, middleware=origins.middleware(),
+    middleware, lifespan = origins.middleware(), None
+    if telemetry is not None:  # telemetry hook: spans tagged session.id/user.id, active-users gauge
+        middleware.insert(0, Middleware(
+            telemetry.asgi, session_of=lambda scope: session_id(HTTPConnection(scope))))
+        auth.member = telemetry.user_tagging(auth.member)  # type: ignore[method-assign]
+        lifespan = telemetry.gauges([active_users(auth.sessions.count)]).lifespan
+    app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan,
                     exception_handlers={**HANDLERS, HTTPException: on_http_exception})
     app.state.settings = settings
     app.state.backends = backends

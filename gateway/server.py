@@ -11,6 +11,7 @@ from gateway.auth import Auth
 from gateway.sessions import SESSION_TTL_SECONDS, MemorySessionStore, RedisSessionStore
 from game.client import GameClient
 from lobby.client import LobbyClient
+from services import telemetry as otel
 from services.config import Settings
 from services.stores import Keys, redis_client
 from stats.client import StatsClient
@@ -18,8 +19,8 @@ from stats.client import StatsClient
 log = logging.getLogger(__name__)
 
 
-def build(settings: Settings):
-    """The app and what must be closed after it."""
+def build(settings: Settings, telemetry: otel.Telemetry | None = None):
+    """The app and what must be closed after it (``telemetry``: services.telemetry, or None)."""
     redis = redis_client(settings.redis_url) if settings.redis_url else None
     sessions = (RedisSessionStore(redis, Keys(settings.redis_key_prefix), SESSION_TTL_SECONDS)
                 if redis is not None else MemorySessionStore())
@@ -29,7 +30,7 @@ def build(settings: Settings):
         stats=StatsClient(settings.stats_addr),
     )
     auth = Auth(settings, sessions)
-    app = create_app(settings, backends, auth)
+    app = create_app(settings, backends, auth, telemetry=telemetry)
 
     async def close() -> None:
         for client in (backends.lobby, backends.game, backends.stats):
@@ -42,7 +43,12 @@ def build(settings: Settings):
 
 
 async def run(settings: Settings) -> None:
-    app, close = build(settings)
+    async with otel.running(settings, "gateway") as telemetry:  # telemetry hook: before any channel
+        await _serve(settings, telemetry)
+
+
+async def _serve(settings: Settings, telemetry: otel.Telemetry | None) -> None:
+    app, close = build(settings, telemetry)
     config = uvicorn.Config(
         app,
         host=settings.app_host,

@@ -8,13 +8,11 @@ NOT_FOUND (a look-up) rather than the reason's usual PERMISSION_DENIED.
 from __future__ import annotations
 
 import grpc
-from google.protobuf import any_pb2, timestamp_pb2
-from google.rpc import error_details_pb2, status_pb2
-from grpc_status import rpc_status
+from google.protobuf import timestamp_pb2
 
 from lobby.models import Game, GameType, Seat
 from lobby.service import Lobby
-from services.errors import DOMAIN, Reason, ServiceError
+from services.errors import Reason, ServiceError
 from tavolo.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 
 SERVICE = "tavolo.lobby.v1.LobbyService"
@@ -56,8 +54,8 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         except ServiceError as error:
             if error.reason is not Reason.NOT_SEATED:
                 raise
-            status = _status(error, grpc.StatusCode.NOT_FOUND)
-            await context.abort(status.code, status.details, status.trailing_metadata)
+            raise ServiceError(error.reason, error.message, status_code=grpc.StatusCode.NOT_FOUND,
+                               **error.metadata) from None
         return lobby_pb2.FindSeatResponse(seat=seat_message(seat))
 
     async def EraseMember(self, request, context):
@@ -89,12 +87,3 @@ def game_message(game: Game) -> lobby_pb2.Game:
         options_json=game.options_json, players=[seat_message(s) for s in game.seats],
         seats_total=game.seats_total, created_at=created_at)
 
-
-def _status(error: ServiceError, code: grpc.StatusCode) -> grpc.Status:
-    """The error's status and ErrorInfo, sent with ``code`` instead of its reason's own."""
-    info = error_details_pb2.ErrorInfo(reason=error.reason.name, domain=DOMAIN,
-                                       metadata=error.metadata)
-    detail = any_pb2.Any()
-    detail.Pack(info)
-    return rpc_status.to_status(
-        status_pb2.Status(code=code.value[0], message=error.message, details=[detail]))

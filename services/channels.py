@@ -6,6 +6,9 @@ import json
 
 import grpc
 
+# telemetry hook (services.telemetry imports no OpenTelemetry)
+from services.telemetry import client_interceptors
+
 
 def service_config(service: str, idempotent: tuple[str, ...], timeout_seconds: float) -> str:
     """A gRPC service config: a default deadline for unary calls, retries for idempotent ones.
@@ -48,4 +51,6 @@ def open_channel(address: str, service: str, idempotent: tuple[str, ...] = (),
         "grpc.max_reconnect_backoff_ms": 5000,
     }
     defaults.update(dict(options))
-    return grpc.aio.insecure_channel(address, options=list(defaults.items()))
+    # telemetry hook: client spans and the W3C traceparent in the metadata (None when off)
+    return grpc.aio.insecure_channel(address, options=list(defaults.items()),
+                                     interceptors=client_interceptors())

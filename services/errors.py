@@ -56,10 +56,13 @@ class Reason(enum.Enum):
 class ServiceError(Exception):
     """A failure a caller can act on: a reason, a message fit for a user, optional metadata."""
 
-    def __init__(self, reason: Reason, message: str, **metadata: str):
+    def __init__(self, reason: Reason, message: str, *, status_code: grpc.StatusCode | None = None,
+                 **metadata: str):
         super().__init__(message)
         self.reason = reason
         self.message = message
+        # Where an API documents another code for a reason (FindSeat's NOT_SEATED is NOT_FOUND).
+        self.code = status_code or reason.code
         self.metadata = {key: str(value) for key, value in metadata.items()}
 
     def __repr__(self) -> str:
@@ -73,7 +76,7 @@ class ServiceError(Exception):
         detail = any_pb2.Any()
         detail.Pack(info)
         status = status_pb2.Status(
-            code=self.reason.code.value[0], message=self.message, details=[detail]
+            code=self.code.value[0], message=self.message, details=[detail]
         )
         return rpc_status.to_status(status)
 

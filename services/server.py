@@ -22,6 +22,8 @@ from grpc_reflection.v1alpha import reflection
 
 from services.cancellation import raise_if_cancelled
 from services.errors import ServiceError
+# telemetry hook (services.telemetry imports no OpenTelemetry)
+from services.telemetry import Gauge, Telemetry, active
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +40,7 @@ class ServiceSpec:
     probe: Probe                               # raises while a store does not answer
     on_stop: Callable[[], Awaitable[None]] | None = None
     background: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+    gauges: list[Gauge] = field(default_factory=list)  # telemetry hook: polled while serving
 
 
 def bind_address(address: str) -> str:
@@ -140,10 +143,19 @@ class HealthReporter:
 
 
 async def serve(spec: ServiceSpec, address: str, grace_seconds: float = 10.0,
-                started: asyncio.Event | None = None, stop: asyncio.Event | None = None) -> None:
-    """Run a service until SIGTERM/SIGINT (or ``stop``), then stop gracefully."""
+                started: asyncio.Event | None = None, stop: asyncio.Event | None = None,
+                telemetry: Telemetry | None = None) -> None:
+    """Run a service until SIGTERM/SIGINT (or ``stop``), then stop gracefully.
+
+    ``telemetry`` defaults to the process's active one (services.telemetry), if any.
+    """
+    # telemetry hook: a span per call (outermost, so it sees the status ErrorInterceptor sets)
+    telemetry = telemetry or active()
+    interceptors: list[grpc.aio.ServerInterceptor] = [ErrorInterceptor()]
+    if telemetry is not None:
+        interceptors.insert(0, telemetry.server_interceptor())
     server = grpc.aio.server(
-        interceptors=[ErrorInterceptor()],
+        interceptors=interceptors,
         options=[("grpc.max_receive_message_length", 4 * 1024 * 1024)],
     )
     spec.register(server)
@@ -167,6 +179,8 @@ async def serve(spec: ServiceSpec, address: str, grace_seconds: float = 10.0,
             loop.add_signal_handler(signum, stop.set)
     tasks = [asyncio.create_task(reporter.run())]
     tasks += [asyncio.create_task(job()) for job in spec.background]
+    if telemetry is not None and spec.gauges:  # telemetry hook: the gauges' poll loop
+        tasks.append(asyncio.create_task(telemetry.gauges(spec.gauges).run()))
     if started is not None:
         started.set()
     try:

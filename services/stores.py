@@ -10,15 +10,20 @@ import asyncpg
 import redis.asyncio as redis
 
 
-def redis_client(url: str) -> redis.Redis:
-    """A Redis client with a connection pool, returning ``str`` values."""
-    return redis.Redis.from_url(url, decode_responses=True, health_check_interval=30)
+def redis_client(url: str, max_connections: int = 64) -> redis.Redis:
+    """A Redis client returning ``str`` values, on a blocking pool: a burst of calls queues for
+    a connection (up to 5 s) rather than failing with "Too many connections"."""
+    pool = redis.BlockingConnectionPool.from_url(url, max_connections=max_connections, timeout=5,
+                                                 decode_responses=True, health_check_interval=30)
+    return redis.Redis(connection_pool=pool)
 
 
-async def postgres_pool(url: str, min_size: int = 1, max_size: int = 10) -> asyncpg.Pool:
-    """An asyncpg pool; ``postgres://`` and ``postgresql://`` DSNs both work."""
+async def postgres_pool(url: str, min_size: int = 1, max_size: int = 10,
+                        **options) -> asyncpg.Pool:
+    """An asyncpg pool; ``postgres://`` and ``postgresql://`` DSNs both work. ``options`` go to
+    asyncpg.create_pool (e.g. ``reset=`` for a store that keeps no session state)."""
     return await asyncpg.create_pool(url, min_size=min_size, max_size=max_size,
-                                     command_timeout=30)
+                                     command_timeout=30, **options)
 
 
 class Keys:

@@ -9,7 +9,7 @@ import uuid
 import pytest
 import redis.asyncio as redis
 
-from game.cache import LockTimeout, RedisTableCache
+from game.cache import LockTimeout, RedisTableCache, SnapshotWrite
 from services.stores import Keys, redis_client
 
 
@@ -24,33 +24,33 @@ def table_id() -> str:
 
 async def test_a_saved_snapshot_loads_back(cache, table_id):
     assert await cache.load(table_id) is None
-    assert await cache.save(table_id, 3, _snapshot(3, state="x"), 100, publish=False)
+    assert await cache.save(SnapshotWrite(table_id, 3, _snapshot(3, state="x"), 100, False))
     assert json.loads(await cache.load(table_id)) == {"revision": 3, "state": "x"}
 
 
 async def test_an_older_or_equal_revision_never_replaces_a_newer_snapshot(cache, table_id):
-    await cache.save(table_id, 5, _snapshot(5, who="new"), 100, publish=False)
-    assert not await cache.save(table_id, 4, _snapshot(4, who="stale"), 100, publish=False)
-    assert not await cache.save(table_id, 5, _snapshot(5, who="twin"), 100, publish=False)
+    await cache.save(SnapshotWrite(table_id, 5, _snapshot(5, who="new"), 100, False))
+    assert not await cache.save(SnapshotWrite(table_id, 4, _snapshot(4, who="stale"), 100, False))
+    assert not await cache.save(SnapshotWrite(table_id, 5, _snapshot(5, who="twin"), 100, False))
     assert json.loads(await cache.load(table_id))["who"] == "new"
-    assert await cache.save(table_id, 6, _snapshot(6, who="next"), 100, publish=False)
+    assert await cache.save(SnapshotWrite(table_id, 6, _snapshot(6, who="next"), 100, False))
     assert json.loads(await cache.load(table_id))["who"] == "next"
 
 
 async def test_a_corrupt_snapshot_is_replaced_by_any_save(cache, backend, table_id):
     for junk in ("{not json", '"a string"', '{"revision": "7"}'):
         await backend.put_snapshot(cache, table_id, junk)
-        assert await cache.save(table_id, 1, _snapshot(1), 100, publish=False)
+        assert await cache.save(SnapshotWrite(table_id, 1, _snapshot(1), 100, False))
 
 
 async def test_the_running_set_follows_the_saves(cache, table_id):
     other = str(uuid.uuid4())
-    await cache.save(table_id, 1, _snapshot(1), 200, publish=False)
-    await cache.save(other, 1, _snapshot(1), 100, publish=False)
+    await cache.save(SnapshotWrite(table_id, 1, _snapshot(1), 200, False))
+    await cache.save(SnapshotWrite(other, 1, _snapshot(1), 100, False))
     assert await cache.ongoing() == [other, table_id]
-    await cache.save(table_id, 2, _snapshot(2), None, publish=False)  # finished
+    await cache.save(SnapshotWrite(table_id, 2, _snapshot(2), None, False))  # finished
     assert await cache.ongoing() == [other]
-    assert not await cache.save(other, 1, _snapshot(1), None, publish=False)  # a stale save
+    assert not await cache.save(SnapshotWrite(other, 1, _snapshot(1), None, False))  # a stale save
     assert await cache.ongoing() == [other]
     await cache.forget(other)
     assert await cache.ongoing() == [] and await cache.load(other) is None
@@ -58,21 +58,21 @@ async def test_the_running_set_follows_the_saves(cache, table_id):
 
 async def test_subscribers_are_signalled_by_published_saves_only(cache, table_id):
     async with cache.subscribe(table_id) as first, cache.subscribe(table_id) as second:
-        await cache.save(table_id, 1, _snapshot(1), 1, publish=False)
+        await cache.save(SnapshotWrite(table_id, 1, _snapshot(1), 1, False))
         assert not await first.wait(0.05)
-        await cache.save(table_id, 2, _snapshot(2), 1, publish=True)
+        await cache.save(SnapshotWrite(table_id, 2, _snapshot(2), 1, True))
         assert await first.wait(2) and await second.wait(2)
-        await cache.save(table_id, 1, _snapshot(1), 1, publish=True)  # refused, still a signal
+        await cache.save(SnapshotWrite(table_id, 1, _snapshot(1), 1, True))  # refused, still a signal
         assert await first.wait(2)
     async with cache.subscribe(str(uuid.uuid4())) as elsewhere:
-        await cache.save(table_id, 3, _snapshot(3), 1, publish=True)
+        await cache.save(SnapshotWrite(table_id, 3, _snapshot(3), 1, True))
         assert not await elsewhere.wait(0.05)
 
 
 async def test_signals_that_arrive_while_busy_merge_into_one(cache, table_id):
     async with cache.subscribe(table_id) as signals:
         for revision in (1, 2, 3):
-            await cache.save(table_id, revision, _snapshot(revision), 1, publish=True)
+            await cache.save(SnapshotWrite(table_id, revision, _snapshot(revision), 1, True))
         assert await signals.wait(2)
         await asyncio.sleep(0.05)
         if await signals.wait(0.05):  # Redis delivers them one by one: a later one may follow
@@ -116,7 +116,7 @@ async def test_the_redis_snapshot_has_a_sliding_ttl(redis_url, redis_prefix, tab
     client = redis_client(redis_url)
     cache = RedisTableCache(client, Keys(redis_prefix), ttl_seconds=1000)
     try:
-        await cache.save(table_id, 1, _snapshot(1), 1, publish=False)
+        await cache.save(SnapshotWrite(table_id, 1, _snapshot(1), 1, False))
         key = f"{redis_prefix}:game:{table_id}"
         assert 990 < await client.ttl(key) <= 1000
         await client.expire(key, 5)
@@ -132,10 +132,10 @@ async def test_a_signal_reaches_a_subscriber_of_another_connection(redis_url, re
     subscriber = RedisTableCache(redis_client(redis_url), Keys(redis_prefix))
     try:
         async with subscriber.subscribe(table_id) as signals:
-            await publisher.save(table_id, 1, _snapshot(1), 1, publish=True)
+            await publisher.save(SnapshotWrite(table_id, 1, _snapshot(1), 1, True))
             assert await signals.wait(2)
         async with subscriber.subscribe(table_id) as again:  # subscribing anew works too
-            await publisher.save(table_id, 2, _snapshot(2), 1, publish=True)
+            await publisher.save(SnapshotWrite(table_id, 2, _snapshot(2), 1, True))
             assert await again.wait(2)
     finally:
         await publisher.close()
@@ -154,7 +154,7 @@ async def test_a_subscriber_hears_of_changes_again_after_its_connection_is_cut(r
             await admin.client_kill_filter(_id=ours["id"])
             await admin.publish(subscriber.channel(table_id), "1")  # may be lost: no one listens
             assert await signals.wait(5)  # the re-subscription counts as a change to re-read
-            await subscriber.save(table_id, 2, _snapshot(2), 1, publish=True)
+            await subscriber.save(SnapshotWrite(table_id, 2, _snapshot(2), 1, True))
             assert await signals.wait(5)
     finally:
         await admin.aclose()

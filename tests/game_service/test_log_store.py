@@ -13,11 +13,12 @@ CREATED_MS = 1764669630123
 
 
 def _record(table_id: str | None = None, **changes) -> TableRecord:
-    fields = dict(
-        table_id=table_id or str(uuid.uuid4()), game_type="dummy", engine_version="1",
-        seed=bytes(range(32)), seed_commitment="c0ffee", seats=("seat:0", "seat:1", "seat:2", "seat:3"),
-        options_json='{"target":20}', status="playing", created_ms=CREATED_MS,
-    )
+    fields = {
+        "table_id": table_id or str(uuid.uuid4()), "game_type": "dummy", "engine_version": "1",
+        "seed": bytes(range(32)), "seed_commitment": "c0ffee",
+        "seats": ("seat:0", "seat:1", "seat:2", "seat:3"), "options_json": '{"target":20}',
+        "status": "playing", "created_ms": CREATED_MS,
+    }
     fields.update(changes)
     return TableRecord(**fields)
 

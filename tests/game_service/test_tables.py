@@ -9,8 +9,8 @@ import uuid
 
 import pytest
 
+from game.live import Live
 from game.log_store import LoggedMove
-from game.tables import Live
 from services.errors import Reason, ServiceError
 from tests.game_service.conftest import SEATS, play
 
@@ -474,7 +474,7 @@ async def test_a_watcher_gets_the_view_now_then_after_every_change_until_finishe
     ]
     for revision, change in enumerate(changes, 1):
         await change
-        await _until(lambda: views[-1].revision == revision)
+        await _until(lambda revision=revision: views[-1].revision == revision)
     await asyncio.wait_for(watching, 10)
     assert [v.revision for v in views] == [0, 1, 2, 3, 4, 5]
     assert views[-1].status == "finished"

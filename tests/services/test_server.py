@@ -214,3 +214,21 @@ def test_bind_address_listens_everywhere_only_for_dns_names():
     assert bind_address("localhost:50051") == "localhost:50051"
     assert bind_address("[::1]:50051") == "[::1]:50051"
     assert bind_address("tavolo-game:50052") == "[::]:50052"
+
+
+def test_an_api_may_send_a_reason_with_another_documented_code():
+    error = ServiceError(Reason.NOT_SEATED, "Not seated", status_code=grpc.StatusCode.NOT_FOUND)
+    status = error.to_status()
+    assert status.code == grpc.StatusCode.NOT_FOUND
+
+    class _Failed(grpc.RpcError):
+        def code(self):
+            return status.code
+
+        def details(self):
+            return status.details
+
+        def trailing_metadata(self):
+            return status.trailing_metadata
+
+    assert from_rpc_error(_Failed()).reason is Reason.NOT_SEATED

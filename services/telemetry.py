@@ -1,0 +1,482 @@
+"""OpenTelemetry for every tavolo process: traces, metrics and logs over OTLP/HTTP (OTEL_*).
+
+Off unless OTEL_ENABLED: then :func:`setup` returns None, nothing of OpenTelemetry is imported
+and the hooks below cost nothing (no middleware, no interceptors). When on, a process gets:
+
+- a span per HTTP request and per WebSocket connection (OpenTelemetry's ASGI middleware, named
+  by the route template; OTEL_EXCLUDED_PATHS are left out of traces and metrics), tagged with
+  ``session.id`` (a truncated SHA-256 of the session id, never the cookie) and ``user.id`` (the
+  OIDC sub once the request's member is known);
+- a span per gRPC call on both sides (OpenTelemetry's grpc.aio interceptors), the W3C
+  ``traceparent`` carried in the call metadata so one trace follows a request across services;
+- ``http.server.request.duration`` (seconds), process CPU and memory (the system-metrics
+  instrumentation) and the global gauges (:class:`Gauge`), read by a poll loop every
+  OTEL_METRICS_POLL_INTERVAL_SECONDS so that the exporter's callbacks never wait for a store;
+- the process's log records, with the trace and span they were written in.
+
+The providers are handed to each instrumentation, never installed globally, so a process may
+hold several :class:`Telemetry` (tests do) and a shut-down one leaves nothing behind. The one
+process-wide thing is the *active* telemetry that :func:`setup` registers: the gRPC server and
+client channels pick it up (:func:`active`, :func:`client_interceptors`), so set it up before
+any channel is opened.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import hashlib
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+from services.cancellation import raise_if_cancelled
+from services.config import Settings, TelemetrySettings
+
+if TYPE_CHECKING:  # type names only: OpenTelemetry is imported when telemetry is on
+    from opentelemetry.sdk._logs import LoggerProvider
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.trace import TracerProvider
+
+log = logging.getLogger(__name__)
+
+DEFAULT_ENDPOINT = "http://localhost:4318"
+SESSION_ID = "session.id"
+USER_ID = "user.id"
+HTTP_SERVER_REQUEST_DURATION = "http.server.request.duration"
+# The stable HTTP semantic conventions' advisory buckets, in seconds.
+_DURATION_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5,
+                     10.0)
+_PROCESS_METRICS: dict[str, list[str] | None] = {
+    "process.cpu.time": ["user", "system"],
+    "process.cpu.utilization": None,
+    "process.memory.usage": None,
+    "process.memory.virtual": None,
+    "process.thread.count": None,
+    "process.open_file_descriptor.count": None,
+}
+# Headers whose values never go into a span, even if an operator asks the ASGI instrumentation
+# to capture headers (OTEL_INSTRUMENTATION_HTTP_CAPTURE_HEADERS_*).
+_SECRET_HEADERS = ["cookie", "set-cookie", "authorization", "proxy-authorization"]
+# Loggers of the export path itself: their records are not exported (a collector that is down
+# would otherwise feed its own failures back into the queue).
+_EXPORT_LOGGERS = ("opentelemetry", "urllib3", "requests")
+
+_active: Telemetry | None = None
+
+
+def session_tag(session_id: str) -> str:
+    """What spans carry as ``session.id``: 16 hex characters of the id's SHA-256."""
+    return hashlib.sha256(session_id.encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Gauge:
+    """A figure read from a store, polled and cached (the exporter only reads the cache).
+
+    Global figures (the same for every replica) are reported by each replica: aggregate them
+    with max, not sum.
+    """
+
+    name: str
+    read: Callable[[], Awaitable[int | float]]
+    description: str = ""
+    unit: str = "1"
+
+
+def active_users(count: Callable[[], Awaitable[int]]) -> Gauge:
+    """``tavolo.active_users``: logged-in sessions in the session store (the gateway's)."""
+    return Gauge("tavolo.active_users", count,
+                 "Logged-in sessions in the session store (global: aggregate replicas with max)",
+                 unit="{session}")
+
+
+def ongoing_games(count: Callable[[], Awaitable[int]]) -> Gauge:
+    """``tavolo.ongoing_games``: live matches not finished (the game service's running set)."""
+    return Gauge("tavolo.ongoing_games", count,
+                 "Live matches not finished (global: aggregate replicas with max)",
+                 unit="{game}")
+
+
+def setup(settings: Settings | TelemetrySettings, component: str) -> Telemetry | None:
+    """The process's telemetry as ``<OTEL_SERVICE_NAME>-<component>``, or None when disabled.
+
+    The new telemetry becomes the active one (see :func:`active`).
+    """
+    config = settings.telemetry if isinstance(settings, Settings) else settings
+    if not config.enabled:
+        return None
+    global _active
+    _active = Telemetry(config, component)
+    log.info("telemetry on: exporting as %s to %s", _active.service_name,
+             urlsplit(_active.endpoint).hostname)
+    return _active
+
+
+@contextlib.asynccontextmanager
+async def running(settings: Settings, component: str) -> AsyncIterator[Telemetry | None]:
+    """:func:`setup` for the life of a component's ``run()``, flushed and shut down after it."""
+    telemetry = setup(settings, component)
+    try:
+        yield telemetry
+    finally:
+        if telemetry is not None:
+            await asyncio.to_thread(telemetry.shutdown)
+
+
+def active() -> Telemetry | None:
+    """The telemetry :func:`setup` last registered in this process (None: telemetry is off)."""
+    return _active
+
+
+def client_interceptors() -> list | None:
+    """The active telemetry's gRPC client interceptors, None when telemetry is off."""
+    return None if _active is None else _active.client_interceptors
+
+
+class Telemetry:
+    """The exporters and providers of one component, and the hooks the servers plug in."""
+
+    def __init__(self, settings: TelemetrySettings, component: str):
+        from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
+        from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+        from opentelemetry.instrumentation.grpc import aio_client_interceptors
+        from opentelemetry.sdk._logs import LoggerProvider
+        from opentelemetry.sdk._logs.export import BatchLogRecordProcessor
+        from opentelemetry.sdk.metrics import MeterProvider
+        from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
+        from opentelemetry.sdk.resources import SERVICE_NAME, SERVICE_VERSION, Resource
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+        self.settings = settings
+        self.service_name = f"{settings.service_name}-{component}"
+        self.endpoint = (settings.exporter_endpoint or DEFAULT_ENDPOINT).rstrip("/")
+        # OTLP header values are percent-encoded (as in OTEL_EXPORTER_OTLP_HEADERS everywhere).
+        headers = {key: unquote(value) for key, value in settings.exporter_headers}
+        resource = Resource.create({SERVICE_NAME: self.service_name,
+                                    SERVICE_VERSION: _tavolo_version()})
+
+        self.tracer_provider: TracerProvider = TracerProvider(resource=resource)
+        self.tracer_provider.add_span_processor(BatchSpanProcessor(
+            OTLPSpanExporter(endpoint=f"{self.endpoint}/v1/traces", headers=headers)))
+        self.meter_provider: MeterProvider = MeterProvider(resource=resource, metric_readers=[
+            PeriodicExportingMetricReader(
+                OTLPMetricExporter(endpoint=f"{self.endpoint}/v1/metrics", headers=headers),
+                export_interval_millis=settings.metric_export_interval_ms,
+            )
+        ])
+        self.logger_provider: LoggerProvider = LoggerProvider(resource=resource)
+        self.logger_provider.add_log_record_processor(BatchLogRecordProcessor(
+            OTLPLogExporter(endpoint=f"{self.endpoint}/v1/logs", headers=headers)))
+
+        self.meter = self.meter_provider.get_meter("tavolo")
+        not_grpc_internal = _not_grpc_internal()
+        self.client_interceptors = aio_client_interceptors(
+            tracer_provider=self.tracer_provider, filter_=not_grpc_internal)
+        self._server_filter = not_grpc_internal
+        self._gauges: list[PolledGauges] = []
+        self._log_handler = _log_handler(self.logger_provider)
+        logging.getLogger().addHandler(self._log_handler)
+        self._process_metrics = _process_metrics(self.meter_provider)
+
+    # -- gRPC ---------------------------------------------------------------------------------
+
+    def server_interceptor(self):
+        """A grpc.aio server interceptor: a span per call (health and reflection left out)."""
+        from opentelemetry.instrumentation.grpc import aio_server_interceptor
+
+        return aio_server_interceptor(tracer_provider=self.tracer_provider,
+                                      filter_=self._server_filter)
+
+    # -- HTTP and WebSocket -------------------------------------------------------------------
+
+    def asgi(self, app, *, session_of: Callable[[dict], str | None] | None = None):
+        """``app`` wrapped: spans and request durations (a Starlette ``Middleware`` factory).
+
+        ``session_of(scope)`` gives the request's session id (None without one); its hash is
+        the span's ``session.id``.
+        """
+        return _HttpTelemetry(app, self, session_of)
+
+    def user_tagging(self, lookup: Callable[[Any], Awaitable[Any]]):
+        """``lookup`` (connection -> member with ``.sub``, or None), also tagging the current
+        span (the request's or the WebSocket's) with ``user.id``."""
+        from opentelemetry import trace
+
+        @functools.wraps(lookup)
+        async def member(connection):
+            found = await lookup(connection)
+            if found is not None:
+                trace.get_current_span().set_attribute(USER_ID, found.sub)
+            return found
+
+        return member
+
+    # -- gauges -------------------------------------------------------------------------------
+
+    def gauges(self, gauges: list[Gauge]) -> PolledGauges:
+        """Register ``gauges`` as observable gauges; run the result's poll loop to feed them."""
+        polled = PolledGauges(self.meter, gauges, self.settings.metrics_poll_interval_s)
+        self._gauges.append(polled)
+        return polled
+
+    async def refresh_gauges(self) -> None:
+        """Poll every registered gauge now (tests; the poll loops do it on their own)."""
+        for polled in self._gauges:
+            await polled.refresh()
+
+    # -- life ---------------------------------------------------------------------------------
+
+    def force_flush(self) -> None:
+        """Export everything recorded so far (blocks: call it off the event loop in servers)."""
+        self.tracer_provider.force_flush()
+        self.meter_provider.force_flush()
+        self.logger_provider.force_flush()
+
+    def shutdown(self) -> None:
+        """Flush and stop the exporters (together: a collector that is down costs one timeout)."""
+        global _active
+        if _active is self:
+            _active = None
+        logging.getLogger().removeHandler(self._log_handler)
+        if self._process_metrics is not None:
+            self._process_metrics.uninstrument()
+        providers = (self.tracer_provider, self.meter_provider, self.logger_provider)
+        with ThreadPoolExecutor(len(providers)) as pool:
+            for done in [pool.submit(provider.shutdown) for provider in providers]:
+                done.result()
+
+
+class PolledGauges:
+    """Observable gauges fed by a poll loop: the exporter's callbacks only read cached values.
+
+    A figure that cannot be read is not reported (a gap, rather than a stale value) until it
+    can be read again.
+    """
+
+    def __init__(self, meter, gauges: list[Gauge], interval_seconds: float):
+        from opentelemetry.metrics import Observation
+
+        self.gauges = list(gauges)
+        self.interval_seconds = interval_seconds
+        self.values: dict[str, int | float | None] = {gauge.name: None for gauge in self.gauges}
+        self._failing: set[str] = set()
+
+        def observer(name: str):
+            def observe(options):
+                value = self.values[name]
+                return [] if value is None else [Observation(value)]
+            return observe
+
+        for gauge in self.gauges:
+            meter.create_observable_gauge(gauge.name, callbacks=[observer(gauge.name)],
+                                          unit=gauge.unit, description=gauge.description)
+
+    async def refresh(self) -> None:
+        for gauge in self.gauges:
+            try:
+                value = await asyncio.wait_for(gauge.read(), timeout=self.interval_seconds)
+            except Exception as error:  # a store that does not answer: report nothing for now
+                if gauge.name not in self._failing:
+                    log.warning("%s cannot be read (%s); not reported until it can", gauge.name,
+                                error)
+                    self._failing.add(gauge.name)
+                self.values[gauge.name] = None
+            else:
+                self._failing.discard(gauge.name)
+                self.values[gauge.name] = value
+
+    async def run(self) -> None:
+        """Refresh now and every OTEL_METRICS_POLL_INTERVAL_SECONDS, until cancelled."""
+        while True:
+            raise_if_cancelled()
+            await self.refresh()
+            await asyncio.sleep(self.interval_seconds)
+
+    @contextlib.asynccontextmanager
+    async def polling(self) -> AsyncIterator[None]:
+        """The poll loop as a background task for the life of the block."""
+        task = asyncio.create_task(self.run(), name="telemetry-gauges")
+        try:
+            yield
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    def lifespan(self, app) -> contextlib.AbstractAsyncContextManager[None]:
+        """A Starlette ``lifespan``: the poll loop runs while the application does."""
+        return self.polling()
+
+
+class _HttpTelemetry:
+    """OpenTelemetry's ASGI middleware (the spans) plus ``http.server.request.duration``.
+
+    The library's own HTTP metrics follow the old conventions (milliseconds) unless a process
+    environment variable says otherwise, so they are switched off and the stable duration
+    histogram is recorded here. Excluded paths skip both, by exact match.
+    """
+
+    def __init__(self, app, telemetry: Telemetry, session_of: Callable[[dict], str | None] | None):
+        from opentelemetry import trace
+        from opentelemetry.instrumentation.asgi import OpenTelemetryMiddleware
+        from opentelemetry.metrics import NoOpMeter
+        from opentelemetry.util.http import sanitize_method
+
+        self.app = app
+        self.excluded = frozenset(telemetry.settings.excluded_paths)
+        self.session_of = session_of
+        self._current_span = trace.get_current_span
+        self._method = sanitize_method
+        self.traced = OpenTelemetryMiddleware(
+            app,
+            tracer_provider=telemetry.tracer_provider,
+            meter=NoOpMeter("tavolo.http"),
+            server_request_hook=self._tag_request,
+            exclude_spans=["receive", "send"],  # a span per request or connection, none per message
+            http_capture_headers_sanitize_fields=_SECRET_HEADERS,
+        )
+        self.duration = telemetry.meter.create_histogram(
+            HTTP_SERVER_REQUEST_DURATION, unit="s", description="Duration of HTTP server requests.",
+            explicit_bucket_boundaries_advisory=_DURATION_BUCKETS)
+
+    async def __call__(self, scope, receive, send) -> None:
+        kind = scope["type"]
+        if kind not in ("http", "websocket") or scope.get("path") in self.excluded:
+            return await self.app(scope, receive, send)
+        if kind == "websocket":
+            return await self.traced(scope, receive, self._naming(scope, send))
+        start = time.perf_counter()
+        status: int | None = None
+        error: str | None = None
+
+        async def sending(message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.traced(scope, receive, self._naming(scope, sending))
+        except BaseException as exc:
+            error = type(exc).__qualname__
+            raise
+        finally:
+            self.duration.record(time.perf_counter() - start, _duration_attributes(
+                scope, self._method(scope.get("method", "")), status, error))
+
+    def _naming(self, scope, send):
+        """``send``, first naming the span after the route that answered (``GET /api/games/{id}``)
+        and setting ``http.route``."""
+        named = False
+
+        async def naming_send(message) -> None:
+            nonlocal named
+            if not named:
+                named = True
+                route = _route(scope)
+                if route is not None:
+                    span = self._current_span()
+                    method = scope.get("method")
+                    span.update_name(f"{method} {route}" if method else route)
+                    span.set_attribute("http.route", route)
+            await send(message)
+
+        return naming_send
+
+    def _tag_request(self, span, scope) -> None:
+        if not span.is_recording():
+            return
+        query = scope.get("query_string") or b""
+        if query:
+            # The library puts the query in http.url; values may be codes or states (the OIDC
+            # callback), so only the parameter names stay.
+            span.set_attribute("http.url", _url_without_values(scope, query))
+        if self.session_of is not None:
+            session_id = self.session_of(scope)
+            if session_id:
+                span.set_attribute(SESSION_ID, session_tag(session_id))
+
+
+def _route(scope) -> str | None:
+    """The route template Starlette's router matched (it leaves the route in the scope)."""
+    route = scope.get("route")
+    template = getattr(route, "path_format", None) or getattr(route, "path", None)
+    return template if isinstance(template, str) and template else None
+
+
+def _duration_attributes(scope, method: str, status: int | None,
+                         error: str | None) -> dict[str, Any]:
+    attributes: dict[str, Any] = {"http.request.method": method,
+                                  "url.scheme": scope.get("scheme", "http")}
+    route = _route(scope)
+    if route is not None:
+        attributes["http.route"] = route
+    if status is not None:
+        attributes["http.response.status_code"] = status
+    if error is not None:
+        attributes["error.type"] = error
+    elif status is not None and status >= 500:
+        attributes["error.type"] = str(status)
+    return attributes
+
+
+def _url_without_values(scope, query: bytes) -> str:
+    headers = dict(scope.get("headers") or [])
+    host = headers.get(b"host", b"").decode("latin-1") or "localhost"
+    names = [name for name, _ in parse_qsl(query.decode("latin-1"), keep_blank_values=True)]
+    return (f"{scope.get('scheme', 'http')}://{host}{scope.get('path', '')}?"
+            + "&".join(f"{name}=REDACTED" for name in names))
+
+
+def _not_grpc_internal():
+    """A gRPC filter: every call but those of gRPC's own services (health, reflection)."""
+    from opentelemetry.instrumentation.grpc.filters import negate, service_prefix
+
+    return negate(service_prefix("grpc."))
+
+
+class _NotExportPath(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.name.startswith(_EXPORT_LOGGERS)
+
+
+def _log_handler(provider: LoggerProvider) -> logging.Handler:
+    """A root handler sending records to ``provider`` (the loggers' levels decide what passes)."""
+    from opentelemetry.instrumentation.logging.handler import LoggingHandler
+
+    handler = LoggingHandler(logger_provider=provider)
+    handler.addFilter(_NotExportPath())
+    return handler
+
+
+def _process_metrics(provider: MeterProvider):
+    """Process CPU and memory, from the system-metrics instrumentation.
+
+    The instrumentor is a process-wide singleton: a second Telemetry in the same process (tests)
+    goes without; None then.
+    """
+    from opentelemetry.instrumentation.system_metrics import SystemMetricsInstrumentor
+
+    instrumentor = SystemMetricsInstrumentor(config=_PROCESS_METRICS)
+    if instrumentor.is_instrumented_by_opentelemetry:
+        return None
+    instrumentor.instrument(meter_provider=provider)
+    return instrumentor
+
+
+@functools.cache
+def _tavolo_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("tavolo")
+    except PackageNotFoundError:
+        return "unknown"

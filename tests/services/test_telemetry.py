@@ -1,0 +1,615 @@
+"""OpenTelemetry: what reaches a real OTLP/HTTP collector (a small one in this process).
+
+The collector decodes the protobuf export requests with opentelemetry-proto. Servers are real:
+the gateway under uvicorn, gRPC services through services.server.serve, channels through
+services.channels.open_channel. Servers are stopped before each flush, so every span has ended.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field, replace
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import grpc
+import httpx
+import pytest
+import uvicorn
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import (
+    ExportMetricsServiceRequest,
+)
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.trace.v1.trace_pb2 import Span, Status
+from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
+
+from game.cache import SnapshotWrite
+from game.server import build_service
+from gateway.app import Backends, create_app
+from gateway.auth import Auth
+from gateway.sessions import (COOKIE_NAME, MemorySessionStore, RedisSessionStore, Session,
+                              new_session_id)
+from lobby.client import LobbyClient
+from services import telemetry as otel
+from services.channels import open_channel
+from services.config import Settings, TelemetrySettings
+from services.errors import Reason, ServiceError
+from services.server import ServiceSpec, serve
+from services.stores import Keys, redis_client
+from tavolo.lobby.v1 import lobby_pb2_grpc
+
+ROOT = Path(__file__).resolve().parents[2]
+ECHO = "tavolo.test.v1.EchoService"
+log = logging.getLogger("services.test_telemetry")
+
+
+# -- the collector ------------------------------------------------------------------------------
+
+
+@dataclass
+class Exported:
+    path: str
+    headers: dict[str, str]
+    body: bytes
+
+
+@dataclass
+class SpanSeen:
+    service: str
+    span: Span
+
+    @property
+    def name(self) -> str:
+        return self.span.name
+
+    @property
+    def trace_id(self) -> str:
+        return self.span.trace_id.hex()
+
+    @property
+    def attributes(self) -> dict:
+        return _attributes(self.span.attributes)
+
+
+@dataclass
+class Collector:
+    """An OTLP/HTTP receiver on 127.0.0.1 keeping every export request it gets."""
+
+    received: list[Exported] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    server: ThreadingHTTPServer | None = None
+
+    @property
+    def endpoint(self) -> str:
+        assert self.server is not None
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def bodies(self, path: str) -> list[bytes]:
+        with self.lock:
+            return [item.body for item in self.received if item.path == path]
+
+    def raw(self) -> bytes:
+        with self.lock:
+            return b"".join(item.body for item in self.received)
+
+    def spans(self) -> list[SpanSeen]:
+        seen = []
+        for body in self.bodies("/v1/traces"):
+            for resource_spans in ExportTraceServiceRequest.FromString(body).resource_spans:
+                service = _attributes(resource_spans.resource.attributes)["service.name"]
+                for scope_spans in resource_spans.scope_spans:
+                    seen += [SpanSeen(service, span) for span in scope_spans.spans]
+        return seen
+
+    def metrics(self, service: str) -> dict[str, list]:
+        """The metrics ``service`` exported: name -> every export of it, in order."""
+        found: dict[str, list] = {}
+        for body in self.bodies("/v1/metrics"):
+            for resource_metrics in ExportMetricsServiceRequest.FromString(body).resource_metrics:
+                if _attributes(resource_metrics.resource.attributes)["service.name"] != service:
+                    continue
+                for scope_metrics in resource_metrics.scope_metrics:
+                    for metric in scope_metrics.metrics:
+                        found.setdefault(metric.name, []).append(metric)
+        return found
+
+    def gauge_values(self, service: str, name: str) -> list[float]:
+        """The value of gauge ``name`` in each export that had one."""
+        values = []
+        for metric in self.metrics(service).get(name, []):
+            for point in metric.gauge.data_points:
+                values.append(point.as_int if point.HasField("as_int") else point.as_double)
+        return values
+
+    def logs(self) -> list[tuple[str, object]]:
+        records = []
+        for body in self.bodies("/v1/logs"):
+            for resource_logs in ExportLogsServiceRequest.FromString(body).resource_logs:
+                service = _attributes(resource_logs.resource.attributes)["service.name"]
+                for scope_logs in resource_logs.scope_logs:
+                    records += [(service, record) for record in scope_logs.log_records]
+        return records
+
+
+def _attributes(pairs) -> dict:
+    values = {}
+    for pair in pairs:
+        kind = pair.value.WhichOneof("value")
+        values[pair.key] = getattr(pair.value, kind) if kind else None
+    return values
+
+
+@pytest.fixture
+def collector():
+    received = Collector()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers.get("content-length", 0)))
+            with received.lock:
+                received.received.append(Exported(self.path, dict(self.headers.items()), body))
+            self.send_response(200)
+            self.send_header("content-type", "application/x-protobuf")
+            self.send_header("content-length", "0")
+            self.end_headers()
+
+        def log_message(self, *args):  # keep the test output quiet
+            pass
+
+    received.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=received.server.serve_forever, kwargs={"poll_interval": 0.05},
+                              daemon=True)
+    thread.start()
+    yield received
+    received.server.shutdown()
+    received.server.server_close()
+    thread.join(5)
+
+
+@pytest.fixture
+def telemetry_settings(collector) -> TelemetrySettings:
+    # Long intervals: the tests flush by hand, nothing is exported on a timer meanwhile.
+    return TelemetrySettings(enabled=True, service_name="tavolo",
+                             exporter_endpoint=collector.endpoint + "/",
+                             excluded_paths=("/api/health",),
+                             metric_export_interval_ms=600_000, metrics_poll_interval_s=600)
+
+
+@pytest.fixture
+def telemetries(telemetry_settings):
+    """``make(component)``: a Telemetry set up now (the active one), shut down after the test."""
+    made: list[otel.Telemetry] = []
+
+    def make(component: str, settings: TelemetrySettings | None = None) -> otel.Telemetry:
+        telemetry = otel.setup(settings or telemetry_settings, component)
+        assert telemetry is not None
+        made.append(telemetry)
+        return telemetry
+
+    yield make
+    for telemetry in reversed(made):
+        telemetry.shutdown()
+    assert otel.active() is None
+
+
+def flush(*telemetries: otel.Telemetry) -> None:
+    for telemetry in telemetries:
+        telemetry.force_flush()
+
+
+# -- servers ------------------------------------------------------------------------------------
+
+
+def _free_address() -> str:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return f"127.0.0.1:{sock.getsockname()[1]}"
+
+
+@contextlib.asynccontextmanager
+async def grpc_service(spec: ServiceSpec, telemetry: otel.Telemetry | None) -> AsyncIterator[str]:
+    """``spec`` served on a free port until the block ends (then stopped, calls finished)."""
+    address = _free_address()
+    started, stop = asyncio.Event(), asyncio.Event()
+    task = asyncio.create_task(serve(spec, address, grace_seconds=2, started=started, stop=stop,
+                                     telemetry=telemetry))
+    await asyncio.wait_for(started.wait(), 5)
+    try:
+        yield address
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 10)
+
+
+@contextlib.asynccontextmanager
+async def http_server(app) -> AsyncIterator[str]:
+    """``app`` under uvicorn on a free port until the block ends (stopped gracefully)."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_config=None, access_log=False,
+                                           lifespan="on", ws_max_size=4096))
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    while not server.started:
+        assert not task.done(), "uvicorn did not start"
+        await asyncio.sleep(0.01)
+    try:
+        yield f"127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        await asyncio.wait_for(task, 10)
+        sock.close()
+
+
+async def _no_store() -> None:
+    return None
+
+
+class FakeLobby(lobby_pb2_grpc.LobbyServiceServicer):
+    """A lobby that knows no game (and logs each look-up)."""
+
+    async def GetGame(self, request, context):
+        log.warning("lobby: game %s looked up", request.game_id)
+        raise ServiceError(Reason.GAME_NOT_FOUND, "Game not found", game_id=request.game_id)
+
+
+@dataclass
+class Gateway:
+    address: str
+    session: Session
+    sessions: MemorySessionStore
+
+
+@contextlib.asynccontextmanager
+async def gateway_with_lobby(telemetries) -> AsyncIterator[Gateway]:
+    """The gateway (telemetry ``gateway``) in front of a fake lobby (telemetry ``lobby``)."""
+    lobby_telemetry = telemetries("lobby")
+    gateway_telemetry = telemetries("gateway")   # the active one: the gateway's channels use it
+    lobby_spec = ServiceSpec(
+        name="lobby", full_names=("tavolo.lobby.v1.LobbyService",), probe=_no_store,
+        register=lambda server: lobby_pb2_grpc.add_LobbyServiceServicer_to_server(FakeLobby(),
+                                                                                  server))
+    async with grpc_service(lobby_spec, lobby_telemetry) as lobby_address:
+        settings = Settings(telemetry=gateway_telemetry.settings)
+        sessions = MemorySessionStore()
+        session = Session(id=new_session_id(), sub="sub-alice", name="Alice", provider="default")
+        await sessions.save(session)
+        auth = Auth(settings, sessions)
+        lobby = LobbyClient(lobby_address)
+        app = create_app(settings, Backends(lobby=lobby, game=None, stats=None), auth,
+                         telemetry=gateway_telemetry)
+        try:
+            async with http_server(app) as address:
+                yield Gateway(address, session, sessions)
+        finally:
+            await lobby.close()
+            await auth.aclose()
+    flush(gateway_telemetry, lobby_telemetry)
+
+
+def _one(spans: list[SpanSeen], **match) -> SpanSeen:
+    found = [s for s in spans if all(getattr(s, k) == v for k, v in match.items())]
+    assert len(found) == 1, (match, [(s.service, s.name) for s in spans])
+    return found[0]
+
+
+# -- HTTP and WebSocket -------------------------------------------------------------------------
+
+
+async def test_http_request_span_is_tagged_and_continues_over_grpc(collector, telemetries):
+    async with gateway_with_lobby(telemetries) as gateway:
+        session_id = gateway.session.id
+        async with httpx.AsyncClient(base_url=f"http://{gateway.address}",
+                                     cookies={COOKIE_NAME: session_id}) as client:
+            response = await client.get("/api/games/g-1", params={"code": "one-time-code-xyz"})
+        assert response.status_code == 404
+
+    spans = collector.spans()
+    http = _one(spans, service="tavolo-gateway", name="GET /api/games/{id}")
+    assert http.span.kind == Span.SPAN_KIND_SERVER
+    assert http.attributes["session.id"] == hashlib.sha256(session_id.encode()).hexdigest()[:16]
+    assert http.attributes["user.id"] == "sub-alice"
+    assert http.attributes["http.route"] == "/api/games/{id}"
+    assert http.attributes["http.status_code"] == 404
+    assert http.attributes["http.url"].endswith("/api/games/g-1?code=REDACTED")
+
+    method = "/tavolo.lobby.v1.LobbyService/GetGame"
+    client_span = _one(spans, service="tavolo-gateway", name=method)
+    server_span = _one(spans, service="tavolo-lobby", name=method)
+    assert client_span.span.kind == Span.SPAN_KIND_CLIENT
+    assert server_span.span.kind == Span.SPAN_KIND_SERVER
+    # One trace: HTTP request -> gRPC client -> gRPC server (traceparent in the metadata).
+    assert {http.trace_id, client_span.trace_id, server_span.trace_id} == {http.trace_id}
+    assert client_span.span.parent_span_id == http.span.span_id
+    assert server_span.span.parent_span_id == client_span.span.span_id
+    assert server_span.attributes["rpc.grpc.status_code"] == grpc.StatusCode.NOT_FOUND.value[0]
+
+    # The lobby's log record of the look-up is exported within the same trace.
+    looked_up = [r for service, r in collector.logs()
+                 if service == "tavolo-lobby" and "looked up" in r.body.string_value]
+    assert [r.trace_id.hex() for r in looked_up] == [http.trace_id]
+
+    durations = collector.metrics("tavolo-gateway")["http.server.request.duration"]
+    points = [p for metric in durations for p in metric.histogram.data_points]
+    assert durations[0].unit == "s"
+    assert [(_attributes(p.attributes)["http.route"],
+             _attributes(p.attributes)["http.response.status_code"], p.count) for p in points] \
+        == [("/api/games/{id}", 404, 1)]
+    assert 0 < points[0].sum < 10   # seconds, not milliseconds
+
+    exported = collector.raw()
+    assert session_id.encode() not in exported   # not in a span, a metric or a log
+    assert b"one-time-code-xyz" not in exported
+
+
+async def test_excluded_paths_make_no_span_and_no_duration(collector, telemetries):
+    async with gateway_with_lobby(telemetries) as gateway:
+        async with httpx.AsyncClient(base_url=f"http://{gateway.address}") as client:
+            assert (await client.get("/api/health")).status_code == 200
+            assert (await client.get("/api/me")).status_code == 401
+
+    names = [s.name for s in collector.spans() if s.service == "tavolo-gateway"]
+    assert names == ["GET /api/me"]
+    durations = collector.metrics("tavolo-gateway")["http.server.request.duration"]
+    routes = [_attributes(p.attributes).get("http.route")
+              for metric in durations for p in metric.histogram.data_points]
+    assert routes == ["/api/me"]
+    anonymous = _one(collector.spans(), name="GET /api/me")
+    assert "session.id" not in anonymous.attributes and "user.id" not in anonymous.attributes
+
+
+async def test_websocket_connection_is_one_span_tagged_with_the_member(collector, telemetries):
+    async with gateway_with_lobby(telemetries) as gateway:
+        session_id = gateway.session.id
+        with pytest.raises(InvalidStatus) as refused:
+            async with connect(f"ws://{gateway.address}/ws/games/g-2",
+                               additional_headers={"Cookie": f"{COOKIE_NAME}={session_id}"}):
+                pass
+        assert refused.value.response.status_code == 404
+
+    spans = collector.spans()
+    socket_span = _one(spans, service="tavolo-gateway", name="/ws/games/{id}")
+    assert socket_span.span.kind == Span.SPAN_KIND_SERVER
+    assert socket_span.attributes["session.id"] == otel.session_tag(session_id)
+    assert socket_span.attributes["user.id"] == "sub-alice"
+    lookup = _one(spans, service="tavolo-lobby", name="/tavolo.lobby.v1.LobbyService/GetGame")
+    assert lookup.trace_id == socket_span.trace_id
+    # One span for the connection, none per message.
+    assert [s.name for s in spans if s.service == "tavolo-gateway"
+            and s.span.kind == Span.SPAN_KIND_INTERNAL] == []
+    assert session_id.encode() not in collector.raw()
+
+
+# -- gRPC ---------------------------------------------------------------------------------------
+
+
+class _Echo:
+    async def echo(self, request: bytes, context) -> bytes:
+        log.warning("echo handled")
+        return request
+
+    async def count(self, request: bytes, context):
+        for number in range(3):
+            yield str(number).encode()
+
+    async def fail(self, request: bytes, context) -> bytes:
+        raise ServiceError(Reason.GAME_FULL, "Game is full")
+
+    def register(self, server: grpc.aio.Server) -> None:
+        handlers = {
+            "Echo": grpc.unary_unary_rpc_method_handler(self.echo),
+            "Count": grpc.unary_stream_rpc_method_handler(self.count),
+            "Fail": grpc.unary_unary_rpc_method_handler(self.fail),
+        }
+        server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(ECHO, handlers),))
+
+
+async def test_grpc_calls_make_client_and_server_spans_of_one_trace(collector, telemetries):
+    server_telemetry = telemetries("game")
+    client_telemetry = telemetries("gateway")   # active: open_channel takes its interceptors
+    spec = ServiceSpec(name="echo", full_names=(ECHO,), register=_Echo().register,
+                       probe=_no_store)
+    async with grpc_service(spec, server_telemetry) as address:
+        channel = open_channel(address, ECHO)
+        try:
+            assert await channel.unary_unary(f"/{ECHO}/Echo")(b"hello") == b"hello"
+            assert [m async for m in channel.unary_stream(f"/{ECHO}/Count")(b"")] \
+                == [b"0", b"1", b"2"]
+            with pytest.raises(grpc.aio.AioRpcError) as failed:
+                await channel.unary_unary(f"/{ECHO}/Fail")(b"")
+            assert failed.value.code() is grpc.StatusCode.FAILED_PRECONDITION
+            health = health_pb2_grpc.HealthStub(channel)
+            await health.Check(health_pb2.HealthCheckRequest(service=ECHO))
+        finally:
+            await channel.close()
+    flush(client_telemetry, server_telemetry)
+
+    spans = collector.spans()
+    traces = set()
+    for method in ("Echo", "Count", "Fail"):
+        client = _one(spans, service="tavolo-gateway", name=f"/{ECHO}/{method}")
+        server = _one(spans, service="tavolo-game", name=f"/{ECHO}/{method}")
+        assert (client.span.kind, server.span.kind) == (Span.SPAN_KIND_CLIENT,
+                                                         Span.SPAN_KIND_SERVER)
+        assert client.trace_id == server.trace_id
+        assert server.span.parent_span_id == client.span.span_id
+        assert client.span.parent_span_id == b""   # a call from no request: its own trace
+        traces.add(client.trace_id)
+    assert len(traces) == 3
+    # A refusal (ServiceError) is the caller's error: the client span fails, the server's only
+    # carries the code (gRPC's semantic conventions).
+    failed_client = _one(spans, service="tavolo-gateway", name=f"/{ECHO}/Fail")
+    failed_server = _one(spans, service="tavolo-game", name=f"/{ECHO}/Fail")
+    assert failed_client.span.status.code == Status.STATUS_CODE_ERROR
+    assert failed_server.span.status.code == Status.STATUS_CODE_UNSET
+    for span in (failed_client, failed_server):
+        assert span.attributes["rpc.grpc.status_code"] \
+            == grpc.StatusCode.FAILED_PRECONDITION.value[0]
+    assert not [s.name for s in spans if "grpc.health" in s.name]
+
+    echo_server = _one(spans, service="tavolo-game", name=f"/{ECHO}/Echo")
+    handled = [r for service, r in collector.logs()
+               if service == "tavolo-game" and r.body.string_value == "echo handled"]
+    assert [(r.trace_id, r.span_id) for r in handled] \
+        == [(echo_server.span.trace_id, echo_server.span.span_id)]
+
+
+# -- gauges -------------------------------------------------------------------------------------
+
+
+@pytest.fixture(params=["memory", "redis"])
+def store_settings(request, redis_url, redis_prefix, telemetry_settings) -> Settings:
+    if request.param == "memory":
+        return Settings(telemetry=telemetry_settings)
+    return Settings(redis_url=redis_url, redis_key_prefix=redis_prefix,
+                    telemetry=telemetry_settings)
+
+
+async def test_gauges_export_the_values_of_their_stores(collector, telemetries, store_settings):
+    game_telemetry = telemetries("game")
+    spec, tables = await build_service(store_settings)
+    for table_id, score in (("t-1", 100), ("t-2", 200), ("t-3", None)):   # t-3 has finished
+        await tables.cache.save(SnapshotWrite(table_id, 1, json.dumps({"revision": 1}), score,
+                                              publish=False))
+
+    gateway_telemetry = telemetries("gateway")
+    redis = redis_client(store_settings.redis_url) if store_settings.redis_url else None
+    sessions = (RedisSessionStore(redis, Keys(store_settings.redis_key_prefix))
+                if redis is not None else MemorySessionStore())
+    for sub in ("sub-a", "sub-b", None):   # the third is only a login in progress
+        await sessions.save(Session(id=new_session_id(), sub=sub))
+    auth = Auth(store_settings, sessions)
+    create_app(store_settings, Backends(None, None, None), auth, telemetry=gateway_telemetry)
+    try:
+        async with grpc_service(spec, game_telemetry):   # serve registers spec.gauges
+            await game_telemetry.refresh_gauges()
+            await gateway_telemetry.refresh_gauges()
+            flush(game_telemetry, gateway_telemetry)
+    finally:
+        await auth.aclose()
+        if redis is not None:
+            await redis.aclose()
+
+    assert collector.gauge_values("tavolo-game", "tavolo.ongoing_games") == [2]
+    assert collector.gauge_values("tavolo-gateway", "tavolo.active_users") == [2]
+    game_metrics = collector.metrics("tavolo-game")
+    memory = game_metrics["process.memory.usage"][0].sum.data_points[0].as_int
+    assert memory > 10_000_000   # bytes of this very process
+    assert game_metrics["process.cpu.time"][0].sum.data_points
+
+
+async def test_gauges_report_the_polled_value_and_nothing_when_the_read_fails(collector,
+                                                                            telemetries):
+    telemetry = telemetries("stats")
+    reads = []
+    answers = [7, 9, RuntimeError("store down"), 11]
+
+    async def read() -> int:
+        reads.append(1)
+        answer = answers[len(reads) - 1]
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    telemetry.gauges([otel.Gauge("test.figure", read)])
+    flush(telemetry)                 # not polled yet: nothing to report
+    await telemetry.refresh_gauges()
+    flush(telemetry)
+    flush(telemetry)                 # the callback reads the cache: no store call
+    assert len(reads) == 1
+    for _ in range(3):               # 9, then a failure (no point), then 11
+        await telemetry.refresh_gauges()
+        flush(telemetry)
+    assert collector.gauge_values("tavolo-stats", "test.figure") == [7, 7, 9, 11]
+
+
+# -- set-up -------------------------------------------------------------------------------------
+
+
+async def test_service_name_headers_and_logs(collector, telemetry_settings, telemetries):
+    settings = replace(telemetry_settings, service_name="acme",
+                       exporter_headers=(("authorization", "Bearer%20s3cret"), ("x-team", "cards")))
+    telemetry = telemetries("stats", settings)
+    assert otel.active() is telemetry
+    logging.getLogger("stats.example").warning("ready for %s", "business")
+    flush(telemetry)
+
+    records = collector.logs()
+    assert [(service, r.body.string_value, r.severity_text) for service, r in records] \
+        == [("acme-stats", "ready for business", "WARN")]
+    logs_request = next(item for item in collector.received if item.path == "/v1/logs")
+    assert logs_request.headers["authorization"] == "Bearer s3cret"
+    assert logs_request.headers["x-team"] == "cards"
+    assert logs_request.headers["content-type"] == "application/x-protobuf"
+
+
+_DISABLED_SCRIPT = """
+import asyncio, json, logging, sys, threading
+import httpx
+from gateway.server import build
+from game.cache import SnapshotWrite
+from game.server import build_service
+from services import telemetry
+from services.channels import open_channel
+from services.config import Settings, TelemetrySettings
+from services.server import serve
+
+async def main(endpoint, address):
+    settings = Settings(telemetry=TelemetrySettings(enabled=False, exporter_endpoint=endpoint,
+                                                    metric_export_interval_ms=1,
+                                                    metrics_poll_interval_s=1))
+    handlers = list(logging.getLogger().handlers)
+    async with telemetry.running(settings, "game") as made:
+        assert made is None and telemetry.active() is None
+        spec, _ = await build_service(settings)
+        started, stop = asyncio.Event(), asyncio.Event()
+        task = asyncio.create_task(serve(spec, address, started=started, stop=stop))
+        await started.wait()
+        channel = open_channel(address, "tavolo.game.v1.GameService")
+        from tavolo.game.v1 import game_pb2, game_pb2_grpc
+        await game_pb2_grpc.GameServiceStub(channel).ListGameTypes(game_pb2.ListGameTypesRequest())
+        await channel.close()
+        app, close = build(settings)
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://gateway") as client:
+            assert (await client.get("/api/me")).status_code == 401
+        await close()
+        stop.set()
+        await task
+    print(json.dumps({
+        "modules": sorted(m for m in sys.modules if m.startswith("opentelemetry")),
+        "threads": sorted(t.name for t in threading.enumerate()),
+        "handlers_added": len(logging.getLogger().handlers) - len(handlers),
+    }))
+
+asyncio.run(main(sys.argv[1], sys.argv[2]))
+"""
+
+
+def test_disabled_telemetry_imports_nothing_and_exports_nothing(collector):
+    assert otel.setup(Settings(), "game") is None
+    result = subprocess.run([sys.executable, "-c", _DISABLED_SCRIPT, collector.endpoint,
+                             _free_address()],
+                            cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    # redis-py probes for the OpenTelemetry API and metrics SDK when they are installed; tavolo
+    # imports nothing of its own: no tracing SDK, exporter or instrumentation is loaded.
+    loaded = [m for m in report["modules"]
+              if m.startswith(("opentelemetry.sdk.trace", "opentelemetry.sdk._logs",
+                               "opentelemetry.exporter", "opentelemetry.instrumentation"))]
+    assert loaded == []
+    assert not [name for name in report["threads"] if "otel" in name.lower()]
+    assert report["handlers_added"] == 0
+    assert collector.received == []
