@@ -6,6 +6,7 @@ import grpc
 
 from deadlines.consumer import FireOutcome
 from deadlines.entry import Entry
+from services.channels import open_channel
 from services.errors import from_rpc_error
 from tavolo.game.v1 import game_pb2, game_pb2_grpc
 
@@ -15,18 +16,12 @@ def game_channel(address: str) -> grpc.aio.Channel:
     gRPC's default reconnect backoff grows to two minutes while the peer is down; the consumer
     retries fires with its own backoff, so the channel only needs to reconnect promptly. No
     transport retries: a failed fire goes back to the queue, where any replica may retry it.
-    Each call carries its own deadline (a service-config timeout under about 2 s makes every
-    call fail at once with DEADLINE_EXCEEDED in grpcio 1.85).
+    Each call carries its own, shorter deadline (see GameFireTarget).
     """
-    return grpc.aio.insecure_channel(
-        address,
-        options=[
-            ("grpc.enable_retries", 0),
-            ("grpc.initial_reconnect_backoff_ms", 100),
-            ("grpc.max_reconnect_backoff_ms", 2000),
-            ("grpc.keepalive_time_ms", 30000),
-        ],
-    )
+    return open_channel(address, game_pb2.DESCRIPTOR.services_by_name["GameService"].full_name,
+                        options=(("grpc.enable_retries", 0),
+                                 ("grpc.initial_reconnect_backoff_ms", 100),
+                                 ("grpc.max_reconnect_backoff_ms", 2000)))
 
 
 class GameFireTarget:

@@ -6,11 +6,11 @@ in Redis; without it the queue lives in this process's memory (one replica, lost
 
 from __future__ import annotations
 
-
 from deadlines.consumer import Consumer
 from deadlines.game_api import GameFireTarget
 from deadlines.queue import DeadlineQueue, MemoryDeadlineQueue, RedisDeadlineQueue
 from deadlines.servicer import SERVICE_NAME, DeadlineServicer
+from services import telemetry
 from services.config import Settings
 from services.server import ServiceSpec, serve
 from services.stores import Keys, redis_client
@@ -55,5 +55,6 @@ def build_service(settings: Settings, lease_ms: int | None = None
 
 
 async def run(settings: Settings) -> None:
-    spec, _ = build_service(settings)
-    await serve(spec, settings.deadlines_addr)
+    async with telemetry.running(settings, "deadlines"):  # telemetry hook: before any channel opens
+        spec, _ = build_service(settings)
+        await serve(spec, settings.deadlines_addr)

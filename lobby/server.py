@@ -11,6 +11,7 @@ from lobby.service import Lobby
 from lobby.servicer import SERVICE, register
 from lobby.store import LobbyStore, MemoryLobbyStore, RedisLobbyStore
 from services.channels import open_channel
+from services import telemetry
 from services.config import Settings
 from services.server import ServiceSpec, serve
 from services.stores import Keys, redis_client
@@ -30,6 +31,12 @@ def build_store(settings: Settings) -> LobbyStore:
 async def run(settings: Settings, *, started: asyncio.Event | None = None,
               stop: asyncio.Event | None = None) -> None:
     """Serve LobbyService on LOBBY_ADDR until SIGTERM (or ``stop``)."""
+    async with telemetry.running(settings, "lobby"):  # telemetry hook: before any channel opens
+        await _serve(settings, started=started, stop=stop)
+
+
+async def _serve(settings: Settings, *, started: asyncio.Event | None,
+                 stop: asyncio.Event | None) -> None:
     store = build_store(settings)
     channel = open_channel(settings.game_addr, GAME_SERVICE, idempotent=IDEMPOTENT)
     lobby = Lobby(store, GameApi(channel))

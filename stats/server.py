@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 
+from services import telemetry
 from services.config import Settings
 from services.migrations import migrate
 from services.server import ServiceSpec, serve
@@ -64,4 +65,5 @@ async def build(settings: Settings) -> ServiceSpec:
 
 
 async def run(settings: Settings) -> None:
-    await serve(await build(settings), settings.stats_addr)
+    async with telemetry.running(settings, "stats"):  # telemetry hook: before any channel opens
+        await serve(await build(settings), settings.stats_addr)

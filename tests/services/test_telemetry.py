@@ -613,3 +613,19 @@ def test_disabled_telemetry_imports_nothing_and_exports_nothing(collector):
     assert not [name for name in report["threads"] if "otel" in name.lower()]
     assert report["handlers_added"] == 0
     assert collector.received == []
+
+
+def test_every_component_process_exports_under_its_own_service_name(collector):
+    """`tavolo serve <component>` with OTEL_ENABLED: each process sets up telemetry in its run()."""
+    from tests.stack import SERVICES, Stack
+
+    stack = Stack({"OTEL_ENABLED": "true", "OTEL_EXPORTER_OTLP_ENDPOINT": collector.endpoint,
+                   "OTEL_METRIC_EXPORT_INTERVAL_MILLIS": "200"})
+    try:
+        stack.start()
+    finally:
+        stack.stop()  # SIGTERM: each process flushes what it measured before it exits
+    exporting = {_attributes(resource.resource.attributes)["service.name"]
+                 for body in collector.bodies("/v1/metrics")
+                 for resource in ExportMetricsServiceRequest.FromString(body).resource_metrics}
+    assert exporting == {f"tavolo-{name}" for name in (*SERVICES, "gateway")}
