@@ -150,6 +150,10 @@ class TableCache(ABC):
     async def ongoing(self, limit: int = 1000) -> list[str]:
         """Running tables, least recently changed first."""
 
+    @abstractmethod
+    async def ongoing_count(self) -> int:
+        """How many tables are running."""
+
     async def ping(self) -> None:
         """Raise when the cache does not answer."""
 
@@ -223,6 +227,9 @@ class MemoryTableCache(TableCache):
 
     async def ongoing(self, limit: int = 1000) -> list[str]:
         return [t for t, _ in sorted(self._ongoing.items(), key=lambda item: item[1])][:limit]
+
+    async def ongoing_count(self) -> int:
+        return len(self._ongoing)
 
     def flush(self) -> None:
         """Lose every snapshot and the running set, as a flushed Redis would."""
@@ -326,6 +333,9 @@ class RedisTableCache(TableCache):
 
     async def ongoing(self, limit: int = 1000) -> list[str]:
         return list(await self._redis.zrange(self.ongoing_key, 0, limit - 1))
+
+    async def ongoing_count(self) -> int:
+        return int(await self._redis.zcard(self.ongoing_key))
 
     async def ping(self) -> None:
         await self._redis.ping()

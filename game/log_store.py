@@ -127,6 +127,10 @@ class LogStore(ABC):
         """Finished tables whose result stats has not accepted yet, oldest first."""
 
     @abstractmethod
+    async def unfinished(self, after: str = "", limit: int = 1000) -> list[str]:
+        """Ids of the tables not finished yet, in id order, above ``after`` (a page of them)."""
+
+    @abstractmethod
     async def delete(self, table_id: str) -> bool:
         """Remove a table and its moves (purging finished tables); False when it did not exist."""
 
@@ -215,6 +219,10 @@ class MemoryLogStore(LogStore):
         waiting.sort(key=lambda r: r.finished_ms)
         return [r.table_id for r in waiting[:limit]]
 
+    async def unfinished(self, after: str = "", limit: int = 1000) -> list[str]:
+        running = sorted(t for t, r in self._tables.items() if r.finished_ms is None and t > after)
+        return running[:limit]
+
     async def delete(self, table_id: str) -> bool:
         self._moves.pop(table_id, None)
         return self._tables.pop(table_id, None) is not None
@@ -258,6 +266,9 @@ _MOVES = """
 SELECT number, type, seat, payload_json, auto, random, created_at
   FROM game_move WHERE table_id = $1 AND number > $2 ORDER BY number LIMIT $3
 """
+
+
+_NIL_UUID = "00000000-0000-0000-0000-000000000000"  # below every table id (uuid order = hex order)
 
 
 class PostgresLogStore(LogStore):
@@ -346,6 +357,13 @@ class PostgresLogStore(LogStore):
             """SELECT table_id FROM game_table
                 WHERE finished_at IS NOT NULL AND recorded_at IS NULL
                 ORDER BY finished_at LIMIT $1""", limit)
+        return [str(row["table_id"]) for row in rows]
+
+    async def unfinished(self, after: str = "", limit: int = 1000) -> list[str]:
+        rows = await self._pool.fetch(
+            """SELECT table_id FROM game_table
+                WHERE finished_at IS NULL AND table_id > $1::uuid
+                ORDER BY table_id LIMIT $2""", after or _NIL_UUID, limit)
         return [str(row["table_id"]) for row in rows]
 
     async def delete(self, table_id: str) -> bool:

@@ -26,7 +26,6 @@ log = logging.getLogger(__name__)
 
 SERVICE_NAME = "tavolo.game.v1.GameService"
 REDIS_CONNECTIONS = 64  # calls beyond this wait for a free connection instead of failing
-ONGOING_COUNT_LIMIT = 100_000  # the ongoing-games gauge reads at most this many running tables
 
 
 async def open_log(settings: Settings) -> LogStore:
@@ -60,9 +59,6 @@ async def build_service(settings: Settings) -> tuple[ServiceSpec, Tables]:
         await log_store.ping()
         await cache.ping()
 
-    async def ongoing_games() -> int:  # telemetry hook: the running set, read through the cache
-        return len(await cache.ongoing(limit=ONGOING_COUNT_LIMIT))
-
     async def close() -> None:
         await tables.close()
         for part in (deadlines, stats, cache, log_store):
@@ -75,7 +71,7 @@ async def build_service(settings: Settings) -> tuple[ServiceSpec, Tables]:
         probe=probe,
         on_stop=close,
         background=[tables.run],
-        gauges=[telemetry.ongoing_games(ongoing_games)],
+        gauges=[telemetry.ongoing_games(cache.ongoing_count)]  # telemetry hook,
     )
     return spec, tables
 

@@ -331,10 +331,36 @@ class Tables:
             log.info("resuming the recording of %d finished match(es)", len(table_ids))
         return len(table_ids)
 
+    async def resume_deadlines(self, page_size: int = 500) -> int:
+        """Hand the queue every running table's pending deadlines again; how many tables.
+
+        A process that stopped between logging a move and scheduling its deadline would leave
+        the table waiting forever; Schedule is idempotent, so sending them all again is safe.
+        """
+        if self._deadline_sync is None:
+            return 0
+        resumed, after = 0, ""
+        while page := await self.log.unfinished(after, page_size):
+            for table_id in page:
+                try:
+                    live = await self.current(table_id)
+                except ServiceError as error:  # purged meanwhile
+                    if error.reason is not Reason.TABLE_NOT_FOUND:
+                        raise
+                    continue
+                engine = self._engine(live.game_type)
+                self._deadline_sync.changed(table_id, [], engine.deadlines(live.state))
+                resumed += 1
+            after = page[-1]
+        if resumed:
+            log.info("handed the deadlines of %d running table(s) to the queue again", resumed)
+        return resumed
+
     async def run(self) -> None:
         """The service's background job: resume, then wait; when stopped, end the view streams."""
         try:
             await self.retry("resuming unrecorded matches", self.resume)
+            await self.retry("resuming the deadlines of running tables", self.resume_deadlines)
             await asyncio.Event().wait()
         finally:
             self.stop_watching()

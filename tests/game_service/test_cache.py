@@ -47,13 +47,14 @@ async def test_the_running_set_follows_the_saves(cache, table_id):
     other = str(uuid.uuid4())
     await cache.save(SnapshotWrite(table_id, 1, _snapshot(1), 200, False))
     await cache.save(SnapshotWrite(other, 1, _snapshot(1), 100, False))
-    assert await cache.ongoing() == [other, table_id]
+    assert await cache.ongoing() == [other, table_id] and await cache.ongoing_count() == 2
     await cache.save(SnapshotWrite(table_id, 2, _snapshot(2), None, False))  # finished
-    assert await cache.ongoing() == [other]
+    assert await cache.ongoing() == [other] and await cache.ongoing_count() == 1
     assert not await cache.save(SnapshotWrite(other, 1, _snapshot(1), None, False))  # a stale save
     assert await cache.ongoing() == [other]
     await cache.forget(other)
     assert await cache.ongoing() == [] and await cache.load(other) is None
+    assert await cache.ongoing_count() == 0
 
 
 async def test_subscribers_are_signalled_by_published_saves_only(cache, table_id):

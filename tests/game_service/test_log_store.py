@@ -213,6 +213,21 @@ async def test_deleting_a_table_removes_it_and_its_moves(log_store):
     assert created and stored.move_count == 0
 
 
+async def test_unfinished_tables_are_listed_in_id_order_page_by_page(log_store):
+    running = sorted((_record() for _ in range(5)), key=lambda record: record.table_id)
+    finished = _record()
+    for record in (*running, finished):
+        await log_store.create(record)
+    await log_store.append(finished.table_id, finished.position, _move(1), "finished", CREATED_MS + 1)
+    mine = {record.table_id for record in running} | {finished.table_id}
+    seen, after = [], ""
+    while page := await log_store.unfinished(after, limit=2):
+        assert len(page) <= 2 and page == sorted(page) and all(t > after for t in page)
+        seen += [table_id for table_id in page if table_id in mine]  # other tests' tables too
+        after = page[-1]
+    assert seen == [record.table_id for record in running]
+
+
 async def test_finished_tables_wait_to_be_recorded_until_marked(log_store):
     playing, done, older = _record(), _record(), _record()
     for record in (playing, done, older):

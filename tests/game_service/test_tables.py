@@ -417,6 +417,21 @@ async def test_a_restarted_service_resumes_the_unrecorded_finished_matches(repli
     assert await restarted.resume() == 0
 
 
+async def test_a_restarted_service_hands_the_running_tables_deadlines_to_the_queue_again(
+        replicas, fakes):
+    cut_off = await replicas.open(deadlines=False)  # stopped before its deadlines were sent
+    running, done = await _dummy(cut_off, target=100), await _dummy(cut_off, target=1)
+    await cut_off.act(running, "seat:0", _add())
+    await cut_off.act(done, "seat:0", _add())  # finished: no deadline left
+    assert fakes.deadlines.pending(running) == {}
+    restarted = await replicas.open()
+    assert await restarted.resume_deadlines(page_size=1) >= 1  # other tests' tables may run too
+    await restarted.drain(timeout=10)
+    due = (await restarted.current(running)).state["turn_deadline_ms"]
+    assert fakes.deadlines.pending(running) == {("turn", "turn:1"): due}
+    assert fakes.deadlines.pending(done) == {}
+
+
 # -- the log, page by page ------------------------------------------------------------------
 
 async def test_the_log_is_read_page_by_page(tables):
