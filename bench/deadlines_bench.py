@@ -5,7 +5,7 @@ Two runs, 10,000 entries each, every entry scheduled through the service's API b
 - spread: due evenly over 10 seconds (1,000 a second): fires per second and lateness;
 - burst: all due at the same instant: how fast one replica drains a backlog.
 Lateness is the arrival time at the game service minus the due time (never negative: an entry
-never fires early). Redis comes from TAVOLO_BENCH_REDIS (default redis://127.0.0.1:6379/0);
+never fires early). Redis comes from TAVOLO_TEST_REDIS, as for the tests (default redis://127.0.0.1:6379/0);
 everything lives under a key prefix of the bench's own, deleted afterwards.
 """
 
@@ -13,25 +13,22 @@ from __future__ import annotations
 
 import asyncio
 import os
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from pathlib import Path
 
 import grpc
-import redis.asyncio as redis
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from deadlines.client import DeadlinesClient
 from tavolo.game.v1 import game_pb2, game_pb2_grpc
+from tests.processes import free_port, stop_process, wait_serving
+from tests.servers import REDIS_URL, delete_keys, new_prefix
 
 ENTRIES = 10_000
 SPREAD_MS = 10_000
 SCHEDULING_CONCURRENCY = 64
-REDIS_URL = os.environ.get("TAVOLO_BENCH_REDIS", "redis://127.0.0.1:6379/0")
 
 
 class RecordingGame(game_pb2_grpc.GameServiceServicer):
@@ -60,31 +57,9 @@ class RecordingGame(game_pb2_grpc.GameServiceServicer):
         return game_pb2.FireDeadlineResponse(fired=True, revision=1)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def _percentile(sorted_values: list[float], fraction: float) -> float:
     index = min(len(sorted_values) - 1, max(0, round(fraction * (len(sorted_values) - 1))))
     return sorted_values[index]
-
-
-async def _wait_serving(address: str, timeout: float = 20) -> None:
-    deadline = time.monotonic() + timeout
-    async with grpc.aio.insecure_channel(address) as channel:
-        stub = health_pb2_grpc.HealthStub(channel)
-        while True:
-            try:
-                reply = await stub.Check(health_pb2.HealthCheckRequest(), timeout=1)
-                if reply.status == health_pb2.HealthCheckResponse.SERVING:
-                    return
-            except grpc.RpcError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"the deadline service at {address} did not start")
-            await asyncio.sleep(0.05)
 
 
 async def _schedule_all(client: DeadlinesClient, dues: list[int], label: str) -> float:
@@ -115,15 +90,15 @@ def _report(label: str, game: RecordingGame) -> None:
 
 
 async def _run() -> None:
-    prefix = f"bench-{uuid.uuid4().hex[:12]}:tavolo"
+    prefix = new_prefix("bench")
     game = RecordingGame()
     game_server = grpc.aio.server()
     game_pb2_grpc.add_GameServiceServicer_to_server(game, game_server)
-    game_addr = f"127.0.0.1:{_free_port()}"
+    game_addr = f"127.0.0.1:{free_port()}"
     game_server.add_insecure_port(game_addr)
     await game_server.start()
 
-    deadlines_addr = f"127.0.0.1:{_free_port()}"
+    deadlines_addr = f"127.0.0.1:{free_port()}"
     env = {key: value for key, value in os.environ.items()
            if not key.startswith(("REDIS_", "DATABASE_", "DEADLINE"))}
     env.update(REDIS_URL=REDIS_URL, REDIS_KEY_PREFIX=prefix, DEADLINES_ADDR=deadlines_addr,
@@ -134,7 +109,7 @@ async def _run() -> None:
                                stderr=subprocess.STDOUT)
     client = DeadlinesClient(deadlines_addr, timeout_seconds=10)
     try:
-        await _wait_serving(deadlines_addr)
+        await wait_serving(deadlines_addr)
         print(f"   {ENTRIES} entries per run, one replica (`tavolo serve deadlines`), real Redis,"
               " fake game service over gRPC", flush=True)
 
@@ -157,21 +132,13 @@ async def _run() -> None:
         _report("burst, all due at once", game)
     finally:
         await client.close()
-        service.terminate()
-        try:
-            service.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            service.kill()
+        stop_process(service, timeout=20)
         if service.returncode not in (0, -15):
             log.seek(0)
             print(log.read().decode(errors="replace")[-2000:], file=sys.stderr)
         log.close()
         await game_server.stop(0)
-        cleaner = redis.Redis.from_url(REDIS_URL)
-        keys = [key async for key in cleaner.scan_iter(match=f"{prefix}:*", count=1000)]
-        if keys:
-            await cleaner.delete(*keys)
-        await cleaner.aclose()
+        await delete_keys(prefix)
 
 
 def main() -> None:

@@ -12,21 +12,15 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import contextlib
 import json
 import os
-import signal
-import socket
 import statistics
 import subprocess
 import sys
 import time
 import tracemalloc
-import uuid
 
-import asyncpg
 import grpc
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from game.cache import MemoryTableCache, RedisTableCache
 from game.client import GameClient
@@ -37,9 +31,9 @@ from services.migrations import migrate
 from services.stores import Keys, redis_client
 from tavolo.deadlines.v1 import deadlines_pb2, deadlines_pb2_grpc
 from tavolo.stats.v1 import stats_pb2, stats_pb2_grpc
+from tests.servers import REDIS_URL, scratch_database, scratch_prefix
+from tests.processes import free_port, stop_process, wait_serving
 
-ADMIN_DSN = os.environ.get("TAVOLO_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
-REDIS_URL = os.environ.get("TAVOLO_TEST_REDIS", "redis://127.0.0.1:6379/0")
 SEATS = [f"seat:{i}" for i in range(4)]
 MOVES = 8000
 MOVE_BYTES = 16000
@@ -54,7 +48,7 @@ def main() -> None:
 
 
 async def _run() -> None:
-    async with _database() as dsn, _key_prefix() as prefix:
+    async with scratch_database("bench") as dsn, scratch_prefix("bench") as prefix:
         await migrate(dsn, components=("game",))
         await _log_figures(dsn, prefix)
         await _grpc_figures(dsn, prefix)
@@ -136,7 +130,7 @@ async def _grpc_figures(dsn: str, prefix: str) -> None:
     deadlines_port = fakes.add_insecure_port("127.0.0.1:0")
     stats_port = fakes.add_insecure_port("127.0.0.1:0")
     await fakes.start()
-    address = f"127.0.0.1:{_free_port()}"
+    address = f"127.0.0.1:{free_port()}"
     env = {key: value for key, value in os.environ.items() if not key.startswith(("DATABASE_", "REDIS_"))}
     env.update(DATABASE_URL=dsn, REDIS_URL=REDIS_URL, REDIS_KEY_PREFIX=prefix, GAME_ADDR=address,
                DEADLINES_ADDR=f"127.0.0.1:{deadlines_port}", STATS_ADDR=f"127.0.0.1:{stats_port}",
@@ -144,7 +138,7 @@ async def _grpc_figures(dsn: str, prefix: str) -> None:
     server = subprocess.Popen([sys.executable, "-m", "services.cli", "serve", "game"], env=env)
     client = GameClient(address)
     try:
-        await _until_serving(address, server)
+        await wait_serving(address, process=server, timeout=30)
         table_id = (await client.create_table("dummy", SEATS, {"target": 1000000}))["table_id"]
         started = time.perf_counter()
         latencies = await _act_many(client, table_id, GRPC_ONE_TABLE_MOVES)
@@ -160,12 +154,7 @@ async def _grpc_figures(dsn: str, prefix: str) -> None:
         _print_acts(f"Act over gRPC, {PARALLEL_TABLES} tables:", len(latencies), elapsed, latencies)
     finally:
         await client.close()
-        server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        stop_process(server)
         await fakes.stop(0)
 
 
@@ -206,59 +195,6 @@ class _Deadlines(deadlines_pb2_grpc.DeadlineServiceServicer):
 class _Stats(stats_pb2_grpc.StatsServiceServicer):
     async def RecordMatch(self, request, context):
         return stats_pb2.RecordMatchResponse(created=True)
-
-
-async def _until_serving(address: str, process: subprocess.Popen, timeout: float = 30) -> None:
-    give_up_at = time.monotonic() + timeout
-    async with grpc.aio.insecure_channel(address) as channel:
-        health = health_pb2_grpc.HealthStub(channel)
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"tavolo serve game exited with {process.returncode}")
-            with contextlib.suppress(grpc.RpcError):
-                reply = await health.Check(health_pb2.HealthCheckRequest(), timeout=1)
-                if reply.status == health_pb2.HealthCheckResponse.SERVING:
-                    return
-            if time.monotonic() > give_up_at:
-                raise TimeoutError("tavolo serve game never became SERVING")
-            await asyncio.sleep(0.1)
-
-
-@contextlib.asynccontextmanager
-async def _database():
-    name = f"tavolo_bench_{uuid.uuid4().hex[:12]}"
-    admin = await asyncpg.connect(ADMIN_DSN)
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await admin.close()
-    try:
-        yield f"{ADMIN_DSN.rpartition('/')[0]}/{name}"
-    finally:
-        admin = await asyncpg.connect(ADMIN_DSN)
-        try:
-            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        finally:
-            await admin.close()
-
-
-@contextlib.asynccontextmanager
-async def _key_prefix():
-    prefix = f"bench-{uuid.uuid4().hex[:12]}:tavolo"
-    try:
-        yield prefix
-    finally:
-        client = redis_client(REDIS_URL)
-        keys = [key async for key in client.scan_iter(match=f"{prefix}:*", count=1000)]
-        if keys:
-            await client.delete(*keys)
-        await client.aclose()
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 if __name__ == "__main__":

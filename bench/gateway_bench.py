@@ -11,51 +11,15 @@ from __future__ import annotations
 import asyncio
 import json
 import statistics
-import subprocess
-import sys
 import time
-import uuid
-from contextlib import contextmanager
 
-import asyncpg
-import redis
 
 from game.scopone.rules import legal_plays
-from tests.conftest import ADMIN_DSN, REDIS_URL
 from tests.gateway.players import Player
-from tests.stack import Stack
+from tests.stack import real_stack
 
 TABLE_COUNTS = (1, 50, 500)
 MOVES_PER_TABLE = {1: 200, 50: 20, 500: 8}
-
-
-@contextmanager
-def _stack():
-    database = f"tavolo_bench_{uuid.uuid4().hex[:10]}"
-    prefix = f"bench-{uuid.uuid4().hex[:12]}:tavolo"
-    asyncio.run(_admin(f'CREATE DATABASE "{database}"'))
-    stack = Stack({"DATABASE_URL": ADMIN_DSN.rpartition("/")[0] + f"/{database}",
-                   "REDIS_URL": REDIS_URL, "REDIS_KEY_PREFIX": prefix})
-    try:
-        subprocess.run([sys.executable, "-m", "services.cli", "migrate"], env=stack.env,
-                       check=True, capture_output=True)
-        yield stack.start()
-    finally:
-        stack.stop()
-        client = redis.Redis.from_url(REDIS_URL)
-        keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
-        if keys:
-            client.delete(*keys)
-        client.close()
-        asyncio.run(_admin(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)'))
-
-
-async def _admin(sql: str) -> None:
-    connection = await asyncpg.connect(ADMIN_DSN)
-    try:
-        await connection.execute(sql)
-    finally:
-        await connection.close()
 
 
 class _Table:
@@ -145,7 +109,7 @@ async def _bench(stack) -> None:
 
 
 def main() -> None:
-    with _stack() as stack:
+    with real_stack(label="bench") as stack:
         asyncio.run(_bench(stack))
 
 

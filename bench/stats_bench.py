@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import random
 import time
 import uuid
@@ -33,8 +32,8 @@ from stats.service import StatsService
 from stats.servicer import StatsServicer, register
 from stats.standings import Ledger, history_order
 from tavolo.lobby.v1 import lobby_pb2, lobby_pb2_grpc
+from tests.servers import scratch_database
 
-ADMIN_DSN = os.environ.get("TAVOLO_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
 RECORDS = 2000          # RecordMatch calls timed
 CONCURRENCY = 16        # of them in flight at once
 LOADED = 100_000        # matches bulk-loaded for the read benchmarks
@@ -181,14 +180,8 @@ async def _bench_reads(client: StatsClient, members: list[str], rng: random.Rand
 
 
 async def _run() -> None:
-    name = f"tavolo_bench_{uuid.uuid4().hex[:10]}"
-    base = ADMIN_DSN.rpartition("/")[0]
-    admin = await asyncpg.connect(ADMIN_DSN)
-    await admin.execute(f'CREATE DATABASE "{name}"')
-    await admin.close()
-    dsn = f"{base}/{name}"
     rng = random.Random(7)
-    try:
+    async with scratch_database("bench") as dsn:
         await migrate(dsn, components=("stats",))
         repository = PostgresStatsRepository(await postgres_pool(dsn, max_size=10))
         lobby = _Lobby()
@@ -219,10 +212,6 @@ async def _run() -> None:
             await seating.close()
             await lobby_server.stop(None)
             await repository.close()
-    finally:
-        admin = await asyncpg.connect(ADMIN_DSN)
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.close()
 
 
 def main() -> None:

@@ -6,25 +6,23 @@ Every process gets free ports on 127.0.0.1; the gateway's default OIDC provider 
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
-from contextlib import closing
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import grpc
 import httpx
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from tests.processes import free_port
+from tests.servers import REDIS_URL, create_database, delete_keys, drop_database, dsn_for, new_prefix
+
 SERVICES = ("game", "deadlines", "stats", "lobby")
-
-
-def free_port() -> int:
-    with closing(socket.socket()) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class Stack:
@@ -123,3 +121,19 @@ class Stack:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+
+
+@contextmanager
+def real_stack(extra_env: dict[str, str] | None = None, label: str = "e2e") -> Iterator[Stack]:
+    """A started Stack on the real servers: a migrated database and a Redis key prefix of its own."""
+    database, prefix = asyncio.run(create_database(label)), new_prefix(label)
+    stack = Stack({"DATABASE_URL": dsn_for(database), "REDIS_URL": REDIS_URL,
+                   "REDIS_KEY_PREFIX": prefix, **(extra_env or {})})
+    try:
+        subprocess.run([sys.executable, "-m", "services.cli", "migrate"], env=stack.env,
+                       check=True, capture_output=True)
+        yield stack.start()
+    finally:
+        stack.stop()
+        asyncio.run(delete_keys(prefix))
+        asyncio.run(drop_database(database))

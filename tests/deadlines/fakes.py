@@ -7,7 +7,6 @@ as stale, to fail it a number of times, to hang its first call, or to know no su
 from __future__ import annotations
 
 import asyncio
-import socket
 import time
 from dataclasses import dataclass, field
 
@@ -16,12 +15,7 @@ import grpc
 from services.errors import Reason, ServiceError
 from services.server import ErrorInterceptor
 from tavolo.game.v1 import game_pb2, game_pb2_grpc
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+from tests.processes import free_port
 
 
 def due_token(due_ms: int, name: str = "t") -> str:
@@ -125,22 +119,3 @@ class FakeGameServer:
         if self._server is not None:
             await self._server.stop(0)
             self._server = None
-
-
-async def wait_serving(address: str, timeout: float = 10.0) -> None:
-    """Until the server at ``address`` reports SERVING on the gRPC health protocol."""
-    from grpc_health.v1 import health_pb2, health_pb2_grpc
-
-    deadline = time.monotonic() + timeout
-    async with grpc.aio.insecure_channel(address) as channel:
-        health = health_pb2_grpc.HealthStub(channel)
-        while True:
-            try:
-                reply = await health.Check(health_pb2.HealthCheckRequest(), timeout=1)
-                if reply.status == health_pb2.HealthCheckResponse.SERVING:
-                    return
-            except grpc.RpcError:
-                pass
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"{address} did not report SERVING within {timeout} s")
-            await asyncio.sleep(0.05)

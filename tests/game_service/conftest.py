@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 from dataclasses import dataclass, field, replace
 
 import pytest
@@ -25,14 +24,9 @@ from services.server import ServiceSpec, serve
 from services.stores import Keys, redis_client
 from tavolo.game.v1 import game_pb2_grpc
 from tests.game_service.fakes import FakeDeadlines, FakeStats, serve_fakes
+from tests.processes import free_port
 
 SEATS = ["seat:0", "seat:1", "seat:2", "seat:3"]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @dataclass

@@ -8,32 +8,12 @@ import signal
 import subprocess
 import sys
 
-import grpc
 import pytest
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from game.client import GameClient
-from tests.game_service.conftest import SEATS, free_port
+from tests.game_service.conftest import SEATS
 from tests.game_service.fakes import FakeDeadlines, FakeStats, serve_fakes
-
-
-async def _serving(address: str, process: subprocess.Popen, timeout: float = 30.0) -> None:
-    loop = asyncio.get_running_loop()
-    give_up_at = loop.time() + timeout
-    async with grpc.aio.insecure_channel(address) as channel:
-        health = health_pb2_grpc.HealthStub(channel)
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"the game service at {address} exited with {process.returncode}")
-            try:
-                reply = await health.Check(health_pb2.HealthCheckRequest(), timeout=1)
-                if reply.status == health_pb2.HealthCheckResponse.SERVING:
-                    return
-            except grpc.RpcError:
-                pass
-            if loop.time() > give_up_at:
-                raise TimeoutError(f"the game service at {address} never became SERVING")
-            await asyncio.sleep(0.1)
+from tests.processes import free_port, stop_process, wait_serving
 
 
 @pytest.fixture
@@ -51,19 +31,16 @@ async def two_replicas(postgres_dsn, redis_url, redis_prefix):
     ]
     clients = [GameClient(address) for address in addresses]
     try:
-        await asyncio.gather(*(_serving(a, p) for a, p in zip(addresses, processes)))
+        await asyncio.gather(*(wait_serving(a, process=p, timeout=30)
+                               for a, p in zip(addresses, processes)))
         yield clients, deadlines, stats
     finally:
         for client in clients:
             await client.close()
         for process in processes:
-            process.send_signal(signal.SIGTERM)
+            process.send_signal(signal.SIGTERM)  # both at once, then wait for each
         for process in processes:
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            stop_process(process)
         await server.stop(0)
 
 

@@ -11,7 +11,8 @@ from game.server import build_service
 from services.channels import open_channel
 from services.config import Settings
 from services.server import serve
-from tests.game_service.conftest import SEATS, free_port
+from tests.game_service.conftest import SEATS
+from tests.processes import free_port
 
 
 async def test_the_service_serves_health_and_moves_with_memory_stores(fakes):

@@ -9,64 +9,26 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
-import uuid
-from contextlib import contextmanager
 
-import asyncpg
 import pytest
-import redis
 
 from game.scopone.rules import legal_plays
-from tests.conftest import ADMIN_DSN, REDIS_URL
 from tests.gateway.players import Player, receive
-from tests.stack import Stack
-
-
-@contextmanager
-def _real_stack(extra_env: dict[str, str]):
-    """The stack on real servers: a database and a Redis key prefix of its own."""
-    database = f"tavolo_e2e_{uuid.uuid4().hex[:10]}"
-    prefix = f"test-{uuid.uuid4().hex[:12]}:tavolo"
-    asyncio.run(_admin(f'CREATE DATABASE "{database}"'))
-    dsn = ADMIN_DSN.rpartition("/")[0] + f"/{database}"
-    running = Stack({"DATABASE_URL": dsn, "REDIS_URL": REDIS_URL, "REDIS_KEY_PREFIX": prefix,
-                     **extra_env})
-    try:
-        subprocess.run([sys.executable, "-m", "services.cli", "migrate"], env=running.env,
-                       check=True, capture_output=True)
-        yield running.start()
-    finally:
-        running.stop()
-        client = redis.Redis.from_url(REDIS_URL)
-        keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
-        if keys:
-            client.delete(*keys)
-        client.close()
-        asyncio.run(_admin(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)'))
+from tests.stack import real_stack
 
 
 @pytest.fixture(scope="module")
 def stack():
     """Real servers, the default timeouts: nothing times out while the players play."""
-    with _real_stack({}) as running:
+    with real_stack() as running:
         yield running
 
 
 @pytest.fixture(scope="module")
 def hurried_stack():
     """Real servers, turns and hand ends that time out after 50 ms."""
-    with _real_stack({"TURN_TIMEOUT_SECONDS": "0.05", "HAND_ACK_TIMEOUT_SECONDS": "0.05"}) as running:
+    with real_stack({"TURN_TIMEOUT_SECONDS": "0.05", "HAND_ACK_TIMEOUT_SECONDS": "0.05"}) as running:
         yield running
-
-
-async def _admin(sql: str) -> None:
-    connection = await asyncpg.connect(ADMIN_DSN)
-    try:
-        await connection.execute(sql)
-    finally:
-        await connection.close()
 
 
 async def _seat_four(players, options) -> dict:

@@ -38,15 +38,11 @@ from gateway.dev_idp import create_app as create_idp
 from gateway.sessions import COOKIE_NAME, MemorySessionStore, RedisSessionStore, SessionStore
 from services.config import OidcProvider, Settings
 from services.stores import Keys
+from tests.processes import free_port
 
 GATEWAY = "http://127.0.0.1:8080"
 GATEWAY_HTTPS = "https://127.0.0.1:8080"
 
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class TokenTamperer:

@@ -18,7 +18,7 @@ from services.channels import open_channel
 from services.server import ServiceSpec, serve
 from services.stores import Keys, redis_client
 from tests.lobby.fake_game_service import FakeGameService, running_game_service
-from tests.lobby.ports import free_address
+from tests.processes import free_address
 
 TTL_SECONDS = 3600
 

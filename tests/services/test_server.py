@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import socket
 from pathlib import Path
 
 import grpc
@@ -14,15 +13,10 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from services.errors import Reason, ServiceError, from_rpc_error
 from services.server import ServiceSpec, bind_address, serve
+from tests.processes import free_port
 
 SERVICE = "tavolo.test.v1.EchoService"
 PROTO = Path(__file__).resolve().parents[2] / "protos" / "tavolo" / "common" / "v1" / "errors.proto"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class _Echo:
@@ -69,7 +63,7 @@ class _Store:
 async def running():
     """Start a server with the echo service; yields (address, echo, store, stop event, task)."""
     echo, store = _Echo(), _Store(up=True)
-    address = f"127.0.0.1:{_free_port()}"
+    address = f"127.0.0.1:{free_port()}"
     spec = ServiceSpec(name="echo", full_names=(SERVICE,), register=echo.register,
                        probe=store.probe)
     started, stop = asyncio.Event(), asyncio.Event()
@@ -119,7 +113,7 @@ async def test_a_stream_error_arrives_after_the_messages_sent_before_it(running)
 
 
 async def test_an_error_without_details_gets_a_reason_from_its_code():
-    address = f"127.0.0.1:{_free_port()}"  # nobody listens
+    address = f"127.0.0.1:{free_port()}"  # nobody listens
     async with grpc.aio.insecure_channel(address) as channel:
         with pytest.raises(grpc.aio.AioRpcError) as raised:
             await channel.unary_unary(f"/{SERVICE}/Echo")(b"", timeout=0.5)
@@ -167,7 +161,7 @@ async def _is(channel, status) -> bool:
 
 async def test_health_is_not_serving_before_the_store_first_answers():
     store = _Store(up=False)
-    address = f"127.0.0.1:{_free_port()}"
+    address = f"127.0.0.1:{free_port()}"
     spec = ServiceSpec(name="echo", full_names=(SERVICE,), register=_Echo().register,
                        probe=store.probe)
     started, stop = asyncio.Event(), asyncio.Event()

@@ -49,6 +49,7 @@ from services.errors import Reason, ServiceError
 from services.server import ServiceSpec, serve
 from services.stores import Keys, redis_client
 from tavolo.lobby.v1 import lobby_pb2_grpc
+from tests.processes import free_address
 
 ROOT = Path(__file__).resolve().parents[2]
 ECHO = "tavolo.test.v1.EchoService"
@@ -212,16 +213,10 @@ def flush(*telemetries: otel.Telemetry) -> None:
 # -- servers ------------------------------------------------------------------------------------
 
 
-def _free_address() -> str:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return f"127.0.0.1:{sock.getsockname()[1]}"
-
-
 @contextlib.asynccontextmanager
 async def grpc_service(spec: ServiceSpec, telemetry: otel.Telemetry | None) -> AsyncIterator[str]:
     """``spec`` served on a free port until the block ends (then stopped, calls finished)."""
-    address = _free_address()
+    address = free_address()
     started, stop = asyncio.Event(), asyncio.Event()
     task = asyncio.create_task(serve(spec, address, grace_seconds=2, started=started, stop=stop,
                                      telemetry=telemetry))
@@ -600,7 +595,7 @@ asyncio.run(main(sys.argv[1], sys.argv[2]))
 def test_disabled_telemetry_imports_nothing_and_exports_nothing(collector):
     assert otel.setup(Settings(), "game") is None
     result = subprocess.run([sys.executable, "-c", _DISABLED_SCRIPT, collector.endpoint,
-                             _free_address()],
+                             free_address()],
                             cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout.strip().splitlines()[-1])

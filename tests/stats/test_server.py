@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import socket
 
 import asyncpg
 import grpc
@@ -15,17 +14,12 @@ from services.server import serve
 from stats import server
 from stats.client import StatsClient
 from tests.stats.helpers import BASE_MS, SCOPONE, result_of, team_seats
-
-
-def _free_address() -> str:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return f"127.0.0.1:{sock.getsockname()[1]}"
+from tests.processes import free_address
 
 
 async def _serving(settings: Settings):
     spec = await server.build(settings)
-    address = _free_address()
+    address = free_address()
     started, stop = asyncio.Event(), asyncio.Event()
     task = asyncio.create_task(serve(spec, address, grace_seconds=1, started=started, stop=stop))
     await asyncio.wait_for(started.wait(), 5)

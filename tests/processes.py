@@ -1,0 +1,56 @@
+"""Servers that tests and benchmarks start: free local ports, waiting for SERVING, stopping."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import socket
+import subprocess
+import time
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def free_address() -> str:
+    return f"127.0.0.1:{free_port()}"
+
+
+async def wait_serving(address: str, service: str = "", process: subprocess.Popen | None = None,
+                       timeout: float = 20.0) -> None:
+    """Until the gRPC health check of ``service`` at ``address`` answers SERVING.
+
+    With ``process``, its exit ends the wait at once (with its exit code in the error).
+    """
+    give_up_at = time.monotonic() + timeout
+    async with grpc.aio.insecure_channel(address) as channel:
+        health = health_pb2_grpc.HealthStub(channel)
+        while True:
+            if process is not None and process.poll() is not None:
+                raise RuntimeError(f"the server at {address} exited with {process.returncode}")
+            try:
+                reply = await health.Check(health_pb2.HealthCheckRequest(service=service), timeout=1)
+                if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+            except grpc.RpcError:
+                pass
+            if time.monotonic() > give_up_at:
+                raise TimeoutError(f"{address} did not report SERVING within {timeout} s")
+            await asyncio.sleep(0.05)
+
+
+def stop_process(process: subprocess.Popen, timeout: float = 15.0) -> int:
+    """SIGTERM, then SIGKILL if it is still running after ``timeout``; its exit code."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+    try:
+        return process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        return process.wait()
