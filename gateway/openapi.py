@@ -615,7 +615,7 @@ def _game_paths() -> dict[str, dict]:
              "400": _error("Not a JSON object, an unknown field, a wrong type or an unknown game type.",
                            "Unknown game type: chess", *_BODY_ERRORS, "game_type must be a string"),
              "422": _error("Options that break the game type's options_schema.",
-                           "Invalid options: target_score: must be an integer >= 1",
+                           "Invalid options: target_score: must be an integer from 1 to 121",
                            "Invalid options: options must be an object")},
             body=_body("CreateGameRequest", "Optional: no body is `{}` (scopone_scientifico, default options).",
                        required=False, example={"game_type": "scopone_scientifico", "options": _OPTIONS}))},

@@ -34,6 +34,7 @@ OPTIONS_SCHEMA = {
         "target_score": {
             "type": "integer",
             "minimum": 1,
+            "maximum": 121,  # a bound, so that no match runs for ever; classic targets are 11, 21, 31
             "default": 11,
             "title": "Target score",
             "description": "The match ends when a team reaches it with a clear lead (a tie plays another hand).",

@@ -20,16 +20,21 @@ def test_given_options_are_kept_and_the_rest_defaulted():
     }
 
 
+@pytest.mark.parametrize("value", [1, 121])
+def test_target_score_bounds_are_accepted(value):
+    assert ENGINE.normalize_options({"target_score": value})["target_score"] == value
+
+
 def test_integral_float_target_is_stored_as_an_int():
     value = ENGINE.normalize_options({"target_score": 11.0})["target_score"]
     assert value == 11 and type(value) is int
 
 
-@pytest.mark.parametrize("value", [0, -3, "11", 1.5, True, None, [11]])
-def test_target_score_must_be_an_integer_of_at_least_one(value):
+@pytest.mark.parametrize("value", [0, -3, 122, 10**12, "11", 1.5, True, None, [11]])
+def test_target_score_must_be_an_integer_from_1_to_121(value):
     with pytest.raises(OptionsError) as caught:
         ENGINE.normalize_options({"target_score": value})
-    assert caught.value.message == "target_score: must be an integer >= 1"
+    assert caught.value.message == "target_score: must be an integer from 1 to 121"
 
 
 @pytest.mark.parametrize("name", ["napola", "asso_pigliatutto"])

@@ -47,7 +47,7 @@ async def test_an_unknown_game_type_is_refused(client):
 
 
 @pytest.mark.parametrize("options, message", [
-    ('{"target_score": 0}', "Invalid options: target_score: must be an integer >= 1"),
+    ('{"target_score": 0}', "Invalid options: target_score: must be an integer from 1 to 121"),
     ('{"napola": "yes"}', "Invalid options: napola: must be true or false"),
     ('{"jokers": true}', "Invalid options: unknown option 'jokers'"),
     ('{"target_score": 11', None),
