@@ -34,6 +34,10 @@ class Backends:
     stats: Any
 
 
+async def method_not_allowed(request: Request) -> JSONResponse:
+    return problem(405, "Method Not Allowed", {"Allow": "POST"})
+
+
 async def health(request) -> JSONResponse:
     return JSONResponse({"status": "ok"})
 
@@ -52,6 +56,7 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
         Route("/api/game-types", games.game_types),
         Route("/api/games", games.create_game, methods=["POST"]),
         Route("/api/games/join", games.join_game, methods=["POST"]),
+        Route("/api/games/join", method_not_allowed),  # not a game id: 405 for any other method
         Route("/api/games/preview", games.preview),
         Route("/api/games/{id}", games.get_game),
         Route("/api/games/{id}/log", games.get_log),

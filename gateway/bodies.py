@@ -26,17 +26,41 @@ async def read_body(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
     return bytes(body)
 
 
+def parse_json(raw: str | bytes) -> Any:
+    """JSON text as Python values; ValueError when it is not JSON we can pass on.
+
+    Beyond syntax, this refuses what json.loads lets through but nothing downstream can carry:
+    nesting deep enough to exhaust the recursion limit, and lone UTF-16 surrogates
+    (``"\\ud800"``), which are not Unicode text and cannot be encoded for gRPC.
+    """
+    try:
+        data = json.loads(raw)
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except (RecursionError, UnicodeError) as error:
+        raise ValueError(str(error)) from None
+    return data
+
+
+def _json_media_type(request: Request) -> bool:
+    media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    return media_type in ("", "application/json") or media_type.endswith("+json")
+
+
 async def json_object(request: Request, fields: dict[str, type], *, optional: bool = False) -> dict:
     """Parse the body as a JSON object whose keys are among ``fields`` with those types.
 
-    An empty body is ``{}`` when the body is ``optional``, otherwise invalid JSON.
+    An empty body is ``{}`` when the body is ``optional``, otherwise invalid JSON. A body of a
+    declared type other than JSON is refused with 415: a form or text/plain post is what a
+    cross-site page can send without a CORS preflight, so it never reaches the handlers.
     """
     raw = await read_body(request)
     if not raw.strip() and optional:
         return {}
+    if not _json_media_type(request):
+        raise HTTPException(415, "Content-Type must be application/json")
     try:
-        data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+        data = parse_json(raw)
+    except ValueError:
         raise HTTPException(400, "Invalid JSON") from None
     if not isinstance(data, dict):
         raise HTTPException(400, "Request body must be a JSON object")

@@ -47,7 +47,7 @@ async def create_game(request: Request) -> JSONResponse:
 async def join_game(request: Request) -> JSONResponse:
     member = await require_member(request)
     body = await json_object(request, {"code": str})
-    if "code" not in body:
+    if not body.get("code", "").strip():
         raise HTTPException(400, "code is required")
     backends = request.app.state.backends
     result = await backends.lobby.join_game(member.sub, member.name, body["code"].strip())
@@ -79,23 +79,41 @@ async def get_game(request: Request) -> JSONResponse:
 
 
 async def get_log(request: Request) -> JSONResponse:
-    """The move log: seated players at any time, anyone once the game is finished."""
+    """The move log: seated players at any time, anyone once the game is finished.
+
+    A game still in the lobby has an empty log (no table, no seed yet). A finished game whose
+    lobby entry has expired is still public: the game service keeps its log.
+    """
     member = await require_member(request)
     backends = request.app.state.backends
-    game = await backends.lobby.get_game(request.path_params["id"])
-    seated = game.seat_of(member.sub) is not None
-    if not game.started:
+    game_id = request.path_params["id"]
+    try:
+        game = await backends.lobby.get_game(game_id)
+    except ServiceError as error:
+        if error.reason is not Reason.GAME_NOT_FOUND:
+            raise
+        game = None
+    seated = game is not None and game.seat_of(member.sub) is not None
+    if game is not None and not game.started:
         if not seated:
             raise HTTPException(403, "Not seated at this game")
-        raise HTTPException(409, "The game has not started")
-    header, moves, after = await backends.game.get_log(game.id, 0, LOG_PAGE)
+        return JSONResponse({
+            "id": game.id, "game_type": game.game_type, "options": json.loads(game.options_json or "{}"),
+            "seats": [f"seat:{index}" for index in range(game.seats_total)],
+            "seed_commitment": None, "moves": [], "revision": 0, "status": "lobby",
+        })
+    try:
+        header, moves = await _whole_log(backends.game, game_id)
+    except ServiceError as error:
+        if game is None and error.reason in (Reason.TABLE_NOT_FOUND, Reason.INVALID_ARGUMENT):
+            raise HTTPException(404, "Game not found") from None
+        raise
     if not seated and header.status != "finished":
+        if game is None:  # a table the lobby does not know: nobody may see it yet
+            raise HTTPException(404, "Game not found")
         raise HTTPException(403, "Not seated at this game")
-    while after:
-        header, page, after = await backends.game.get_log(game.id, after, LOG_PAGE)
-        moves.extend(page)
     body = {
-        "id": game.id,
+        "id": game_id,
         "game_type": header.game_type,
         "options": header.options,
         "seats": list(header.seats),
@@ -106,10 +124,30 @@ async def get_log(request: Request) -> JSONResponse:
             for m in moves
         ],
         "revision": header.revision,
+        "status": header.status,
     }
     if header.status == "finished":
         body["seed"] = header.seed_hex
     return JSONResponse(body)
+
+
+async def _whole_log(game_client, table_id: str, attempts: int = 5):
+    """(header, moves) of one revision, read page by page.
+
+    Moves appended between pages leave the earlier ones as they were, so the log is cut at the
+    first page's header; a take-back meanwhile (the revision grew by more than the appends)
+    means the pages disagree, and the read starts again.
+    """
+    for _ in range(attempts):
+        header, moves, after = await game_client.get_log(table_id, 0, LOG_PAGE)
+        latest = header
+        while after and len(moves) < header.move_count:
+            latest, page, after = await game_client.get_log(table_id, after, LOG_PAGE)
+            moves.extend(page)
+        appended = latest.move_count - header.move_count
+        if latest.revision - header.revision == appended and appended >= 0:
+            return header, moves[:header.move_count]
+    raise ServiceError(Reason.UNAVAILABLE, "The log kept changing while it was read; try again")
 
 
 async def _personal_view(request: Request, game, member_id: str) -> dict:

@@ -17,7 +17,7 @@ def _limit(request: Request, default: int) -> int:
     raw = request.query_params.get("limit")
     if raw is None or raw == "":
         return default
-    if not raw.isdigit() or not 1 <= int(raw) <= 100:
+    if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= 100:  # not "²" or "١"
         raise HTTPException(400, "limit must be an integer from 1 to 100")
     return int(raw)
 
@@ -27,6 +27,8 @@ async def matches(request: Request) -> JSONResponse:
     limit = _limit(request, 20)
     cursor = request.query_params.get("cursor") or None
     game_type = request.query_params.get("game_type") or None
+    if game_type is not None:
+        await _known_game_type(request, game_type)
     try:
         page = await request.app.state.backends.stats.list_matches(
             member.sub, game_type, limit, cursor
@@ -50,9 +52,12 @@ async def ratings(request: Request) -> JSONResponse:
 async def leaderboard(request: Request) -> JSONResponse:
     game_type = request.query_params.get("game_type") or DEFAULT_GAME_TYPE
     limit = _limit(request, 20)
-    backends = request.app.state.backends
-    known = {t.id for t in await backends.lobby.list_game_types()}
+    await _known_game_type(request, game_type)
+    board = await request.app.state.backends.stats.leaderboard(game_type, limit)
+    return JSONResponse(contract_leaderboard(board))
+
+
+async def _known_game_type(request: Request, game_type: str) -> None:
+    known = {t.id for t in await request.app.state.backends.lobby.list_game_types()}
     if game_type not in known:
         raise HTTPException(400, f"Unknown game type: {game_type}")
-    board = await backends.stats.leaderboard(game_type, limit)
-    return JSONResponse(contract_leaderboard(board))

@@ -174,7 +174,7 @@ _LOG_EXAMPLE = {
         {"number": 41, "type": "ack", "seat": "seat:2", "payload": {}, "auto": False},
         {"number": 44, "type": "continue", "seat": None, "payload": {}, "auto": True},
     ],
-    "revision": 44,
+    "revision": 44, "status": "playing",
 }
 
 # -- component schemas ----------------------------------------------------------------------
@@ -346,10 +346,13 @@ def _record_schemas() -> dict[str, Schema]:
             "id": _GAME_UUID, "game_type": _GAME_TYPE_ID, "options": _ref("Options"),
             "seats": _array(_string("An opaque seat."), "The table's seats in order.",
                             examples=[["seat:0", "seat:1", "seat:2", "seat:3"]]),
-            "seed_commitment": _string("Lowercase hex SHA-256 of the seed bytes.", pattern=_HEX64),
+            "seed_commitment": _nullable(_string("Lowercase hex SHA-256 of the seed bytes.", pattern=_HEX64),
+                                         "Null while the game is in the lobby (no seed is drawn yet)."),
             "seed": _string("Finished games only: the seed, lowercase hex.", pattern=_HEX64),
             "moves": _array(_ref("LoggedMove"), "Every move, in order."),
             "revision": _integer("The table's revision.", minimum=0),
+            "status": _string("`lobby` (no table yet: no moves), `playing`, `hand_end` or `finished`.",
+                              enum=["lobby", "playing", "hand_end", "finished"]),
         }, optional=("seed",), example=_LOG_EXAMPLE),
         "MatchPlayer": _object("One seat of a finished match.", {
             "seat": _SEAT, "name": _NAME, "team": _nullable(_ref("Team"), "Null when the game has no teams."),
@@ -491,6 +494,9 @@ def _shared_responses() -> dict[str, dict]:
                                      "Service unavailable, try again"),
         "GameNotFound": _error("No game has this id (or code).", "Game not found"),
         "BodyTooLarge": _error(f"The body is over {MAX_BODY_KIB} KiB.", "Request body too large"),
+        "NotJson": _error("A body whose Content-Type is declared and is not JSON (`application/json` or "
+                          "`*/*+json`); a body without a Content-Type is read as JSON.",
+                          "Content-Type must be application/json"),
         "RouteNotFound": _error("Any path the gateway does not serve.", "Not Found"),
         "MethodNotAllowed": _error("A known path with a method it does not take.", "Method Not Allowed"),
     }
@@ -507,6 +513,7 @@ def _operation(operation_id: str, tag: str, summary: str, responses: dict[str, d
         responses.setdefault("503", _shared("ServiceUnavailable"))
     if body is not None:
         responses.setdefault("413", _shared("BodyTooLarge"))
+        responses.setdefault("415", _shared("NotJson"))
     operation: dict[str, Any] = {"operationId": operation_id, "tags": [tag], "summary": summary}
     if description:
         operation["description"] = description
@@ -627,6 +634,7 @@ def _game_paths() -> dict[str, dict]:
              "400": _error("Not a JSON object, an unknown field or no code.", *_BODY_ERRORS,
                            "code is required", "code must be a string"),
              "404": _shared("GameNotFound"),
+             "405": _shared("MethodNotAllowed"),
              "409": _error("Every seat is taken by others.", "Game is full")},
             body=_body("JoinRequest", "The join code.", required=True, example={"code": "K7QX2M"}))},
         "/api/games/preview": {"get": _operation(
@@ -646,10 +654,9 @@ def _game_paths() -> dict[str, dict]:
             "getGameLog", "games", "The move log (Fairness)",
             {"200": _json("The log; `seed` once finished.", _ref("MoveLog"), example=_LOG_EXAMPLE),
              "403": _error("Not seated and the game is not finished.", "Not seated at this game"),
-             "404": _shared("GameNotFound"),
-             "409": _error("A seated player asked before the last seat filled: no log yet.",
-                           "The game has not started")},
-            description="Seated players at any time; any logged-in member once the game is finished.",
+             "404": _shared("GameNotFound")},
+            description="Seated players at any time (in the lobby: no moves, `seed_commitment` null); any "
+                        "logged-in member once the game is finished, also after its lobby has expired.",
             parameters=(_GAME_ID_PARAM,))},
         "/ws/games/{id}": {"get": _operation(
             "openGameSocket", "websocket", "The game's WebSocket (see docs/websocket.md)",
@@ -678,7 +685,8 @@ def _stats_paths() -> dict[str, dict]:
         "/api/me/matches": {"get": _operation(
             "listMyMatches", "stats", "The caller's finished matches, newest first",
             {"200": _json("A page.", _ref("MatchPage"), example={"items": [_MATCH_EXAMPLE], "next_cursor": None}),
-             "400": _error("A bad limit or cursor.", _LIMIT_ERROR, "Invalid cursor")},
+             "400": _error("A bad limit or cursor, or an unknown game type.", _LIMIT_ERROR, "Invalid cursor",
+                           "Unknown game type: chess")},
             parameters=(_limit_param(20),
                         _param("query", "cursor", "The `next_cursor` of the previous page (opaque).",
                                {"type": "string"}),
@@ -718,6 +726,7 @@ but the public ones (health, these docs, game types, leaderboard, login provider
 | 404 | `Not Found` | a path the gateway does not serve |
 | 405 | `Method Not Allowed` | a known path with another method |
 | 413 | `Request body too large` | a body over {MAX_BODY_KIB} KiB |
+| 415 | `Content-Type must be application/json` | a body declared as something else (a form, text) |
 | 503 | `Service unavailable, try again` | a service behind the gateway is down |
 
 **Real time**: `GET /ws/games/{{id}}` opens the game's WebSocket; its protocol is described in the

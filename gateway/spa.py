@@ -1,4 +1,10 @@
-"""The single-page app: files from STATIC_DIR, and index.html for the client's own routes."""
+"""The single-page app: files from STATIC_DIR, and index.html for the client's own routes.
+
+CONTRACT.md: unknown routes are 404 ``{"detail": "Not Found"}``. A client route of the SPA
+(``/games/K7QX2M``) is only a route for a browser navigating to it, so the index is the answer
+to ``/`` and to page requests (``Accept: text/html``) for paths that are not files; anything
+else unknown (scripts, ``curl``, a missing asset) gets the contract's 404.
+"""
 
 from __future__ import annotations
 
@@ -31,6 +37,15 @@ class SinglePageApp:
         candidate = (self.root / path.lstrip("/")).resolve()
         if candidate.is_file() and candidate.is_relative_to(self.root):
             return FileResponse(candidate)
+        if path != "/" and not _page_request(request, path):
+            return JSONResponse({"detail": "Not Found"}, status_code=404)
         if self.index.is_file():
             return FileResponse(self.index, headers={"Cache-Control": "no-cache"})
         return HTMLResponse(PLACEHOLDER)
+
+
+def _page_request(request: Request, path: str) -> bool:
+    """A browser asking for a page of the app: it accepts HTML, and the path names no file."""
+    accepts_html = "text/html" in request.headers.get("accept", "").lower()
+    last = path.rstrip("/").rsplit("/", 1)[-1]
+    return accepts_html and "." not in last

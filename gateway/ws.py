@@ -15,6 +15,7 @@ from contextlib import suppress
 from starlette.responses import JSONResponse
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from gateway.bodies import parse_json
 from gateway.members import current_member
 from gateway.views import game_view
 from services.errors import Reason, ServiceError
@@ -22,6 +23,7 @@ from services.errors import Reason, ServiceError
 log = logging.getLogger(__name__)
 
 MAX_MESSAGE_BYTES = 4096
+MAX_REVISION = 2**63 - 1  # revisions cross gRPC as int64
 
 # The error codes of CONTRACT.md, by the service reason behind them; "unavailable" (a service
 # briefly down: try again) is the one code the gateway adds. Anything else is the client's fault.
@@ -137,11 +139,17 @@ class _Connection:
             if len(text.encode()) > MAX_MESSAGE_BYTES:
                 await self.websocket.close(code=1009, reason="Message too big")
                 return
-            await self._handle(text)
+            try:
+                await self._handle(text)
+            except (WebSocketDisconnect, asyncio.CancelledError):
+                raise
+            except Exception:  # a bug must not close the socket (CONTRACT: errors never do)
+                log.exception("game %s: a WebSocket message failed", self.game.id)
+                await self._error("unavailable", "The message could not be handled; try again")
 
     async def _handle(self, text: str) -> None:
         try:
-            data = json.loads(text)
+            data = parse_json(text)
         except ValueError:
             return await self._error("bad_request", "Message is not JSON")
         if not isinstance(data, dict):
@@ -150,8 +158,9 @@ class _Connection:
         if not isinstance(action, str) or not action:
             return await self._error("bad_request", "Message needs an action")
         revision = data.pop("revision", None)
-        if revision is not None and (not isinstance(revision, int) or isinstance(revision, bool)):
-            return await self._error("bad_request", "revision must be an integer")
+        if revision is not None and (not isinstance(revision, int) or isinstance(revision, bool)
+                                     or not 0 <= revision <= MAX_REVISION):
+            return await self._error("bad_request", "revision must be an integer of 0 or more")
         if not self.started.is_set():
             return await self._error("illegal_move", "The game has not started")
         try:

@@ -50,9 +50,20 @@ async def test_a_wrong_method_on_a_known_path_is_405(anonymous):
 
 
 async def test_client_routes_get_the_spa_page(anonymous):
-    response = await anonymous.http.get("/games/some-client-route")
-    assert response.status_code == 200
-    assert "text/html" in response.headers["content-type"]
+    browser = {"accept": "text/html,application/xhtml+xml,*/*;q=0.8"}
+    for path in ("/", "/games/some-client-route"):
+        response = await anonymous.http.get(path, headers=browser)
+        assert response.status_code == 200
+        assert "text/html" in response.headers["content-type"]
+
+
+async def test_unknown_routes_outside_the_api_are_404_unless_a_browser_asks_for_a_page(anonymous):
+    for path, headers in (("/nope", {}), ("/nope", {"accept": "application/json"}),
+                          ("/games/K7QX2M", {"accept": "*/*"}),
+                          ("/assets/missing.js", {"accept": "text/html"})):
+        response = await anonymous.http.get(path, headers=headers)
+        assert response.status_code == 404, path
+        assert response.json() == {"detail": "Not Found"}
 
 
 async def test_me(players):
@@ -110,6 +121,37 @@ async def test_create_game_refuses_bad_input(players, body, status, detail):
         assert response.json() == {"detail": detail}
 
 
+@pytest.mark.parametrize("body", [
+    b'{"game_type": ' * 3000 + b'1' + b'}' * 3000,     # deeper than the JSON decoder recurses
+    b'[' * 100_00 + b']' * 100_00,
+    b'{"game_type": "\\ud800"}',                       # a lone surrogate: not Unicode text
+    b'{"options": {"\\udc00": true}}',
+    b'\xff\xfe{}',                                     # not UTF-8
+])
+async def test_json_that_cannot_be_carried_on_is_400_invalid_json(players, body):
+    for path in ("/api/games", "/api/games/join"):
+        response = await players[0].http.post(path, content=body,
+                                              headers={"content-type": "application/json"})
+        assert (response.status_code, response.json()) == (400, {"detail": "Invalid JSON"}), path
+    assert (await players[0].http.get("/api/me")).status_code == 200  # the connection lives on
+
+
+@pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded",
+                                          "multipart/form-data; boundary=x"])
+async def test_a_body_declared_as_anything_but_json_is_415(players, content_type):
+    response = await players[0].http.post("/api/games", content=b'{}',
+                                          headers={"content-type": content_type})
+    assert response.status_code == 415
+    assert response.json() == {"detail": "Content-Type must be application/json"}
+
+
+async def test_json_media_types_and_a_missing_content_type_are_read_as_json(players):
+    for headers in ({"content-type": "application/json; charset=utf-8"},
+                    {"content-type": "application/merge-patch+json"}, {}):
+        response = await players[0].http.post("/api/games", content=b'{}', headers=headers)
+        assert response.status_code == 201, headers
+
+
 async def test_an_oversized_body_is_413(players):
     response = await players[0].http.post("/api/games", content=b" " * (65 * 1024))
     assert response.status_code == 413
@@ -119,6 +161,13 @@ async def test_join_preview_and_view(players):
     alice, bob, carol, dave = players
     lobby = (await alice.http.post("/api/games")).json()
     code = lobby["join_code"]
+    waiting = await alice.http.get(f"/api/games/{lobby['id']}/log")  # seated: at any time
+    assert waiting.status_code == 200
+    assert waiting.json() == {"id": lobby["id"], "game_type": "scopone_scientifico",
+                              "options": lobby["options"], "seed_commitment": None,
+                              "seats": ["seat:0", "seat:1", "seat:2", "seat:3"], "moves": [],
+                              "revision": 0, "status": "lobby"}
+    assert (await bob.http.get(f"/api/games/{lobby['id']}/log")).status_code == 403
 
     preview = await bob.http.get(f"/api/games/preview?code={code.lower()}")
     assert preview.status_code == 200
@@ -151,7 +200,8 @@ async def test_join_preview_and_view(players):
     log = await alice.http.get(f"/api/games/{lobby['id']}/log")
     assert log.status_code == 200
     assert log.json()["seats"] == ["seat:0", "seat:1", "seat:2", "seat:3"]
-    assert "seed" not in log.json()
+    assert "seed" not in log.json() and log.json()["status"] == "playing"
+    assert log.json()["seed_commitment"] == view["seed_commitment"]
 
     outsider = await _fifth_player(players[0].stack)
     try:
@@ -183,11 +233,26 @@ async def test_preview_without_a_code_is_400(players):
 
 
 async def test_join_needs_a_code(players):
-    response = await players[0].http.post("/api/games/join", json={})
-    assert response.status_code == 400
+    for body in ({}, {"code": ""}, {"code": "   "}):
+        response = await players[0].http.post("/api/games/join", json=body)
+        assert (response.status_code, response.json()) == (400, {"detail": "code is required"})
 
 
-@pytest.mark.parametrize("query", ["limit=0", "limit=101", "limit=x", "cursor=forged"])
+async def test_join_answers_405_to_other_methods_rather_than_taking_join_for_an_id(players):
+    for method in ("GET", "PUT", "DELETE"):
+        response = await players[0].http.request(method, "/api/games/join")
+        assert response.status_code == 405 and response.headers["allow"] == "POST"
+        assert response.json() == {"detail": "Method Not Allowed"}
+
+
+async def test_history_and_leaderboard_refuse_an_unknown_game_type_alike(players):
+    for path in ("/api/me/matches?game_type=nope", "/api/leaderboard?game_type=nope"):
+        response = await players[0].http.get(path)
+        assert (response.status_code, response.json()) == (400, {"detail": "Unknown game type: nope"})
+
+
+@pytest.mark.parametrize("query", ["limit=0", "limit=101", "limit=x", "limit=%C2%B2", "limit=-1",
+                                   "limit=1.5", "cursor=forged"])
 async def test_bad_limits_and_cursors_are_400(players, query):
     response = await players[0].http.get(f"/api/me/matches?{query}")
     assert response.status_code == 400

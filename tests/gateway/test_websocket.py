@@ -54,6 +54,10 @@ async def test_state_on_connect_with_names_and_your_turn(players):
     ('{"card": "07D"}', "bad_request"),
     ('{"action": "dance"}', "unknown_action"),
     ('{"action": "play", "card": "07D", "revision": "x"}', "bad_request"),
+    ('{"action": "play", "card": "07D", "revision": -1}', "bad_request"),
+    ('{"action": "play", "card": "07D", "revision": 9223372036854775808}', "bad_request"),
+    ("[" * 2000 + "]" * 2000, "bad_request"),             # deeper than the decoder recurses
+    ('{"action": "play", "card": "\\ud800"}', "bad_request"),  # a lone surrogate
     ('{"action": "ack"}', "illegal_move"),
 ])
 async def test_bad_messages_get_an_error_and_the_socket_stays_open(players, message, code):
