@@ -55,7 +55,7 @@ async def _run() -> None:
 
 
 async def _log_figures(dsn: str, prefix: str) -> None:
-    registry = default_registry()
+    registry = default_registry(dummy=True)
     log_store = await PostgresLogStore.open(dsn)
     cache = RedisTableCache(redis_client(REDIS_URL), Keys(prefix))
     tables = Tables(registry, log_store, cache)
@@ -133,7 +133,7 @@ async def _grpc_figures(dsn: str, prefix: str) -> None:
     address = f"127.0.0.1:{free_port()}"
     env = {key: value for key, value in os.environ.items() if not key.startswith(("DATABASE_", "REDIS_"))}
     env.update(DATABASE_URL=dsn, REDIS_URL=REDIS_URL, REDIS_KEY_PREFIX=prefix, GAME_ADDR=address,
-               DEADLINES_ADDR=f"127.0.0.1:{deadlines_port}", STATS_ADDR=f"127.0.0.1:{stats_port}",
+               DEADLINES_ADDR=f"127.0.0.1:{deadlines_port}", STATS_ADDR=f"127.0.0.1:{stats_port}", DUMMY_GAME="true",
                LOG_LEVEL="WARNING")
     server = subprocess.Popen([sys.executable, "-m", "services.cli", "serve", "game"], env=env)
     client = GameClient(address)

@@ -23,6 +23,7 @@ OPTIONS_SCHEMA = {
         "target": {
             "type": "integer",
             "minimum": 1,
+            "maximum": 1_000_000,  # a bound even for tests: long tables for the benchmarks, none endless
             "default": 20,
             "title": "Target",
             "description": "The team total that wins.",

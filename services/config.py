@@ -93,6 +93,7 @@ class Settings:
     turn_timeout_seconds: float = 30
     deadline_heartbeat_ms: int = 30000
     deadline_lease_ms: int = 30000
+    dummy_game: bool = False
     log_level: str = "INFO"
     logging_config: str | None = None
     cors: CorsSettings = field(default_factory=CorsSettings)
@@ -120,7 +121,8 @@ class Settings:
             hand_ack_timeout_seconds=env.number("HAND_ACK_TIMEOUT_SECONDS", 30),
             turn_timeout_seconds=env.number("TURN_TIMEOUT_SECONDS", 30),
             deadline_heartbeat_ms=env.integer("DEADLINE_HEARTBEAT_MS", 30000, minimum=10),
-            deadline_lease_ms=env.integer("DEADLINE_LEASE_MS", 30000, minimum=100),
+            deadline_lease_ms=env.integer("DEADLINE_LEASE_MS", 30000, minimum=1000),
+            dummy_game=env.flag("DUMMY_GAME", False),
             log_level=env.choice("LOG_LEVEL", "INFO", _LOG_LEVELS),
             logging_config=env.text("LOGGING_CONFIG"),
             cors=CorsSettings(

@@ -34,10 +34,11 @@ def test_options_default_target_is_20():
     assert ENGINE.normalize_options(None) == {"target": 20}
 
 
-def test_options_target_must_be_a_positive_integer():
+@pytest.mark.parametrize("target", [0, 1_000_001])
+def test_options_target_must_be_an_integer_from_1_to_a_million(target):
     with pytest.raises(OptionsError) as caught:
-        ENGINE.normalize_options({"target": 0})
-    assert caught.value.message == "target: must be an integer >= 1"
+        ENGINE.normalize_options({"target": target})
+    assert caught.value.message == "target: must be an integer from 1 to 1000000"
 
 
 def test_seats_play_in_turn_0_1_2_3_0():

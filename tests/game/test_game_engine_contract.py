@@ -58,8 +58,9 @@ def test_options_error_is_a_value_error_with_a_message():
     assert isinstance(error, ValueError) and error.message == str(error)
 
 
-def test_default_registry_lists_scopone_first_then_dummy():
-    assert [e.id for e in default_registry().list()] == ["scopone_scientifico", "dummy"]
+def test_default_registry_offers_scopone_and_the_dummy_only_when_asked():
+    assert [e.id for e in default_registry().list()] == ["scopone_scientifico"]
+    assert [e.id for e in default_registry(dummy=True).list()] == ["scopone_scientifico", "dummy"]
 
 
 def test_registry_unknown_game_type_is_a_key_error_with_the_contract_text():
@@ -78,12 +79,12 @@ def test_registry_refuses_two_engines_with_one_id():
 
 
 def test_registry_contains_by_id():
-    registry = default_registry()
+    registry = default_registry(dummy=True)
     assert "dummy" in registry and "chess" not in registry and ["x"] not in registry
 
 
 def test_default_registry_passes_the_timeouts_to_the_engines():
-    registry = default_registry(turn_timeout_ms=5000, hand_ack_timeout_ms=7000)
+    registry = default_registry(turn_timeout_ms=5000, hand_ack_timeout_ms=7000, dummy=True)
     scopone, dummy = registry.get("scopone_scientifico"), registry.get("dummy")
     assert (scopone.turn_timeout_ms, scopone.hand_ack_timeout_ms, dummy.turn_timeout_ms) == (5000, 7000, 5000)
 

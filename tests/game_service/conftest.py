@@ -152,7 +152,7 @@ class Replicas:
         stats_client = StatsClient(self.fakes.stats_addr) if stats else None
         options.setdefault("retry_seconds", 0.02)
         options.setdefault("retry_cap_seconds", 0.1)
-        tables = Tables(default_registry(turn_timeout_ms=30000, hand_ack_timeout_ms=30000),
+        tables = Tables(default_registry(turn_timeout_ms=30000, hand_ack_timeout_ms=30000, dummy=True),
                         log_store, cache, deadline_client, stats_client, **options)
         self._opened.append((tables, deadline_client, stats_client))
         return tables

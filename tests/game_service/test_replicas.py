@@ -23,7 +23,8 @@ async def two_replicas(postgres_dsn, redis_url, redis_prefix):
     addresses = [f"127.0.0.1:{free_port()}" for _ in range(2)]
     env = {key: value for key, value in os.environ.items() if not key.startswith(("DATABASE_", "REDIS_"))}
     env.update(DATABASE_URL=postgres_dsn, REDIS_URL=redis_url, REDIS_KEY_PREFIX=redis_prefix,
-               DEADLINES_ADDR=deadlines_addr, STATS_ADDR=stats_addr, LOG_LEVEL="WARNING")
+               DEADLINES_ADDR=deadlines_addr, STATS_ADDR=stats_addr, LOG_LEVEL="WARNING",
+               DUMMY_GAME="true")
     processes = [
         subprocess.Popen([sys.executable, "-m", "services.cli", "serve", "game"],
                          env={**env, "GAME_ADDR": address})

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from game.client import GameClient
 from game.server import build_service
 from services.channels import open_channel
 from services.config import Settings
+from services.errors import Reason, ServiceError
 from services.server import serve
 from tests.game_service.conftest import SEATS
 from tests.processes import free_port
@@ -17,7 +19,7 @@ from tests.processes import free_port
 
 async def test_the_service_serves_health_and_moves_with_memory_stores(fakes):
     address = f"127.0.0.1:{free_port()}"
-    settings = Settings(game_addr=address, deadlines_addr=fakes.deadlines_addr,
+    settings = Settings(game_addr=address, deadlines_addr=fakes.deadlines_addr, dummy_game=True,
                         stats_addr=fakes.stats_addr, turn_timeout_seconds=2.5)
     spec, tables = await build_service(settings)
     started, stop = asyncio.Event(), asyncio.Event()
@@ -46,3 +48,19 @@ async def test_the_service_serves_health_and_moves_with_memory_stores(fakes):
         await channel.close()
         stop.set()
         await asyncio.wait_for(task, 10)
+
+
+async def test_the_dummy_game_is_offered_only_when_dummy_game_is_set():
+    for enabled, offered in ((False, ["scopone_scientifico"]), (True, ["scopone_scientifico", "dummy"])):
+        _, tables = await build_service(Settings(dummy_game=enabled))
+        try:
+            assert [engine.id for engine in tables.game_types()] == offered
+        finally:
+            await tables.close()
+    _, production = await build_service(Settings())
+    try:
+        with pytest.raises(ServiceError) as refused:
+            await production.create_table("", "dummy", "{}", tuple(SEATS))
+        assert refused.value.reason is Reason.UNKNOWN_GAME_TYPE
+    finally:
+        await production.close()

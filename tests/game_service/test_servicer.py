@@ -141,7 +141,7 @@ async def test_a_view_stream_over_grpc_ends_after_the_finished_view(client):
 
 async def test_a_store_that_does_not_answer_is_unavailable_not_internal():
     cache = RedisTableCache(redis_client("redis://127.0.0.1:1/0"), Keys("test-unreachable:tavolo"))
-    tables = Tables(default_registry(), MemoryLogStore(), cache)
+    tables = Tables(default_registry(dummy=True), MemoryLogStore(), cache)
     address, stop, task = await start_service(tables)
     client = GameClient(address)
     try:

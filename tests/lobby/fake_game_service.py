@@ -27,7 +27,7 @@ GAME_TYPES = ("scopone_scientifico",)
 
 class FakeGameService(game_pb2_grpc.GameServiceServicer):
     def __init__(self, game_types: tuple[str, ...] = GAME_TYPES):
-        registry = default_registry()
+        registry = default_registry(dummy=True)
         self.engines = {game_id: registry.get(game_id) for game_id in game_types}
         self.tables: dict[str, game_pb2.CreateTableRequest] = {}
         self.create_calls: list[str] = []

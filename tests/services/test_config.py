@@ -22,6 +22,7 @@ def test_defaults_are_the_readmes():
     assert settings.turn_timeout_seconds == 30
     assert settings.deadline_heartbeat_ms == 30000
     assert settings.deadline_lease_ms == 30000
+    assert settings.dummy_game is False
     assert settings.log_level == "INFO"
     assert settings.logging_config is None
     assert settings.cors.enabled is False
@@ -63,6 +64,7 @@ def test_overrides():
         "OTEL_EXPORTER_OTLP_HEADERS": "api-key=abc, x=1",
         "APP_PORT": "9000",
         "GAME_ADDR": "game.internal:6000",
+        "DUMMY_GAME": "on",
     })
     assert settings.redis_url == "redis://cache:6379/2"
     assert settings.game_ttl_seconds == 60
@@ -74,6 +76,7 @@ def test_overrides():
     assert settings.telemetry.exporter_headers == (("api-key", "abc"), ("x", "1"))
     assert settings.app_port == 9000
     assert settings.game_addr == "game.internal:6000"
+    assert settings.dummy_game is True
 
 
 def test_database_url_wins_over_its_parts():
@@ -94,7 +97,8 @@ def test_database_parts_build_a_dsn_leaving_out_an_empty_port():
     ({"TURN_TIMEOUT_SECONDS": "-1"}, "TURN_TIMEOUT_SECONDS"),
     ({"HAND_ACK_TIMEOUT_SECONDS": "nan"}, "HAND_ACK_TIMEOUT_SECONDS"),
     ({"DEADLINE_HEARTBEAT_MS": "1.5"}, "DEADLINE_HEARTBEAT_MS"),
-    ({"DEADLINE_LEASE_MS": "50"}, "DEADLINE_LEASE_MS"),
+    ({"DEADLINE_LEASE_MS": "999"}, "DEADLINE_LEASE_MS"),  # fires get a third of it to answer
+    ({"DUMMY_GAME": "sometimes"}, "DUMMY_GAME"),
     ({"LOG_LEVEL": "LOUD"}, "LOG_LEVEL"),
     ({"CORS_ALLOW_CREDENTIALS": "maybe"}, "CORS_ALLOW_CREDENTIALS"),
     ({"CORS_ALLOW_ORIGIN_REGEX": "(unclosed"}, "CORS_ALLOW_ORIGIN_REGEX"),
