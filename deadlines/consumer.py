@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from services.cancellation import raise_if_cancelled
+from services.errors import ServiceError
 from deadlines.entry import Claim, Entry
 from deadlines.queue import DeadlineQueue
 
@@ -155,7 +156,16 @@ class Consumer:
         try:
             try:
                 outcome = await self.target.fire(entry)
-            except Exception as error:  # the game service failed: try again later
+            except Exception as error:
+                if isinstance(error, ServiceError) and not error.reason.transient:
+                    # the game service refused the entry itself (a malformed table id, a log
+                    # that cannot be read): firing it again would only be refused again
+                    log.error("dropped the %s/%s deadline of table %s: the game service "
+                              "refused it (%s: %s)", entry.kind, entry.token, entry.table_id,
+                              error.reason.name, error.message)
+                    await self.queue.ack(claim)
+                    return
+                # the game service failed or is out of reach: try again later
                 attempt = claim.attempts + 1
                 delay = self.backoff.delay_ms(attempt, random.random())
                 # an outage fails every due entry: say so on the 1st, 10th, 20th... attempt

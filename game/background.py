@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from game.engine import Deadline
-from services.errors import Reason, ServiceError
+from services.errors import ServiceError
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +37,9 @@ class Retry:
     cap_seconds: float = 30.0
 
     async def __call__(self, what: str, call: Callable[[], Awaitable]):
-        """``call()`` until it succeeds; a table that no longer exists (TABLE_NOT_FOUND) ends it."""
+        """``call()`` until it succeeds. A definite refusal (a ServiceError whose reason is not
+        transient, e.g. TABLE_NOT_FOUND or INVALID_ARGUMENT) is raised at once: it would only
+        come back again."""
         delay, attempt = self.first_seconds, 0
         while True:
             try:
@@ -45,7 +47,7 @@ class Retry:
             except asyncio.CancelledError:
                 raise
             except Exception as error:
-                if isinstance(error, ServiceError) and error.reason is Reason.TABLE_NOT_FOUND:
+                if isinstance(error, ServiceError) and not error.reason.transient:
                     raise
                 attempt += 1
                 report = log.warning if attempt in (1, 5) or attempt % 50 == 0 else log.debug

@@ -117,5 +117,5 @@ class Replayer:
 
 
 def _damaged(table_id: str, error: Exception) -> ServiceError:
-    return ServiceError(Reason.UNAVAILABLE, f"The log of this table cannot be read: {error}",
+    return ServiceError(Reason.CORRUPT_LOG, f"The log of this table cannot be read: {error}",
                         table_id=table_id)

@@ -47,6 +47,9 @@ from services.timeutil import now_ms
 log = logging.getLogger(__name__)
 
 FINISHED = "finished"
+# A GetLog page stops once its payloads pass this (clients take 4 MiB messages; one move is at
+# most inputs.MAX_ACTION_CHARS), so a log of large moves stays readable page by page.
+LOG_PAGE_BYTES = 1024 * 1024
 _GAME_ERRORS = {
     "illegal_move": Reason.ILLEGAL_MOVE,
     "not_your_turn": Reason.NOT_YOUR_TURN,
@@ -194,7 +197,7 @@ class Tables:
         if page_size < 0:
             raise ServiceError(Reason.INVALID_ARGUMENT, "page_size must be 0 (256) or more", field="page_size")
         size = WINDOW if page_size == 0 else min(page_size, WINDOW)
-        moves = await self.log.moves(table_id, after_number, size)
+        moves = _within_bytes(await self.log.moves(table_id, after_number, size), LOG_PAGE_BYTES)
         header = await self.log.header(table_id)  # read second: it counts every move just read
         if header is None:
             raise _not_found(table_id)
@@ -525,10 +528,18 @@ class Tables:
             return
         live = await self.retry(f"loading table {table_id}", lambda: self.current(table_id))
         match = self._finished_match(live)
-        await self.retry(f"recording match {table_id} with stats", lambda: stats.record_match(match))
+        try:
+            await self.retry(f"recording match {table_id} with stats", lambda: stats.record_match(match))
+            outcome = "recorded with stats"
+        except ServiceError as refusal:
+            # Stats refused it for good (e.g. no lobby seating for a table another team created
+            # over gRPC): settle it, so that it is not offered again at every restart.
+            log.error("match %s: stats refused it (%s: %s); it stays unrecorded", table_id,
+                      refusal.reason.name, refusal.message)
+            outcome = "settled without a record"
         await self.retry(f"marking match {table_id} recorded",
-                             lambda: self.log.mark_recorded(table_id, self.clock()))
-        log.info("match %s recorded with stats", table_id)
+                         lambda: self.log.mark_recorded(table_id, self.clock()))
+        log.info("match %s %s", table_id, outcome)
 
     def _finished_match(self, live: Live) -> FinishedMatch:
         result = self._engine(live.game_type).result(live.state) or {}
@@ -635,6 +646,16 @@ class _Holding:
 
     def changed(self, live: Live) -> None:
         self.new = live
+
+
+def _within_bytes(moves: list[LoggedMove], limit: int) -> list[LoggedMove]:
+    """The first moves whose payloads fit in ``limit`` bytes (always at least one)."""
+    total = 0
+    for count, move in enumerate(moves):
+        total += len(move.payload_json.encode())
+        if total > limit and count > 0:
+            return moves[:count]
+    return moves
 
 
 def _seat_index(live: Live, seat: str) -> int:

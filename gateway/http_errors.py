@@ -33,6 +33,7 @@ _STATUS = {
     Reason.IDENTIFYING_SEAT: 400,
     Reason.TAKE_BACK_UNSUPPORTED: 409,
     Reason.UNAVAILABLE: 503,
+    Reason.CORRUPT_LOG: 503,  # the server's fault, not the caller's: logged, never a bare 500
 }
 _FIXED_TEXT = {
     Reason.GAME_NOT_FOUND: "Game not found",
@@ -40,6 +41,7 @@ _FIXED_TEXT = {
     Reason.GAME_FULL: "Game is full",
     Reason.NOT_SEATED: "Not seated at this game",
     Reason.UNAVAILABLE: "Service unavailable, try again",
+    Reason.CORRUPT_LOG: "This game cannot be loaded right now",
 }
 
 

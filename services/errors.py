@@ -41,6 +41,12 @@ class Reason(enum.Enum):
     INVALID_PAGE_TOKEN = grpc.StatusCode.INVALID_ARGUMENT
     MATCH_NOT_FINISHED = grpc.StatusCode.FAILED_PRECONDITION
     UNAVAILABLE = grpc.StatusCode.UNAVAILABLE
+    CORRUPT_LOG = grpc.StatusCode.DATA_LOSS
+
+    @property
+    def transient(self) -> bool:
+        """Whether the same call may succeed later: only when something was out of reach."""
+        return self is Reason.UNAVAILABLE
 
     # Enum members with equal values would alias each other; keep each reason distinct.
     def __new__(cls, code: grpc.StatusCode) -> Reason:

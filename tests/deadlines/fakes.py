@@ -29,7 +29,7 @@ class Call:
     kind: str
     token: str
     at_ms: float
-    answer: str  # "fired", "stale", "gone", "failed", "hung"
+    answer: str  # "fired", "stale", "gone", "refused", "failed", "hung"
 
     @property
     def due_ms(self) -> int:
@@ -46,6 +46,7 @@ class FakeGame(game_pb2_grpc.GameServiceServicer):
     gone_tables: set[str] = field(default_factory=set)
     failures: dict[str, int] = field(default_factory=dict)  # token -> failures still to give
     hang_first: set[str] = field(default_factory=set)       # tokens whose first call hangs
+    refused: set[str] = field(default_factory=set)          # tokens answered INVALID_ARGUMENT
     calls: list[Call] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -55,6 +56,8 @@ class FakeGame(game_pb2_grpc.GameServiceServicer):
         token = request.token
         if request.table_id in self.gone_tables:
             answer = "gone"
+        elif token in self.refused:
+            answer = "refused"
         elif token in self.hang_first:
             answer = "hung"
             self.hang_first.discard(token)
@@ -66,6 +69,8 @@ class FakeGame(game_pb2_grpc.GameServiceServicer):
         await self._record(Call(request.table_id, request.kind, token, time.time() * 1000, answer))
         if answer == "gone":
             raise ServiceError(Reason.TABLE_NOT_FOUND, "Table not found", table_id=request.table_id)
+        if answer == "refused":
+            raise ServiceError(Reason.INVALID_ARGUMENT, "table_id must be a lowercase uuid")
         if answer == "hung":
             await asyncio.Event().wait()  # until the caller goes away
         if answer == "failed":

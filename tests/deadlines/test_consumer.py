@@ -85,12 +85,14 @@ async def test_each_answer_that_ends_an_entry_removes_it(queue, game_server, gam
         stale = await schedule_at(queue, start, "stale")
         game.stale_tokens.add(stale)
         gone = await schedule_at(queue, start, "gone", table="gone-table")
-        await game.wait_for_all([fired, stale, gone])
+        game.refused.add(due_token(start, "refused"))  # for good: firing again would not help
+        refused = await schedule_at(queue, start, "refused")
+        await game.wait_for_all([fired, stale, gone, refused])
         await until_empty(queue)
         sentinel = await schedule_at(queue, now_ms() + 150, "sentinel")  # room for a wrong retry
         await game.wait_for(sentinel)
     assert sorted((c.token, c.answer) for c in game.calls if c.token != sentinel) == sorted([
-        (fired, "fired"), (stale, "stale"), (gone, "gone")])
+        (fired, "fired"), (stale, "stale"), (gone, "gone"), (refused, "refused")])
 
 
 async def test_a_failing_fire_is_retried_with_backoff_until_it_succeeds(queue, game_server,

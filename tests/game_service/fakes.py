@@ -6,6 +6,7 @@ import asyncio
 
 import grpc
 
+from services.errors import ServiceError
 from tavolo.deadlines.v1 import deadlines_pb2, deadlines_pb2_grpc
 from tavolo.stats.v1 import stats_pb2, stats_pb2_grpc
 
@@ -56,9 +57,12 @@ class FakeStats(stats_pb2_grpc.StatsServiceServicer):
         self.failures = failures
         self.calls = 0
         self.recorded = asyncio.Event()
+        self.refusal: ServiceError | None = None  # set: every call is refused with it
 
     async def RecordMatch(self, request, context):
         self.calls += 1
+        if self.refusal is not None:
+            await context.abort_with_status(self.refusal.to_status())
         if self.failures > 0:
             self.failures -= 1
             await context.abort(grpc.StatusCode.UNAVAILABLE, "the lobby cannot be reached")

@@ -282,7 +282,7 @@ async def test_a_corrupt_move_is_refused_with_a_clear_error_and_nothing_is_serve
     await backend.corrupt(tables.log, table_id, 2, '{"n": ')
     await backend.flush(tables.cache)
     reader = await replicas.open()
-    error = await _refused(Reason.UNAVAILABLE, reader.get_view(table_id, "seat:0"))
+    error = await _refused(Reason.CORRUPT_LOG, reader.get_view(table_id, "seat:0"))
     assert f"table {table_id}: move 2 is not valid JSON" in error.message
     assert await tables.cache.load(table_id) is None  # no half-replayed snapshot was saved
 
@@ -292,7 +292,7 @@ async def test_a_move_the_engine_refuses_on_replay_is_reported_as_a_damaged_log(
     table_id = await _dummy(tables)
     await play(tables, table_id, 2)
     await backend.corrupt(tables.log, table_id, 2, '{"n": 9}')
-    error = await _refused(Reason.UNAVAILABLE, _fresh_state(replicas, table_id))
+    error = await _refused(Reason.CORRUPT_LOG, _fresh_state(replicas, table_id))
     assert "move 2 does not replay" in error.message
 
 
@@ -417,6 +417,16 @@ async def test_a_restarted_service_resumes_the_unrecorded_finished_matches(repli
     assert await restarted.resume() == 0
 
 
+async def test_a_match_stats_refuses_for_good_is_settled_not_retried_for_ever(replicas, fakes):
+    fakes.stats.refusal = ServiceError(Reason.GAME_NOT_FOUND, "No lobby game seats this table")
+    tables = await replicas.open()
+    table_id = await _dummy(tables, target=1)
+    await tables.act(table_id, "seat:0", _add())
+    await tables.drain(timeout=10)
+    assert fakes.stats.calls == 1 and table_id not in fakes.stats.matches
+    assert table_id not in await tables.log.unrecorded()  # not offered again at the next start
+
+
 async def test_a_restarted_service_hands_the_running_tables_deadlines_to_the_queue_again(
         replicas, fakes):
     cut_off = await replicas.open(deadlines=False)  # stopped before its deadlines were sent
@@ -446,6 +456,22 @@ async def test_the_log_is_read_page_by_page(tables):
     await _refused(Reason.INVALID_ARGUMENT, tables.get_log(table_id, -1, 0))
     await _refused(Reason.INVALID_ARGUMENT, tables.get_log(table_id, 0, -5))
     await _refused(Reason.TABLE_NOT_FOUND, tables.get_log(str(uuid.uuid4()), 0, 0))
+
+
+async def test_a_log_page_of_large_moves_stops_at_a_mebibyte(tables, monkeypatch):
+    monkeypatch.setattr("game.tables.LOG_PAGE_BYTES", 50_000)
+    table_id = await _dummy(tables, target=100)
+    for number in range(6):
+        await tables.act(table_id, SEATS[number % 4],
+                         json.dumps({"action": "add", "n": 1, "note": "x" * 20_000}))
+    numbers, after = [], 0
+    while True:
+        page = await tables.get_log(table_id, after, 0)
+        assert 1 <= len(page.moves) <= 3  # 3 x 20 kB passes 50 kB with the third
+        numbers += [m.number for m in page.moves]
+        if not (after := page.next_after):
+            break
+    assert numbers == [1, 2, 3, 4, 5, 6]
 
 
 async def test_purging_a_table_removes_its_log_and_snapshot(tables):
