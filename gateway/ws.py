@@ -170,7 +170,10 @@ class _Connection:
             else:
                 await self.backends.game.act(self.game.id, self.seat, data, revision)
         except ServiceError as error:
-            await self._error(_CODES.get(error.reason, "bad_request"), error.message)
+            message = error.message
+            if error.reason is Reason.UNKNOWN_ACTION:  # the engine knows its actions, not the socket's
+                message += ", or 'state' for the current view"
+            await self._error(_CODES.get(error.reason, "bad_request"), message)
 
     async def _error(self, code: str, message: str) -> None:
         await self.send({"type": "error", "code": code, "message": message})

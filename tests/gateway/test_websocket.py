@@ -67,6 +67,9 @@ async def test_bad_messages_get_an_error_and_the_socket_stays_open(players, mess
         await socket.send(message)
         error = await receive(socket)
         assert error["type"] == "error" and error["code"] == code and error["message"]
+        if code == "unknown_action":
+            assert error["message"] == ("Unknown action 'dance': expected 'play' or 'ack', "
+                                        "or 'state' for the current view")
         await socket.send('{"action": "state"}')
         after = (await receive(socket, "state"))["game"]
     assert after["revision"] == before["revision"]
