@@ -10,7 +10,12 @@ import sys
 
 import pytest
 
+from game.cache import RedisTableCache
 from game.client import GameClient
+from game.log_store import MemoryLogStore
+from game.registry import default_registry
+from game.tables import Tables
+from services.stores import Keys, redis_client
 from tests.game_service.conftest import SEATS
 from tests.game_service.fakes import FakeDeadlines, FakeStats, serve_fakes
 from tests.processes import free_port, stop_process, wait_serving
@@ -78,3 +83,41 @@ async def test_two_replicas_stream_the_same_updates_whoever_makes_the_moves(two_
     await asyncio.wait_for(stats.recorded.wait(), 10)  # one replica handed the result to stats
     assert list(stats.matches) == [table_id]
     assert any(call[0] == "schedule" and call[1] == table_id for call in deadlines.calls)
+
+
+_LOCK_HOLDER = """
+import asyncio, sys, time
+from game.cache import RedisTableCache
+from services.stores import Keys, redis_client
+
+async def main(url, prefix, table_id):
+    cache = RedisTableCache(redis_client(url), Keys(prefix), lock_ttl_seconds=1.5)
+    await cache.lock(table_id).acquire()
+    print("locked", flush=True)
+    await asyncio.sleep(3600)  # killed here, the lock still held
+
+asyncio.run(main(*sys.argv[1:]))
+"""
+
+
+async def test_a_table_locked_by_a_killed_process_is_free_again_after_the_lock_ttl(
+        redis_url, redis_prefix):
+    cache = RedisTableCache(redis_client(redis_url), Keys(redis_prefix))
+    tables = Tables(default_registry(dummy=True), MemoryLogStore(), cache)
+    table_id = (await tables.create_table("", "dummy", '{"target": 100}', tuple(SEATS))).table_id
+    holder = subprocess.Popen([sys.executable, "-c", _LOCK_HOLDER, redis_url, redis_prefix, table_id],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        holder.send_signal(signal.SIGKILL)
+        holder.wait(timeout=10)
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        moved = await tables.act(table_id, "seat:0", '{"action": "add", "n": 1}')
+        waited = loop.time() - started
+    finally:
+        stop_process(holder)
+        await tables.close()
+        await cache.close()
+    assert moved.revision == 1
+    assert 0.5 < waited < 5  # it waited for the dead holder's lease, and no longer
