@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import ipaddress
 import logging
 import signal
@@ -84,7 +85,11 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
 
             async def unary_stream(request, context):
                 try:
-                    async for response in inner_stream(request, context):
+                    responses = inner_stream(request, context)
+                    if inspect.isawaitable(responses):  # a handler that writes with context.write
+                        await responses                 # (grpc's own, e.g. Health.Watch)
+                        return
+                    async for response in responses:
                         yield response
                 except ServiceError as error:
                     await _abort(context, error)
@@ -100,8 +105,14 @@ async def _abort(context: grpc.aio.ServicerContext, error: ServiceError) -> None
     await context.abort(status.code, status.details, status.trailing_metadata)
 
 
+# The health service name that says only "this process is up and serving calls", whatever its
+# stores do: for liveness probes, so that a Redis or Postgres outage takes pods out of their
+# Service (readiness, on "" and the API names) without restarting them all.
+LIVENESS_SERVICE = "liveness"
+
+
 class HealthReporter:
-    """Keeps the health service true to whether the stores answer."""
+    """Keeps the health service true to whether the stores answer (``""`` and the API names)."""
 
     def __init__(self, servicer: health.aio.HealthServicer, names: Iterable[str], probe: Probe):
         self.servicer = servicer
@@ -170,6 +181,7 @@ async def serve(spec: ServiceSpec, address: str, grace_seconds: float = 10.0,
     if server.add_insecure_port(bound) == 0:
         raise OSError(f"{spec.name}: cannot listen on {bound}")
     await server.start()
+    await health_servicer.set(LIVENESS_SERVICE, health_pb2.HealthCheckResponse.SERVING)
     log.info("%s service listening on %s", spec.name, bound)
 
     stop = stop or asyncio.Event()

@@ -64,8 +64,10 @@ def test_grpc_services_are_probed_with_the_grpc_health_check(default_render: Ren
     service = default_render.component("Service", component)
     (port,) = container["ports"]
 
-    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
-        assert container[probe]["grpc"] == {"port": port["containerPort"]}
+    # readiness follows the stores; startup and liveness only the process (no restarts in an outage)
+    assert container["readinessProbe"]["grpc"] == {"port": port["containerPort"]}
+    for probe in ("startupProbe", "livenessProbe"):
+        assert container[probe]["grpc"] == {"port": port["containerPort"], "service": "liveness"}
     assert service["spec"]["ports"] == [
         {"name": "grpc", "port": port["containerPort"], "targetPort": "grpc", "protocol": "TCP", "appProtocol": "grpc"}
     ]

@@ -12,7 +12,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from services.errors import Reason, ServiceError, from_rpc_error
-from services.server import ServiceSpec, bind_address, serve
+from services.server import LIVENESS_SERVICE, ServiceSpec, bind_address, serve
 from tests.processes import free_port
 
 SERVICE = "tavolo.test.v1.EchoService"
@@ -157,6 +157,27 @@ async def test_health_is_serving_only_while_the_store_answers(running):
 
 async def _is(channel, status) -> bool:
     return await _health(channel) == status
+
+
+async def test_liveness_stays_serving_while_the_stores_are_down_until_the_server_stops():
+    store = _Store(up=False)
+    address = f"127.0.0.1:{free_port()}"
+    spec = ServiceSpec(name="echo", full_names=(SERVICE,), register=_Echo().register,
+                       probe=store.probe)
+    started, stop = asyncio.Event(), asyncio.Event()
+    task = asyncio.create_task(serve(spec, address, grace_seconds=2, started=started, stop=stop))
+    await started.wait()
+    serving, not_serving = health_pb2.HealthCheckResponse.SERVING, health_pb2.HealthCheckResponse.NOT_SERVING
+    async with grpc.aio.insecure_channel(address) as channel:
+        health = health_pb2_grpc.HealthStub(channel)
+        assert await _health(channel, LIVENESS_SERVICE) == serving
+        assert await _health(channel) == not_serving and await _health(channel, SERVICE) == not_serving
+        watch = health.Watch(health_pb2.HealthCheckRequest(service=LIVENESS_SERVICE))
+        assert (await watch.read()).status == serving
+        stop.set()  # shutting down: liveness turns too, before the calls in flight end
+        assert (await asyncio.wait_for(watch.read(), 5)).status == not_serving
+        watch.cancel()
+    await asyncio.wait_for(task, 10)
 
 
 async def test_health_is_not_serving_before_the_store_first_answers():

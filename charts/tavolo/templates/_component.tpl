@@ -22,7 +22,10 @@ automountServiceAccountToken: false
 {{- end }}
 {{- end -}}
 
-{{/* The probe handler: the gateway's health route, or the standard gRPC health check. */}}
+{{/* The probe handler: the gateway's health route, or the standard gRPC health check.
+     .service "liveness" asks only whether the process is up (startup, liveness); the default
+     "" follows the stores too (readiness): an outage of Redis or Postgres takes the pods out
+     of their Service without restarting them. */}}
 {{- define "tavolo.probeHandler" -}}
 {{- if eq .component "gateway" -}}
 httpGet:
@@ -31,6 +34,9 @@ httpGet:
 {{- else -}}
 grpc:
   port: {{ include "tavolo.port" . }}
+  {{- with .service }}
+  service: {{ . }}
+  {{- end }}
 {{- end -}}
 {{- end -}}
 
@@ -105,13 +111,13 @@ spec:
               protocol: TCP
           {{- include "tavolo.env" (dict "root" $root "component" .component "config" (include "tavolo.fullname" $root) "secret" (include "tavolo.fullname" $root)) | nindent 10 }}
           startupProbe:
-            {{- include "tavolo.probeHandler" . | nindent 12 }}
+            {{- include "tavolo.probeHandler" (merge (dict "service" "liveness") .) | nindent 12 }}
             {{- toYaml $root.Values.probes.startup | nindent 12 }}
           readinessProbe:
             {{- include "tavolo.probeHandler" . | nindent 12 }}
             {{- toYaml $root.Values.probes.readiness | nindent 12 }}
           livenessProbe:
-            {{- include "tavolo.probeHandler" . | nindent 12 }}
+            {{- include "tavolo.probeHandler" (merge (dict "service" "liveness") .) | nindent 12 }}
             {{- toYaml $root.Values.probes.liveness | nindent 12 }}
           resources:
             {{- toYaml $values.resources | nindent 12 }}
