@@ -165,14 +165,19 @@ def test_each_config_key_is_documented_next_to_its_default() -> None:
 
 @pytest.mark.parametrize("variable", VARIABLES)
 def test_variable_reaches_the_containers_that_read_it(everything_set: tuple[Rendered, dict[str, str]], variable: str) -> None:
-    """Every component and the migration get every setting, but for the OIDC client secrets,
-    which only the gateway gets, and the page-token key, which only the stats pods get."""
+    """Every component and the migration get every setting, but for the secrets, which go only
+    to who reads them: the OIDC client secrets to the gateway, the page-token key to the stats
+    pods, Postgres to its owners (game, stats) and the migration, Redis to all but stats."""
     rendered, expected = everything_set
     assert variable in expected, f"{variable} cannot be set from the chart's values"
     if GATEWAY_ONLY.match(variable):
         readers = ["Deployment/gateway"]
     elif variable in STATS_ONLY:
         readers = ["Deployment/stats"]
+    elif variable in ("DATABASE_URL", "DATABASE_PASSWORD"):
+        readers = ["Deployment/game", "Deployment/stats", "Job/migrate"]
+    elif variable == "REDIS_URL":
+        readers = [f"Deployment/{component}" for component in COMPONENTS if component != "stats"]
     else:
         readers = [*(f"Deployment/{component}" for component in COMPONENTS), "Job/migrate"]
     seen = {}
@@ -221,9 +226,11 @@ def test_secrets_are_kept_out_of_the_config_map(everything_set: tuple[Rendered, 
 def test_existing_secrets_are_referenced_not_copied(production_render: Rendered) -> None:
     env = production_render.component_env("stats")
     gateway = production_render.component_env("gateway")
+    game = production_render.component_env("game")
 
-    assert env["REDIS_URL"] == gateway["REDIS_URL"] == SecretKeyRef("tavolo-redis", "url")
-    assert env["DATABASE_URL"] == gateway["DATABASE_URL"] == SecretKeyRef("tavolo-db-app", "uri")
+    assert game["REDIS_URL"] == gateway["REDIS_URL"] == SecretKeyRef("tavolo-redis", "url")
+    assert env["DATABASE_URL"] == game["DATABASE_URL"] == SecretKeyRef("tavolo-db-app", "uri")
+    assert "DATABASE_URL" not in gateway and "REDIS_URL" not in env
     assert "DATABASE_PASSWORD" not in env
     assert gateway["OIDC_0_CLIENT_SECRET"] == SecretKeyRef("tavolo-oidc", "keycloak-client-secret")
     assert gateway["OIDC_1_CLIENT_SECRET"] == SecretKeyRef("tavolo-oidc", "google-client-secret")

@@ -201,7 +201,7 @@ def test_migration_reads_hook_copies_of_the_settings_made_before_it(render: Call
         assert annotations["helm.sh/hook"] == "pre-install,pre-upgrade"
         assert int(annotations["helm.sh/hook-weight"]) < int(job["metadata"]["annotations"]["helm.sh/hook-weight"])
     assert rendered.get("ConfigMap", f"{RELEASE}-tavolo-migrate")["data"] == rendered.get("ConfigMap", f"{RELEASE}-tavolo")["data"]
-    assert set(rendered.get("Secret", f"{RELEASE}-tavolo-migrate")["data"]) == {"DATABASE_URL", "REDIS_URL"}
+    assert set(rendered.get("Secret", f"{RELEASE}-tavolo-migrate")["data"]) == {"DATABASE_URL"}
     stats_env = rendered.component_env("stats")
     assert stats_env.pop("STATS_CURSOR_SECRET") == "for the stats pods only"
     assert rendered.env(container) == stats_env

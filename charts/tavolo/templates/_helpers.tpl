@@ -227,6 +227,9 @@ migration Job, which runs with the stats environment but sets .job.
 {{- $secret := .secret -}}
 {{- $env := list -}}
 {{- $refs := list -}}
+{{- /* Each secret goes only to who reads it: Redis to all but stats (which keeps nothing in
+     Redis) and the migration job; Postgres to game and stats (and the job), its owners. */ -}}
+{{- if and (ne .component "stats") (not .job) -}}
 {{- with $values.redis -}}
 {{- if .existingSecret.name -}}
 {{- $refs = append $refs (list "REDIS_URL" .existingSecret.name .existingSecret.key) -}}
@@ -234,6 +237,8 @@ migration Job, which runs with the stats environment but sets .job.
 {{- $refs = append $refs (list "REDIS_URL" $secret "REDIS_URL") -}}
 {{- end -}}
 {{- end -}}
+{{- end -}}
+{{- if has .component (list "game" "stats") -}}
 {{- with $values.database -}}
 {{- if and .existingSecret.name .existingSecret.urlKey -}}
 {{- $refs = append $refs (list "DATABASE_URL" .existingSecret.name .existingSecret.urlKey) -}}
@@ -244,6 +249,7 @@ migration Job, which runs with the stats environment but sets .job.
 {{- $refs = append $refs (list "DATABASE_PASSWORD" .existingSecret.name .existingSecret.passwordKey) -}}
 {{- else if .password -}}
 {{- $refs = append $refs (list "DATABASE_PASSWORD" $secret "DATABASE_PASSWORD") -}}
+{{- end -}}
 {{- end -}}
 {{- end -}}
 {{- if eq .component "gateway" -}}
