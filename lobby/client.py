@@ -56,6 +56,7 @@ class LobbyClient:
         return JoinResult(game_from_message(response.game), started=response.started)
 
     async def preview_game(self, join_code: str) -> Game:
+        """The game behind a code; its seats' member ids are empty (the preview is public)."""
         response = await self._call(self.stub.PreviewGame,
                                     lobby_pb2.PreviewGameRequest(join_code=join_code))
         return game_from_message(response.game)
@@ -89,7 +90,7 @@ class LobbyClient:
 
 def seat_from_message(message: lobby_pb2.SeatAssignment) -> Seat:
     return Seat(index=message.seat_index, member_id=message.member_id,
-                display_name=message.display_name)
+                display_name=message.display_name, erased=message.erased)
 
 
 def game_from_message(message: lobby_pb2.Game) -> Game:

@@ -46,6 +46,7 @@ class Seat:
     index: int
     member_id: str
     display_name: str
+    erased: bool = False  # the member was erased: member_id is a fresh id that is nobody's
 
     @property
     def seat(self) -> str:

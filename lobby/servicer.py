@@ -38,7 +38,8 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
 
     async def PreviewGame(self, request, context):
         game = await self.lobby.preview_game(request.join_code)
-        return lobby_pb2.PreviewGameResponse(game=game_message(game))
+        # Public (anyone with the code): the seats without the members' ids.
+        return lobby_pb2.PreviewGameResponse(game=game_message(game, member_ids=False))
 
     async def GetGame(self, request, context):
         game = await self.lobby.get_game(request.game_id)
@@ -73,17 +74,20 @@ def game_type_message(game_type: GameType) -> lobby_pb2.GameType:
                               options_schema_json=game_type.options_schema_json)
 
 
-def seat_message(seat: Seat) -> lobby_pb2.SeatAssignment:
+def seat_message(seat: Seat, member_id: bool = True) -> lobby_pb2.SeatAssignment:
+    """The seat; without its member id (left empty) when ``member_id`` is false."""
     return lobby_pb2.SeatAssignment(seat=seat.seat, seat_index=seat.index,
-                                    member_id=seat.member_id, display_name=seat.display_name)
+                                    member_id=seat.member_id if member_id else "",
+                                    display_name=seat.display_name, erased=seat.erased)
 
 
-def game_message(game: Game) -> lobby_pb2.Game:
+def game_message(game: Game, member_ids: bool = True) -> lobby_pb2.Game:
     created_at = timestamp_pb2.Timestamp()
     created_at.FromMilliseconds(game.created_at_ms)
     status = lobby_pb2.GAME_STATUS_STARTED if game.started else lobby_pb2.GAME_STATUS_LOBBY
     return lobby_pb2.Game(
         id=game.id, game_type=game.game_type, join_code=game.join_code, status=status,
-        options_json=game.options_json, players=[seat_message(s) for s in game.seats],
+        options_json=game.options_json,
+        players=[seat_message(s, member_id=member_ids) for s in game.seats],
         seats_total=game.seats_total, created_at=created_at)
 

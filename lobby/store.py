@@ -14,8 +14,9 @@ when its game is gone, and a seating outlives the play of its table.
 Redis keys (``<prefix>`` is REDIS_KEY_PREFIX, "tavolo" in production):
 - ``<prefix>:code:<CODE>``: the game id, set only if absent (SET NX) so two games never share one;
 - ``<prefix>:lobby:<id>``: a hash: the game's fields, ``seat:<i>:member`` / ``seat:<i>:name``
-  per taken seat, ``taken`` (how many) and ``member:<member id>`` -> seat index, the reverse
-  look-up that keeps joins idempotent;
+  per taken seat (and ``seat:<i>:erased`` = 1 once its member was erased), ``taken`` (how
+  many) and ``member:<member id>`` -> seat index, the reverse look-up that keeps joins
+  idempotent;
 - ``<prefix>:member:<member id>:games``: the set of game ids the member sits at, so that an
   erasure visits only those games.
 """
@@ -86,8 +87,8 @@ class LobbyStore(ABC):
 
     @abstractmethod
     async def erase_member(self, member_id: str, new_member_id: Callable[[], str]) -> list[str]:
-        """Anonymize each seating of the member (a fresh id from ``new_member_id`` per game and
-        the name "deleted player"); the ids of the games touched, sorted."""
+        """Anonymize each seating of the member (a fresh id from ``new_member_id`` per game, the
+        name "deleted player", marked erased); the ids of the games touched, sorted."""
 
     async def ping(self) -> None:
         """Raise while the store does not answer (the health probe)."""
@@ -163,7 +164,7 @@ class MemoryLobbyStore(LobbyStore):
             seat = game.seat_of(member_id) if game is not None else None
             if seat is None:
                 continue
-            erased = Seat(seat.index, new_member_id(), DELETED_PLAYER)
+            erased = Seat(seat.index, new_member_id(), DELETED_PLAYER, erased=True)
             seats = tuple(erased if s.index == seat.index else s for s in game.seats)
             self._games[game_id] = (replace(game, seats=seats), self._games[game_id][1])
             touched.append(game_id)
@@ -290,7 +291,8 @@ return redis.call('HGETALL', KEYS[1])
 """
 
 # KEYS: lobby hash, member index. ARGV: game id, member id, fresh member id, the erased name.
-# Drops the game from the member's index; anonymizes the seat if the member still sits there.
+# Drops the game from the member's index; anonymizes the seat (and marks it erased, so stats
+# never rates it) if the member still sits there.
 _ERASE = """
 redis.call('SREM', KEYS[2], ARGV[1])
 if redis.call('EXISTS', KEYS[1]) == 0 then
@@ -304,6 +306,7 @@ redis.call('HDEL', KEYS[1], 'member:' .. ARGV[2])
 redis.call('HSET', KEYS[1],
   'seat:' .. seat .. ':member', ARGV[3],
   'seat:' .. seat .. ':name', ARGV[4],
+  'seat:' .. seat .. ':erased', '1',
   'member:' .. ARGV[3], seat)
 return 1
 """
@@ -421,6 +424,8 @@ def _to_hash(game: Game) -> dict[str, str | int]:
         fields[f"seat:{seat.index}:member"] = seat.member_id
         fields[f"seat:{seat.index}:name"] = seat.display_name
         fields[f"member:{seat.member_id}"] = seat.index
+        if seat.erased:
+            fields[f"seat:{seat.index}:erased"] = 1
     return fields
 
 
@@ -432,7 +437,8 @@ def _from_hash(fields: dict[str, str]) -> Game | None:
     if not fields:
         return None
     seats = tuple(
-        Seat(index, fields[f"seat:{index}:member"], fields[f"seat:{index}:name"])
+        Seat(index, fields[f"seat:{index}:member"], fields[f"seat:{index}:name"],
+             erased=fields.get(f"seat:{index}:erased") == "1")
         for index in range(int(fields["taken"]))
     )
     return Game(

@@ -32,7 +32,7 @@ class LobbySeating:
         holders = [
             SeatHolder(seat=s.seat or f"seat:{s.seat_index}", seat_index=s.seat_index,
                        member_id=s.member_id,
-                       display_name=s.display_name.replace("\x00", ""))
+                       display_name=s.display_name.replace("\x00", ""), erased=s.erased)
             for s in response.seats
         ]
         if not holders:

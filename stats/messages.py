@@ -44,7 +44,8 @@ def match_message(match: Match) -> stats_pb2.Match:
         players=[
             stats_pb2.MatchPlayer(
                 seat_index=p.seat_index, member_id=p.member_id, display_name=p.display_name,
-                team=p.team or "", won=p.won, points=p.points, elo_delta=p.elo_delta)
+                team=p.team or "", won=p.won, points=p.points, elo_delta=p.elo_delta,
+                erased=p.erased)
             for p in match.players
         ],
     )
@@ -59,7 +60,8 @@ def match_from_message(message: stats_pb2.Match) -> Match:
         result=json.loads(message.result_json) if message.result_json else {},
         players=tuple(
             Player(seat_index=p.seat_index, member_id=p.member_id, display_name=p.display_name,
-                   team=p.team or None, won=p.won, points=p.points, elo_delta=p.elo_delta)
+                   team=p.team or None, won=p.won, points=p.points, elo_delta=p.elo_delta,
+                   erased=p.erased)
             for p in message.players
         ),
     )

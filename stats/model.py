@@ -5,11 +5,18 @@ Times are integer milliseconds since the Unix epoch, as everywhere inside the pl
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import secrets
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 DEFAULT_GAME_TYPE = "scopone_scientifico"
 ERASED_NAME = "deleted player"
+
+
+def erased_member_id() -> str:
+    """A fresh id for one erased row: random, never reused, recognisably nobody's login
+    (the shape of the lobby's and of Postgres's ``'deleted-' || <32 hex>``)."""
+    return f"deleted-{secrets.token_hex(16)}"
 
 
 @dataclass(frozen=True)
@@ -24,6 +31,12 @@ class Player:
     points: int
     elo_delta: int = 0  # filled in when the match is recorded
     details: dict[str, Any] = field(default_factory=dict)
+    # Anonymized (a fresh member_id per row, ERASED_NAME). Erased before the match was
+    # recorded: never rated (elo_delta 0, see stats.standings); after: the delta stays.
+    erased: bool = False
+
+    def anonymized(self, new_member_id: str) -> Player:
+        return replace(self, member_id=new_member_id, display_name=ERASED_NAME, erased=True)
 
 
 @dataclass(frozen=True)
@@ -46,6 +59,7 @@ class SeatHolder:
     seat_index: int
     member_id: str
     display_name: str
+    erased: bool = False  # the lobby erased the member: the id stands for nobody
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,17 @@ Both stores settle Elo with :func:`stats.standings.settle` inside the write that
 match, so a match, its players and every player's new rating land together or not at all.
 The in-memory store (``DATABASE_URL`` unset) serves a single replica; one behaviour test suite
 runs against both.
+
+An erasure racing a recording. RecordMatch reads the lobby's seating before its write, so a
+member erased in between (the gateway erases in the lobby first, then here) would be written
+under their real id after their erasure. Each erasure therefore leaves a mark: a numbered
+SHA-256 of the member id (never the id), kept ERASURE_MARK_RETENTION, just long enough to cover
+a recording in flight. The recording takes ``erasure_mark()`` (the newest number) before it
+reads the seating and, inside its write, after it has serialized with erasures (a table lock),
+writes as erased every player whose hash was marked after that number. An erasure marked at or
+before the number had already finished in the lobby, so the seating showed its seat erased; an
+erasure that commits after the write finds the rows and anonymizes them. Only erasures after
+the read count, so a member who comes back after deleting their account is rated as anyone.
 """
 
 from __future__ import annotations
@@ -11,9 +22,12 @@ from __future__ import annotations
 import asyncio
 import copy
 import functools
+import hashlib
 import json
 import logging
+import time
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Collection
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 
@@ -28,10 +42,30 @@ from stats.model import (
     Position,
     Rating,
     RecalculationSummary,
+    erased_member_id,
 )
-from stats.standings import Ledger, Standing, history_order, settle, with_deltas
+from stats.standings import Ledger, Standing, history_order, rated, settle, with_deltas
 
 log = logging.getLogger(__name__)
+
+# How long an erasure's mark is kept: far beyond any recording in flight (a lobby call and a
+# transaction, each with timeouts of seconds).
+ERASURE_MARK_RETENTION = timedelta(hours=1)
+
+
+def member_hash(member_id: str) -> bytes:
+    return hashlib.sha256(member_id.encode("utf-8")).digest()
+
+
+def _erased_meanwhile(match: Match, hashes: Collection[bytes],
+                      new_member_id: Callable[[], str]) -> Match:
+    """The match with every player whose member id hashes into ``hashes`` anonymized."""
+    if not hashes:
+        return match
+    players = tuple(p.anonymized(new_member_id())
+                    if not p.erased and member_hash(p.member_id) in hashes else p
+                    for p in match.players)
+    return replace(match, players=players)
 
 
 class StatsRepository(ABC):
@@ -42,11 +76,19 @@ class StatsRepository(ABC):
         """The recorded match, or None."""
 
     @abstractmethod
-    async def record_match(self, match: Match) -> tuple[Match, bool]:
-        """Record ``match`` (its players' deltas are computed here) and update the ratings.
+    async def erasure_mark(self) -> int:
+        """The number of the newest erasure: take it before reading a seating, pass it to
+        ``record_match`` (see the module's docstring)."""
 
-        Returns the stored match and True; when a match with this id is already recorded,
-        returns that one and False and changes nothing.
+    @abstractmethod
+    async def record_match(self, match: Match,
+                           erasures_after: int | None = None) -> tuple[Match, bool]:
+        """Record ``match`` (its players' deltas are computed here) and update the ratings of
+        its players that are not erased.
+
+        With ``erasures_after`` (an ``erasure_mark()``), players whose member was erased since
+        that mark are written as erased. Returns the stored match and True; when a match with
+        this id is already recorded, returns that one and False and changes nothing.
         """
 
     @abstractmethod
@@ -63,13 +105,15 @@ class StatsRepository(ABC):
         """By rating, then wins (both highest first), then member id."""
 
     @abstractmethod
-    async def erase_member(self, member_id: str, replacement_id: str) -> int:
-        """Anonymize the member's match rows under ``replacement_id``, drop their ratings;
-        returns how many rows were anonymized."""
+    async def erase_member(self, member_id: str) -> int:
+        """Anonymize the member's match rows (each under a fresh random id of its own, so they
+        cannot be linked), drop their ratings, mark the erasure; returns how many rows were
+        anonymized."""
 
     @abstractmethod
     async def recalculate(self) -> RecalculationSummary:
-        """Recompute every Elo delta and rating from the history, in finished order."""
+        """Recompute every Elo delta and rating from the history, in finished order (a match
+        with an erased player counts as recorded: see stats.standings)."""
 
     async def probe(self) -> None:
         """Raises while the store does not answer."""
@@ -84,20 +128,34 @@ class StatsRepository(ABC):
 class MemoryStatsRepository(StatsRepository):
     """Everything in dicts. No method awaits between reading and writing, so each is atomic."""
 
-    def __init__(self) -> None:
+    def __init__(self, new_member_id: Callable[[], str] = erased_member_id,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self._matches: dict[str, Match] = {}
         self._history: dict[str, set[str]] = {}  # member id -> ids of their matches
-        self._erased: set[str] = set()  # the replacement ids of erased members: never rated
         self._ledger = Ledger()
+        self._new_member_id = new_member_id
+        self._clock = clock
+        self._erasures: list[tuple[int, bytes, float]] = []  # (number, member hash, when)
+        self._erasure_count = 0
 
     async def get_match(self, match_id: str) -> Match | None:
         match = self._matches.get(match_id)
         return copy.deepcopy(match) if match is not None else None
 
-    async def record_match(self, match: Match) -> tuple[Match, bool]:
+    async def erasure_mark(self) -> int:
+        horizon = self._clock() - ERASURE_MARK_RETENTION.total_seconds()
+        self._erasures = [e for e in self._erasures if e[2] >= horizon]
+        return self._erasure_count
+
+    async def record_match(self, match: Match,
+                           erasures_after: int | None = None) -> tuple[Match, bool]:
         existing = self._matches.get(match.id)
         if existing is not None:
             return copy.deepcopy(existing), False
+        if erasures_after is not None:
+            match = _erased_meanwhile(
+                match, {h for number, h, _ in self._erasures if number > erasures_after},
+                self._new_member_id)
         settled = with_deltas(copy.deepcopy(match), self._ledger.settle(match))
         self._matches[match.id] = settled
         for player in settled.players:
@@ -126,20 +184,20 @@ class MemoryStatsRepository(StatsRepository):
         rows.sort(key=lambda row: (-row.rating, -row.wins, row.member_id))
         return rows[:limit]
 
-    async def erase_member(self, member_id: str, replacement_id: str) -> int:
+    async def erase_member(self, member_id: str) -> int:
+        self._erasure_count += 1
+        self._erasures.append((self._erasure_count, member_hash(member_id), self._clock()))
         anonymized = 0
         for match_id in self._history.pop(member_id, set()):
             match = self._matches[match_id]
             players = []
             for player in match.players:
                 if player.member_id == member_id:
-                    player = replace(player, member_id=replacement_id, display_name=ERASED_NAME)
+                    player = player.anonymized(self._new_member_id())  # one id per row
+                    self._history.setdefault(player.member_id, set()).add(match_id)
                     anonymized += 1
                 players.append(player)
             self._matches[match_id] = replace(match, players=tuple(players))
-            self._history.setdefault(replacement_id, set()).add(match_id)
-        if anonymized:
-            self._erased.add(replacement_id)
         standings = self._ledger.standings
         for key in [key for key in standings if key[0] == member_id]:
             del standings[key]
@@ -148,13 +206,11 @@ class MemoryStatsRepository(StatsRepository):
     async def recalculate(self) -> RecalculationSummary:
         ordered = sorted(self._matches.values(), key=history_order)
         ledger = Ledger()
-        settled = [with_deltas(match, ledger.settle(match)) for match in ordered]
+        settled = [with_deltas(match, ledger.replay(match)) for match in ordered]
         changed = sum(old.elo_delta != new.elo_delta
                       for before, after in zip(ordered, settled, strict=True)
                       for old, new in zip(before.players, after.players, strict=True))
         self._matches = {match.id: match for match in settled}
-        for key in [key for key in ledger.standings if key[0] in self._erased]:
-            del ledger.standings[key]
         self._ledger = ledger
         return RecalculationSummary(len(settled), len(ledger.standings), changed)
 
@@ -226,8 +282,22 @@ ORDER BY member_id FOR UPDATE
 """
 _INSERT_PLAYER = """
 INSERT INTO match_player (match_id, member_id, display_name, seat, team, won, points, elo_delta,
-                          details, game_type, finished_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11)
+                          details, game_type, finished_at, erased)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12)
+"""
+# Taken by a recording before it looks for erasures: it conflicts with the lock an erasure
+# takes (_ERASE), so an erasure either committed before the look or waits for the recording.
+_LOCK_AGAINST_ERASURE = "LOCK TABLE player_rating IN ROW EXCLUSIVE MODE"
+_PRUNE_MARKS = (f"DELETE FROM erased_member WHERE erased_at < now() - interval "
+                f"'{int(ERASURE_MARK_RETENTION.total_seconds())} seconds'")
+# The data-modifying CTE prunes old marks; the max still sees them (one snapshot), which is
+# harmless: the newest mark is never among the pruned.
+_ERASURE_MARK = f"""
+WITH pruned AS ({_PRUNE_MARKS})
+SELECT coalesce(max(seq), 0) FROM erased_member
+"""
+_ERASED_SINCE = """
+SELECT member_hash FROM erased_member WHERE seq > $1 AND member_hash = ANY($2::bytea[])
 """
 _UPDATE_RATING = """
 UPDATE player_rating
@@ -239,7 +309,8 @@ SELECT id::text, game_type, started_at, finished_at, result::text FROM match
 WHERE id = ANY($1::uuid[])
 """
 _SELECT_PLAYERS = """
-SELECT match_id::text, seat, member_id, display_name, team, won, points, elo_delta, details::text
+SELECT match_id::text, seat, member_id, display_name, team, won, points, elo_delta, details::text,
+       erased
 FROM match_player WHERE match_id = ANY($1::uuid[]) ORDER BY match_id, seat
 """
 _SELECT_RATINGS = """
@@ -252,12 +323,19 @@ WHERE game_type = $1 AND matches > 0
 ORDER BY rating DESC, wins DESC, member_id
 LIMIT $2
 """
-# Erasure and backfill take a table lock that conflicts with the INSERT every recording starts
-# its rating work with: no recording can slip a row of the member in between (nor see a
-# half-recalculated table). Plain reads are never blocked.
+# Erasure and backfill take a table lock that conflicts with the one every recording takes
+# before its rating work (_LOCK_AGAINST_ERASURE): no recording can slip a row of the member in
+# between (nor see a half-recalculated table). Plain reads are never blocked. Every anonymized
+# row gets its own random id (gen_random_uuid() is evaluated per row), so the erased rows
+# cannot be linked to each other; the mark (a hash, see the module's docstring) catches a
+# recording that read the seating before the erasure.
 _ERASE = (
     "LOCK TABLE player_rating IN SHARE ROW EXCLUSIVE MODE",
-    """UPDATE match_player SET member_id = $2, display_name = $3, erased = true
+    _PRUNE_MARKS,
+    "INSERT INTO erased_member (member_hash) VALUES ($1)",
+    """UPDATE match_player
+       SET member_id = 'deleted-' || replace(gen_random_uuid()::text, '-', ''),
+           display_name = $2, erased = true
        WHERE member_id = $1""",
     "DELETE FROM player_rating WHERE member_id = $1",
 )
@@ -308,7 +386,12 @@ class PostgresStatsRepository(StatsRepository):
         return matches[0] if matches else None
 
     @_database_call
-    async def record_match(self, match: Match) -> tuple[Match, bool]:
+    async def erasure_mark(self) -> int:
+        return await self._pool.fetchval(_ERASURE_MARK)
+
+    @_database_call
+    async def record_match(self, match: Match,
+                           erasures_after: int | None = None) -> tuple[Match, bool]:
         async with self._pool.acquire() as connection, connection.transaction():
             inserted = await connection.fetchval(
                 _INSERT_MATCH, match.id, match.game_type, _datetime(match.started_ms),
@@ -317,7 +400,13 @@ class PostgresStatsRepository(StatsRepository):
                 # Another call recorded it (ON CONFLICT waited for it to commit).
                 (existing,) = await self._fetch_matches(connection, [match.id])
                 return existing, False
-            members = sorted(p.member_id for p in match.players)
+            await connection.execute(_LOCK_AGAINST_ERASURE)
+            if erasures_after is not None:
+                hashes = [member_hash(p.member_id) for p in rated(match)]
+                found = await connection.fetch(_ERASED_SINCE, erasures_after, hashes)
+                match = _erased_meanwhile(match, {bytes(row[0]) for row in found},
+                                          erased_member_id)
+            members = sorted(p.member_id for p in rated(match))
             await connection.execute(_ENSURE_RATINGS, members, match.game_type)
             rows = await connection.fetch(_LOCK_RATINGS, match.game_type, members)
             standings = {
@@ -331,7 +420,7 @@ class PostgresStatsRepository(StatsRepository):
             finished_at = _datetime(match.finished_ms)
             await connection.executemany(_INSERT_PLAYER, [
                 (match.id, p.member_id, p.display_name, p.seat_index, p.team, p.won, p.points,
-                 p.elo_delta, json.dumps(p.details), match.game_type, finished_at)
+                 p.elo_delta, json.dumps(p.details), match.game_type, finished_at, p.erased)
                 for p in settled.players])
             await connection.executemany(_UPDATE_RATING, [
                 (member, match.game_type, s.rating, s.matches, s.wins, s.points,
@@ -360,11 +449,13 @@ class PostgresStatsRepository(StatsRepository):
                                row["matches"], row["points"]) for row in rows]
 
     @_database_call
-    async def erase_member(self, member_id: str, replacement_id: str) -> int:
-        lock, anonymize, drop_ratings = _ERASE
+    async def erase_member(self, member_id: str) -> int:
+        lock, prune, mark, anonymize, drop_ratings = _ERASE
         async with self._pool.acquire() as connection, connection.transaction():
             await connection.execute(lock)
-            status = await connection.execute(anonymize, member_id, replacement_id, ERASED_NAME)
+            await connection.execute(prune)
+            await connection.execute(mark, member_hash(member_id))
+            status = await connection.execute(anonymize, member_id, ERASED_NAME)
             await connection.execute(drop_ratings, member_id)
         return int(status.split()[-1])
 
@@ -387,7 +478,7 @@ class PostgresStatsRepository(StatsRepository):
                 seat_index=row["seat"], member_id=row["member_id"],
                 display_name=row["display_name"], team=row["team"], won=row["won"],
                 points=row["points"], elo_delta=row["elo_delta"],
-                details=json.loads(row["details"])))
+                details=json.loads(row["details"]), erased=row["erased"]))
         found = {
             row["id"]: Match(row["id"], row["game_type"], _ms(row["started_at"]),
                              _ms(row["finished_at"]), json.loads(row["result"]),
@@ -400,7 +491,6 @@ class PostgresStatsRepository(StatsRepository):
 async def _recalculate(connection: asyncpg.Connection) -> RecalculationSummary:
     """Replay the history one match at a time (streamed), then write what changed."""
     ledger = Ledger()
-    erased_members: set[str] = set()
     changed: list[tuple[str, int, int]] = []
     matches = 0
 
@@ -409,13 +499,13 @@ async def _recalculate(connection: asyncpg.Connection) -> RecalculationSummary:
         first = rows[0]
         match = Match(first["match_id"], first["game_type"], 0, _ms(first["finished_at"]), {},
                       tuple(Player(row["seat"], row["member_id"], row["display_name"],
-                                   row["team"], row["won"], row["points"], row["elo_delta"])
+                                   row["team"], row["won"], row["points"], row["elo_delta"],
+                                   erased=row["erased"])
                             for row in rows))
-        deltas = ledger.settle(match)
+        deltas = ledger.replay(match)  # erased players are never in the ledger
         for player in match.players:
             if player.elo_delta != deltas[player.member_id]:
                 changed.append((match.id, player.seat_index, deltas[player.member_id]))
-        erased_members.update(row["member_id"] for row in rows if row["erased"])
         matches += 1
 
     pending: list[asyncpg.Record] = []
@@ -436,7 +526,6 @@ async def _recalculate(connection: asyncpg.Connection) -> RecalculationSummary:
     await connection.execute("DELETE FROM player_rating")
     kept = [(member, game_type, s.rating, s.matches, s.wins, s.points, s.display_name,
              _datetime(s.last_finished_ms))
-            for (member, game_type), s in sorted(ledger.standings.items())
-            if member not in erased_members]
+            for (member, game_type), s in sorted(ledger.standings.items())]
     await connection.copy_records_to_table("player_rating", records=kept, columns=_RATING_COLUMNS)
     return RecalculationSummary(matches, len(kept), len(changed))

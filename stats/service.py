@@ -25,6 +25,7 @@ from stats.model import (
     Position,
     Rating,
     SeatHolder,
+    erased_member_id,
 )
 from stats.repository import StatsRepository
 
@@ -76,7 +77,7 @@ class HistoryPage:
 
 class StatsService:
     def __init__(self, repository: StatsRepository, seating: SeatingSource,
-                 cursors: CursorCodec, new_member_id: Callable[[], str] = lambda: str(uuid.uuid4())):
+                 cursors: CursorCodec, new_member_id: Callable[[], str] = erased_member_id):
         self.repository = repository
         self.seating = seating
         self.cursors = cursors
@@ -89,10 +90,13 @@ class StatsService:
         if existing is not None:
             # Answered without the lobby, which may have forgotten the table by now.
             return existing, False
+        # The mark first, then the seating: an erasure after the mark is caught in the write
+        # even when the seating still showed the member (stats/repository.py).
+        mark = await self.repository.erasure_mark()
         holders = await self.seating.seating(table_id)
-        players = _join_seating(table_id, outcomes, holders)
+        players = _join_seating(table_id, outcomes, holders, self.new_member_id)
         match = Match(id=table_id, players=players, **match_fields)
-        return await self.repository.record_match(match)
+        return await self.repository.record_match(match, erasures_after=mark)
 
     async def list_matches(self, member_id: str, game_type: str, page_size: int,
                            page_token: str) -> HistoryPage:
@@ -123,7 +127,7 @@ class StatsService:
         return kind, await self.repository.leaderboard(kind, size)
 
     async def erase_member(self, member_id: str) -> int:
-        return await self.repository.erase_member(_checked_member(member_id), self.new_member_id())
+        return await self.repository.erase_member(_checked_member(member_id))
 
 
 # -- checks --------------------------------------------------------------------------------
@@ -276,9 +280,12 @@ def _checked_report(report: MatchReport) -> tuple[str, list[_Outcome], dict[str,
     return table_id, outcomes, fields
 
 
-def _join_seating(table_id: str, outcomes: list[_Outcome],
-                  holders: Sequence[SeatHolder]) -> tuple[Player, ...]:
-    """Every reported seat with the member the lobby seated there; both must cover the same seats."""
+def _join_seating(table_id: str, outcomes: list[_Outcome], holders: Sequence[SeatHolder],
+                  new_member_id: Callable[[], str]) -> tuple[Player, ...]:
+    """Every reported seat with the member the lobby seated there; both must cover the same seats.
+
+    A seat the lobby says is erased becomes an erased player (stats' own fresh id, "deleted
+    player"), never rated: see stats.standings."""
     by_seat = {holder.seat: holder for holder in holders}
     missing = [o.seat for o in outcomes if o.seat not in by_seat]
     if missing:
@@ -291,9 +298,11 @@ def _join_seating(table_id: str, outcomes: list[_Outcome],
     members = [by_seat[o.seat].member_id for o in outcomes]
     if len(set(members)) != len(members):
         raise _invalid("one member holds two seats of this table", table_id=table_id)
-    return tuple(
-        Player(seat_index=o.seat_index, member_id=by_seat[o.seat].member_id,
-               display_name=by_seat[o.seat].display_name, team=o.team, won=o.won,
-               points=o.points, details=o.details)
-        for o in outcomes
-    )
+    players = []
+    for o in outcomes:
+        holder = by_seat[o.seat]
+        player = Player(seat_index=o.seat_index, member_id=holder.member_id,
+                        display_name=holder.display_name, team=o.team, won=o.won,
+                        points=o.points, details=o.details)
+        players.append(player.anonymized(new_member_id()) if holder.erased else player)
+    return tuple(players)

@@ -2,6 +2,19 @@
 
 Live recording and the backfill both go through :func:`settle`, so replaying the history in
 finished order lands exactly where recording it in that order did.
+
+Erased players. A player already erased when the match is recorded (the lobby's seat says so,
+or the erasure raced the recording) is not rated: no standing, elo_delta 0, and the Elo of the
+others is computed among the real players only (a team's rating is the mean of its remaining
+members; a side with nobody left drops out, and with a single side left nobody moves). Their
+real rating is gone with the erasure, so any stand-in (1500, the partner's) would be invented;
+leaving them out keeps the team deltas zero-sum.
+
+The backfill cannot recompute a match that has an erased player: each erased row has its own
+random id, so the erased member's rating at the time is unknowable (that is the point), and a
+player erased after recording was rated with it. :meth:`Ledger.replay` therefore applies such a
+match as recorded (its stored deltas, to the real players only), which is what live recording
+did; every other match is settled afresh.
 """
 
 from __future__ import annotations
@@ -30,24 +43,42 @@ def side_of(player: Player) -> tuple[str, object]:
     return ("team", player.team) if player.team else ("seat", player.seat_index)
 
 
-def settle(match: Match, standings: MutableMapping[str, Standing]) -> dict[str, int]:
-    """Every player's Elo delta (by member id); ``standings`` (by member id) updated in place.
+def rated(match: Match) -> list[Player]:
+    """The players whose ratings a match moves: all but the erased."""
+    return [p for p in match.players if not p.erased]
 
-    Every player of the match must have an entry (a fresh ``Standing()`` for a first match).
+
+def settle(match: Match, standings: MutableMapping[str, Standing]) -> dict[str, int]:
+    """Every player's Elo delta (by member id; 0 for the erased); ``standings`` (by member id)
+    updated in place.
+
+    Every rated player of the match must have an entry (a fresh ``Standing()`` for a first
+    match); erased players need none and get none.
     """
-    participants = [elo.Participant(p.member_id, side_of(p), p.won) for p in match.players]
-    ratings = {p.member_id: standings[p.member_id].rating for p in match.players}
+    players = rated(match)
+    participants = [elo.Participant(p.member_id, side_of(p), p.won) for p in players]
+    ratings = {p.member_id: standings[p.member_id].rating for p in players}
     deltas = elo.match_deltas(participants, ratings)
-    for player in match.players:
-        standing = standings[player.member_id]
-        standing.rating += deltas[player.member_id]
-        standing.matches += 1
-        standing.wins += int(player.won)
-        standing.points += player.points
-        if standing.last_finished_ms is None or match.finished_ms >= standing.last_finished_ms:
-            standing.display_name = player.display_name
-            standing.last_finished_ms = match.finished_ms
-    return deltas
+    for player in players:
+        _move(standings[player.member_id], player, deltas[player.member_id], match.finished_ms)
+    return {p.member_id: deltas.get(p.member_id, 0) for p in match.players}
+
+
+def apply_recorded(match: Match, standings: MutableMapping[str, Standing]) -> dict[str, int]:
+    """The match's stored deltas, applied to its rated players' ``standings`` as recorded."""
+    for player in rated(match):
+        _move(standings[player.member_id], player, player.elo_delta, match.finished_ms)
+    return {p.member_id: p.elo_delta for p in match.players}
+
+
+def _move(standing: Standing, player: Player, delta: int, finished_ms: int) -> None:
+    standing.rating += delta
+    standing.matches += 1
+    standing.wins += int(player.won)
+    standing.points += player.points
+    if standing.last_finished_ms is None or finished_ms >= standing.last_finished_ms:
+        standing.display_name = player.display_name
+        standing.last_finished_ms = finished_ms
 
 
 def with_deltas(match: Match, deltas: dict[str, int]) -> Match:
@@ -62,10 +93,19 @@ class Ledger:
         self.standings: dict[tuple[str, str], Standing] = {}
 
     def settle(self, match: Match) -> dict[str, int]:
-        """The match's Elo deltas by member id, its players' standings moved."""
-        local = {p.member_id: self.standings.setdefault((p.member_id, match.game_type), Standing())
-                 for p in match.players}
-        return settle(match, local)
+        """The match's Elo deltas by member id, its rated players' standings moved."""
+        return settle(match, self._local(match))
+
+    def replay(self, match: Match) -> dict[str, int]:
+        """A recorded match again, for the backfill: settled afresh, or, when it has an erased
+        player, applied as recorded (see the module's docstring)."""
+        if any(p.erased for p in match.players):
+            return apply_recorded(match, self._local(match))
+        return settle(match, self._local(match))
+
+    def _local(self, match: Match) -> dict[str, Standing]:
+        return {p.member_id: self.standings.setdefault((p.member_id, match.game_type), Standing())
+                for p in rated(match)}
 
 
 def history_order(match: Match) -> tuple[int, str]:

@@ -23,9 +23,12 @@ async def test_erasure_anonymizes_waiting_and_started_games_alike(client):
     for seat in (in_started, in_waiting):
         assert seat.display_name == DELETED_PLAYER == "deleted player"
         assert seat.member_id != "bob" and seat.member_id.startswith("deleted-")
+        assert seat.erased
     assert in_started.member_id != in_waiting.member_id  # no link between the two seatings
     assert [s.member_id for s in await client.get_seating(started.id)] == [
         "alice", in_started.member_id, "carol", "dave"]
+    assert [s.erased for s in await client.get_seating(started.id)] == [False, True, False, False]
+    assert (await client.get_game(started.id)).seats[1].erased
     assert (await client.get_game(started.id)).status == "started"
     assert await client.get_seating(untouched.id) == list(untouched.seats)
     await fails(client.find_seat(started.id, "bob"), Reason.NOT_SEATED)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from dataclasses import replace
 
 import grpc
 import pytest
@@ -14,9 +15,25 @@ from tests.lobby.helpers import fails, full_game
 
 async def test_preview_shows_the_game_behind_a_code_in_any_case(client):
     game = await client.create_game("alice", "Alice", "scopone_scientifico")
-    assert await client.preview_game(game.join_code.lower()) == game
+    assert await client.preview_game(game.join_code.lower()) == _without_member_ids(game)
     started = await full_game(client, ("p", "q", "r", "s"))
     assert (await client.preview_game(started.join_code)).status == "started"
+
+
+async def test_preview_never_shows_member_ids(client):
+    """Anyone with the code may preview: names and seats yes, the members' ids (OIDC subs) no."""
+    started = await full_game(client, ("p", "q", "r", "s"))
+    await client.erase_member("q")
+    preview = await client.preview_game(started.join_code)
+    assert [(s.index, s.member_id, s.display_name, s.erased) for s in preview.seats] == [
+        (0, "", "P", False), (1, "", "deleted player", True), (2, "", "R", False),
+        (3, "", "S", False)]
+    # GetGame (for the seated) keeps them.
+    assert [s.member_id for s in (await client.get_game(started.id)).seats][::2] == ["p", "r"]
+
+
+def _without_member_ids(game):
+    return replace(game, seats=tuple(replace(s, member_id="") for s in game.seats))
 
 
 async def test_preview_of_an_unknown_code_is_game_not_found(client):

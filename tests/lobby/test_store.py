@@ -133,11 +133,13 @@ async def test_erasure_anonymizes_every_seating_of_the_member(store):
     assert touched == sorted([waiting.id, started.id])
     bob_seats = [(await store.get(waiting.id)).seats[1], (await store.get(started.id)).seats[0]]
     assert {s.display_name for s in bob_seats} == {DELETED_PLAYER}
+    assert all(s.erased for s in bob_seats)  # remembered, so stats never rates the seat
     assert {s.member_id for s in bob_seats} <= {"anon-1", "anon-2", "anon-3"}
     assert bob_seats[0].member_id != bob_seats[1].member_id
     assert [s.index for s in bob_seats] == [1, 0]  # seats never shift
     assert (await store.get(started.id)).started
     assert (await store.get(started.id)).seat_of("carol") == Seat(2, "carol", "carol")
+    assert not any(s.erased for s in (await store.get(started.id)).seats[1:])
     assert (await store.get(elsewhere.id)).seats == elsewhere.seats
     assert await store.erase_member("bob", lambda: "anon-x") == []
     assert await store.erase_member("nobody", lambda: "anon-y") == []
@@ -151,6 +153,8 @@ async def test_an_erased_seat_is_found_by_its_fresh_id_only(store):
     assert (await store.join(game.join_code, "anon-1", "x")).outcome is JoinOutcome.ALREADY_SEATED
     rejoin = await store.join(game.join_code, "bob", "Bob")  # the same login joining anew
     assert rejoin.outcome is JoinOutcome.SEATED and rejoin.game.seat_of("bob").index == 2
+    assert [s.erased for s in rejoin.game.seats] == [False, True, False]
+    assert [s.erased for s in (await store.touch(game.id)).seats] == [False, True, False]
 
 
 # -- time to live -----------------------------------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import grpc
@@ -24,10 +25,16 @@ TEST_SECRET = b"tests-only-page-token-key-0123456789"
 
 
 class FakeLobby(lobby_pb2_grpc.LobbyServiceServicer):
-    """The lobby's GetSeating from a dict of table id -> [(member id, name)] in seat order."""
+    """The lobby's GetSeating from a dict of table id -> [(member id, name)] in seat order.
+
+    Members in ``erased`` are answered as the lobby answers an erased seat; ``on_seating``
+    (when set) is awaited after the seating is read and before it is answered: a stand-in for
+    whatever happens meanwhile (an erasure racing the recording)."""
 
     def __init__(self) -> None:
         self.seatings: dict[str, list[tuple[str, str]]] = {}
+        self.erased: set[str] = set()
+        self.on_seating: Callable[[], Awaitable[None]] | None = None
         self.calls = 0
         self.address = ""
 
@@ -40,10 +47,14 @@ class FakeLobby(lobby_pb2_grpc.LobbyServiceServicer):
         seating = self.seatings.get(request.table_id)
         if seating is None:
             raise ServiceError(Reason.GAME_NOT_FOUND, "Game not found", table_id=request.table_id)
-        return lobby_pb2.GetSeatingResponse(seats=[
+        response = lobby_pb2.GetSeatingResponse(seats=[
             lobby_pb2.SeatAssignment(seat=f"seat:{i}", seat_index=i, member_id=member,
-                                     display_name=name)
+                                     display_name="deleted player" if member in self.erased
+                                     else name, erased=member in self.erased)
             for i, (member, name) in enumerate(seating)])
+        if self.on_seating is not None:
+            await self.on_seating()
+        return response
 
 
 async def start_server(*adders) -> tuple[grpc.aio.Server, str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from dataclasses import replace
 from importlib import resources
 
 import asyncpg
@@ -13,11 +14,13 @@ from services.config import Settings
 from services.errors import Reason, ServiceError
 from services.migrations import migrate
 from stats import backfill
-from stats.repository import PostgresStatsRepository
+from stats.model import erased_member_id
+from stats.repository import PostgresStatsRepository, member_hash
 from tests.stats.servers import postgres_repository
 from tests.stats.helpers import BASE_MS, SCOPONE, team_match
 
-TABLES = {"match", "match_player", "player_rating"}
+TABLES = {"match", "match_player", "player_rating", "erased_member"}
+MIGRATIONS = ["stats/0001_match_history.sql", "stats/0002_erasure.sql"]
 
 
 async def _tables(dsn: str) -> set[str]:
@@ -32,30 +35,31 @@ async def _tables(dsn: str) -> set[str]:
 
 async def test_migrations_build_the_schema_from_empty_and_apply_once(postgres_dsn):
     assert await _tables(postgres_dsn) == set()
-    assert await migrate(postgres_dsn, components=("stats",)) == ["stats/0001_match_history.sql"]
+    assert await migrate(postgres_dsn, components=("stats",)) == MIGRATIONS
     assert await _tables(postgres_dsn) == TABLES | {"schema_migrations"}
     assert await migrate(postgres_dsn, components=("stats",)) == []
 
 
 async def test_concurrent_migrations_apply_each_file_once(postgres_dsn):
     results = await asyncio.gather(*(migrate(postgres_dsn, components=("stats",)) for _ in range(4)))
-    assert sorted(len(applied) for applied in results) == [0, 0, 0, 1]
+    assert sorted(len(applied) for applied in results) == [0, 0, 0, len(MIGRATIONS)]
     connection = await asyncpg.connect(postgres_dsn)
     try:
         assert await connection.fetchval(
-            "SELECT count(*) FROM schema_migrations WHERE component = 'stats'") == 1
+            "SELECT count(*) FROM schema_migrations WHERE component = 'stats'") == len(MIGRATIONS)
     finally:
         await connection.close()
 
 
 async def test_a_schema_made_by_hand_is_adopted(postgres_dsn):
-    sql = (resources.files("stats") / "migrations" / "0001_match_history.sql").read_text()
+    folder = resources.files("stats") / "migrations"
     connection = await asyncpg.connect(postgres_dsn)
     try:
-        await connection.execute(sql)
+        for name in MIGRATIONS:
+            await connection.execute((folder / name.removeprefix("stats/")).read_text())
     finally:
         await connection.close()
-    assert await migrate(postgres_dsn, components=("stats",)) == ["stats/0001_match_history.sql"]
+    assert await migrate(postgres_dsn, components=("stats",)) == MIGRATIONS
 
 
 async def test_concurrent_records_leave_exactly_one_match_row(postgres_dsn):
@@ -132,7 +136,7 @@ async def test_an_unreachable_database_is_unavailable():
     try:
         for call in (repository.get_match(str(uuid.uuid4())),
                      repository.record_match(team_match(("a", "b", "c", "d"))),
-                     repository.leaderboard(SCOPONE, 10), repository.erase_member("a", "z")):
+                     repository.leaderboard(SCOPONE, 10), repository.erase_member("a"), repository.erasure_mark()):
             with pytest.raises(ServiceError) as caught:
                 await call
             assert caught.value.reason is Reason.UNAVAILABLE
@@ -155,3 +159,92 @@ async def test_history_pages_come_from_an_index(postgres_dsn):
     finally:
         await connection.close()
     assert "match_player_history_idx" in plan and "Sort" not in plan
+
+
+# -- erasure ----------------------------------------------------------------------------------
+
+
+async def test_an_erasure_committing_while_the_recording_waits_is_seen(postgres_dsn):
+    """The recording's lock serializes it with erasures: an erasure that holds the lock when the
+    recording reaches it, and commits then, is seen by the recording's check."""
+    repository = await postgres_repository(postgres_dsn)
+    eraser = await asyncpg.connect(postgres_dsn)
+    try:
+        mark = await repository.erasure_mark()
+        erasure = eraser.transaction()
+        await erasure.start()
+        await eraser.execute("LOCK TABLE player_rating IN SHARE ROW EXCLUSIVE MODE")
+        recording = asyncio.create_task(
+            repository.record_match(team_match(("alice", "bob", "carol", "dave")),
+                                    erasures_after=mark))
+        await asyncio.sleep(0.3)
+        assert not recording.done()  # waiting for the erasure
+        await eraser.execute("INSERT INTO erased_member (member_hash) VALUES ($1)",
+                             member_hash("bob"))
+        await erasure.commit()
+        stored, _ = await recording
+        assert [p.erased for p in stored.players] == [False, True, False, False]
+        assert await eraser.fetchval(
+            "SELECT count(*) FROM player_rating WHERE member_id = 'bob'") == 0
+        # What is kept of the erasure is a hash, never the id.
+        assert await eraser.fetchval("SELECT count(*) FROM erased_member") == 1
+        assert bytes(await eraser.fetchval("SELECT member_hash FROM erased_member")) != b"bob"
+    finally:
+        await eraser.close()
+        await repository.close()
+
+
+async def test_the_migration_gives_every_erased_row_its_own_id(postgres_dsn):
+    """Rows erased before 0002 shared one replacement id per member: no longer."""
+    folder = resources.files("stats") / "migrations"
+    connection = await asyncpg.connect(postgres_dsn)
+    try:
+        await connection.execute((folder / "0001_match_history.sql").read_text())
+        for i in range(3):
+            match_id = uuid.uuid4()
+            await connection.execute(
+                "INSERT INTO match (id, game_type, started_at, finished_at, result) "
+                "VALUES ($1, 'scopone_scientifico', now(), now(), '{}')", match_id)
+            for seat, (member, erased) in enumerate([("pseudonym", True), ("alice", False)]):
+                await connection.execute(
+                    "INSERT INTO match_player (match_id, member_id, display_name, seat, won, "
+                    "points, elo_delta, erased, game_type, finished_at) VALUES ($1, $2, 'x', $3, "
+                    "false, 0, 0, $4, 'scopone_scientifico', now())",
+                    match_id, member, seat, erased)
+        assert await migrate(postgres_dsn, components=("stats",)) == MIGRATIONS
+        erased = [r[0] for r in await connection.fetch(
+            "SELECT member_id FROM match_player WHERE erased")]
+        assert len(set(erased)) == 3 and all(m.startswith("deleted-") for m in erased)
+        assert await connection.fetchval(
+            "SELECT count(*) FROM match_player WHERE member_id = 'alice'") == 3
+    finally:
+        await connection.close()
+
+
+async def test_backfill_command_agrees_with_live_recording_of_erased_players(postgres_dsn):
+    repository = await postgres_repository(postgres_dsn)
+    members = ["m0", "m1", "m2", "m3", "m4", "m5", "m6"]
+    try:
+        for i in range(10):
+            match = team_match(tuple(members[(i * 3 + j) % 7] for j in range(4)),
+                               winner="AB"[i % 2 or i % 3 == 0], finished_ms=BASE_MS + i * 1000)
+            if i in (3, 6):  # the seat's member was erased while the match was played
+                erased = match.players[i % 4].anonymized(erased_member_id())
+                match = replace(match, players=tuple(erased if p.seat_index == i % 4 else p
+                                                     for p in match.players))
+            await repository.record_match(match)
+            if i == 4:
+                await repository.erase_member("m2")  # after some rated matches of theirs
+    finally:
+        await repository.close()
+    live = await _rows(postgres_dsn)
+    connection = await asyncpg.connect(postgres_dsn)
+    try:  # wreck what the backfill can rebuild: every rating, the deltas of the other matches
+        await connection.execute("""UPDATE match_player SET elo_delta = elo_delta + 7
+            WHERE match_id NOT IN (SELECT match_id FROM match_player WHERE erased)""")
+        await connection.execute("UPDATE player_rating SET rating = 0, wins = 99")
+        await connection.execute("DELETE FROM player_rating WHERE member_id = 'm0'")
+    finally:
+        await connection.close()
+    assert await asyncio.to_thread(backfill.main, Settings(database_url=postgres_dsn)) == 0
+    assert await _rows(postgres_dsn) == live

@@ -6,7 +6,8 @@ import asyncio
 import uuid
 from dataclasses import replace
 
-from stats.model import ERASED_NAME, Position, Rating
+from stats.repository import MemoryStatsRepository
+from stats.model import ERASED_NAME, Position, Rating, erased_member_id
 from tests.stats.helpers import BASE_MS, SCOPONE, team_match
 
 ALICE_TEAM = ("alice", "bob", "carol", "dave")
@@ -135,19 +136,26 @@ async def test_erasure_anonymizes_rows_and_drops_ratings(repository):
     second = team_match(("alice", "erin", "frank", "gina"), finished_ms=BASE_MS + 1)
     await repository.record_match(first)
     await repository.record_match(second)
-    replacement = str(uuid.uuid4())
-    assert await repository.erase_member("alice", replacement) == 2
+    assert await repository.erase_member("alice") == 2
     assert await repository.ratings("alice") == []
     assert await repository.list_matches("alice", None, 10, None) == []
     assert "alice" not in {r.member_id for r in await repository.leaderboard(SCOPONE, 100)}
+    replacements = set()
     for match_id in (first.id, second.id):
         seat0 = (await repository.get_match(match_id)).players[0]
-        assert (seat0.member_id, seat0.display_name, seat0.elo_delta) == (replacement, ERASED_NAME, 16)
+        assert (seat0.display_name, seat0.elo_delta, seat0.erased) == (ERASED_NAME, 16, True)
+        assert seat0.member_id.startswith("deleted-")
+        replacements.add(seat0.member_id)
+    # A fresh id per row: the erased rows cannot be linked into one pseudonymous history.
+    assert len(replacements) == 2
+    for replacement in replacements:
+        assert len(await repository.list_matches(replacement, None, 10, None)) == 1
+        assert await repository.ratings(replacement) == []
     # The others keep their history and ratings untouched.
     bob = await repository.list_matches("bob", None, 10, None)
     assert [m.id for m in bob] == [first.id] and bob[0].players[0].display_name == ERASED_NAME
     assert await repository.ratings("carol") == [Rating(SCOPONE, 1516, 1)]
-    assert await repository.erase_member("alice", str(uuid.uuid4())) == 0
+    assert await repository.erase_member("alice") == 0
 
 
 async def test_backfill_of_a_history_recorded_in_order_changes_nothing(repository):
@@ -181,12 +189,120 @@ async def test_backfill_replays_in_finished_order(repository):
 async def test_backfill_keeps_erased_members_unrated(repository):
     await repository.record_match(team_match(ALICE_TEAM, finished_ms=BASE_MS))
     await repository.record_match(team_match(ALICE_TEAM, winner="B", finished_ms=BASE_MS + 1))
-    await repository.erase_member("alice", str(uuid.uuid4()))
+    await repository.erase_member("alice")
     before = await _snapshot(repository, ["bob", "carol", "dave"])
     summary = await repository.recalculate()
     assert summary.ratings == 3 and summary.changed_deltas == 0
     assert await _snapshot(repository, ["bob", "carol", "dave"]) == before
     assert len(await repository.leaderboard(SCOPONE, 100)) == 3
+
+
+# -- erased players ----------------------------------------------------------------------------
+
+
+def _erased_at(match, *seats):
+    """The match with the players at ``seats`` erased before it is recorded (as the lobby's
+    seating or a racing erasure makes them)."""
+    return replace(match, players=tuple(p.anonymized(erased_member_id()) if p.seat_index in seats
+                                        else p for p in match.players))
+
+
+async def test_a_player_erased_before_recording_is_never_rated(repository):
+    await repository.record_match(team_match(ALICE_TEAM, finished_ms=BASE_MS))
+    await repository.record_match(team_match(ALICE_TEAM, finished_ms=BASE_MS + 1))
+    # alice, carol 1531; bob, dave 1469. Seat 2 was erased while the match was played.
+    match = _erased_at(team_match(("alice", "bob", "gone", "dave"), winner="B",
+                                  finished_ms=BASE_MS + 2), 2)
+    stored, created = await repository.record_match(match)
+    assert created and stored == await repository.get_match(match.id)
+    # A's rating is alice's alone (1531) vs B 1469: E(A) = 0.58829, 32 * -0.58829 = -18.8 -> -19.
+    # (Counting the erased seat at 1500 would have given A 1515.5 and -18.)
+    assert [p.elo_delta for p in stored.players] == [-19, 19, 0, 19]
+    erased = stored.players[2]
+    assert (erased.erased, erased.display_name) == (True, ERASED_NAME)
+    assert erased.member_id.startswith("deleted-")
+    assert await repository.ratings(erased.member_id) == []
+    assert await repository.ratings("alice") == [Rating(SCOPONE, 1512, 3)]
+    assert await repository.ratings("bob") == [Rating(SCOPONE, 1488, 3)]
+    board = await repository.leaderboard(SCOPONE, 100)
+    assert sorted(r.member_id for r in board) == sorted(ALICE_TEAM)
+    assert ERASED_NAME not in {r.display_name for r in board}
+
+
+async def test_a_side_with_nobody_left_moves_nobody(repository):
+    stored, _ = await repository.record_match(_erased_at(team_match(ALICE_TEAM), 1, 3))
+    assert [p.elo_delta for p in stored.players] == [0, 0, 0, 0]
+    assert [p.erased for p in stored.players] == [False, True, False, True]
+    assert await repository.ratings("alice") == [Rating(SCOPONE, 1500, 1)]
+    board = await repository.leaderboard(SCOPONE, 100)
+    assert [(r.member_id, r.wins, r.matches) for r in board] == [("alice", 1, 1), ("carol", 1, 1)]
+
+
+async def test_an_erasure_after_the_mark_is_written_as_erased(repository):
+    """RecordMatch takes the mark, reads the seating (bob still in it), bob is erased, then
+    the write: bob must land erased, unrated."""
+    mark = await repository.erasure_mark()
+    assert await repository.erase_member("bob") == 0  # no rows yet: the race's blind spot
+    stored, _ = await repository.record_match(team_match(ALICE_TEAM), erasures_after=mark)
+    bob = stored.players[1]
+    assert (bob.erased, bob.display_name, bob.elo_delta) == (True, ERASED_NAME, 0)
+    assert bob.member_id != "bob"
+    # A 1500 vs B = dave alone at 1500: 16.
+    assert [p.elo_delta for p in stored.players] == [16, 0, 16, -16]
+    assert await repository.ratings("bob") == []
+    assert await repository.list_matches("bob", None, 10, None) == []
+    assert "bob" not in {r.member_id for r in await repository.leaderboard(SCOPONE, 100)}
+    # An erasure before the mark was already in the seating the recording read: bob, logging
+    # in again after deleting his account, plays and is rated like anyone.
+    mark = await repository.erasure_mark()
+    again, _ = await repository.record_match(team_match(ALICE_TEAM, finished_ms=BASE_MS + 1),
+                                             erasures_after=mark)
+    assert not any(p.erased for p in again.players)
+    assert (await repository.ratings("bob"))[0].matches == 1
+    # Without a mark (a caller that read no seating) nothing is looked up.
+    plain, _ = await repository.record_match(team_match(("erin", "bob", "gina", "hal")))
+    assert not plain.players[1].erased
+
+
+async def test_erasure_marks_are_forgotten_after_their_retention(repository):
+    await repository.erase_member("bob")
+    await _age_erasure_marks(repository)
+    mark_before = 0  # as old as can be: only the aged mark could match
+    await repository.erasure_mark()  # prunes
+    stored, _ = await repository.record_match(team_match(ALICE_TEAM), erasures_after=mark_before)
+    assert not stored.players[1].erased
+
+
+async def _age_erasure_marks(repository):
+    if isinstance(repository, MemoryStatsRepository):
+        repository._erasures = [(n, h, t - 7200) for n, h, t in repository._erasures]
+        return
+    async with repository._pool.acquire() as connection:
+        await connection.execute("UPDATE erased_member SET erased_at = erased_at - interval '2 hours'")
+
+
+async def test_backfill_takes_matches_with_erased_players_as_recorded(repository):
+    """Erased before recording (unrated) and erased after (rated, then anonymized): the
+    backfill lands where live recording did."""
+    members = ["m0", "m1", "m2", "m3", "m4", "m5"]
+    for i in range(8):
+        match = team_match(tuple(members[(i + j) % 6] for j in range(4)), winner="AB"[i % 3 == 0],
+                           finished_ms=BASE_MS + i)
+        if i in (2, 5):
+            match = _erased_at(match, i % 4)
+        await repository.record_match(match)
+        if i == 3:
+            # Erased after matches 0..3, which rated m1; m1 then comes back (the same login)
+            # and plays 4..7 afresh from 1500.
+            await repository.erase_member("m1")
+    before = await _snapshot(repository, members)
+    m1_before = await repository.ratings("m1")
+    assert m1_before[0].matches == sum(1 for i in range(4, 8) if 1 in {(i + j) % 6 for j in range(4)})
+    summary = await repository.recalculate()
+    assert summary.changed_deltas == 0
+    assert summary.ratings == len(members)
+    assert await _snapshot(repository, members) == before
+    assert await repository.ratings("m1") == m1_before
 
 
 async def test_concurrent_records_of_one_match_store_it_once(repository):

@@ -163,6 +163,51 @@ async def test_erase_member_anonymizes_and_drops_ratings(stack):
     assert await stack.client.erase_member("bob") == 0
 
 
+async def test_a_seat_the_lobby_erased_is_recorded_anonymized_and_unrated(stack):
+    """The member left (DELETE /api/me) while the match was played: the lobby's seat carries
+    a fresh id and erased = true; stats must neither keep that id nor rate it."""
+    table = stack.table(*FOUR)
+    stack.lobby.erased.add("carol")  # the lobby's seat: "carol" stands for its fresh id here
+    match = (await record(stack, table)).match
+    carol = match.players[2]
+    assert (carol.erased, carol.display_name, carol.elo_delta) == (True, ERASED_NAME, 0)
+    assert carol.member_id not in ("carol", "") and carol.member_id.startswith("deleted-")
+    assert [p.elo_delta for p in match.players] == [16, -16, 0, -16]  # A = alice alone, 1500
+    assert [p.erased for p in match.players] == [False, False, True, False]
+    assert await stack.client.ratings("carol") == []
+    assert await stack.client.ratings(carol.member_id) == []
+    board = await stack.client.leaderboard()
+    assert [e.member_id for e in board.entries] == ["alice", "bob", "dave"]
+    assert ERASED_NAME not in {e.display_name for e in board.entries}
+    # As stored, as listed (the wire carries erased too).
+    listed = (await stack.client.list_matches("alice")).matches[0]
+    assert listed == match
+
+
+async def test_an_erasure_racing_the_recording_is_not_undone(stack):
+    """Bob is erased (lobby, then stats) after stats read the seating that still names him,
+    before stats writes: his real id must not be written after his erasure."""
+    table = stack.table(*FOUR)
+
+    async def erase_bob_meanwhile():
+        stack.lobby.on_seating = None
+        stack.lobby.erased.add("bob")
+        assert await stack.client.erase_member("bob") == 0  # nothing of his is stored yet
+
+    stack.lobby.on_seating = erase_bob_meanwhile
+    match = (await record(stack, table)).match
+    bob = match.players[1]
+    assert (bob.erased, bob.display_name, bob.elo_delta) == (True, ERASED_NAME, 0)
+    assert bob.member_id != "bob"
+    assert await stack.client.ratings("bob") == []
+    assert (await stack.client.list_matches("bob")).matches == []
+    assert "bob" not in {e.member_id for e in (await stack.client.leaderboard()).entries}
+    # Bob comes back with the same login after his erasure: his next match is his.
+    stack.lobby.erased.discard("bob")
+    await record(stack, stack.table(*FOUR), finished_ms=BASE_MS + 1)
+    assert (await stack.client.ratings("bob"))[0].matches == 1
+
+
 # -- bad input: every one a clear INVALID_ARGUMENT (or its reason), never INTERNAL --------
 
 
