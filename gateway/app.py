@@ -55,6 +55,7 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
         Route("/api/leaderboard", history.leaderboard),
         Route("/api/game-types", games.game_types),
         Route("/api/games", games.create_game, methods=["POST"]),
+        Route("/api/games", method_not_allowed),  # else GET would fall to the SPA's 404
         Route("/api/games/join", games.join_game, methods=["POST"]),
         Route("/api/games/join", method_not_allowed),  # not a game id: 405 for any other method
         Route("/api/games/preview", games.preview),

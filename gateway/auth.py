@@ -14,7 +14,11 @@ Decided here (the contract leaves them open):
   400 ``{"detail": "Login failed"}``. The reason goes to the log at WARNING, never to the user.
 - A login in progress expires after the session store's ``pending_ttl_seconds`` (10 minutes).
 - The display name is the ID token's ``name``, else ``preferred_username`` (else the same from
-  the userinfo endpoint, when the ID token carries neither), else ``sub``; at most 100 characters.
+  the userinfo endpoint, when the ID token carries neither), else ``sub``, made fit for the
+  lobby (:func:`lobby.inputs.shown_name`: no control characters, at most 64 characters).
+- A ``sub`` the platform cannot keep as a member id (over 512 characters, control characters)
+  fails the login: a member who could log in but never sit at a table nor erase themselves
+  would be worse.
 - A successful login always starts a new session id (no fixation); logging in with another
   provider replaces the identity the session had.
 - Logout signs out of the provider the session used (RP-initiated logout with
@@ -57,7 +61,9 @@ from gateway.sessions import (
     session_id,
     set_cookie,
 )
+from lobby import inputs
 from services.config import OidcProvider, Settings
+from services.errors import ServiceError
 from services.timeutil import now_ms
 
 log = logging.getLogger(__name__)
@@ -65,7 +71,6 @@ log = logging.getLogger(__name__)
 SCOPE = "openid profile"
 CLOCK_LEEWAY_SECONDS = 60
 HTTP_TIMEOUT_SECONDS = 10.0
-NAME_LIMIT = 100
 # Asymmetric algorithms only: an ID token is checked against the provider's public keys.
 _SIGNING_ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512",
                        "ES256", "ES384", "ES512", "EdDSA")
@@ -213,6 +218,10 @@ class OidcClient:
             raise LoginFailed(f"the id_token is malformed: {type(error).__name__}") from None
         if not isinstance(claims.get("sub"), str) or not claims["sub"]:
             raise LoginFailed("the id_token has no usable sub")
+        try:
+            inputs.member_id(claims["sub"], "sub")
+        except ServiceError as error:
+            raise LoginFailed(f"the id_token's sub cannot be a member id: {error.message}") from None
         return dict(claims)
 
     async def userinfo(self, access_token: str | None) -> dict[str, Any] | None:
@@ -434,7 +443,7 @@ class Auth:
         member_session = Session(
             id=new_session_id(),
             sub=claims["sub"],
-            name=display_name or claims["sub"],
+            name=display_name or inputs.shown_name(claims["sub"]) or "player",
             provider=name,
             id_token=tokens["id_token"],
         )
@@ -450,8 +459,9 @@ class Auth:
 def _display_name(claims: dict[str, Any]) -> str | None:
     for claim in ("name", "preferred_username"):
         value = claims.get(claim)
-        if isinstance(value, str) and value.strip():
-            return value.strip()[:NAME_LIMIT]
+        name = inputs.shown_name(value) if isinstance(value, str) else ""
+        if name:
+            return name
     return None
 
 

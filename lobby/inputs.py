@@ -51,6 +51,22 @@ def display_name(value: str) -> str:
     return name
 
 
+def shown_name(value: str) -> str:
+    """``value`` made into a name :func:`display_name` accepts, or "" when nothing is left: for
+    names that come from elsewhere (an OIDC provider's claims), which may be anything.
+
+    Line breaks and tabs become spaces, the other forbidden characters go, runs of blanks become
+    one, and the name is cut to 64 characters.
+    """
+    kept = []
+    for ch in value:
+        if ch.isspace():
+            kept.append(" ")
+        elif not _has_control(ch):
+            kept.append(ch)
+    return " ".join("".join(kept).split())[:MAX_DISPLAY_NAME].strip()
+
+
 def game_type(value: str) -> str:
     if not value.strip():
         raise _invalid("game_type is required", "game_type")

@@ -19,6 +19,17 @@ from grpc_status import rpc_status
 
 DOMAIN = "tavolo.dev"
 
+# A status travels in HTTP/2 trailers (the message twice: grpc-message and the ErrorInfo's
+# Status), which gRPC caps at 16 KiB: a message echoing what a caller sent (an unknown game
+# type of 20,000 characters) would turn the error into RESOURCE_EXHAUSTED. Clipped to these.
+MESSAGE_LIMIT = 500
+METADATA_VALUE_LIMIT = 200
+
+
+def clipped(text: str, limit: int) -> str:
+    """``text``, cut to ``limit`` characters with an ellipsis when it is longer."""
+    return text if len(text) <= limit else text[:limit - 1] + "\u2026"
+
 
 class Reason(enum.Enum):
     """A machine-readable reason and the gRPC status code it travels with."""
@@ -76,13 +87,15 @@ class ServiceError(Exception):
 
     def to_status(self) -> grpc.Status:
         """The gRPC status, with the ErrorInfo in the ``grpc-status-details-bin`` trailer."""
-        info = error_details_pb2.ErrorInfo(
-            reason=self.reason.name, domain=DOMAIN, metadata=self.metadata
-        )
+        metadata = {key: clipped(value, METADATA_VALUE_LIMIT)
+                     for key, value in self.metadata.items()}
+        info = error_details_pb2.ErrorInfo(reason=self.reason.name, domain=DOMAIN,
+                                           metadata=metadata)
         detail = any_pb2.Any()
         detail.Pack(info)
         status = status_pb2.Status(
-            code=self.code.value[0], message=self.message, details=[detail]
+            code=self.code.value[0], message=clipped(self.message, MESSAGE_LIMIT),
+            details=[detail]
         )
         return rpc_status.to_status(status)
 

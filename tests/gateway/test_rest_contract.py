@@ -245,6 +245,25 @@ async def test_join_answers_405_to_other_methods_rather_than_taking_join_for_an_
         assert response.json() == {"detail": "Method Not Allowed"}
 
 
+async def test_other_methods_on_the_games_collection_are_405_not_404(players):
+    for method in ("GET", "HEAD", "PUT"):
+        response = await players[0].http.request(method, "/api/games")
+        assert response.status_code == 405 and response.headers["allow"] == "POST"
+
+
+async def test_oversized_names_in_a_create_are_the_contract_errors_not_503(players):
+    """The lobby echoes the type and the engine the option it refuses: a long one must not
+    overflow the gRPC trailers that carry the error (it used to come back as 503)."""
+    long_type = "t" * 20_000
+    response = await players[0].http.post("/api/games", json={"game_type": long_type})
+    assert response.status_code == 400
+    assert response.json()["detail"].startswith("Unknown game type: ttt")
+    assert len(response.json()["detail"]) < 1000
+    response = await players[0].http.post("/api/games", json={"options": {"k" * 12_000: 1}})
+    assert response.status_code == 422
+    assert response.json()["detail"].startswith("Invalid options: ")
+
+
 async def test_history_and_leaderboard_refuse_an_unknown_game_type_alike(players):
     for path in ("/api/me/matches?game_type=nope", "/api/leaderboard?game_type=nope"):
         response = await players[0].http.get(path)

@@ -310,6 +310,8 @@ def _unsigned(tokens: dict) -> dict:
     ("no sub", "'sub'"),
     ("unsigned", "'none'"),
     ("not a JWT", "decode_error"),
+    ("a sub no member id can be", "longer than 512"),
+    ("a sub with control characters", "control characters"),
 ])
 async def test_a_bad_id_token_fails(browser, providers, caplog, case, reason):
     now = int(time.time())
@@ -323,6 +325,8 @@ async def test_a_bad_id_token_fails(browser, providers, caplog, case, reason):
         "no sub": reissue(key, drop=("sub",)),
         "unsigned": _unsigned,
         "not a JWT": lambda tokens: {**tokens, "id_token": "not-a-jwt"},
+        "a sub no member id can be": reissue(key, sub="s" * 513),
+        "a sub with control characters": reissue(key, sub="ali\nce"),
     }[case]
     with caplog.at_level(logging.WARNING, logger="gateway.auth"):
         response = await browser.login("alice", provider="evil")
@@ -362,7 +366,10 @@ async def test_a_token_response_without_id_token_fails(browser, providers):
     ({"name": "Alice Liddell", "preferred_username": "ali"}, "Alice Liddell"),
     ({"drop": ("name",), "preferred_username": "ali"}, "ali"),
     ({"name": "  ", "preferred_username": "ali"}, "ali"),
-    ({"name": "x" * 300}, "x" * 100),
+    ({"name": "x" * 300}, "x" * 64),  # the lobby's limit, so that the member can sit down
+    ({"name": "Ali\tce\n Liddell"}, "Ali ce Liddell"),
+    ({"name": "abc\u202edef\x00"}, "abcdef"),  # no bidi override, no control character
+    ({"name": "\u202e\x07", "preferred_username": "ali"}, "ali"),  # nothing left: the next claim
 ])
 async def test_the_display_name_comes_from_the_id_token(browser, providers, change, expected):
     providers.evil.rewrite = reissue(providers.evil_key, **change)

@@ -31,6 +31,11 @@ class _Echo:
     async def fail(self, request: bytes, context) -> bytes:
         raise ServiceError(Reason.GAME_FULL, "Game is full", game_id="g1")
 
+    async def fail_long(self, request: bytes, context) -> bytes:
+        echoed = "\u00e9" * 20_000  # what a caller sent, echoed back: 40 KB of UTF-8
+        raise ServiceError(Reason.UNKNOWN_GAME_TYPE, f"Unknown game type: {echoed}",
+                           game_type=echoed)
+
     async def slow(self, request: bytes, context) -> bytes:
         self.slow_started.set()
         await asyncio.sleep(0.5)
@@ -44,6 +49,7 @@ class _Echo:
         handlers = {
             "Echo": grpc.unary_unary_rpc_method_handler(self.echo),
             "Fail": grpc.unary_unary_rpc_method_handler(self.fail),
+            "FailLong": grpc.unary_unary_rpc_method_handler(self.fail_long),
             "Slow": grpc.unary_unary_rpc_method_handler(self.slow),
             "StreamFail": grpc.unary_stream_rpc_method_handler(self.stream_fail),
         }
@@ -98,6 +104,20 @@ async def test_a_service_error_reaches_the_client_as_the_same_reason(running):
     assert error.reason is Reason.GAME_FULL
     assert error.message == "Game is full"
     assert error.metadata == {"game_id": "g1"}
+
+
+async def test_an_error_echoing_a_huge_input_arrives_clipped_with_its_reason(running):
+    """Not RESOURCE_EXHAUSTED from trailers over gRPC's 16 KiB cap, which callers would take for
+    an outage."""
+    address, *_ = running
+    async with grpc.aio.insecure_channel(address) as channel:
+        with pytest.raises(grpc.aio.AioRpcError) as raised:
+            await channel.unary_unary(f"/{SERVICE}/FailLong")(b"")
+    assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    error = from_rpc_error(raised.value)
+    assert error.reason is Reason.UNKNOWN_GAME_TYPE
+    assert error.message.startswith("Unknown game type: \u00e9\u00e9") and len(error.message) == 500
+    assert error.message.endswith("\u2026") and len(error.metadata["game_type"]) == 200
 
 
 async def test_a_stream_error_arrives_after_the_messages_sent_before_it(running):
