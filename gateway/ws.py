@@ -2,7 +2,9 @@
 
 Refusals happen before the handshake, with an HTTP status (401, 403, 404), so a browser's
 error handler sees why. Once open, no input closes the socket: every bad message gets an
-``error`` message and the game is unchanged. docs/websocket.md is the protocol's reference.
+``error`` message and the game is unchanged. The socket closes only for an oversized message
+(1009), for a session that ended (logout, DELETE /api/me: 1008) and for a game that is gone
+before it started (its lobby expired: 1000). docs/websocket.md is the protocol's reference.
 """
 
 from __future__ import annotations
@@ -10,8 +12,10 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from contextlib import suppress
 
+from redis.exceptions import RedisError
 from starlette.responses import JSONResponse
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
@@ -37,6 +41,10 @@ _CODES = {
     Reason.UNAVAILABLE: "unavailable",
 }
 LOBBY_POLL_SECONDS = 0.5
+# How old the names joined into the views may get: an erased player shows as "deleted player"
+# on the others' sockets within this long (at most one lobby call per socket per period).
+SEATING_REFRESH_SECONDS = 2.0
+SESSION_ENDED = 1008  # policy violation: the socket's session is gone
 
 
 async def game_socket(websocket: WebSocket) -> None:
@@ -58,7 +66,7 @@ async def game_socket(websocket: WebSocket) -> None:
         return await _deny(websocket, 403, "Not seated at this game")
     await websocket.accept()
     log.info("socket opened on game %s (seat %d)", game.id, seat.index)
-    connection = _Connection(websocket, backends, game, seat.seat)
+    connection = _Connection(websocket, backends, game, seat.seat, member.sub)
     try:
         await connection.run()
     finally:
@@ -72,11 +80,13 @@ async def _deny(websocket: WebSocket, status: int, detail: str) -> None:
 class _Connection:
     """One open socket: a task streaming views out while this one reads the player's messages."""
 
-    def __init__(self, websocket: WebSocket, backends, game, seat: str):
+    def __init__(self, websocket: WebSocket, backends, game, seat: str, sub: str):
         self.websocket = websocket
         self.backends = backends
         self.game = game
         self.seat = seat
+        self.sub = sub
+        self.seating_read = time.monotonic()
         self.sending = asyncio.Lock()
         self.started = asyncio.Event()
         if game.started:
@@ -96,13 +106,16 @@ class _Connection:
             await self.websocket.send_text(json.dumps(message, separators=(",", ":")))
 
     async def _stream_views(self) -> None:
-        await self._wait_for_start()
+        if not await self._wait_for_start():
+            return
         backoff = 0.2
         while True:
             try:
                 async for view in self.backends.game.watch_views(self.game.id, self.seat):
                     backoff = 0.2
-                    await self.send({"type": "state", "game": game_view(view, self.game)})
+                    if not await self._session_lives():
+                        return
+                    await self.send({"type": "state", "game": await self._view(view)})
                     if view.get("status") == "finished":
                         await self.send({"type": "game_over", "scores": view.get("scores"),
                                          "winner": view.get("winner")})
@@ -115,14 +128,48 @@ class _Connection:
             await asyncio.sleep(backoff)
             backoff = min(backoff * 2, 5.0)
 
-    async def _wait_for_start(self) -> None:
+    async def _wait_for_start(self) -> bool:
+        """Wait until the lobby says the game started; False (the socket closed) if it is gone."""
         while not self.started.is_set():
-            game = await self.backends.lobby.get_game(self.game.id)
+            try:
+                game = await self.backends.lobby.get_game(self.game.id)
+            except ServiceError as error:
+                if error.reason is Reason.GAME_NOT_FOUND:  # expired unstarted (GAME_TTL_SECONDS)
+                    await self.websocket.close(code=1000, reason="Game not found")
+                    return False
+                if not error.reason.transient:
+                    raise
+                game = self.game  # the lobby is briefly down: ask again
             if game.started:
                 self.game = game
+                self.seating_read = time.monotonic()
                 self.started.set()
-                return
+                return True
             await asyncio.sleep(LOBBY_POLL_SECONDS)
+        return True
+
+    async def _session_lives(self) -> bool:
+        """Whether the socket's member is still logged in; if not, the socket is closed.
+
+        Logging out or DELETE /api/me ends the session: its sockets must stop acting for the
+        seat (and, once erased, seeing it)."""
+        try:
+            member = await current_member(self.websocket)
+        except (RedisError, OSError) as error:  # the session store briefly down: no verdict
+            log.debug("game %s: session not checked: %s", self.game.id, error)
+            return True
+        if member is not None and member.sub == self.sub:
+            return True
+        await self.websocket.close(code=SESSION_ENDED, reason="Session ended")
+        return False
+
+    async def _view(self, view: dict) -> dict:
+        """The contract's view, the names from a seating at most SEATING_REFRESH_SECONDS old."""
+        if time.monotonic() - self.seating_read > SEATING_REFRESH_SECONDS:
+            with suppress(ServiceError):  # the lobby briefly down: the names we have will do
+                self.game = await self.backends.lobby.get_game(self.game.id)
+            self.seating_read = time.monotonic()
+        return game_view(view, self.game)
 
     async def _read_messages(self) -> None:
         while True:
@@ -138,6 +185,8 @@ class _Connection:
                 continue
             if len(text.encode()) > MAX_MESSAGE_BYTES:
                 await self.websocket.close(code=1009, reason="Message too big")
+                return
+            if not await self._session_lives():
                 return
             try:
                 await self._handle(text)
@@ -157,16 +206,17 @@ class _Connection:
         action = data.get("action")
         if not isinstance(action, str) or not action:
             return await self._error("bad_request", "Message needs an action")
+        has_revision = "revision" in data
         revision = data.pop("revision", None)
-        if revision is not None and (not isinstance(revision, int) or isinstance(revision, bool)
-                                     or not 0 <= revision <= MAX_REVISION):
+        if has_revision and (not isinstance(revision, int) or isinstance(revision, bool)
+                             or not 0 <= revision <= MAX_REVISION):
             return await self._error("bad_request", "revision must be an integer of 0 or more")
         if not self.started.is_set():
             return await self._error("illegal_move", "The game has not started")
         try:
             if action == "state":
                 view = await self.backends.game.get_view(self.game.id, self.seat)
-                await self.send({"type": "state", "game": game_view(view, self.game)})
+                await self.send({"type": "state", "game": await self._view(view)})
             else:
                 await self.backends.game.act(self.game.id, self.seat, data, revision)
         except ServiceError as error:

@@ -123,3 +123,26 @@ async def test_a_match_nobody_plays_finishes_on_the_deadlines_alone(hurried_stac
     finally:
         for player in players:
             await player.close()
+
+
+async def test_a_socket_waiting_in_the_lobby_outlives_a_lobby_restart(stack):
+    """The socket polls the lobby until the game starts; the lobby being down meanwhile (killed,
+    then back on the same Redis) only delays the first state."""
+    players = [await Player(stack, name).login() for name in ("ines", "jack", "kate", "liam")]
+    try:
+        lobby = (await players[0].http.post("/api/games")).json()
+        async with await players[0].socket(lobby["id"]) as socket:
+            stack.kill("lobby")
+            await asyncio.sleep(1.5)  # several polls fail meanwhile
+            stack.restart("lobby")
+            for player in players[1:]:
+                async def joined(player=player):  # the gateway reconnects within 2 s
+                    response = await player.http.post("/api/games/join",
+                                                      json={"code": lobby["join_code"]})
+                    return response.status_code == 200
+                await _eventually(joined, timeout=10)
+            game = (await receive(socket, "state"))["game"]
+            assert game["status"] == "playing" and game["you"] == 0
+    finally:
+        for player in players:
+            await player.close()

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
 import websockets
 
-from tests.gateway.players import receive
+from game.scopone.rules import legal_plays
+from gateway.ws import SEATING_REFRESH_SECONDS
+from tests.gateway.players import Player, receive
 
 
 async def _started_game(players) -> dict:
@@ -146,3 +149,45 @@ async def test_a_socket_opened_in_the_lobby_gets_the_first_state_at_the_start(pl
             await player.http.post("/api/games/join", json={"code": lobby["join_code"]})
         game = (await receive(socket, "state"))["game"]
     assert game["status"] == "playing" and game["you"] == 0
+
+
+async def test_ending_the_session_closes_its_sockets_and_the_others_see_the_erasure(stack):
+    """DELETE /api/me (or a logout) ends the session: its sockets stop acting for the seat, an
+    idle one closes at the next update, and the other seats' views name "deleted player"."""
+    players = [await Player(stack, name).login() for name in ("erin", "finn", "gwen", "hugh")]
+    try:
+        lobby = await _started_game(players)
+        erin, finn = players[0], players[1]
+        watching = await erin.socket(lobby["id"])
+        acting = await finn.socket(lobby["id"])
+        idle = await finn.socket(lobby["id"])
+        for socket in (acting, idle):
+            await receive(socket, "state")
+        game = (await receive(watching, "state"))["game"]
+        assert (await finn.http.delete("/api/me")).status_code == 204
+        await acting.send('{"action": "state"}')
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            await receive(acting)
+        assert (closed.value.rcvd.code, closed.value.rcvd.reason) == (1008, "Session ended")
+        await asyncio.sleep(SEATING_REFRESH_SECONDS + 0.2)  # the names erin has are now stale
+        card, capture = legal_plays(game["hand"], game["table"], False)[0]
+        await watching.send(json.dumps({"action": "play", "card": card, "capture": capture}))
+        game = (await receive(watching, "state"))["game"]
+        assert game["revision"] == 1
+        assert [p["name"] for p in game["players"]] == ["erin", "deleted player", "gwen", "hugh"]
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            await receive(idle)
+        assert closed.value.rcvd.code == 1008
+        await watching.close()
+    finally:
+        for player in players:
+            await player.close()
+
+
+async def test_a_null_revision_is_a_bad_request(players):
+    lobby = await _started_game(players)
+    async with await players[0].socket(lobby["id"]) as socket:
+        await receive(socket, "state")
+        await socket.send('{"action": "state", "revision": null}')
+        error = await receive(socket)
+    assert (error["type"], error["code"]) == ("error", "bad_request")
