@@ -19,7 +19,7 @@ from services import telemetry
 from services.config import Settings
 from services.migrations import migrate
 from services.server import ServiceSpec, serve
-from services.stores import Keys, redis_client
+from services.stores import Keys, redis_client, when_reachable
 from tavolo.game.v1 import game_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -32,8 +32,13 @@ async def open_log(settings: Settings) -> LogStore:
     if settings.database_url is None:
         log.info("game: DATABASE_URL unset, keeping move logs in memory (one replica only)")
         return MemoryLogStore()
-    await migrate(settings.database_url, components=("game",))
-    return await PostgresLogStore.open(settings.database_url)
+    url = settings.database_url
+
+    async def open_postgres() -> LogStore:
+        await migrate(url, components=("game",))
+        return await PostgresLogStore.open(url)
+
+    return await when_reachable("game: Postgres", open_postgres)
 
 
 def open_cache(settings: Settings) -> TableCache:

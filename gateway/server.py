@@ -22,6 +22,8 @@ log = logging.getLogger(__name__)
 def build(settings: Settings, telemetry: otel.Telemetry | None = None):
     """The app and what must be closed after it (``telemetry``: services.telemetry, or None)."""
     redis = redis_client(settings.redis_url) if settings.redis_url else None
+    if redis is None:
+        log.info("gateway: REDIS_URL unset, keeping sessions in memory (one replica only)")
     sessions = (RedisSessionStore(redis, Keys(settings.redis_key_prefix), SESSION_TTL_SECONDS)
                 if redis is not None else MemorySessionStore())
     backends = Backends(
@@ -60,7 +62,10 @@ async def _serve(settings: Settings, telemetry: otel.Telemetry | None) -> None:
         access_log=False,
         timeout_graceful_shutdown=10,
     )
+    # uvicorn's own log is capped at WARNING with every dependency's (CONFIG.md): say it here.
+    log.info("gateway starting on http://%s:%d", settings.app_host, settings.app_port)
     try:
         await uvicorn.Server(config).serve()
     finally:
         await close()
+        log.info("gateway stopped")

@@ -15,6 +15,8 @@ from urllib.parse import urlsplit
 
 from services.config import ConfigError, Settings
 from services.logs import configure_logging
+from services.server import CannotListen
+from services.stores import StoreUnreachable, when_reachable
 
 # Each component module offers ``async def run(settings) -> None``.
 COMPONENTS = {
@@ -77,7 +79,11 @@ def _parser() -> argparse.ArgumentParser:
 
 def _serve(settings: Settings, args: argparse.Namespace) -> int:
     module = importlib.import_module(COMPONENTS[args.component])
-    asyncio.run(module.run(settings))
+    try:
+        asyncio.run(module.run(settings))
+    except (StoreUnreachable, CannotListen) as error:  # an operator's problem, not a bug
+        print(f"tavolo serve {args.component}: {error}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -94,7 +100,12 @@ def _migrate(settings: Settings, args: argparse.Namespace) -> int:
         print("tavolo migrate: no database configured (set DATABASE_URL or DATABASE_*)",
               file=sys.stderr)
         return 2
-    applied = asyncio.run(migrate(settings.database_url))
+    url = settings.database_url
+    try:
+        applied = asyncio.run(when_reachable("Postgres", lambda: migrate(url)))
+    except StoreUnreachable as error:
+        print(f"tavolo migrate: {error}", file=sys.stderr)
+        return 1
     print(f"applied {len(applied)} migration(s)" + "".join(f"\n  {n}" for n in applied))
     return 0
 

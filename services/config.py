@@ -10,7 +10,9 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
+
+from redis.connection import parse_url as parse_redis_url
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
@@ -114,7 +116,7 @@ class Settings:
         env = _Env(os.environ if environ is None else environ)
         return cls(
             database_url=_database_url(env),
-            redis_url=env.text("REDIS_URL"),
+            redis_url=_redis_url(env),
             redis_key_prefix=env.text("REDIS_KEY_PREFIX") or "tavolo",
             oidc_providers=_oidc_providers(env),
             game_ttl_seconds=env.integer("GAME_TTL_SECONDS", 86400, minimum=1),
@@ -193,6 +195,8 @@ class _Env:
             raise ConfigError(f"{name} must be a number of seconds, got {raw!r}") from None
         if not value > 0 or value == float("inf"):
             raise ConfigError(f"{name} must be a positive number of seconds, got {raw!r}")
+        if value < 0.001:  # deadlines are kept in whole milliseconds
+            raise ConfigError(f"{name} must be at least 0.001 (one millisecond), got {raw!r}")
         return value
 
     def port(self, name: str, default: int) -> int:
@@ -261,8 +265,38 @@ class _Env:
         return raw
 
 
+def _url_port(name: str, url: str) -> None:
+    """Refuse a URL whose port is not a number of 1..65535 (the error never shows the URL,
+    which may hold a password)."""
+    try:
+        port = urlsplit(url).port
+    except ValueError:
+        port = 0
+    if port == 0:
+        raise ConfigError(f"{name} has a port that is not a number of 1..65535")
+
+
+def _redis_url(env: _Env) -> str | None:
+    url = env.text("REDIS_URL")
+    if url is None:
+        return None
+    if not url.startswith(("redis://", "rediss://", "unix://")):
+        raise ConfigError("REDIS_URL must be a redis://, rediss:// or unix:// URL")
+    _url_port("REDIS_URL", url)
+    try:
+        parse_redis_url(url)
+    except ValueError as error:  # e.g. a database number that is not one
+        raise ConfigError(f"REDIS_URL is not a valid Redis URL: {error}") from None
+    return url
+
+
 def _database_url(env: _Env) -> str | None:
     url = env.text("DATABASE_URL")
+    if url is not None:  # the DATABASE_* parts are then ignored
+        if not url.startswith(("postgres://", "postgresql://")):
+            raise ConfigError("DATABASE_URL must be a postgres:// or postgresql:// DSN")
+        _url_port("DATABASE_URL", url)
+        return url
     parts = {
         part: env.text(f"DATABASE_{part}")
         for part in ("ENGINE", "HOST", "PORT", "NAME", "USER", "PASSWORD", "OPTIONS")
@@ -270,15 +304,11 @@ def _database_url(env: _Env) -> str | None:
     engine = (parts["ENGINE"] or "postgres").lower()
     if engine not in ("postgres", "postgresql"):
         raise ConfigError(f"DATABASE_ENGINE must be postgres (Postgres only), got {engine!r}")
-    if url is not None:
-        if not url.startswith(("postgres://", "postgresql://")):
-            raise ConfigError("DATABASE_URL must be a postgres:// or postgresql:// DSN")
-        return url
     if not any(parts.values()):
         return None
     port = parts["PORT"]
-    if port is not None:
-        env.port("DATABASE_PORT", 5432)
+    if port is not None and env.port("DATABASE_PORT", 5432) == 0:
+        raise ConfigError("DATABASE_PORT must be a TCP port (1..65535), got 0")
     user = quote(parts["USER"] or "tavolo", safe="")
     password = quote(parts["PASSWORD"] or "password", safe="")
     host = parts["HOST"] or "localhost"

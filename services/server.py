@@ -44,6 +44,13 @@ class ServiceSpec:
     gauges: list[Gauge] = field(default_factory=list)  # telemetry hook: polled while serving
 
 
+class CannotListen(OSError):
+    """The service's address cannot be bound; the message names the variable that sets it."""
+
+    def __init__(self, service: str, address: str, reason: str):
+        super().__init__(f"cannot listen on {address} ({service.upper()}_ADDR): {reason}")
+
+
 def bind_address(address: str) -> str:
     """Where to listen for the ``host:port`` callers dial.
 
@@ -178,8 +185,12 @@ async def serve(spec: ServiceSpec, address: str, grace_seconds: float = 10.0,
         (*spec.full_names, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
     bound = bind_address(address)
-    if server.add_insecure_port(bound) == 0:
-        raise OSError(f"{spec.name}: cannot listen on {bound}")
+    try:
+        port = server.add_insecure_port(bound)
+    except RuntimeError as error:  # grpcio raises where it used to return 0
+        raise CannotListen(spec.name, bound, str(error)) from None
+    if port == 0:
+        raise CannotListen(spec.name, bound, "the port is taken or the address is not local")
     await server.start()
     await health_servicer.set(LIVENESS_SERVICE, health_pb2.HealthCheckResponse.SERVING)
     log.info("%s service listening on %s", spec.name, bound)

@@ -6,8 +6,50 @@ these factories are only called when a URL is configured.
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
 import asyncpg
 import redis.asyncio as redis
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+# How long a service waits at start for Postgres to answer: inside the chart's startup budget
+# (60 s), so that a pod started during an outage says why before it is restarted.
+STORE_WAIT_SECONDS = 50.0
+# No answer (yet): worth another try. A refusal (bad password, no such database) is not.
+_NOT_ANSWERING = (OSError, asyncio.TimeoutError, asyncpg.CannotConnectNowError,
+                  asyncpg.TooManyConnectionsError)
+_REFUSING = (asyncpg.InvalidAuthorizationSpecificationError, asyncpg.InvalidCatalogNameError)
+
+
+class StoreUnreachable(Exception):
+    """A store did not answer at start (or refused the connection): the process cannot serve."""
+
+
+async def when_reachable(what: str, open_store: Callable[[], Awaitable[T]],
+                         wait_seconds: float = STORE_WAIT_SECONDS) -> T:
+    """``open_store()``, tried again while the server does not answer (a warning each time);
+    :class:`StoreUnreachable` after ``wait_seconds``, or at once when the server refuses."""
+    deadline = time.monotonic() + wait_seconds
+    delay = 0.5
+    while True:
+        try:
+            return await open_store()
+        except _REFUSING as error:
+            raise StoreUnreachable(f"{what} refused the connection: {error}") from None
+        except _NOT_ANSWERING as error:
+            reason = str(error) or type(error).__name__
+            if time.monotonic() + delay > deadline:
+                raise StoreUnreachable(
+                    f"{what} did not answer within {wait_seconds:g} s: {reason}") from None
+            log.warning("%s does not answer yet (%s); trying again in %.1f s", what, reason, delay)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 5.0)
 
 
 def redis_client(url: str, max_connections: int = 64) -> redis.Redis:

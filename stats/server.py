@@ -12,7 +12,7 @@ from services import telemetry
 from services.config import Settings
 from services.migrations import migrate
 from services.server import ServiceSpec, serve
-from services.stores import postgres_pool
+from services.stores import postgres_pool, when_reachable
 from stats.cursor import CursorCodec
 from stats.lobby_api import LobbySeating
 from stats.repository import MemoryStatsRepository, PostgresStatsRepository, StatsRepository
@@ -39,10 +39,14 @@ async def open_repository(settings: Settings) -> StatsRepository:
     if settings.database_url is None:
         log.info("stats: DATABASE_URL unset, keeping matches in memory (one replica only)")
         return MemoryStatsRepository()
-    applied = await migrate(settings.database_url, components=("stats",))
-    for name in applied:
-        log.info("stats: applied migration %s", name)
-    return PostgresStatsRepository(await postgres_pool(settings.database_url))
+    url = settings.database_url
+
+    async def open_postgres() -> StatsRepository:
+        for name in await migrate(url, components=("stats",)):
+            log.info("stats: applied migration %s", name)
+        return PostgresStatsRepository(await postgres_pool(url))
+
+    return await when_reachable("stats: Postgres", open_postgres)
 
 
 async def build(settings: Settings) -> ServiceSpec:

@@ -10,6 +10,7 @@ import time
 
 import httpx
 
+from tests.servers import ADMIN_DSN
 from tests.stack import SERVICES, Stack
 
 
@@ -69,3 +70,19 @@ def _alive(pid: int) -> bool:
             return stat.read().split()[2] != "Z"
     except FileNotFoundError:
         return False
+
+
+def test_an_address_that_cannot_be_bound_is_one_line_naming_the_variable():
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_", "REDIS_"))}
+    result = _tavolo("serve", "deadlines", env={**env, "DEADLINES_ADDR": "192.0.2.1:50053"})
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert "tavolo serve deadlines: cannot listen on 192.0.2.1:50053 (DEADLINES_ADDR)" in result.stderr
+
+
+def test_migrate_against_a_refusing_database_is_one_line():
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DATABASE_")}
+    missing = ADMIN_DSN.rsplit("/", 1)[0] + "/tavolo_no_such_database"
+    result = _tavolo("migrate", env={**env, "DATABASE_URL": missing})
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "tavolo migrate: Postgres refused the connection" in result.stderr

@@ -111,10 +111,27 @@ def test_database_parts_build_a_dsn_leaving_out_an_empty_port():
     ({"DATABASE_ENGINE": "sqlite"}, "DATABASE_ENGINE"),
     ({"DATABASE_URL": "sqlite:///x.db"}, "DATABASE_URL"),
     ({"DATABASE_PORT": "five"}, "DATABASE_PORT"),
+    ({"DATABASE_PORT": "0"}, "DATABASE_PORT"),
+    ({"DATABASE_URL": "postgresql://u:p@db:abc/tavolo"}, "DATABASE_URL"),
+    ({"REDIS_URL": "localhost:6379"}, "REDIS_URL"),
+    ({"REDIS_URL": "redis://localhost:notaport/0"}, "REDIS_URL"),
+    ({"TURN_TIMEOUT_SECONDS": "0.0001"}, "TURN_TIMEOUT_SECONDS"),  # would round to 0 ms
 ])
 def test_bad_values_name_the_variable(environ, variable):
     with pytest.raises(ConfigError, match=re.escape(variable)):
         Settings.from_env(environ)
+
+
+def test_a_bad_url_error_never_shows_the_password():
+    with pytest.raises(ConfigError) as error:
+        Settings.from_env({"DATABASE_URL": "postgresql://u:hunter2@db:port/tavolo"})
+    assert "hunter2" not in str(error.value)
+
+
+def test_with_a_database_url_the_parts_are_ignored_the_engine_too():
+    settings = Settings.from_env({"DATABASE_URL": "postgresql://u:p@db/t", "DATABASE_ENGINE": "x",
+                                  "DATABASE_HOST": "elsewhere"})
+    assert settings.database_url == "postgresql://u:p@db/t"
 
 
 def test_the_stats_cursor_secret_is_unset_by_default_and_at_least_16_characters():
