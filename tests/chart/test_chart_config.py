@@ -88,6 +88,7 @@ def sample(name: str, schema: dict[str, Any]) -> tuple[Any, str]:
     """A value for config.<name> that its schema accepts, and the text the environment then holds.
     Unquoted numbers and YAML 1.1 booleans check that nothing is lost on the way."""
     kind = schema["properties"]["config"]["properties"][name].get("$ref", "#/definitions/cfgString").rsplit("/", 1)[1]
+    kind = re.sub(r"(Min[0-9]+|NonZero)$", "", kind)  # cfgIntMin10 -> cfgInt, cfgPortNonZero -> cfgPort
     if name in GRPC_PORTS:
         value = f"{name.removesuffix('_ADDR').lower()}.example.internal:{GRPC_PORTS[name]}"
         return value, value

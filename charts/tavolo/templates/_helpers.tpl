@@ -322,18 +322,29 @@ tolerations:
 {{- end -}}
 
 {{/*
-Checks made once per render: state that lives in memory cannot be shared by several replicas.
+Checks made once per render. State that lives in memory cannot be shared by several replicas, so
+a component that scales out (replicas > 1, or autoscaling) needs the stores it keeps its state
+in: Redis for the gateway (sessions), lobby (games, join codes), game (snapshots, locks, change
+signals) and deadlines (the queue); Postgres for game (move logs) and stats (matches, ratings).
+Stats never reads REDIS_URL (the chart does not give it), so it scales without Redis. And an
+autoscaler's range must not be empty.
 */}}
 {{- define "tavolo.checks" -}}
 {{- $root := . -}}
+{{- $needsRedis := list "gateway" "lobby" "game" "deadlines" -}}
+{{- $needsPostgres := list "game" "stats" -}}
 {{- range $component := list "gateway" "lobby" "game" "deadlines" "stats" -}}
 {{- $values := index $root.Values $component -}}
-{{- $scaled := or $values.autoscaling.enabled (gt (int $values.replicas) 1) -}}
-{{- if and $scaled (not (include "tavolo.redisConfigured" $root)) -}}
+{{- $hpa := $values.autoscaling -}}
+{{- $scaled := or $hpa.enabled (gt (int $values.replicas) 1) -}}
+{{- if and $scaled (has $component $needsRedis) (not (include "tavolo.redisConfigured" $root)) -}}
 {{- fail (printf "%s: more than one replica (or autoscaling) needs Redis (redis.url or redis.existingSecret): without it each pod keeps its own in-memory state" $component) -}}
 {{- end -}}
-{{- if and $scaled (has $component (list "game" "stats")) (not (include "tavolo.databaseConfigured" $root)) -}}
+{{- if and $scaled (has $component $needsPostgres) (not (include "tavolo.databaseConfigured" $root)) -}}
 {{- fail (printf "%s: more than one replica (or autoscaling) needs Postgres (database.url, database.existingSecret or the DATABASE_* parts): without it each pod keeps its own in-memory store" $component) -}}
+{{- end -}}
+{{- if and $hpa.enabled (gt (int $hpa.minReplicas) (int $hpa.maxReplicas)) -}}
+{{- fail (printf "%s.autoscaling: minReplicas (%d) must not be greater than maxReplicas (%d)" $component (int $hpa.minReplicas) (int $hpa.maxReplicas)) -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}
