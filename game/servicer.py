@@ -37,6 +37,10 @@ def _stores_unavailable(method):
     async def call(self, request, context):
         try:
             return await method(self, request, context)
+        except asyncpg.DataError as error:  # data the log cannot hold slipped past the checks
+            log.error("%s failed: Postgres refused the data (%s)", method.__name__, error)
+            raise ServiceError(Reason.INVALID_ARGUMENT,
+                               "The request holds data the move log cannot store") from None
         except _STORE_ERRORS as error:
             log.warning("%s failed: a store did not answer (%s)", method.__name__, error)
             raise ServiceError(Reason.UNAVAILABLE, "The game service's stores cannot be reached: try again") from None

@@ -306,8 +306,10 @@ class Tables:
             try:
                 await self.log.take_back(table_id, header.position, previous.status)
             except ConcurrentChange:
+                fresh = await self.log.header(table_id)
                 raise ServiceError(Reason.CONCURRENT_MOVE, "The table has moved on: read it again",
-                                   table_id=table_id) from None
+                                   table_id=table_id,
+                                   revision=fresh.revision if fresh else header.revision) from None
             live = replace(previous, revision=header.revision + 1, updated_ms=self.clock())
             holding.changed(live)
         self._after_change(engine, old, live)
@@ -423,7 +425,7 @@ class Tables:
                 break
             else:
                 raise ServiceError(Reason.CONCURRENT_MOVE, "The table keeps changing: try again",
-                                   table_id=table_id)
+                                   table_id=table_id, revision=live.revision)
         self._after_change(engine, live, new)
         log.debug("table %s: move %d %s (revision %d)", table_id, new.move_count, entry.type, new.revision)
         return new, True

@@ -372,7 +372,8 @@ def _record_schemas() -> dict[str, Schema]:
             "players": _array(_ref("MatchPlayer"), "Every seat, in seat order."),
         }, example=_MATCH_EXAMPLE),
         "MatchPage": _object("A page of the member's matches, newest first.", {
-            "items": _array(_ref("Match"), "At most `limit` matches."),
+            "items": _array(_ref("Match"), "At most `limit` matches; fewer (with a `next_cursor`) when "
+                                           "they are large: a page stops at about 1 MiB of results."),
             "next_cursor": _nullable(_string("Opaque."), "Pass as `cursor` for the next page; null on the last."),
         }),
         "Rating": _object("The member's rating in one game type.", {

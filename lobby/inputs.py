@@ -88,6 +88,9 @@ def options_json(value: str) -> str:
     except ValueError as error:
         raise ServiceError(Reason.INVALID_OPTIONS,
                            f"Invalid options: not valid JSON ({error})") from None
+    except RecursionError:
+        raise ServiceError(Reason.INVALID_OPTIONS,
+                           "Invalid options: not valid JSON (nested too deeply)") from None
     if not isinstance(options, dict):
         raise ServiceError(Reason.INVALID_OPTIONS, "Invalid options: must be a JSON object")
     return json.dumps(options, separators=(",", ":"))

@@ -18,11 +18,12 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 
 import grpc
+from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from services.cancellation import raise_if_cancelled
-from services.errors import ServiceError
+from services.errors import Reason, ServiceError
 # telemetry hook (services.telemetry imports no OpenTelemetry)
 from services.telemetry import Gauge, Telemetry, active
 
@@ -68,8 +69,31 @@ def bind_address(address: str) -> str:
     return address
 
 
+class _Undecodable:
+    """What a request that is not its message decodes to: answered INVALID_ARGUMENT, not
+    grpcio's UNKNOWN (which callers could not tell from a crash)."""
+
+    def __init__(self, error: Exception):
+        self.error = ServiceError(Reason.INVALID_ARGUMENT,
+                                  f"The request is not a valid message of this method: {error}")
+
+
+def _tolerant(deserializer):
+    if deserializer is None:
+        return None
+
+    def deserialize(data: bytes):
+        try:
+            return deserializer(data)
+        except DecodeError as error:
+            return _Undecodable(error)
+
+    return deserialize
+
+
 class ErrorInterceptor(grpc.aio.ServerInterceptor):
-    """Turns a ServiceError raised by any handler into its gRPC status with ErrorInfo."""
+    """Turns a ServiceError raised by any handler into its gRPC status with ErrorInfo, and a
+    request that cannot be decoded into INVALID_ARGUMENT."""
 
     async def intercept_service(self, continuation, handler_call_details):
         handler = await continuation(handler_call_details)
@@ -80,18 +104,22 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
 
             async def unary_unary(request, context):
                 try:
+                    if isinstance(request, _Undecodable):
+                        raise request.error
                     return await inner(request, context)
                 except ServiceError as error:
                     await _abort(context, error)
 
             return grpc.unary_unary_rpc_method_handler(
-                unary_unary, handler.request_deserializer, handler.response_serializer
+                unary_unary, _tolerant(handler.request_deserializer), handler.response_serializer
             )
         if handler.unary_stream is not None:
             inner_stream = handler.unary_stream
 
             async def unary_stream(request, context):
                 try:
+                    if isinstance(request, _Undecodable):
+                        raise request.error
                     responses = inner_stream(request, context)
                     if inspect.isawaitable(responses):  # a handler that writes with context.write
                         await responses                 # (grpc's own, e.g. Health.Watch)
@@ -102,7 +130,7 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
                     await _abort(context, error)
 
             return grpc.unary_stream_rpc_method_handler(
-                unary_stream, handler.request_deserializer, handler.response_serializer
+                unary_stream, _tolerant(handler.request_deserializer), handler.response_serializer
             )
         return handler
 

@@ -9,6 +9,7 @@ import json
 
 from google.protobuf import timestamp_pb2
 
+from services.errors import Reason, ServiceError
 from stats.model import LeaderboardRow, Match, Player, Rating
 from tavolo.stats.v1 import stats_pb2
 
@@ -26,6 +27,9 @@ def ms_or_none(message, field: str) -> int | None:
     if not message.HasField(field):
         return None
     stamp = getattr(message, field)
+    if not 0 <= stamp.nanos <= 999_999_999:  # as google.protobuf.Timestamp defines it
+        raise ServiceError(Reason.INVALID_ARGUMENT,
+                           f"{field}.nanos must be in 0..999999999, got {stamp.nanos}", field=field)
     return stamp.seconds * 1000 + stamp.nanos // 1_000_000
 
 

@@ -34,6 +34,12 @@ DEFAULT_LEADERBOARD_SIZE = 10
 MAX_PAGE_SIZE = 100
 MAX_ID_CHARS = 1024
 MAX_TEAM_CHARS = 64
+# A match's engine data (result_json and every seat's details_json): a scopone match to 121
+# points holds about 16 KB. Bounded so that any match fits a history page.
+MAX_MATCH_JSON_BYTES = 256 * 1024
+# A history page stops early (with a token) once its matches hold this much JSON: a page of
+# 100 large matches must not overrun gRPC's 4 MiB message cap.
+PAGE_JSON_BYTES = 1024 * 1024
 _GAME_TYPE = re.compile(r"[a-z][a-z0-9_]{0,63}")
 _SEAT = re.compile(r"seat:(0|[1-9][0-9]{0,2})")
 _LATEST_MS = 253402300800000  # 10000-01-01: beyond every timestamp Postgres and Python share
@@ -112,8 +118,9 @@ class StatsService:
                 raise ServiceError(Reason.INVALID_PAGE_TOKEN, f"Invalid page token: {error}") from None
         matches = await self.repository.list_matches(member_id, kind, size + 1, after)
         token = ""
-        if len(matches) > size:
-            matches = matches[:size]
+        fitting = _fitting_a_page(matches[:size])
+        if len(matches) > len(fitting):
+            matches = fitting
             last = matches[-1]
             token = self.cursors.encode(Position(last.finished_ms, last.id), scope)
         return HistoryPage(matches, token)
@@ -244,6 +251,17 @@ class _Outcome:
     details: dict[str, Any]
 
 
+def _fitting_a_page(matches: Sequence[Match]) -> Sequence[Match]:
+    """The first of ``matches`` whose engine data stays within PAGE_JSON_BYTES (one at least)."""
+    total = 0
+    for count, match in enumerate(matches):
+        total += len(json.dumps(match.result)) + sum(len(json.dumps(p.details))
+                                                     for p in match.players)
+        if total > PAGE_JSON_BYTES and count > 0:
+            return matches[:count]
+    return matches
+
+
 def _checked_report(report: MatchReport) -> tuple[str, list[_Outcome], dict[str, Any]]:
     table_id = _checked_uuid("table_id", report.table_id)
     if not report.game_type:
@@ -253,6 +271,11 @@ def _checked_report(report: MatchReport) -> tuple[str, list[_Outcome], dict[str,
     finished_ms = _checked_time("finished_at", report.finished_ms)
     if finished_ms < started_ms:
         raise _invalid("finished_at is before started_at")
+    engine_bytes = len(report.result_json.encode("utf-8", "surrogatepass")) + sum(
+        len(seat.details_json.encode("utf-8", "surrogatepass")) for seat in report.seats)
+    if engine_bytes > MAX_MATCH_JSON_BYTES:
+        raise _invalid(f"result_json and details_json hold {engine_bytes} bytes together; "
+                       f"at most {MAX_MATCH_JSON_BYTES}")
     result = _json_object("result_json", report.result_json)
     if not report.seats:
         raise _invalid("seats must name at least one seat")

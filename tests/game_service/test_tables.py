@@ -78,6 +78,7 @@ async def test_creating_with_an_existing_id_returns_that_table_unchanged(tables)
     ("", "dummy", '{"target": 0}', SEATS, Reason.INVALID_OPTIONS),
     ("", "dummy", '{"speed": 2}', SEATS, Reason.INVALID_OPTIONS),
     ("", "dummy", '{"target": NaN}', SEATS, Reason.INVALID_OPTIONS),
+    ("", "dummy", '{"target": 3, "x": ' + "[" * 5000 + "]" * 5000 + "}", SEATS, Reason.INVALID_OPTIONS),
     ("", "dummy", "", SEATS[:3], Reason.INVALID_ARGUMENT),
     ("", "dummy", "", ["seat:0", "seat:0", "seat:2", "seat:3"], Reason.INVALID_ARGUMENT),
     ("", "dummy", "", ["seat:0", "bob@example.org", "seat:2", "seat:3"], Reason.IDENTIFYING_SEAT),
@@ -126,6 +127,8 @@ async def test_a_move_lands_in_the_log_and_returns_the_actors_new_view(tables):
     ('{"action": "jump"}', Reason.UNKNOWN_ACTION),
     ('{"action": "add", "n": 7}', Reason.ILLEGAL_MOVE),
     ('{"action": "add", "n": "two"}', Reason.BAD_REQUEST),
+    ('{"action": "add", "n": 1, "note": "\\ud800"}', Reason.BAD_REQUEST),  # no UTF-8 holds it
+    ('{"action": "add", "n": 1, "x": ' + "[" * 5000 + "]" * 5000 + "}", Reason.BAD_REQUEST),
 ])
 async def test_a_bad_action_is_refused_and_changes_nothing(tables, action, reason):
     table_id = await _dummy(tables)

@@ -54,6 +54,7 @@ def test_member_ids_are_opaque():
     ("11", "Invalid options: must be a JSON object"),
     ('{"target_score": NaN}', "Invalid options: not valid JSON (NaN is not a JSON number"),
     (json.dumps({"x": "y" * 20000}), "Invalid options: longer than 16384 bytes"),
+    ('{"x": ' + "[" * 5000 + "]" * 5000 + "}", "Invalid options: not valid JSON (nested too deeply)"),
 ])
 def test_malformed_options(text, message):
     with pytest.raises(ServiceError) as caught:

@@ -120,6 +120,26 @@ async def test_an_error_echoing_a_huge_input_arrives_clipped_with_its_reason(run
     assert error.message.endswith("\u2026") and len(error.metadata["game_type"]) == 200
 
 
+async def test_a_request_that_is_not_its_message_is_invalid_argument_not_unknown(running):
+    address, *_ = running
+    garbage = b"\xff\xff\xff\xff"  # not a HealthCheckRequest (nor any message)
+    async with grpc.aio.insecure_channel(address) as channel:
+        for method in ("Check", "Watch"):
+            call = (channel.unary_unary if method == "Check" else channel.unary_stream)(
+                f"/grpc.health.v1.Health/{method}")
+            with pytest.raises(grpc.aio.AioRpcError) as raised:
+                response = call(garbage)
+                if method == "Check":
+                    await response
+                else:
+                    async for _ in response:
+                        pass
+            assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            error = from_rpc_error(raised.value)
+            assert error.reason is Reason.INVALID_ARGUMENT
+            assert error.message.startswith("The request is not a valid message of this method")
+
+
 async def test_a_stream_error_arrives_after_the_messages_sent_before_it(running):
     address, *_ = running
     async with grpc.aio.insecure_channel(address) as channel:

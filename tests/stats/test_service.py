@@ -105,6 +105,25 @@ async def test_history_pages_with_cursors(stack):
     assert (await stack.client.list_matches("zoe")).matches == []
 
 
+async def test_a_page_of_large_matches_stops_early_and_the_next_one_goes_on(stack):
+    """A page never outgrows gRPC's 4 MiB message cap: it stops at about 1 MiB of engine data."""
+    tables = [stack.table(*FOUR) for _ in range(6)]
+    for index, table in enumerate(tables):
+        result = {**result_of("A"), "audit": "x" * 200_000}  # each near the 256 KiB cap
+        await stack.client.record_match(table, SCOPONE, BASE_MS, BASE_MS + index, result,
+                                        team_seats("A"))
+    seen, cursor, sizes = [], None, []
+    while True:
+        page = await stack.client.list_matches("carol", limit=100, cursor=cursor)
+        sizes.append(len(page.matches))
+        seen += [m.id for m in page.matches]
+        if page.next_cursor is None:
+            break
+        cursor = page.next_cursor
+    assert seen == tables[::-1]  # newest first, none twice, none missed
+    assert sizes == [5, 1]  # 5 x 200 KB fit in 1 MiB, a 6th would not
+
+
 async def test_a_page_exactly_full_has_no_next_cursor(stack):
     for _ in range(2):
         await record(stack, stack.table(*FOUR))
@@ -246,6 +265,14 @@ BAD_RECORDS = {
     "result key with NUL": ({"result_json": '{"a\\u0000": 1}'}, "NUL"),
     "result with a lone surrogate": ({"result_json": '{"x": ["\\ud800"]}'}, "surrogates"),
     "result too deep": ({"result_json": "[" * 100000 + "]" * 100000}, "not valid JSON"),
+    "result too large": ({"result_json": json.dumps({"x": "y" * 300_000})}, "at most 262144"),
+    "details too large": ({"seats": [_seat(i, details_json=json.dumps({"x": "y" * 70_000}))
+                                     for i in range(4)]}, "at most 262144"),
+    "negative nanos": ({"started_at": timestamp_pb2.Timestamp(seconds=1_764_669_000, nanos=-5)},
+                       "started_at.nanos must be in 0..999999999"),
+    "nanos over a second": ({"finished_at": timestamp_pb2.Timestamp(seconds=1_764_669_600,
+                                                                   nanos=2**31 - 1)},
+                            "finished_at.nanos must be in 0..999999999"),
     "details not json": ({"seats": [_seat(0, details_json="nope"), *[_seat(i) for i in (1, 2, 3)]]},
                          "details_json of seat:0"),
     "identifying seat": ({"seats": [_seat(0, seat="alice@example.org")]}, "opaque seat"),
