@@ -174,6 +174,10 @@ class Tables:
         )
         stored, created = await self.log.create(record)
         if not created:
+            if (stored.game_type, stored.seats, stored.options_json) != (
+                    record.game_type, record.seats, record.options_json):
+                raise ServiceError(Reason.TABLE_EXISTS, f"Table {table_id} exists with another "
+                                   "game type, other options or other seats", table_id=table_id)
             return CreatedTable(stored.table_id, stored.seed_commitment, stored.revision)
         live = Live(table_id, engine.id, seats, record.seed_commitment, now, state, 0, 0,
                     record.status, now)

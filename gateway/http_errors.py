@@ -33,6 +33,7 @@ _STATUS = {
     Reason.IDENTIFYING_SEAT: 400,
     Reason.TAKE_BACK_UNSUPPORTED: 409,
     Reason.UNAVAILABLE: 503,
+    Reason.TABLE_EXISTS: 409,
     Reason.CORRUPT_LOG: 503,  # the server's fault, not the caller's: logged, never a bare 500
 }
 _FIXED_TEXT = {

@@ -53,6 +53,7 @@ class Reason(enum.Enum):
     MATCH_NOT_FINISHED = grpc.StatusCode.FAILED_PRECONDITION
     UNAVAILABLE = grpc.StatusCode.UNAVAILABLE
     CORRUPT_LOG = grpc.StatusCode.DATA_LOSS
+    TABLE_EXISTS = grpc.StatusCode.ALREADY_EXISTS
 
     @property
     def transient(self) -> bool:

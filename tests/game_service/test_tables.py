@@ -7,6 +7,7 @@ import hashlib
 import json
 import uuid
 
+import grpc
 import pytest
 
 from game.live import Live
@@ -65,8 +66,23 @@ async def test_creating_with_an_existing_id_returns_that_table_unchanged(tables)
     table_id = str(uuid.uuid4())
     first = await tables.create_table(table_id, "dummy", "", SEATS)
     await tables.act(table_id, "seat:0", _add())
-    again = await tables.create_table(table_id, "dummy", '{"target": 5}', SEATS)
+    again = await tables.create_table(table_id, "dummy", '{"target": 20}', SEATS)  # the defaults
     assert (again.table_id, again.seed_commitment, again.revision) == (table_id, first.seed_commitment, 1)
+
+
+@pytest.mark.parametrize("game_type, options, seats", [
+    ("dummy", '{"target": 5}', SEATS),
+    ("dummy", "", ["seat:0", "seat:1", "seat:3", "seat:2"]),
+    ("scopone_scientifico", "", SEATS),
+])
+async def test_creating_with_a_taken_id_but_other_settings_is_table_exists(
+        tables, game_type, options, seats):
+    """Not a silent success: the caller would think its settings were used."""
+    table_id = str(uuid.uuid4())
+    await tables.create_table(table_id, "dummy", "", SEATS)
+    error = await _refused(Reason.TABLE_EXISTS, tables.create_table(table_id, game_type, options, seats))
+    assert error.code == grpc.StatusCode.ALREADY_EXISTS and error.metadata["table_id"] == table_id
+    assert (await tables.log.header(table_id)).game_type == "dummy"
 
 
 @pytest.mark.parametrize("table_id, game_type, options, seats, reason", [
