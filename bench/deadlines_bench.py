@@ -29,6 +29,7 @@ from tests.servers import REDIS_URL, delete_keys, new_prefix
 ENTRIES = 10_000
 SPREAD_MS = 10_000
 SCHEDULING_CONCURRENCY = 64
+PILOT_ENTRIES = 1_000
 
 
 class RecordingGame(game_pb2_grpc.GameServiceServicer):
@@ -62,7 +63,8 @@ def _percentile(sorted_values: list[float], fraction: float) -> float:
     return sorted_values[index]
 
 
-async def _schedule_all(client: DeadlinesClient, dues: list[int], label: str) -> float:
+async def _schedule_all(client: DeadlinesClient, dues: list[int], label: str,
+                        table: str | None = None) -> float:
     """Schedule one entry per due time (token = label:index:due); returns schedules per second."""
     queue: asyncio.Queue[int] = asyncio.Queue()
     for index in range(len(dues)):
@@ -72,7 +74,8 @@ async def _schedule_all(client: DeadlinesClient, dues: list[int], label: str) ->
         while not queue.empty():
             index = queue.get_nowait()
             due = dues[index]
-            await client.schedule(f"table-{index % 500}", "turn", f"{label}:{index}:{due}", due)
+            await client.schedule(table or f"table-{index % 500}", "turn", f"{label}:{index}:{due}",
+                                  due)
 
     started = time.perf_counter()
     await asyncio.gather(*(worker() for _ in range(SCHEDULING_CONCURRENCY)))
@@ -113,9 +116,16 @@ async def _run() -> None:
         print(f"   {ENTRIES} entries per run, one replica (`tavolo serve deadlines`), real Redis,"
               " fake game service over gRPC", flush=True)
 
+        # A pilot measures how fast this machine schedules, so that the runs below start their
+        # due times only once every entry is in (a late schedule would count as a late fire).
+        pilot = [int(time.time() * 1000) + 3_600_000] * PILOT_ENTRIES
+        pilot_rate = await _schedule_all(client, pilot, "pilot", table="pilot")
+        await client.cancel_table("pilot")
+        head_start_ms = int(1.5 * ENTRIES / pilot_rate * 1000) + 2_000
+
         # spread: due evenly over SPREAD_MS, starting once everything is scheduled
         game.expect(ENTRIES)
-        start = int(time.time() * 1000) + 8_000
+        start = int(time.time() * 1000) + head_start_ms
         dues = [start + index * SPREAD_MS // ENTRIES for index in range(ENTRIES)]
         rate = await _schedule_all(client, dues, "spread")
         head_room = start - time.time() * 1000
@@ -126,7 +136,7 @@ async def _run() -> None:
 
         # burst: every entry due at the same instant
         game.expect(ENTRIES)
-        instant = int(time.time() * 1000) + 8_000
+        instant = int(time.time() * 1000) + head_start_ms
         await _schedule_all(client, [instant] * ENTRIES, "burst")
         await asyncio.wait_for(game.all_arrived.wait(), timeout=120)
         _report("burst, all due at once", game)

@@ -72,7 +72,7 @@ def main(matches: int = 200) -> None:
     state_bytes = sum(len(json.dumps(s)) for s in playing) / len(playing)
 
     dummy = DummyEngine()
-    dstate = dummy.new_state({"target": 10**9}, seeds[0], T0)
+    dstate = dummy.new_state({"target": 10**6}, seeds[0], T0)
     dmove = dummy.decide(dstate, 0, {"action": "add", "n": 1, "note": "x" * 16_000}, T0)
     dummy_apply_us = per_call_us([lambda: dummy.apply(dstate, dmove, T0)] * 5000)
 
