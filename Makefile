@@ -8,7 +8,7 @@ PROTOS  = $(shell find protos -name '*.proto')
 STAMP   = $(VENV)/.installed
 GEN     = tavolo/.generated
 
-.PHONY: run test bench gen install lint clean
+.PHONY: run test bench gen install clean
 
 run: $(STAMP) $(GEN)
 	$(VENV)/bin/tavolo run
