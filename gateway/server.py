@@ -68,4 +68,3 @@ async def _serve(settings: Settings, telemetry: otel.Telemetry | None) -> None:
         await uvicorn.Server(config).serve()
     finally:
         await close()
-        log.info("gateway stopped")
