@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from services.cancellation import raise_if_cancelled
-from services.errors import ServiceError
+from services.errors import Reason, ServiceError
 from deadlines.entry import Claim, Entry
 from deadlines.queue import DeadlineQueue
 
@@ -157,7 +157,8 @@ class Consumer:
             try:
                 outcome = await self.target.fire(entry)
             except Exception as error:
-                if isinstance(error, ServiceError) and not error.reason.transient:
+                if isinstance(error, ServiceError) and not error.reason.transient \
+                        and error.reason is not Reason.CONCURRENT_MOVE:  # that one: try again
                     # the game service refused the entry itself (a malformed table id, a log
                     # that cannot be read): firing it again would only be refused again
                     log.error("dropped the %s/%s deadline of table %s: the game service "

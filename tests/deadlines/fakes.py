@@ -47,6 +47,7 @@ class FakeGame(game_pb2_grpc.GameServiceServicer):
     failures: dict[str, int] = field(default_factory=dict)  # token -> failures still to give
     hang_first: set[str] = field(default_factory=set)       # tokens whose first call hangs
     refused: set[str] = field(default_factory=set)          # tokens answered INVALID_ARGUMENT
+    busy: dict[str, int] = field(default_factory=dict)      # token -> CONCURRENT_MOVEs to give
     calls: list[Call] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -64,6 +65,9 @@ class FakeGame(game_pb2_grpc.GameServiceServicer):
         elif self.failures.get(token, 0) > 0:
             answer = "failed"
             self.failures[token] -= 1
+        elif self.busy.get(token, 0) > 0:
+            answer = "busy"
+            self.busy[token] -= 1
         else:
             answer = "stale" if token in self.stale_tokens else "fired"
         await self._record(Call(request.table_id, request.kind, token, time.time() * 1000, answer))
@@ -71,6 +75,9 @@ class FakeGame(game_pb2_grpc.GameServiceServicer):
             raise ServiceError(Reason.TABLE_NOT_FOUND, "Table not found", table_id=request.table_id)
         if answer == "refused":
             raise ServiceError(Reason.INVALID_ARGUMENT, "table_id must be a lowercase uuid")
+        if answer == "busy":  # the table kept changing under the fire: worth another go
+            raise ServiceError(Reason.CONCURRENT_MOVE, "The table keeps changing: try again",
+                               table_id=request.table_id, revision=7)
         if answer == "hung":
             await asyncio.Event().wait()  # until the caller goes away
         if answer == "failed":

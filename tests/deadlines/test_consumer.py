@@ -108,6 +108,17 @@ async def test_a_failing_fire_is_retried_with_backoff_until_it_succeeds(queue, g
     assert all(gap >= 9 for gap in gaps), gaps  # at least half of the 20 ms initial backoff
 
 
+async def test_a_table_that_kept_changing_is_fired_again_not_dropped(queue, game_server,
+                                                                     game_target):
+    game = game_server.game
+    async with consuming(queue, game_target, backoff=FAST_RETRY):
+        token = await schedule_at(queue, now_ms())
+        game.busy[token] = 2
+        calls = await game.wait_for(token, count=3, timeout=5)
+        await until_empty(queue)
+    assert [call.answer for call in calls] == ["busy", "busy", "fired"]
+
+
 async def test_a_game_service_down_then_up_gets_the_entry_when_it_returns(queue):
     server = FakeGameServer()  # not started: the game service is down
     target = GameFireTarget.connect(server.address, timeout_seconds=1)
