@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from urllib.parse import unquote
 
 from services.errors import Reason, ServiceError
 
@@ -25,18 +26,21 @@ _MAIL_DOMAINS = (
 _MAIL_DOMAIN = re.compile(
     r"(?:^|[.\-_+])(?:" + "|".join(re.escape(d) for d in _MAIL_DOMAINS) + r")"
     r"\.(?:[a-z]{2,6})(?:\.[a-z]{2})?$"
+    # ... or a dotted name ending in one without its top-level domain: "mario.rossi.gmail"
+    r"|\.(?:" + "|".join(re.escape(d) for d in _MAIL_DOMAINS) + r")$"
 )
-# A word that names an account, singular or plural, followed by a separator or digits:
-# "user:42", "members/7", "uid-9", "email_bob", "account17".
+# A word that names an account, singular or plural, followed by a separator (any character
+# but a letter) or digits: "user:42", "members/7", "uid-9", "email_bob", "account17", "user~1".
 _ACCOUNT_WORD = re.compile(
     r"(?:member|user|account|customer|subscriber|profile|person|people|uid|login|e-?mail|mail)"
-    r"s?(?=[\s:/_.\-|#=@+,;]|\d)"
+    r"s?(?=[^a-z])"
 )
 
 
 def identifying_reason(seat: str) -> str | None:
     """Why ``seat`` looks like it names a person, or None when it is opaque enough."""
-    text = unicodedata.normalize("NFKC", seat).lower()
+    # Percent-decoded too: "user%3A42" is "user:42" in a URL.
+    text = unquote(unicodedata.normalize("NFKC", seat)).lower()
     if "@" in text or "%40" in text:
         return "it contains an @ (an e-mail address?)"
     if _MAIL_DOMAIN.search(text):

@@ -13,6 +13,7 @@ IDENTIFYING = [
     "user:42", "users/42", "User_7", "member-3", "members:9", "account17", "accounts.5",
     "customer:1", "subscribers#2", "profile/abc", "person:8", "people:8", "uid-9", "uid42",
     "login:bob", "email:x", "emails_1", "e-mail:x", "mail:bob", "seat:user:1", "MEMBER99",
+    "user%3A42", "member~1", "account!2", "user*1", "uid$1", "mario.rossi.gmail", "bob%2540x.it",
 ]
 OPAQUE = ["seat:0", "seat:1", "seat:3", "s0", "north", "p-1", "seat:0:a", "table.seat.2",
           "dummy-seat-7", "username", "membership", "mailbox"]
