@@ -39,8 +39,9 @@ async def _seat_four(players, options) -> dict:
     return lobby
 
 
-async def _play_until_over(socket, asso: bool) -> dict:
-    """A seat's loop: play a legal card when it is our turn, acknowledge hand ends."""
+async def _play_until_over(socket, asso: bool, hand_ends: list | None = None) -> dict:
+    """A seat's loop: play a legal card when it is our turn, acknowledge hand ends (the views
+    of which go to ``hand_ends``)."""
     while True:
         message = await receive(socket, timeout=30)
         if message["type"] == "game_over":
@@ -48,6 +49,8 @@ async def _play_until_over(socket, asso: bool) -> dict:
         if message["type"] != "state":
             continue
         game = message["game"]
+        if game["status"] == "hand_end" and hand_ends is not None:
+            hand_ends.append(game)
         if game.get("your_turn"):
             card, capture = legal_plays(game["hand"], game["table"], asso)[0]
             await socket.send(json.dumps({"action": "play", "card": card, "capture": capture,
@@ -69,9 +72,23 @@ async def _eventually(check, timeout: float = 30.0):
 async def test_four_players_play_a_whole_match_and_find_it_in_their_history(stack):
     players = [await Player(stack, name).login() for name in ("alice", "bob", "carol", "dave")]
     try:
-        lobby = await _seat_four(players, {"target_score": 1})
+        # To 21 without napola: no hand can end it, so hand ends are acknowledged over the
+        # sockets and the next hands dealt.
+        lobby = await _seat_four(players, {"target_score": 21, "napola": False})
         sockets = [await p.socket(lobby["id"]) for p in players]
-        overs = await asyncio.gather(*(_play_until_over(s, asso=False) for s in sockets))
+        hand_ends: list[list[dict]] = [[] for _ in sockets]
+        overs = await asyncio.gather(*(_play_until_over(s, False, seen)
+                                       for s, seen in zip(sockets, hand_ends)))
+        for seat, seen in enumerate(hand_ends):
+            assert seen, "the match ended without a hand end"
+            first = seen[0]
+            assert first["last_hand"]["hand"] == 1 and first["hand_end_deadline"].endswith("Z")
+            assert [p["name"] for p in first["players"]] == ["alice", "bob", "carol", "dave"]
+            assert set(first["last_hand"]["teams"]) == {"A", "B"}
+            assert any(seat in view["acknowledged"] for view in seen)  # its ack was taken
+        # After the end a move is refused, the socket stays open.
+        await sockets[0].send(json.dumps({"action": "ack"}))
+        assert (await receive(sockets[0], "error"))["code"] == "game_finished"
         for socket in sockets:
             await socket.close()
         assert len({json.dumps(o, sort_keys=True) for o in overs}) == 1
@@ -101,6 +118,28 @@ async def test_four_players_play_a_whole_match_and_find_it_in_their_history(stac
         board = (await players[0].http.get("/api/leaderboard")).json()
         top = board["entries"][0]
         assert top["rank"] == 1 and top["rating"] == 1516 and top["wins"] == 1
+
+        # Once finished, the log is anyone's (a verifier's), not only the players'.
+        outsider = await Player(stack, "mallory").login()
+        try:
+            public = await outsider.http.get(f"/api/games/{lobby['id']}/log")
+            assert public.status_code == 200 and public.json()["seed"] == final["seed"]
+        finally:
+            await outsider.close()
+
+        # Dave deletes his account: his row is anonymized, his rating gone, the log unchanged.
+        assert (await players[3].http.delete("/api/me")).status_code == 204
+        (item,) = (await players[0].http.get("/api/me/matches")).json()["items"]
+        assert [p["name"] for p in item["players"]] == ["alice", "bob", "carol", "deleted player"]
+        board = (await players[0].http.get("/api/leaderboard")).json()
+        assert "dave" not in {entry["name"] for entry in board["entries"]}
+        again = await Player(stack, "dave").login()
+        try:
+            assert (await again.http.get("/api/me/ratings")).json() == {"ratings": []}
+            assert (await again.http.get("/api/me/matches")).json()["items"] == []
+        finally:
+            await again.close()
+        assert (await players[1].http.get(f"/api/games/{lobby['id']}/log")).json() == log
     finally:
         for player in players:
             await player.close()
@@ -120,6 +159,28 @@ async def test_a_match_nobody_plays_finishes_on_the_deadlines_alone(hurried_stac
         log = (await players[0].http.get(f"/api/games/{lobby['id']}/log")).json()
         plays = [m for m in log["moves"] if m["type"] != "ack"]
         assert plays and all(m["auto"] for m in plays)
+
+        # A second match of theirs, then their history page by page through the gateway.
+        second = await _seat_four(players, {"target_score": 1})
+
+        async def second_finished():
+            view = (await players[2].http.get(f"/api/games/{second['id']}")).json()
+            return view["status"] == "finished"
+
+        await _eventually(second_finished, timeout=120)
+
+        async def both_recorded():
+            page = (await players[0].http.get("/api/me/matches?limit=2")).json()
+            return len(page["items"]) == 2
+
+        await _eventually(both_recorded)
+        first_page = (await players[0].http.get("/api/me/matches?limit=1")).json()
+        assert [m["id"] for m in first_page["items"]] == [second["id"]]  # newest first
+        assert first_page["next_cursor"]
+        next_page = (await players[0].http.get(
+            "/api/me/matches", params={"limit": 1, "cursor": first_page["next_cursor"]})).json()
+        assert [m["id"] for m in next_page["items"]] == [lobby["id"]]
+        assert next_page["next_cursor"] is None
     finally:
         for player in players:
             await player.close()
