@@ -79,14 +79,14 @@ def main(matches: int = 200) -> None:
     moves_per_match = sum(len(run) - 1 for run in runs) / matches
     hands_per_match = sum(run[-1]["hand_number"] for run in runs) / matches
     print(f"scopone, {matches} random matches (target 11), {len(playing)} plays measured")
-    print(f"  legal-move generation     {legal_us:8.1f} us/move")
-    print(f"  decide (validate a play)  {decide_us:8.1f} us/move")
-    print(f"  apply                     {apply_us:8.1f} us/move")
-    print(f"  fire (auto-play choice)   {fire_us:8.1f} us/move")
-    print(f"  view (one seat)           {view_us:8.1f} us")
-    print(f"  state JSON round trip     {json_us:8.1f} us ({state_bytes:.0f} bytes)")
+    print(f"  legal-move generation     {legal_us:8.1f} µs/move")
+    print(f"  decide (validate a play)  {decide_us:8.1f} µs/move")
+    print(f"  apply                     {apply_us:8.1f} µs/move")
+    print(f"  fire (auto-play choice)   {fire_us:8.1f} µs/move")
+    print(f"  view (one seat)           {view_us:8.1f} µs")
+    print(f"  state JSON round trip     {json_us:8.1f} µs ({state_bytes:.0f} bytes)")
     print(f"  whole random match        {match_ms:8.2f} ms ({moves_per_match:.0f} moves, {hands_per_match:.1f} hands)")
-    print(f"dummy apply, 16,000-byte note {dummy_apply_us:6.1f} us/move")
+    print(f"dummy apply, 16,000-byte note {dummy_apply_us:6.1f} µs/move")
 
 
 if __name__ == "__main__":

@@ -44,9 +44,13 @@ class _Table:
         return game
 
     async def play(self, moves: int, latencies: list[float]) -> int:
+        """Play ``moves`` cards (hand ends acknowledged, not measured); how many were played."""
         views = [await self.latest(seat) for seat in range(4)]
         played = 0
         while played < moves:
+            if views[0]["status"] == "hand_end":
+                views = await self._acknowledge(views)
+                continue
             turn = views[0]["turn"]
             if views[0]["status"] != "playing" or turn is None:
                 return played
@@ -59,6 +63,18 @@ class _Table:
             latencies.append(time.perf_counter() - sent)
             played += 1
         return played
+
+    async def _acknowledge(self, views: list[dict]) -> list[dict]:
+        """Every seat acknowledges the hand end; each seat's view once the next hand is dealt."""
+        for seat in range(4):
+            await self.sockets[seat].send(json.dumps({"action": "ack"}))
+        dealt = []
+        for seat in range(4):
+            view = views[seat]
+            while view["status"] == "hand_end":  # each ack's view, then the deal
+                view = await self.queues[seat].get()
+            dealt.append(view)
+        return dealt
 
     async def _after(self, seat: int, revision: int) -> dict:
         while True:
@@ -76,7 +92,7 @@ class _Table:
 async def _round(stack, players, tables: int) -> None:
     games = []
     for _ in range(tables):
-        lobby = (await players[0].http.post("/api/games", json={"options": {"target_score": 21}})).json()
+        lobby = (await players[0].http.post("/api/games", json={"options": {"target_score": 121}})).json()
         for player in players[1:]:
             await player.http.post("/api/games/join", json={"code": lobby["join_code"]})
         games.append(lobby["id"])
