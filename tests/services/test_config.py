@@ -42,6 +42,74 @@ def test_defaults_are_the_readmes():
     assert settings.stats_addr == "127.0.0.1:50054"
 
 
+def _readme_defaults() -> dict[str, str]:
+    """Variable -> its Default cell in the README's table (split where a row names several)."""
+    defaults = {}
+    for line in README.read_text().splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) != 3 or not re.fullmatch(r"[A-Z][A-Z0-9_<>n /]+", cells[0]):
+            continue
+        names = [n.strip() for n in cells[0].split("/")]
+        values = [v.strip() for v in cells[1].split(" / ")]
+        if len(values) == len(names) > 1:
+            values = [values[0]] + [values[0].rsplit(":", 1)[0] + v if v.startswith(":") else v
+                                    for v in values[1:]]
+        else:
+            values = values * len(names)
+        defaults.update(zip(names, values))
+    return defaults
+
+
+_DEFAULT_OF = {
+    "DATABASE_URL": lambda s: s.database_url, "REDIS_URL": lambda s: s.redis_url,
+    "REDIS_KEY_PREFIX": lambda s: s.redis_key_prefix,
+    "STATS_CURSOR_SECRET": lambda s: s.stats_cursor_secret,
+    "GAME_TTL_SECONDS": lambda s: s.game_ttl_seconds,
+    "HAND_ACK_TIMEOUT_SECONDS": lambda s: s.hand_ack_timeout_seconds,
+    "TURN_TIMEOUT_SECONDS": lambda s: s.turn_timeout_seconds,
+    "DEADLINE_HEARTBEAT_MS": lambda s: s.deadline_heartbeat_ms,
+    "DEADLINE_LEASE_MS": lambda s: s.deadline_lease_ms, "DUMMY_GAME": lambda s: s.dummy_game,
+    "LOG_LEVEL": lambda s: s.log_level, "LOGGING_CONFIG": lambda s: s.logging_config,
+    "CORS_ALLOW_ORIGINS": lambda s: s.cors.allow_origins,
+    "CORS_ALLOW_ORIGIN_REGEX": lambda s: s.cors.allow_origin_regex,
+    "CORS_ALLOW_METHODS": lambda s: s.cors.allow_methods,
+    "CORS_ALLOW_HEADERS": lambda s: s.cors.allow_headers,
+    "CORS_ALLOW_CREDENTIALS": lambda s: s.cors.allow_credentials,
+    "CORS_EXPOSE_HEADERS": lambda s: s.cors.expose_headers,
+    "CORS_MAX_AGE": lambda s: s.cors.max_age, "OTEL_ENABLED": lambda s: s.telemetry.enabled,
+    "OTEL_SERVICE_NAME": lambda s: s.telemetry.service_name,
+    "OTEL_EXPORTER_OTLP_ENDPOINT": lambda s: s.telemetry.exporter_endpoint,
+    "OTEL_EXPORTER_OTLP_HEADERS": lambda s: s.telemetry.exporter_headers,
+    "OTEL_EXCLUDED_PATHS": lambda s: s.telemetry.excluded_paths,
+    "OTEL_METRIC_EXPORT_INTERVAL_MILLIS": lambda s: s.telemetry.metric_export_interval_ms,
+    "OTEL_METRICS_POLL_INTERVAL_SECONDS": lambda s: s.telemetry.metrics_poll_interval_s,
+    "APP_HOST": lambda s: s.app_host, "APP_PORT": lambda s: s.app_port,
+    "STATIC_DIR": lambda s: s.static_dir, "LOBBY_ADDR": lambda s: s.lobby_addr,
+    "GAME_ADDR": lambda s: s.game_addr, "DEADLINES_ADDR": lambda s: s.deadlines_addr,
+    "STATS_ADDR": lambda s: s.stats_addr,
+}
+
+
+def _as_readme_writes_it(value) -> str:
+    if value is None or value == ():
+        return "unset"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, tuple):
+        return ",".join(value)
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def test_the_settings_defaults_are_the_readme_tables():
+    """Read from the README itself, so that the two cannot drift apart."""
+    documented, settings = _readme_defaults(), Settings.from_env({})
+    assert set(_DEFAULT_OF) <= set(documented)
+    for name, default_of in _DEFAULT_OF.items():
+        assert _as_readme_writes_it(default_of(settings)) == documented[name], name
+
+
 def test_the_default_provider_is_the_development_idp():
     (provider,) = Settings.from_env({}).oidc_providers
     assert provider.name == "default"
