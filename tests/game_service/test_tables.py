@@ -182,6 +182,27 @@ async def test_of_two_moves_at_once_the_second_waits_and_plays_against_the_new_s
     assert sorted(v.revision for v in both) == [2, 3]  # seat 1 then seat 2, whatever the order of arrival
 
 
+async def test_two_replicas_moving_at_once_the_second_plays_against_the_new_state(replicas):
+    """Without a revision, of two replicas moving one seat at once exactly one lands; the other
+    waits for the shared lock and refuses its move against the state the first left (which it
+    had not seen): never two moves for one turn."""
+    first, second = await replicas.open(), await replicas.open()
+    table_id = await _dummy(first, target=1000)
+    await second.get_view(table_id, "seat:0")  # the second has revision 0 cached
+    for round_number in range(5):
+        moved = await asyncio.gather(first.act(table_id, "seat:0", _add()),
+                                     second.act(table_id, "seat:0", _add()),
+                                     return_exceptions=True)
+        landed = [o for o in moved if not isinstance(o, Exception)]
+        refused = [o for o in moved if isinstance(o, Exception)]
+        assert [v.revision for v in landed] == [round_number * 4 + 1]
+        assert [e.reason for e in refused] == [Reason.NOT_YOUR_TURN]
+        for replica, seat in ((second, "seat:1"), (first, "seat:2"), (second, "seat:3")):
+            await replica.act(table_id, seat, _add())
+    header = await first.log.header(table_id)
+    assert (header.move_count, header.revision) == (20, 20)
+
+
 @pytest.mark.parametrize("same_replica", [True, False], ids=["one replica", "two replicas"])
 async def test_of_moves_made_at_once_with_one_revision_exactly_one_lands(replicas, same_replica):
     first = await replicas.open()
