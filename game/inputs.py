@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import uuid
 
 from game.seats import check_seat
+from services import jsontext
 from services.errors import Reason, ServiceError
 
 MAX_ACTION_CHARS = 256 * 1024
@@ -50,22 +50,14 @@ def action(text: str) -> dict:
 
 
 def json_object(text: str, reason: Reason, what: str) -> dict:
-    """``text`` parsed as a JSON object (NaN and Infinity are not JSON); ``reason`` if it is not one.
-
-    Nesting too deep to decode is refused, and so are unpaired surrogates (``"\\ud800"``):
-    valid JSON escapes, but no UTF-8 text holds them, so the log could neither store nor send them.
-    """
+    """``text`` parsed as a JSON object (NaN and Infinity are not JSON, nor are nesting too deep
+    and unpaired surrogates: :func:`services.jsontext.loads`); ``reason`` if it is not one."""
     try:
-        value = json.loads(text, parse_constant=_no_constant)
-    except (ValueError, RecursionError) as error:
-        reason_text = "nested too deeply" if isinstance(error, RecursionError) else str(error)
-        raise ServiceError(reason, f"{what}: not valid JSON ({reason_text})") from None
+        value = jsontext.loads(text, parse_constant=_no_constant)
+    except ValueError as error:
+        raise ServiceError(reason, f"{what}: not valid JSON ({error})") from None
     if not isinstance(value, dict):
         raise ServiceError(reason, f"{what}: must be a JSON object")
-    try:
-        json.dumps(value, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        raise ServiceError(reason, f"{what}: must not contain unpaired surrogates") from None
     return value
 
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
+
+from services import jsontext
 
 MAX_BODY_BYTES = 64 * 1024
 
@@ -27,18 +28,9 @@ async def read_body(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
 
 
 def parse_json(raw: str | bytes) -> Any:
-    """JSON text as Python values; ValueError when it is not JSON we can pass on.
-
-    Beyond syntax, this refuses what json.loads lets through but nothing downstream can carry:
-    nesting deep enough to exhaust the recursion limit, and lone UTF-16 surrogates
-    (``"\\ud800"``), which are not Unicode text and cannot be encoded for gRPC.
-    """
-    try:
-        data = json.loads(raw)
-        json.dumps(data, ensure_ascii=False).encode("utf-8")
-    except (RecursionError, UnicodeError) as error:
-        raise ValueError(str(error)) from None
-    return data
+    """JSON text as Python values; ValueError when it is not JSON we can pass on (also nesting
+    too deep and lone surrogates: :func:`services.jsontext.loads`)."""
+    return jsontext.loads(raw)
 
 
 def _json_media_type(request: Request) -> bool:

@@ -41,8 +41,10 @@ _CODES = {
     Reason.UNAVAILABLE: "unavailable",
 }
 LOBBY_POLL_SECONDS = 0.5
-# How old the names joined into the views may get: an erased player shows as "deleted player"
-# on the others' sockets within this long (at most one lobby call per socket per period).
+# How old the names joined into the views, and the session check of an idle socket, may get:
+# an erased player shows as "deleted player" on the others' sockets, and the erased member's
+# idle sockets close, at the first update after this long (at most one session read and one
+# lobby call per socket per period; a player's own message always checks the session).
 SEATING_REFRESH_SECONDS = 2.0
 SESSION_ENDED = 1008  # policy violation: the socket's session is gone
 
@@ -113,7 +115,7 @@ class _Connection:
             try:
                 async for view in self.backends.game.watch_views(self.game.id, self.seat):
                     backoff = 0.2
-                    if not await self._session_lives():
+                    if self._stale() and not await self._session_lives():
                         return
                     await self.send({"type": "state", "game": await self._view(view)})
                     if view.get("status") == "finished":
@@ -163,9 +165,14 @@ class _Connection:
         await self.websocket.close(code=SESSION_ENDED, reason="Session ended")
         return False
 
+    def _stale(self) -> bool:
+        """Whether the session and names are due for another look (SEATING_REFRESH_SECONDS):
+        updates check them at that pace, not one store read per update and socket."""
+        return time.monotonic() - self.seating_read > SEATING_REFRESH_SECONDS
+
     async def _view(self, view: dict) -> dict:
         """The contract's view, the names from a seating at most SEATING_REFRESH_SECONDS old."""
-        if time.monotonic() - self.seating_read > SEATING_REFRESH_SECONDS:
+        if self._stale():
             with suppress(ServiceError):  # the lobby briefly down: the names we have will do
                 self.game = await self.backends.lobby.get_game(self.game.id)
             self.seating_read = time.monotonic()

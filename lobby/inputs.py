@@ -10,6 +10,7 @@ import json
 import unicodedata
 import uuid
 
+from services import jsontext
 from services.errors import Reason, ServiceError
 
 MAX_MEMBER_ID = 512
@@ -84,13 +85,10 @@ def options_json(value: str) -> str:
         raise ServiceError(Reason.INVALID_OPTIONS,
                            f"Invalid options: longer than {MAX_OPTIONS_BYTES} bytes")
     try:
-        options = json.loads(value, parse_constant=_refuse_constant)
+        options = jsontext.loads(value, parse_constant=_refuse_constant)
     except ValueError as error:
         raise ServiceError(Reason.INVALID_OPTIONS,
                            f"Invalid options: not valid JSON ({error})") from None
-    except RecursionError:
-        raise ServiceError(Reason.INVALID_OPTIONS,
-                           "Invalid options: not valid JSON (nested too deeply)") from None
     if not isinstance(options, dict):
         raise ServiceError(Reason.INVALID_OPTIONS, "Invalid options: must be a JSON object")
     return json.dumps(options, separators=(",", ":"))
