@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import redis.asyncio as redis
 from redis.exceptions import LockError, NoScriptError, RedisError
 
+from services.signals import MemorySignalHub, RedisSignalHub, Signals
 from services.stores import Keys
 
 log = logging.getLogger(__name__)
@@ -31,7 +32,6 @@ log = logging.getLogger(__name__)
 LOCK_TTL_SECONDS = 10.0  # longer than any mutation; a dead holder frees the table after it
 LOCK_WAIT_SECONDS = 5.0  # how long a mutation queues for a busy table before giving up
 _LOCK_POLL_SECONDS = 0.005
-_SUBSCRIBE_TIMEOUT_SECONDS = 5.0
 
 # KEYS: snapshot, ongoing set. ARGV: revision, snapshot, ttl seconds, table id, ongoing score
 # ("" removes the table from the set), channel ("" publishes nothing).
@@ -88,25 +88,6 @@ class TableLock(ABC):
 
         False when the lock had expired meanwhile (another may hold it now).
         """
-
-
-class Signals:
-    """Change signals for one subscriber; signals that arrive while it is busy merge into one."""
-
-    def __init__(self) -> None:
-        self._event = asyncio.Event()
-
-    def notify(self) -> None:
-        self._event.set()
-
-    async def wait(self, timeout: float | None = None) -> bool:
-        """True when a signal came (and clears it), False after ``timeout`` seconds without one."""
-        try:
-            await asyncio.wait_for(self._event.wait(), timeout)
-        except TimeoutError:
-            return False
-        self._event.clear()
-        return True
 
 
 def _stored_revision(snapshot: str) -> int | None:
@@ -171,7 +152,7 @@ class MemoryTableCache(TableCache):
         self.lock_wait_seconds = lock_wait_seconds
         self._snapshots: dict[str, tuple[str, float]] = {}
         self._ongoing: dict[str, int] = {}
-        self._subscribers: dict[str, set[Signals]] = {}
+        self._hub = MemorySignalHub()
         self._holders: dict[str, tuple[object, float]] = {}
         self._released: dict[str, asyncio.Event] = {}
 
@@ -197,8 +178,7 @@ class MemoryTableCache(TableCache):
             else:
                 self._ongoing[table_id] = write.ongoing_score
         if write.publish:
-            for signals in self._subscribers.get(table_id, ()):
-                signals.notify()
+            self._hub.notify(table_id)
         return newer
 
     def put_raw(self, table_id: str, snapshot: str) -> None:
@@ -208,18 +188,8 @@ class MemoryTableCache(TableCache):
     def lock(self, table_id: str) -> TableLock:
         return _MemoryLock(self, table_id)
 
-    @contextlib.asynccontextmanager
-    async def subscribe(self, table_id: str) -> AsyncIterator[Signals]:
-        signals = Signals()
-        self._subscribers.setdefault(table_id, set()).add(signals)
-        try:
-            yield signals
-        finally:
-            subscribers = self._subscribers.get(table_id)
-            if subscribers is not None:
-                subscribers.discard(signals)
-                if not subscribers:
-                    del self._subscribers[table_id]
+    def subscribe(self, table_id: str) -> contextlib.AbstractAsyncContextManager[Signals]:
+        return self._hub.subscribe(table_id)
 
     async def forget(self, table_id: str) -> None:
         self._snapshots.pop(table_id, None)
@@ -285,7 +255,7 @@ class RedisTableCache(TableCache):
         self.lock_ttl_seconds = lock_ttl_seconds
         self.lock_wait_seconds = lock_wait_seconds
         self._save = client.register_script(_SAVE_SCRIPT)
-        self._hub = _EventHub(client)
+        self._hub = RedisSignalHub(client, "game events")
 
     def snapshot_key(self, table_id: str) -> str:
         return self._keys("game", table_id)
@@ -379,81 +349,3 @@ class _RedisLock(TableLock):
         if isinstance(released, Exception):
             raise released
         return bool(released)
-
-
-class _EventHub:
-    """One pub/sub connection per process, shared by every local subscriber.
-
-    A channel is subscribed while it has local subscribers. Each subscribe confirmation,
-    including the ones redis-py sends after a reconnect, signals the channel's subscribers,
-    so that none of them misses a change made while the connection was down.
-    """
-
-    def __init__(self, client: redis.Redis):
-        self._pubsub = client.pubsub()
-        self._subscribers: dict[str, set[Signals]] = {}
-        self._ready: dict[str, asyncio.Event] = {}
-        self._reader: asyncio.Task | None = None
-        self._resubscribing: set[asyncio.Task] = set()
-
-    @contextlib.asynccontextmanager
-    async def subscribe(self, channel: str) -> AsyncIterator[Signals]:
-        signals = Signals()
-        subscribers = self._subscribers.get(channel)
-        first = subscribers is None
-        if first:
-            subscribers = self._subscribers[channel] = set()
-            self._ready[channel] = asyncio.Event()
-        subscribers.add(signals)
-        try:
-            if first:
-                await self._pubsub.subscribe(channel)
-                if self._reader is None or self._reader.done():
-                    self._reader = asyncio.create_task(self._read(), name="game-events")
-            await asyncio.wait_for(self._ready[channel].wait(), _SUBSCRIBE_TIMEOUT_SECONDS)
-            signals._event.clear()  # the confirmation is not a change
-            yield signals
-        finally:
-            subscribers.discard(signals)
-            if not subscribers and self._subscribers.get(channel) is subscribers:
-                del self._subscribers[channel]
-                self._ready.pop(channel, None)
-                with contextlib.suppress(RedisError, OSError):
-                    await self._pubsub.unsubscribe(channel)
-
-    async def _read(self) -> None:
-        while True:
-            try:
-                message = await self._pubsub.get_message(timeout=1.0)
-            except asyncio.CancelledError:
-                raise
-            except (RedisError, OSError) as error:
-                log.warning("game events connection lost (%s); reconnecting", error)
-                await asyncio.sleep(0.5)
-                continue
-            if message is None:
-                continue
-            channel = message.get("channel")
-            kind = message["type"]
-            if kind == "subscribe":
-                ready = self._ready.get(channel)
-                if ready is not None:
-                    ready.set()
-            elif kind == "unsubscribe" and channel in self._subscribers:
-                # a subscriber arrived while the last one was leaving: listen again
-                task = asyncio.create_task(self._pubsub.subscribe(channel))
-                self._resubscribing.add(task)
-                task.add_done_callback(self._resubscribing.discard)
-                continue
-            elif kind != "message":
-                continue
-            for signals in self._subscribers.get(channel, ()):
-                signals.notify()
-
-    async def close(self) -> None:
-        if self._reader is not None:
-            self._reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._reader
-        with contextlib.suppress(RedisError, OSError):
-            await self._pubsub.aclose()

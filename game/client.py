@@ -93,9 +93,13 @@ class GameClient:
 
     async def get_view(self, table_id: str, seat: str) -> dict:
         """The seat's view (with id, game_type, seed_commitment, revision and status)."""
+        return (await self.get_view_at(table_id, seat))[0]
+
+    async def get_view_at(self, table_id: str, seat: str) -> tuple[dict, int]:
+        """The seat's view, as get_view, and when the table last changed (epoch ms)."""
         response = await self._call(self._stub.GetView,
                                     game_pb2.GetViewRequest(table_id=table_id, seat=seat))
-        return json.loads(response.view_json)
+        return json.loads(response.view_json), response.updated_at.ToMilliseconds()
 
     async def act(self, table_id: str, seat: str, action: dict | str,
                   expected_revision: int | None = None) -> dict:

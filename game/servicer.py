@@ -74,7 +74,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
     @_stores_unavailable
     async def GetView(self, request, context):
         view = await self.tables.get_view(request.table_id, request.seat)
-        return game_pb2.GetViewResponse(**_view_fields(view))
+        return game_pb2.GetViewResponse(**_view_fields(view), updated_at=timestamp(view.updated_ms))
 
     @_stores_unavailable
     async def Act(self, request, context):

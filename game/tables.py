@@ -69,6 +69,7 @@ class SeatView:
     view_json: str
     revision: int
     status: str
+    updated_ms: int = 0  # when the table last changed (epoch ms)
 
 
 @dataclass(frozen=True)
@@ -640,7 +641,7 @@ class Tables:
         view = {**self._engine(live.game_type).view(live.state, index), "id": live.table_id,
                 "game_type": live.game_type, "seed_commitment": live.seed_commitment,
                 "revision": live.revision}
-        return SeatView(_dumps(view), live.revision, live.status)
+        return SeatView(_dumps(view), live.revision, live.status, live.updated_ms)
 
 
 class _Holding:

@@ -1,7 +1,8 @@
-"""REST for games: game types, create, join, preview, a game's view and its move log."""
+"""REST for games: game types, create, join, preview, the caller's games, a game's view and its move log."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 
@@ -11,13 +12,15 @@ from starlette.responses import JSONResponse
 
 from gateway.bodies import json_object
 from gateway.members import require_member
-from gateway.views import game_view, lobby_view, preview_view
+from gateway.views import game_view, lobby_view, my_game_item, preview_view
 from services.errors import Reason, ServiceError
 
 log = logging.getLogger(__name__)
 
 DEFAULT_GAME_TYPE = "scopone_scientifico"
 LOG_PAGE = 256
+MY_GAMES_LIMIT = 50      # CONTRACT: at most 50 games
+MY_GAMES_CANDIDATES = 100  # the lobby's newest games looked at to find them (some are finished)
 
 
 async def game_types(request: Request) -> JSONResponse:
@@ -68,6 +71,41 @@ async def preview(request: Request) -> JSONResponse:
         first = game.seats[0].seat
         status = (await backends.game.get_view(game.id, first))["status"]
     return JSONResponse(preview_view(game, types.get(game.game_type), status))
+
+
+async def my_games(request: Request) -> JSONResponse:
+    """The caller's games that are not finished, most recently changed first.
+
+    The lobby knows where the member sits; the game service knows whether a table has
+    finished, whose turn it is and when it last changed: one view per started game, read
+    concurrently.
+    """
+    member = await require_member(request)
+    backends = request.app.state.backends
+    games = await backends.lobby.list_member_games(member.sub, MY_GAMES_CANDIDATES)
+    items = await asyncio.gather(*(_my_game(backends.game, game, member.sub) for game in games))
+    unfinished = sorted((item for item in items if item is not None),
+                        key=lambda item: (item["updated_at"], item["id"]), reverse=True)
+    return JSONResponse({"games": unfinished[:MY_GAMES_LIMIT]})
+
+
+async def _my_game(game_client, game, member_id: str) -> dict | None:
+    """One item of GET /api/me/games; None for a finished game (or a table that is gone)."""
+    seat = game.seat_of(member_id)
+    if seat is None:
+        return None
+    if not game.started:
+        return my_game_item(game, member_id, "lobby", False, game.changed_at_ms)
+    try:
+        view, updated_ms = await game_client.get_view_at(game.id, seat.seat)
+    except ServiceError as error:
+        if error.reason is Reason.TABLE_NOT_FOUND:
+            return None
+        raise
+    if view.get("status") == "finished":
+        return None
+    return my_game_item(game, member_id, view["status"], view.get("your_turn") is True,
+                        max(updated_ms, game.changed_at_ms))
 
 
 async def get_game(request: Request) -> JSONResponse:

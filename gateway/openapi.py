@@ -139,7 +139,16 @@ _STARTED_EXAMPLE = {
     "you": 3, "hand": ["01C", "03B", "04S", "05B", "05D", "07B", "08S", "09C", "10B", "10D"], "table": [],
     "turn": 0, "last_play": None, "turn_deadline": "2026-12-02T10:05:30.000Z", "revision": 1,
 }
-_PHASE_FIELDS = ("turn_deadline", "your_turn")
+_MY_GAMES_EXAMPLE = {"games": [
+    {"id": _GAME_ID, "game_type": "scopone_scientifico", "join_code": "K7QX2M", "status": "playing",
+     "players": [{"seat": s, "name": _NAMES[s], "team": _team(s), "is_you": s == 2} for s in range(4)],
+     "seats_open": 0, "your_turn": True, "updated_at": "2026-12-02T10:12:04.512Z"},
+    {"id": "0b7e5d3c-1f2a-4e6b-8c9d-7a6b5c4d3e2f", "game_type": "scopone_scientifico",
+     "join_code": "R4TW9P", "status": "lobby",
+     "players": [{"seat": 0, "name": "carol", "team": "A", "is_you": True}],
+     "seats_open": 3, "your_turn": False, "updated_at": "2026-12-02T09:58:41.007Z"},
+]}
+_PHASE_FIELDS = ("turn_deadline", "your_turn", "legal")
 _HAND_END_EXAMPLE = {
     **{k: v for k, v in _PLAYING_EXAMPLE.items() if k not in _PHASE_FIELDS},
     "status": "hand_end", "turn": None, "hand": [], "table": [], "hand_number": 3, "scores": {"A": 9, "B": 6},
@@ -260,6 +269,25 @@ def _game_schemas() -> dict[str, Schema]:
             "seats_open": _integer("Seats still free.", minimum=0),
             "options": _ref("Options"),
         }),
+        "MyGame": _object("One of the caller's games that is not finished.", {
+            "id": _GAME_UUID, "game_type": _GAME_TYPE_ID, "join_code": _JOIN_CODE,
+            "status": _string("`lobby` while seats are open, then the game's status.",
+                              enum=["lobby", "playing", "hand_end"]),
+            "players": _array(_ref("LobbyPlayer"), "The seated players, in seat order."),
+            "seats_open": _integer("Seats still free.", minimum=0),
+            "your_turn": _boolean("True only when it is the caller's move."),
+            "updated_at": _timestamp("When the game last changed (a seat taken, a move)."),
+        }),
+        "MyGames": _object("The caller's unfinished games, most recently changed first (at most 50).", {
+            "games": _array(_ref("MyGame"), "The games."),
+        }, example=_MY_GAMES_EXAMPLE),
+        "LegalPlay": _object("A card of your hand and every capture it may make.", {
+            "card": card,
+            "captures": _array(_array(card, "One capture, sorted as strings; empty: the card is laid "
+                                            "down taking nothing."),
+                               "The captures, sorted as lists; playing `card` with any one of them is "
+                               "legal, and nothing else is."),
+        }, example={"card": "07D", "captures": [["03S", "04B"], ["07C"]]}),
         "Player": _object("One seat of a started game; the others' cards show only as counts.", {
             "seat": _SEAT, "name": _NAME, "team": team,
             "card_count": _integer("Cards in the seat's hand.", minimum=0),
@@ -297,8 +325,8 @@ def _game_view_schema() -> Schema:
     card = _ref("Card")
     return _object(
         "A started game as one seat sees it (the body of GET /api/games/{id} and the `game` of a WebSocket "
-        "`state` message). Fields tied to a phase are present only in it: `turn_deadline` and `your_turn` "
-        "while a hand is played; `last_hand`, `acknowledged` and `hand_end_deadline` in `hand_end`; "
+        "`state` message). Fields tied to a phase are present only in it: `turn_deadline`, and `your_turn` "
+        "with `legal` on your move, while a hand is played; `last_hand`, `acknowledged` and `hand_end_deadline` in `hand_end`; "
         "`last_hand`, `winner` and `seed` once `finished`. Other game types share the platform's fields "
         "(id, game_type, join_code, status, options, players, you, seed_commitment, revision).",
         {
@@ -313,6 +341,9 @@ def _game_view_schema() -> Schema:
             "hand_number": _integer("The hand being played (or just scored), from 1.", minimum=1),
             "scores": _ref("Scores", "The match totals."),
             "your_turn": _boolean("Present, and true, only when it is your move.", enum=[True]),
+            "legal": _array(_ref("LegalPlay"), "Present (only) with `your_turn`: every card of your hand, "
+                                               "sorted, with the captures it may make, so a client never "
+                                               "re-implements the rules."),
             "turn_deadline": _timestamp("While a hand is played: when the seat on turn gets a random legal play."),
             "last_play": _nullable(_ref("LastPlay"), "Null before the first play of a hand."),
             "last_hand": _ref("LastHand", "In `hand_end` and `finished`."),
@@ -323,7 +354,8 @@ def _game_view_schema() -> Schema:
             "seed_commitment": _string("Lowercase hex SHA-256 of the seed bytes.", pattern=_HEX64),
             "revision": _integer("Grows with every change; send it back to guard a move.", minimum=0),
         },
-        optional=("hand", "table", "turn", "hand_number", "scores", "last_play", "your_turn", "turn_deadline",
+        optional=("hand", "table", "turn", "hand_number", "scores", "last_play", "your_turn", "legal",
+                  "turn_deadline",
                   "last_hand", "acknowledged", "hand_end_deadline", "winner", "seed"),
         example=_PLAYING_EXAMPLE,
     )
@@ -400,6 +432,10 @@ def _socket_schemas() -> dict[str, Schema]:
     revision = _integer("The revision the player saw; refused with `concurrent_move` if the game moved on.",
                         minimum=0)
     return {
+        "WsLobby": _object("The lobby while the game waits for players: on connect and whenever a seat "
+                           "fills (or a seated member is erased); the first `state` follows the start.", {
+            "type": _string("`lobby`.", enum=["lobby"]), "game": _ref("Lobby"),
+        }, example={"type": "lobby", "game": _LOBBY_EXAMPLE}),
         "WsState": _object("The game view: on connect, after every accepted change, and on request.", {
             "type": _string("`state`.", enum=["state"]), "game": _ref("GameView"),
         }),
@@ -411,7 +447,8 @@ def _socket_schemas() -> dict[str, Schema]:
             "code": _string("Why.", enum=list(WS_ERROR_CODES)),
             "message": _string("For people."),
         }, example={"type": "error", "code": "not_your_turn", "message": "Not your turn"}),
-        "WsServerMessage": {"oneOf": [_ref("WsState"), _ref("WsGameOver"), _ref("WsError")],
+        "WsServerMessage": {"oneOf": [_ref("WsLobby"), _ref("WsState"), _ref("WsGameOver"),
+                                      _ref("WsError")],
                             "description": "Any message the server sends."},
         "WsPlay": _object("Play a card.", {
             "action": _string("`play`.", enum=["play"]), "card": _ref("Card"),
@@ -670,7 +707,8 @@ def _game_paths() -> dict[str, dict]:
              "404": _shared("GameNotFound")},
             description="A WebSocket upgrade, refused before the handshake with an HTTP status and an Error "
                         "body. Only seated players are accepted; a seated player may connect while the game "
-                        "is still in the lobby and gets the first `state` when the last seat fills. The "
+                        "is still in the lobby: it gets a `lobby` message then and whenever a seat fills, "
+                        "and the first `state` when the last seat fills. The "
                         "protocol (messages, error codes, the 4096-byte limit) is in the project's "
                         "docs/websocket.md.",
             parameters=(_GAME_ID_PARAM,
@@ -684,6 +722,11 @@ def _game_paths() -> dict[str, dict]:
 def _stats_paths() -> dict[str, dict]:
     game_type = _param("query", "game_type", "Only this game type.", {"type": "string"})
     return {
+        "/api/me/games": {"get": _operation(
+            "listMyGames", "games", "The caller's unfinished games, most recently changed first",
+            {"200": _json("In the lobby, playing or at a hand end; at most 50. A player who closed the "
+                          "tab finds the way back to their table here.", _ref("MyGames"),
+                          example=_MY_GAMES_EXAMPLE)})},
         "/api/me/matches": {"get": _operation(
             "listMyMatches", "stats", "The caller's finished matches, newest first",
             {"200": _json("A page.", _ref("MatchPage"), example={"items": [_MATCH_EXAMPLE], "next_cursor": None}),

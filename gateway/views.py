@@ -15,6 +15,14 @@ def team_of(seat: int) -> str:
     return "A" if seat % 2 == 0 else "B"
 
 
+def _seated(game: Any, member_id: str | None) -> list[dict]:
+    return [
+        {"seat": seat.index, "name": seat.display_name, "team": team_of(seat.index),
+         "is_you": seat.member_id == member_id}
+        for seat in game.seats
+    ]
+
+
 def lobby_view(game: Any, member_id: str | None) -> dict:
     """CONTRACT's lobby: a game still waiting for players."""
     return {
@@ -23,13 +31,23 @@ def lobby_view(game: Any, member_id: str | None) -> dict:
         "join_code": game.join_code,
         "status": "lobby",
         "options": game.options,
-        "players": [
-            {"seat": seat.index, "name": seat.display_name, "team": team_of(seat.index),
-             "is_you": seat.member_id == member_id}
-            for seat in game.seats
-        ],
+        "players": _seated(game, member_id),
         "seats_open": game.seats_open,
         "created_at": iso_from_ms(game.created_at_ms),
+    }
+
+
+def my_game_item(game: Any, member_id: str, status: str, your_turn: bool, updated_ms: int) -> dict:
+    """One game of GET /api/me/games."""
+    return {
+        "id": game.id,
+        "game_type": game.game_type,
+        "join_code": game.join_code,
+        "status": status,
+        "players": _seated(game, member_id),
+        "seats_open": game.seats_open,
+        "your_turn": your_turn,
+        "updated_at": iso_from_ms(updated_ms),
     }
 
 

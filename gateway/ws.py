@@ -21,7 +21,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from gateway.bodies import parse_json
 from gateway.members import current_member
-from gateway.views import game_view
+from gateway.views import game_view, lobby_view
 from services.errors import Reason, ServiceError
 
 log = logging.getLogger(__name__)
@@ -40,7 +40,6 @@ _CODES = {
     Reason.GAME_FINISHED: "game_finished",
     Reason.UNAVAILABLE: "unavailable",
 }
-LOBBY_POLL_SECONDS = 0.5
 # How old the names joined into the views, and the session check of an idle socket, may get:
 # an erased player shows as "deleted player" on the others' sockets, and the erased member's
 # idle sockets close, at the first update after this long (at most one session read and one
@@ -131,23 +130,31 @@ class _Connection:
             backoff = min(backoff * 2, 5.0)
 
     async def _wait_for_start(self) -> bool:
-        """Wait until the lobby says the game started; False (the socket closed) if it is gone."""
+        """The waiting room: a ``lobby`` message now and whenever a seat fills, until the game
+        starts (True); False when the socket closed meanwhile (the game expired unstarted, or
+        the session ended). The lobby pushes the changes (WatchGame): nothing polls."""
+        backoff = 0.2
         while not self.started.is_set():
             try:
-                game = await self.backends.lobby.get_game(self.game.id)
+                async for game in self.backends.lobby.watch_game(self.game.id):
+                    backoff = 0.2
+                    self.game = game
+                    if game.started:
+                        self.seating_read = time.monotonic()
+                        self.started.set()
+                        return True
+                    if self._stale() and not await self._session_lives():
+                        return False
+                    await self.send({"type": "lobby", "game": lobby_view(game, self.sub)})
             except ServiceError as error:
                 if error.reason is Reason.GAME_NOT_FOUND:  # expired unstarted (GAME_TTL_SECONDS)
                     await self.websocket.close(code=1000, reason="Game not found")
                     return False
                 if not error.reason.transient:
                     raise
-                game = self.game  # the lobby is briefly down: ask again
-            if game.started:
-                self.game = game
-                self.seating_read = time.monotonic()
-                self.started.set()
-                return True
-            await asyncio.sleep(LOBBY_POLL_SECONDS)
+            # The lobby went away (a restart, a replica lost): watch again.
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, 5.0)
         return True
 
     async def _session_lives(self) -> bool:

@@ -8,6 +8,7 @@ CreateGame and JoinGame are never sent twice by the transport.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Self
 
 import grpc
@@ -18,7 +19,8 @@ from services.errors import from_rpc_error
 from tavolo.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 
 SERVICE = "tavolo.lobby.v1.LobbyService"
-IDEMPOTENT = ("ListGameTypes", "PreviewGame", "GetGame", "GetSeating", "FindSeat", "EraseMember")
+IDEMPOTENT = ("ListGameTypes", "PreviewGame", "GetGame", "GetSeating", "FindSeat", "EraseMember",
+              "ListMemberGames")
 
 
 class LobbyClient:
@@ -26,7 +28,7 @@ class LobbyClient:
 
     def __init__(self, address: str, timeout_seconds: float = 10.0):
         self.channel = open_channel(address, SERVICE, idempotent=IDEMPOTENT,
-                                    timeout_seconds=timeout_seconds)
+                                    timeout_seconds=timeout_seconds, streams=("WatchGame",))
         self.stub = lobby_pb2_grpc.LobbyServiceStub(self.channel)
 
     async def __aenter__(self) -> Self:
@@ -65,6 +67,23 @@ class LobbyClient:
         response = await self._call(self.stub.GetGame, lobby_pb2.GetGameRequest(game_id=game_id))
         return game_from_message(response.game)
 
+    async def watch_game(self, game_id: str) -> AsyncIterator[Game]:
+        """The game now, then after every change of its seating, until and including its start."""
+        call = self.stub.WatchGame(lobby_pb2.WatchGameRequest(game_id=game_id))
+        try:
+            async for response in call:
+                yield game_from_message(response.game)
+        except grpc.RpcError as error:
+            raise from_rpc_error(error) from None
+        finally:
+            call.cancel()
+
+    async def list_member_games(self, member_id: str, page_size: int = 0) -> list[Game]:
+        """The member's live games, most recently changed first (``page_size`` 0: up to 200)."""
+        response = await self._call(self.stub.ListMemberGames, lobby_pb2.ListMemberGamesRequest(
+            member_id=member_id, page_size=page_size))
+        return [game_from_message(g) for g in response.games]
+
     async def get_seating(self, table_id: str) -> list[Seat]:
         response = await self._call(self.stub.GetSeating,
                                     lobby_pb2.GetSeatingRequest(table_id=table_id))
@@ -98,5 +117,6 @@ def game_from_message(message: lobby_pb2.Game) -> Game:
         id=message.id, game_type=message.game_type, join_code=message.join_code,
         options_json=message.options_json, seats_total=message.seats_total,
         created_at_ms=message.created_at.ToMilliseconds(),
+        updated_at_ms=message.updated_at.ToMilliseconds(),
         seats=tuple(seat_from_message(s) for s in message.players),
         started=message.status == lobby_pb2.GAME_STATUS_STARTED)

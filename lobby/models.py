@@ -73,6 +73,12 @@ class Game:
     created_at_ms: int
     seats: tuple[Seat, ...] = ()
     started: bool = False
+    updated_at_ms: int = 0  # the last seat taken or the start; 0 read as created_at_ms
+
+    @property
+    def changed_at_ms(self) -> int:
+        """When the game last changed in the lobby (created, a seat taken, started)."""
+        return max(self.updated_at_ms, self.created_at_ms)
 
     @property
     def status(self) -> str:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import secrets
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import replace
 from typing import Protocol
 
@@ -34,6 +34,8 @@ from services.timeutil import now_ms
 log = logging.getLogger(__name__)
 
 CODE_ATTEMPTS = 20
+WATCH_BACKSTOP_SECONDS = 30.0
+MEMBER_GAMES_LIMIT = 200  # ListMemberGames' page: a member's live games, newest first
 
 
 class GameService(Protocol):
@@ -97,7 +99,8 @@ class Lobby:
         for _ in range(self.code_attempts):
             game = Game(id=game_id, game_type=game_type, join_code=self.new_code(),
                         options_json=normalized, seats_total=kind.players,
-                        created_at_ms=created_at_ms, seats=(Seat(0, member_id, display_name),))
+                        created_at_ms=created_at_ms, updated_at_ms=created_at_ms,
+                        seats=(Seat(0, member_id, display_name),))
             if await self.store.create(game):
                 log.info("game %s created (%s), code %s", game.id, game_type, game.join_code)
                 return await self._retry_start(game)  # a one-seat game type starts at once
@@ -113,7 +116,7 @@ class Lobby:
         code = normalize_code(inputs.join_code(join_code))
         if code is None:
             raise _not_found()
-        joined = await self.store.join(code, member_id, display_name)
+        joined = await self.store.join(code, member_id, display_name, at_ms=self.clock())
         if joined.outcome is JoinOutcome.NOT_FOUND or joined.game is None:
             raise _not_found()
         game = joined.game
@@ -138,6 +141,33 @@ class Lobby:
 
     async def get_game(self, game_id: str) -> Game:
         return await self._retry_start(await self._game(game_id, "game_id"))
+
+    async def watch_game(self, game_id: str) -> AsyncIterator[Game]:
+        """The game now, then again after every change (a seat taken, an erasure), until and
+        including its start; GAME_NOT_FOUND when it is gone (an unstarted game that expired).
+
+        Changes are signalled by the store (pub/sub in Redis), so nothing polls; a quiet game is
+        still read every WATCH_BACKSTOP_SECONDS, so a watcher learns that it expired.
+        """
+        canonical = inputs.game_id(game_id, "game_id")
+        if canonical is None:
+            raise _not_found()
+        async with self.store.changes(canonical) as changes:
+            sent: Game | None = None
+            while True:
+                game = await self.get_game(canonical)
+                if game != sent:
+                    yield game
+                    sent = game
+                if game.started:
+                    return
+                await changes.wait(WATCH_BACKSTOP_SECONDS)
+
+    async def list_member_games(self, member_id: str, limit: int = MEMBER_GAMES_LIMIT) -> list[Game]:
+        """The live games the member sits at, most recently changed first, at most ``limit``."""
+        games = await self.store.member_games(inputs.member_id(member_id))
+        games.sort(key=lambda game: (game.changed_at_ms, game.id), reverse=True)
+        return games[:max(1, min(limit, MEMBER_GAMES_LIMIT))]
 
     async def get_seating(self, table_id: str) -> tuple[Seat, ...]:
         return (await self._game(table_id, "table_id")).seats
@@ -176,7 +206,7 @@ class Lobby:
                 Reason.UNAVAILABLE,
                 f"The game could not be started yet ({error.message}); join again to retry",
                 game_id=game.id) from None
-        started = await self.store.mark_started(game.id)
+        started = await self.store.mark_started(game.id, at_ms=self.clock())
         log.info("game %s started", game.id)
         return started if started is not None else replace(game, started=True)
 

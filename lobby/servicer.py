@@ -11,7 +11,7 @@ import grpc
 from google.protobuf import timestamp_pb2
 
 from lobby.models import Game, GameType, Seat
-from lobby.service import Lobby
+from lobby.service import MEMBER_GAMES_LIMIT, Lobby
 from services.errors import Reason, ServiceError
 from tavolo.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 
@@ -44,6 +44,18 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
     async def GetGame(self, request, context):
         game = await self.lobby.get_game(request.game_id)
         return lobby_pb2.GetGameResponse(game=game_message(game))
+
+    async def WatchGame(self, request, context):
+        async for game in self.lobby.watch_game(request.game_id):
+            yield lobby_pb2.WatchGameResponse(game=game_message(game))
+
+    async def ListMemberGames(self, request, context):
+        if request.page_size < 0:
+            raise ServiceError(Reason.INVALID_ARGUMENT, "page_size must be 0 or more",
+                               field="page_size")
+        games = await self.lobby.list_member_games(request.member_id,
+                                                   request.page_size or MEMBER_GAMES_LIMIT)
+        return lobby_pb2.ListMemberGamesResponse(games=[game_message(g) for g in games])
 
     async def GetSeating(self, request, context):
         seats = await self.lobby.get_seating(request.table_id)
@@ -82,12 +94,13 @@ def seat_message(seat: Seat, member_id: bool = True) -> lobby_pb2.SeatAssignment
 
 
 def game_message(game: Game, member_ids: bool = True) -> lobby_pb2.Game:
-    created_at = timestamp_pb2.Timestamp()
+    created_at, updated_at = timestamp_pb2.Timestamp(), timestamp_pb2.Timestamp()
     created_at.FromMilliseconds(game.created_at_ms)
+    updated_at.FromMilliseconds(game.changed_at_ms)
     status = lobby_pb2.GAME_STATUS_STARTED if game.started else lobby_pb2.GAME_STATUS_LOBBY
     return lobby_pb2.Game(
         id=game.id, game_type=game.game_type, join_code=game.join_code, status=status,
         options_json=game.options_json,
         players=[seat_message(s, member_id=member_ids) for s in game.seats],
-        seats_total=game.seats_total, created_at=created_at)
+        seats_total=game.seats_total, created_at=created_at, updated_at=updated_at)
 

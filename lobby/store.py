@@ -1,4 +1,4 @@
-"""Where the lobby keeps its games: join codes, seatings, and each member's games.
+"""Where the lobby keeps its games: join codes, seatings, each member's games, and their changes.
 
 One interface, :class:`LobbyStore`, with a Redis implementation (several replicas share it) and
 an in-memory one (a single process, used when REDIS_URL is unset). Every operation that reads
@@ -18,11 +18,14 @@ Redis keys (``<prefix>`` is REDIS_KEY_PREFIX, "tavolo" in production):
   many) and ``member:<member id>`` -> seat index, the reverse look-up that keeps joins
   idempotent;
 - ``<prefix>:member:<member id>:games``: the set of game ids the member sits at, so that an
-  erasure visits only those games.
+  erasure visits only those games and a member's games are listed without a scan;
+- ``<prefix>:lobby:<id>:events``: a pub/sub channel, signalled by the same script that takes a
+  seat, starts the game or erases a member, so a waiting room updates without polling.
 """
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import functools
 import time
@@ -35,6 +38,7 @@ import redis.exceptions
 
 from lobby.models import DELETED_PLAYER, Game, Seat
 from services.errors import Reason, ServiceError
+from services.signals import MemorySignalHub, RedisSignalHub, Signals
 from services.stores import Keys
 
 
@@ -77,13 +81,24 @@ class LobbyStore(ABC):
         """The live game with this id, its TTL (and its code's) restarted: a game in use lives on."""
 
     @abstractmethod
-    async def join(self, code: str, member_id: str, display_name: str) -> Joined:
+    async def join(self, code: str, member_id: str, display_name: str, at_ms: int = 0) -> Joined:
         """Seat the member at the next free seat of the live game with this (canonical) code,
-        unless already seated there or the game is full."""
+        unless already seated there or the game is full; a seat taken at ``at_ms`` (epoch ms,
+        0: keep the game's time) is a change its subscribers hear of."""
 
     @abstractmethod
-    async def mark_started(self, game_id: str) -> Game | None:
-        """Record that the table exists (idempotent); the game after, None when it is gone."""
+    async def mark_started(self, game_id: str, at_ms: int = 0) -> Game | None:
+        """Record that the table exists (idempotent); the game after, None when it is gone.
+        The first call is a change its subscribers hear of."""
+
+    @abstractmethod
+    async def member_games(self, member_id: str) -> list[Game]:
+        """The live games the member sits at, in no particular order."""
+
+    @abstractmethod
+    def changes(self, game_id: str) -> contextlib.AbstractAsyncContextManager[Signals]:
+        """Signals of the game's changes (a seat taken, the start, an erasure), active once
+        the context is entered."""
 
     @abstractmethod
     async def erase_member(self, member_id: str, new_member_id: Callable[[], str]) -> list[str]:
@@ -111,6 +126,7 @@ class MemoryLobbyStore(LobbyStore):
         self._codes: dict[str, tuple[str, float]] = {}
         self._member_games: dict[str, set[str]] = {}
         self._next_sweep = clock() + 60
+        self._hub = MemorySignalHub()
 
     async def create(self, game: Game) -> bool:
         self._sweep()
@@ -133,7 +149,7 @@ class MemoryLobbyStore(LobbyStore):
             self._store(game)
         return game
 
-    async def join(self, code: str, member_id: str, display_name: str) -> Joined:
+    async def join(self, code: str, member_id: str, display_name: str, at_ms: int = 0) -> Joined:
         game_id = self._live_code(code)
         game = self._live_game(game_id) if game_id is not None else None
         if game is None:
@@ -143,19 +159,29 @@ class MemoryLobbyStore(LobbyStore):
         if game.full:
             return Joined(JoinOutcome.FULL, game)
         seat = Seat(len(game.seats), member_id, display_name)
-        game = replace(game, seats=(*game.seats, seat))
+        game = replace(game, seats=(*game.seats, seat),
+                       updated_at_ms=at_ms or game.updated_at_ms)
         self._store(game)
         self._member_games.setdefault(member_id, set()).add(game.id)
+        self._hub.notify(game.id)
         return Joined(JoinOutcome.SEATED, game)
 
-    async def mark_started(self, game_id: str) -> Game | None:
+    async def mark_started(self, game_id: str, at_ms: int = 0) -> Game | None:
         game = self._live_game(game_id)
         if game is None:
             return None
         if not game.started:
-            game = replace(game, started=True)
+            game = replace(game, started=True, updated_at_ms=at_ms or game.updated_at_ms)
             self._games[game.id] = (game, self._games[game.id][1])
+            self._hub.notify(game.id)
         return game
+
+    async def member_games(self, member_id: str) -> list[Game]:
+        games = (self._live_game(game_id) for game_id in self._member_games.get(member_id, ()))
+        return [game for game in games if game is not None and game.seat_of(member_id)]
+
+    def changes(self, game_id: str) -> contextlib.AbstractAsyncContextManager[Signals]:
+        return self._hub.subscribe(game_id)
 
     async def erase_member(self, member_id: str, new_member_id: Callable[[], str]) -> list[str]:
         touched = []
@@ -167,6 +193,7 @@ class MemoryLobbyStore(LobbyStore):
             erased = Seat(seat.index, new_member_id(), DELETED_PLAYER, erased=True)
             seats = tuple(erased if s.index == seat.index else s for s in game.seats)
             self._games[game_id] = (replace(game, seats=seats), self._games[game_id][1])
+            self._hub.notify(game_id)
             touched.append(game_id)
         return sorted(touched)
 
@@ -244,8 +271,9 @@ end
 """
 
 # KEYS: lobby hash, the joining member's index. ARGV: game id, member id, display name, ttl,
-# key prefix. Returns {outcome, hash as a flat list}. A seat is taken only while taken <
-# seats_total; taking one refreshes the game's TTL (see _REFRESH).
+# key prefix, time (epoch ms, "0" keeps the game's), events channel. Returns {outcome, hash as
+# a flat list}. A seat is taken only while taken < seats_total; taking one refreshes the
+# game's TTL (see _REFRESH) and signals the game's subscribers.
 _JOIN = _REFRESH + """
 if redis.call('EXISTS', KEYS[1]) == 0 then
   return {'missing'}
@@ -264,8 +292,12 @@ else
       'seat:' .. taken .. ':name', ARGV[3],
       'member:' .. ARGV[2], taken,
       'taken', taken + 1)
+    if ARGV[6] ~= '0' then
+      redis.call('HSET', KEYS[1], 'updated_at_ms', ARGV[6])
+    end
     redis.call('SADD', KEYS[2], ARGV[1])
     refresh(KEYS[1], ARGV[5], ARGV[4])
+    redis.call('PUBLISH', ARGV[7], 'seated')
   end
 end
 return {outcome, redis.call('HGETALL', KEYS[1])}
@@ -280,19 +312,27 @@ refresh(KEYS[1], ARGV[2], ARGV[1])
 return redis.call('HGETALL', KEYS[1])
 """
 
-# KEYS: lobby hash. Sets started = 1 on a live game only (HSET on a missing key would create
-# a key without a TTL). Returns the hash, empty when the game is gone.
+# KEYS: lobby hash. ARGV: time (epoch ms, "0" keeps the game's), events channel. Sets
+# started = 1 on a live game only (HSET on a missing key would create a key without a TTL);
+# the first time, signals the game's subscribers. Returns the hash, empty when the game is gone.
 _MARK_STARTED = """
 if redis.call('EXISTS', KEYS[1]) == 0 then
   return {}
 end
-redis.call('HSET', KEYS[1], 'started', '1')
+if redis.call('HGET', KEYS[1], 'started') ~= '1' then
+  redis.call('HSET', KEYS[1], 'started', '1')
+  if ARGV[1] ~= '0' then
+    redis.call('HSET', KEYS[1], 'updated_at_ms', ARGV[1])
+  end
+  redis.call('PUBLISH', ARGV[2], 'started')
+end
 return redis.call('HGETALL', KEYS[1])
 """
 
-# KEYS: lobby hash, member index. ARGV: game id, member id, fresh member id, the erased name.
-# Drops the game from the member's index; anonymizes the seat (and marks it erased, so stats
-# never rates it) if the member still sits there.
+# KEYS: lobby hash, member index. ARGV: game id, member id, fresh member id, the erased name,
+# events channel. Drops the game from the member's index; anonymizes the seat (and marks it
+# erased, so stats never rates it) if the member still sits there, and signals the game's
+# subscribers (the names they show changed).
 _ERASE = """
 redis.call('SREM', KEYS[2], ARGV[1])
 if redis.call('EXISTS', KEYS[1]) == 0 then
@@ -308,6 +348,7 @@ redis.call('HSET', KEYS[1],
   'seat:' .. seat .. ':name', ARGV[4],
   'seat:' .. seat .. ':erased', '1',
   'member:' .. ARGV[3], seat)
+redis.call('PUBLISH', ARGV[5], 'erased')
 return 1
 """
 
@@ -337,6 +378,7 @@ class RedisLobbyStore(LobbyStore):
         self._touch = client.register_script(_TOUCH)
         self._mark_started = client.register_script(_MARK_STARTED)
         self._erase = client.register_script(_ERASE)
+        self._hub = RedisSignalHub(client, "lobby events")
 
     def _code_key(self, code: str) -> str:
         return self.keys("code", code)
@@ -346,6 +388,9 @@ class RedisLobbyStore(LobbyStore):
 
     def _member_key(self, member_id: str) -> str:
         return self.keys("member", member_id, "games")
+
+    def _channel(self, game_id: str) -> str:
+        return self.keys("lobby", game_id, "events")
 
     @_unavailable
     async def create(self, game: Game) -> bool:
@@ -370,21 +415,39 @@ class RedisLobbyStore(LobbyStore):
         return _from_hash(_pairs(reply))
 
     @_unavailable
-    async def join(self, code: str, member_id: str, display_name: str) -> Joined:
+    async def join(self, code: str, member_id: str, display_name: str, at_ms: int = 0) -> Joined:
         game_id = await self.client.get(self._code_key(code))
         if game_id is None:
             return Joined(JoinOutcome.NOT_FOUND, None)
         reply = await self._join(
             keys=[self._game_key(game_id), self._member_key(member_id)],
-            args=[game_id, member_id, display_name, self.ttl_seconds, self.keys.prefix],
+            args=[game_id, member_id, display_name, self.ttl_seconds, self.keys.prefix,
+                  at_ms, self._channel(game_id)],
         )
         outcome = JoinOutcome(reply[0])
         game = _from_hash(_pairs(reply[1])) if len(reply) > 1 else None
         return Joined(outcome, game)
 
     @_unavailable
-    async def mark_started(self, game_id: str) -> Game | None:
-        return _from_hash(_pairs(await self._mark_started(keys=[self._game_key(game_id)])))
+    async def mark_started(self, game_id: str, at_ms: int = 0) -> Game | None:
+        reply = await self._mark_started(keys=[self._game_key(game_id)],
+                                         args=[at_ms, self._channel(game_id)])
+        return _from_hash(_pairs(reply))
+
+    @_unavailable
+    async def member_games(self, member_id: str) -> list[Game]:
+        game_ids = await self.client.smembers(self._member_key(member_id))
+        if not game_ids:
+            return []
+        async with self.client.pipeline(transaction=False) as pipe:
+            for game_id in game_ids:
+                pipe.hgetall(self._game_key(game_id))
+            hashes = await pipe.execute()
+        games = (_from_hash(fields) for fields in hashes)
+        return [game for game in games if game is not None and game.seat_of(member_id)]
+
+    def changes(self, game_id: str) -> contextlib.AbstractAsyncContextManager[Signals]:
+        return self._hub.subscribe(self._channel(game_id))
 
     @_unavailable
     async def erase_member(self, member_id: str, new_member_id: Callable[[], str]) -> list[str]:
@@ -396,7 +459,8 @@ class RedisLobbyStore(LobbyStore):
             for game_id in game_ids:
                 erased = await self._erase(
                     keys=[self._game_key(game_id), index],
-                    args=[game_id, member_id, new_member_id(), DELETED_PLAYER],
+                    args=[game_id, member_id, new_member_id(), DELETED_PLAYER,
+                          self._channel(game_id)],
                 )
                 if erased:
                     touched.add(game_id)
@@ -406,6 +470,7 @@ class RedisLobbyStore(LobbyStore):
         await self.client.ping()
 
     async def close(self) -> None:
+        await self._hub.close()
         await self.client.aclose()
 
 
@@ -417,6 +482,7 @@ def _to_hash(game: Game) -> dict[str, str | int]:
         "options_json": game.options_json,
         "seats_total": game.seats_total,
         "created_at_ms": game.created_at_ms,
+        "updated_at_ms": game.updated_at_ms,
         "started": int(game.started),
         "taken": len(game.seats),
     }
@@ -450,4 +516,5 @@ def _from_hash(fields: dict[str, str]) -> Game | None:
         created_at_ms=int(fields["created_at_ms"]),
         seats=seats,
         started=fields["started"] == "1",
+        updated_at_ms=int(fields.get("updated_at_ms", 0)),
     )

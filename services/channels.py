@@ -10,14 +10,18 @@ import grpc
 from services.telemetry import client_interceptors
 
 
-def service_config(service: str, idempotent: tuple[str, ...], timeout_seconds: float) -> str:
+def service_config(service: str, idempotent: tuple[str, ...], timeout_seconds: float,
+                   streams: tuple[str, ...] = ()) -> str:
     """A gRPC service config: a default deadline for unary calls, retries for idempotent ones.
 
     Only idempotent methods are retried (on UNAVAILABLE, when the peer is briefly down); a
-    move or a join is never sent twice by the transport.
+    move or a join is never sent twice by the transport. ``streams`` are server-streaming
+    methods that live as long as what they watch: no deadline, no retry.
     """
     timeout = f"{timeout_seconds:g}s"
-    configs = [{"name": [{"service": service}], "timeout": timeout}]
+    configs: list[dict] = [{"name": [{"service": service}], "timeout": timeout}]
+    if streams:
+        configs.insert(0, {"name": [{"service": service, "method": m} for m in streams]})
     if idempotent:
         configs.insert(0, {
             "name": [{"service": service, "method": method} for method in idempotent],
@@ -35,7 +39,8 @@ def service_config(service: str, idempotent: tuple[str, ...], timeout_seconds: f
 
 def open_channel(address: str, service: str, idempotent: tuple[str, ...] = (),
                  timeout_seconds: float = 10.0,
-                 options: tuple[tuple[str, object], ...] = ()) -> grpc.aio.Channel:
+                 options: tuple[tuple[str, object], ...] = (),
+                 streams: tuple[str, ...] = ()) -> grpc.aio.Channel:
     """An insecure grpc.aio channel to ``address`` for ``service`` (its full proto name).
 
     ``timeout_seconds`` is the default deadline of unary calls; keep it at 2 s or more (grpcio
@@ -43,7 +48,7 @@ def open_channel(address: str, service: str, idempotent: tuple[str, ...] = (),
     add to or override the channel arguments.
     """
     defaults = {
-        "grpc.service_config": service_config(service, idempotent, timeout_seconds),
+        "grpc.service_config": service_config(service, idempotent, timeout_seconds, streams),
         "grpc.enable_retries": 1,
         "grpc.max_receive_message_length": 4 * 1024 * 1024,
         "grpc.keepalive_time_ms": 30000,

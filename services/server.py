@@ -29,6 +29,14 @@ from services.telemetry import Gauge, Telemetry, active
 
 log = logging.getLogger(__name__)
 
+# The clients ping every 30 s while a call is open (services.channels); a server keeping gRPC's
+# 5-minute minimum answers such pings with GOAWAY too_many_pings, which kills every open stream
+# of the channel (a waiting room's WatchGame, a table's WatchViews). Accept pings every 10 s.
+KEEPALIVE_OPTIONS = (
+    ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
+    ("grpc.keepalive_permit_without_calls", 1),
+)
+
 Probe = Callable[[], Awaitable[None]]
 
 
@@ -202,7 +210,7 @@ async def serve(spec: ServiceSpec, address: str, grace_seconds: float = 10.0,
         interceptors.insert(0, telemetry.server_interceptor())
     server = grpc.aio.server(
         interceptors=interceptors,
-        options=[("grpc.max_receive_message_length", 4 * 1024 * 1024)],
+        options=[("grpc.max_receive_message_length", 4 * 1024 * 1024), *KEEPALIVE_OPTIONS],
     )
     spec.register(server)
     health_servicer = health.aio.HealthServicer()

@@ -1,8 +1,8 @@
 """What each seat sees of a scopone table (CONTRACT game view), and the match result.
 
 The platform adds id, game_type, join_code, names, seed_commitment and revision. Fields that
-CONTRACT ties to a phase are present only in it: ``turn_deadline`` and ``your_turn`` while a
-hand is played, ``last_hand``/``acknowledged``/``hand_end_deadline`` in ``hand_end``, and
+CONTRACT ties to a phase are present only in it: ``turn_deadline``, and ``your_turn`` with
+``legal`` for the seat on turn, while a hand is played, ``last_hand``/``acknowledged``/``hand_end_deadline`` in ``hand_end``, and
 ``last_hand``/``winner``/``seed`` once finished. ``turn`` is null outside play.
 """
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 
 from game.engine import seat_results, team_of
+from game.scopone import rules
 from game.scopone.state import FINISHED, HAND_END, PLAYING, SEATS
 from services.timeutil import iso_from_ms
 
@@ -46,6 +47,7 @@ def render(state: dict, seat: int | None) -> dict:
         view["turn_deadline"] = iso_from_ms(state["turn_deadline_ms"])
         if seat is not None and seat == state["turn"]:
             view["your_turn"] = True
+            view["legal"] = legal(state, seat)
     elif status == HAND_END:
         view["last_hand"] = copy.deepcopy(state["audit"][-1])
         view["acknowledged"] = sorted(state["acknowledged"])
@@ -55,6 +57,17 @@ def render(state: dict, seat: int | None) -> dict:
         view["winner"] = state["winner"]
         view["seed"] = state["seed"]
     return view
+
+
+def legal(state: dict, seat: int) -> list[dict]:
+    """CONTRACT ``legal``: every card of the seat's hand with the captures it may make, so that a
+    client never re-implements the rules. Cards sorted, each capture sorted, a card's captures
+    sorted as lists; ``[[]]`` lays the card down taking nothing."""
+    asso = state["options"]["asso_pigliatutto"]
+    return [
+        {"card": card, "captures": sorted(sorted(c) for c in rules.captures(card, state["table"], asso))}
+        for card in sorted(state["hands"][seat])
+    ]
 
 
 def result(state: dict) -> dict | None:

@@ -28,7 +28,7 @@ def test_the_view_leaves_the_platform_fields_out():
 def test_the_playing_view_has_the_contract_fields():
     view = ENGINE.view(fresh(), 0)
     assert set(view) == {"status", "options", "players", "you", "hand", "table", "turn", "hand_number",
-                         "scores", "turn_deadline", "last_play", "your_turn"}
+                         "scores", "turn_deadline", "last_play", "your_turn", "legal"}
     assert view["options"] == {"target_score": 11, "napola": True, "asso_pigliatutto": False}
     assert (view["status"], view["you"], view["turn"], view["hand_number"], view["scores"]) == (
         "playing", 0, 0, 1, {"A": 0, "B": 0}
@@ -56,6 +56,46 @@ def test_your_turn_is_present_only_when_it_is_your_move():
     state = fresh()
     assert ENGINE.view(state, 0)["your_turn"] is True
     assert all("your_turn" not in ENGINE.view(state, s) for s in (1, 2, 3))
+
+
+def test_legal_comes_only_with_your_turn():
+    state = fresh()
+    assert "legal" in ENGINE.view(state, 0)
+    assert all("legal" not in ENGINE.view(state, s) for s in (1, 2, 3, None))
+
+
+def test_legal_lists_every_card_with_its_captures_sorted():
+    state = crafted([["07D", "02C", "04S"]], table=["07C", "04B", "03S", "02D", "05C"])
+    assert ENGINE.view(state, 0)["legal"] == [
+        {"card": "02C", "captures": [["02D"]]},
+        {"card": "04S", "captures": [["04B"]]},
+        {"card": "07D", "captures": [["07C"]]},
+    ]
+    state = crafted([["07D", "06C"]], table=["04B", "03S", "02D", "05C", "01S"])
+    assert ENGINE.view(state, 0)["legal"] == [
+        {"card": "06C", "captures": [["01S", "02D", "03S"], ["01S", "05C"], ["02D", "04B"]]},
+        {"card": "07D", "captures": [["01S", "02D", "04B"], ["02D", "05C"], ["03S", "04B"]]},
+    ]
+
+
+def test_legal_lays_a_card_that_takes_nothing():
+    state = crafted([["09B", "02C"]], table=["04B", "03S"])
+    assert ENGINE.view(state, 0)["legal"] == [{"card": "02C", "captures": [[]]},
+                                              {"card": "09B", "captures": [[]]}]
+
+
+def test_legal_lists_the_whole_table_for_an_asso_pigliatutto_sweep():
+    state = crafted([["01D"]], table=["07C", "04B"], options={"asso_pigliatutto": True})
+    assert ENGINE.view(state, 0)["legal"] == [{"card": "01D", "captures": [["04B", "07C"]]}]
+
+
+def test_every_legal_entry_is_accepted_and_nothing_else_is():
+    state = crafted([["07D", "06C", "03B"]], table=["04B", "03S", "02D", "05C", "01S"])
+    listed = {(entry["card"], tuple(capture)) for entry in ENGINE.view(state, 0)["legal"]
+              for capture in entry["captures"]}
+    assert listed == {(card, tuple(capture)) for card, capture in ENGINE.legal_plays(state)}
+    for card, capture in listed:
+        play(state, 0, card, list(capture))
 
 
 def test_turn_deadline_is_iso_utc_with_milliseconds():

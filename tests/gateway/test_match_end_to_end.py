@@ -101,6 +101,8 @@ async def test_four_players_play_a_whole_match_and_find_it_in_their_history(stac
 
         final = (await players[0].http.get(f"/api/games/{lobby['id']}")).json()
         assert final["status"] == "finished" and len(final["seed"]) == 64
+        # A finished game leaves the players' lists of games to go back to.
+        assert (await players[0].http.get("/api/me/games")).json() == {"games": []}
         log = (await players[1].http.get(f"/api/games/{lobby['id']}/log")).json()
         assert log["seed"] == final["seed"] and log["moves"][0]["number"] == 1
         assert not any(m["auto"] for m in log["moves"])  # every card was played by a player
@@ -190,14 +192,14 @@ async def test_a_match_nobody_plays_finishes_on_the_deadlines_alone(hurried_stac
 
 
 async def test_a_socket_waiting_in_the_lobby_outlives_a_lobby_restart(stack):
-    """The socket polls the lobby until the game starts; the lobby being down meanwhile (killed,
-    then back on the same Redis) only delays the first state."""
+    """The socket watches the lobby until the game starts; the lobby being down meanwhile
+    (killed, then back) only delays the first state."""
     players = [await Player(stack, name).login() for name in ("ines", "jack", "kate", "liam")]
     try:
         lobby = (await players[0].http.post("/api/games")).json()
         async with await players[0].socket(lobby["id"]) as socket:
             stack.kill("lobby")
-            await asyncio.sleep(1.5)  # several polls fail meanwhile
+            await asyncio.sleep(1.5)  # the watch fails and is tried again meanwhile
             stack.restart("lobby")
             for player in players[1:]:
                 async def joined(player=player):  # the gateway reconnects within 2 s

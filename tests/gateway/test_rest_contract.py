@@ -9,7 +9,7 @@ PROTECTED = [
     ("POST", "/api/games/join"), ("GET", "/api/games/preview?code=ABC123"),
     ("GET", "/api/games/00000000-0000-4000-8000-000000000000"),
     ("GET", "/api/games/00000000-0000-4000-8000-000000000000/log"),
-    ("GET", "/api/me/matches"), ("GET", "/api/me/ratings"),
+    ("GET", "/api/me/matches"), ("GET", "/api/me/ratings"), ("GET", "/api/me/games"),
 ]
 PUBLIC = ["/api/health", "/api/docs", "/api/openapi.json", "/api/game-types", "/api/leaderboard",
           "/api/auth/providers"]
@@ -196,6 +196,9 @@ async def test_join_preview_and_view(players):
 
     alice_view = (await alice.http.get(f"/api/games/{lobby['id']}")).json()
     assert alice_view["your_turn"] is True and alice_view["turn"] == 0
+    assert [entry["card"] for entry in alice_view["legal"]] == alice_view["hand"]
+    assert all(entry["captures"] == [[]] for entry in alice_view["legal"])  # the table is empty
+    assert "legal" not in view and "your_turn" not in view
 
     log = await alice.http.get(f"/api/games/{lobby['id']}/log")
     assert log.status_code == 200
@@ -289,3 +292,36 @@ async def test_empty_history_ratings_and_leaderboard(players):
 async def test_providers(anonymous):
     assert (await anonymous.http.get("/api/auth/providers")).json() == {
         "providers": [{"name": "default", "login_url": "/auth/default/login"}]}
+
+
+async def test_my_games_lists_the_unfinished_games_newest_first_with_your_turn(stack):
+    from tests.gateway.players import Player
+    mia, noah, olga, pete = [await Player(stack, name).login()
+                             for name in ("mia", "noah", "olga", "pete")]
+    try:
+        assert (await mia.http.get("/api/me/games")).json() == {"games": []}
+        waiting = (await mia.http.post("/api/games")).json()
+        (item,) = (await mia.http.get("/api/me/games")).json()["games"]
+        assert item == {
+            "id": waiting["id"], "game_type": "scopone_scientifico",
+            "join_code": waiting["join_code"], "status": "lobby",
+            "players": [{"seat": 0, "name": "mia", "team": "A", "is_you": True}],
+            "seats_open": 3, "your_turn": False, "updated_at": waiting["created_at"],
+        }
+        playing = (await noah.http.post("/api/games")).json()
+        for player in (mia, olga, pete):
+            await player.http.post("/api/games/join", json={"code": playing["join_code"]})
+        games = (await mia.http.get("/api/me/games")).json()["games"]
+        assert [(g["id"], g["status"]) for g in games] == [(playing["id"], "playing"),
+                                                           (waiting["id"], "lobby")]
+        assert games[0]["updated_at"] >= games[1]["updated_at"]
+        assert [p["is_you"] for p in games[0]["players"]] == [False, True, False, False]
+        turns = {player.username: (await player.http.get("/api/me/games")).json()["games"][0]
+                 for player in (noah, mia, olga, pete)}
+        assert {name: item["your_turn"] for name, item in turns.items()} == {
+            "noah": True, "mia": False, "olga": False, "pete": False}  # seat 0 leads hand 1
+        assert [g["id"] for g in (await olga.http.get("/api/me/games")).json()["games"]] == [
+            playing["id"]]
+    finally:
+        for player in (mia, noah, olga, pete):
+            await player.close()

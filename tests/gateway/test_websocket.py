@@ -191,3 +191,31 @@ async def test_a_null_revision_is_a_bad_request(players):
         await socket.send('{"action": "state", "revision": null}')
         error = await receive(socket)
     assert (error["type"], error["code"]) == ("error", "bad_request")
+
+
+async def test_a_waiting_room_socket_gets_the_lobby_then_each_seat_then_the_state(players):
+    alice, bob, carol, dave = players
+    lobby = (await alice.http.post("/api/games")).json()
+    async with await alice.socket(lobby["id"]) as socket:
+        first = await receive(socket)
+        assert first == {"type": "lobby", "game": lobby}
+        for player, open_seats in ((bob, 2), (carol, 1)):
+            await player.http.post("/api/games/join", json={"code": lobby["join_code"]})
+            update = await receive(socket)
+            assert update["type"] == "lobby" and update["game"]["seats_open"] == open_seats
+            assert update["game"]["players"][-1]["name"] == player.username
+            assert update["game"]["players"][0]["is_you"] is True
+        await dave.http.post("/api/games/join", json={"code": lobby["join_code"]})
+        started = await receive(socket)
+        assert started["type"] == "state" and started["game"]["status"] == "playing"
+        assert started["game"]["your_turn"] is True and started["game"]["legal"]
+
+
+async def test_a_late_seat_in_the_lobby_sees_who_sits_already(players):
+    alice, bob = players[:2]
+    lobby = (await alice.http.post("/api/games")).json()
+    await bob.http.post("/api/games/join", json={"code": lobby["join_code"]})
+    async with await bob.socket(lobby["id"]) as socket:
+        game = (await receive(socket, "lobby"))["game"]
+        assert [(p["name"], p["is_you"]) for p in game["players"]] == [("alice", False),
+                                                                       ("bob", True)]

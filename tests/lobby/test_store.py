@@ -285,3 +285,59 @@ async def test_redis_that_does_not_answer_is_unavailable():
             await store.ping()
     finally:
         await store.close()
+
+
+async def test_a_seat_taken_and_the_start_record_when_the_game_changed(store):
+    game = new_game()
+    await store.create(game)
+    joined = await store.join(game.join_code, "bob", "Bob", at_ms=1764669601000)
+    assert joined.game.changed_at_ms == 1764669601000
+    started = await store.mark_started(game.id, at_ms=1764669602000)
+    assert (await store.get(game.id)).changed_at_ms == started.changed_at_ms == 1764669602000
+    again = await store.mark_started(game.id, at_ms=1764669609000)  # idempotent: no new change
+    assert again.changed_at_ms == 1764669602000
+
+
+async def test_member_games_lists_the_live_games_a_member_sits_at(store):
+    first, second, other = new_game(), new_game(creator="bob"), new_game(creator="carol")
+    for game in (first, second, other):
+        await store.create(game)
+    await store.join(second.join_code, "alice", "Alice")
+    assert sorted(g.id for g in await store.member_games("alice")) == sorted([first.id, second.id])
+    assert [g.id for g in await store.member_games("carol")] == [other.id]
+    assert await store.member_games("nobody") == []
+
+
+async def test_member_games_leaves_out_a_game_the_member_was_erased_from(store):
+    game = new_game()
+    await store.create(game)
+    await store.erase_member("alice", lambda: "deleted-1")
+    assert await store.member_games("alice") == []
+
+
+async def _signalled(signals) -> bool:
+    return await signals.wait(2.0)
+
+
+async def test_changes_signal_a_seat_taken_the_start_and_an_erasure(store):
+    game = new_game()
+    await store.create(game)
+    async with store.changes(game.id) as changes:
+        await store.join(game.join_code, "bob", "Bob", at_ms=1)
+        assert await _signalled(changes)
+        await store.join(game.join_code, "bob", "Bob", at_ms=2)  # already seated: no change
+        await store.erase_member("bob", lambda: "deleted-2")
+        assert await _signalled(changes)
+        await store.mark_started(game.id, at_ms=3)
+        assert await _signalled(changes)
+        await store.mark_started(game.id, at_ms=4)  # already started: no change
+        assert not await changes.wait(0.3)
+
+
+async def test_changes_of_one_game_do_not_signal_another(store):
+    watched, other = new_game(), new_game(creator="bob")
+    await store.create(watched)
+    await store.create(other)
+    async with store.changes(watched.id) as changes:
+        await store.join(other.join_code, "carol", "Carol", at_ms=1)
+        assert not await changes.wait(0.3)

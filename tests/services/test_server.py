@@ -287,3 +287,18 @@ def test_an_api_may_send_a_reason_with_another_documented_code():
             return status.trailing_metadata
 
     assert from_rpc_error(_Failed()).reason is Reason.NOT_SEATED
+
+
+
+def test_the_server_accepts_the_keepalive_pings_its_clients_send(monkeypatch):
+    """A client pinging more often than the server allows gets GOAWAY too_many_pings, which
+    ends every stream of its channel at once (a waiting room's watch, a table's views)."""
+    from services import channels
+    from services.server import KEEPALIVE_OPTIONS
+
+    opened = {}
+    monkeypatch.setattr(channels.grpc.aio, "insecure_channel",
+                        lambda address, options, interceptors: opened.update(options))
+    channels.open_channel("127.0.0.1:1", "tavolo.lobby.v1.LobbyService")
+    server = dict(KEEPALIVE_OPTIONS)
+    assert opened["grpc.keepalive_time_ms"] >= server["grpc.http2.min_ping_interval_without_data_ms"]
