@@ -3,6 +3,17 @@
 # `tavolo migrate`. Build: docker build -t tavolo .
 
 ARG PYTHON_IMAGE=python:3.11-slim-bookworm
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+# --- web: the browser app (web/), compiled by Vite into web/dist ------------------------------
+FROM ${NODE_IMAGE} AS web
+
+WORKDIR /web
+# The locked dependencies first, so that a source change reuses this layer.
+COPY web/package.json web/package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY web/ ./
+RUN npm run build
 
 # --- builder: the virtual environment with tavolo and its generated gRPC stubs ---------------
 FROM ${PYTHON_IMAGE} AS builder
@@ -31,12 +42,11 @@ open('/tmp/codegen.txt', 'w').write('\n'.join(p['optional-dependencies']['codege
 
 COPY . .
 # The gRPC stubs (the top-level tavolo package) are generated from protos/, then installed with
-# the rest. web/dist is the compiled SPA when the context has one; an empty folder otherwise.
+# the rest.
 RUN find protos -name '*.proto' -exec \
         /opt/codegen/bin/python -m grpc_tools.protoc -I protos --python_out=. --grpc_python_out=. {} + \
     && pip install --no-deps . \
-    && pip check \
-    && mkdir -p web/dist
+    && pip check
 
 # --- runtime: the virtual environment and the SPA, nothing to build with --------------------
 FROM ${PYTHON_IMAGE} AS runtime
@@ -56,7 +66,7 @@ RUN groupadd --system --gid 10001 tavolo \
        --shell /usr/sbin/nologin tavolo
 
 COPY --from=builder /opt/venv /opt/venv
-COPY --from=builder /src/web/dist /app/web/dist
+COPY --from=web /web/dist /app/web/dist
 
 # STATIC_DIR (web/dist) is relative to this folder.
 WORKDIR /app

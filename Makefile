@@ -1,5 +1,6 @@
 # The newcomer's commands: `make run` starts the whole platform, `make test` runs every test.
-# Both create the virtual environment and generate the gRPC stubs first, on a fresh machine.
+# Both create the virtual environment, generate the gRPC stubs and build the browser app first,
+# on a fresh machine (each step is skipped when it is up to date).
 
 PYTHON ?= python3
 VENV   ?= .venv
@@ -7,14 +8,24 @@ PY      = $(VENV)/bin/python
 PROTOS  = $(shell find protos -name '*.proto')
 STAMP   = $(VENV)/.installed
 GEN     = tavolo/.generated
+# The browser app (web/): npm installs from the lock file, Vite builds web/dist.
+WEB_SOURCES = $(shell find web -path web/node_modules -prune -o -path web/dist -prune -o -type f -print)
+NPM_STAMP   = web/node_modules/.installed
+WEB_DIST    = web/dist/index.html
 
-.PHONY: run test bench gen install clean
+.PHONY: run test web web-test bench gen install clean
 
-run: $(STAMP) $(GEN)
+run: $(STAMP) $(GEN) $(WEB_DIST)
 	$(VENV)/bin/tavolo run
 
-test: $(STAMP) $(GEN)
+# The app's unit tests (Vitest), then the whole Python suite, browser tests included.
+test: $(STAMP) $(GEN) $(WEB_DIST) web-test
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+web: $(WEB_DIST)
+
+web-test: $(NPM_STAMP)
+	cd web && npm test
 
 bench: $(STAMP) $(GEN)
 	$(PY) -m bench
@@ -38,5 +49,12 @@ $(GEN): $(STAMP) $(PROTOS)
 	  --python_out=. --grpc_python_out=. --mypy_out=. --mypy_grpc_out=. $(PROTOS)
 	touch $@
 
+$(NPM_STAMP): web/package.json web/package-lock.json
+	cd web && npm ci --no-audit --no-fund
+	touch $@
+
+$(WEB_DIST): $(NPM_STAMP) $(WEB_SOURCES)
+	cd web && npm run build
+
 clean:
-	rm -rf tavolo $(VENV) .pytest_cache .hypothesis
+	rm -rf tavolo $(VENV) .pytest_cache .hypothesis web/node_modules web/dist

@@ -14,6 +14,10 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 
 _API_PREFIXES = ("/api/", "/auth/", "/ws/")
+# Vite names every built asset after its content hash (assets/index-3f9a1c.js): a changed file
+# is a new name, so browsers may keep these for good; index.html, which names them, never.
+_HASHED_ASSETS = "/assets/"
+_IMMUTABLE = "public, max-age=31536000, immutable"
 
 PLACEHOLDER = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>tavolo</title></head>
@@ -36,6 +40,8 @@ class SinglePageApp:
             return JSONResponse({"detail": "Not Found"}, status_code=404)
         candidate = (self.root / path.lstrip("/")).resolve()
         if candidate.is_file() and candidate.is_relative_to(self.root):
+            if path.startswith(_HASHED_ASSETS):
+                return FileResponse(candidate, headers={"Cache-Control": _IMMUTABLE})
             return FileResponse(candidate)
         if path != "/" and not _page_request(request, path):
             return JSONResponse({"detail": "Not Found"}, status_code=404)

@@ -20,7 +20,16 @@ BUILD_TOOLS = re.compile(r"\b(gcc|g\+\+|cc|make|build-essential|libc6-dev|python
 
 
 def stages() -> list[list[str]]:
-    """The Dockerfile's instructions (continuation lines joined, comments left out), per stage."""
+    """The Python stages' instructions (continuation lines joined, comments left out): builder
+    and runtime; the web stage is ``web_stage()``."""
+    return [stage for stage in _all_stages() if not stage[0].endswith(" AS web")]
+
+
+def web_stage() -> list[str]:
+    return next(stage for stage in _all_stages() if stage[0].endswith(" AS web"))
+
+
+def _all_stages() -> list[list[str]]:
     text = re.sub(r"\\\n", " ", DOCKERFILE.read_text())
     found: list[list[str]] = []
     for line in text.splitlines():
@@ -41,6 +50,15 @@ def test_dockerfile_passes_hadolint() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+def test_the_web_app_is_built_from_its_lock_file_in_a_node_stage() -> None:
+    web = web_stage()
+
+    assert web[0] == "FROM ${NODE_IMAGE} AS web"
+    assert re.search(r"^ARG NODE_IMAGE=node:20-", DOCKERFILE.read_text(), re.MULTILINE)
+    assert "COPY web/package.json web/package-lock.json ./" in web
+    assert web.index("RUN npm ci --no-audit --no-fund") < web.index("RUN npm run build")
+
+
 def test_image_is_built_in_two_stages_from_python_3_11_slim() -> None:
     builder, runtime = stages()
 
@@ -55,7 +73,7 @@ def test_runtime_stage_has_only_the_virtual_environment_and_the_spa() -> None:
 
     assert copies == [
         "COPY --from=builder /opt/venv /opt/venv",
-        "COPY --from=builder /src/web/dist /app/web/dist",
+        "COPY --from=web /web/dist /app/web/dist",
     ]
     for line in runtime:
         if line.startswith("RUN"):
@@ -102,7 +120,8 @@ def test_builder_installs_the_pinned_dependencies_and_generates_the_stubs() -> N
 def test_dockerignore_keeps_local_state_out_of_the_context() -> None:
     ignored = {line.strip() for line in (REPO / ".dockerignore").read_text().splitlines()}
 
-    assert {".git", ".venv", "**/__pycache__", "tavolo", "tests", "charts", ".env"} <= ignored
+    assert {".git", ".venv", "**/__pycache__", "tavolo", "tests", "charts", ".env",
+            "web/node_modules", "web/dist"} <= ignored
     assert not {"pyproject.toml", "README.md", "protos", "services"} & ignored
 
 

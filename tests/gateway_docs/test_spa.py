@@ -35,6 +35,14 @@ def test_files_are_served_and_page_routes_get_the_index(built):
         assert response.headers["cache-control"] == "no-cache"
 
 
+def test_hashed_assets_are_cached_for_good_other_files_are_not(built):
+    (built / "favicon.svg").write_text("<svg/>")
+    client = _client(built)
+    assert client.get("/assets/app.js").headers["cache-control"] == (
+        "public, max-age=31536000, immutable")
+    assert "cache-control" not in client.get("/favicon.svg").headers
+
+
 def test_anything_else_unknown_is_the_contract_404(built):
     client = _client(built)
     for path, headers in (("/games/K7QX2M", {}), ("/assets/gone.js", PAGE), ("/api/nothing", PAGE),

@@ -1,0 +1,49 @@
+// Card codes (CONTRACT: "RRS", rank 01..10, suit D/C/S/B) and the names people read.
+
+export type Suit = "D" | "C" | "S" | "B";
+
+export const SUITS: readonly Suit[] = ["D", "C", "S", "B"];
+
+export const SUIT_NAMES: Record<Suit, string> = {
+  D: "denari",
+  C: "coppe",
+  S: "spade",
+  B: "bastoni",
+};
+
+export const FIGURES: Record<number, string> = { 8: "fante", 9: "cavallo", 10: "re" };
+
+/** The canonical order of the deal: 01D..10D, 01C..10C, 01S..10S, 01B..10B. */
+export const DECK: readonly string[] = SUITS.flatMap((suit) =>
+  Array.from({ length: 10 }, (_, i) => `${String(i + 1).padStart(2, "0")}${suit}`),
+);
+
+export interface ParsedCard {
+  rank: number;
+  suit: Suit;
+}
+
+export function parseCard(code: string): ParsedCard {
+  const rank = Number(code.slice(0, 2));
+  const suit = code.slice(2) as Suit;
+  if (!/^(0[1-9]|10)[DCSB]$/.test(code)) throw new Error(`Not a card: ${code}`);
+  return { rank, suit };
+}
+
+/** "7 of denari (settebello)", "8 of spade (fante)", "1 of coppe": the accessible name of a card. */
+export function cardName(code: string): string {
+  const { rank, suit } = parseCard(code);
+  const base = `${rank} of ${SUIT_NAMES[suit]}`;
+  if (code === "07D") return `${base} (settebello)`;
+  const figure = FIGURES[rank];
+  return figure ? `${base} (${figure})` : base;
+}
+
+/** Names joined for a sentence: "3 of spade, 4 of bastoni". */
+export function cardList(codes: readonly string[]): string {
+  return codes.map(cardName).join(", ");
+}
+
+export function teamOf(seat: number): "A" | "B" {
+  return seat % 2 === 0 ? "A" : "B";
+}

@@ -1,0 +1,170 @@
+// Deal verification in the browser (CONTRACT.md, Fairness): once a game is over its seed is
+// revealed, and anyone can check that it matches the commitment shown during play and that every
+// card each seat played was dealt to that seat. WebCrypto does the hashing, so no crypto code
+// of our own can be wrong in a way the server's could not.
+
+import { DECK } from "./deck";
+import type { GameLog } from "./types";
+
+const WORD_SPACE = 2 ** 32;
+const CARDS_PER_HAND = 40;
+
+function subtle(): SubtleCrypto {
+  const s = globalThis.crypto?.subtle;
+  // crypto.subtle exists only in secure contexts (https or localhost).
+  if (!s) throw new Error("This browser offers no WebCrypto here (it needs https or localhost)");
+  return s;
+}
+
+export function hexToBytes(hex: string): Uint8Array<ArrayBuffer> {
+  if (!/^([0-9a-f]{2})*$/i.test(hex)) throw new Error("The seed is not hexadecimal");
+  const out = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  return out;
+}
+
+export function bytesToHex(bytes: ArrayBuffer | Uint8Array): string {
+  const view = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
+  return Array.from(view, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The commitment of a seed: lowercase hex SHA-256 of its bytes. */
+export async function commitmentOf(seed: Uint8Array<ArrayBuffer>): Promise<string> {
+  return bytesToHex(await subtle().digest("SHA-256", seed));
+}
+
+/** stream(label): word i = first 4 bytes, big-endian, of HMAC-SHA256(seed, label + ":" + i). */
+export class Stream {
+  private i = 0;
+  private constructor(
+    private readonly key: CryptoKey,
+    private readonly label: string,
+  ) {}
+
+  static async open(seed: Uint8Array<ArrayBuffer>, label: string): Promise<Stream> {
+    const key = await subtle().importKey("raw", seed, { name: "HMAC", hash: "SHA-256" }, false, [
+      "sign",
+    ]);
+    return new Stream(key, label);
+  }
+
+  async next(): Promise<number> {
+    const message = new TextEncoder().encode(`${this.label}:${this.i++}`);
+    const mac = await subtle().sign("HMAC", this.key, message);
+    return new DataView(mac).getUint32(0, false);
+  }
+}
+
+/** uniform(n): draw until x < 2^32 - (2^32 mod n), then x mod n (no modulo bias). */
+export async function uniform(next: () => Promise<number>, n: number): Promise<number> {
+  if (n < 1) throw new Error("uniform() needs n >= 1");
+  const limit = WORD_SPACE - (WORD_SPACE % n);
+  for (;;) {
+    const x = await next();
+    if (x < limit) return x % n;
+  }
+}
+
+/** The deck of hand h: Fisher-Yates from the top with label deal:<h>. */
+export async function shuffledDeck(seed: Uint8Array<ArrayBuffer>, hand: number): Promise<string[]> {
+  const deck = [...DECK];
+  const stream = await Stream.open(seed, `deal:${hand}`);
+  const next = () => stream.next();
+  for (let i = deck.length - 1; i >= 1; i--) {
+    const j = await uniform(next, i + 1);
+    [deck[i], deck[j]] = [deck[j], deck[i]];
+  }
+  return deck;
+}
+
+/** Seat s gets cards 10s..10s+9 of the shuffled deck; each seat's cards sorted as strings. */
+export async function deal(seed: Uint8Array<ArrayBuffer>, hand: number, seats = 4): Promise<string[][]> {
+  const deck = await shuffledDeck(seed, hand);
+  const size = deck.length / seats;
+  return Array.from({ length: seats }, (_, s) => deck.slice(size * s, size * (s + 1)).sort());
+}
+
+export interface PlayRecord {
+  number: number;
+  seat: number;
+  card: string;
+}
+
+/** The plays of the log, cut into hands of 40 (a hand ends exactly when its 40 cards are down). */
+export function playsByHand(log: GameLog): PlayRecord[][] {
+  const hands: PlayRecord[][] = [];
+  for (const move of log.moves) {
+    if (move.type !== "play" && move.type !== "auto_play") continue;
+    const seat = Number(String(move.seat ?? "").replace(/^seat:/, ""));
+    const card = String(move.payload?.card ?? "");
+    if (hands.length === 0 || hands[hands.length - 1].length === CARDS_PER_HAND) hands.push([]);
+    hands[hands.length - 1].push({ number: move.number, seat, card });
+  }
+  return hands;
+}
+
+export type Verification =
+  | { ok: true; hands: number; plays: number; message: string }
+  | { ok: false; message: string };
+
+/**
+ * Check a finished game's log: SHA-256(seed) is the commitment seen during play (and the log's),
+ * and every hand's plays are exactly its 40 dealt cards, each played by the seat it was dealt to.
+ */
+export async function verifyLog(log: GameLog, commitmentSeen: string | null): Promise<Verification> {
+  if (!log.seed) return { ok: false, message: "The seed is not revealed yet: the game is not over" };
+  const seed = hexToBytes(log.seed);
+  const commitment = await commitmentOf(seed);
+  if (commitmentSeen && commitment !== commitmentSeen.toLowerCase()) {
+    return {
+      ok: false,
+      message: `Mismatch: SHA-256 of the seed is ${commitment}, but the game showed ${commitmentSeen}`,
+    };
+  }
+  if (log.seed_commitment && commitment !== log.seed_commitment.toLowerCase()) {
+    return {
+      ok: false,
+      message: `Mismatch: SHA-256 of the seed is ${commitment}, but the log's commitment is ${log.seed_commitment}`,
+    };
+  }
+  const hands = playsByHand(log);
+  if (hands.length === 0) return { ok: false, message: "The log has no plays to check" };
+  let plays = 0;
+  for (let h = 0; h < hands.length; h++) {
+    const number = h + 1;
+    const dealt = await deal(seed, number);
+    const left = new Set(dealt.flat());
+    for (const play of hands[h]) {
+      if (!(play.seat >= 0 && play.seat < dealt.length)) {
+        return { ok: false, message: `Mismatch in hand ${number}: move ${play.number} names no seat` };
+      }
+      if (!dealt[play.seat].includes(play.card)) {
+        return {
+          ok: false,
+          message: `Mismatch in hand ${number}: move ${play.number}, seat ${play.seat} played ${play.card}, which was not dealt to that seat`,
+        };
+      }
+      if (!left.delete(play.card)) {
+        return {
+          ok: false,
+          message: `Mismatch in hand ${number}: move ${play.number} plays ${play.card} a second time`,
+        };
+      }
+      plays++;
+    }
+    // The seed is revealed only once the game is over, so every hand was played out.
+    if (left.size > 0) {
+      return {
+        ok: false,
+        message: `Mismatch in hand ${number}: ${left.size} dealt cards were never played (${[...left].sort().join(" ")})`,
+      };
+    }
+  }
+  const n = hands.length;
+  return {
+    ok: true,
+    hands: n,
+    plays,
+    message: `${n} hand${n === 1 ? "" : "s"}, ${plays} plays, each card played by the seat it was dealt to; commitment ok`,
+  };
+}

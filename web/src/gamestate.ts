@@ -1,0 +1,103 @@
+// What the app knows about one game, folded from REST answers and socket messages. Pure, so the
+// ordering rules (a late REST answer never rolls the table back) are tested without a browser.
+
+import type { AnyView, GameView, ServerMessage, Scores, Team } from "./types";
+import { isLobby } from "./types";
+
+export interface ServerError {
+  code: string;
+  message: string;
+  /** Distinguishes two equal errors in a row, so each one is shown. */
+  serial: number;
+}
+
+export interface GameState {
+  view: AnyView | null;
+  /** The seed commitment as first seen during play: the deal check compares the seed with it. */
+  commitment: string | null;
+  gameOver: { scores: Scores; winner: Team } | null;
+  error: ServerError | null;
+  /** The revision a play was sent at: the hand is locked until a newer view or an error. */
+  pendingRevision: number | null;
+}
+
+export const initialGameState: GameState = {
+  view: null,
+  commitment: null,
+  gameOver: null,
+  error: null,
+  pendingRevision: null,
+};
+
+export type GameEvent =
+  /** A view read over REST (first load, or after the socket dropped). */
+  | { type: "view"; view: AnyView }
+  /** The socket (re)opened: a move sent before is either in the next state or lost. */
+  | { type: "connected" }
+  | { type: "message"; message: ServerMessage }
+  | { type: "sent"; revision: number }
+  | { type: "dismiss" };
+
+/** A view replaces the current one unless it is older: a lobby never replaces a started game,
+ * and a game view never replaces one of a higher revision. */
+export function isNewer(current: AnyView | null, next: AnyView): boolean {
+  if (!current) return true;
+  if (isLobby(next)) return isLobby(current);
+  if (isLobby(current)) return true;
+  return next.revision >= current.revision;
+}
+
+function withView(state: GameState, view: AnyView): GameState {
+  if (!isNewer(state.view, view)) return state;
+  const game = isLobby(view) ? null : (view as GameView);
+  const changed = !game || state.view === null || isLobby(state.view) ||
+    game.revision !== (state.view as GameView).revision;
+  return {
+    ...state,
+    view,
+    commitment: state.commitment ?? game?.seed_commitment ?? null,
+    gameOver:
+      game?.status === "finished" && game.winner
+        ? { scores: game.scores, winner: game.winner }
+        : state.gameOver,
+    pendingRevision: changed ? null : state.pendingRevision,
+  };
+}
+
+export function reduce(state: GameState, event: GameEvent): GameState {
+  switch (event.type) {
+    case "view":
+      // A REST view is read after a drop: a move still pending then may never be answered, so
+      // the hand is unlocked (a move sent twice is refused by the server, never played twice).
+      return { ...withView(state, event.view), pendingRevision: null };
+    case "connected":
+      return { ...state, pendingRevision: null };
+    case "sent":
+      return { ...state, pendingRevision: event.revision, error: null };
+    case "dismiss":
+      return { ...state, error: null };
+    case "message": {
+      const m = event.message;
+      switch (m.type) {
+        case "lobby":
+        case "state":
+          return withView(state, m.game);
+        case "game_over":
+          return { ...state, gameOver: { scores: m.scores, winner: m.winner } };
+        case "error":
+          return {
+            ...state,
+            pendingRevision: null,
+            error: { code: m.code, message: m.message, serial: (state.error?.serial ?? 0) + 1 },
+          };
+        default:
+          return state;
+      }
+    }
+  }
+}
+
+/** The message shown for a refused move: the server's own words (its `message` is for people). */
+export function errorText(error: ServerError): string {
+  return error.message;
+}

@@ -1,0 +1,108 @@
+// A form generated from a game type's options_schema (JSON Schema): integers become number
+// inputs with their bounds, booleans checkboxes; the title labels a field and the description
+// explains it. New options of a game type then need no change here.
+
+import type { OptionsSchema, Options } from "./types";
+
+export interface Field {
+  key: string;
+  kind: "integer" | "number" | "boolean" | "string";
+  title: string;
+  description?: string;
+  min?: number;
+  max?: number;
+  default: unknown;
+}
+
+export function fieldsOf(schema: OptionsSchema | undefined): Field[] {
+  const props = schema?.properties ?? {};
+  return Object.entries(props).map(([key, p]) => {
+    const kind: Field["kind"] =
+      p.type === "integer" || p.type === "number" || p.type === "boolean" ? p.type : "string";
+    const fallback = kind === "boolean" ? false : kind === "string" ? "" : (p.minimum ?? 0);
+    return {
+      key,
+      kind,
+      title: p.title ?? key.replace(/_/g, " "),
+      description: p.description,
+      min: p.minimum,
+      max: p.maximum,
+      default: p.default ?? fallback,
+    };
+  });
+}
+
+export function defaultsOf(schema: OptionsSchema | undefined): Options {
+  return Object.fromEntries(fieldsOf(schema).map((f) => [f.key, f.default]));
+}
+
+/** The value a number input holds, as the schema wants it (an integer field keeps whole numbers). */
+export function parseNumber(field: Field, raw: string): number | string {
+  if (raw.trim() === "") return raw;
+  const n = Number(raw);
+  if (Number.isNaN(n)) return raw;
+  return field.kind === "integer" ? Math.trunc(n) : n;
+}
+
+export function OptionsForm({
+  schema,
+  values,
+  onChange,
+}: {
+  schema: OptionsSchema | undefined;
+  values: Options;
+  onChange: (values: Options) => void;
+}) {
+  const fields = fieldsOf(schema);
+  if (fields.length === 0) return <p class="helper">This game has no options.</p>;
+  return (
+    <div class="options-form">
+      {fields.map((f) => {
+        const id = `option-${f.key}`;
+        const help = f.description ? `${id}-help` : undefined;
+        const set = (v: unknown) => onChange({ ...values, [f.key]: v });
+        if (f.kind === "boolean") {
+          return (
+            <div class="field field-check" key={f.key}>
+              <input
+                id={id}
+                type="checkbox"
+                checked={Boolean(values[f.key])}
+                aria-describedby={help}
+                onChange={(e) => set((e.currentTarget as HTMLInputElement).checked)}
+              />
+              <label for={id}>{f.title}</label>
+              {help && <p id={help} class="field-help">{f.description}</p>}
+            </div>
+          );
+        }
+        return (
+          <div class="field" key={f.key}>
+            <label for={id}>{f.title}</label>
+            <input
+              id={id}
+              type={f.kind === "string" ? "text" : "number"}
+              min={f.min}
+              max={f.max}
+              step={f.kind === "integer" ? 1 : undefined}
+              inputMode={f.kind === "integer" ? "numeric" : undefined}
+              value={String(values[f.key] ?? "")}
+              aria-describedby={help}
+              required
+              onInput={(e) => {
+                const raw = (e.currentTarget as HTMLInputElement).value;
+                set(f.kind === "string" ? raw : parseNumber(f, raw));
+              }}
+            />
+            {help && <p id={help} class="field-help">{f.description}{rangeText(f)}</p>}
+          </div>
+        );
+      })}
+    </div>
+  );
+}
+
+function rangeText(f: Field): string {
+  if (f.min !== undefined && f.max !== undefined) return ` (${f.min} to ${f.max})`;
+  return "";
+}

@@ -1,0 +1,64 @@
+// /games/<id>: one live game. The view's status picks the screen: the waiting room, the table,
+// the hand-end summary or the game over. The socket keeps it current.
+
+import { useEffect } from "preact/hooks";
+import { errorText } from "../gamestate";
+import type { GameView, LobbyView } from "../types";
+import { useGame } from "../usegame";
+import { Alert, ReconnectBanner } from "../widgets";
+import { GameOverScreen } from "./GameOver";
+import { HandEndScreen } from "./HandEnd";
+import { TableScreen } from "./Table";
+import { WaitingScreen } from "./Waiting";
+
+export function GameScreen({ id, onUnauthenticated }: { id: string; onUnauthenticated: () => void }) {
+  const game = useGame(id, onUnauthenticated);
+  const { state, connection, fatal } = game;
+
+  // A refused move is shown for a few seconds; the next view is already on its way.
+  const error = state.error;
+  useEffect(() => {
+    if (!error) return;
+    const t = setTimeout(game.dismissError, 6000);
+    return () => clearTimeout(t);
+  }, [error?.serial]);
+
+  if (fatal) {
+    return (
+      <section class="panel" data-testid="screen-game-error">
+        <h1>This game cannot be shown</h1>
+        <Alert>{fatal}</Alert>
+        <p>
+          <a href="/" class="button secondary">Back to the start page</a>
+        </p>
+      </section>
+    );
+  }
+  const view = state.view;
+  const banner = <ReconnectBanner show={connection === "reconnecting"} />;
+  if (!view) {
+    return (
+      <>
+        {banner}
+        <p class="loading">Opening the table…</p>
+      </>
+    );
+  }
+  const alert = error ? <Alert onClose={game.dismissError}>{errorText(error)}</Alert> : null;
+  let screen;
+  if (view.status === "lobby") {
+    screen = <WaitingScreen lobby={view as LobbyView} />;
+  } else if (view.status === "playing") {
+    screen = <TableScreen view={view as GameView} game={game} alert={alert} />;
+  } else if (view.status === "hand_end") {
+    screen = <HandEndScreen view={view as GameView} game={game} alert={alert} />;
+  } else {
+    screen = <GameOverScreen view={view as GameView} commitment={state.commitment} />;
+  }
+  return (
+    <>
+      {banner}
+      {screen}
+    </>
+  );
+}

@@ -1,0 +1,201 @@
+// The start page once logged in: the player's unfinished games, a new game, joining by code.
+
+import { useEffect, useState } from "preact/hooks";
+import { api, ApiError, gameTypesCached } from "../api";
+import { serverOffset } from "../clock";
+import { timeAgo } from "../countdown";
+import { navigate } from "../router";
+import { defaultsOf, OptionsForm } from "../schemaform";
+import type { GameType, MyGame, Options } from "../types";
+import { Alert } from "../widgets";
+
+export function statusText(game: Pick<MyGame, "status" | "seats_open">): string {
+  switch (game.status) {
+    case "lobby":
+      return game.seats_open === 1 ? "Waiting for 1 more player" : `Waiting for ${game.seats_open} more players`;
+    case "playing":
+      return "Playing";
+    case "hand_end":
+      return "Hand over, next hand soon";
+    default:
+      return game.status;
+  }
+}
+
+function MyGames() {
+  const [games, setGames] = useState<MyGame[] | null>(null);
+  const [types, setTypes] = useState<Record<string, string>>({});
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    api.myGames().then(setGames, (e) => setError(e instanceof ApiError ? e.detail : String(e)));
+    gameTypesCached().then((list) => setTypes(Object.fromEntries(list.map((t) => [t.id, t.name]))), () => undefined);
+  }, []);
+  return (
+    <section class="panel" aria-labelledby="my-games-title">
+      <h2 id="my-games-title">Your games</h2>
+      <p class="helper">Games you sit at that are not over yet, the most recent first. Open one to go back to your seat.</p>
+      {error && <Alert>Your games cannot be listed right now: {error}</Alert>}
+      {games === null && !error && <p class="loading">Loading…</p>}
+      {games && games.length === 0 && (
+        <p class="empty">You have no unfinished games. Start one below, or join a friend's with a code.</p>
+      )}
+      {games && games.length > 0 && (
+        <ul class="game-list">
+          {games.map((g) => (
+            <li key={g.id}>
+              <a href={`/games/${g.id}`} class={`game-item${g.your_turn ? " is-your-turn" : ""}`}>
+                <span class="game-item-head">
+                  <span class="game-item-code">{g.join_code}</span>
+                  <span class="game-item-type">{types[g.game_type] ?? g.game_type}</span>
+                  <span class="game-item-status">{statusText(g)}</span>
+                  {g.your_turn && (
+                    <span class="badge turn-badge" data-testid="your-turn-badge">
+                      Your turn
+                    </span>
+                  )}
+                </span>
+                <span class="game-item-players">
+                  {[0, 1, 2, 3].map((seat) => {
+                    const p = g.players.find((x) => x.seat === seat);
+                    return (
+                      <span key={seat} class={`chip team-${seat % 2 === 0 ? "A" : "B"}`}>
+                        {p ? `${p.name}${p.is_you ? " (you)" : ""}` : "open"}
+                      </span>
+                    );
+                  })}
+                  <span class="game-item-when">{timeAgo(g.updated_at, Date.now(), serverOffset())}</span>
+                </span>
+              </a>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function CreateGame() {
+  const [types, setTypes] = useState<GameType[] | null>(null);
+  const [typeId, setTypeId] = useState<string>("");
+  const [options, setOptions] = useState<Options>({});
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    gameTypesCached().then(
+      (list) => {
+        setTypes(list);
+        if (list.length > 0) {
+          setTypeId(list[0].id);
+          setOptions(defaultsOf(list[0].options_schema));
+        }
+      },
+      (e) => setError(e instanceof ApiError ? e.detail : String(e)),
+    );
+  }, []);
+  const type = types?.find((t) => t.id === typeId);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    if (!type) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const lobby = await api.createGame(type.id, options);
+      navigate(`/games/${lobby.id}`);
+    } catch (e) {
+      setError(e instanceof ApiError ? e.detail : String(e));
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section class="panel" aria-labelledby="create-title">
+      <h2 id="create-title">Start a game</h2>
+      <p class="helper">Pick the rules, create the table, then send its join code to three friends. You take the first seat, in team A.</p>
+      {types === null && !error && <p class="loading">Loading…</p>}
+      {types && (
+        <form onSubmit={submit} class="form">
+          {types.length > 1 ? (
+            <div class="field">
+              <label for="game-type">Game type</label>
+              <select
+                id="game-type"
+                value={typeId}
+                onChange={(e) => {
+                  const id = (e.currentTarget as HTMLSelectElement).value;
+                  setTypeId(id);
+                  setOptions(defaultsOf(types.find((t) => t.id === id)?.options_schema));
+                }}
+              >
+                {types.map((t) => (
+                  <option key={t.id} value={t.id}>
+                    {t.name}
+                  </option>
+                ))}
+              </select>
+            </div>
+          ) : (
+            type && <p class="game-type-name">Game type: <strong>{type.name}</strong></p>
+          )}
+          {type && <p class="field-help">{type.description}</p>}
+          {type && <OptionsForm schema={type.options_schema} values={options} onChange={setOptions} />}
+          <button type="submit" class="button big" disabled={busy || !type}>
+            Create game
+          </button>
+        </form>
+      )}
+      {error && <Alert>{error}</Alert>}
+    </section>
+  );
+}
+
+function JoinWithCode() {
+  const [code, setCode] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <section class="panel" aria-labelledby="join-title">
+      <h2 id="join-title">Join with a code</h2>
+      <p class="helper">A friend started a game? Type the six-character code they sent you.</p>
+      <form
+        class="form inline-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const clean = code.replace(/[^A-Za-z0-9]/g, "").toUpperCase();
+          if (!clean) return setError("Type a join code first.");
+          navigate(`/join/${clean}`);
+        }}
+      >
+        <div class="field">
+          <label for="join-code-input">Join code</label>
+          <input
+            id="join-code-input"
+            class="code-input"
+            value={code}
+            autoComplete="off"
+            autoCapitalize="characters"
+            spellcheck={false}
+            maxLength={12}
+            placeholder="K7QX2M"
+            onInput={(e) => setCode((e.currentTarget as HTMLInputElement).value)}
+          />
+        </div>
+        <button type="submit" class="button">
+          Join
+        </button>
+      </form>
+      {error && <Alert>{error}</Alert>}
+    </section>
+  );
+}
+
+export function HomeScreen() {
+  return (
+    <div class="home" data-testid="screen-home">
+      <MyGames />
+      <div class="home-columns">
+        <CreateGame />
+        <JoinWithCode />
+      </div>
+    </div>
+  );
+}

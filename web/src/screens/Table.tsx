@@ -1,0 +1,248 @@
+// The table while a hand is played: your hand at the bottom, your partner across, the opponents
+// left and right, the table cards in the middle. Playable cards and their captures come only
+// from the view's `legal` list, so nothing the server would refuse can be sent.
+
+import type { ComponentChildren } from "preact";
+import { useEffect, useRef, useState } from "preact/hooks";
+import {
+  candidateCards,
+  captureLabel,
+  intentFor,
+  playableCards,
+  playMessage,
+  pickTableCard,
+  type PlayMessage,
+} from "../captures";
+import { CardBack, CardButton } from "../cards";
+import { cardName } from "../deck";
+import { usingKeyboard } from "../inputmode";
+import { lastPlayText, playerName, relation, seatsAround, turnText } from "../describe";
+import type { GamePlayer, GameView } from "../types";
+import type { GameConnection } from "../usegame";
+import { Countdown, TeamBadge } from "../widgets";
+
+interface Choosing {
+  card: string;
+  captures: string[][];
+  picked: string[];
+}
+
+export function ScoreBoard({ view }: { view: GameView }) {
+  const mine = view.players.find((p) => p.seat === view.you)?.team;
+  const target = view.options?.target_score;
+  return (
+    <div class="scoreboard" aria-label="Match score">
+      <span class={`score team-A${mine === "A" ? " is-mine" : ""}`}>
+        <TeamBadge team="A" mine={mine === "A"} /> <strong>{view.scores.A}</strong>
+      </span>
+      <span class="score-sep" aria-hidden="true">–</span>
+      <span class={`score team-B${mine === "B" ? " is-mine" : ""}`}>
+        <strong>{view.scores.B}</strong> <TeamBadge team="B" mine={mine === "B"} />
+      </span>
+      <span class="score-meta">
+        Hand {view.hand_number}
+        {target !== undefined && <> · playing to {String(target)}</>}
+      </span>
+    </div>
+  );
+}
+
+function Scope({ count }: { count: number }) {
+  if (count === 0) return null;
+  return (
+    <span class="scope" title={`${count} scop${count === 1 ? "a" : "e"}`}>
+      <span aria-hidden="true">{"★".repeat(Math.min(count, 6))}</span>
+      <span class="visually-hidden">{count} scop{count === 1 ? "a" : "e"}</span>
+      {count > 6 && <span aria-hidden="true">+{count - 6}</span>}
+    </span>
+  );
+}
+
+function SeatInfo({ view, player }: { view: GameView; player: GamePlayer }) {
+  const rel = relation(view, player);
+  return (
+    <div class="seat-info">
+      <span class="seat-player">
+        <span class="seat-player-name">{player.seat === view.you ? "You" : player.name || `Seat ${player.seat + 1}`}</span>
+        <span class={`seat-rel team-${player.team}`}>
+          {rel === "you" ? `team ${player.team}` : `${rel}, team ${player.team}`}
+        </span>
+      </span>
+      <span class="seat-stats">
+        <span title="Cards captured this hand">taken {player.captured_count}</span>
+        <Scope count={player.scope} />
+      </span>
+    </div>
+  );
+}
+
+function Opponent({ view, seat, where }: { view: GameView; seat: number; where: "left" | "top" | "right" }) {
+  const player = view.players.find((p) => p.seat === seat);
+  if (!player) return null;
+  const onTurn = view.turn === seat;
+  const backs = Math.min(player.card_count, 10);
+  return (
+    <div class={`seat seat-${where}${onTurn ? " is-on-turn" : ""}`}>
+      <SeatInfo view={view} player={player} />
+      <div class="backs" role="img" aria-label={`${player.name || `Seat ${seat + 1}`} holds ${player.card_count} card${player.card_count === 1 ? "" : "s"}`}>
+        {Array.from({ length: backs }, (_, i) => (
+          <span class="back" key={i} style={{ "--i": i }}>
+            <CardBack />
+          </span>
+        ))}
+        <span class="back-count" aria-hidden="true">{player.card_count}</span>
+      </div>
+      {onTurn && <span class="on-turn-tag">to play</span>}
+    </div>
+  );
+}
+
+export function TableScreen({ view, game, alert }: { view: GameView; game: GameConnection; alert: ComponentChildren }) {
+  const [choosing, setChoosing] = useState<Choosing | null>(null);
+  const chooserRef = useRef<HTMLDivElement>(null);
+  const handRef = useRef<HTMLDivElement>(null);
+
+  // A new view (any change at the table) ends a choice that was made for the old one.
+  useEffect(() => setChoosing(null), [view.revision]);
+
+  // When the choice opens, put the keyboard on its first option.
+  const choosingCard = choosing?.card;
+  useEffect(() => {
+    if (choosingCard) chooserRef.current?.querySelector<HTMLButtonElement>("button")?.focus();
+  }, [choosingCard]);
+
+  const connected = game.connection === "open";
+  const waiting = game.state.pendingRevision !== null;
+  const canAct = connected && !waiting && Boolean(view.your_turn);
+
+  // Your turn comes round: a keyboard player's focus goes to the first playable card, unless
+  // it is somewhere else on purpose (a link, the chooser).
+  useEffect(() => {
+    if (!canAct || !usingKeyboard()) return;
+    const active = document.activeElement;
+    if (active && active !== document.body && !handRef.current?.contains(active)) return;
+    handRef.current?.querySelector<HTMLButtonElement>("button.is-enabled")?.focus();
+  }, [canAct, view.revision]);
+
+  // Closing the chooser gives the keyboard back to the card it was opened for.
+  const cancel = () => {
+    const card = choosing?.card;
+    setChoosing(null);
+    if (card) handRef.current?.querySelector<HTMLButtonElement>(`[data-card="${card}"]`)?.focus();
+  };
+
+  useEffect(() => {
+    if (!choosing) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === "Escape") cancel();
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [choosing]);
+
+  const playable = canAct ? playableCards(view) : new Set<string>();
+  const candidates = choosing ? candidateCards(choosing.captures) : new Set<string>();
+
+  const send = (message: PlayMessage) => {
+    setChoosing(null);
+    game.send(message, view.revision);
+  };
+
+  const pickHand = (card: string) => {
+    if (choosing?.card === card) return cancel();
+    const intent = intentFor(view, card);
+    if (intent.kind === "play") send(intent.message);
+    else if (intent.kind === "choose") setChoosing({ card, captures: intent.captures, picked: [] });
+  };
+
+  const pickTable = (card: string) => {
+    if (!choosing) return;
+    const { picked, chosen } = pickTableCard(choosing.captures, choosing.picked, card);
+    if (chosen) send(playMessage(choosing.card, chosen, view.revision));
+    else setChoosing({ ...choosing, picked });
+  };
+
+  const seats = seatsAround(view.you);
+  const me = view.players.find((p) => p.seat === view.you);
+  const turn = turnText(view);
+  const yourTurn = Boolean(view.your_turn);
+
+  let help: string;
+  if (!connected) help = "Not connected: your cards wake up again as soon as the table is back.";
+  else if (waiting) help = "Sending your card…";
+  else if (choosing) help = `Your ${cardName(choosing.card)} can take more than one set: choose one below, or tap the highlighted table cards.`;
+  else if (yourTurn) help = "Pick a card to play. A card that can capture takes its cards; if it can take different sets, you choose which.";
+  else help = `Waiting for ${playerName(view, view.turn ?? 0)} to play. Your playable cards light up when it is your turn.`;
+
+  return (
+    <section class="table-screen" data-testid="screen-table">
+      <div class="table-top">
+        <ScoreBoard view={view} />
+        <div class={`turn${yourTurn ? " is-yours" : ""}`}>
+          <span class="turn-text" data-testid="turn-indicator">
+            {turn}
+          </span>
+          <Countdown deadline={view.turn_deadline} label="Time left:" />
+        </div>
+      </div>
+      {alert}
+      <div class="felt">
+        <Opponent view={view} seat={seats.top} where="top" />
+        <Opponent view={view} seat={seats.left} where="left" />
+        <div class="table-middle">
+          <div class="table-cards" role="region" aria-label="Table">
+            {view.table.length === 0 && <p class="table-empty">The table is empty</p>}
+            {view.table.map((card) => (
+              <CardButton
+                key={card}
+                code={card}
+                enabled={candidates.has(card)}
+                highlighted={candidates.has(card)}
+                selected={choosing?.picked.includes(card)}
+                onPick={pickTable}
+              />
+            ))}
+          </div>
+          <p class={`last-play${view.last_play?.scopa ? " is-scopa" : ""}`} data-testid="last-play" aria-live="polite">
+            {lastPlayText(view, view.last_play)}
+          </p>
+        </div>
+        <Opponent view={view} seat={seats.right} where="right" />
+        <div class={`seat seat-bottom${view.turn === view.you ? " is-on-turn" : ""}`}>
+          {me && <SeatInfo view={view} player={me} />}
+          {choosing && (
+            <div class="chooser" role="group" aria-label="Choose a capture" ref={chooserRef}>
+              <span class="chooser-title">Capture with your {cardName(choosing.card)}:</span>
+              {choosing.captures.map((capture) => (
+                <button
+                  type="button"
+                  class="button"
+                  key={capture.join(",")}
+                  onClick={() => send(playMessage(choosing.card, capture, view.revision))}
+                >
+                  {captureLabel(capture)}
+                </button>
+              ))}
+              <button type="button" class="button secondary" onClick={cancel}>
+                Cancel
+              </button>
+            </div>
+          )}
+          <div class={`hand${canAct ? " is-your-turn" : ""}`} role="region" aria-label="Your hand" ref={handRef}>
+            {view.hand.length === 0 && <p class="table-empty">No cards left in your hand</p>}
+            {view.hand.map((card) => (
+              <CardButton
+                key={card}
+                code={card}
+                enabled={playable.has(card)}
+                selected={choosing?.card === card}
+                onPick={pickHand}
+              />
+            ))}
+          </div>
+        </div>
+      </div>
+      <p class="helper table-help">{help}</p>
+    </section>
+  );
+}

@@ -1,0 +1,180 @@
+// The contract's JSON shapes (CONTRACT.md), as the app reads them. Fields the server may add are
+// ignored; optional ones are present only in the phases the contract names.
+
+export type Team = "A" | "B";
+export type Scores = Record<Team, number>;
+
+export interface Me {
+  sub: string;
+  name: string;
+  provider: string;
+}
+
+export interface Provider {
+  name: string;
+  login_url: string;
+}
+
+export interface JsonSchemaProperty {
+  type?: string;
+  title?: string;
+  description?: string;
+  default?: unknown;
+  minimum?: number;
+  maximum?: number;
+}
+
+export interface OptionsSchema {
+  type?: string;
+  properties?: Record<string, JsonSchemaProperty>;
+}
+
+export interface GameType {
+  id: string;
+  name: string;
+  description: string;
+  players: number;
+  options_schema: OptionsSchema;
+}
+
+export type Options = Record<string, unknown>;
+
+export interface LobbyPlayer {
+  seat: number;
+  name: string;
+  team: Team;
+  is_you?: boolean;
+}
+
+export interface LobbyView {
+  id: string;
+  game_type: string;
+  join_code: string;
+  status: "lobby";
+  options: Options;
+  players: LobbyPlayer[];
+  seats_open: number;
+  created_at: string;
+}
+
+export interface Preview {
+  id: string;
+  game_type: string;
+  name: string;
+  description: string;
+  status: string;
+  players: LobbyPlayer[];
+  seats_open: number;
+  options: Options;
+}
+
+export interface GamePlayer {
+  seat: number;
+  name: string;
+  team: Team;
+  card_count: number;
+  captured_count: number;
+  scope: number;
+  is_you: boolean;
+}
+
+export interface LastPlay {
+  seat: number;
+  card: string;
+  capture: string[];
+  scopa: boolean;
+  auto: boolean;
+}
+
+export interface LegalPlay {
+  card: string;
+  captures: string[][];
+}
+
+export interface TeamHand {
+  cards: number;
+  denari: number;
+  settebello: boolean;
+  primiera: number;
+  scope: number;
+  napola: number;
+  points: number;
+}
+
+export interface LastHand {
+  hand: number;
+  teams: Record<Team, TeamHand>;
+  award: Record<string, Team | null>;
+  scores: Scores;
+}
+
+export type GameStatus = "playing" | "hand_end" | "finished";
+
+export interface GameView {
+  id: string;
+  game_type: string;
+  join_code: string;
+  status: GameStatus;
+  options: Options;
+  players: GamePlayer[];
+  you: number;
+  hand: string[];
+  table: string[];
+  turn: number | null;
+  hand_number: number;
+  scores: Scores;
+  turn_deadline?: string;
+  last_play: LastPlay | null;
+  seed_commitment: string;
+  revision: number;
+  your_turn?: boolean;
+  legal?: LegalPlay[];
+  last_hand?: LastHand;
+  acknowledged?: number[];
+  hand_end_deadline?: string;
+  winner?: Team;
+  seed?: string;
+}
+
+export type AnyView = LobbyView | GameView;
+
+export interface MyGame {
+  id: string;
+  game_type: string;
+  join_code: string;
+  status: string;
+  players: LobbyPlayer[];
+  seats_open: number;
+  your_turn: boolean;
+  updated_at: string;
+}
+
+export interface LogMove {
+  number: number;
+  type: string;
+  seat: string | null;
+  payload: Record<string, unknown>;
+  auto: boolean;
+}
+
+export interface GameLog {
+  id: string;
+  game_type: string;
+  options: Options;
+  seats: string[];
+  seed_commitment: string | null;
+  seed?: string;
+  moves: LogMove[];
+  revision: number;
+  status?: string;
+}
+
+export type ServerMessage =
+  | { type: "lobby"; game: LobbyView }
+  | { type: "state"; game: GameView }
+  | { type: "game_over"; scores: Scores; winner: Team }
+  | { type: "error"; code: string; message: string };
+
+export function isLobby(view: AnyView): view is LobbyView {
+  return view.status === "lobby";
+}

@@ -1,0 +1,149 @@
+// One game's live connection for the screens: the first view over REST, then the socket's
+// messages folded by gamestate.reduce. When the socket drops, GET /api/games/<id> tells why
+// (a browser only ever sees close code 1006) and brings the view up to date meanwhile.
+
+import { useCallback, useEffect, useReducer, useRef, useState } from "preact/hooks";
+import { api, ApiError } from "./api";
+import { initialGameState, reduce, type GameState } from "./gamestate";
+import { GameSocket, gameSocketUrl, type ConnectionStatus } from "./socket";
+import type { AnyView } from "./types";
+
+export interface GameConnection {
+  state: GameState;
+  connection: ConnectionStatus;
+  /** Set when the game cannot be shown at all (not seated, unknown game). */
+  fatal: string | null;
+  /** Send an action; false when the socket is not open. */
+  send(action: object, revision?: number): boolean;
+  dismissError(): void;
+}
+
+const COMMITMENT_KEY = (id: string) => `tavolo:commitment:${id}`;
+
+/** The commitment shown during play, kept across reloads so the final check compares with it. */
+export function rememberedCommitment(id: string): string | null {
+  try {
+    return localStorage.getItem(COMMITMENT_KEY(id));
+  } catch {
+    return null;
+  }
+}
+
+function rememberCommitment(id: string, commitment: string): void {
+  try {
+    if (!localStorage.getItem(COMMITMENT_KEY(id))) localStorage.setItem(COMMITMENT_KEY(id), commitment);
+  } catch {
+    /* storage disabled: the check falls back on the commitment seen in this page */
+  }
+}
+
+function refusal(error: unknown): string | null {
+  if (error instanceof ApiError) {
+    if (error.status === 404) return "Game not found. The link may be wrong, or the game has expired.";
+    if (error.status === 403) return "You are not seated at this game. Ask a player for its join code.";
+  }
+  return null;
+}
+
+export function useGame(id: string, onUnauthenticated: () => void): GameConnection {
+  const [state, dispatch] = useReducer(reduce, initialGameState);
+  const [connection, setConnection] = useState<ConnectionStatus>("connecting");
+  const [fatal, setFatal] = useState<string | null>(null);
+  const socketRef = useRef<GameSocket | null>(null);
+  const viewRef = useRef<AnyView | null>(null);
+  viewRef.current = state.view;
+  const unauth = useRef(onUnauthenticated);
+  unauth.current = onUnauthenticated;
+
+  useEffect(() => {
+    let cancelled = false;
+    let socket: GameSocket | null = null;
+
+    const openSocket = () => {
+      let last: ConnectionStatus | null = null;
+      socket = new GameSocket(gameSocketUrl(id), {
+        onStatus: (s) => {
+          if (cancelled) return;
+          if (s === "open" && last !== "open") dispatch({ type: "connected" });
+          last = s;
+          setConnection(s);
+        },
+        onMessage: (message) => {
+          if (cancelled) return;
+          dispatch({ type: "message", message });
+          // A refused move: ask for the current view so the table is surely right.
+          if (message.type === "error" && viewRef.current && viewRef.current.status !== "lobby") {
+            socket?.send({ action: "state" });
+          }
+        },
+        onClose: async (code, reason) => {
+          if (cancelled) return false;
+          if (code === 1008) {
+            unauth.current();
+            return false;
+          }
+          if (code === 1000 && reason === "Game not found") {
+            setFatal("Game not found: it expired before enough players joined.");
+            return false;
+          }
+          try {
+            const view = await api.game(id);
+            if (!cancelled) dispatch({ type: "view", view });
+            return view.status !== "finished";
+          } catch (error) {
+            if (error instanceof ApiError && error.status === 401) {
+              unauth.current();
+              return false;
+            }
+            const why = refusal(error);
+            if (why) {
+              setFatal(why);
+              return false;
+            }
+            return true; // the gateway is down or restarting: keep trying
+          }
+        },
+      });
+      socketRef.current = socket;
+      socket.start();
+    };
+
+    api.game(id).then(
+      (view) => {
+        if (cancelled) return;
+        dispatch({ type: "view", view });
+        if (view.status !== "finished") openSocket();
+        else setConnection("closed");
+      },
+      (error) => {
+        if (cancelled) return;
+        if (error instanceof ApiError && error.status === 401) return unauth.current();
+        setFatal(refusal(error) ?? (error instanceof ApiError ? error.detail : String(error)));
+      },
+    );
+
+    const online = () => socket?.retryNow();
+    window.addEventListener("online", online);
+    return () => {
+      cancelled = true;
+      window.removeEventListener("online", online);
+      socket?.stop();
+      socketRef.current = null;
+    };
+  }, [id]);
+
+  const commitment = state.commitment;
+  useEffect(() => {
+    if (commitment) rememberCommitment(id, commitment);
+  }, [id, commitment]);
+
+  const send = useCallback((action: object, revision?: number) => {
+    const ok = socketRef.current?.send(action) ?? false;
+    if (ok && revision !== undefined) dispatch({ type: "sent", revision });
+    return ok;
+  }, []);
+  const dismissError = useCallback(() => dispatch({ type: "dismiss" }), []);
+
+  return { state, connection, fatal, send, dismissError };
+}
+

@@ -1,0 +1,113 @@
+// Small pieces several screens share: the countdown, copy buttons, the reconnect banner, alerts.
+
+import type { ComponentChildren } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { serverOffset } from "./clock";
+import { formatSeconds, secondsLeft } from "./countdown";
+
+/** Re-renders every quarter second while mounted: enough for a seconds display. */
+function useNow(periodMs = 250): number {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), periodMs);
+    return () => clearInterval(t);
+  }, [periodMs]);
+  return now;
+}
+
+export function Countdown({ deadline, label }: { deadline?: string; label: string }) {
+  const seconds = secondsLeft(deadline, useNow(), serverOffset());
+  if (!deadline) return null;
+  return (
+    <span class={`countdown${seconds <= 5 ? " is-urgent" : ""}`} title={label}>
+      <span class="countdown-label">{label} </span>
+      <span data-testid="countdown" class="countdown-value">
+        {formatSeconds(seconds)}
+      </span>
+    </span>
+  );
+}
+
+async function copyText(text: string): Promise<boolean> {
+  try {
+    if (navigator.clipboard && window.isSecureContext) {
+      await navigator.clipboard.writeText(text);
+      return true;
+    }
+  } catch {
+    /* fall back below */
+  }
+  // Plain http on another host has no Clipboard API: the old selection trick still works.
+  const area = document.createElement("textarea");
+  area.value = text;
+  area.setAttribute("readonly", "");
+  area.style.position = "fixed";
+  area.style.opacity = "0";
+  document.body.appendChild(area);
+  area.select();
+  let ok = false;
+  try {
+    ok = document.execCommand("copy");
+  } catch {
+    ok = false;
+  }
+  area.remove();
+  return ok;
+}
+
+export function CopyButton({ text, label }: { text: string; label: string }) {
+  const [note, setNote] = useState("");
+  useEffect(() => {
+    if (!note) return;
+    const t = setTimeout(() => setNote(""), 2500);
+    return () => clearTimeout(t);
+  }, [note]);
+  return (
+    <span class="copy">
+      <button
+        type="button"
+        class="button secondary"
+        onClick={async () => setNote((await copyText(text)) ? "Copied" : "Select it and copy by hand")}
+      >
+        {label}
+      </button>
+      <span class="copy-note" aria-live="polite">
+        {note}
+      </span>
+    </span>
+  );
+}
+
+export function ReconnectBanner({ show }: { show: boolean }) {
+  if (!show) return null;
+  return (
+    <div class="banner" role="status">
+      Reconnecting… <span class="banner-detail">The connection to the table dropped; the game goes on and you will be back in a moment.</span>
+    </div>
+  );
+}
+
+export function Alert({ children, onClose }: { children: ComponentChildren; onClose?: () => void }) {
+  // The dismiss button sits outside the role="alert" element, so the alert reads as its message only.
+  return (
+    <div class="alert">
+      <div role="alert" class="alert-text">
+        {children}
+      </div>
+      {onClose && (
+        <button type="button" class="alert-close" aria-label="Dismiss" onClick={onClose}>
+          ×
+        </button>
+      )}
+    </div>
+  );
+}
+
+export function TeamBadge({ team, mine }: { team: "A" | "B"; mine?: boolean }) {
+  return (
+    <span class={`team-badge team-${team}`}>
+      Team {team}
+      {mine ? " (yours)" : ""}
+    </span>
+  );
+}

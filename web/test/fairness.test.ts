@@ -1,0 +1,132 @@
+import { describe, expect, it } from "vitest";
+import { DECK } from "../src/deck";
+import { commitmentOf, deal, hexToBytes, playsByHand, Stream, uniform, verifyLog } from "../src/fairness";
+import type { GameLog, LogMove } from "../src/types";
+
+// CONTRACT.md, Fairness: the test vector.
+const SEED = Uint8Array.from({ length: 32 }, (_, i) => i);
+const SEED_HEX = Array.from(SEED, (b) => b.toString(16).padStart(2, "0")).join("");
+const COMMITMENT = "630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd";
+const HAND_1 = [
+  "01D 02C 03D 03S 04B 05S 06D 07D 09S 10S",
+  "02D 02S 03C 04D 06C 07C 07S 08D 09D 10C",
+  "01B 01S 02B 04C 05C 06B 06S 08B 08C 09B",
+  "01C 03B 04S 05B 05D 07B 08S 09C 10B 10D",
+].map((s) => s.split(" "));
+
+describe("the contract's test vector", () => {
+  it("hashes the seed to the commitment", async () => {
+    expect(SEED_HEX).toBe("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f");
+    expect(await commitmentOf(SEED)).toBe(COMMITMENT);
+  });
+
+  it("draws the first three words of stream(deal:1)", async () => {
+    const s = await Stream.open(SEED, "deal:1");
+    expect([await s.next(), await s.next(), await s.next()]).toEqual([783130636, 967123399, 3201263102]);
+  });
+
+  it("deals hand 1 to each seat as listed", async () => {
+    expect(await deal(SEED, 1)).toEqual(HAND_1);
+  });
+
+  it("deals a different hand 2 that is still the whole deck", async () => {
+    const two = await deal(SEED, 2);
+    expect(two).not.toEqual(HAND_1);
+    expect(two.flat().sort()).toEqual([...DECK].sort());
+  });
+});
+
+describe("uniform", () => {
+  it("rejects words at or above the largest multiple of n", async () => {
+    // n = 3: 2^32 mod 3 = 1, so the limit is 2^32 - 1 and 2^32 - 1 itself is redrawn.
+    const words = [2 ** 32 - 1, 7];
+    expect(await uniform(async () => words.shift()!, 3)).toBe(1);
+    expect(words).toEqual([]);
+  });
+
+  it("takes x mod n for an accepted word", async () => {
+    expect(await uniform(async () => 41, 40)).toBe(1);
+  });
+});
+
+function move(number: number, type: string, seat: number | null, payload: Record<string, unknown> = {}): LogMove {
+  return { number, type, seat: seat === null ? null : `seat:${seat}`, payload, auto: type !== "play" && type !== "ack" };
+}
+
+/** A log whose hands play out the real deals: seats in turn, each its own cards, one hand-end between. */
+async function fakeLog(hands: number): Promise<GameLog> {
+  const moves: LogMove[] = [];
+  let n = 0;
+  for (let h = 1; h <= hands; h++) {
+    const dealt = await deal(SEED, h);
+    for (let i = 0; i < 10; i++) {
+      for (let s = 0; s < 4; s++) {
+        const type = (i + s) % 7 === 0 ? "auto_play" : "play";
+        moves.push(move(++n, type, s, { card: dealt[s][i], capture: [] }));
+      }
+    }
+    if (h < hands) {
+      for (let s = 0; s < 3; s++) moves.push(move(++n, "ack", s));
+      moves.push(move(++n, "continue", null));
+    }
+  }
+  return {
+    id: "g", game_type: "scopone_scientifico", options: {}, seats: ["seat:0", "seat:1", "seat:2", "seat:3"],
+    seed_commitment: COMMITMENT, seed: SEED_HEX, moves, revision: n, status: "finished",
+  };
+}
+
+describe("verifyLog", () => {
+  it("accepts a log whose plays are the deals", async () => {
+    const result = await verifyLog(await fakeLog(2), COMMITMENT);
+    expect(result.ok).toBe(true);
+    expect(result.ok && result.hands).toBe(2);
+    expect(result.ok && result.plays).toBe(80);
+  });
+
+  it("cuts hands at 40 plays, whatever comes between them", async () => {
+    const log = await fakeLog(3);
+    expect(playsByHand(log).map((h) => h.length)).toEqual([40, 40, 40]);
+  });
+
+  it("names the first card played by a seat it was not dealt to", async () => {
+    const log = await fakeLog(1);
+    // Seat 0 and seat 1 swap their first plays.
+    const [a, b] = [log.moves[0], log.moves[1]];
+    [a.payload, b.payload] = [b.payload, a.payload];
+    const result = await verifyLog(log, COMMITMENT);
+    expect(result.ok).toBe(false);
+    expect(result.message).toMatch(/hand 1: move 1, seat 0 played 02D/);
+  });
+
+  it("refuses a seed that is not the commitment seen during the game", async () => {
+    const result = await verifyLog(await fakeLog(1), "00".repeat(32));
+    expect(result.ok).toBe(false);
+    expect(result.message).toMatch(/the game showed 0000/);
+  });
+
+  it("refuses a log whose own commitment differs", async () => {
+    const log = await fakeLog(1);
+    log.seed_commitment = "ff".repeat(32);
+    expect((await verifyLog(log, null)).ok).toBe(false);
+  });
+
+  it("refuses a hand in which a dealt card was never played", async () => {
+    const log = await fakeLog(1);
+    log.moves.pop();
+    const result = await verifyLog(log, COMMITMENT);
+    expect(result.ok).toBe(false);
+    expect(result.message).toMatch(/never played/);
+  });
+
+  it("says the seed is missing before the end", async () => {
+    const log = await fakeLog(1);
+    delete log.seed;
+    expect((await verifyLog(log, COMMITMENT)).ok).toBe(false);
+  });
+
+  it("reads hex seeds and refuses others", () => {
+    expect(Array.from(hexToBytes("00ff10"))).toEqual([0, 255, 16]);
+    expect(() => hexToBytes("zz")).toThrow();
+  });
+});
