@@ -69,8 +69,15 @@ class Stack:
 
     def restart(self, name: str) -> None:
         self.kill(name, signal.SIGTERM)
+        self.start_again(name)
+
+    def start_again(self, name: str) -> None:
+        """Start a component that was stopped (``kill``) and wait until it serves."""
         self._spawn(name, ["serve", name])
-        self.wait_serving(name, time.monotonic() + 20)
+        if name == "gateway":
+            self._wait_http(f"{self.gateway_url}/api/health", time.monotonic() + 30)
+        else:
+            self.wait_serving(name, time.monotonic() + 20)
 
     def kill(self, name: str, signum: int = signal.SIGKILL) -> None:
         process = self.processes[name]

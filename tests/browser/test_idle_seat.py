@@ -1,0 +1,26 @@
+"""A seat that does not play in time gets an automatic play, and everyone sees it marked.
+
+Its own stack: turns time out after 2 seconds. Nobody clicks anything once the game starts, so
+every assertion below holds whichever automatic play the screens happen to show.
+"""
+
+from __future__ import annotations
+
+from playwright.sync_api import expect
+
+from tests.browser.pages import start_game
+
+STACK_ENV = {"TURN_TIMEOUT_SECONDS": "2"}
+
+
+def test_an_idle_seat_gets_an_automatic_play_marked_auto_on_the_others_screens(home):
+    alice, *others = home
+    game_id = start_game(home)  # alice leads hand 1, and does nothing
+    expect(others[0].page.get_by_test_id("countdown")).to_be_visible()
+
+    for player in others:
+        expect(player.last_play).to_contain_text("auto", timeout=15_000)
+
+    first = alice.api(f"/api/games/{game_id}/log")["moves"][0]
+    assert (first["type"], first["seat"], first["auto"]) == ("auto_play", "seat:0", True), first
+    expect(alice.card_in_hand(first["payload"]["card"])).to_have_count(0)

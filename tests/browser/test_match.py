@@ -1,0 +1,154 @@
+"""Four people play scopone in their browsers: log in, create a game, join by the invite link,
+play a whole match by clicking cards, and verify the revealed deals; a reloaded page finds its
+table again, a lost connection comes back. One stack (real Redis and Postgres, the default
+timeouts) for the module; the test that restarts the gateway comes last.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.pages import (
+    card_name, create_game, expect_logged_in_as, expect_ready_to_play, join_through_invite, play_a_turn,
+    play_until_game_over, seats_of, sign_in_at_the_provider, start_game, table_snapshot,
+    MatchRecord, Player,
+)
+
+
+@pytest.mark.timeout(240)
+def test_four_people_play_a_whole_match_by_clicking_cards(home):
+    alice, bob, carol, dave = home
+    invite = create_game(alice, target_score=1)
+    waiting_room = alice.screen("waiting")
+    expect(waiting_room).to_contain_text("alice")
+    copy_the_join_code(alice, invite.code)
+
+    # The seats fill live in alice's waiting room, without a reload.
+    for joiner in (bob, carol):
+        join_through_invite(joiner, invite.link)
+        expect(joiner.screen("waiting")).to_be_visible()
+        expect(waiting_room).to_contain_text(joiner.name)
+    # The fourth join starts the game: every waiting room turns into the table by itself.
+    join_through_invite(dave, invite.link)
+    for player in home:
+        expect(player.screen("table")).to_be_visible()
+        expect(player.hand.get_by_role("button")).to_have_count(10)
+    expect(alice.turn_indicator).to_contain_text("Your turn")
+    expect(alice.page.get_by_test_id("countdown")).to_be_visible()
+    for player in (bob, carol, dave):
+        expect(player.turn_indicator).not_to_contain_text("Your turn")
+        expect(player.hand.get_by_role("button").first).to_be_disabled()
+
+    record = play_until_game_over(home, invite.game_id)
+
+    for player in home:
+        over = player.screen("game-over")
+        expect(over).to_be_visible()
+        expect(over.get_by_role("heading", name="wins")).to_be_visible()
+        expect(player.page.get_by_test_id("verify-result")).to_contain_text("The deals match",
+                                                                             timeout=20_000)
+    assert len(record.plays) >= 40, f"a hand is 40 plays; {len(record.plays)} were clicked"
+    if record.choices_offered:
+        assert record.cancelled_a_choice
+        assert any(play.chose for play in record.plays), "a capture was never chosen"
+    print(f"\nmatch: {len(record.plays)} plays, {record.choices_offered} capture choices, "
+          f"{record.hand_ends} hand ends")
+
+
+def copy_the_join_code(player: Player, code: str) -> None:
+    player.page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    player.page.get_by_role("button", name="Copy code").click()
+    expect(player.screen("waiting")).to_contain_text("Copied")
+    assert player.page.evaluate("navigator.clipboard.readText()") == code
+
+
+def test_a_reloaded_page_finds_the_same_table_and_plays_on(home):
+    game_id = start_game(home, target_score=1)
+    seats = seats_of(home, game_id)
+    record = MatchRecord()
+    for seat in range(3):  # mid-hand: three cards are down
+        play = play_a_turn(seats[seat], game_id, record)
+        seats[0].wait_for_view(game_id, lambda v: v["revision"] > play.revision, "the play")
+
+    dave = seats[3]  # on turn
+    expect(dave.last_play).to_contain_text(card_name(record.plays[-1].card))
+    expect_ready_to_play(dave)
+    before = table_snapshot(dave)
+    dave.page.reload()
+    expect(dave.screen("table")).to_be_visible()
+    expect(dave.hand.get_by_role("button")).to_have_count(10)
+    expect_ready_to_play(dave)  # the socket is back: the cards wake up
+    assert table_snapshot(dave) == before
+    expect(dave.score_board).to_contain_text(f"Hand {dave.view(game_id)['hand_number']}")
+
+    play = play_a_turn(dave, game_id, record)
+    view = dave.wait_for_view(game_id, lambda v: v["revision"] > play.revision,
+                              "dave's click after the reload reaching the server")
+    assert view["last_play"]["card"] == play.card
+    expect(dave.hand.get_by_role("button")).to_have_count(9)
+    expect(seats[0].turn_indicator).to_contain_text("Your turn")
+
+
+def test_an_invite_opened_while_logged_out_comes_back_after_login(home, browser, stack):
+    invite = create_game(home[0], target_score=1)
+    context = browser.new_context(base_url=stack.gateway_url)
+    try:
+        erin = Player("erin", context.new_page())
+        erin.page.goto(invite.link)
+        expect(erin.screen("login")).to_be_visible()
+        sign_in_at_the_provider(erin.page, "erin")
+        expect(erin.screen("join")).to_be_visible()
+        expect(erin.page).to_have_url(invite.link)
+        expect_logged_in_as(erin.page, "erin")
+        erin.page.get_by_role("button", name="Join game").click()
+        expect(erin.screen("waiting")).to_be_visible()
+        expect(home[0].screen("waiting")).to_contain_text("erin")
+    finally:
+        context.close()
+
+
+def test_home_marks_the_game_where_it_is_your_move_and_leads_back_to_the_table(home):
+    game_id = start_game(home, target_score=1)
+    code = home[0].view(game_id)["join_code"]
+    alice, bob = home[0], home[1]  # alice leads the first hand
+    for player in (alice, bob):
+        player.go_home()
+    alices_game = alice.screen("home").get_by_role("link", name=re.compile(code))
+    bobs_game = bob.screen("home").get_by_role("link", name=re.compile(code))
+    expect(alices_game.get_by_test_id("your-turn-badge")).to_be_visible()
+    expect(bobs_game).to_be_visible()
+    expect(bobs_game.get_by_test_id("your-turn-badge")).to_have_count(0)
+
+    alices_game.click()
+    expect(alice.screen("table")).to_be_visible()
+    expect(alice.turn_indicator).to_contain_text("Your turn")
+
+
+def test_an_unknown_join_code_says_game_not_found(home):
+    alice = home[0]
+    alice.page.get_by_label("Join code").fill("ZZZZ22")
+    alice.page.get_by_role("button", name="Join", exact=True).click()
+    expect(alice.screen("join")).to_be_visible()
+    expect(alice.page.get_by_role("alert")).to_contain_text("Game not found")
+
+
+def test_a_lost_connection_shows_reconnecting_and_the_table_comes_back(home, stack):
+    game_id = start_game(home, target_score=1)
+    alice = home[0]  # on turn
+    expect_ready_to_play(alice)
+
+    stack.kill("gateway")  # SIGKILL: every socket drops at once
+    try:
+        expect(alice.page.get_by_role("status")).to_contain_text("Reconnecting…")
+        expect(alice.hand.get_by_role("button").first).to_be_disabled()
+    finally:
+        stack.start_again("gateway")
+
+    expect(alice.page.get_by_role("status")).to_have_count(0, timeout=20_000)
+    expect_ready_to_play(alice)
+    play = play_a_turn(alice, game_id, MatchRecord())
+    alice.wait_for_view(game_id, lambda v: v["revision"] > play.revision,
+                        "alice's click after the reconnect reaching the server")
