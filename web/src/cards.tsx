@@ -199,13 +199,15 @@ export interface CardButtonProps {
   onPick?: (code: string) => void;
   highlighted?: boolean;
   selected?: boolean;
+  /** A table card while a capture is being chosen: picked (true) or not yet (false). */
+  pressed?: boolean;
 }
 
 /**
  * Every card is a focusable button named like "7 of denari (settebello)". A card that cannot be
  * played is aria-disabled rather than disabled, so keyboard users can still reach and read it.
  */
-export function CardButton({ code, enabled, onPick, highlighted, selected }: CardButtonProps) {
+export function CardButton({ code, enabled, onPick, highlighted, selected, pressed }: CardButtonProps) {
   const classes = ["card", enabled ? "is-enabled" : "is-disabled"];
   if (highlighted) classes.push("is-highlighted");
   if (selected) classes.push("is-selected");
@@ -215,6 +217,7 @@ export function CardButton({ code, enabled, onPick, highlighted, selected }: Car
       class={classes.join(" ")}
       aria-label={cardName(code)}
       aria-disabled={enabled ? undefined : "true"}
+      aria-pressed={pressed === undefined ? undefined : pressed ? "true" : "false"}
       data-card={code}
       onClick={() => {
         if (enabled && onPick) onPick(code);

@@ -42,3 +42,34 @@ export function relation(view: GameView, player: GamePlayer): string {
   if (player.seat === view.you) return "you";
   return player.team === view.players.find((p) => p.seat === view.you)?.team ? "partner" : "opponent";
 }
+
+/**
+ * Why the match goes on after a hand: how far each team is from the target, or, when both
+ * reached it with the same score (the rules want a clear lead), that another hand decides.
+ * Empty when the view carries no target.
+ */
+export function matchGoesOnText(view: GameView): string {
+  const target = Number(view.options?.target_score);
+  if (!Number.isFinite(target) || target <= 0) return "";
+  const scores = view.last_hand?.scores ?? view.scores;
+  if (scores.A >= target || scores.B >= target) {
+    if (scores.A === scores.B) {
+      return `Both teams have ${scores.A}, and the target is ${target}: a team needs a clear lead to win, so another hand decides.`;
+    }
+    return "";
+  }
+  const mine = view.players.find((p) => p.seat === view.you)?.team;
+  const need = (team: "A" | "B") => target - scores[team];
+  const part = (team: "A" | "B") =>
+    `${mine === team ? "your team" : `team ${team}`} needs ${need(team)} more`;
+  const first: "A" | "B" = mine === "B" ? "B" : "A";
+  const second: "A" | "B" = first === "A" ? "B" : "A";
+  return `The match goes on to ${target} points: ${part(first)}, ${part(second)}.`;
+}
+
+/** The waiting room's invitation: as many friends as there are open seats. */
+export function inviteText(seatsOpen: number): string {
+  if (seatsOpen <= 0) return "Every seat is taken: the table is opening.";
+  const who = ["one more friend", "two more friends", "three friends"][seatsOpen - 1] ?? `${seatsOpen} friends`;
+  return `Send the code or the link to ${who}. The table opens by itself as soon as the fourth player sits down; you can keep this page open or come back to it from the start page.`;
+}

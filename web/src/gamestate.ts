@@ -97,7 +97,46 @@ export function reduce(state: GameState, event: GameEvent): GameState {
   }
 }
 
-/** The message shown for a refused move: the server's own words (its `message` is for people). */
+/**
+ * The message shown for a refused move. The codes a player meets in normal play (a second tab
+ * or device played first, a timeout played for them, the server hiccuped) get a short sentence
+ * that says what became of the move (the next view puts the table right); the rest keep the
+ * server's own words (its `message` is for people, e.g. why a move is illegal).
+ */
 export function errorText(error: ServerError): string {
-  return error.message;
+  switch (error.code) {
+    case "concurrent_move":
+      return "Too late: the table changed before your move arrived, so it was not played.";
+    case "not_your_turn":
+      return "Not your turn any more: your move was not played.";
+    case "unavailable":
+      return "The server did not answer; nothing was played. Try again.";
+    case "game_finished":
+      return "The game is over: no more moves.";
+    default:
+      return error.message || "The server refused the move.";
+  }
+}
+
+/** What to do when the first read of a game fails. */
+export type LoadFailure =
+  | { kind: "unauthenticated" }
+  /** The game cannot be shown to this player at all: say why and stop. */
+  | { kind: "fatal"; message: string }
+  /** The server is down, restarting or briefly overloaded: keep trying. */
+  | { kind: "retry" };
+
+/**
+ * Sort a failed GET /api/games/<id>. Only answers about the game itself are final (404, 403,
+ * and 400 for an id the server rejects); no answer at all or a 5xx is a server that is
+ * restarting, and the page must not give up on the table because of it.
+ */
+export function classifyLoadFailure(status: number | null, detail: string): LoadFailure {
+  if (status === 401) return { kind: "unauthenticated" };
+  if (status === 404) return { kind: "fatal", message: "Game not found. The link may be wrong, or the game has expired." };
+  if (status === 403) return { kind: "fatal", message: "You are not seated at this game. Ask a player for its join code." };
+  if (status !== null && status >= 400 && status < 500 && status !== 408 && status !== 429) {
+    return { kind: "fatal", message: detail };
+  }
+  return { kind: "retry" };
 }

@@ -4,7 +4,7 @@
 
 import { useCallback, useEffect, useReducer, useRef, useState } from "preact/hooks";
 import { api, ApiError } from "./api";
-import { initialGameState, reduce, type GameState } from "./gamestate";
+import { classifyLoadFailure, initialGameState, reduce, type GameState, type LoadFailure } from "./gamestate";
 import { GameSocket, gameSocketUrl, type ConnectionStatus } from "./socket";
 import type { AnyView } from "./types";
 
@@ -37,12 +37,9 @@ function rememberCommitment(id: string, commitment: string): void {
   }
 }
 
-function refusal(error: unknown): string | null {
-  if (error instanceof ApiError) {
-    if (error.status === 404) return "Game not found. The link may be wrong, or the game has expired.";
-    if (error.status === 403) return "You are not seated at this game. Ask a player for its join code.";
-  }
-  return null;
+function failureOf(error: unknown): LoadFailure {
+  if (error instanceof ApiError) return classifyLoadFailure(error.status === 0 ? null : error.status, error.detail);
+  return { kind: "fatal", message: String(error instanceof Error ? error.message : error) };
 }
 
 export function useGame(id: string, onUnauthenticated: () => void): GameConnection {
@@ -91,13 +88,13 @@ export function useGame(id: string, onUnauthenticated: () => void): GameConnecti
             if (!cancelled) dispatch({ type: "view", view });
             return view.status !== "finished";
           } catch (error) {
-            if (error instanceof ApiError && error.status === 401) {
+            const failure = failureOf(error);
+            if (failure.kind === "unauthenticated") {
               unauth.current();
               return false;
             }
-            const why = refusal(error);
-            if (why) {
-              setFatal(why);
+            if (failure.kind === "fatal") {
+              setFatal(failure.message);
               return false;
             }
             return true; // the gateway is down or restarting: keep trying
@@ -117,8 +114,13 @@ export function useGame(id: string, onUnauthenticated: () => void): GameConnecti
       },
       (error) => {
         if (cancelled) return;
-        if (error instanceof ApiError && error.status === 401) return unauth.current();
-        setFatal(refusal(error) ?? (error instanceof ApiError ? error.detail : String(error)));
+        const failure = failureOf(error);
+        if (failure.kind === "unauthenticated") return unauth.current();
+        if (failure.kind === "fatal") return setFatal(failure.message);
+        // The server is down or restarting (a reload during a deploy, a phone waking up with
+        // no network yet): open the socket anyway. It retries with backoff under the
+        // "Reconnecting…" banner, and its first message is the whole view.
+        openSocket();
       },
     );
 

@@ -44,7 +44,12 @@ export function GameScreen({ id, onUnauthenticated }: { id: string; onUnauthenti
       </>
     );
   }
-  const alert = error ? <Alert onClose={game.dismissError}>{errorText(error)}</Alert> : null;
+  // Over the page rather than in its flow: a refused move must not push the cards down.
+  const alert = error ? (
+    <div class="toast">
+      <Alert onClose={game.dismissError}>{errorText(error)}</Alert>
+    </div>
+  ) : null;
   let screen;
   if (view.status === "lobby") {
     screen = <WaitingScreen lobby={view as LobbyView} />;

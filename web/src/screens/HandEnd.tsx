@@ -2,7 +2,9 @@
 // and the OK that deals the next hand once all four have pressed it (or the time is up).
 
 import type { ComponentChildren } from "preact";
-import { playerName } from "../describe";
+import { useEffect, useRef } from "preact/hooks";
+import { lastPlayText, matchGoesOnText, playerName } from "../describe";
+import { usingKeyboard } from "../inputmode";
 import type { GameView, LastHand, Team } from "../types";
 import type { GameConnection } from "../usegame";
 import { Countdown, TeamBadge } from "../widgets";
@@ -47,7 +49,13 @@ export function HandSummary({ hand, mine, napola }: { hand: LastHand; mine?: Tea
               {(["A", "B"] as const).map((t) => (
                 <td key={t} class={award === t ? "is-award" : ""}>
                   {r.value(hand.teams[t])}
-                  {award === t && <span class="award-mark" aria-hidden="true"> ✓</span>}
+                  {award === t && (
+                    <>
+                      <span class="award-mark" aria-hidden="true"> ✓</span>
+                      {/* The "Point to" column is hidden on narrow screens: say it here too. */}
+                      <span class="visually-hidden"> (point to team {t})</span>
+                    </>
+                  )}
                 </td>
               ))}
               <td>{r.award ? awardText(award) : "each scopa"}</td>
@@ -80,6 +88,14 @@ export function HandEndScreen({ view, game, alert }: { view: GameView; game: Gam
   const mine = view.players.find((p) => p.seat === view.you)?.team;
   const connected = game.connection === "open";
   const waitingForAck = game.state.pendingRevision !== null;
+  const goesOn = matchGoesOnText(view);
+
+  // A keyboard player lands on OK (focus was on a card that is gone); nobody else is moved.
+  const okRef = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    const active = document.activeElement;
+    if (usingKeyboard() && (!active || active === document.body)) okRef.current?.focus();
+  }, []);
   return (
     <section class="panel hand-end" data-testid="screen-hand-end">
       <h1>Hand {hand?.hand ?? view.hand_number} is over</h1>
@@ -88,9 +104,13 @@ export function HandEndScreen({ view, game, alert }: { view: GameView; game: Gam
         four players have, or when the time runs out.
       </p>
       <ScoreBoard view={view} />
+      {goesOn && <p class="goes-on">{goesOn}</p>}
+      {/* The 40th card ends the hand at once: say what it did, nobody saw it on the table. */}
+      {view.last_play && <p class="helper">Last card of the hand: {lastPlayText(view, view.last_play)}</p>}
       {alert}
       <div class="ack-row">
         <button
+          ref={okRef}
           type="button"
           class="button big"
           disabled={done || !connected || waitingForAck}

@@ -1,6 +1,6 @@
 // The start page once logged in: the player's unfinished games, a new game, joining by code.
 
-import { useEffect, useState } from "preact/hooks";
+import { useCallback, useEffect, useState } from "preact/hooks";
 import { api, ApiError, gameTypesCached } from "../api";
 import { serverOffset } from "../clock";
 import { timeAgo } from "../countdown";
@@ -22,19 +22,52 @@ export function statusText(game: Pick<MyGame, "status" | "seats_open">): string 
   }
 }
 
+const LIST_REFRESH_MS = 15_000;
+
 function MyGames() {
   const [games, setGames] = useState<MyGame[] | null>(null);
   const [types, setTypes] = useState<Record<string, string>>({});
   const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    api.myGames().then(setGames, (e) => setError(e instanceof ApiError ? e.detail : String(e)));
-    gameTypesCached().then((list) => setTypes(Object.fromEntries(list.map((t) => [t.id, t.name]))), () => undefined);
+  const load = useCallback(() => {
+    api.myGames().then(
+      (list) => {
+        setGames(list);
+        setError(null);
+      },
+      (e) => setError(e instanceof ApiError ? e.detail : String(e)),
+    );
   }, []);
+  useEffect(() => {
+    load();
+    gameTypesCached().then((list) => setTypes(Object.fromEntries(list.map((t) => [t.id, t.name]))), () => undefined);
+    // The list goes stale while the page sits open ("Your turn" comes and goes, seats fill):
+    // read it again now and then while the page is visible, and when the player comes back to it.
+    const refresh = () => {
+      if (document.visibilityState === "visible") load();
+    };
+    const timer = setInterval(refresh, LIST_REFRESH_MS);
+    document.addEventListener("visibilitychange", refresh);
+    window.addEventListener("online", refresh);
+    return () => {
+      clearInterval(timer);
+      document.removeEventListener("visibilitychange", refresh);
+      window.removeEventListener("online", refresh);
+    };
+  }, [load]);
   return (
     <section class="panel" aria-labelledby="my-games-title">
       <h2 id="my-games-title">Your games</h2>
       <p class="helper">Games you sit at that are not over yet, the most recent first. Open one to go back to your seat.</p>
-      {error && <Alert>Your games cannot be listed right now: {error}</Alert>}
+      {error && (
+        <>
+          <Alert>Your games cannot be listed right now: {error}</Alert>
+          <p>
+            <button type="button" class="button secondary" onClick={load}>
+              Try again
+            </button>
+          </p>
+        </>
+      )}
       {games === null && !error && <p class="loading">Loading…</p>}
       {games && games.length === 0 && (
         <p class="empty">You have no unfinished games. Start one below, or join a friend's with a code.</p>

@@ -73,7 +73,11 @@ export function JoinScreen({ code, onUnauthenticated }: { code: string; onUnauth
   return (
     <section class="panel" data-testid="screen-join">
       <h1>Join game {code}</h1>
-      <p class="helper">You were invited to a table. Check the rules below, then take a seat; the game starts as soon as all four seats are taken.</p>
+      <p class="helper">
+        {preview && preview.seats_open === 0
+          ? `This table is full${preview.status === "lobby" ? "" : " and its game has started"}. If you are one of its four players, Join game takes you back to your seat; anyone else needs a table of their own.`
+          : "You were invited to a table. Check the rules below, then take a seat; the game starts as soon as all four seats are taken."}
+      </p>
       {!preview && !error && <p class="loading">Loading…</p>}
       {preview && (
         <div class="preview">
@@ -95,7 +99,7 @@ export function JoinScreen({ code, onUnauthenticated }: { code: string; onUnauth
           </ul>
           <p class="seats-open">
             {preview.seats_open === 0
-              ? "No seat is open: only players already seated can go to this table."
+              ? "No seat is open."
               : `${preview.seats_open} seat${preview.seats_open === 1 ? "" : "s"} open.`}
           </p>
           <button type="button" class="button big" onClick={join} disabled={busy}>

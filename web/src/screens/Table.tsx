@@ -31,7 +31,7 @@ export function ScoreBoard({ view }: { view: GameView }) {
   const mine = view.players.find((p) => p.seat === view.you)?.team;
   const target = view.options?.target_score;
   return (
-    <div class="scoreboard" aria-label="Match score">
+    <div class="scoreboard" role="group" aria-label="Match score">
       <span class={`score team-A${mine === "A" ? " is-mine" : ""}`}>
         <TeamBadge team="A" mine={mine === "A"} /> <strong>{view.scores.A}</strong>
       </span>
@@ -94,6 +94,25 @@ function Opponent({ view, seat, where }: { view: GameView; seat: number; where: 
       </div>
       {onTurn && <span class="on-turn-tag">to play</span>}
     </div>
+  );
+}
+
+/** The seed commitment, shown during play so the deal check at the end has something to match. */
+function Fingerprint({ commitment }: { commitment: string }) {
+  if (!commitment) return null;
+  return (
+    <details class="fingerprint">
+      <summary>
+        Fair deal · fingerprint <code>{commitment.slice(0, 12)}…</code>
+      </summary>
+      <p>
+        Before the first card, the server fixed a secret seed that decides every deal of this match,
+        and this is its SHA-256 fingerprint (the seed commitment). The seed is revealed when the
+        game ends; your browser then checks that it has this fingerprint and that it deals exactly
+        the cards that were played.
+      </p>
+      <code class="fingerprint-full">{commitment}</code>
+    </details>
   );
 }
 
@@ -179,7 +198,7 @@ export function TableScreen({ view, game, alert }: { view: GameView; game: GameC
       <div class="table-top">
         <ScoreBoard view={view} />
         <div class={`turn${yourTurn ? " is-yours" : ""}`}>
-          <span class="turn-text" data-testid="turn-indicator">
+          <span class="turn-text" data-testid="turn-indicator" aria-live="polite">
             {turn}
           </span>
           <Countdown deadline={view.turn_deadline} label="Time left:" />
@@ -199,6 +218,7 @@ export function TableScreen({ view, game, alert }: { view: GameView; game: GameC
                 enabled={candidates.has(card)}
                 highlighted={candidates.has(card)}
                 selected={choosing?.picked.includes(card)}
+                pressed={candidates.has(card) ? Boolean(choosing?.picked.includes(card)) : undefined}
                 onPick={pickTable}
               />
             ))}
@@ -243,6 +263,7 @@ export function TableScreen({ view, game, alert }: { view: GameView; game: GameC
         </div>
       </div>
       <p class="helper table-help">{help}</p>
+      <Fingerprint commitment={view.seed_commitment} />
     </section>
   );
 }

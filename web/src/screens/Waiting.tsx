@@ -1,6 +1,7 @@
 // The waiting room: the join code to share and the seats filling up live (socket `lobby`
 // messages). When the fourth player sits down a `state` arrives and the table opens by itself.
 
+import { inviteText } from "../describe";
 import type { LobbyView } from "../types";
 import { CopyButton } from "../widgets";
 import { OptionsList } from "./Join";
@@ -11,10 +12,7 @@ export function WaitingScreen({ lobby }: { lobby: LobbyView }) {
   return (
     <section class="panel waiting" data-testid="screen-waiting">
       <h1>Waiting for players</h1>
-      <p class="helper">
-        Send the code or the link to three friends. The table opens by itself as soon as the fourth
-        player sits down; you can keep this page open or come back to it from the start page.
-      </p>
+      <p class="helper">{inviteText(open)}</p>
       <div class="invite">
         <div class="invite-code">
           <span class="invite-label">Join code</span>
