@@ -1,4 +1,5 @@
-"""DeadlinesClient: the deadline service as its callers (the game service) use it."""
+"""DeadlinesClient: the deadline service as its callers (the game service) use it; the one
+client of DeadlineService, owned by the deadline service."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ class DeadlinesClient:
 
     def __init__(self, address: str, timeout_seconds: float = 5.0):
         self._channel = open_channel(address, SERVICE_NAME,
-                                     idempotent=("Schedule", "Cancel", "CancelTable"),
+                                     idempotent=("Schedule", "Cancel", "CancelTable",
+                                                 "GetQueueEpoch"),
                                      timeout_seconds=timeout_seconds)
         self._stub = deadlines_pb2_grpc.DeadlineServiceStub(self._channel)
 
@@ -39,6 +41,11 @@ class DeadlinesClient:
         """Remove every pending entry of the table; how many there were."""
         request = deadlines_pb2.CancelTableRequest(table_id=table_id)
         return (await self._call(self._stub.CancelTable, request)).cancelled
+
+    async def queue_epoch(self) -> str:
+        """The queue's epoch: it changes only when the queue lost its entries."""
+        return (await self._call(self._stub.GetQueueEpoch,
+                                 deadlines_pb2.GetQueueEpochRequest())).epoch
 
     async def close(self) -> None:
         await self._channel.close()

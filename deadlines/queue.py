@@ -24,7 +24,10 @@ compact JSON of :attr:`Entry.member`:
 - ``<prefix>:deadlines:table:<table id>``: set, the table's members (pending or in flight), so
   CancelTable removes a table's entries without scanning the queue;
 - ``<prefix>:deadlines:events``: pub/sub channel; each schedule and requeue publishes the due
-  time, so every consumer re-plans at once (its heartbeat is only the backstop).
+  time, so every consumer re-plans at once (its heartbeat is only the backstop);
+- ``<prefix>:deadlines:epoch``: a random id set once (SET NX) and never changed: when the
+  queue loses its entries (a flushed or new Redis) it is gone with them, the next read draws
+  a new one, and the game service, seeing it change, schedules every pending deadline again.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ import functools
 import heapq
 import itertools
 import logging
+import secrets
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import NamedTuple
@@ -81,6 +85,10 @@ class DeadlineQueue(ABC):
         """Remove every entry of the table; how many were pending."""
 
     @abstractmethod
+    async def epoch(self) -> str:
+        """An id of the queue's contents: the same until the queue loses its entries."""
+
+    @abstractmethod
     async def poll(self, now_ms: int, lease_until: int, limit: int) -> Poll:
         """Sweep expired leases back to pending, then claim up to ``limit`` entries due by now."""
 
@@ -124,6 +132,7 @@ class MemoryDeadlineQueue(DeadlineQueue):
         self._tables: dict[str, set[Entry]] = {}
         self._listeners: set[WakeCallback] = set()
         self._sequence = itertools.count()
+        self._epoch = secrets.token_hex(8)  # a restarted process has lost its entries
 
     # Heaps with lazy deletion: an item counts only while its dict still holds (score, seq).
     def _put(self, index: dict, heap: list, entry: Entry, score: int) -> None:
@@ -174,6 +183,9 @@ class MemoryDeadlineQueue(DeadlineQueue):
             self._in_flight.pop(entry, None)
             self._attempts.pop(entry, None)
         return removed
+
+    async def epoch(self) -> str:
+        return self._epoch
 
     async def poll(self, now_ms: int, lease_until: int, limit: int) -> Poll:
         returned = 0
@@ -366,6 +378,7 @@ class RedisDeadlineQueue(DeadlineQueue):
         self.in_flight_key = keys("deadlines", "inflight")
         self.attempts_key = keys("deadlines", "attempts")
         self.channel = keys("deadlines", "events")
+        self.epoch_key = keys("deadlines", "epoch")
         self._keys = keys
         self._schedule = client.register_script(_SCHEDULE)
         self._cancel = client.register_script(_CANCEL)
@@ -394,6 +407,15 @@ class RedisDeadlineQueue(DeadlineQueue):
     @_unavailable
     async def cancel_table(self, table_id: str) -> int:
         return int(await self._cancel_table(keys=self._all_keys(table_id)))
+
+    @_unavailable
+    async def epoch(self) -> str:
+        """The stored epoch; a missing one (a flushed Redis) is drawn anew, once for all replicas."""
+        async with self.client.pipeline(transaction=True) as pipe:
+            pipe.set(self.epoch_key, secrets.token_hex(8), nx=True)
+            pipe.get(self.epoch_key)
+            _, current = await pipe.execute()
+        return current
 
     @_unavailable
     async def poll(self, now_ms: int, lease_until: int, limit: int) -> Poll:

@@ -51,6 +51,10 @@ class DeadlineServicer(deadlines_pb2_grpc.DeadlineServiceServicer):
         entry = _entry(request.table_id, request.kind, request.token)
         return deadlines_pb2.CancelResponse(cancelled=await self.queue.cancel(entry))
 
+    async def GetQueueEpoch(self, request: deadlines_pb2.GetQueueEpochRequest, context
+                            ) -> deadlines_pb2.GetQueueEpochResponse:
+        return deadlines_pb2.GetQueueEpochResponse(epoch=await self.queue.epoch())
+
     async def CancelTable(self, request: deadlines_pb2.CancelTableRequest, context
                           ) -> deadlines_pb2.CancelTableResponse:
         table_id = _entry(request.table_id, "-", "-").table_id  # the same checks as an entry's

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -54,6 +55,28 @@ class Retry:
                 report("%s failed (attempt %d): %s; retrying", what, attempt, error)
                 await asyncio.sleep(delay * random.uniform(0.5, 1.0))
                 delay = min(delay * 2, self.cap_seconds)
+
+
+class Throttle:
+    """At most one report per ``interval_seconds``: for warnings that many failures may repeat.
+
+    ``allow()`` answers None while reports are held back, else how many were held back since
+    the last one (0 for the first), so the report can say so.
+    """
+
+    def __init__(self, interval_seconds: float, clock: Callable[[], float] = time.monotonic):
+        self.interval_seconds = interval_seconds
+        self._clock = clock
+        self._last: float | None = None
+        self._held_back = 0
+
+    def allow(self) -> int | None:
+        now = self._clock()
+        if self._last is not None and now - self._last < self.interval_seconds:
+            self._held_back += 1
+            return None
+        self._last, held_back, self._held_back = now, self._held_back, 0
+        return held_back
 
 
 class Background:

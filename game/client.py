@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import grpc
 
-from services.channels import open_channel
+from services.channels import SERVICE_CALLS, CallPolicy, open_channel
 from services.errors import from_rpc_error
 from tavolo.game.v1 import game_pb2, game_pb2_grpc
 
@@ -62,25 +62,31 @@ class LogEntry:
 
 
 class GameClient:
-    """An async client of GameService; one channel, shared by every call."""
+    """An async client of GameService; one channel, shared by every call.
 
-    def __init__(self, address: str, timeout_seconds: float = 10.0):
+    ``policy`` says how long a call waits for a service that does not answer
+    (services.channels: SERVICE_CALLS between services, PEOPLE_CALLS in the gateway)."""
+
+    def __init__(self, address: str, timeout_seconds: float = 10.0,
+                 policy: CallPolicy = SERVICE_CALLS):
         self._channel = open_channel(address, SERVICE, idempotent=IDEMPOTENT,
-                                     timeout_seconds=timeout_seconds)
+                                     timeout_seconds=timeout_seconds, policy=policy)
         self._streams = open_channel(address, SERVICE, idempotent=("WatchViews",),
-                                     timeout_seconds=_STREAM_TIMEOUT_SECONDS)
+                                     timeout_seconds=_STREAM_TIMEOUT_SECONDS, policy=policy)
         self._stub = game_pb2_grpc.GameServiceStub(self._channel)
         self._stream_stub = game_pb2_grpc.GameServiceStub(self._streams)
+        self._read_deadline = policy.read_deadline_seconds
 
     async def list_game_types(self) -> list[dict]:
         """CONTRACT's game type items: id, name, description, players, options_schema."""
-        response = await self._call(self._stub.ListGameTypes, game_pb2.ListGameTypesRequest())
+        response = await self._call(self._stub.ListGameTypes, game_pb2.ListGameTypesRequest(),
+                                    read=True)
         return [{"id": t.id, "name": t.name, "description": t.description, "players": t.players,
                  "options_schema": json.loads(t.options_schema_json)} for t in response.game_types]
 
     async def normalize_options(self, game_type: str, options: dict | str | None = None) -> dict:
         response = await self._call(self._stub.NormalizeOptions, game_pb2.NormalizeOptionsRequest(
-            game_type=game_type, options_json=_text(options)))
+            game_type=game_type, options_json=_text(options)), read=True)
         return json.loads(response.options_json)
 
     async def create_table(self, game_type: str, seats: Sequence[str], options: dict | str | None = None,
@@ -98,7 +104,7 @@ class GameClient:
     async def get_view_at(self, table_id: str, seat: str) -> tuple[dict, int]:
         """The seat's view, as get_view, and when the table last changed (epoch ms)."""
         response = await self._call(self._stub.GetView,
-                                    game_pb2.GetViewRequest(table_id=table_id, seat=seat))
+                                    game_pb2.GetViewRequest(table_id=table_id, seat=seat), read=True)
         return json.loads(response.view_json), response.updated_at.ToMilliseconds()
 
     async def act(self, table_id: str, seat: str, action: dict | str,
@@ -138,7 +144,7 @@ class GameClient:
                       page_size: int = 0) -> tuple[LogHeader, list[LogEntry], int]:
         """(header, moves, next_after_number); pass the last as ``after_number`` until it is 0."""
         response = await self._call(self._stub.GetLog, game_pb2.GetLogRequest(
-            table_id=table_id, after_number=after_number, page_size=page_size))
+            table_id=table_id, after_number=after_number, page_size=page_size), read=True)
         h = response.header
         header = LogHeader(
             table_id=h.table_id, game_type=h.game_type, engine_version=h.engine_version,
@@ -154,7 +160,8 @@ class GameClient:
 
     async def get_result(self, table_id: str) -> dict:
         """{"result": the engine's result, "started_ms", "finished_ms"} of a finished match."""
-        response = await self._call(self._stub.GetResult, game_pb2.GetResultRequest(table_id=table_id))
+        response = await self._call(self._stub.GetResult,
+                                    game_pb2.GetResultRequest(table_id=table_id), read=True)
         return {"result": json.loads(response.result_json),
                 "started_ms": response.started_at.ToMilliseconds(),
                 "finished_ms": response.finished_at.ToMilliseconds()}
@@ -163,10 +170,10 @@ class GameClient:
         await self._channel.close()
         await self._streams.close()
 
-    @staticmethod
-    async def _call(method, request):
+    async def _call(self, method, request, *, read: bool = False):
+        """The call's response; a ``read`` (it changes nothing) gets the policy's read deadline."""
         try:
-            return await method(request)
+            return await method(request, timeout=self._read_deadline if read else None)
         except grpc.RpcError as error:
             raise from_rpc_error(error) from None
 

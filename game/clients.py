@@ -1,7 +1,7 @@
-"""The services the game service calls: the deadline queue and stats, over their gRPC APIs.
+"""Stats as the game service calls it (the deadline queue's client is deadlines.client).
 
-Each adapter turns a failed call into the ServiceError the other side raised
-(``from_rpc_error``); the tables retry them in the background.
+The adapter turns a failed call into the ServiceError the other side raised
+(``from_rpc_error``); the tables retry it in the background.
 """
 
 from __future__ import annotations
@@ -12,10 +12,8 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from game.tables import FinishedMatch
 from services.channels import open_channel
 from services.errors import from_rpc_error
-from tavolo.deadlines.v1 import deadlines_pb2, deadlines_pb2_grpc
 from tavolo.stats.v1 import stats_pb2, stats_pb2_grpc
 
-DEADLINE_SERVICE = "tavolo.deadlines.v1.DeadlineService"
 STATS_SERVICE = "tavolo.stats.v1.StatsService"
 
 
@@ -23,41 +21,6 @@ def timestamp(ms: int) -> Timestamp:
     stamp = Timestamp()
     stamp.FromMilliseconds(ms)
     return stamp
-
-
-class DeadlinesClient:
-    """Schedule and cancel a table's deadlines (every call is idempotent, so the channel retries)."""
-
-    def __init__(self, address: str, timeout_seconds: float = 5.0):
-        self._channel = open_channel(address, DEADLINE_SERVICE,
-                                     idempotent=("Schedule", "Cancel", "CancelTable"),
-                                     timeout_seconds=timeout_seconds)
-        self._stub = deadlines_pb2_grpc.DeadlineServiceStub(self._channel)
-
-    async def schedule(self, table_id: str, kind: str, token: str, due_ms: int) -> None:
-        request = deadlines_pb2.ScheduleRequest(table_id=table_id, kind=kind, token=token,
-                                                due_at=timestamp(due_ms))
-        try:
-            await self._stub.Schedule(request)
-        except grpc.RpcError as error:
-            raise from_rpc_error(error) from None
-
-    async def cancel(self, table_id: str, kind: str, token: str) -> bool:
-        request = deadlines_pb2.CancelRequest(table_id=table_id, kind=kind, token=token)
-        try:
-            return (await self._stub.Cancel(request)).cancelled
-        except grpc.RpcError as error:
-            raise from_rpc_error(error) from None
-
-    async def cancel_table(self, table_id: str) -> int:
-        try:
-            response = await self._stub.CancelTable(deadlines_pb2.CancelTableRequest(table_id=table_id))
-        except grpc.RpcError as error:
-            raise from_rpc_error(error) from None
-        return response.cancelled
-
-    async def close(self) -> None:
-        await self._channel.close()
 
 
 class StatsClient:

@@ -10,6 +10,7 @@ count is the same again. JSON stays text, exactly as the engine's move was writt
 
 from __future__ import annotations
 
+import contextlib
 import json
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
@@ -123,8 +124,18 @@ class LogStore(ABC):
         """Remember that stats accepted the table's result."""
 
     @abstractmethod
-    async def unrecorded(self, limit: int = 1000) -> list[str]:
-        """Finished tables whose result stats has not accepted yet, oldest first."""
+    async def unrecorded(self, limit: int = 1000, after: str = "",
+                         finished_before_ms: int | None = None) -> list[str]:
+        """Finished tables whose result stats has not accepted yet, oldest first (by finish
+        time, then id): the matches waiting to be recorded.
+
+        ``after``: a table id of the previous page; the page starts after it (a table purged
+        since ends the listing early). ``finished_before_ms``: only tables finished before then.
+        """
+
+    @abstractmethod
+    async def unrecorded_count(self) -> int:
+        """How many finished tables wait to be recorded (the ``tavolo.matches_unrecorded`` gauge)."""
 
     @abstractmethod
     async def unfinished(self, after: str = "", limit: int = 1000) -> list[str]:
@@ -214,10 +225,21 @@ class MemoryLogStore(LogStore):
         if record is not None and record.recorded_ms is None:
             self._tables[table_id] = replace(record, recorded_ms=recorded_ms)
 
-    async def unrecorded(self, limit: int = 1000) -> list[str]:
-        waiting = [r for r in self._tables.values() if r.finished_ms is not None and r.recorded_ms is None]
-        waiting.sort(key=lambda r: r.finished_ms)
+    async def unrecorded(self, limit: int = 1000, after: str = "",
+                         finished_before_ms: int | None = None) -> list[str]:
+        waiting = sorted((r for r in self._tables.values()
+                          if r.finished_ms is not None and r.recorded_ms is None
+                          and (finished_before_ms is None or r.finished_ms < finished_before_ms)),
+                         key=lambda r: (r.finished_ms, r.table_id))
+        if after:
+            start = self._tables.get(after)
+            if start is None or start.finished_ms is None:
+                return []
+            waiting = [r for r in waiting if (r.finished_ms, r.table_id) > (start.finished_ms, after)]
         return [r.table_id for r in waiting[:limit]]
+
+    async def unrecorded_count(self) -> int:
+        return sum(1 for r in self._tables.values() if r.finished_ms is not None and r.recorded_ms is None)
 
     async def unfinished(self, after: str = "", limit: int = 1000) -> list[str]:
         running = sorted(t for t, r in self._tables.items() if r.finished_ms is None and t > after)
@@ -268,6 +290,21 @@ SELECT number, type, seat, payload_json, auto, random, created_at
 """
 
 
+# Finished tables not recorded yet, oldest first (the partial index game_table_unrecorded).
+_UNRECORDED = """
+SELECT table_id FROM game_table
+ WHERE finished_at IS NOT NULL AND recorded_at IS NULL
+   AND ($2::timestamptz IS NULL OR finished_at < $2)
+ ORDER BY finished_at, table_id LIMIT $1
+"""
+_UNRECORDED_AFTER = """
+SELECT table_id FROM game_table
+ WHERE finished_at IS NOT NULL AND recorded_at IS NULL
+   AND ($2::timestamptz IS NULL OR finished_at < $2)
+   AND (finished_at, table_id) > (SELECT finished_at, table_id FROM game_table WHERE table_id = $3)
+ ORDER BY finished_at, table_id LIMIT $1
+"""
+
 _NIL_UUID = "00000000-0000-0000-0000-000000000000"  # below every table id (uuid order = hex order)
 
 
@@ -284,14 +321,15 @@ class PostgresLogStore(LogStore):
 
         The store keeps no session state (no transaction spans two calls, no LISTEN, no SET),
         so a connection goes back to the pool without asyncpg's reset query: a round trip
-        less on every read and append.
+        less on every read and append. The reset query was also what found a broken
+        connection; :meth:`_connection` closes those instead, so none is handed out again.
         """
         pool = await postgres_pool(dsn, min_size=min_size, max_size=max_size,
                                    reset=_rollback_if_needed)
         return cls(pool)
 
     async def create(self, record: TableRecord) -> tuple[TableRecord, bool]:
-        inserted = await self._pool.fetchval(
+        inserted = await self._fetchval(
             f"""INSERT INTO game_table ({_HEADER_COLUMNS})
                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
                 ON CONFLICT (table_id) DO NOTHING RETURNING table_id""",
@@ -308,7 +346,7 @@ class PostgresLogStore(LogStore):
         return existing, False
 
     async def header(self, table_id: str) -> TableRecord | None:
-        row = await self._pool.fetchrow(
+        row = await self._fetchrow(
             f"SELECT {_HEADER_COLUMNS} FROM game_table WHERE table_id = $1", table_id)
         if row is None:
             return None
@@ -324,7 +362,7 @@ class PostgresLogStore(LogStore):
 
     async def append(self, table_id: str, expected: Position, move: LoggedMove, status: str,
                      finished_ms: int | None) -> None:
-        number = await self._pool.fetchval(
+        number = await self._fetchval(
             _APPEND, table_id, expected.move_count, expected.revision, expected.seed_commitment,
             status, _time(finished_ms), move.type, move.seat, move.payload_json, move.auto,
             move.random, _time(move.created_ms),
@@ -333,7 +371,7 @@ class PostgresLogStore(LogStore):
             raise ConcurrentChange(f"table {table_id} moved on")
 
     async def take_back(self, table_id: str, expected: Position, status: str) -> None:
-        number = await self._pool.fetchval(
+        number = await self._fetchval(
             _TAKE_BACK, table_id, expected.move_count, expected.revision, expected.seed_commitment,
             status,
         )
@@ -341,40 +379,108 @@ class PostgresLogStore(LogStore):
             raise ConcurrentChange(f"table {table_id} moved on")
 
     async def moves(self, table_id: str, after: int, limit: int = WINDOW) -> list[LoggedMove]:
-        rows = await self._pool.fetch(_MOVES, table_id, after, limit)
+        rows = await self._fetch(_MOVES, table_id, after, limit)
         return [
             LoggedMove(number, kind, seat, payload, auto, rnd, (created - _EPOCH) // _MS)
             for number, kind, seat, payload, auto, rnd, created in rows
         ]
 
     async def mark_recorded(self, table_id: str, recorded_ms: int) -> None:
-        await self._pool.execute(
+        await self._execute(
             "UPDATE game_table SET recorded_at = $2 WHERE table_id = $1 AND recorded_at IS NULL",
             table_id, _time(recorded_ms))
 
-    async def unrecorded(self, limit: int = 1000) -> list[str]:
-        rows = await self._pool.fetch(
-            """SELECT table_id FROM game_table
-                WHERE finished_at IS NOT NULL AND recorded_at IS NULL
-                ORDER BY finished_at LIMIT $1""", limit)
+    async def unrecorded(self, limit: int = 1000, after: str = "",
+                         finished_before_ms: int | None = None) -> list[str]:
+        before = _time(finished_before_ms)
+        async with self._connection() as connection:
+            if after:
+                rows = await connection.fetch(_UNRECORDED_AFTER, limit, before, after)
+            else:
+                rows = await connection.fetch(_UNRECORDED, limit, before)
         return [str(row["table_id"]) for row in rows]
 
+    async def unrecorded_count(self) -> int:
+        async with self._connection() as connection:
+            return await connection.fetchval(
+                """SELECT count(*) FROM game_table
+                    WHERE finished_at IS NOT NULL AND recorded_at IS NULL""")
+
     async def unfinished(self, after: str = "", limit: int = 1000) -> list[str]:
-        rows = await self._pool.fetch(
+        rows = await self._fetch(
             """SELECT table_id FROM game_table
                 WHERE finished_at IS NULL AND table_id > $1::uuid
                 ORDER BY table_id LIMIT $2""", after or _NIL_UUID, limit)
         return [str(row["table_id"]) for row in rows]
 
     async def delete(self, table_id: str) -> bool:
-        status = await self._pool.execute("DELETE FROM game_table WHERE table_id = $1", table_id)
+        status = await self._execute("DELETE FROM game_table WHERE table_id = $1", table_id)
         return status != "DELETE 0"
 
     async def ping(self) -> None:
-        await self._pool.fetchval("SELECT 1")
+        await self._fetchval("SELECT 1")
 
     async def close(self) -> None:
         await self._pool.close()
+
+    # -- connections --------------------------------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def _connection(self) -> AsyncIterator[asyncpg.Connection]:
+        """A pooled connection that goes back to the pool only in a known state.
+
+        The pool releases connections without a reset query (``_rollback_if_needed``), so
+        nothing else would notice a connection the driver left in the middle of an exchange:
+        one whose server went away (a Postgres restart, pg_terminate_backend), one that raised
+        a driver error ("another operation is in progress"), one whose call was cancelled or
+        timed out. Reused, such a connection fails every later call. Any failure but a
+        statement-level refusal of a healthy server therefore closes the connection; the pool
+        opens a fresh one for the next caller.
+        """
+        async with self._pool.acquire() as connection:
+            try:
+                yield connection
+            except asyncpg.PostgresError as error:
+                if isinstance(error, _CONNECTION_LOST):
+                    _discard(connection)
+                raise
+            except BaseException:
+                _discard(connection)
+                raise
+
+    async def _fetchval(self, query: str, *args):
+        async with self._connection() as connection:
+            return await connection.fetchval(query, *args)
+
+    async def _fetchrow(self, query: str, *args):
+        async with self._connection() as connection:
+            return await connection.fetchrow(query, *args)
+
+    async def _fetch(self, query: str, *args):
+        async with self._connection() as connection:
+            return await connection.fetch(query, *args)
+
+    async def _execute(self, query: str, *args) -> str:
+        async with self._connection() as connection:
+            return await connection.execute(query, *args)
+
+
+# Errors the server sends as it drops the session (a restart, an administrator's termination,
+# a crash of another backend): the connection is not worth keeping.
+_CONNECTION_LOST = (
+    asyncpg.PostgresConnectionError,
+    asyncpg.exceptions.OperatorInterventionError,
+    asyncpg.exceptions.FatalPostgresError,
+)
+
+
+def _discard(connection: asyncpg.Connection) -> None:
+    """Close a pooled connection now (the pool replaces it); one the driver already closed and
+    gave back is left alone."""
+    try:
+        connection.terminate()
+    except asyncpg.InterfaceError:  # closed by the driver and released already
+        pass
 
 
 async def _rollback_if_needed(connection: asyncpg.Connection) -> None:

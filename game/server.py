@@ -10,8 +10,10 @@ from __future__ import annotations
 import logging
 
 from game.cache import MemoryTableCache, RedisTableCache, TableCache
-from game.clients import DeadlinesClient, StatsClient
+from deadlines.client import DeadlinesClient
+from game.clients import StatsClient
 from game.log_store import LogStore, MemoryLogStore, PostgresLogStore
+from game.queue_watch import QueueWatch
 from game.registry import default_registry
 from game.servicer import GameServicer
 from game.tables import Tables
@@ -76,8 +78,9 @@ async def build_service(settings: Settings) -> tuple[ServiceSpec, Tables]:
         register=lambda server: game_pb2_grpc.add_GameServiceServicer_to_server(servicer, server),
         probe=probe,
         on_stop=close,
-        background=[tables.run],
-        gauges=[telemetry.ongoing_games(cache.ongoing_count)]  # telemetry hook,
+        background=[tables.run, QueueWatch(deadlines, tables.resume_deadlines).run],
+        gauges=[telemetry.ongoing_games(cache.ongoing_count),  # telemetry hook
+                telemetry.matches_unrecorded(tables.unrecorded_count)],
     )
     return spec, tables
 

@@ -27,7 +27,13 @@ _STATUS = {
     "hand_end": game_pb2.TABLE_STATUS_HAND_END,
     "finished": game_pb2.TABLE_STATUS_FINISHED,
 }
-_STORE_ERRORS = (RedisError, asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError)
+# Every error of the drivers is a store that does not answer (as it should): asyncpg's three
+# roots (PostgresError from the server, InterfaceError and InternalClientError from the client,
+# e.g. "another operation is in progress" on a connection a restart broke), Redis's root, the
+# sockets'. They become UNAVAILABLE, never UNKNOWN: the caller retries, and the log (the
+# truth) has either kept the change or not.
+_STORE_ERRORS = (RedisError, asyncpg.PostgresError, asyncpg.InterfaceError,
+                 asyncpg.InternalClientError, OSError, TimeoutError)
 
 
 def _stores_unavailable(method):

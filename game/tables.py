@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import random
 import secrets
 import uuid
 import weakref
@@ -27,7 +28,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from game import fairness, inputs
-from game.background import Background, DeadlineScheduler, DeadlineSync, Retry
+from game.background import Background, DeadlineScheduler, DeadlineSync, Retry, Throttle
 from game.cache import LockTimeout, SnapshotWrite, TableCache
 from game.engine import Engine, GameError, Move, OptionsError
 from game.live import Live, extends, snapshot_revision
@@ -58,6 +59,16 @@ _GAME_ERRORS = {
     "game_finished": Reason.GAME_FINISHED,
 }
 _ATTEMPTS = 5  # of a mutation against a log that keeps moving on
+
+# Handing a finished match to stats (see Tables._record). A failed attempt is tried again after
+# a jittered exponential backoff from ``retry_seconds`` up to RECORD_CAP_SECONDS, for as long as
+# it takes: the match waits in the log (finished, not recorded), which every replica resumes at
+# start and sweeps every RECORD_SWEEP_SECONDS. Only stats' refusal of the report itself
+# (INVALID_ARGUMENT: a malformed result, a seating that can never match) settles it unrecorded.
+RECORD_CAP_SECONDS = 60.0
+RECORD_SWEEP_SECONDS = 300.0
+RECORD_WARN_SECONDS = 10.0  # at most one "not recorded yet" warning per this many seconds
+_NEVER_RECORDED = frozenset({Reason.INVALID_ARGUMENT, Reason.IDENTIFYING_SEAT, Reason.BAD_REQUEST})
 
 
 # -- what the tables hand out ---------------------------------------------------------------
@@ -130,7 +141,9 @@ class Tables:
                  deadlines: DeadlineScheduler | None = None, stats: MatchRecorder | None = None,
                  *, clock: Callable[[], int] = now_ms, memo_size: int = 512,
                  watch_poll_seconds: float = 15.0, retry_seconds: float = 0.2,
-                 retry_cap_seconds: float = 30.0):
+                 retry_cap_seconds: float = 30.0, record_cap_seconds: float = RECORD_CAP_SECONDS,
+                 record_sweep_seconds: float = RECORD_SWEEP_SECONDS,
+                 record_warn_seconds: float = RECORD_WARN_SECONDS):
         self.registry = registry
         self.log = log_store
         self.cache = cache
@@ -139,6 +152,12 @@ class Tables:
         self.clock = clock
         self.watch_poll_seconds = watch_poll_seconds
         self.retry = Retry(retry_seconds, retry_cap_seconds)
+        self.record_first_seconds = retry_seconds
+        self.record_cap_seconds = max(record_cap_seconds, retry_seconds)
+        self.record_sweep_seconds = record_sweep_seconds
+        self._record_warnings = Throttle(record_warn_seconds)
+        self._waiting: set[str] = set()  # matches this replica failed to record at least once
+        self._stopping = asyncio.Event()
         self.background = Background()
         self._deadline_sync = DeadlineSync(deadlines, self.background, self.retry) if deadlines is not None else None
         self._replayer = Replayer(self._engine, log_store)
@@ -332,14 +351,31 @@ class Tables:
 
     # -- background work --------------------------------------------------------------------
 
-    async def resume(self) -> int:
-        """Hand stats the finished matches it has not accepted yet (after a restart); how many."""
-        table_ids = await self.log.unrecorded()
-        for table_id in table_ids:
-            self._submit_record(table_id)
-        if table_ids:
-            log.info("resuming the recording of %d finished match(es)", len(table_ids))
-        return len(table_ids)
+    async def resume(self, finished_before_ms: int | None = None, page_size: int = 500) -> int:
+        """Hand stats the finished matches it has not accepted yet (at start, then by the sweep);
+        how many wait. With ``finished_before_ms`` only those finished before then."""
+        count, after = 0, ""
+        while page := await self.log.unrecorded(page_size, after, finished_before_ms):
+            for table_id in page:
+                self._submit_record(table_id)
+            count += len(page)
+            after = page[-1]
+        if count and finished_before_ms is None:
+            log.info("resuming the recording of %d finished match(es)", count)
+        elif count:
+            log.warning("%d finished match(es) have waited more than %g s to be recorded with "
+                        "stats; trying them (again)", count, self.record_sweep_seconds)
+        return count
+
+    @property
+    def waiting_to_record(self) -> int:
+        """Matches this replica has failed to record at least once and is still trying."""
+        return len(self._waiting)
+
+    async def unrecorded_count(self) -> int:
+        """Every finished match not recorded yet, whichever replica tries it (the
+        ``tavolo.matches_unrecorded`` gauge)."""
+        return await self.log.unrecorded_count()
 
     async def resume_deadlines(self, page_size: int = 500) -> int:
         """Hand the queue every running table's pending deadlines again; how many tables.
@@ -367,11 +403,19 @@ class Tables:
         return resumed
 
     async def run(self) -> None:
-        """The service's background job: resume, then wait; when stopped, end the view streams."""
+        """The service's background job: resume, then sweep for matches waiting to be recorded
+        (those of a replica that stopped without restarting); when stopped, end the view streams.
+        The running tables' deadlines are handed over by game.queue_watch, at start and after
+        the queue lost them."""
         try:
             await self.retry("resuming unrecorded matches", self.resume)
-            await self.retry("resuming the deadlines of running tables", self.resume_deadlines)
-            await asyncio.Event().wait()
+            while not await self._stopping_within(self.record_sweep_seconds):
+                before = self.clock() - round(self.record_sweep_seconds * 1000)
+                try:
+                    await self.resume(finished_before_ms=before)
+                except Exception as error:  # noqa: BLE001 - the log is down: the next sweep
+                    log.warning("cannot look for unrecorded matches (%s); trying at the next sweep",
+                                error)
         finally:
             self.stop_watching()
 
@@ -387,6 +431,7 @@ class Tables:
 
     async def close(self, timeout: float = 5.0) -> None:
         self.stop_watching()
+        self._stopping.set()  # recordings waiting out a backoff stop: the log keeps them
         await self.background.drain(timeout)
         await self.background.cancel()
 
@@ -520,33 +565,93 @@ class Tables:
             self.background.start(self._record(table_id), key=f"record:{table_id}")
 
     async def _record(self, table_id: str) -> None:
+        """Hand the finished match to stats until stats has it or refuses it for good.
+
+        Whatever fails meanwhile (stats or the lobby it asks down, no seating yet, the log or
+        the cache not answering) is tried again after a jittered exponential backoff capped at
+        ``record_cap_seconds``, with a (throttled) warning each time. The match waits in the
+        log meanwhile, finished and not recorded: a restart or another replica's sweep takes it
+        up. Only a refusal of the report itself (INVALID_ARGUMENT) settles it without a record.
+        """
+        delay, failures = self.record_first_seconds, 0
         try:
-            await self._record_once(table_id)
+            while True:
+                try:
+                    await self._record_once(table_id, failures)
+                    return
+                except asyncio.CancelledError:
+                    raise
+                except _Refused as refused:
+                    await self._settle(table_id, refused.error)
+                    return
+                except Exception as error:  # noqa: BLE001 - anything may heal: try again later
+                    failures += 1
+                    self._waiting.add(table_id)
+                    wait = delay * random.uniform(0.5, 1.0)
+                    self._report_waiting(table_id, failures, error, wait)
+                    if await self._stopping_within(wait):
+                        return
+                    delay = min(delay * 2, self.record_cap_seconds)
+        finally:
+            self._waiting.discard(table_id)
+
+    async def _record_once(self, table_id: str, failures: int) -> None:
+        stats = self.stats
+        assert stats is not None
+        header = await self.log.header(table_id)
+        if header is None:
+            log.info("match %s was purged before stats recorded it", table_id)
+            return
+        if header.finished_ms is None or header.recorded_ms is not None:
+            return
+        try:
+            live = await self.current(table_id, header)
         except ServiceError as error:
             if error.reason is not Reason.TABLE_NOT_FOUND:
                 raise
             log.info("match %s was purged before stats recorded it", table_id)
-
-    async def _record_once(self, table_id: str) -> None:
-        stats = self.stats
-        assert stats is not None
-        header = await self.retry(f"reading table {table_id}", lambda: self.log.header(table_id))
-        if header is None or header.finished_ms is None or header.recorded_ms is not None:
             return
-        live = await self.retry(f"loading table {table_id}", lambda: self.current(table_id))
         match = self._finished_match(live)
         try:
-            await self.retry(f"recording match {table_id} with stats", lambda: stats.record_match(match))
-            outcome = "recorded with stats"
+            await stats.record_match(match)
         except ServiceError as refusal:
-            # Stats refused it for good (e.g. no lobby seating for a table another team created
-            # over gRPC): settle it, so that it is not offered again at every restart.
-            log.error("match %s: stats refused it (%s: %s); it stays unrecorded", table_id,
-                      refusal.reason.name, refusal.message)
-            outcome = "settled without a record"
-        await self.retry(f"marking match {table_id} recorded",
+            if refusal.reason in _NEVER_RECORDED:
+                raise _Refused(refusal) from None
+            raise
+        await self.log.mark_recorded(table_id, self.clock())
+        if failures:
+            log.info("match %s recorded with stats after %d failed attempt(s); %d match(es) "
+                     "still wait here", table_id, failures, len(self._waiting - {table_id}))
+        else:
+            log.info("match %s recorded with stats", table_id)
+
+    async def _settle(self, table_id: str, refusal: ServiceError) -> None:
+        """Stats refused the report for good: mark it, so it is not offered again at each start."""
+        log.error("match %s: stats refused it for good (%s: %s); settled without a record, it "
+                  "will not be offered again", table_id, refusal.reason.name, refusal.message)
+        await self.retry(f"settling match {table_id}",
                          lambda: self.log.mark_recorded(table_id, self.clock()))
-        log.info("match %s %s", table_id, outcome)
+
+    def _report_waiting(self, table_id: str, failures: int, error: Exception, wait: float) -> None:
+        why = (f"{error.reason.name}: {error.message}" if isinstance(error, ServiceError)
+               else f"{type(error).__name__}: {error}")
+        held_back = self._record_warnings.allow()
+        if held_back is None:
+            log.debug("match %s not recorded yet (attempt %d: %s); trying again in %.1f s",
+                      table_id, failures, why, wait)
+            return
+        log.warning("match %s not recorded yet (attempt %d: %s); trying again in %.1f s; %d "
+                    "finished match(es) wait to be recorded here%s", table_id, failures, why, wait,
+                    len(self._waiting),
+                    f" ({held_back} more failed attempt(s) since the last warning)" if held_back else "")
+
+    async def _stopping_within(self, seconds: float) -> bool:
+        """Wait ``seconds``; True as soon as the tables are closing."""
+        try:
+            await asyncio.wait_for(self._stopping.wait(), seconds)
+        except TimeoutError:
+            return False
+        return True
 
     def _finished_match(self, live: Live) -> FinishedMatch:
         result = self._engine(live.game_type).result(live.state) or {}
@@ -642,6 +747,14 @@ class Tables:
                 "game_type": live.game_type, "seed_commitment": live.seed_commitment,
                 "revision": live.revision}
         return SeatView(_dumps(view), live.revision, live.status, live.updated_ms)
+
+
+class _Refused(Exception):
+    """Stats refused the report itself: no retry can change that."""
+
+    def __init__(self, error: ServiceError):
+        super().__init__(error.message)
+        self.error = error
 
 
 class _Holding:

@@ -14,6 +14,7 @@ from starlette.routing import Match, Route, WebSocketRoute
 
 from gateway import games, history, members, openapi, ws
 from gateway.auth import Auth
+from gateway.game_types import GameTypes
 from gateway.http_errors import HANDLERS, problem
 from gateway.origins import OriginPolicy
 from gateway.sessions import session_id
@@ -86,6 +87,7 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
                     exception_handlers={**HANDLERS, HTTPException: on_http_exception})
     app.state.settings = settings
     app.state.backends = backends
+    app.state.game_types = GameTypes(backends.lobby)  # kept: they change with a deploy
     app.state.auth = auth
     app.state.origins = origins
     return app

@@ -42,14 +42,15 @@ async def json_object(request: Request, fields: dict[str, type], *, optional: bo
     """Parse the body as a JSON object whose keys are among ``fields`` with those types.
 
     An empty body is ``{}`` when the body is ``optional``, otherwise invalid JSON. A body of a
-    declared type other than JSON is refused with 415: a form or text/plain post is what a
-    cross-site page can send without a CORS preflight, so it never reaches the handlers.
+    declared type other than JSON is refused with 415, an empty one too: a form or text/plain
+    post is what a cross-site page can send without a CORS preflight, so it never reaches the
+    handlers.
     """
     raw = await read_body(request)
-    if not raw.strip() and optional:
-        return {}
     if not _json_media_type(request):
         raise HTTPException(415, "Content-Type must be application/json")
+    if not raw.strip() and optional:
+        return {}
     try:
         data = parse_json(raw)
     except ValueError:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import unicodedata
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -23,8 +24,23 @@ MY_GAMES_LIMIT = 50      # CONTRACT: at most 50 games
 MY_GAMES_CANDIDATES = 100  # the lobby's newest games looked at to find them (some are finished)
 
 
+def can_be_game_id(text: str) -> bool:
+    """Whether ``text`` may name a game, for the lobby to look up. Blanks or control characters
+    cannot: no game has such an id, so it is 404 Game not found like any unknown id (the lobby
+    would call a blank id a bad argument, a 400 the contract does not know)."""
+    return bool(text.strip()) and not any(unicodedata.category(ch) in ("Cc", "Cs") for ch in text)
+
+
+def game_id_of(request: Request) -> str:
+    """The ``{id}`` of the path; 404 Game not found when it cannot be a game id."""
+    game_id = request.path_params["id"]
+    if not can_be_game_id(game_id):
+        raise HTTPException(404, "Game not found")
+    return game_id
+
+
 async def game_types(request: Request) -> JSONResponse:
-    types = await request.app.state.backends.lobby.list_game_types()
+    types = await request.app.state.game_types.get()
     return JSONResponse([
         {"id": t.id, "name": t.name, "description": t.description, "players": t.players,
          "options_schema": t.options_schema}
@@ -65,7 +81,7 @@ async def preview(request: Request) -> JSONResponse:
         raise HTTPException(400, "code is required")
     backends = request.app.state.backends
     game = await backends.lobby.preview_game(code)
-    types = {t.id: t for t in await backends.lobby.list_game_types()}
+    types = {t.id: t for t in await request.app.state.game_types.get()}
     status = "lobby"
     if game.started:
         first = game.seats[0].seat
@@ -110,7 +126,7 @@ async def _my_game(game_client, game, member_id: str) -> dict | None:
 
 async def get_game(request: Request) -> JSONResponse:
     member = await require_member(request)
-    game = await request.app.state.backends.lobby.get_game(request.path_params["id"])
+    game = await request.app.state.backends.lobby.get_game(game_id_of(request))
     if game.seat_of(member.sub) is None:
         raise HTTPException(403, "Not seated at this game")
     return JSONResponse(await _personal_view(request, game, member.sub))
@@ -124,7 +140,7 @@ async def get_log(request: Request) -> JSONResponse:
     """
     member = await require_member(request)
     backends = request.app.state.backends
-    game_id = request.path_params["id"]
+    game_id = game_id_of(request)
     try:
         game = await backends.lobby.get_game(game_id)
     except ServiceError as error:

@@ -14,12 +14,17 @@ DEFAULT_GAME_TYPE = "scopone_scientifico"
 
 
 def _limit(request: Request, default: int) -> int:
-    raw = request.query_params.get("limit")
-    if raw is None or raw == "":
+    """``limit`` of the query: absent is ``default``; anything but one integer from 1 to 100 is
+    400: empty, given twice (not quietly read as its first or last), "1.5", "x"."""
+    given = request.query_params.getlist("limit")
+    if not given:
         return default
-    if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= 100:  # not "²" or "١"
-        raise HTTPException(400, "limit must be an integer from 1 to 100")
-    return int(raw)
+    raw = given[0]
+    # ASCII digits only (int() takes "²" and "١" too), and not too many for int() to take.
+    if len(given) == 1 and raw.isascii() and raw.isdigit() and len(raw.lstrip("0")) <= 3:
+        if 1 <= (value := int(raw)) <= 100:
+            return value
+    raise HTTPException(400, "limit must be an integer from 1 to 100")
 
 
 async def matches(request: Request) -> JSONResponse:
@@ -58,6 +63,6 @@ async def leaderboard(request: Request) -> JSONResponse:
 
 
 async def _known_game_type(request: Request, game_type: str) -> None:
-    known = {t.id for t in await request.app.state.backends.lobby.list_game_types()}
+    known = {t.id for t in await request.app.state.game_types.get()}
     if game_type not in known:
         raise HTTPException(400, f"Unknown game type: {game_type}")

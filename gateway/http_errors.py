@@ -12,6 +12,11 @@ from services.errors import Reason, ServiceError
 
 log = logging.getLogger(__name__)
 
+# What people see when a service behind the gateway did not answer (CONTRACT's 503 text, also
+# the WebSocket's ``unavailable`` message): never the status text of the call, which names
+# internal addresses.
+UNAVAILABLE_TEXT = "Service unavailable, try again"
+
 # A service's reason -> the HTTP status the contract gives it. The messages are the services'
 # own, except where CONTRACT.md fixes the text (below).
 _STATUS = {
@@ -41,7 +46,7 @@ _FIXED_TEXT = {
     Reason.TABLE_NOT_FOUND: "Game not found",
     Reason.GAME_FULL: "Game is full",
     Reason.NOT_SEATED: "Not seated at this game",
-    Reason.UNAVAILABLE: "Service unavailable, try again",
+    Reason.UNAVAILABLE: UNAVAILABLE_TEXT,
     Reason.CORRUPT_LOG: "This game cannot be loaded right now",
 }
 
@@ -50,10 +55,17 @@ def problem(status: int, detail: str, headers: dict[str, str] | None = None) -> 
     return JSONResponse({"detail": detail}, status_code=status, headers=headers)
 
 
+def server_fault(error: ServiceError) -> bool:
+    """Whether the failure is on the platform's side (a 5xx): its message is for the log, and
+    people get a fixed text."""
+    return _STATUS[error.reason] >= 500
+
+
 def service_error_response(error: ServiceError) -> JSONResponse:
-    if error.reason is Reason.UNAVAILABLE:
-        log.warning("a service did not answer: %s", error.message)
-    detail = _FIXED_TEXT.get(error.reason, error.message)
+    if server_fault(error):
+        log.warning("a service failed (%s): %s", error.reason.name, error.message)
+    detail = _FIXED_TEXT.get(error.reason) or (UNAVAILABLE_TEXT if server_fault(error)
+                                                else error.message)
     if error.reason is Reason.UNKNOWN_GAME_TYPE and "game_type" in error.metadata:
         detail = f"Unknown game type: {error.metadata['game_type']}"
     elif error.reason is Reason.INVALID_OPTIONS and not detail.startswith("Invalid options: "):

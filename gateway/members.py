@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import logging
 
+from redis.exceptions import RedisError
 from starlette.exceptions import HTTPException
 from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse, Response
 
 from gateway.auth import Member
 from gateway.sessions import clear_cookie
+from services.errors import Reason, ServiceError
 
 log = logging.getLogger(__name__)
 
@@ -33,11 +35,34 @@ async def me(request: Request) -> Response:
 
 
 async def _erase(request: Request, member: Member) -> Response:
-    """CONTRACT's Privacy: seatings and match rows anonymized, ratings removed, sessions ended."""
+    """CONTRACT's Privacy: seatings and match rows anonymized, ratings removed, sessions ended.
+
+    Complete, or 503 with the session kept so that the member can try again. The steps run in
+    this order, and each is idempotent (a repeat changes nothing more):
+
+    0. stats is asked a read first (the member's ratings): while stats is down, which is when an
+       erasure would stop half-way, the answer is 503 before anything has changed;
+    1. the lobby anonymizes the seatings; it must come before stats, whose recording of a
+       match reads the seating and then, in its write, catches erasures marked since;
+    2. stats anonymizes the match rows and drops the ratings;
+    3. the sessions end, last, so that a failure anywhere before leaves a member who can retry.
+
+    A failure after step 1 (stats stops answering between two calls) leaves the seatings
+    anonymized and answers 503; the retry repeats step 1 (nothing left to do) and completes.
+    """
     backends = request.app.state.backends
-    tables = await backends.lobby.erase_member(member.sub)
-    await backends.stats.erase_member(member.sub)
-    await request.app.state.auth.end_member_sessions(member.sub)
+    try:
+        await backends.stats.ratings(member.sub)
+        tables = await backends.lobby.erase_member(member.sub)
+        await backends.stats.erase_member(member.sub)
+        await request.app.state.auth.end_member_sessions(member.sub)
+    except ServiceError as error:
+        if error.reason is Reason.UNAVAILABLE:
+            log.warning("member erasure not completed, answered 503 for a retry: %s", error.message)
+        raise
+    except (RedisError, OSError) as error:  # the session store: the erasure ends on a retry
+        log.warning("member erasure not completed, answered 503 for a retry: %s", error)
+        raise ServiceError(Reason.UNAVAILABLE, "The session store cannot be reached") from None
     log.info("member erased (%d seatings anonymized)", len(tables))
     response = Response(status_code=204)
     clear_cookie(response, request)

@@ -19,6 +19,8 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from swagger_ui.utils import SWAGGER_UI_PY_ROOT
 
+from game.scopone import OPTIONS_SCHEMA as SCOPONE_OPTIONS_SCHEMA
+
 OPENAPI_PATH = "/api/openapi.json"
 DOCS_PATH = "/api/docs"
 DOCS_STATIC_PATH = "/api/docs/static"
@@ -198,6 +200,16 @@ _NAME = _string("The player's display name (\"deleted player\" once erased).", e
 _HEX64 = "^[0-9a-f]{64}$"
 
 
+def _options_schema() -> Schema:
+    """The options of scopone_scientifico, the game type players get: closed, like the engine's own
+    schema (GET /api/game-types serves it as the type's `options_schema`)."""
+    schema = {key: value for key, value in SCOPONE_OPTIONS_SCHEMA.items() if key != "$schema"}
+    return {**schema, "description": "The options of a scopone_scientifico game (in a view: with every "
+                                     "default filled in). Each game type's options follow its "
+                                     "`options_schema` (GET /api/game-types); an unknown option is refused.",
+            "examples": [_OPTIONS]}
+
+
 def _core_schemas() -> dict[str, Schema]:
     return {
         "Error": _object("Every REST error.", {"detail": _string("What went wrong, for people.")},
@@ -220,8 +232,7 @@ def _core_schemas() -> dict[str, Schema]:
                         "`S` spade, `B` bastoni. `07D` is the settebello.",
                         pattern="^(0[1-9]|10)[DCSB]$", examples=["07D"]),
         "Scores": _object("Match points per team.", {"A": _integer("Team A."), "B": _integer("Team B.")}),
-        "Options": {"type": "object", "description": "The game's options with every default filled in; "
-                    "their schema is the game type's `options_schema`.", "examples": [_OPTIONS]},
+        "Options": _options_schema(),
         "GameType": _object("A game the platform can run.", {
             "id": _GAME_TYPE_ID,
             "name": _string("The name shown to people.", examples=["Scopone scientifico"]),
@@ -232,13 +243,13 @@ def _core_schemas() -> dict[str, Schema]:
         }),
         "CreateGameRequest": _object("Every field is optional; an empty body creates a default game.", {
             "game_type": _string("The game type id.", default="scopone_scientifico"),
-            "options": {"type": ["object", "null"], "default": {},
-                        "description": "Options checked against the type's `options_schema`; null or absent: "
-                                       "all defaults."},
+            "options": {**_nullable(_ref("Options"), "Options checked against the type's `options_schema` "
+                                                     "(an unknown one is 422); null or absent: all defaults."),
+                        "default": {}},
         }, optional=("game_type", "options"), closed=True,
             example={"game_type": "scopone_scientifico", "options": _OPTIONS}),
         "JoinRequest": _object("The join code of the game.", {
-            "code": _string("The join code, case-insensitive."),
+            "code": _string("The join code, case-insensitive.", minLength=1),
         }, closed=True, example={"code": "K7QX2M"}),
     }
 
@@ -521,16 +532,19 @@ _BODY_ERRORS = ("Invalid JSON", "Request body must be a JSON object", "Unknown f
 
 
 def _limit_param(default: int) -> dict:
-    return _param("query", "limit", "How many, 1..100; anything else is a 400.",
+    return _param("query", "limit", "How many, 1..100; anything else (empty, given twice, not an integer) "
+                  "is a 400.",
                   {"type": "integer", "minimum": 1, "maximum": 100, "default": default})
 
 
 def _shared_responses() -> dict[str, dict]:
     return {
         "NotAuthenticated": _error("No valid session cookie.", "Not authenticated"),
-        "ServiceUnavailable": _error("A service behind the gateway did not answer; retry.",
+        "ServiceUnavailable": _error("A service behind the gateway did not answer (a read gives up within "
+                                     "about a second); retry. Always this text.",
                                      "Service unavailable, try again"),
-        "GameNotFound": _error("No game has this id (or code).", "Game not found"),
+        "GameNotFound": _error("No game has this id (or code); an id of blanks or with control characters "
+                               "too.", "Game not found"),
         "BodyTooLarge": _error(f"The body is over {MAX_BODY_KIB} KiB.", "Request body too large"),
         "NotJson": _error("A body whose Content-Type is declared and is not JSON (`application/json` or "
                           "`*/*+json`); a body without a Content-Type is read as JSON.",
@@ -653,7 +667,10 @@ def _game_paths() -> dict[str, dict]:
         "/api/game-types": {"get": _operation(
             "listGameTypes", "games", "The game types",
             {"200": _json("Every game type, the default (scopone_scientifico) first.",
-                          _array(_ref("GameType"), "The catalogue."))}, public=True)},
+                          _array(_ref("GameType"), "The catalogue."))},
+            description="The gateway keeps the catalogue (it changes only with a deploy): fetched on first "
+                        "use, refreshed in the background once a minute, served while the lobby is down.",
+            public=True)},
         "/api/games": {"post": _operation(
             "createGame", "games", "Create a game",
             {"201": _json("The new game, the creator at seat 0.", _ref("Lobby"), example=_LOBBY_EXAMPLE),

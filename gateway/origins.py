@@ -22,13 +22,18 @@ class OriginPolicy:
         self._regex = re.compile(cors.allow_origin_regex) if cors.allow_origin_regex else None
 
     def allows(self, origin: str) -> bool:
-        """An origin the CORS settings allow (a ``*`` allows every origin)."""
-        if "*" in self.cors.allow_origins or origin in self.cors.allow_origins:
+        """An origin the CORS settings name, or that matches their regex.
+
+        A ``*`` in CORS_ALLOW_ORIGINS admits no origin here: it lets any page *read* the public
+        answers, which carry no cookie; a socket carries the player's cookie, so it is opened
+        only from an origin named on purpose."""
+        if origin in self.cors.allow_origins:
             return True
         return self._regex is not None and self._regex.fullmatch(origin) is not None
 
     def allows_socket(self, connection: HTTPConnection) -> bool:
-        """A WebSocket upgrade may proceed: no Origin (not a browser), our own, or an allowed one."""
+        """A WebSocket upgrade may proceed: no Origin (not a browser), our own, or an allowed one
+        (never by ``*``)."""
         origin = connection.headers.get("origin")
         if origin is None:
             return True

@@ -12,6 +12,7 @@ from gateway.sessions import SESSION_TTL_SECONDS, MemorySessionStore, RedisSessi
 from game.client import GameClient
 from lobby.client import LobbyClient
 from services import telemetry as otel
+from services.channels import PEOPLE_CALLS
 from services.config import Settings
 from services.stores import Keys, redis_client
 from stats.client import StatsClient
@@ -26,15 +27,17 @@ def build(settings: Settings, telemetry: otel.Telemetry | None = None):
         log.info("gateway: REDIS_URL unset, keeping sessions in memory (one replica only)")
     sessions = (RedisSessionStore(redis, Keys(settings.redis_key_prefix), SESSION_TTL_SECONDS)
                 if redis is not None else MemorySessionStore())
+    # People wait for these answers: a service that is down is a 503 within a second.
     backends = Backends(
-        lobby=LobbyClient(settings.lobby_addr),
-        game=GameClient(settings.game_addr),
-        stats=StatsClient(settings.stats_addr),
+        lobby=LobbyClient(settings.lobby_addr, policy=PEOPLE_CALLS),
+        game=GameClient(settings.game_addr, policy=PEOPLE_CALLS),
+        stats=StatsClient(settings.stats_addr, policy=PEOPLE_CALLS),
     )
     auth = Auth(settings, sessions)
     app = create_app(settings, backends, auth, telemetry=telemetry)
 
     async def close() -> None:
+        await app.state.game_types.aclose()
         for client in (backends.lobby, backends.game, backends.stats):
             await client.close()
         await auth.aclose()
@@ -49,19 +52,27 @@ async def run(settings: Settings) -> None:
         await _serve(settings, telemetry)
 
 
-async def _serve(settings: Settings, telemetry: otel.Telemetry | None) -> None:
-    app, close = build(settings, telemetry)
-    config = uvicorn.Config(
+def uvicorn_config(app, settings: Settings) -> uvicorn.Config:
+    """How uvicorn serves the gateway's ``app``."""
+    return uvicorn.Config(
         app,
         host=settings.app_host,
         port=settings.app_port,
         ws_max_size=4096,        # CONTRACT: a bigger message closes the socket with 1009
-        proxy_headers=True,      # X-Forwarded-Proto from the ingress decides the cookie's Secure
-        forwarded_allow_ips="*",
+        # X-Forwarded-Proto from the ingress decides the cookie's Secure and the scheme of the
+        # gateway's own origin, X-Forwarded-For the client's address: believed only from the
+        # proxies FORWARDED_ALLOW_IPS names (anyone else could claim to be https).
+        proxy_headers=True,
+        forwarded_allow_ips=list(settings.forwarded_allow_ips),
         log_config=None,
         access_log=False,
         timeout_graceful_shutdown=10,
     )
+
+
+async def _serve(settings: Settings, telemetry: otel.Telemetry | None) -> None:
+    app, close = build(settings, telemetry)
+    config = uvicorn_config(app, settings)
     # uvicorn's own log is capped at WARNING with every dependency's (CONFIG.md): say it here.
     log.info("gateway starting on http://%s:%d", settings.app_host, settings.app_port)
     try:

@@ -4,7 +4,9 @@ Refusals happen before the handshake, with an HTTP status (401, 403, 404), so a 
 error handler sees why. Once open, no input closes the socket: every bad message gets an
 ``error`` message and the game is unchanged. The socket closes only for an oversized message
 (1009), for a session that ended (logout, DELETE /api/me: 1008) and for a game that is gone
-before it started (its lobby expired: 1000). docs/websocket.md is the protocol's reference.
+before it started (its lobby expired: 1000). A client that goes away while the gateway is
+sending to it ends the connection quietly (DEBUG): that is no error of the gateway's.
+docs/websocket.md is the protocol's reference.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from starlette.responses import JSONResponse
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from gateway.bodies import parse_json
+from gateway.games import can_be_game_id
+from gateway.http_errors import UNAVAILABLE_TEXT, server_fault
 from gateway.members import current_member
 from gateway.views import game_view, lobby_view
 from services.errors import Reason, ServiceError
@@ -30,7 +34,8 @@ MAX_MESSAGE_BYTES = 4096
 MAX_REVISION = 2**63 - 1  # revisions cross gRPC as int64
 
 # The error codes of CONTRACT.md, by the service reason behind them; "unavailable" (a service
-# briefly down: try again) is the one code the gateway adds. Anything else is the client's fault.
+# briefly down, or any other failure on the platform's side: try again, with the fixed text
+# UNAVAILABLE_TEXT) is the one code the gateway adds. Anything else is the client's fault.
 _CODES = {
     Reason.ILLEGAL_MOVE: "illegal_move",
     Reason.NOT_YOUR_TURN: "not_your_turn",
@@ -38,7 +43,6 @@ _CODES = {
     Reason.UNKNOWN_ACTION: "unknown_action",
     Reason.CONCURRENT_MOVE: "concurrent_move",
     Reason.GAME_FINISHED: "game_finished",
-    Reason.UNAVAILABLE: "unavailable",
 }
 # How old the names joined into the views, and the session check of an idle socket, may get:
 # an erased player shows as "deleted player" on the others' sockets, and the erased member's
@@ -56,12 +60,15 @@ async def game_socket(websocket: WebSocket) -> None:
     member = await current_member(websocket)
     if member is None:
         return await _deny(websocket, 401, "Not authenticated")
+    if not can_be_game_id(websocket.path_params["id"]):
+        return await _deny(websocket, 404, "Game not found")
     try:
         game = await backends.lobby.get_game(websocket.path_params["id"])
     except ServiceError as error:
         if error.reason is Reason.GAME_NOT_FOUND:
             return await _deny(websocket, 404, "Game not found")
-        return await _deny(websocket, 503, "Service unavailable, try again")
+        log.warning("socket refused: the lobby failed (%s): %s", error.reason.name, error.message)
+        return await _deny(websocket, 503, UNAVAILABLE_TEXT)
     seat = game.seat_of(member.sub)
     if seat is None:
         return await _deny(websocket, 403, "Not seated at this game")
@@ -97,14 +104,32 @@ class _Connection:
         pump = asyncio.create_task(self._stream_views())
         try:
             await self._read_messages()
+        except WebSocketDisconnect:
+            log.debug("game %s: the client went away while the gateway was sending", self.game.id)
         finally:
             pump.cancel()
             with suppress(asyncio.CancelledError, Exception):
                 await pump
 
     async def send(self, message: dict) -> None:
+        """Send ``message``; WebSocketDisconnect when the socket is closed (the client went
+        away, or the gateway closed it), which ends the connection."""
+        text = json.dumps(message, separators=(",", ":"))
         async with self.sending:
-            await self.websocket.send_text(json.dumps(message, separators=(",", ":")))
+            try:
+                await self.websocket.send_text(text)
+            except WebSocketDisconnect:
+                raise
+            except (OSError, RuntimeError) as error:
+                # uvicorn: "Unexpected ASGI message 'websocket.send', after sending
+                # 'websocket.close'" (a close under way); Starlette: "Cannot call "send" once a
+                # close message has been sent"; the transport's ClientDisconnected (an OSError).
+                raise WebSocketDisconnect(1006, str(error)) from None
+
+    async def close(self, code: int, reason: str) -> None:
+        """Close the socket, unless it is closed already (the client went away first)."""
+        with suppress(WebSocketDisconnect, OSError, RuntimeError):
+            await self.websocket.close(code=code, reason=reason)
 
     async def _stream_views(self) -> None:
         if not await self._wait_for_start():
@@ -148,7 +173,7 @@ class _Connection:
                     await self.send({"type": "lobby", "game": lobby_view(game, self.sub)})
             except ServiceError as error:
                 if error.reason is Reason.GAME_NOT_FOUND:  # expired unstarted (GAME_TTL_SECONDS)
-                    await self.websocket.close(code=1000, reason="Game not found")
+                    await self.close(1000, "Game not found")
                     return False
                 if not error.reason.transient:
                     raise
@@ -169,7 +194,7 @@ class _Connection:
             return True
         if member is not None and member.sub == self.sub:
             return True
-        await self.websocket.close(code=SESSION_ENDED, reason="Session ended")
+        await self.close(SESSION_ENDED, "Session ended")
         return False
 
     def _stale(self) -> bool:
@@ -198,7 +223,7 @@ class _Connection:
                 await self._error("bad_request", "Send JSON text messages, not binary")
                 continue
             if len(text.encode()) > MAX_MESSAGE_BYTES:
-                await self.websocket.close(code=1009, reason="Message too big")
+                await self.close(1009, "Message too big")
                 return
             if not await self._session_lives():
                 return
@@ -208,7 +233,7 @@ class _Connection:
                 raise
             except Exception:  # a bug must not close the socket (CONTRACT: errors never do)
                 log.exception("game %s: a WebSocket message failed", self.game.id)
-                await self._error("unavailable", "The message could not be handled; try again")
+                await self._error("unavailable", UNAVAILABLE_TEXT)
 
     async def _handle(self, text: str) -> None:
         try:
@@ -234,6 +259,10 @@ class _Connection:
             else:
                 await self.backends.game.act(self.game.id, self.seat, data, revision)
         except ServiceError as error:
+            if server_fault(error):  # its message names internal addresses: for the log only
+                log.warning("game %s: a service failed (%s): %s", self.game.id,
+                            error.reason.name, error.message)
+                return await self._error("unavailable", UNAVAILABLE_TEXT)
             message = error.message
             if error.reason is Reason.UNKNOWN_ACTION:  # the engine knows its actions, not the socket's
                 message += ", or 'state' for the current view"

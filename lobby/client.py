@@ -14,7 +14,7 @@ from typing import Self
 import grpc
 
 from lobby.models import Game, GameType, JoinResult, Seat
-from services.channels import open_channel
+from services.channels import SERVICE_CALLS, CallPolicy, open_channel
 from services.errors import from_rpc_error
 from tavolo.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 
@@ -24,12 +24,18 @@ IDEMPOTENT = ("ListGameTypes", "PreviewGame", "GetGame", "GetSeating", "FindSeat
 
 
 class LobbyClient:
-    """An async client of LobbyService at ``address`` (host:port). Close it, or use ``async with``."""
+    """An async client of LobbyService at ``address`` (host:port). Close it, or use ``async with``.
 
-    def __init__(self, address: str, timeout_seconds: float = 10.0):
+    ``policy`` says how long a call waits for a lobby that does not answer
+    (services.channels: SERVICE_CALLS between services, PEOPLE_CALLS in the gateway)."""
+
+    def __init__(self, address: str, timeout_seconds: float = 10.0,
+                 policy: CallPolicy = SERVICE_CALLS):
         self.channel = open_channel(address, SERVICE, idempotent=IDEMPOTENT,
-                                    timeout_seconds=timeout_seconds, streams=("WatchGame",))
+                                    timeout_seconds=timeout_seconds, streams=("WatchGame",),
+                                    policy=policy)
         self.stub = lobby_pb2_grpc.LobbyServiceStub(self.channel)
+        self._read_deadline = policy.read_deadline_seconds
 
     async def __aenter__(self) -> Self:
         return self
@@ -41,7 +47,8 @@ class LobbyClient:
         await self.channel.close()
 
     async def list_game_types(self) -> list[GameType]:
-        response = await self._call(self.stub.ListGameTypes, lobby_pb2.ListGameTypesRequest())
+        response = await self._call(self.stub.ListGameTypes, lobby_pb2.ListGameTypesRequest(),
+                                    read=True)
         return [GameType(id=t.id, name=t.name, description=t.description, players=t.players,
                          options_schema_json=t.options_schema_json) for t in response.game_types]
 
@@ -60,11 +67,12 @@ class LobbyClient:
     async def preview_game(self, join_code: str) -> Game:
         """The game behind a code; its seats' member ids are empty (the preview is public)."""
         response = await self._call(self.stub.PreviewGame,
-                                    lobby_pb2.PreviewGameRequest(join_code=join_code))
+                                    lobby_pb2.PreviewGameRequest(join_code=join_code), read=True)
         return game_from_message(response.game)
 
     async def get_game(self, game_id: str) -> Game:
-        response = await self._call(self.stub.GetGame, lobby_pb2.GetGameRequest(game_id=game_id))
+        response = await self._call(self.stub.GetGame, lobby_pb2.GetGameRequest(game_id=game_id),
+                                    read=True)
         return game_from_message(response.game)
 
     async def watch_game(self, game_id: str) -> AsyncIterator[Game]:
@@ -81,17 +89,17 @@ class LobbyClient:
     async def list_member_games(self, member_id: str, page_size: int = 0) -> list[Game]:
         """The member's live games, most recently changed first (``page_size`` 0: up to 200)."""
         response = await self._call(self.stub.ListMemberGames, lobby_pb2.ListMemberGamesRequest(
-            member_id=member_id, page_size=page_size))
+            member_id=member_id, page_size=page_size), read=True)
         return [game_from_message(g) for g in response.games]
 
     async def get_seating(self, table_id: str) -> list[Seat]:
         response = await self._call(self.stub.GetSeating,
-                                    lobby_pb2.GetSeatingRequest(table_id=table_id))
+                                    lobby_pb2.GetSeatingRequest(table_id=table_id), read=True)
         return [seat_from_message(s) for s in response.seats]
 
     async def find_seat(self, table_id: str, member_id: str) -> Seat:
         response = await self._call(self.stub.FindSeat, lobby_pb2.FindSeatRequest(
-            table_id=table_id, member_id=member_id))
+            table_id=table_id, member_id=member_id), read=True)
         return seat_from_message(response.seat)
 
     async def erase_member(self, member_id: str) -> list[str]:
@@ -99,10 +107,10 @@ class LobbyClient:
                                     lobby_pb2.EraseMemberRequest(member_id=member_id))
         return list(response.table_ids)
 
-    @staticmethod
-    async def _call(method, request):
+    async def _call(self, method, request, *, read: bool = False):
+        """The call's response; a ``read`` (it changes nothing) gets the policy's read deadline."""
         try:
-            return await method(request)
+            return await method(request, timeout=self._read_deadline if read else None)
         except grpc.RpcError as error:
             raise from_rpc_error(error) from None
 

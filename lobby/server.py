@@ -9,21 +9,33 @@ from lobby.game_api import IDEMPOTENT, GameApi
 from lobby.game_api import SERVICE as GAME_SERVICE
 from lobby.service import Lobby
 from lobby.servicer import SERVICE, register
+from lobby.postgres_store import PostgresLobbyStore
 from lobby.store import LobbyStore, MemoryLobbyStore, RedisLobbyStore
-from services.channels import open_channel
 from services import telemetry
+from services.channels import open_channel
 from services.config import Settings
+from services.migrations import migrate
 from services.server import ServiceSpec, serve
-from services.stores import Keys, redis_client
+from services.stores import Keys, postgres_pool, redis_client, when_reachable
 
 log = logging.getLogger(__name__)
 
 
-def build_store(settings: Settings) -> LobbyStore:
-    """Redis when REDIS_URL is set (replicas share it), else memory (one replica)."""
+async def build_store(settings: Settings) -> LobbyStore:
+    """Postgres when a database is configured (durable: a flushed Redis loses no seating), else
+    Redis when REDIS_URL is set (replicas share it), else memory (one replica)."""
+    url = settings.database_url
+    if url is not None:
+        async def open_postgres() -> LobbyStore:
+            for name in await migrate(url, components=("lobby",)):
+                log.info("lobby: applied migration %s", name)
+            return PostgresLobbyStore(await postgres_pool(url), url, settings.game_ttl_seconds)
+
+        return await when_reachable("lobby: Postgres", open_postgres)
     if settings.redis_url is None:
-        log.info("REDIS_URL is unset: games are kept in memory (one replica only)")
+        log.info("DATABASE_URL and REDIS_URL are unset: games are kept in memory (one replica only)")
         return MemoryLobbyStore(settings.game_ttl_seconds)
+    log.warning("DATABASE_URL is unset: seatings are kept in Redis only (a flushed Redis loses them)")
     return RedisLobbyStore(redis_client(settings.redis_url), Keys(settings.redis_key_prefix),
                            settings.game_ttl_seconds)
 
@@ -37,7 +49,7 @@ async def run(settings: Settings, *, started: asyncio.Event | None = None,
 
 async def _serve(settings: Settings, *, started: asyncio.Event | None,
                  stop: asyncio.Event | None) -> None:
-    store = build_store(settings)
+    store = await build_store(settings)
     channel = open_channel(settings.game_addr, GAME_SERVICE, idempotent=IDEMPOTENT)
     lobby = Lobby(store, GameApi(channel))
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
 import grpc
 
@@ -10,8 +11,35 @@ import grpc
 from services.telemetry import client_interceptors
 
 
+@dataclass(frozen=True)
+class CallPolicy:
+    """How long a caller waits for a service that does not answer.
+
+    ``attempts`` and ``max_backoff_seconds`` shape the transport's retries of an idempotent
+    call on UNAVAILABLE: the n-th retry waits 0.1 s x 2^(n-1), capped at ``max_backoff_seconds``,
+    give or take 20 % (gRPC's jitter); ``attempts`` counts the first try (gRPC allows 5 at most).
+    ``read_deadline_seconds``, when set, is the deadline of a client's reads (calls that change
+    nothing), retries included: the clients pass it per call, because grpcio mis-times a
+    service-config timeout under about two seconds (it fails the call at once; grpc/grpc#34547).
+    """
+
+    attempts: int = 5
+    max_backoff_seconds: float = 2.0
+    read_deadline_seconds: float | None = None
+
+
+# Between services: the retries ride out a peer's brief absence (a restart, a replica that
+# went away) for about 1.5 s (0.1 + 0.2 + 0.4 + 0.8 s) before a caller sees UNAVAILABLE.
+SERVICE_CALLS = CallPolicy()
+# For the gateway, whose callers are people waiting for a page: a dead service is UNAVAILABLE
+# (503) after about 0.7 s of retries (0.1 + 0.2 + 0.4 s), and a read gives up after 1 s
+# whatever happens behind it: a live lobby whose game service is dead answers UNAVAILABLE only
+# after its own retries, which the gateway's retries would otherwise repeat (5 x 1.5 s = 9 s).
+PEOPLE_CALLS = CallPolicy(attempts=4, max_backoff_seconds=0.4, read_deadline_seconds=1.0)
+
+
 def service_config(service: str, idempotent: tuple[str, ...], timeout_seconds: float,
-                   streams: tuple[str, ...] = ()) -> str:
+                   streams: tuple[str, ...] = (), policy: CallPolicy = SERVICE_CALLS) -> str:
     """A gRPC service config: a default deadline for unary calls, retries for idempotent ones.
 
     Only idempotent methods are retried (on UNAVAILABLE, when the peer is briefly down); a
@@ -27,9 +55,9 @@ def service_config(service: str, idempotent: tuple[str, ...], timeout_seconds: f
             "name": [{"service": service, "method": method} for method in idempotent],
             "timeout": timeout,
             "retryPolicy": {
-                "maxAttempts": 5,
+                "maxAttempts": policy.attempts,
                 "initialBackoff": "0.1s",
-                "maxBackoff": "2s",
+                "maxBackoff": f"{policy.max_backoff_seconds:g}s",
                 "backoffMultiplier": 2,
                 "retryableStatusCodes": ["UNAVAILABLE"],
             },
@@ -40,15 +68,20 @@ def service_config(service: str, idempotent: tuple[str, ...], timeout_seconds: f
 def open_channel(address: str, service: str, idempotent: tuple[str, ...] = (),
                  timeout_seconds: float = 10.0,
                  options: tuple[tuple[str, object], ...] = (),
-                 streams: tuple[str, ...] = ()) -> grpc.aio.Channel:
+                 streams: tuple[str, ...] = (),
+                 policy: CallPolicy = SERVICE_CALLS) -> grpc.aio.Channel:
     """An insecure grpc.aio channel to ``address`` for ``service`` (its full proto name).
 
     ``timeout_seconds`` is the default deadline of unary calls; keep it at 2 s or more (grpcio
-    fails every call at once under a service-config timeout of about a second). ``options``
-    add to or override the channel arguments.
+    fails every call at once under a service-config timeout of about a second: shorter
+    deadlines go with each call). ``policy`` shapes the retries of the ``idempotent`` methods.
+    ``options`` add to or override the channel arguments. Calls never wait for the channel to
+    become ready: a service that cannot be reached fails them (UNAVAILABLE) as soon as the
+    retries are spent.
     """
     defaults = {
-        "grpc.service_config": service_config(service, idempotent, timeout_seconds, streams),
+        "grpc.service_config": service_config(service, idempotent, timeout_seconds, streams,
+                                              policy),
         "grpc.enable_retries": 1,
         "grpc.max_receive_message_length": 4 * 1024 * 1024,
         "grpc.keepalive_time_ms": 30000,

@@ -6,6 +6,7 @@ variable, and the CLI turns it into a one-line message and a non-zero exit.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 from collections.abc import Mapping
@@ -107,6 +108,8 @@ class Settings:
     game_addr: str = "127.0.0.1:50052"
     deadlines_addr: str = "127.0.0.1:50053"
     stats_addr: str = "127.0.0.1:50054"
+    # Whose X-Forwarded-* headers the gateway believes: addresses and networks, or ("*",).
+    forwarded_allow_ips: tuple[str, ...] = ("127.0.0.1",)
     # Kept out of repr so that a logged Settings does not leak it.
     stats_cursor_secret: str | None = field(default=None, repr=False)
 
@@ -127,15 +130,7 @@ class Settings:
             dummy_game=env.flag("DUMMY_GAME", False),
             log_level=env.choice("LOG_LEVEL", "INFO", _LOG_LEVELS),
             logging_config=env.text("LOGGING_CONFIG"),
-            cors=CorsSettings(
-                allow_origins=env.csv("CORS_ALLOW_ORIGINS"),
-                allow_origin_regex=env.regex("CORS_ALLOW_ORIGIN_REGEX"),
-                allow_methods=env.csv("CORS_ALLOW_METHODS") or ("GET",),
-                allow_headers=env.csv("CORS_ALLOW_HEADERS"),
-                allow_credentials=env.flag("CORS_ALLOW_CREDENTIALS", False),
-                expose_headers=env.csv("CORS_EXPOSE_HEADERS"),
-                max_age=env.integer("CORS_MAX_AGE", 600, minimum=0),
-            ),
+            cors=_cors(env),
             telemetry=TelemetrySettings(
                 enabled=env.flag("OTEL_ENABLED", False),
                 service_name=env.text("OTEL_SERVICE_NAME") or "tavolo",
@@ -156,6 +151,7 @@ class Settings:
             game_addr=env.address("GAME_ADDR", "127.0.0.1:50052"),
             deadlines_addr=env.address("DEADLINES_ADDR", "127.0.0.1:50053"),
             stats_addr=env.address("STATS_ADDR", "127.0.0.1:50054"),
+            forwarded_allow_ips=_forwarded_allow_ips(env),
             stats_cursor_secret=env.secret("STATS_CURSOR_SECRET", _MIN_SECRET_LENGTH),
         )
 
@@ -263,6 +259,51 @@ class _Env:
         if not sep or not host or not port.isdigit() or not 0 < int(port) <= 65535:
             raise ConfigError(f"{name} must be host:port, got {raw!r}")
         return raw
+
+
+def _cors(env: _Env) -> CorsSettings:
+    cors = CorsSettings(
+        allow_origins=env.csv("CORS_ALLOW_ORIGINS"),
+        allow_origin_regex=env.regex("CORS_ALLOW_ORIGIN_REGEX"),
+        allow_methods=env.csv("CORS_ALLOW_METHODS") or ("GET",),
+        allow_headers=env.csv("CORS_ALLOW_HEADERS"),
+        allow_credentials=env.flag("CORS_ALLOW_CREDENTIALS", False),
+        expose_headers=env.csv("CORS_EXPOSE_HEADERS"),
+        max_age=env.integer("CORS_MAX_AGE", 600, minimum=0),
+    )
+    # Starlette answers a credentialed request under "*" with the request's own Origin: every
+    # site on the web could then call the API with the player's cookie.
+    if cors.allow_credentials and "*" in cors.allow_origins:
+        raise ConfigError(
+            "CORS_ALLOW_ORIGINS=* cannot go with CORS_ALLOW_CREDENTIALS=true (any site could "
+            "make requests with the player's cookie): list the origins, or turn credentials off"
+        )
+    return cors
+
+
+def _forwarded_allow_ips(env: _Env) -> tuple[str, ...]:
+    """Addresses (``10.0.0.7``, ``::1``) and networks (``10.0.0.0/8``), or ``*`` alone.
+
+    uvicorn takes whatever it cannot parse as a literal host name that never matches, so a typo
+    would silently distrust the proxy: here it is an error instead."""
+    entries = env.csv("FORWARDED_ALLOW_IPS", default=("127.0.0.1",))
+    if "*" in entries:
+        if len(entries) > 1:
+            raise ConfigError("FORWARDED_ALLOW_IPS must be * alone or a list of addresses, "
+                              f"got {','.join(entries)!r}")
+        return entries
+    for entry in entries:
+        try:
+            if "/" in entry:
+                ipaddress.ip_network(entry)
+            else:
+                ipaddress.ip_address(entry)
+        except ValueError as error:  # e.g. "10.0.0.1/8 has host bits set"
+            raise ConfigError(
+                "FORWARDED_ALLOW_IPS must be comma-separated IP addresses or networks "
+                f"(e.g. 10.0.0.0/8), or *: {error}"
+            ) from None
+    return entries
 
 
 def _url_port(name: str, url: str) -> None:

@@ -30,7 +30,7 @@ CREATE TABLE IF NOT EXISTS schema_migrations (
 )
 """
 
-COMPONENTS = ("game", "stats")
+COMPONENTS = ("game", "lobby", "stats")
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,11 @@
 owner's store for what. Nothing polls.
 
 A signal carries no data on purpose: the reader always re-reads the truth, so a signal lost
-or merged costs nothing but a read. Two hubs with one interface: :class:`MemorySignalHub`
-inside one process (the in-memory stores), :class:`RedisSignalHub` over Redis pub/sub, with one
-connection per process shared by every local subscriber.
+or merged costs nothing but a read. Three hubs with one interface: :class:`MemorySignalHub`
+inside one process (the in-memory stores), :class:`RedisSignalHub` over Redis pub/sub and
+:class:`PostgresSignalHub` over Postgres LISTEN/NOTIFY (a store that keeps its truth in
+Postgres signals in the very transaction that changes it, so a signal never precedes the
+commit), each with one connection per process shared by every local subscriber.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator
 
+import asyncpg
 import redis.asyncio as redis
 from redis.exceptions import RedisError
 
@@ -53,6 +56,15 @@ class MemorySignalHub:
     def notify(self, channel: str) -> None:
         for signals in self._subscribers.get(channel, ()):
             signals.notify()
+
+    def notify_all(self) -> None:
+        for subscribers in self._subscribers.values():
+            for signals in subscribers:
+                signals.notify()
+
+    @property
+    def listening(self) -> bool:
+        return bool(self._subscribers)
 
     @contextlib.asynccontextmanager
     async def subscribe(self, channel: str) -> AsyncIterator[Signals]:
@@ -150,3 +162,75 @@ class RedisSignalHub:
                 await self._reader
         with contextlib.suppress(RedisError, OSError):
             await self._pubsub.aclose()
+
+
+class PostgresSignalHub:
+    """LISTEN on one Postgres channel; each NOTIFY's payload names the key it signals.
+
+    Writers signal with ``SELECT pg_notify(<channel>, <key>)`` inside their transaction
+    (:meth:`notify_in`): Postgres delivers it at commit, never before. The listening connection
+    is opened with the first subscriber; when it is lost it is opened again (with backoff) and
+    every subscriber is signalled, since a change may have been missed meanwhile.
+    """
+
+    def __init__(self, dsn: str, channel: str):
+        self._dsn = dsn
+        self._channel = channel
+        self._hub = MemorySignalHub()
+        self._connection: asyncpg.Connection | None = None
+        self._connecting = asyncio.Lock()
+        self._reconnect: asyncio.Task | None = None
+        self._closed = False
+
+    async def notify_in(self, connection: asyncpg.Connection, key: str) -> None:
+        """Signal ``key``'s subscribers when ``connection``'s transaction commits."""
+        await connection.execute("SELECT pg_notify($1, $2)", self._channel, key)
+
+    @contextlib.asynccontextmanager
+    async def subscribe(self, key: str) -> AsyncIterator[Signals]:
+        async with self._hub.subscribe(key) as signals:
+            await self._listen()
+            signals.clear()
+            yield signals
+
+    async def _listen(self) -> None:
+        async with self._connecting:
+            if self._connection is not None and not self._connection.is_closed():
+                return
+            connection = await asyncpg.connect(self._dsn)
+            await connection.add_listener(self._channel, self._received)
+            connection.add_termination_listener(self._lost)
+            self._connection = connection
+
+    def _received(self, connection, pid, channel, payload: str) -> None:
+        self._hub.notify(payload)
+
+    def _lost(self, connection) -> None:
+        if self._closed or self._reconnect is not None:
+            return
+        self._reconnect = asyncio.get_running_loop().create_task(self._listen_again())
+
+    async def _listen_again(self) -> None:
+        delay = 0.2
+        try:
+            while not self._closed and self._hub.listening:
+                try:
+                    await self._listen()
+                except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
+                    log.warning("lost the %s listener (%s); listening again in %.1f s",
+                                self._channel, error, delay)
+                    await asyncio.sleep(delay)
+                    delay = min(delay * 2, 5.0)
+                    continue
+                self._hub.notify_all()  # whatever changed while deaf: read it again
+                return
+        finally:
+            self._reconnect = None
+
+    async def close(self) -> None:
+        self._closed = True
+        if self._reconnect is not None:
+            self._reconnect.cancel()
+        if self._connection is not None:
+            with contextlib.suppress(Exception):
+                await self._connection.close()

@@ -103,6 +103,14 @@ def ongoing_games(count: Callable[[], Awaitable[int]]) -> Gauge:
                  unit="{game}")
 
 
+def matches_unrecorded(count: Callable[[], Awaitable[int]]) -> Gauge:
+    """``tavolo.matches_unrecorded``: finished matches stats has not recorded yet (the game
+    service's log); above zero for long, stats or the lobby is out of reach."""
+    return Gauge("tavolo.matches_unrecorded", count,
+                 "Finished matches waiting to be recorded with stats (global: aggregate replicas "
+                 "with max)", unit="{match}")
+
+
 def setup(settings: Settings | TelemetrySettings, component: str) -> Telemetry | None:
     """The process's telemetry as ``<OTEL_SERVICE_NAME>-<component>``, or None when disabled.
 

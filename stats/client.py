@@ -13,7 +13,7 @@ from typing import Any
 
 import grpc
 
-from services.channels import open_channel
+from services.channels import SERVICE_CALLS, CallPolicy, open_channel
 from services.errors import from_rpc_error
 from services.timeutil import iso_from_ms
 from stats import messages
@@ -66,10 +66,17 @@ class Leaderboard:
 
 
 class StatsClient:
-    def __init__(self, address: str, timeout_seconds: float = 10.0):
+    """An async client of StatsService. ``policy`` says how long a call waits for a stats
+    service that does not answer (services.channels: SERVICE_CALLS between services,
+    PEOPLE_CALLS in the gateway)."""
+
+    def __init__(self, address: str, timeout_seconds: float = 10.0,
+                 policy: CallPolicy = SERVICE_CALLS):
         self._channel = open_channel(address, "tavolo.stats.v1.StatsService",
-                                     idempotent=_IDEMPOTENT, timeout_seconds=timeout_seconds)
+                                     idempotent=_IDEMPOTENT, timeout_seconds=timeout_seconds,
+                                     policy=policy)
         self._stub = stats_pb2_grpc.StatsServiceStub(self._channel)
+        self._read_deadline = policy.read_deadline_seconds
 
     async def close(self) -> None:
         await self._channel.close()
@@ -99,18 +106,18 @@ class StatsClient:
                            cursor: str | None = None) -> MatchPage:
         response = await self._call(self._stub.ListMatches, stats_pb2.ListMatchesRequest(
             member_id=member_id, game_type=game_type or "", page_size=limit,
-            page_token=cursor or ""))
+            page_token=cursor or ""), read=True)
         return MatchPage([messages.match_from_message(m) for m in response.matches],
                          response.next_page_token or None)
 
     async def ratings(self, member_id: str) -> list[Rating]:
         response = await self._call(self._stub.GetRatings,
-                                    stats_pb2.GetRatingsRequest(member_id=member_id))
+                                    stats_pb2.GetRatingsRequest(member_id=member_id), read=True)
         return [messages.rating_from_message(r) for r in response.ratings]
 
     async def leaderboard(self, game_type: str | None = None, limit: int = 0) -> Leaderboard:
         response = await self._call(self._stub.GetLeaderboard, stats_pb2.GetLeaderboardRequest(
-            game_type=game_type or "", limit=limit))
+            game_type=game_type or "", limit=limit), read=True)
         return Leaderboard(response.game_type, [
             LeaderboardRow(e.member_id, e.display_name, e.rating, e.wins, e.matches, e.points)
             for e in response.entries])
@@ -120,10 +127,10 @@ class StatsClient:
                                     stats_pb2.EraseMemberRequest(member_id=member_id))
         return response.anonymized_rows
 
-    @staticmethod
-    async def _call(method, request):
+    async def _call(self, method, request, *, read: bool = False):
+        """The call's response; a ``read`` (it changes nothing) gets the policy's read deadline."""
         try:
-            return await method(request)
+            return await method(request, timeout=self._read_deadline if read else None)
         except grpc.RpcError as error:
             raise from_rpc_error(error) from None
 

@@ -220,13 +220,17 @@ class MemoryStatsRepository(StatsRepository):
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _MS = timedelta(milliseconds=1)
 
-# Connection-level failures: the database is down, restarting or out of connections. They
-# become UNAVAILABLE (retry later), never an INTERNAL error.
+# Connection-level failures: the database is down, restarting or out of connections, or the
+# driver found a connection a restart broke (InternalClientError: "another operation is in
+# progress"; the pool's reset query then closes that connection, so it is not handed out
+# again). They become UNAVAILABLE (retry later), never an UNKNOWN or INTERNAL error.
 _UNREACHABLE = (
     OSError,
     asyncio.TimeoutError,
     asyncpg.PostgresConnectionError,
     asyncpg.InterfaceError,
+    asyncpg.InternalClientError,
+    asyncpg.exceptions.FatalPostgresError,
     asyncpg.exceptions.OperatorInterventionError,
     asyncpg.exceptions.InsufficientResourcesError,
 )

@@ -75,3 +75,16 @@ async def scratch_prefix(label: str = "test") -> AsyncIterator[str]:
         yield prefix
     finally:
         await delete_keys(prefix)
+
+
+async def terminate_connections(dsn: str) -> int:
+    """Cut every session on ``dsn``'s database but the admin's own, as a Postgres restart or a
+    failover does: how many were cut."""
+    database = dsn.rpartition("/")[2]
+    admin = await asyncpg.connect(ADMIN_DSN)
+    try:
+        return await admin.fetchval(
+            """SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+                WHERE datname = $1 AND pid <> pg_backend_pid()""", database)
+    finally:
+        await admin.close()

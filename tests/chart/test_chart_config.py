@@ -45,6 +45,7 @@ TEXT_SAMPLES = {
     "DATABASE_ENGINE": "postgresql",
     "CORS_ALLOW_ORIGIN_REGEX": r"https://[a-z]+\.example\.com",
     "OTEL_EXPORTER_OTLP_HEADERS": "authorization=Bearer sample,x-tenant=tavolo",
+    "FORWARDED_ALLOW_IPS": "10.244.0.0/16,fd00:10:244::/56",
 }
 GATEWAY_ONLY = re.compile(r"^OIDC_[0-9]+_CLIENT_SECRET$")
 STATS_ONLY = {"STATS_CURSOR_SECRET"}
@@ -176,7 +177,7 @@ def test_variable_reaches_the_containers_that_read_it(everything_set: tuple[Rend
     elif variable in STATS_ONLY:
         readers = ["Deployment/stats"]
     elif variable in ("DATABASE_URL", "DATABASE_PASSWORD"):
-        readers = ["Deployment/game", "Deployment/stats", "Job/migrate"]
+        readers = ["Deployment/lobby", "Deployment/game", "Deployment/stats", "Job/migrate"]
     elif variable == "REDIS_URL":
         readers = [f"Deployment/{component}" for component in COMPONENTS if component != "stats"]
     else:
@@ -204,6 +205,27 @@ def test_unset_values_leave_the_application_defaults(default_render: Rendered) -
         "STATS_ADDR": "rel-tavolo-stats:50054",
     }
     assert default_render.get("Secret", "rel-tavolo").get("data") is None
+
+
+PRIVATE_RANGES = "10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7"
+
+
+def test_with_the_ingress_the_gateway_believes_the_forwarded_headers_of_the_pod_network(
+        render: Callable[..., Rendered]) -> None:
+    """The Ingress terminates TLS: its controller's X-Forwarded-Proto must be believed, or the
+    session cookie loses Secure. Its pods connect from the cluster's (private) pod network."""
+    rendered = render({"ingress": {"enabled": True}})
+    config_map = rendered.get("ConfigMap", "rel-tavolo")["data"]
+
+    assert config_map["FORWARDED_ALLOW_IPS"] == PRIVATE_RANGES
+    assert rendered.component_env("gateway")["FORWARDED_ALLOW_IPS"] == PRIVATE_RANGES
+    assert Settings.from_env(config_map).forwarded_allow_ips == tuple(PRIVATE_RANGES.split(","))
+
+
+def test_a_set_forwarded_allow_ips_wins_over_the_ingress_range(render: Callable[..., Rendered]) -> None:
+    rendered = render({"ingress": {"enabled": True}, "config": {"FORWARDED_ALLOW_IPS": "10.244.0.0/16"}})
+
+    assert rendered.get("ConfigMap", "rel-tavolo")["data"]["FORWARDED_ALLOW_IPS"] == "10.244.0.0/16"
 
 
 def test_secrets_are_kept_out_of_the_config_map(everything_set: tuple[Rendered, dict[str, str]]) -> None:

@@ -21,7 +21,8 @@ DATABASE = {"database": {"url": "postgres://tavolo:secret@postgres.example:5432/
 STORES = {"Redis": REDIS, "Postgres": DATABASE}
 # The stores each component keeps its state in (gateway/server.py, lobby/server.py, game/server.py,
 # deadlines/server.py, stats/server.py), so those it needs to run more than one replica. The stats
-# keeps nothing in Redis (the chart does not even give it REDIS_URL).
+# keeps nothing in Redis (the chart does not even give it REDIS_URL); the lobby needs either
+# store (Postgres keeps its seatings durably, Redis only as a cache would).
 NEEDS = {
     "gateway": {"Redis"},
     "lobby": {"Redis"},
@@ -93,6 +94,9 @@ def test_schema_covers_every_value(schema: dict[str, Any]) -> None:
         ({"extraEnv": [{"value": "no name"}]}, "/extraEnv/0"),
         ({"gateway": {"service": {"type": "Public"}}}, "/gateway/service/type"),
         ({"stats": {"cursorSecret": "short"}}, "/stats/cursorSecret"),
+        # uvicorn would take a host name for a never-matching literal, "*" among others too
+        ({"config": {"FORWARDED_ALLOW_IPS": "ingress-nginx.internal"}}, "/config/FORWARDED_ALLOW_IPS"),
+        ({"config": {"FORWARDED_ALLOW_IPS": "*,10.0.0.0/8"}}, "/config/FORWARDED_ALLOW_IPS"),
         ({"stats": {"replica": 2}}, "additional properties 'replica'"),
         ({"game": {"cursorSecret": "0123456789abcdef"}}, "additional properties 'cursorSecret'"),
     ],
@@ -173,6 +177,13 @@ def test_autoscaling_refuses_more_min_than_max_replicas(render: Callable[..., Re
     assert f"{component}.autoscaling: minReplicas (5) must not be greater than maxReplicas (3)" in str(error.value)
 
 
+def test_the_lobby_scales_with_postgres_alone(render: Callable[..., Rendered]) -> None:
+    rendered = render({**DATABASE, "lobby": {"replicas": 3}})
+
+    assert rendered.component("Deployment", "lobby")["spec"]["replicas"] == 3
+    assert "DATABASE_URL" in rendered.component_env("lobby")
+
+
 def test_autoscaling_accepts_equal_min_and_max_replicas(render: Callable[..., Rendered]) -> None:
     values = {**REDIS, "lobby": {"autoscaling": {"enabled": True, "minReplicas": 4, "maxReplicas": 4}}}
 
@@ -201,7 +212,8 @@ def test_production_values_scale_every_component() -> None:
 # A value the schema accepts but the application refuses renders cleanly and then crash-loops every
 # pod, so the schema mirrors Settings.from_env. One rule it cannot mirror: whether
 # CORS_ALLOW_ORIGIN_REGEX compiles (JSON Schema has no "is a regex" check).
-NOT_CHECKABLE_BY_THE_SCHEMA = {"CORS_ALLOW_ORIGIN_REGEX"}
+# Whether a regex compiles; whether an address or a network (without host bits) is one.
+NOT_CHECKABLE_BY_THE_SCHEMA = {"CORS_ALLOW_ORIGIN_REGEX", "FORWARDED_ALLOW_IPS"}
 
 
 def env_text(value: Any) -> str:
@@ -344,6 +356,16 @@ def test_the_application_accepts_whatever_the_schema_accepts(
     ]
 
     assert accepted_then_refused == []
+
+
+@pytest.mark.parametrize("value", ["10.0.0.1/8", "10.0.0.256", "1"])
+def test_addresses_the_schema_cannot_check_are_left_to_the_application(
+    render: Callable[..., Rendered], value: str
+) -> None:
+    """The schema takes what looks like addresses and networks; the application checks them."""
+    data = render({"config": {"FORWARDED_ALLOW_IPS": value}}).get("ConfigMap", "rel-tavolo")["data"]
+
+    assert application_refuses("FORWARDED_ALLOW_IPS", data["FORWARDED_ALLOW_IPS"])
 
 
 def test_a_bad_cors_regex_is_left_to_the_application(render: Callable[..., Rendered]) -> None:

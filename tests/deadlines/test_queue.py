@@ -243,3 +243,33 @@ async def test_a_store_that_does_not_answer_is_unavailable():
 async def _until(condition, interval: float = 0.005) -> None:
     while not condition():
         await asyncio.sleep(interval)
+
+
+async def test_the_epoch_stays_while_the_queue_keeps_its_entries(backend):
+    first, other_replica = backend.handle(), backend.handle()
+    epoch = await first.epoch()
+    await first.schedule(entry(), T0 + 100)
+    await first.cancel(entry())
+    assert len(epoch) >= 16
+    assert await first.epoch() == epoch and await other_replica.epoch() == epoch
+
+
+async def test_a_flushed_redis_gives_the_queue_a_new_epoch(redis_url, redis_prefix, redis_client):
+    queue = RedisDeadlineQueue(redis_client_for(redis_url), Keys(redis_prefix))
+    other_replica = RedisDeadlineQueue(redis_client_for(redis_url), Keys(redis_prefix))
+    try:
+        before = await queue.epoch()
+        await queue.schedule(entry(), T0 + 100)
+        for key in await redis_client.keys(f"{redis_prefix}:*"):  # what FLUSHALL does to us
+            await redis_client.delete(key)
+        after = await queue.epoch()
+        assert after != before and await other_replica.epoch() == after
+    finally:
+        await queue.close()
+        await other_replica.close()
+
+
+async def test_a_new_memory_queue_has_a_new_epoch():
+    from deadlines.queue import MemoryDeadlineQueue
+
+    assert await MemoryDeadlineQueue().epoch() != await MemoryDeadlineQueue().epoch()

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field, replace
 import pytest
 
 from game.cache import MemoryTableCache, RedisTableCache, TableCache
-from game.clients import DeadlinesClient, StatsClient
+from deadlines.client import DeadlinesClient
+from game.clients import StatsClient
 from game.log_store import LogStore, MemoryLogStore, PostgresLogStore
 from game.registry import default_registry
 from game.servicer import GameServicer

@@ -235,7 +235,28 @@ async def test_finished_tables_wait_to_be_recorded_until_marked(log_store):
     await log_store.append(done.table_id, done.position, _move(1), "finished", CREATED_MS + 20)
     await log_store.append(older.table_id, older.position, _move(1), "finished", CREATED_MS + 10)
     assert await log_store.unrecorded() == [older.table_id, done.table_id]
+    assert await log_store.unrecorded_count() == 2
     await log_store.mark_recorded(older.table_id, CREATED_MS + 30)
     await log_store.mark_recorded(older.table_id, CREATED_MS + 99)  # the first time stays
     assert await log_store.unrecorded() == [done.table_id]
+    assert await log_store.unrecorded_count() == 1
     assert (await log_store.header(older.table_id)).recorded_ms == CREATED_MS + 30
+
+
+async def test_matches_waiting_to_be_recorded_are_listed_oldest_first_page_by_page(log_store):
+    # Two finish at the same moment: the id breaks the tie, so no page skips or repeats one.
+    finished_at = [CREATED_MS + 30, CREATED_MS + 10, CREATED_MS + 20, CREATED_MS + 20, CREATED_MS + 40]
+    records = [_record() for _ in finished_at]
+    for record, at in zip(records, finished_at):
+        await log_store.create(record)
+        await log_store.append(record.table_id, record.position, _move(1), "finished", at)
+    expected = [r.table_id for r, _ in sorted(zip(records, finished_at), key=lambda p: (p[1], p[0].table_id))]
+    seen, after = [], ""
+    while page := await log_store.unrecorded(2, after):
+        assert len(page) <= 2
+        seen += page
+        after = page[-1]
+    assert seen == expected
+    assert await log_store.unrecorded(10, finished_before_ms=CREATED_MS + 21) == expected[:3]
+    assert await log_store.unrecorded(10, expected[1], finished_before_ms=CREATED_MS + 21) == expected[2:3]
+    assert await log_store.unrecorded_count() == 5

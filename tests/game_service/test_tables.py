@@ -457,14 +457,35 @@ async def test_a_restarted_service_resumes_the_unrecorded_finished_matches(repli
     assert await restarted.resume() == 0
 
 
-async def test_a_match_stats_refuses_for_good_is_settled_not_retried_for_ever(replicas, fakes):
-    fakes.stats.refusal = ServiceError(Reason.GAME_NOT_FOUND, "No lobby game seats this table")
+async def test_a_match_stats_refuses_for_good_is_settled_not_retried_for_ever(replicas, fakes, caplog):
+    fakes.stats.refusal = ServiceError(Reason.INVALID_ARGUMENT, "result_json is not valid JSON")
     tables = await replicas.open()
     table_id = await _dummy(tables, target=1)
     await tables.act(table_id, "seat:0", _add())
     await tables.drain(timeout=10)
     assert fakes.stats.calls == 1 and table_id not in fakes.stats.matches
     assert table_id not in await tables.log.unrecorded()  # not offered again at the next start
+    (error,) = [r for r in caplog.records if r.levelname == "ERROR" and table_id in r.getMessage()]
+    assert "INVALID_ARGUMENT" in error.getMessage() and "settled without a record" in error.getMessage()
+
+
+async def test_a_refusal_a_later_attempt_may_overcome_keeps_the_match_waiting(replicas, fakes, caplog):
+    fakes.stats.refusal = ServiceError(Reason.GAME_NOT_FOUND, "No lobby game seats this table")
+    tables = await replicas.open(record_cap_seconds=0.1)
+    table_id = await _dummy(tables, target=1)
+    await tables.act(table_id, "seat:0", _add())
+    loop = asyncio.get_running_loop()
+    give_up_at = loop.time() + 20
+    while fakes.stats.calls < 3:
+        assert loop.time() < give_up_at, "the recorder stopped trying"
+        await asyncio.sleep(0.02)
+    assert await tables.log.unrecorded() == [table_id] and tables.waiting_to_record == 1
+    assert [r for r in caplog.records if r.levelname == "WARNING" and "GAME_NOT_FOUND" in r.getMessage()]
+    fakes.stats.refusal = None
+    while (await tables.log.header(table_id)).recorded_ms is None:
+        assert loop.time() < give_up_at, "never recorded"
+        await asyncio.sleep(0.02)
+    assert table_id in fakes.stats.matches and tables.waiting_to_record == 0
 
 
 async def test_a_restarted_service_hands_the_running_tables_deadlines_to_the_queue_again(

@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 import httpx
 import websockets
 
+from game.scopone.rules import legal_plays
 from gateway.sessions import COOKIE_NAME
 
 _HIDDEN = re.compile(r'<input type="hidden" name="([^"]*)" value="([^"]*)">')
@@ -70,3 +71,32 @@ async def receive(socket, type_: str | None = None, timeout: float = 10.0) -> di
         message = json.loads(await asyncio.wait_for(socket.recv(), timeout))
         if type_ is None or message["type"] == type_:
             return message
+
+
+async def seat_four(players, options) -> dict:
+    """A game created by the first player with ``options`` and joined by the other three."""
+    lobby = (await players[0].http.post("/api/games", json={"options": options})).json()
+    for player in players[1:]:
+        response = await player.http.post("/api/games/join", json={"code": lobby["join_code"]})
+        assert response.status_code == 200
+    return lobby
+
+
+async def play_until_over(socket, asso: bool, hand_ends: list | None = None) -> dict:
+    """A seat's loop: play a legal card when it is our turn, acknowledge hand ends (the views
+    of which go to ``hand_ends``)."""
+    while True:
+        message = await receive(socket, timeout=30)
+        if message["type"] == "game_over":
+            return message
+        if message["type"] != "state":
+            continue
+        game = message["game"]
+        if game["status"] == "hand_end" and hand_ends is not None:
+            hand_ends.append(game)
+        if game.get("your_turn"):
+            card, capture = legal_plays(game["hand"], game["table"], asso)[0]
+            await socket.send(json.dumps({"action": "play", "card": card, "capture": capture,
+                                          "revision": game["revision"]}))
+        elif game["status"] == "hand_end" and game["you"] not in game["acknowledged"]:
+            await socket.send(json.dumps({"action": "ack", "revision": game["revision"]}))

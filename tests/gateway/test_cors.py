@@ -103,3 +103,16 @@ def test_sockets_accept_own_and_allowed_origins_only():
     assert policy.allows_socket(_Connection("https://app.example"))
     assert not policy.allows_socket(_Connection("https://evil.example"))
     assert not policy.allows_socket(_Connection("http://gw.test.evil.example"))
+
+
+def test_any_origin_for_cors_admits_no_socket_origin():
+    """`*` lets pages read the API without cookies; a socket carries the player's cookie."""
+    class _Connection:
+        def __init__(self, origin):
+            self.headers = {"host": "gw.test", "origin": origin}
+            self.url = httpx.URL("ws://gw.test/ws/games/x")
+
+    policy = OriginPolicy(Settings.from_env({"CORS_ALLOW_ORIGINS": "*, https://app.example"}).cors)
+    assert not policy.allows_socket(_Connection("https://evil.example"))
+    assert policy.allows_socket(_Connection("https://app.example"))
+    assert policy.allows_socket(_Connection("http://gw.test"))

@@ -12,8 +12,8 @@ import json
 
 import pytest
 
-from game.scopone.rules import legal_plays
-from tests.gateway.players import Player, receive
+from tests.gateway.players import Player, play_until_over, receive, seat_four
+from tests.waiting import eventually
 from tests.stack import real_stack
 
 
@@ -31,53 +31,15 @@ def hurried_stack():
         yield running
 
 
-async def _seat_four(players, options) -> dict:
-    lobby = (await players[0].http.post("/api/games", json={"options": options})).json()
-    for player in players[1:]:
-        response = await player.http.post("/api/games/join", json={"code": lobby["join_code"]})
-        assert response.status_code == 200
-    return lobby
-
-
-async def _play_until_over(socket, asso: bool, hand_ends: list | None = None) -> dict:
-    """A seat's loop: play a legal card when it is our turn, acknowledge hand ends (the views
-    of which go to ``hand_ends``)."""
-    while True:
-        message = await receive(socket, timeout=30)
-        if message["type"] == "game_over":
-            return message
-        if message["type"] != "state":
-            continue
-        game = message["game"]
-        if game["status"] == "hand_end" and hand_ends is not None:
-            hand_ends.append(game)
-        if game.get("your_turn"):
-            card, capture = legal_plays(game["hand"], game["table"], asso)[0]
-            await socket.send(json.dumps({"action": "play", "card": card, "capture": capture,
-                                          "revision": game["revision"]}))
-        elif game["status"] == "hand_end" and game["you"] not in game["acknowledged"]:
-            await socket.send(json.dumps({"action": "ack", "revision": game["revision"]}))
-
-
-async def _eventually(check, timeout: float = 30.0):
-    deadline = asyncio.get_running_loop().time() + timeout
-    while True:
-        result = await check()
-        if result:
-            return result
-        assert asyncio.get_running_loop().time() < deadline, "never happened"
-        await asyncio.sleep(0.2)
-
-
 async def test_four_players_play_a_whole_match_and_find_it_in_their_history(stack):
     players = [await Player(stack, name).login() for name in ("alice", "bob", "carol", "dave")]
     try:
         # To 21 without napola: no hand can end it, so hand ends are acknowledged over the
         # sockets and the next hands dealt.
-        lobby = await _seat_four(players, {"target_score": 21, "napola": False})
+        lobby = await seat_four(players, {"target_score": 21, "napola": False})
         sockets = [await p.socket(lobby["id"]) for p in players]
         hand_ends: list[list[dict]] = [[] for _ in sockets]
-        overs = await asyncio.gather(*(_play_until_over(s, False, seen)
+        overs = await asyncio.gather(*(play_until_over(s, False, seen)
                                        for s, seen in zip(sockets, hand_ends)))
         for seat, seen in enumerate(hand_ends):
             assert seen, "the match ended without a hand end"
@@ -111,7 +73,7 @@ async def test_four_players_play_a_whole_match_and_find_it_in_their_history(stac
             page = (await players[0].http.get("/api/me/matches")).json()
             return page["items"] if page["items"] else None
 
-        (item,) = await _eventually(recorded)
+        (item,) = await eventually(recorded)
         assert item["id"] == lobby["id"] and item["result"]["winner"] == winner
         deltas = {p["name"]: p["elo_delta"] for p in item["players"]}
         won = {p["name"]: p["won"] for p in item["players"]}
@@ -153,32 +115,32 @@ async def test_four_players_play_a_whole_match_and_find_it_in_their_history(stac
 async def test_a_match_nobody_plays_finishes_on_the_deadlines_alone(hurried_stack):
     players = [await Player(hurried_stack, name).login() for name in ("erin", "frank", "grace", "heidi")]
     try:
-        lobby = await _seat_four(players, {"target_score": 1})
+        lobby = await seat_four(players, {"target_score": 1})
 
         async def finished():
             view = (await players[2].http.get(f"/api/games/{lobby['id']}")).json()
             return view if view["status"] == "finished" else None
 
-        final = await _eventually(finished, timeout=120)
+        final = await eventually(finished, timeout=120)
         assert final["winner"] in ("A", "B")
         log = (await players[0].http.get(f"/api/games/{lobby['id']}/log")).json()
         plays = [m for m in log["moves"] if m["type"] != "ack"]
         assert plays and all(m["auto"] for m in plays)
 
         # A second match of theirs, then their history page by page through the gateway.
-        second = await _seat_four(players, {"target_score": 1})
+        second = await seat_four(players, {"target_score": 1})
 
         async def second_finished():
             view = (await players[2].http.get(f"/api/games/{second['id']}")).json()
             return view["status"] == "finished"
 
-        await _eventually(second_finished, timeout=120)
+        await eventually(second_finished, timeout=120)
 
         async def both_recorded():
             page = (await players[0].http.get("/api/me/matches?limit=2")).json()
             return len(page["items"]) == 2
 
-        await _eventually(both_recorded)
+        await eventually(both_recorded)
         first_page = (await players[0].http.get("/api/me/matches?limit=1")).json()
         assert [m["id"] for m in first_page["items"]] == [second["id"]]  # newest first
         assert first_page["next_cursor"]
@@ -206,7 +168,7 @@ async def test_a_socket_waiting_in_the_lobby_outlives_a_lobby_restart(stack):
                     response = await player.http.post("/api/games/join",
                                                       json={"code": lobby["join_code"]})
                     return response.status_code == 200
-                await _eventually(joined, timeout=10)
+                await eventually(joined, timeout=10)
             game = (await receive(socket, "state"))["game"]
             assert game["status"] == "playing" and game["you"] == 0
     finally:

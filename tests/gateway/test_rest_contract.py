@@ -145,6 +145,17 @@ async def test_a_body_declared_as_anything_but_json_is_415(players, content_type
     assert response.json() == {"detail": "Content-Type must be application/json"}
 
 
+@pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded"])
+async def test_an_empty_body_declared_as_anything_but_json_is_415_too(players, content_type):
+    """What a cross-site form can send: refused before it creates anything, body or none."""
+    games = (await players[0].http.get("/api/me/games")).json()
+    response = await players[0].http.post("/api/games", content=b"",
+                                          headers={"content-type": content_type})
+    assert (response.status_code, response.json()) == (
+        415, {"detail": "Content-Type must be application/json"})
+    assert (await players[0].http.get("/api/me/games")).json() == games
+
+
 async def test_json_media_types_and_a_missing_content_type_are_read_as_json(players):
     for headers in ({"content-type": "application/json; charset=utf-8"},
                     {"content-type": "application/merge-patch+json"}, {}):
@@ -231,6 +242,14 @@ async def test_unknown_games_and_codes_are_404(players):
         assert response.status_code == 404 and response.json() == {"detail": "Game not found"}
 
 
+@pytest.mark.parametrize("path", ["/api/games/%20", "/api/games/%09", "/api/games/%0A%20",
+                                  "/api/games/%00", "/api/games/%00/log", "/api/games/%20/log",
+                                  "/api/games/%E2%80%AE/log"])
+async def test_an_id_of_blanks_or_control_characters_is_404_like_any_unknown_id(players, path):
+    response = await players[0].http.get(path)
+    assert (response.status_code, response.json()) == (404, {"detail": "Game not found"})
+
+
 async def test_preview_without_a_code_is_400(players):
     assert (await players[0].http.get("/api/games/preview")).status_code == 400
 
@@ -274,10 +293,24 @@ async def test_history_and_leaderboard_refuse_an_unknown_game_type_alike(players
 
 
 @pytest.mark.parametrize("query", ["limit=0", "limit=101", "limit=x", "limit=%C2%B2", "limit=-1",
-                                   "limit=1.5", "cursor=forged"])
+                                   "limit=1.5", "limit=", "limit=1&limit=2", "limit=5&limit=5",
+                                   "limit=" + "1" * 5000, "cursor=forged"])
 async def test_bad_limits_and_cursors_are_400(players, query):
     response = await players[0].http.get(f"/api/me/matches?{query}")
     assert response.status_code == 400
+
+
+@pytest.mark.parametrize("query", ["limit=0", "limit=x", "limit=1.5", "limit=", "limit=1&limit=2"])
+async def test_the_leaderboard_refuses_bad_limits_alike(players, query):
+    response = await players[0].http.get(f"/api/leaderboard?{query}")
+    assert (response.status_code, response.json()) == (
+        400, {"detail": "limit must be an integer from 1 to 100"})
+
+
+async def test_a_limit_at_the_bounds_is_taken(players):
+    for query in ("limit=1", "limit=100", "limit=007"):
+        assert (await players[0].http.get(f"/api/leaderboard?{query}")).status_code == 200, query
+        assert (await players[0].http.get(f"/api/me/matches?{query}")).status_code == 200, query
 
 
 async def test_empty_history_ratings_and_leaderboard(players):

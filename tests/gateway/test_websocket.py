@@ -35,6 +35,11 @@ async def test_refusals_happen_before_the_handshake(players, anonymous):
     assert await _refusal(players[0], lobby["id"], origin="https://evil.example") == 403
 
 
+@pytest.mark.parametrize("game_id", ["%20", "%09", "%00"])
+async def test_an_id_of_blanks_or_control_characters_is_refused_404_not_503(players, game_id):
+    assert await _refusal(players[0], game_id) == 404
+
+
 async def test_the_gateways_own_origin_is_accepted(players):
     lobby = await _started_game(players)
     socket = await players[0].socket(lobby["id"], origin=players[0].stack.gateway_url)
@@ -144,7 +149,7 @@ async def test_a_socket_opened_in_the_lobby_gets_the_first_state_at_the_start(pl
     lobby = (await alice.http.post("/api/games")).json()
     async with await alice.socket(lobby["id"]) as socket:
         await socket.send('{"action": "state"}')
-        assert (await receive(socket))["code"] == "illegal_move"
+        assert (await receive(socket, "error"))["code"] == "illegal_move"
         for player in players[1:]:
             await player.http.post("/api/games/join", json={"code": lobby["join_code"]})
         game = (await receive(socket, "state"))["game"]

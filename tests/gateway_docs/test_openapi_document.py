@@ -8,6 +8,7 @@ import re
 import pytest
 from openapi_spec_validator import OpenAPIV31SpecValidator
 
+from game.scopone import OPTIONS_SCHEMA as SCOPONE_OPTIONS_SCHEMA
 from gateway.openapi import SESSION_COOKIE, WS_ERROR_CODES, spec
 from tests.gateway_docs.support import (
     contract_endpoints,
@@ -174,6 +175,30 @@ def test_a_schema_refuses_what_breaks_it(document):
     assert errors_of(document, schema_ref("Card"), "11D")
     assert errors_of(document, schema_ref("GameView"), {"status": "lobby"})
     assert not errors_of(document, schema_ref("CreateGameRequest"), {})
+
+
+def test_a_join_code_is_at_least_one_character(document):
+    assert errors_of(document, schema_ref("JoinRequest"), {"code": ""})
+    assert not errors_of(document, schema_ref("JoinRequest"), {"code": "k7qx2m"})
+
+
+@pytest.mark.parametrize("options", [{"colour": "red"}, {"target_score": 11, "target": 20},
+                                     {"target_score": 0}, {"napola": "yes"}])
+def test_options_are_closed_like_the_games_own_schema(document, options):
+    """The gateway answers 422 to an unknown option: the document says so before anyone tries."""
+    assert errors_of(document, schema_ref("CreateGameRequest"), {"options": options})
+
+
+@pytest.mark.parametrize("options", [None, {}, {"target_score": 21},
+                                     {"target_score": 11, "napola": True, "asso_pigliatutto": False}])
+def test_options_the_game_takes_fit_the_document(document, options):
+    assert not errors_of(document, schema_ref("CreateGameRequest"), {"options": options})
+
+
+def test_the_options_schema_is_the_scopone_engines(document):
+    options = document["components"]["schemas"]["Options"]
+    assert options["additionalProperties"] is False
+    assert options["properties"] == SCOPONE_OPTIONS_SCHEMA["properties"]
 
 
 def test_every_ref_resolves(document):

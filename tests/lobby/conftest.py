@@ -13,12 +13,15 @@ from lobby.game_api import IDEMPOTENT, GameApi
 from lobby.game_api import SERVICE as GAME_SERVICE
 from lobby.service import Lobby
 from lobby.servicer import SERVICE, register
+from lobby.postgres_store import PostgresLobbyStore
 from lobby.store import LobbyStore, MemoryLobbyStore, RedisLobbyStore
 from services.channels import open_channel
+from services.migrations import migrate
 from services.server import ServiceSpec, serve
-from services.stores import Keys, redis_client
+from services.stores import Keys, postgres_pool, redis_client
 from tests.lobby.fake_game_service import FakeGameService, running_game_service
 from tests.processes import free_address
+from tests.servers import create_database, drop_database, dsn_for
 
 TTL_SECONDS = 3600
 
@@ -38,13 +41,27 @@ def clock() -> Clock:
     return Clock()
 
 
-@pytest.fixture(params=["memory", "redis"])
-async def store(request, clock, redis_url, redis_prefix) -> LobbyStore:
-    """Each behaviour test runs on both stores."""
+@pytest.fixture(scope="module")
+def lobby_database() -> str:
+    """One migrated scratch database per module (tests empty it first), dropped at the end:
+    a database per test would cost more than the tests themselves."""
+    database = asyncio.run(create_database("lobby"))
+    asyncio.run(migrate(dsn_for(database), components=("lobby",)))
+    yield dsn_for(database)
+    asyncio.run(drop_database(database))
+
+
+@pytest.fixture(params=["memory", "redis", "postgres"])
+async def store(request, clock, redis_url, redis_prefix, lobby_database) -> LobbyStore:
+    """Each behaviour test runs on every store."""
     if request.param == "memory":
         store = MemoryLobbyStore(TTL_SECONDS, clock=clock)
-    else:
+    elif request.param == "redis":
         store = RedisLobbyStore(redis_client(redis_url), Keys(redis_prefix), TTL_SECONDS)
+    else:
+        pool = await postgres_pool(lobby_database, max_size=4)
+        await pool.execute("TRUNCATE lobby_game CASCADE")
+        store = PostgresLobbyStore(pool, lobby_database, TTL_SECONDS)
     yield store
     await store.close()
 

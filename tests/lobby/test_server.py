@@ -84,3 +84,26 @@ async def test_not_serving_while_redis_does_not_answer(game_service):
 async def test_the_client_reports_an_unreachable_lobby_as_unavailable():
     async with LobbyClient(free_address(), timeout_seconds=2) as client:
         await fails(client.create_game("alice", "Alice", "scopone_scientifico"), Reason.UNAVAILABLE)
+
+
+async def test_serves_on_postgres_when_a_database_is_configured(game_service, postgres_dsn):
+    """With a database the seating is durable: the lobby migrates its tables and keeps games there."""
+    import asyncpg
+
+    settings = Settings(lobby_addr=free_address(), game_addr=game_service[1],
+                        database_url=postgres_dsn)
+    task, stop = await _running(settings)
+    try:
+        assert await _serving(settings.lobby_addr)
+        async with LobbyClient(settings.lobby_addr) as client:
+            game = await client.create_game("alice", "Alice", "scopone_scientifico")
+        connection = await asyncpg.connect(postgres_dsn)
+        try:
+            stored = await connection.fetchval("SELECT join_code FROM lobby_game WHERE id = $1",
+                                               game.id)
+        finally:
+            await connection.close()
+        assert stored == game.join_code
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 10)

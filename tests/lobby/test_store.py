@@ -341,3 +341,67 @@ async def test_changes_of_one_game_do_not_signal_another(store):
     async with store.changes(watched.id) as changes:
         await store.join(other.join_code, "carol", "Carol", at_ms=1)
         assert not await changes.wait(0.3)
+
+
+async def _postgres_store(dsn: str, ttl_seconds: int):
+    from lobby.postgres_store import PostgresLobbyStore
+    from services.stores import postgres_pool
+
+    pool = await postgres_pool(dsn, max_size=2)
+    await pool.execute("TRUNCATE lobby_game CASCADE")
+    return PostgresLobbyStore(pool, dsn, ttl_seconds)
+
+
+async def test_postgres_games_expire_and_free_their_code_unless_in_use(lobby_database):
+    store = await _postgres_store(lobby_database, ttl_seconds=1)
+    try:
+        used, idle = new_game("K7QX2M"), new_game("R4TW9P", creator="bob")
+        await store.create(used)
+        await store.create(idle)
+        for _ in range(3):  # 1.5 s: the idle game expires, the one read by id lives on
+            await asyncio.sleep(0.5)
+            assert await store.touch(used.id) is not None
+        assert await store.get(idle.id) is None and await store.game_id_for_code("R4TW9P") is None
+        assert (await store.join("R4TW9P", "carol", "Carol")).outcome is JoinOutcome.NOT_FOUND
+        assert await store.create(new_game("R4TW9P", creator="dave"))  # the code is free again
+        assert not await store.create(new_game("K7QX2M", creator="erin"))  # still in use
+    finally:
+        await store.close()
+
+
+async def test_postgres_keeps_the_seating_for_a_new_store_on_the_same_database(lobby_database):
+    """The seating is in Postgres alone: a restarted lobby (or a flushed Redis) loses nothing."""
+    first = await _postgres_store(lobby_database, ttl_seconds=TTL_SECONDS)
+    game = new_game()
+    try:
+        await first.create(game)
+        await first.join(game.join_code, "bob", "Bob", at_ms=1764669601000)
+        await first.mark_started(game.id, at_ms=1764669602000)
+    finally:
+        await first.close()
+    from lobby.postgres_store import PostgresLobbyStore
+    from services.stores import postgres_pool
+
+    second = PostgresLobbyStore(await postgres_pool(lobby_database, max_size=2), lobby_database,
+                                TTL_SECONDS)
+    try:
+        kept = await second.get(game.id)
+        assert [(s.member_id, s.display_name) for s in kept.seats] == [("alice", "Alice"),
+                                                                        ("bob", "Bob")]
+        assert kept.started and kept.changed_at_ms == 1764669602000
+        assert [g.id for g in await second.member_games("bob")] == [game.id]
+    finally:
+        await second.close()
+
+
+async def test_postgres_erasure_reaches_expired_games_too(lobby_database):
+    store = await _postgres_store(lobby_database, ttl_seconds=1)
+    try:
+        game = new_game()
+        await store.create(game)
+        await asyncio.sleep(1.2)
+        assert await store.erase_member("alice", lambda: "deleted-x") == [game.id]
+        names = await store.pool.fetch("SELECT member_id, display_name FROM lobby_seat")
+        assert [tuple(row) for row in names] == [("deleted-x", DELETED_PLAYER)]
+    finally:
+        await store.close()

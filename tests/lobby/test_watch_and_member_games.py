@@ -55,13 +55,13 @@ async def test_watch_of_an_unknown_game_is_game_not_found(client):
 
 async def test_a_watch_outlives_the_unary_deadline(harness):
     """WatchGame has no deadline: a waiting room may wait for minutes."""
-    quick = LobbyClient(harness.address, timeout_seconds=2.0)
+    quick = LobbyClient(harness.address, timeout_seconds=2.0)  # the watcher's unary deadline
     try:
-        game = await quick.create_game("alice", "Alice", "scopone_scientifico")
+        game = await harness.client.create_game("alice", "Alice", "scopone_scientifico")
         stream = quick.watch_game(game.id)
         await _next(stream)
         await asyncio.sleep(2.5)
-        await quick.join_game("bob", "Bob", game.join_code)
+        await harness.client.join_game("bob", "Bob", game.join_code)
         assert len((await _next(stream)).seats) == 2
         await stream.aclose()
     finally:

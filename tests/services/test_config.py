@@ -40,6 +40,7 @@ def test_defaults_are_the_readmes():
     assert settings.game_addr == "127.0.0.1:50052"
     assert settings.deadlines_addr == "127.0.0.1:50053"
     assert settings.stats_addr == "127.0.0.1:50054"
+    assert settings.forwarded_allow_ips == ("127.0.0.1",)
 
 
 def _readme_defaults() -> dict[str, str]:
@@ -87,6 +88,7 @@ _DEFAULT_OF = {
     "STATIC_DIR": lambda s: s.static_dir, "LOBBY_ADDR": lambda s: s.lobby_addr,
     "GAME_ADDR": lambda s: s.game_addr, "DEADLINES_ADDR": lambda s: s.deadlines_addr,
     "STATS_ADDR": lambda s: s.stats_addr,
+    "FORWARDED_ALLOW_IPS": lambda s: s.forwarded_allow_ips,
 }
 
 
@@ -184,10 +186,36 @@ def test_database_parts_build_a_dsn_leaving_out_an_empty_port():
     ({"REDIS_URL": "localhost:6379"}, "REDIS_URL"),
     ({"REDIS_URL": "redis://localhost:notaport/0"}, "REDIS_URL"),
     ({"TURN_TIMEOUT_SECONDS": "0.0001"}, "TURN_TIMEOUT_SECONDS"),  # would round to 0 ms
+    ({"FORWARDED_ALLOW_IPS": "proxy.internal"}, "FORWARDED_ALLOW_IPS"),  # uvicorn: never matches
+    ({"FORWARDED_ALLOW_IPS": "10.0.0.1/8"}, "FORWARDED_ALLOW_IPS"),  # host bits: not a network
+    ({"FORWARDED_ALLOW_IPS": "*, 10.0.0.1"}, "FORWARDED_ALLOW_IPS"),  # uvicorn: "*" a host name
 ])
 def test_bad_values_name_the_variable(environ, variable):
     with pytest.raises(ConfigError, match=re.escape(variable)):
         Settings.from_env(environ)
+
+
+@pytest.mark.parametrize("credentials", ["true", "1", "yes", "on"])
+def test_any_origin_with_credentials_is_a_start_up_error_naming_both_variables(credentials):
+    """Starlette would answer every Origin with itself and allow the cookie: any site could
+    call the API as the player."""
+    with pytest.raises(ConfigError) as error:
+        Settings.from_env({"CORS_ALLOW_ORIGINS": "https://app.example, *",
+                           "CORS_ALLOW_CREDENTIALS": credentials})
+    assert "CORS_ALLOW_ORIGINS" in str(error.value) and "CORS_ALLOW_CREDENTIALS" in str(error.value)
+
+
+def test_any_origin_without_credentials_and_named_origins_with_them_are_accepted():
+    assert Settings.from_env({"CORS_ALLOW_ORIGINS": "*"}).cors.allow_origins == ("*",)
+    named = Settings.from_env({"CORS_ALLOW_ORIGINS": "https://app.example",
+                               "CORS_ALLOW_CREDENTIALS": "true"}).cors
+    assert named.allow_credentials and named.allow_origins == ("https://app.example",)
+
+
+def test_forwarded_allow_ips_takes_addresses_networks_or_star():
+    settings = Settings.from_env({"FORWARDED_ALLOW_IPS": "10.0.0.0/8, 192.168.1.7,fd00::/8,::1"})
+    assert settings.forwarded_allow_ips == ("10.0.0.0/8", "192.168.1.7", "fd00::/8", "::1")
+    assert Settings.from_env({"FORWARDED_ALLOW_IPS": " * "}).forwarded_allow_ips == ("*",)
 
 
 def test_a_bad_url_error_never_shows_the_password():

@@ -16,6 +16,7 @@ import socket
 import subprocess
 import sys
 import threading
+import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -36,6 +37,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from game.cache import SnapshotWrite
+from game.log_store import TableRecord
 from game.server import build_service
 from gateway.app import Backends, create_app
 from gateway.auth import Auth
@@ -477,6 +479,12 @@ async def test_gauges_export_the_values_of_their_stores(collector, telemetries, 
     for table_id, score in (("t-1", 100), ("t-2", 200), ("t-3", None)):   # t-3 has finished
         await tables.cache.save(SnapshotWrite(table_id, 1, json.dumps({"revision": 1}), score,
                                               publish=False))
+    for finished_ms, recorded_ms in ((2_000, None), (3_000, 4_000), (None, None)):
+        await tables.log.create(TableRecord(   # finished and waiting for stats, recorded, playing
+            table_id=str(uuid.uuid4()), game_type="dummy", engine_version="1", seed=bytes(32),
+            seed_commitment="c0ffee", seats=("seat:0", "seat:1"), options_json="{}",
+            status="finished" if finished_ms else "playing", created_ms=1_000,
+            finished_ms=finished_ms, recorded_ms=recorded_ms))
 
     gateway_telemetry = telemetries("gateway")
     redis = redis_client(store_settings.redis_url) if store_settings.redis_url else None
@@ -497,6 +505,7 @@ async def test_gauges_export_the_values_of_their_stores(collector, telemetries, 
             await redis.aclose()
 
     assert collector.gauge_values("tavolo-game", "tavolo.ongoing_games") == [2]
+    assert collector.gauge_values("tavolo-game", "tavolo.matches_unrecorded") == [1]
     assert collector.gauge_values("tavolo-gateway", "tavolo.active_users") == [2]
     game_metrics = collector.metrics("tavolo-game")
     memory = game_metrics["process.memory.usage"][0].sum.data_points[0].as_int
@@ -554,6 +563,7 @@ import asyncio, json, logging, sys, threading
 import httpx
 from gateway.server import build
 from game.cache import SnapshotWrite
+from game.log_store import TableRecord
 from game.server import build_service
 from services import telemetry
 from services.channels import open_channel

@@ -118,6 +118,20 @@ override must keep the component's port.
 {{- $port -}}
 {{- end -}}
 
+{{/*
+FORWARDED_ALLOW_IPS: config.FORWARDED_ALLOW_IPS when set; else, with the chart's Ingress, the
+private ranges its controller's pods connect from (a cluster's pod network), so that the
+gateway believes the X-Forwarded-Proto of the TLS it terminates; else nothing (the default).
+*/}}
+{{- define "tavolo.forwardedAllowIps" -}}
+{{- $override := .Values.config.FORWARDED_ALLOW_IPS -}}
+{{- if include "tavolo.isSet" $override -}}
+{{- $override -}}
+{{- else if .Values.ingress.enabled -}}
+10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7
+{{- end -}}
+{{- end -}}
+
 {{/* Whether Redis is configured (otherwise every service keeps its state in memory). */}}
 {{- define "tavolo.redisConfigured" -}}
 {{- if or .Values.redis.url .Values.redis.existingSecret.name -}}true{{- end -}}
@@ -151,6 +165,9 @@ addresses and the OIDC providers' public settings.
 {{- if include "tavolo.isSet" $value -}}
 {{- $_ := set $data $name (include "tavolo.envValue" $value) -}}
 {{- end -}}
+{{- end -}}
+{{- with include "tavolo.forwardedAllowIps" . -}}
+{{- $_ := set $computed "FORWARDED_ALLOW_IPS" . -}}
 {{- end -}}
 {{- $data = merge $computed $data -}}
 {{- $fields := dict "issuer" "ISSUER" "clientId" "CLIENT_ID" "redirectUri" "REDIRECT_URI" "postLoginRedirect" "POST_LOGIN_REDIRECT" "postLogoutRedirect" "POST_LOGOUT_REDIRECT" -}}
@@ -228,7 +245,7 @@ migration Job, which runs with the stats environment but sets .job.
 {{- $env := list -}}
 {{- $refs := list -}}
 {{- /* Each secret goes only to who reads it: Redis to all but stats (which keeps nothing in
-     Redis) and the migration job; Postgres to game and stats (and the job), its owners. */ -}}
+     Redis) and the migration job; Postgres to lobby, game and stats (and the job), its owners. */ -}}
 {{- if and (ne .component "stats") (not .job) -}}
 {{- with $values.redis -}}
 {{- if .existingSecret.name -}}
@@ -238,7 +255,7 @@ migration Job, which runs with the stats environment but sets .job.
 {{- end -}}
 {{- end -}}
 {{- end -}}
-{{- if has .component (list "game" "stats") -}}
+{{- if has .component (list "lobby" "game" "stats") -}}
 {{- with $values.database -}}
 {{- if and .existingSecret.name .existingSecret.urlKey -}}
 {{- $refs = append $refs (list "DATABASE_URL" .existingSecret.name .existingSecret.urlKey) -}}
@@ -324,14 +341,14 @@ tolerations:
 {{/*
 Checks made once per render. State that lives in memory cannot be shared by several replicas, so
 a component that scales out (replicas > 1, or autoscaling) needs the stores it keeps its state
-in: Redis for the gateway (sessions), lobby (games, join codes), game (snapshots, locks, change
-signals) and deadlines (the queue); Postgres for game (move logs) and stats (matches, ratings).
-Stats never reads REDIS_URL (the chart does not give it), so it scales without Redis. And an
-autoscaler's range must not be empty.
+in: Redis for the gateway (sessions), game (snapshots, locks, change signals) and deadlines (the
+queue); Postgres for game (move logs) and stats (matches, ratings); Postgres (durable) or else
+Redis for the lobby (games, seats, join codes). Stats never reads REDIS_URL (the chart does not
+give it), so it scales without Redis. And an autoscaler's range must not be empty.
 */}}
 {{- define "tavolo.checks" -}}
 {{- $root := . -}}
-{{- $needsRedis := list "gateway" "lobby" "game" "deadlines" -}}
+{{- $needsRedis := list "gateway" "game" "deadlines" -}}
 {{- $needsPostgres := list "game" "stats" -}}
 {{- range $component := list "gateway" "lobby" "game" "deadlines" "stats" -}}
 {{- $values := index $root.Values $component -}}
@@ -339,6 +356,9 @@ autoscaler's range must not be empty.
 {{- $scaled := or $hpa.enabled (gt (int $values.replicas) 1) -}}
 {{- if and $scaled (has $component $needsRedis) (not (include "tavolo.redisConfigured" $root)) -}}
 {{- fail (printf "%s: more than one replica (or autoscaling) needs Redis (redis.url or redis.existingSecret): without it each pod keeps its own in-memory state" $component) -}}
+{{- end -}}
+{{- if and $scaled (eq $component "lobby") (not (include "tavolo.redisConfigured" $root)) (not (include "tavolo.databaseConfigured" $root)) -}}
+{{- fail "lobby: more than one replica (or autoscaling) needs Redis or Postgres (Postgres keeps the seatings durably): without either each pod keeps its own in-memory games" -}}
 {{- end -}}
 {{- if and $scaled (has $component $needsPostgres) (not (include "tavolo.databaseConfigured" $root)) -}}
 {{- fail (printf "%s: more than one replica (or autoscaling) needs Postgres (database.url, database.existingSecret or the DATABASE_* parts): without it each pod keeps its own in-memory store" $component) -}}

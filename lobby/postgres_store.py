@@ -1,0 +1,219 @@
+"""The lobby's durable store: games and seatings in Postgres (lobby/migrations).
+
+DESIGN: Redis holds nothing that cannot be rebuilt; who sits where is the truth that lets a
+match be played on and recorded, so it lives in Postgres and a flushed Redis loses none of it.
+The same rules as the other stores (lobby/store.py), kept by Postgres itself:
+- a game is live until ``expires_at``, which creating, joining and reading it by id push
+  GAME_TTL_SECONDS ahead (a game in use lives on); reads see live games only;
+- a join code is unique among live games: creations of one code take a transaction-level
+  advisory lock on it, so two of them never both find it free;
+- a join locks the game's row (``FOR UPDATE``), so two members racing for the last seat end
+  with exactly one of them seated;
+- every change (a seat taken, the start, an erasure) NOTIFYs in its own transaction, so a
+  waiting room hears of it once it is committed (services.signals.PostgresSignalHub).
+Games that expired more than PURGE_AFTER ago are deleted, at most once per PURGE_EVERY.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import time
+from collections.abc import Callable
+
+import asyncpg
+
+from lobby.models import DELETED_PLAYER, Game, Seat
+from lobby.store import JoinOutcome, Joined, LobbyStore
+from services.errors import Reason, ServiceError
+from services.signals import PostgresSignalHub, Signals
+
+CHANNEL = "tavolo_lobby"  # NOTIFY channel; the payload is the game id
+PURGE_AFTER = "7 days"
+PURGE_EVERY_SECONDS = 3600.0
+
+_GAME_COLUMNS = ("g.id::text AS id, g.game_type, g.join_code, g.options_json, g.seats_total, "
+                 "g.created_at_ms, g.updated_at_ms, g.started")
+_SEAT_COLUMNS = "s.seat_index, s.member_id, s.display_name, s.erased"
+_LIVE_GAME = f"""
+SELECT {_GAME_COLUMNS}, {_SEAT_COLUMNS}
+FROM lobby_game g LEFT JOIN lobby_seat s ON s.game_id = g.id
+WHERE g.id = $1 AND g.expires_at > now()
+ORDER BY s.seat_index
+"""
+_TOUCHED_GAME = f"""
+WITH g AS (
+    UPDATE lobby_game SET expires_at = now() + make_interval(secs => $2)
+    WHERE id = $1 AND expires_at > now()
+    RETURNING *
+)
+SELECT {_GAME_COLUMNS}, {_SEAT_COLUMNS}
+FROM g LEFT JOIN lobby_seat s ON s.game_id = g.id
+ORDER BY s.seat_index
+"""
+_MEMBER_GAMES = f"""
+SELECT {_GAME_COLUMNS}, {_SEAT_COLUMNS}
+FROM lobby_game g JOIN lobby_seat s ON s.game_id = g.id
+WHERE g.id IN (SELECT game_id FROM lobby_seat WHERE member_id = $1) AND g.expires_at > now()
+ORDER BY g.id, s.seat_index
+"""
+# A Postgres that restarts shows as any of these (InternalClientError: "another operation is
+# in progress" on a connection the server just closed); all are worth a retry, none a 500.
+_STORE_DOWN = (OSError, TimeoutError, asyncpg.PostgresConnectionError, asyncpg.InterfaceError,
+               asyncpg.CannotConnectNowError, asyncpg.AdminShutdownError,
+               asyncpg.InternalClientError, asyncpg.FatalPostgresError)
+
+
+def _unavailable(method):
+    """A Postgres that does not answer is UNAVAILABLE (retry later), never INTERNAL."""
+
+    @functools.wraps(method)
+    async def wrapper(*args, **kwargs):
+        try:
+            return await method(*args, **kwargs)
+        except _STORE_DOWN as error:
+            raise ServiceError(Reason.UNAVAILABLE,
+                               f"The lobby store is unavailable: {type(error).__name__}") from None
+
+    return wrapper
+
+
+class PostgresLobbyStore(LobbyStore):
+    """Every replica of the lobby shares the database; LISTEN/NOTIFY carries the changes."""
+
+    def __init__(self, pool: asyncpg.Pool, dsn: str, ttl_seconds: int,
+                 clock: Callable[[], float] = time.monotonic):
+        self.pool = pool
+        self.ttl_seconds = ttl_seconds
+        self.clock = clock
+        self._signals = PostgresSignalHub(dsn, CHANNEL)
+        self._next_purge = clock()
+
+    @_unavailable
+    async def create(self, game: Game) -> bool:
+        async with self.pool.acquire() as connection, connection.transaction():
+            await connection.execute("SELECT pg_advisory_xact_lock(hashtext('lobby-code:' || $1))",
+                                     game.join_code)
+            if await connection.fetchval(
+                    "SELECT 1 FROM lobby_game WHERE join_code = $1 AND expires_at > now()",
+                    game.join_code):
+                return False
+            await connection.execute(
+                "INSERT INTO lobby_game (id, game_type, join_code, options_json, seats_total, "
+                "created_at_ms, updated_at_ms, started, expires_at) "
+                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now() + make_interval(secs => $9))",
+                game.id, game.game_type, game.join_code, game.options_json, game.seats_total,
+                game.created_at_ms, game.updated_at_ms, game.started, float(self.ttl_seconds))
+            await connection.executemany(
+                "INSERT INTO lobby_seat (game_id, seat_index, member_id, display_name, erased) "
+                "VALUES ($1, $2, $3, $4, $5)",
+                [(game.id, s.index, s.member_id, s.display_name, s.erased) for s in game.seats])
+        await self._purge_now_and_then()
+        return True
+
+    @_unavailable
+    async def game_id_for_code(self, code: str) -> str | None:
+        return await self.pool.fetchval(
+            "SELECT id::text FROM lobby_game WHERE join_code = $1 AND expires_at > now()", code)
+
+    @_unavailable
+    async def get(self, game_id: str) -> Game | None:
+        return _one(await self.pool.fetch(_LIVE_GAME, game_id))
+
+    @_unavailable
+    async def touch(self, game_id: str) -> Game | None:
+        return _one(await self.pool.fetch(_TOUCHED_GAME, game_id, float(self.ttl_seconds)))
+
+    @_unavailable
+    async def join(self, code: str, member_id: str, display_name: str, at_ms: int = 0) -> Joined:
+        async with self.pool.acquire() as connection, connection.transaction():
+            game_id = await connection.fetchval(
+                "SELECT id::text FROM lobby_game WHERE join_code = $1 AND expires_at > now() "
+                "FOR UPDATE", code)
+            game = _one(await connection.fetch(_LIVE_GAME, game_id)) if game_id else None
+            if game is None:
+                return Joined(JoinOutcome.NOT_FOUND, None)
+            if game.seat_of(member_id) is not None:
+                return Joined(JoinOutcome.ALREADY_SEATED, game)
+            if game.full:
+                return Joined(JoinOutcome.FULL, game)
+            await connection.execute(
+                "INSERT INTO lobby_seat (game_id, seat_index, member_id, display_name) "
+                "VALUES ($1, $2, $3, $4)", game.id, len(game.seats), member_id, display_name)
+            await connection.execute(
+                "UPDATE lobby_game SET expires_at = now() + make_interval(secs => $2), "
+                "updated_at_ms = CASE WHEN $3::bigint > 0 THEN $3::bigint ELSE updated_at_ms END "
+                "WHERE id = $1", game.id, float(self.ttl_seconds), at_ms)
+            await self._signals.notify_in(connection, game.id)
+            return Joined(JoinOutcome.SEATED, _one(await connection.fetch(_LIVE_GAME, game.id)))
+
+    @_unavailable
+    async def mark_started(self, game_id: str, at_ms: int = 0) -> Game | None:
+        async with self.pool.acquire() as connection, connection.transaction():
+            changed = await connection.fetchval(
+                "UPDATE lobby_game SET started = true, "
+                "updated_at_ms = CASE WHEN $2::bigint > 0 THEN $2::bigint ELSE updated_at_ms END "
+                "WHERE id = $1 AND expires_at > now() AND NOT started RETURNING true",
+                game_id, at_ms)
+            if changed:
+                await self._signals.notify_in(connection, game_id)
+            return _one(await connection.fetch(_LIVE_GAME, game_id))
+
+    @_unavailable
+    async def member_games(self, member_id: str) -> list[Game]:
+        rows = await self.pool.fetch(_MEMBER_GAMES, member_id)
+        by_game: dict[str, list[asyncpg.Record]] = {}
+        for row in rows:
+            by_game.setdefault(row["id"], []).append(row)
+        return [_game(game_rows) for game_rows in by_game.values()]
+
+    def changes(self, game_id: str) -> contextlib.AbstractAsyncContextManager[Signals]:
+        return self._signals.subscribe(game_id)
+
+    @_unavailable
+    async def erase_member(self, member_id: str, new_member_id: Callable[[], str]) -> list[str]:
+        """Every seating of the member, live or expired: nothing of them is kept anywhere."""
+        async with self.pool.acquire() as connection, connection.transaction():
+            seats = await connection.fetch(
+                "SELECT game_id::text AS game_id, seat_index FROM lobby_seat WHERE member_id = $1 "
+                "ORDER BY game_id FOR UPDATE", member_id)
+            for seat in seats:
+                await connection.execute(
+                    "UPDATE lobby_seat SET member_id = $3, display_name = $4, erased = true "
+                    "WHERE game_id = $1 AND seat_index = $2",
+                    seat["game_id"], seat["seat_index"], new_member_id(), DELETED_PLAYER)
+                await self._signals.notify_in(connection, seat["game_id"])
+        return sorted({seat["game_id"] for seat in seats})
+
+    async def ping(self) -> None:
+        await self.pool.fetchval("SELECT 1")
+
+    async def close(self) -> None:
+        await self._signals.close()
+        await self.pool.close()
+
+    async def _purge_now_and_then(self) -> None:
+        """Drop games long expired (their seatings go with them), at most once per period."""
+        if self.clock() < self._next_purge:
+            return
+        self._next_purge = self.clock() + PURGE_EVERY_SECONDS
+        await self.pool.execute(
+            f"DELETE FROM lobby_game WHERE expires_at < now() - interval '{PURGE_AFTER}'")
+
+
+def _one(rows: list[asyncpg.Record]) -> Game | None:
+    return _game(rows) if rows else None
+
+
+def _game(rows: list[asyncpg.Record]) -> Game:
+    """A game from its rows, one per seat (a single row with null seat columns: no seat)."""
+    first = rows[0]
+    return Game(
+        id=first["id"], game_type=first["game_type"], join_code=first["join_code"],
+        options_json=first["options_json"], seats_total=first["seats_total"],
+        created_at_ms=first["created_at_ms"], updated_at_ms=first["updated_at_ms"],
+        started=first["started"],
+        seats=tuple(Seat(row["seat_index"], row["member_id"], row["display_name"],
+                         erased=row["erased"])
+                    for row in rows if row["seat_index"] is not None),
+    )
