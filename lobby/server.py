@@ -12,7 +12,7 @@ from lobby.servicer import SERVICE, register
 from lobby.postgres_store import PostgresLobbyStore
 from lobby.store import LobbyStore, MemoryLobbyStore, RedisLobbyStore
 from services import telemetry
-from services.channels import open_channel
+from services.channels import PEOPLE_CALLS, open_channel
 from services.config import Settings
 from services.migrations import migrate
 from services.server import ServiceSpec, serve
@@ -50,7 +50,10 @@ async def run(settings: Settings, *, started: asyncio.Event | None = None,
 async def _serve(settings: Settings, *, started: asyncio.Event | None,
                  stop: asyncio.Event | None) -> None:
     store = await build_store(settings)
-    channel = open_channel(settings.game_addr, GAME_SERVICE, idempotent=IDEMPOTENT)
+    # Creating and joining are people waiting at the gateway: a dead game service must cost
+    # them well under a second of retries (the gateway does not retry a create or a join).
+    channel = open_channel(settings.game_addr, GAME_SERVICE, idempotent=IDEMPOTENT,
+                           policy=PEOPLE_CALLS)
     lobby = Lobby(store, GameApi(channel))
 
     async def close() -> None:
