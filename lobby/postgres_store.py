@@ -4,7 +4,8 @@ DESIGN: Redis holds nothing that cannot be rebuilt; who sits where is the truth 
 match be played on and recorded, so it lives in Postgres and a flushed Redis loses none of it.
 The same rules as the other stores (lobby/store.py), kept by Postgres itself:
 - a game is live until ``expires_at``, which creating, joining and reading it by id push
-  GAME_TTL_SECONDS ahead (a game in use lives on); reads see live games only;
+  GAME_TTL_SECONDS ahead (a read only once a minute: a game in use lives on); reads see live
+  games only;
 - a join code is unique among live games: creations of one code take a transaction-level
   advisory lock on it, so two of them never both find it free;
 - a join locks the game's row (``FOR UPDATE``), so two members racing for the last seat end
@@ -17,20 +18,20 @@ Games that expired more than PURGE_AFTER ago are deleted, at most once per PURGE
 from __future__ import annotations
 
 import contextlib
-import functools
 import time
 from collections.abc import Callable
 
 import asyncpg
 
 from lobby.models import DELETED_PLAYER, Game, Seat
-from lobby.store import JoinOutcome, Joined, LobbyStore
-from services.errors import Reason, ServiceError
+from lobby.store import JoinOutcome, Joined, LobbyStore, refused_join
 from services.signals import PostgresSignalHub, Signals
+from services.stores import POSTGRES_DOWN, unavailable_when
 
 CHANNEL = "tavolo_lobby"  # NOTIFY channel; the payload is the game id
 PURGE_AFTER = "7 days"
 PURGE_EVERY_SECONDS = 3600.0
+TOUCH_SLACK_SECONDS = 60.0  # how far a read lets the expiry fall behind GAME_TTL_SECONDS
 
 _GAME_COLUMNS = ("g.id::text AS id, g.game_type, g.join_code, g.options_json, g.seats_total, "
                  "g.created_at_ms, g.updated_at_ms, g.started")
@@ -41,41 +42,22 @@ FROM lobby_game g LEFT JOIN lobby_seat s ON s.game_id = g.id
 WHERE g.id = $1 AND g.expires_at > now()
 ORDER BY s.seat_index
 """
+# A read by id pushes the expiry TTL ($2) ahead only once it is less than $3 ahead: a game read
+# over and over (every socket refreshes its names) costs one write a minute, not one a read.
+# The outer SELECT sees the row as it was, live either way.
 _TOUCHED_GAME = f"""
-WITH g AS (
+WITH touched AS (
     UPDATE lobby_game SET expires_at = now() + make_interval(secs => $2)
-    WHERE id = $1 AND expires_at > now()
-    RETURNING *
+    WHERE id = $1 AND expires_at > now() AND expires_at < now() + make_interval(secs => $3)
 )
-SELECT {_GAME_COLUMNS}, {_SEAT_COLUMNS}
-FROM g LEFT JOIN lobby_seat s ON s.game_id = g.id
-ORDER BY s.seat_index
-"""
+{_LIVE_GAME}"""
 _MEMBER_GAMES = f"""
 SELECT {_GAME_COLUMNS}, {_SEAT_COLUMNS}
 FROM lobby_game g JOIN lobby_seat s ON s.game_id = g.id
 WHERE g.id IN (SELECT game_id FROM lobby_seat WHERE member_id = $1) AND g.expires_at > now()
 ORDER BY g.id, s.seat_index
 """
-# A Postgres that restarts shows as any of these (InternalClientError: "another operation is
-# in progress" on a connection the server just closed); all are worth a retry, none a 500.
-_STORE_DOWN = (OSError, TimeoutError, asyncpg.PostgresConnectionError, asyncpg.InterfaceError,
-               asyncpg.CannotConnectNowError, asyncpg.AdminShutdownError,
-               asyncpg.InternalClientError, asyncpg.FatalPostgresError)
-
-
-def _unavailable(method):
-    """A Postgres that does not answer is UNAVAILABLE (retry later), never INTERNAL."""
-
-    @functools.wraps(method)
-    async def wrapper(*args, **kwargs):
-        try:
-            return await method(*args, **kwargs)
-        except _STORE_DOWN as error:
-            raise ServiceError(Reason.UNAVAILABLE,
-                               f"The lobby store is unavailable: {type(error).__name__}") from None
-
-    return wrapper
+_unavailable = unavailable_when(POSTGRES_DOWN, "lobby store")
 
 
 class PostgresLobbyStore(LobbyStore):
@@ -122,7 +104,9 @@ class PostgresLobbyStore(LobbyStore):
 
     @_unavailable
     async def touch(self, game_id: str) -> Game | None:
-        return _one(await self.pool.fetch(_TOUCHED_GAME, game_id, float(self.ttl_seconds)))
+        ttl = float(self.ttl_seconds)
+        return _one(await self.pool.fetch(_TOUCHED_GAME, game_id, ttl,
+                                          ttl - min(TOUCH_SLACK_SECONDS, ttl / 10)))
 
     @_unavailable
     async def join(self, code: str, member_id: str, display_name: str, at_ms: int = 0) -> Joined:
@@ -131,12 +115,8 @@ class PostgresLobbyStore(LobbyStore):
                 "SELECT id::text FROM lobby_game WHERE join_code = $1 AND expires_at > now() "
                 "FOR UPDATE", code)
             game = _one(await connection.fetch(_LIVE_GAME, game_id)) if game_id else None
-            if game is None:
-                return Joined(JoinOutcome.NOT_FOUND, None)
-            if game.seat_of(member_id) is not None:
-                return Joined(JoinOutcome.ALREADY_SEATED, game)
-            if game.full:
-                return Joined(JoinOutcome.FULL, game)
+            if (refusal := refused_join(game, member_id)) is not None:
+                return refusal
             await connection.execute(
                 "INSERT INTO lobby_seat (game_id, seat_index, member_id, display_name) "
                 "VALUES ($1, $2, $3, $4)", game.id, len(game.seats), member_id, display_name)

@@ -27,19 +27,16 @@ from __future__ import annotations
 
 import contextlib
 import enum
-import functools
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import redis.asyncio as redis
-import redis.exceptions
 
 from lobby.models import DELETED_PLAYER, Game, Seat
-from services.errors import Reason, ServiceError
 from services.signals import MemorySignalHub, RedisSignalHub, Signals
-from services.stores import Keys
+from services.stores import REDIS_DOWN, Keys, unavailable_when
 
 
 class JoinOutcome(enum.Enum):
@@ -59,6 +56,18 @@ class Joined:
     @property
     def took_last_seat(self) -> bool:
         return self.outcome is JoinOutcome.SEATED and self.game is not None and self.game.full
+
+
+def refused_join(game: Game | None, member_id: str) -> Joined | None:
+    """Why the member takes no seat at ``game``: gone, seated already, or full; None when a
+    seat is free for them."""
+    if game is None:
+        return Joined(JoinOutcome.NOT_FOUND, None)
+    if game.seat_of(member_id) is not None:
+        return Joined(JoinOutcome.ALREADY_SEATED, game)
+    if game.full:
+        return Joined(JoinOutcome.FULL, game)
+    return None
 
 
 class LobbyStore(ABC):
@@ -152,12 +161,8 @@ class MemoryLobbyStore(LobbyStore):
     async def join(self, code: str, member_id: str, display_name: str, at_ms: int = 0) -> Joined:
         game_id = self._live_code(code)
         game = self._live_game(game_id) if game_id is not None else None
-        if game is None:
-            return Joined(JoinOutcome.NOT_FOUND, None)
-        if game.seat_of(member_id) is not None:
-            return Joined(JoinOutcome.ALREADY_SEATED, game)
-        if game.full:
-            return Joined(JoinOutcome.FULL, game)
+        if (refusal := refused_join(game, member_id)) is not None:
+            return refusal
         seat = Seat(len(game.seats), member_id, display_name)
         game = replace(game, seats=(*game.seats, seat),
                        updated_at_ms=at_ms or game.updated_at_ms)
@@ -353,17 +358,7 @@ return 1
 """
 
 
-def _unavailable(method):
-    """Turn a Redis that does not answer into UNAVAILABLE (retry later), never INTERNAL."""
-
-    @functools.wraps(method)
-    async def wrapper(*args, **kwargs):
-        try:
-            return await method(*args, **kwargs)
-        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as error:
-            raise ServiceError(Reason.UNAVAILABLE, f"The lobby store is unavailable: {error}") from None
-
-    return wrapper
+_unavailable = unavailable_when(REDIS_DOWN, "lobby store")
 
 
 class RedisLobbyStore(LobbyStore):

@@ -7,6 +7,7 @@ these factories are only called when a URL is configured.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -14,6 +15,10 @@ from typing import TypeVar
 
 import asyncpg
 import redis.asyncio as redis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from services.errors import Reason, ServiceError
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -25,6 +30,33 @@ STORE_WAIT_SECONDS = 50.0
 _NOT_ANSWERING = (OSError, asyncio.TimeoutError, asyncpg.CannotConnectNowError,
                   asyncpg.TooManyConnectionsError)
 _REFUSING = (asyncpg.InvalidAuthorizationSpecificationError, asyncpg.InvalidCatalogNameError)
+
+
+# What a Redis or a Postgres that does not answer, or restarts, raises: worth a retry, never a
+# 500. (asyncpg's InternalClientError, "another operation is in progress", comes from a
+# connection the server has just closed.)
+REDIS_DOWN = (RedisConnectionError, RedisTimeoutError)
+POSTGRES_DOWN = (OSError, TimeoutError, asyncpg.PostgresConnectionError, asyncpg.InterfaceError,
+                 asyncpg.CannotConnectNowError, asyncpg.AdminShutdownError,
+                 asyncpg.InternalClientError, asyncpg.FatalPostgresError)
+
+
+def unavailable_when(errors: tuple[type[BaseException], ...], store: str):
+    """Decorate a store's methods: ``errors`` become UNAVAILABLE ("The <store> is unavailable"),
+    which callers retry, instead of an internal error."""
+
+    def decorate(method):
+        @functools.wraps(method)
+        async def wrapper(*args, **kwargs):
+            try:
+                return await method(*args, **kwargs)
+            except errors as error:
+                raise ServiceError(Reason.UNAVAILABLE,
+                                   f"The {store} is unavailable: {type(error).__name__}") from None
+
+        return wrapper
+
+    return decorate
 
 
 class StoreUnreachable(Exception):

@@ -1,15 +1,22 @@
-"""Servers that tests and benchmarks start: free local ports, waiting for SERVING, stopping."""
+"""Servers that tests and benchmarks start: free local ports, waiting for SERVING, stopping;
+an ASGI app under uvicorn as the gateway serves it."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import socket
 import subprocess
 import time
+from collections.abc import AsyncIterator
 
 import grpc
+import uvicorn
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from gateway.server import uvicorn_config
+from services.config import Settings
 
 
 def free_port() -> int:
@@ -54,3 +61,22 @@ def stop_process(process: subprocess.Popen, timeout: float = 15.0) -> int:
     except subprocess.TimeoutExpired:
         process.kill()
         return process.wait()
+
+
+@contextlib.asynccontextmanager
+async def served(app, settings: Settings | None = None) -> AsyncIterator[str]:
+    """``app`` under uvicorn as the gateway configures it, on a free port; its host:port."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn_config(app, settings or Settings()))
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    while not server.started:
+        assert not task.done(), "uvicorn did not start"
+        await asyncio.sleep(0.01)
+    try:
+        yield f"127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        await asyncio.wait_for(task, 10)
+        sock.close()
+

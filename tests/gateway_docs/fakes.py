@@ -8,15 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
 from collections.abc import AsyncIterator
 
-import uvicorn
 from starlette.applications import Starlette
 
 from gateway.app import Backends, create_app
 from gateway.auth import Auth, Member
-from gateway.server import uvicorn_config
 from gateway.sessions import COOKIE_NAME, MemorySessionStore
 from lobby.models import Game, GameType, Seat
 from services.config import Settings
@@ -121,21 +118,3 @@ async def gateway(lobby=None, game=None, stats=None,
     finally:
         await app.state.game_types.aclose()
         await auth.aclose()
-
-
-@contextlib.asynccontextmanager
-async def served(app: Starlette, settings: Settings | None = None) -> AsyncIterator[str]:
-    """``app`` under uvicorn as the gateway configures it, on a free port; its host:port."""
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn_config(app, settings or Settings()))
-    task = asyncio.create_task(server.serve(sockets=[sock]))
-    while not server.started:
-        assert not task.done(), "uvicorn did not start"
-        await asyncio.sleep(0.01)
-    try:
-        yield f"127.0.0.1:{sock.getsockname()[1]}"
-    finally:
-        server.should_exit = True
-        await asyncio.wait_for(task, 10)
-        sock.close()

@@ -18,9 +18,9 @@ from tests.gateway_docs.fakes import (
     FakeGame,
     FakeLobby,
     gateway,
-    served,
     unavailable,
 )
+from tests.processes import served
 
 UNAVAILABLE = {"type": "error", "code": "unavailable", "message": "Service unavailable, try again"}
 

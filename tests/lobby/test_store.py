@@ -405,3 +405,25 @@ async def test_postgres_erasure_reaches_expired_games_too(lobby_database):
         assert [tuple(row) for row in names] == [("deleted-x", DELETED_PLAYER)]
     finally:
         await store.close()
+
+
+async def test_postgres_reads_push_the_expiry_at_most_once_within_the_slack(lobby_database):
+    """A game read over and over (every socket refreshes its names) costs no write per read."""
+    store = await _postgres_store(lobby_database, ttl_seconds=TTL_SECONDS)
+    try:
+        game = new_game()
+        await store.create(game)
+        version = "SELECT xmin::text FROM lobby_game WHERE id = $1"
+        created = await store.pool.fetchval(version, game.id)
+        for _ in range(3):
+            assert await store.touch(game.id) == game
+        assert await store.pool.fetchval(version, game.id) == created  # no row was rewritten
+        await store.pool.execute(  # a minute and more later: the next read pushes it again
+            "UPDATE lobby_game SET expires_at = now() + make_interval(secs => $2) WHERE id = $1",
+            game.id, float(TTL_SECONDS - 120))
+        assert await store.touch(game.id) == game
+        left = await store.pool.fetchval(
+            "SELECT extract(epoch FROM expires_at - now()) FROM lobby_game WHERE id = $1", game.id)
+        assert left > TTL_SECONDS - 5
+    finally:
+        await store.close()

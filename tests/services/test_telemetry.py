@@ -12,7 +12,6 @@ import contextlib
 import hashlib
 import json
 import logging
-import socket
 import subprocess
 import sys
 import threading
@@ -25,7 +24,6 @@ from pathlib import Path
 import grpc
 import httpx
 import pytest
-import uvicorn
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import (
@@ -51,7 +49,7 @@ from services.errors import Reason, ServiceError
 from services.server import ServiceSpec, serve
 from services.stores import Keys, redis_client
 from tavolo.lobby.v1 import lobby_pb2_grpc
-from tests.processes import free_address
+from tests.processes import free_address, served
 
 ROOT = Path(__file__).resolve().parents[2]
 ECHO = "tavolo.test.v1.EchoService"
@@ -230,25 +228,6 @@ async def grpc_service(spec: ServiceSpec, telemetry: otel.Telemetry | None) -> A
         await asyncio.wait_for(task, 10)
 
 
-@contextlib.asynccontextmanager
-async def http_server(app) -> AsyncIterator[str]:
-    """``app`` under uvicorn on a free port until the block ends (stopped gracefully)."""
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(app, log_config=None, access_log=False,
-                                           lifespan="on", ws_max_size=4096))
-    task = asyncio.create_task(server.serve(sockets=[sock]))
-    while not server.started:
-        assert not task.done(), "uvicorn did not start"
-        await asyncio.sleep(0.01)
-    try:
-        yield f"127.0.0.1:{sock.getsockname()[1]}"
-    finally:
-        server.should_exit = True
-        await asyncio.wait_for(task, 10)
-        sock.close()
-
-
 async def _no_store() -> None:
     return None
 
@@ -287,7 +266,7 @@ async def gateway_with_lobby(telemetries) -> AsyncIterator[Gateway]:
         app = create_app(settings, Backends(lobby=lobby, game=None, stats=None), auth,
                          telemetry=gateway_telemetry)
         try:
-            async with http_server(app) as address:
+            async with served(app) as address:
                 yield Gateway(address, session, sessions)
         finally:
             await lobby.close()
