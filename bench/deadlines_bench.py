@@ -23,8 +23,8 @@ import grpc
 
 from deadlines.client import DeadlinesClient
 from tavolo.game.v1 import game_pb2, game_pb2_grpc
-from tests.processes import free_port, stop_process, wait_serving
-from tests.servers import REDIS_URL, delete_keys, new_prefix
+from testing.processes import free_port, stop_process, wait_serving
+from testing.servers import REDIS_URL, delete_keys, new_prefix
 
 ENTRIES = 10_000
 SPREAD_MS = 10_000

@@ -15,8 +15,8 @@ import time
 
 
 from game.scopone.rules import legal_plays
-from tests.gateway.players import Player
-from tests.stack import real_stack
+from testing.players import Player
+from testing.stack import real_stack
 
 TABLE_COUNTS = (1, 50, 500)
 MOVES_PER_TABLE = {1: 200, 50: 20, 500: 8}

@@ -32,7 +32,7 @@ from stats.service import StatsService
 from stats.servicer import StatsServicer, register
 from stats.standings import Ledger, history_order
 from tavolo.lobby.v1 import lobby_pb2, lobby_pb2_grpc
-from tests.servers import scratch_database
+from testing.servers import scratch_database
 
 RECORDS = 2000          # RecordMatch calls timed
 CONCURRENCY = 16        # of them in flight at once

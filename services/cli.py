@@ -26,7 +26,7 @@ COMPONENTS = {
     "lobby": "lobby.server",
     "gateway": "gateway.server",
 }
-DEV_IDP = "gateway.dev_idp"
+DEV_IDP = "devtools.dev_idp"
 STACK = ("game", "deadlines", "stats", "lobby", "gateway")
 
 log = logging.getLogger("services.cli")
@@ -88,7 +88,13 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _dev_idp(settings: Settings, args: argparse.Namespace) -> int:
-    module = importlib.import_module(DEV_IDP)
+    try:
+        module = importlib.import_module(DEV_IDP)
+    except ModuleNotFoundError:
+        # devtools/ is not installed in the image: production logs in with a real provider.
+        print("tavolo dev-idp: the development provider is not installed here (it runs from a "
+              "source checkout only)", file=sys.stderr)
+        return 3
     module.serve(port=args.port, issuer=args.issuer)
     return 0
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 import redis.asyncio as redis
 
-from tests.servers import REDIS_URL, scratch_database, scratch_prefix
+from testing.servers import REDIS_URL, scratch_database, scratch_prefix
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from tests.browser.pages import Player, log_in
-from tests.stack import real_stack
+from testing.stack import real_stack
 
 REPO = Path(__file__).resolve().parents[2]
 WEB_DIST = REPO / "web" / "dist"

@@ -15,7 +15,7 @@ import grpc
 from services.errors import Reason, ServiceError
 from services.server import ErrorInterceptor
 from tavolo.game.v1 import game_pb2, game_pb2_grpc
-from tests.processes import free_port
+from testing.processes import free_port
 
 
 def due_token(due_ms: int, name: str = "t") -> str:

@@ -17,7 +17,7 @@ from services.errors import Reason, ServiceError, from_rpc_error
 from services.server import serve
 from tavolo.deadlines.v1 import deadlines_pb2, deadlines_pb2_grpc
 from tests.deadlines.fakes import due_token
-from tests.processes import free_port, wait_serving
+from testing.processes import free_port, wait_serving
 
 
 @pytest.fixture(params=["memory", "redis"])

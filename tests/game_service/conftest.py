@@ -25,7 +25,7 @@ from services.server import ServiceSpec, serve
 from services.stores import Keys, redis_client
 from tavolo.game.v1 import game_pb2_grpc
 from tests.game_service.fakes import FakeDeadlines, FakeStats, serve_fakes
-from tests.processes import free_port
+from testing.processes import free_port
 
 SEATS = ["seat:0", "seat:1", "seat:2", "seat:3"]
 

@@ -25,9 +25,9 @@ from stats.lobby_api import LobbySeating
 from stats.repository import MemoryStatsRepository
 from stats.service import StatsService
 from stats.servicer import StatsServicer, register
-from tests.waiting import eventually
+from testing.waiting import eventually
 from tests.game_service.conftest import SEATS
-from tests.processes import free_address
+from testing.processes import free_address
 from tests.stats.servers import TEST_SECRET, FakeLobby, serving_lobby
 
 MEMBERS = ("ann", "ben", "cat", "dan")

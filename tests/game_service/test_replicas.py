@@ -18,7 +18,7 @@ from game.tables import Tables
 from services.stores import Keys, redis_client
 from tests.game_service.conftest import SEATS
 from tests.game_service.fakes import FakeDeadlines, FakeStats, serve_fakes
-from tests.processes import free_port, stop_process, wait_serving
+from testing.processes import free_port, stop_process, wait_serving
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from services.config import Settings
 from services.errors import Reason, ServiceError
 from services.server import serve
 from tests.game_service.conftest import SEATS
-from tests.processes import free_port
+from testing.processes import free_port
 
 
 async def test_the_service_serves_health_and_moves_with_memory_stores(fakes):

@@ -23,7 +23,7 @@ from game.tables import Tables
 from services.errors import Reason, ServiceError
 from tavolo.game.v1 import game_pb2, game_pb2_grpc
 from tests.game_service.conftest import SEATS, Backend, Replicas, start_service
-from tests.servers import terminate_connections
+from testing.servers import terminate_connections
 
 
 @pytest.fixture

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.gateway.players import Player
-from tests.stack import Stack
+from testing.players import Player
+from testing.stack import Stack
 
 
 @pytest.fixture(scope="module")

@@ -12,9 +12,9 @@ import json
 
 import pytest
 
-from tests.gateway.players import Player, play_until_over, receive, seat_four
-from tests.waiting import eventually
-from tests.stack import real_stack
+from testing.players import Player, play_until_over, receive, seat_four
+from testing.waiting import eventually
+from testing.stack import real_stack
 
 
 @pytest.fixture(scope="module")

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import pytest
 
 from gateway.sessions import COOKIE_NAME
-from tests.gateway.players import Player, receive
-from tests.stack import Stack
+from testing.players import Player, receive
+from testing.stack import Stack
 
 UNAVAILABLE = {"detail": "Service unavailable, try again"}
 

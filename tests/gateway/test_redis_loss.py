@@ -12,10 +12,10 @@ import json
 
 import pytest
 
-from tests.gateway.players import Player, play_until_over, receive, seat_four
-from tests.waiting import eventually
-from tests.servers import delete_keys
-from tests.stack import real_stack
+from testing.players import Player, play_until_over, receive, seat_four
+from testing.waiting import eventually
+from testing.servers import delete_keys
+from testing.stack import real_stack
 
 
 @pytest.fixture(scope="module")

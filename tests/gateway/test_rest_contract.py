@@ -227,7 +227,7 @@ async def test_join_preview_and_view(players):
 
 
 async def _fifth_player(stack):
-    from tests.gateway.players import Player
+    from testing.players import Player
     return await Player(stack, "erin").login()
 
 
@@ -328,7 +328,7 @@ async def test_providers(anonymous):
 
 
 async def test_my_games_lists_the_unfinished_games_newest_first_with_your_turn(stack):
-    from tests.gateway.players import Player
+    from testing.players import Player
     mia, noah, olga, pete = [await Player(stack, name).login()
                              for name in ("mia", "noah", "olga", "pete")]
     try:

@@ -10,7 +10,7 @@ import websockets
 
 from game.scopone.rules import legal_plays
 from gateway.ws import SEATING_REFRESH_SECONDS
-from tests.gateway.players import Player, receive
+from testing.players import Player, receive
 
 
 async def _started_game(players) -> dict:

@@ -34,11 +34,11 @@ from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.routing import Route
 
 from gateway.auth import Auth
-from gateway.dev_idp import create_app as create_idp
+from devtools.dev_idp import create_app as create_idp
 from gateway.sessions import COOKIE_NAME, MemorySessionStore, RedisSessionStore, SessionStore
 from services.config import OidcProvider, Settings
 from services.stores import Keys
-from tests.processes import free_port
+from testing.processes import free_port
 
 GATEWAY = "http://127.0.0.1:8080"
 GATEWAY_HTTPS = "https://127.0.0.1:8080"

@@ -15,7 +15,7 @@ from authlib.oidc import discovery, rpinitiated
 from joserfc import jwt
 from joserfc.jwk import KeySet
 
-from gateway import dev_idp
+from devtools import dev_idp
 from services.config import DEV_ISSUER
 
 REDIRECT = "http://127.0.0.1:8080/auth/default/callback"

@@ -13,7 +13,7 @@ import websockets
 
 from services.config import Settings
 from tests.gateway_docs.fakes import GAME_ID, FakeGame, FakeLobby, gateway
-from tests.processes import served
+from testing.processes import served
 
 
 async def _upgrade_status(address: str, headers: dict[str, str]) -> tuple[int, dict]:

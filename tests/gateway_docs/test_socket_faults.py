@@ -20,7 +20,7 @@ from tests.gateway_docs.fakes import (
     gateway,
     unavailable,
 )
-from tests.processes import served
+from testing.processes import served
 
 UNAVAILABLE = {"type": "error", "code": "unavailable", "message": "Service unavailable, try again"}
 

@@ -20,8 +20,8 @@ from services.migrations import migrate
 from services.server import ServiceSpec, serve
 from services.stores import Keys, postgres_pool, redis_client
 from tests.lobby.fake_game_service import FakeGameService, running_game_service
-from tests.processes import free_address
-from tests.servers import create_database, drop_database, dsn_for
+from testing.processes import free_address
+from testing.servers import create_database, drop_database, dsn_for
 
 TTL_SECONDS = 3600
 

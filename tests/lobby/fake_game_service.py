@@ -20,7 +20,7 @@ from game.registry import UnknownGameType, default_registry
 from services.errors import Reason, ServiceError
 from services.server import ServiceSpec, serve
 from tavolo.game.v1 import game_pb2, game_pb2_grpc
-from tests.processes import free_address
+from testing.processes import free_address
 
 GAME_TYPES = ("scopone_scientifico",)
 

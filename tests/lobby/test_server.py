@@ -12,7 +12,7 @@ from lobby.server import run
 from services.config import Settings
 from services.errors import Reason
 from tests.lobby.helpers import fails
-from tests.processes import free_address
+from testing.processes import free_address
 
 
 async def _health(address: str, service: str = "tavolo.lobby.v1.LobbyService") -> int:

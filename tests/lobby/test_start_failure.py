@@ -12,7 +12,7 @@ from lobby.service import Lobby
 from services.channels import open_channel
 from services.errors import Reason
 from tests.lobby.helpers import fails
-from tests.processes import free_address
+from testing.processes import free_address
 
 
 async def _three_seated(client):

@@ -22,7 +22,7 @@ from services.errors import Reason, ServiceError
 from stats.client import StatsClient
 from tavolo.game.v1 import game_pb2, game_pb2_grpc
 from tavolo.lobby.v1 import lobby_pb2_grpc
-from tests.processes import free_address
+from testing.processes import free_address
 
 
 class _FlakyGame(game_pb2_grpc.GameServiceServicer):

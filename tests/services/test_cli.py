@@ -10,8 +10,8 @@ import time
 
 import httpx
 
-from tests.servers import ADMIN_DSN
-from tests.stack import SERVICES, Stack
+from testing.servers import ADMIN_DSN
+from testing.stack import SERVICES, Stack
 
 
 def _tavolo(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:

@@ -13,7 +13,7 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from services.errors import Reason, ServiceError, from_rpc_error
 from services.server import LIVENESS_SERVICE, ServiceSpec, bind_address, serve
-from tests.processes import free_port
+from testing.processes import free_port
 
 SERVICE = "tavolo.test.v1.EchoService"
 PROTO = Path(__file__).resolve().parents[2] / "protos" / "tavolo" / "common" / "v1" / "errors.proto"

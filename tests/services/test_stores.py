@@ -6,7 +6,7 @@ import asyncpg
 import pytest
 
 from services.stores import StoreUnreachable, when_reachable
-from tests.servers import ADMIN_DSN
+from testing.servers import ADMIN_DSN
 
 
 async def test_a_store_that_answers_after_a_while_is_opened(caplog):

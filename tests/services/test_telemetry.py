@@ -49,7 +49,7 @@ from services.errors import Reason, ServiceError
 from services.server import ServiceSpec, serve
 from services.stores import Keys, redis_client
 from tavolo.lobby.v1 import lobby_pb2_grpc
-from tests.processes import free_address, served
+from testing.processes import free_address, served
 
 ROOT = Path(__file__).resolve().parents[2]
 ECHO = "tavolo.test.v1.EchoService"
@@ -601,7 +601,7 @@ def test_disabled_telemetry_imports_nothing_and_exports_nothing(collector):
 
 def test_every_component_process_exports_under_its_own_service_name(collector):
     """`tavolo serve <component>` with OTEL_ENABLED: each process sets up telemetry in its run()."""
-    from tests.stack import SERVICES, Stack
+    from testing.stack import SERVICES, Stack
 
     stack = Stack({"OTEL_ENABLED": "true", "OTEL_EXPORTER_OTLP_ENDPOINT": collector.endpoint,
                    "OTEL_METRIC_EXPORT_INTERVAL_MILLIS": "200"})

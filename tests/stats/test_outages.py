@@ -17,7 +17,7 @@ import pytest
 from services.errors import Reason, ServiceError
 from stats.repository import PostgresStatsRepository
 from tavolo.stats.v1 import stats_pb2, stats_pb2_grpc
-from tests.servers import terminate_connections
+from testing.servers import terminate_connections
 from tests.stats.helpers import BASE_MS, SCOPONE
 from tests.stats.servers import postgres_repository, running_stack
 

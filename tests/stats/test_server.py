@@ -14,7 +14,7 @@ from services.server import serve
 from stats import server
 from stats.client import StatsClient
 from tests.stats.helpers import BASE_MS, SCOPONE, result_of, team_seats
-from tests.processes import free_address
+from testing.processes import free_address
 
 
 async def _serving(settings: Settings):

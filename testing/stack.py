@@ -19,8 +19,8 @@ import grpc
 import httpx
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from tests.processes import free_port
-from tests.servers import REDIS_URL, create_database, delete_keys, drop_database, dsn_for, new_prefix
+from testing.processes import free_port
+from testing.servers import REDIS_URL, create_database, delete_keys, drop_database, dsn_for, new_prefix
 
 SERVICES = ("game", "deadlines", "stats", "lobby")
 
