@@ -30,15 +30,12 @@ ENV PATH=/opt/venv/bin:$PATH
 
 WORKDIR /src
 
-# The pinned dependencies first, from pyproject.toml alone, so that a source change reuses this
-# layer: the runtime ones into /opt/venv (the image), the code generators (the `codegen` extra)
-# into /opt/codegen, which stays in this stage.
-COPY pyproject.toml ./
-RUN python -c "import tomllib; p = tomllib.load(open('pyproject.toml', 'rb'))['project']; \
-open('/tmp/runtime.txt', 'w').write('\n'.join(p['dependencies'])); \
-open('/tmp/codegen.txt', 'w').write('\n'.join(p['optional-dependencies']['codegen']))" \
-    && pip install -r /tmp/runtime.txt \
-    && /opt/codegen/bin/pip install -r /tmp/codegen.txt
+# The locked dependencies first (requirements/, every transitive one with its hash), so that a
+# source change reuses this layer: the runtime ones into /opt/venv (the image), the runtime and
+# the code generators into /opt/codegen, which stays in this stage.
+COPY requirements/runtime.txt requirements/run.txt ./requirements/
+RUN pip install --require-hashes -r requirements/runtime.txt \
+    && /opt/codegen/bin/pip install --require-hashes -r requirements/run.txt
 
 COPY . .
 # The gRPC stubs (the top-level tavolo package) are generated from protos/, then installed with

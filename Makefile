@@ -1,25 +1,35 @@
 # The newcomer's commands: `make run` starts the whole platform, `make test` runs every test.
 # Both create the virtual environment, generate the gRPC stubs and build the browser app first,
 # on a fresh machine (each step is skipped when it is up to date).
+#
+# Python packages install from the lock files in requirements/ (every transitive dependency,
+# with hashes), made from pyproject.toml's pins by `make lock`: `make run` takes the runtime and
+# the code generators only, `make test` and `make lint` add the test and lint tools.
 
 PYTHON ?= python3
 VENV   ?= .venv
 PY      = $(VENV)/bin/python
 PROTOS  = $(shell find protos -name '*.proto')
-STAMP   = $(VENV)/.installed
+RUN_STAMP  = $(VENV)/.run-installed
+TEST_STAMP = $(VENV)/.test-installed
 GEN     = tavolo/.generated
 # The browser app (web/): npm installs from the lock file, Vite builds web/dist.
 WEB_SOURCES = $(shell find web -path web/node_modules -prune -o -path web/dist -prune -o -type f -print)
 NPM_STAMP   = web/node_modules/.installed
 WEB_DIST    = web/dist/index.html
+# Tools from npm (tools/package.json): buf, for the protos.
+TOOLS_STAMP = tools/node_modules/.installed
+BUF         = tools/node_modules/.bin/buf
+# `buf breaking` compares the protos with the last commit of this branch (main in CI).
+BREAKING_AGAINST ?= .git\#branch=main,subdir=protos
 
-.PHONY: run test web web-test bench gen install clean
+.PHONY: run test lint lock web web-test bench gen install clean
 
-run: $(STAMP) $(GEN) $(WEB_DIST)
+run: $(RUN_STAMP) $(GEN) $(WEB_DIST)
 	$(VENV)/bin/tavolo run
 
 # The app's unit tests (Vitest), then the whole Python suite, browser tests included.
-test: $(STAMP) $(GEN) $(WEB_DIST) web-test
+test: $(TEST_STAMP) $(GEN) $(WEB_DIST) web-test
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 web: $(WEB_DIST)
@@ -27,23 +37,44 @@ web: $(WEB_DIST)
 web-test: $(NPM_STAMP)
 	cd web && npm test
 
-bench: $(STAMP) $(GEN)
+# ruff and mypy (configured in pyproject.toml), buf lint and buf breaking on the protos.
+lint: $(TEST_STAMP) $(GEN) $(TOOLS_STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
+	$(BUF) lint protos
+	$(BUF) breaking protos --against '$(BREAKING_AGAINST)'
+
+# Re-resolve the lock files after a pin in pyproject.toml changed (needs the package index).
+# Each file is constrained by the one before, so the three agree on every shared package.
+LOCK = $(VENV)/bin/uv pip compile pyproject.toml --universal --python-version 3.11 \
+       --generate-hashes --quiet --custom-compile-command 'make lock'
+lock: $(TEST_STAMP)
+	$(LOCK) -o requirements/runtime.txt
+	$(LOCK) --extra codegen -c requirements/runtime.txt -o requirements/run.txt
+	$(LOCK) --extra codegen --extra test --extra lint -c requirements/run.txt -o requirements/test.txt
+
+bench: $(TEST_STAMP) $(GEN)
 	$(PY) -m bench
 
-install: $(STAMP)
+install: $(RUN_STAMP)
 
 gen: $(GEN)
 
-# One editable install of the project and every pinned dependency (pyproject.toml).
+# The locked dependencies, then the project itself, editable and without dependencies.
 # compat mode puts the repository root on sys.path, so the generated `tavolo` package imports too.
-$(STAMP): pyproject.toml
+$(RUN_STAMP): requirements/run.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet --editable '.[codegen,test]' --config-settings editable_mode=compat
+	$(PY) -m pip install --quiet --require-hashes --requirement requirements/run.txt
+	$(PY) -m pip install --quiet --no-deps --editable . --config-settings editable_mode=compat
+	touch $@
+
+$(TEST_STAMP): $(RUN_STAMP) requirements/test.txt
+	$(PY) -m pip install --quiet --require-hashes --requirement requirements/test.txt
 	touch $@
 
 # The stubs are built from protos/, never edited: tavolo/<service>/v1/*_pb2*.py and .pyi
-$(GEN): $(STAMP) $(PROTOS)
+$(GEN): $(RUN_STAMP) $(PROTOS)
 	rm -rf tavolo
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) -m grpc_tools.protoc -I protos \
 	  --python_out=. --grpc_python_out=. --mypy_out=. --mypy_grpc_out=. $(PROTOS)
@@ -56,5 +87,10 @@ $(NPM_STAMP): web/package.json web/package-lock.json
 $(WEB_DIST): $(NPM_STAMP) $(WEB_SOURCES)
 	cd web && npm run build
 
+$(TOOLS_STAMP): tools/package.json tools/package-lock.json
+	cd tools && npm ci --no-audit --no-fund
+	touch $@
+
 clean:
-	rm -rf tavolo $(VENV) .pytest_cache .hypothesis web/node_modules web/dist
+	rm -rf tavolo $(VENV) .pytest_cache .hypothesis .mypy_cache .ruff_cache web/node_modules web/dist \
+	  tools/node_modules
