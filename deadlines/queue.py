@@ -43,7 +43,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 import redis.asyncio as redis
-import redis.exceptions
+from redis.exceptions import RedisError
 
 from services.cancellation import raise_if_cancelled
 from deadlines.entry import Claim, Entry, InvalidEntry, Poll
@@ -357,7 +357,7 @@ def _unavailable(method):
     async def wrapper(*args, **kwargs):
         try:
             return await method(*args, **kwargs)
-        except (redis.exceptions.RedisError, OSError) as error:
+        except (RedisError, OSError) as error:
             raise ServiceError(
                 Reason.UNAVAILABLE, f"The deadline queue is unavailable: {error}"
             ) from None
@@ -475,7 +475,7 @@ class RedisDeadlineQueue(DeadlineQueue):
                     message = await pubsub.get_message(timeout=_LISTEN_POLL_SECONDS)
                     if message is not None:
                         on_wake(_due_of(message.get("data")))
-            except (redis.exceptions.RedisError, OSError) as error:
+            except (RedisError, OSError) as error:
                 log.warning("deadline wake-ups interrupted (re-subscribing in %.1f s): %s",
                             delay, error)
             finally:

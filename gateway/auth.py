@@ -353,16 +353,12 @@ class Auth:
             # A session without a member is only logins in progress: its (short) lifetime
             # counts from the latest one.
             session.created_ms = now_ms()
-        pending = {
-            "state": secrets.token_urlsafe(32),
-            "nonce": secrets.token_urlsafe(32),
-            "code_verifier": secrets.token_urlsafe(48),
-            "created_ms": now_ms(),
-        }
-        session.pending[name] = pending
+        state, nonce, verifier = (secrets.token_urlsafe(32), secrets.token_urlsafe(32),
+                                  secrets.token_urlsafe(48))
+        session.pending[name] = {"state": state, "nonce": nonce, "code_verifier": verifier,
+                                 "created_ms": now_ms()}
         await self.sessions.save(session)
-        url = await client.authorization_url(pending["state"], pending["nonce"],
-                                             pending["code_verifier"])
+        url = await client.authorization_url(state, nonce, verifier)
         response = RedirectResponse(url, status_code=302, headers=_NO_STORE)
         if fresh:
             set_cookie(response, request, session.id, max_age=int(self.sessions.ttl_seconds))

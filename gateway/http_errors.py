@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -51,7 +52,7 @@ _FIXED_TEXT = {
 }
 
 
-def problem(status: int, detail: str, headers: dict[str, str] | None = None) -> JSONResponse:
+def problem(status: int, detail: str, headers: Mapping[str, str] | None = None) -> JSONResponse:
     return JSONResponse({"detail": detail}, status_code=status, headers=headers)
 
 

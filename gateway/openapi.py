@@ -119,7 +119,7 @@ _LAST_HAND_EXAMPLE = {
     "award": {"carte": "A", "denara": "A", "settebello": "A", "primiera": "B", "napola": "A"},
     "scores": {"A": 9, "B": 6},
 }
-_PLAYING_EXAMPLE = {
+_PLAYING_EXAMPLE: dict[str, Any] = {
     "id": _GAME_ID, "game_type": "scopone_scientifico", "join_code": "K7QX2M", "status": "playing",
     "options": _OPTIONS,
     "players": [

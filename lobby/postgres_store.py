@@ -117,6 +117,7 @@ class PostgresLobbyStore(LobbyStore):
             game = _one(await connection.fetch(_LIVE_GAME, game_id)) if game_id else None
             if (refusal := refused_join(game, member_id)) is not None:
                 return refusal
+            assert game is not None  # refused_join answers NOT_FOUND for a missing game
             await connection.execute(
                 "INSERT INTO lobby_seat (game_id, seat_index, member_id, display_name) "
                 "VALUES ($1, $2, $3, $4)", game.id, len(game.seats), member_id, display_name)

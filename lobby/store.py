@@ -31,6 +31,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import cast
 
 import redis.asyncio as redis
 
@@ -163,6 +164,7 @@ class MemoryLobbyStore(LobbyStore):
         game = self._live_game(game_id) if game_id is not None else None
         if (refusal := refused_join(game, member_id)) is not None:
             return refusal
+        assert game is not None  # refused_join answers NOT_FOUND for a missing game
         seat = Seat(len(game.seats), member_id, display_name)
         game = replace(game, seats=(*game.seats, seat),
                        updated_at_ms=at_ms or game.updated_at_ms)
@@ -177,7 +179,7 @@ class MemoryLobbyStore(LobbyStore):
             return None
         if not game.started:
             game = replace(game, started=True, updated_at_ms=at_ms or game.updated_at_ms)
-            self._games[game.id] = (game, self._games[game.id][1])
+            self._games[game_id] = (game, self._games[game_id][1])
             self._hub.notify(game.id)
         return game
 
@@ -193,7 +195,7 @@ class MemoryLobbyStore(LobbyStore):
         for game_id in self._member_games.pop(member_id, set()):
             game = self._live_game(game_id)
             seat = game.seat_of(member_id) if game is not None else None
-            if seat is None:
+            if game is None or seat is None:
                 continue
             erased = Seat(seat.index, new_member_id(), DELETED_PLAYER, erased=True)
             seats = tuple(erased if s.index == seat.index else s for s in game.seats)
@@ -397,11 +399,11 @@ class RedisLobbyStore(LobbyStore):
 
     @_unavailable
     async def game_id_for_code(self, code: str) -> str | None:
-        return await self.client.get(self._code_key(code))
+        return cast(str | None, await self.client.get(self._code_key(code)))
 
     @_unavailable
     async def get(self, game_id: str) -> Game | None:
-        return _from_hash(await self.client.hgetall(self._game_key(game_id)))
+        return _from_hash(cast(dict[str, str], await self.client.hgetall(self._game_key(game_id))))
 
     @_unavailable
     async def touch(self, game_id: str) -> Game | None:
@@ -411,7 +413,7 @@ class RedisLobbyStore(LobbyStore):
 
     @_unavailable
     async def join(self, code: str, member_id: str, display_name: str, at_ms: int = 0) -> Joined:
-        game_id = await self.client.get(self._code_key(code))
+        game_id = await self.game_id_for_code(code)
         if game_id is None:
             return Joined(JoinOutcome.NOT_FOUND, None)
         reply = await self._join(
@@ -431,7 +433,7 @@ class RedisLobbyStore(LobbyStore):
 
     @_unavailable
     async def member_games(self, member_id: str) -> list[Game]:
-        game_ids = await self.client.smembers(self._member_key(member_id))
+        game_ids = cast(set[str], await self.client.smembers(self._member_key(member_id)))
         if not game_ids:
             return []
         async with self.client.pipeline(transaction=False) as pipe:
@@ -450,7 +452,7 @@ class RedisLobbyStore(LobbyStore):
         touched: set[str] = set()
         # Each script removes its game from the index, so the loop ends; it re-reads the index
         # in case the member joined another game meanwhile.
-        while game_ids := await self.client.smembers(index):
+        while game_ids := cast(set[str], await self.client.smembers(index)):
             for game_id in game_ids:
                 erased = await self._erase(
                     keys=[self._game_key(game_id), index],

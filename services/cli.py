@@ -161,10 +161,11 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
              settings.app_host, settings.app_port)
     status = 0
     while not stopping:
-        dead = [child for child in children if child.poll() is not None]
+        dead = [(command, child) for command, child in zip(commands, children, strict=True)
+                if child.poll() is not None]
         if dead:
-            log.error("%s exited with %s; stopping the stack", dead[0].args[-1],
-                      dead[0].returncode)
+            command, child = dead[0]
+            log.error("%s exited with %s; stopping the stack", command[-1], child.returncode)
             status = 1
             break
         time.sleep(0.2)

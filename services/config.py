@@ -362,13 +362,13 @@ def _database_url(env: _Env) -> str | None:
 
 def _oidc_providers(env: _Env) -> tuple[OidcProvider, ...]:
     indices: dict[int, set[str]] = {}
-    for name in env.environ:
-        match = _OIDC_VARIABLE.fullmatch(name)
+    for variable in env.environ:
+        match = _OIDC_VARIABLE.fullmatch(variable)
         if match is None:
             continue
         index, field_name = int(match.group(1)), match.group(2)
         if field_name not in _OIDC_FIELDS:
-            raise ConfigError(f"{name} is not a known OIDC setting ({', '.join(_OIDC_FIELDS)})")
+            raise ConfigError(f"{variable} is not a known OIDC setting ({', '.join(_OIDC_FIELDS)})")
         indices.setdefault(index, set()).add(field_name)
     if not indices:
         return (

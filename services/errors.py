@@ -107,10 +107,10 @@ def from_rpc_error(error: grpc.RpcError) -> ServiceError:
     A status without tavolo's ErrorInfo (a dead peer, a deadline) becomes UNAVAILABLE or
     INVALID_ARGUMENT by its code, so callers always get a reason.
     """
-    code = error.code()  # type: ignore[attr-defined]
-    message = error.details() or code.name  # type: ignore[attr-defined]
+    code = error.code()
+    message = error.details() or code.name
     try:
-        status = rpc_status.from_call(error)  # type: ignore[arg-type]
+        status = rpc_status.from_call(error)
     except ValueError:
         status = None
     for detail in status.details if status is not None else ():

@@ -14,8 +14,9 @@ import inspect
 import ipaddress
 import logging
 import signal
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 import grpc
 from google.protobuf.message import DecodeError
@@ -49,7 +50,7 @@ class ServiceSpec:
     register: Callable[[grpc.aio.Server], None]  # adds the servicers
     probe: Probe                               # raises while a store does not answer
     on_stop: Callable[[], Awaitable[None]] | None = None
-    background: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+    background: list[Callable[[], Coroutine[Any, Any, None]]] = field(default_factory=list)
     gauges: list[Gauge] = field(default_factory=list)  # telemetry hook: polled while serving
 
 

@@ -63,7 +63,8 @@ class CursorCodec:
     def _tag(self, body: bytes, scope: tuple[str, ...]) -> bytes:
         # Length-prefixed parts: ("ab", "c") and ("a", "bc") sign differently.
         message = bytearray(_LABEL)
-        for part in (*scope, body):
+        parts: tuple[str | bytes, ...] = (*scope, body)
+        for part in parts:
             data = part if isinstance(part, bytes) else part.encode()
             message += len(data).to_bytes(4, "big") + data
         return hmac.new(self._secret, bytes(message), hashlib.sha256).digest()[:_TAG_BYTES]

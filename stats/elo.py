@@ -60,8 +60,8 @@ def _side_deltas(keys: list, mean: dict, won: dict, k: float) -> dict:
         return {key: 0 for key in keys}
     if len(keys) == 2:
         first, second = keys
-        raw = k * (actual_score(won[first], won[second]) - expected_score(mean[first], mean[second]))
-        delta = round_half_even(raw)
+        delta = round_half_even(
+            k * (actual_score(won[first], won[second]) - expected_score(mean[first], mean[second])))
         return {first: delta, second: -delta}
     pair_k = k / (len(keys) - 1)
     raw = {
