@@ -45,8 +45,8 @@ from typing import NamedTuple
 import redis.asyncio as redis
 from redis.exceptions import RedisError
 
-from services.cancellation import raise_if_cancelled
 from deadlines.entry import Claim, Entry, InvalidEntry, Poll
+from services.cancellation import raise_if_cancelled
 from services.errors import Reason, ServiceError
 from services.stores import Keys
 

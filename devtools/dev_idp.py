@@ -25,7 +25,7 @@ import re
 import time
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import parse_qsl, urlsplit
 
 import uvicorn
@@ -283,7 +283,7 @@ class _Server(AuthorizationServer):
 
 
 class _CodeGrant(AuthorizationCodeGrant):
-    TOKEN_ENDPOINT_AUTH_METHODS = ["none"]
+    TOKEN_ENDPOINT_AUTH_METHODS: ClassVar[list[str]] = ["none"]
     server: _Server
 
     def save_authorization_code(self, code: str, request: OAuth2Request) -> None:
@@ -324,7 +324,7 @@ class _CodeGrant(AuthorizationCodeGrant):
 class _S256Challenge(CodeChallenge):
     """PKCE is required, and only with S256 (never ``plain``)."""
 
-    SUPPORTED_CODE_CHALLENGE_METHOD = ["S256"]
+    SUPPORTED_CODE_CHALLENGE_METHOD: ClassVar[list[str]] = ["S256"]
 
     def validate_code_challenge(self, grant: Any, redirect_uri: str) -> None:
         data = grant.request.payload.data

@@ -375,7 +375,7 @@ class Auth:
         except LoginFailed as error:
             log.warning("login with %s failed: %s", name, error)
             return _login_failed()
-        except Exception:  # noqa: BLE001 - the contract: any failure is "Login failed"
+        except Exception:
             log.exception("login with %s failed unexpectedly", name)
             return _login_failed()
         response = RedirectResponse(client.provider.post_login_redirect, status_code=302,

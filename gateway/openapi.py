@@ -337,7 +337,8 @@ def _game_view_schema() -> Schema:
     return _object(
         "A started game as one seat sees it (the body of GET /api/games/{id} and the `game` of a WebSocket "
         "`state` message). Fields tied to a phase are present only in it: `turn_deadline`, and `your_turn` "
-        "with `legal` on your move, while a hand is played; `last_hand`, `acknowledged` and `hand_end_deadline` in `hand_end`; "
+        "with `legal` on your move, while a hand is played; `last_hand`, `acknowledged` and "
+        "`hand_end_deadline` in `hand_end`; "
         "`last_hand`, `winner` and `seed` once `finished`. Other game types share the platform's fields "
         "(id, game_type, join_code, status, options, players, you, seed_commitment, revision).",
         {

@@ -6,10 +6,10 @@ import logging
 
 import uvicorn
 
+from game.client import GameClient
 from gateway.app import Backends, create_app
 from gateway.auth import Auth
 from gateway.sessions import SESSION_TTL_SECONDS, MemorySessionStore, RedisSessionStore
-from game.client import GameClient
 from lobby.client import LobbyClient
 from services import telemetry as otel
 from services.channels import PEOPLE_CALLS

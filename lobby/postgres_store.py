@@ -24,7 +24,7 @@ from collections.abc import Callable
 import asyncpg
 
 from lobby.models import DELETED_PLAYER, Game, Seat
-from lobby.store import JoinOutcome, Joined, LobbyStore, refused_join
+from lobby.store import Joined, JoinOutcome, LobbyStore, refused_join
 from services.signals import PostgresSignalHub, Signals
 from services.stores import POSTGRES_DOWN, unavailable_when
 

@@ -147,7 +147,7 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
                             "--issuer", issuer])
     stopping = False
 
-    def stop(signum, frame):  # noqa: ARG001 - signal handler signature
+    def stop(signum, frame):
         nonlocal stopping
         stopping = True
 

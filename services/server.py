@@ -25,6 +25,7 @@ from grpc_reflection.v1alpha import reflection
 
 from services.cancellation import raise_if_cancelled
 from services.errors import Reason, ServiceError
+
 # telemetry hook (services.telemetry imports no OpenTelemetry)
 from services.telemetry import Gauge, Telemetry, active
 
@@ -167,7 +168,7 @@ class HealthReporter:
     async def check_once(self) -> bool:
         try:
             await asyncio.wait_for(self.probe(), timeout=5)
-        except Exception as error:  # any failure of a store means not serving
+        except Exception as error:  # noqa: BLE001 - any failure of a store means not serving
             if self.serving:
                 log.warning("stores stopped answering: %s", error)
             await self._set(False)

@@ -291,7 +291,7 @@ class PolledGauges:
         for gauge in self.gauges:
             try:
                 value = await asyncio.wait_for(gauge.read(), timeout=self.interval_seconds)
-            except Exception as error:  # a store that does not answer: report nothing for now
+            except Exception as error:  # noqa: BLE001 - a store that does not answer: report nothing for now
                 if gauge.name not in self._failing:
                     log.warning("%s cannot be read (%s); not reported until it can", gauge.name,
                                 error)

@@ -7,7 +7,7 @@ CONTRACT.md's ISO 8601 text (UTC, milliseconds, ``Z``) at its edges.
 from __future__ import annotations
 
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 
 def now_ms() -> int:
@@ -17,7 +17,7 @@ def now_ms() -> int:
 
 def iso_from_ms(ms: int) -> str:
     """``1764669630123`` -> ``"2025-12-02T10:00:30.123Z"``."""
-    moment = datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+    moment = datetime.fromtimestamp(ms / 1000, tz=UTC)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
 
 

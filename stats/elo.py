@@ -32,7 +32,7 @@ def expected_score(rating: float, opponent: float) -> float:
 
 def round_half_even(value: float) -> int:
     """Python's round() on a float is already half-to-even; named so the rule is visible."""
-    return int(round(value))
+    return round(value)
 
 
 def actual_score(won: bool, opponent_won: bool) -> float:
@@ -57,7 +57,7 @@ def match_deltas(participants: Sequence[Participant], ratings: Mapping[str, int]
 
 def _side_deltas(keys: list, mean: dict, won: dict, k: float) -> dict:
     if len(keys) < 2:
-        return {key: 0 for key in keys}
+        return dict.fromkeys(keys, 0)
     if len(keys) == 2:
         first, second = keys
         delta = round_half_even(

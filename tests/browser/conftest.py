@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
-from tests.browser.pages import Player, log_in
 from testing.stack import real_stack
+from tests.browser.pages import Player, log_in
 
 REPO = Path(__file__).resolve().parents[2]
 WEB_DIST = REPO / "web" / "dist"
@@ -103,7 +103,7 @@ def _screenshot_every_page(browser, test_name: str, report) -> None:
             try:
                 page.screenshot(path=str(path), full_page=True)
                 saved.append(f"{path} ({page.url})")
-            except Exception as error:  # a closed page must not hide the real failure
+            except Exception as error:  # noqa: BLE001 - a closed page must not hide the real failure
                 saved.append(f"{path}: no screenshot ({error})")
     if saved:
         report.sections.append(("screenshots", "\n".join(saved)))

@@ -293,7 +293,7 @@ def play_until_game_over(players: list[Player], game_id: str) -> MatchRecord:
             continue
         play = play_a_turn(seats[view["turn"]], game_id, record)
         view = watcher.wait_for_view(
-            game_id, lambda v: v["revision"] > play.revision,
+            game_id, lambda v, after=play.revision: v["revision"] > after,
             f"{play.player.name}'s click on {card_name(play.card)} reaching the server")
         if view["status"] == "playing":
             expect_last_play_shown(players, view, play)

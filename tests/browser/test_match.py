@@ -12,9 +12,19 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.pages import (
-    card_name, create_game, expect_logged_in_as, expect_ready_to_play, join_through_invite, play_a_turn,
-    play_until_game_over, seats_of, sign_in_at_the_provider, start_game, table_snapshot,
-    MatchRecord, Player,
+    MatchRecord,
+    Player,
+    card_name,
+    create_game,
+    expect_logged_in_as,
+    expect_ready_to_play,
+    join_through_invite,
+    play_a_turn,
+    play_until_game_over,
+    seats_of,
+    sign_in_at_the_provider,
+    start_game,
+    table_snapshot,
 )
 
 
@@ -71,7 +81,7 @@ def test_a_reloaded_page_finds_the_same_table_and_plays_on(home):
     record = MatchRecord()
     for seat in range(3):  # mid-hand: three cards are down
         play = play_a_turn(seats[seat], game_id, record)
-        seats[0].wait_for_view(game_id, lambda v: v["revision"] > play.revision, "the play")
+        seats[0].wait_for_view(game_id, lambda v, after=play.revision: v["revision"] > after, "the play")
 
     dave = seats[3]  # on turn
     expect(dave.last_play).to_contain_text(card_name(record.plays[-1].card))

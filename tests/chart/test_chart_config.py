@@ -15,7 +15,7 @@ import yaml
 
 from services.config import Settings
 
-from .support import CHART, COMPONENTS, REPO, SecretKeyRef, Rendered
+from .support import CHART, COMPONENTS, REPO, Rendered, SecretKeyRef
 
 # The table lives in README.md. CHART_TESTS_CONFIG_TABLE names another markdown file with the same
 # table, for running these tests before the README has it.
@@ -188,9 +188,7 @@ def test_variable_reaches_the_containers_that_read_it(everything_set: tuple[Rend
             component = owner["metadata"]["labels"]["app.kubernetes.io/component"]
             seen[f"{owner['kind']}/{component}"] = rendered.env(container).get(variable)
 
-    assert {owner: value for owner, value in seen.items() if value is not None} == {
-        owner: expected[variable] for owner in readers
-    }
+    assert {owner: value for owner, value in seen.items() if value is not None} == dict.fromkeys(readers, expected[variable])
 
 
 def test_unset_values_leave_the_application_defaults(default_render: Rendered) -> None:
