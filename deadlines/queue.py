@@ -33,7 +33,6 @@ compact JSON of :attr:`Entry.member`:
 from __future__ import annotations
 
 import asyncio
-import functools
 import heapq
 import itertools
 import logging
@@ -47,8 +46,7 @@ from redis.exceptions import RedisError
 
 from deadlines.entry import Claim, Entry, InvalidEntry, Poll
 from services.cancellation import raise_if_cancelled
-from services.errors import Reason, ServiceError
-from services.stores import Keys
+from services.stores import REDIS_DOWN, Keys, unavailable_when
 
 log = logging.getLogger(__name__)
 
@@ -350,19 +348,7 @@ return 1
 """
 
 
-def _unavailable(method):
-    """Turn a Redis that does not answer into UNAVAILABLE (retry later), never INTERNAL."""
-
-    @functools.wraps(method)
-    async def wrapper(*args, **kwargs):
-        try:
-            return await method(*args, **kwargs)
-        except (RedisError, OSError) as error:
-            raise ServiceError(
-                Reason.UNAVAILABLE, f"The deadline queue is unavailable: {error}"
-            ) from None
-
-    return wrapper
+_unavailable = unavailable_when(REDIS_DOWN, "deadline queue")
 
 
 def _score(value: str | None) -> int | None:

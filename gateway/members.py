@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 
-from redis.exceptions import RedisError
 from starlette.exceptions import HTTPException
 from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse, Response
@@ -56,13 +55,10 @@ async def _erase(request: Request, member: Member) -> Response:
         tables = await backends.lobby.erase_member(member.sub)
         await backends.stats.erase_member(member.sub)
         await request.app.state.auth.end_member_sessions(member.sub)
-    except ServiceError as error:
+    except ServiceError as error:  # a service, or the session store: the erasure ends on a retry
         if error.reason is Reason.UNAVAILABLE:
             log.warning("member erasure not completed, answered 503 for a retry: %s", error.message)
         raise
-    except (RedisError, OSError) as error:  # the session store: the erasure ends on a retry
-        log.warning("member erasure not completed, answered 503 for a retry: %s", error)
-        raise ServiceError(Reason.UNAVAILABLE, "The session store cannot be reached") from None
     log.info("member erased (%d seatings anonymized)", len(tables))
     response = Response(status_code=204)
     clear_cookie(response, request)

@@ -23,7 +23,7 @@ import redis.asyncio as redis
 from starlette.requests import HTTPConnection
 from starlette.responses import Response
 
-from services.stores import Keys
+from services.stores import REDIS_DOWN, Keys, unavailable_when
 from services.timeutil import now_ms
 
 log = logging.getLogger(__name__)
@@ -62,7 +62,7 @@ class Session:
         return json.dumps(asdict(self), separators=(",", ":"))
 
     @classmethod
-    def from_json(cls, text: str) -> Session | None:
+    def from_json(cls, text: str | bytes) -> Session | None:
         """The session stored as ``text``, or None when it is not a session record."""
         try:
             data = json.loads(text)
@@ -86,7 +86,10 @@ class Session:
 
 
 class SessionStore(ABC):
-    """Where sessions live. ``count()`` counts logged-in sessions (the active-users gauge)."""
+    """Where sessions live. ``count()`` counts logged-in sessions (the active-users gauge).
+
+    A store that does not answer raises ServiceError UNAVAILABLE (the kit's mapping): routes
+    answer 503, and callers need not know that the store is Redis."""
 
     ttl_seconds: float
     pending_ttl_seconds: float
@@ -223,6 +226,9 @@ return ended
 """
 
 
+_unavailable = unavailable_when(REDIS_DOWN, "session store")
+
+
 class RedisSessionStore(SessionStore):
     """Sessions as JSON under ``<prefix>:session:<id>``, shared by every gateway replica.
 
@@ -250,6 +256,7 @@ class RedisSessionStore(SessionStore):
     def _live_key(self) -> str:
         return self.keys("sessions", "live")
 
+    @_unavailable
     async def get(self, id: str) -> Session | None:
         raw = await self.redis.get(self._session_key(id))
         if raw is None:
@@ -260,6 +267,7 @@ class RedisSessionStore(SessionStore):
             return None
         return session
 
+    @_unavailable
     async def save(self, session: Session) -> None:
         previous = await self.get(session.id)
         previous_index = (self._member_key(previous.sub)
@@ -270,6 +278,7 @@ class RedisSessionStore(SessionStore):
             args=[session.to_json(), session.id, self.expires_ms(session), now_ms()],
         )
 
+    @_unavailable
     async def delete(self, id: str) -> None:
         session = await self.get(id)
         async with self.redis.pipeline(transaction=True) as pipe:
@@ -279,12 +288,14 @@ class RedisSessionStore(SessionStore):
                 pipe.srem(self._member_key(session.sub), id)
             await pipe.execute()
 
+    @_unavailable
     async def delete_member(self, sub: str) -> int:
         return int(await self._delete_member(
             keys=[self._member_key(sub), self._live_key],
             args=[self.keys("session", ""), sub],
         ))
 
+    @_unavailable
     async def count(self) -> int:
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.zremrangebyscore(self._live_key, "-inf", now_ms())

@@ -17,7 +17,6 @@ import logging
 import time
 from contextlib import suppress
 
-from redis.exceptions import RedisError
 from starlette.responses import JSONResponse
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
@@ -189,8 +188,10 @@ class _Connection:
         seat (and, once erased, seeing it)."""
         try:
             member = await current_member(self.websocket)
-        except (RedisError, OSError) as error:  # the session store briefly down: no verdict
-            log.debug("game %s: session not checked: %s", self.game.id, error)
+        except ServiceError as error:  # the session store briefly down: no verdict
+            if not error.reason.transient:
+                raise
+            log.debug("game %s: session not checked: %s", self.game.id, error.message)
             return True
         if member is not None and member.sub == self.sub:
             return True

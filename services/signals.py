@@ -18,7 +18,10 @@ from collections.abc import AsyncIterator
 
 import asyncpg
 import redis.asyncio as redis
+from asyncpg.pool import PoolConnectionProxy
 from redis.exceptions import RedisError
+
+from services.stores import POSTGRES_DOWN
 
 log = logging.getLogger(__name__)
 
@@ -104,11 +107,11 @@ class RedisSignalHub:
     @contextlib.asynccontextmanager
     async def subscribe(self, channel: str) -> AsyncIterator[Signals]:
         signals = Signals()
-        subscribers = self._subscribers.get(channel)
-        first = subscribers is None
+        first = channel not in self._subscribers
         if first:
-            subscribers = self._subscribers[channel] = set()
+            self._subscribers[channel] = set()
             self._ready[channel] = asyncio.Event()
+        subscribers = self._subscribers[channel]
         subscribers.add(signals)
         try:
             if first:
@@ -133,6 +136,8 @@ class RedisSignalHub:
             except asyncio.CancelledError:
                 raise
             except (RedisError, OSError) as error:
+                # Any, not only the kit's REDIS_DOWN: the process's one reader must outlive
+                # whatever its connection raises.
                 log.warning("%s connection lost (%s); reconnecting", self._name, error)
                 await asyncio.sleep(0.5)
                 continue
@@ -182,7 +187,7 @@ class PostgresSignalHub:
         self._reconnect: asyncio.Task | None = None
         self._closed = False
 
-    async def notify_in(self, connection: asyncpg.Connection, key: str) -> None:
+    async def notify_in(self, connection: asyncpg.Connection | PoolConnectionProxy, key: str) -> None:
         """Signal ``key``'s subscribers when ``connection``'s transaction commits."""
         await connection.execute("SELECT pg_notify($1, $2)", self._channel, key)
 
@@ -202,8 +207,8 @@ class PostgresSignalHub:
             connection.add_termination_listener(self._lost)
             self._connection = connection
 
-    def _received(self, connection, pid, channel, payload: str) -> None:
-        self._hub.notify(payload)
+    def _received(self, connection, pid, channel, payload: object) -> None:
+        self._hub.notify(str(payload))
 
     def _lost(self, connection) -> None:
         if self._closed or self._reconnect is not None:
@@ -216,7 +221,7 @@ class PostgresSignalHub:
             while not self._closed and self._hub.listening:
                 try:
                     await self._listen()
-                except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
+                except (*POSTGRES_DOWN, asyncpg.PostgresError) as error:  # down, or refusing
                     log.warning("lost the %s listener (%s); listening again in %.1f s",
                                 self._channel, error, delay)
                     await asyncio.sleep(delay)

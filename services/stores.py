@@ -7,15 +7,17 @@ these factories are only called when a URL is configured.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import TypeVar
 
 import asyncpg
 import redis.asyncio as redis
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ReadOnlyError as RedisReadOnlyError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from services.errors import Reason, ServiceError
@@ -32,27 +34,46 @@ _NOT_ANSWERING = (OSError, asyncio.TimeoutError, asyncpg.CannotConnectNowError,
 _REFUSING = (asyncpg.InvalidAuthorizationSpecificationError, asyncpg.InvalidCatalogNameError)
 
 
-# What a Redis or a Postgres that does not answer, or restarts, raises: worth a retry, never a
-# 500. (asyncpg's InternalClientError, "another operation is in progress", comes from a
-# connection the server has just closed.)
-REDIS_DOWN = (RedisConnectionError, RedisTimeoutError)
+# What a Redis or a Postgres that does not answer, restarts or is out of resources raises: worth
+# a retry, never a 500. Every store maps them with unavailable_on / unavailable_when. (redis-py
+# wraps socket errors in its ConnectionError; OSError is there for any it does not. asyncpg's
+# InternalClientError, "another operation is in progress", comes from a connection the server
+# has just closed; OperatorInterventionError is an administrator's shutdown or cancel, a crash,
+# a server not accepting connections yet; InsufficientResourcesError is too many connections,
+# a full disk, no memory.)
+# A failover answers for a while from a read-only replica: ReadOnlyError (Redis),
+# ReadOnlySQLTransactionError (Postgres); a serialization failure or a deadlock
+# (TransactionRollbackError) succeeds when tried again.
+REDIS_DOWN = (RedisConnectionError, RedisTimeoutError, RedisReadOnlyError, OSError)
 POSTGRES_DOWN = (OSError, TimeoutError, asyncpg.PostgresConnectionError, asyncpg.InterfaceError,
-                 asyncpg.CannotConnectNowError, asyncpg.AdminShutdownError,
-                 asyncpg.InternalClientError, asyncpg.FatalPostgresError)
+                 asyncpg.InternalClientError, asyncpg.FatalPostgresError,
+                 asyncpg.OperatorInterventionError, asyncpg.InsufficientResourcesError,
+                 asyncpg.ReadOnlySQLTransactionError, asyncpg.TransactionRollbackError)
+# A service with both (the game: move logs in Postgres, snapshots and locks in Redis).
+STORES_DOWN = REDIS_DOWN + POSTGRES_DOWN
+
+
+@contextlib.contextmanager
+def unavailable_on(errors: tuple[type[BaseException], ...], store: str) -> Iterator[None]:
+    """Within the block, ``errors`` become UNAVAILABLE ("The <store> is unavailable: <error>"),
+    which callers retry, instead of an internal error. Each is logged with the driver's words
+    (address, cause), which the caller's message leaves out."""
+    try:
+        yield
+    except errors as error:
+        log.warning("the %s did not answer: %r", store, error)
+        raise ServiceError(Reason.UNAVAILABLE,
+                           f"The {store} is unavailable: {type(error).__name__}") from None
 
 
 def unavailable_when(errors: tuple[type[BaseException], ...], store: str):
-    """Decorate a store's methods: ``errors`` become UNAVAILABLE ("The <store> is unavailable"),
-    which callers retry, instead of an internal error."""
+    """Decorate a store's async methods: :func:`unavailable_on` around each call."""
 
     def decorate(method):
         @functools.wraps(method)
         async def wrapper(*args, **kwargs):
-            try:
+            with unavailable_on(errors, store):
                 return await method(*args, **kwargs)
-            except errors as error:
-                raise ServiceError(Reason.UNAVAILABLE,
-                                   f"The {store} is unavailable: {type(error).__name__}") from None
 
         return wrapper
 

@@ -15,6 +15,7 @@ import asyncpg
 from services.config import Settings
 from services.errors import ServiceError
 from services.migrations import migrate
+from services.stores import POSTGRES_DOWN
 from stats.model import RecalculationSummary
 from stats.repository import PostgresStatsRepository
 
@@ -37,7 +38,7 @@ def main(settings: Settings) -> int:
         return 2
     try:
         summary = asyncio.run(recalculate(settings.database_url))
-    except (ServiceError, OSError, asyncpg.PostgresError) as error:
+    except (ServiceError, *POSTGRES_DOWN, asyncpg.PostgresError) as error:  # down, or refusing
         print(f"tavolo backfill-elo: failed, nothing changed: {error}", file=sys.stderr)
         return 1
     print(f"replayed {summary.matches} match(es): {summary.ratings} rating(s) rewritten, "

@@ -19,7 +19,6 @@ the read count, so a member who comes back after deleting their account is rated
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import functools
 import hashlib
@@ -29,11 +28,14 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection
 from dataclasses import replace
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
+from typing import overload
 
 import asyncpg
+from asyncpg.pool import PoolConnectionProxy
 
 from services.errors import Reason, ServiceError
+from services.stores import POSTGRES_DOWN, unavailable_on
 from stats.model import (
     ERASED_NAME,
     LeaderboardRow,
@@ -217,30 +219,23 @@ class MemoryStatsRepository(StatsRepository):
 
 # -- Postgres ------------------------------------------------------------------------------
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MS = timedelta(milliseconds=1)
+# What a query runs on: a connection of the pool (a proxy, to the type checker).
+_Connection = asyncpg.Connection | PoolConnectionProxy
 
-# Connection-level failures: the database is down, restarting or out of connections, or the
-# driver found a connection a restart broke (InternalClientError: "another operation is in
-# progress"; the pool's reset query then closes that connection, so it is not handed out
-# again). They become UNAVAILABLE (retry later), never an UNKNOWN or INTERNAL error.
-_UNREACHABLE = (
-    OSError,
-    asyncio.TimeoutError,
-    asyncpg.PostgresConnectionError,
-    asyncpg.InterfaceError,
-    asyncpg.InternalClientError,
-    asyncpg.exceptions.FatalPostgresError,
-    asyncpg.exceptions.OperatorInterventionError,
-    asyncpg.exceptions.InsufficientResourcesError,
-)
 # Conflicts Postgres resolves by aborting one transaction; the write is simply tried again.
 _RETRYABLE = (asyncpg.exceptions.DeadlockDetectedError, asyncpg.exceptions.SerializationError)
 _ATTEMPTS = 3
 
 
-def _datetime(ms: int) -> datetime:
-    return _EPOCH + ms * _MS
+@overload
+def _datetime(ms: int) -> datetime: ...
+@overload
+def _datetime(ms: None) -> None: ...
+def _datetime(ms: int | None) -> datetime | None:
+    """The moment ``ms`` (milliseconds since the epoch); None (no match yet) stays NULL."""
+    return None if ms is None else _EPOCH + ms * _MS
 
 
 def _ms(moment: datetime) -> int:
@@ -248,21 +243,22 @@ def _ms(moment: datetime) -> int:
 
 
 def _database_call(method):
+    """A repository call: tried again after a conflict; UNAVAILABLE (retry later), never an
+    UNKNOWN or INTERNAL error, when the conflicts go on or the database does not answer (the
+    kit's POSTGRES_DOWN). A connection a restart broke ("another operation is in progress") is
+    not handed out again: the pool's reset query closes it."""
     @functools.wraps(method)
     async def wrapper(self, *args, **kwargs):
-        for attempt in range(1, _ATTEMPTS + 1):
-            try:
-                return await method(self, *args, **kwargs)
-            except _RETRYABLE as error:
-                if attempt == _ATTEMPTS:
-                    log.warning("stats: %s gave up after %d conflicts: %s", method.__name__,
-                                attempt, error)
-                    raise ServiceError(Reason.UNAVAILABLE,
-                                       "The stats database is busy: try again") from error
-            except _UNREACHABLE as error:
-                log.warning("stats: database unreachable in %s: %r", method.__name__, error)
-                raise ServiceError(Reason.UNAVAILABLE,
-                                   "The stats database cannot be reached right now") from error
+        with unavailable_on(POSTGRES_DOWN, "stats database"):
+            for attempt in range(1, _ATTEMPTS + 1):
+                try:
+                    return await method(self, *args, **kwargs)
+                except _RETRYABLE as error:
+                    if attempt == _ATTEMPTS:
+                        log.warning("stats: %s gave up after %d conflicts: %s", method.__name__,
+                                    attempt, error)
+                        raise ServiceError(Reason.UNAVAILABLE,
+                                           "The stats database is busy: try again") from error
     return wrapper
 
 
@@ -469,7 +465,7 @@ class PostgresStatsRepository(StatsRepository):
             await connection.execute("LOCK TABLE player_rating IN EXCLUSIVE MODE")
             return await _recalculate(connection)
 
-    async def _fetch_matches(self, connection: asyncpg.Connection, ids: list[str]) -> list[Match]:
+    async def _fetch_matches(self, connection: _Connection, ids: list[str]) -> list[Match]:
         """The matches with these ids, in the order of ``ids``."""
         if not ids:
             return []
@@ -492,7 +488,7 @@ class PostgresStatsRepository(StatsRepository):
         return [found[match_id] for match_id in ids if match_id in found]
 
 
-async def _recalculate(connection: asyncpg.Connection) -> RecalculationSummary:
+async def _recalculate(connection: _Connection) -> RecalculationSummary:
     """Replay the history one match at a time (streamed), then write what changed."""
     ledger = Ledger()
     changed: list[tuple[str, int, int]] = []

@@ -20,7 +20,8 @@ from gateway.sessions import (
     session_id,
     set_cookie,
 )
-from services.stores import Keys
+from services.errors import Reason, ServiceError
+from services.stores import Keys, redis_client
 from services.timeutil import now_ms
 
 
@@ -161,6 +162,21 @@ async def test_redis_ignores_a_record_that_is_not_a_session(redis_client, redis_
     id = new_session_id()
     await redis_client.set(f"{redis_prefix}:session:{id}", raw)
     assert await store.get(id) is None
+
+
+async def test_a_redis_that_does_not_answer_is_unavailable():
+    """The kit's UNAVAILABLE, so the gateway answers 503 and knows nothing of Redis."""
+    client = redis_client("redis://127.0.0.1:1/0")
+    store = RedisSessionStore(client, Keys("test-down:tavolo"))
+    try:
+        for call in (store.get(new_session_id()), store.save(member_session()),
+                     store.delete(new_session_id()), store.delete_member("alice"), store.count()):
+            with pytest.raises(ServiceError) as caught:
+                await call
+            assert caught.value.reason is Reason.UNAVAILABLE
+            assert caught.value.message.startswith("The session store is unavailable")
+    finally:
+        await client.aclose()
 
 
 @pytest.mark.parametrize("text", ["", "null", "{}", '{"id": "a", "created_ms": 1, "sub": 5}'])
