@@ -31,8 +31,8 @@ from services.migrations import migrate
 from services.stores import Keys, redis_client
 from tavolo.deadlines.v1 import deadlines_pb2, deadlines_pb2_grpc
 from tavolo.stats.v1 import stats_pb2, stats_pb2_grpc
-from testing.servers import REDIS_URL, scratch_database, scratch_prefix
 from testing.processes import free_port, stop_process, wait_serving
+from testing.servers import REDIS_URL, scratch_database, scratch_prefix
 
 SEATS = [f"seat:{i}" for i in range(4)]
 MOVES = 8000

@@ -13,7 +13,6 @@ import json
 import statistics
 import time
 
-
 from game.scopone.rules import legal_plays
 from testing.players import Player
 from testing.stack import real_stack

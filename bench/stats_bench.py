@@ -14,20 +14,20 @@ import json
 import random
 import time
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import asyncpg
 import grpc
 
+from lobby.client import LobbyClient
 from services.errors import Reason, ServiceError
 from services.migrations import migrate
 from services.server import ErrorInterceptor
 from services.stores import postgres_pool
 from stats.client import SeatOutcome, StatsClient
 from stats.cursor import CursorCodec
-from stats.lobby_api import LobbySeating
-from stats.repository import PostgresStatsRepository
 from stats.model import Match, Player
+from stats.repository import PostgresStatsRepository
 from stats.service import StatsService
 from stats.servicer import StatsServicer, register
 from stats.standings import Ledger, history_order
@@ -40,8 +40,8 @@ LOADED = 100_000        # matches bulk-loaded for the read benchmarks
 MEMBERS = 2000          # distinct players among them (about 200 matches each)
 SAMPLES = 300           # timed calls per read figure
 GAME_TYPE = "scopone_scientifico"
-EPOCH = datetime(2025, 1, 1, tzinfo=timezone.utc)  # the loaded history starts here
-UNIX_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+EPOCH = datetime(2025, 1, 1, tzinfo=UTC)  # the loaded history starts here
+UNIX_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 class _Lobby(lobby_pb2_grpc.LobbyServiceServicer):
@@ -189,7 +189,7 @@ async def _run() -> None:
         lobby_pb2_grpc.add_LobbyServiceServicer_to_server(lobby, lobby_server)
         lobby_port = lobby_server.add_insecure_port("127.0.0.1:0")
         await lobby_server.start()
-        seating = LobbySeating(f"127.0.0.1:{lobby_port}")
+        seating = LobbyClient(f"127.0.0.1:{lobby_port}", timeout_seconds=5.0)
         service = StatsService(repository, seating, CursorCodec(b"bench-only-page-token-key-0000"))
         stats_server = grpc.aio.server(interceptors=[ErrorInterceptor()])
         register(StatsServicer(service))(stats_server)

@@ -3,16 +3,13 @@ client of DeadlineService, owned by the deadline service."""
 
 from __future__ import annotations
 
-import grpc
-
-from services.channels import open_channel
-from services.errors import from_rpc_error
+from services.rpc_client import RpcClient
 from tavolo.deadlines.v1 import deadlines_pb2, deadlines_pb2_grpc
 
 SERVICE_NAME = deadlines_pb2.DESCRIPTOR.services_by_name["DeadlineService"].full_name
 
 
-class DeadlinesClient:
+class DeadlinesClient(RpcClient):
     """Async adapter over the DeadlineService stub; failures raise ServiceError.
 
     Every method is idempotent (scheduling twice keeps one entry, cancelling twice is a no-op),
@@ -20,10 +17,9 @@ class DeadlinesClient:
     """
 
     def __init__(self, address: str, timeout_seconds: float = 5.0):
-        self._channel = open_channel(address, SERVICE_NAME,
-                                     idempotent=("Schedule", "Cancel", "CancelTable",
-                                                 "GetQueueEpoch"),
-                                     timeout_seconds=timeout_seconds)
+        super().__init__(address, SERVICE_NAME,
+                         idempotent=("Schedule", "Cancel", "CancelTable", "GetQueueEpoch"),
+                         timeout_seconds=timeout_seconds)
         self._stub = deadlines_pb2_grpc.DeadlineServiceStub(self._channel)
 
     async def schedule(self, table_id: str, kind: str, token: str, due_ms: int) -> None:
@@ -46,19 +42,3 @@ class DeadlinesClient:
         """The queue's epoch: it changes only when the queue lost its entries."""
         return (await self._call(self._stub.GetQueueEpoch,
                                  deadlines_pb2.GetQueueEpochRequest())).epoch
-
-    async def close(self) -> None:
-        await self._channel.close()
-
-    async def __aenter__(self) -> DeadlinesClient:
-        return self
-
-    async def __aexit__(self, *exc_info) -> None:
-        await self.close()
-
-    @staticmethod
-    async def _call(method, request):
-        try:
-            return await method(request)
-        except grpc.RpcError as error:
-            raise from_rpc_error(error) from None

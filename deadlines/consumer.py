@@ -8,7 +8,8 @@ mid-fire are fired by whichever replica polls next once their lease has run out.
 
 A fire that fails (the game service errs or cannot be reached) goes back to the queue with an
 exponential backoff; nothing is ever dropped, except an entry whose table the game service no
-longer knows. Stopping the consumer gives its unsettled claims back, due now.
+longer knows (TABLE_NOT_FOUND) or refuses. Stopping the consumer gives its unsettled claims
+back, due now.
 """
 
 from __future__ import annotations
@@ -19,13 +20,14 @@ import logging
 import math
 import random
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
-from services.cancellation import raise_if_cancelled
-from services.errors import Reason, ServiceError
 from deadlines.entry import Claim, Entry
 from deadlines.queue import DeadlineQueue
+from services.cancellation import raise_if_cancelled
+from services.errors import Reason, ServiceError
 
 log = logging.getLogger(__name__)
 
@@ -41,9 +43,25 @@ class FireOutcome(enum.Enum):
 
 
 class FireTarget(Protocol):
-    """Who deadlines are fired at (the game service). Any exception means "try again later"."""
+    """Who deadlines are fired at: the game service (game.client.GameClient).
 
-    async def fire(self, entry: Entry) -> FireOutcome: ...
+    The answer's ``fired`` is False for a stale token. A ServiceError TABLE_NOT_FOUND ends the
+    entry (the table is gone); any other exception means "try again later", unless its reason
+    says that a retry is refused again (see Consumer._fire).
+    """
+
+    async def fire_deadline(self, table_id: str, token: str, kind: str) -> Mapping[str, Any]: ...
+
+
+async def fire(target: FireTarget, entry: Entry) -> FireOutcome:
+    """Fire ``entry`` at ``target``: how it answered; a failure is raised."""
+    try:
+        answer = await target.fire_deadline(entry.table_id, entry.token, entry.kind)
+    except ServiceError as error:
+        if error.reason is Reason.TABLE_NOT_FOUND:
+            return FireOutcome.TABLE_GONE
+        raise
+    return FireOutcome.FIRED if answer["fired"] else FireOutcome.STALE
 
 
 @dataclass(frozen=True)
@@ -98,7 +116,7 @@ class Consumer:
                 try:
                     wait_ms = await self._poll_and_fire()
                     failures = 0
-                except Exception as error:  # the queue does not answer: back off, keep going
+                except Exception as error:  # the queue does not answer: back off, keep going  # noqa: BLE001
                     failures += 1
                     wait_ms = min(self.heartbeat_ms,
                                   self.backoff.delay_ms(failures, random.random()))
@@ -155,8 +173,8 @@ class Consumer:
         entry = claim.entry
         try:
             try:
-                outcome = await self.target.fire(entry)
-            except Exception as error:
+                outcome = await fire(self.target, entry)
+            except Exception as error:  # any failure: retried, unless refused  # noqa: BLE001
                 if isinstance(error, ServiceError) and not error.reason.transient \
                         and error.reason is not Reason.CONCURRENT_MOVE:  # that one: try again
                     # the game service refused the entry itself (a malformed table id, a log
@@ -181,7 +199,7 @@ class Consumer:
             log.debug("fired %s/%s for table %s (%s, %.0f ms after due)", entry.kind,
                       entry.token, entry.table_id, outcome.value, lateness)
             await self.queue.ack(claim)
-        except Exception as error:  # the queue failed while settling: the lease will return it
+        except Exception as error:  # the queue failed while settling: the lease will return it  # noqa: BLE001
             log.warning("could not settle the %s deadline of table %s (its lease returns it): %s",
                         entry.kind, entry.table_id, error)
 
@@ -203,7 +221,7 @@ class Consumer:
                 continue
             try:
                 released += await self.queue.release(claim, math.floor(wall_clock_ms()))
-            except Exception as error:
+            except Exception as error:  # noqa: BLE001
                 log.warning("could not give back a claim (its lease returns it): %s", error)
         if released:
             log.info("gave back %d unfired deadline(s) to the queue", released)

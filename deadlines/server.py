@@ -7,9 +7,9 @@ in Redis; without it the queue lives in this process's memory (one replica, lost
 from __future__ import annotations
 
 from deadlines.consumer import Consumer
-from deadlines.game_api import GameFireTarget
 from deadlines.queue import DeadlineQueue, MemoryDeadlineQueue, RedisDeadlineQueue
 from deadlines.servicer import SERVICE_NAME, DeadlineServicer
+from game.client import GameClient
 from services import telemetry
 from services.config import Settings
 from services.server import ServiceSpec, serve
@@ -23,9 +23,25 @@ def build_queue(settings: Settings) -> DeadlineQueue:
     return RedisDeadlineQueue(redis_client(settings.redis_url), Keys(settings.redis_key_prefix))
 
 
+# The consumer retries fires with its own backoff, so the channel only needs to reconnect
+# promptly to a game service that is back (gRPC's default backoff grows to two minutes). No
+# transport retries: a failed fire goes back to the queue, where any replica may retry it.
+FIRE_CHANNEL_OPTIONS: tuple[tuple[str, object], ...] = (
+    ("grpc.enable_retries", 0),
+    ("grpc.initial_reconnect_backoff_ms", 100),
+    ("grpc.max_reconnect_backoff_ms", 2000),
+)
+
+
 def fire_timeout_seconds(lease_ms: int) -> float:
     """A fire must end well inside its lease, or another replica would take the entry meanwhile."""
     return min(10.0, lease_ms / 3000)
+
+
+def fire_target(game_addr: str, timeout_seconds: float) -> GameClient:
+    """The game service as the consumer fires at it: each fire with its own deadline."""
+    return GameClient(game_addr, deadline_seconds=timeout_seconds,
+                      channel_options=FIRE_CHANNEL_OPTIONS)
 
 
 def build_service(settings: Settings, lease_ms: int | None = None
@@ -33,7 +49,7 @@ def build_service(settings: Settings, lease_ms: int | None = None
     """The service's spec (API, health probe, the consumer as a background job) and its consumer."""
     lease_ms = settings.deadline_lease_ms if lease_ms is None else lease_ms
     queue = build_queue(settings)
-    target = GameFireTarget.connect(settings.game_addr, fire_timeout_seconds(lease_ms))
+    target = fire_target(settings.game_addr, fire_timeout_seconds(lease_ms))
     consumer = Consumer(queue, target, heartbeat_ms=settings.deadline_heartbeat_ms,
                         lease_ms=lease_ms)
     servicer = DeadlineServicer(queue)

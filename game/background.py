@@ -9,12 +9,13 @@ so a deadline that came and went in between is never sent at all.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import random
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from game.engine import Deadline
 from services.errors import ServiceError
@@ -86,7 +87,7 @@ class Background:
         self._tasks: set[asyncio.Task] = set()
         self._keys: set[str] = set()
 
-    def start(self, job: Awaitable, key: str | None = None) -> None:
+    def start(self, job: Coroutine[Any, Any, Any], key: str | None = None) -> None:
         """Run ``job``; with a ``key``, only if no job of that key is running."""
         if key is not None:
             if key in self._keys:
@@ -178,10 +179,11 @@ class DeadlineSync:
                     return
                 await asyncio.gather(
                     *(self._retry(f"scheduling deadline {d.token} of table {table_id}",
-                                  lambda d=d: self._scheduler.schedule(table_id, d.kind, d.token, d.due_ms))
+                                  functools.partial(self._scheduler.schedule, table_id, d.kind, d.token,
+                                                    d.due_ms))
                       for d, _ in batch.schedule.values()),
                     *(self._retry(f"cancelling deadline {d.token} of table {table_id}",
-                                  lambda d=d: self._scheduler.cancel(table_id, d.kind, d.token))
+                                  functools.partial(self._scheduler.cancel, table_id, d.kind, d.token))
                       for d in batch.cancel.values()),
                 )
         finally:

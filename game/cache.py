@@ -18,11 +18,11 @@ import json
 import logging
 import time
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import cast
 
 import redis.asyncio as redis
-from redis.exceptions import LockError, NoScriptError, RedisError
+from redis.exceptions import LockError, NoScriptError
 
 from services.signals import MemorySignalHub, RedisSignalHub, Signals
 from services.stores import Keys
@@ -244,7 +244,7 @@ class _MemoryLock(TableLock):
 
 
 class RedisTableCache(TableCache):
-    """The shared cache of every replica, in Redis."""
+    """The shared cache of every replica, in Redis (a client with ``decode_responses``: values are str)."""
 
     def __init__(self, client: redis.Redis, keys: Keys, ttl_seconds: int = 86400,
                  lock_ttl_seconds: float = LOCK_TTL_SECONDS,
@@ -271,7 +271,7 @@ class RedisTableCache(TableCache):
         return self._keys("games", "ongoing")
 
     async def load(self, table_id: str) -> str | None:
-        return await self._redis.getex(self.snapshot_key(table_id), ex=self.ttl_seconds)
+        return cast("str | None", await self._redis.getex(self.snapshot_key(table_id), ex=self.ttl_seconds))
 
     async def save(self, write: SnapshotWrite) -> bool:
         return bool(await self.save_in(self._redis, write))
@@ -279,7 +279,7 @@ class RedisTableCache(TableCache):
     def save_in(self, client, write: SnapshotWrite, sha_only: bool = False):
         """The save script, run by ``client``; ``sha_only`` queues a bare EVALSHA in a pipeline."""
         keys = [self.snapshot_key(write.table_id), self.ongoing_key]
-        args = [write.revision, write.snapshot, self.ttl_seconds, write.table_id,
+        args: list[str | int] = [write.revision, write.snapshot, self.ttl_seconds, write.table_id,
                 "" if write.ongoing_score is None else write.ongoing_score,
                 self.channel(write.table_id) if write.publish else ""]
         if sha_only:
@@ -302,7 +302,7 @@ class RedisTableCache(TableCache):
             await pipe.execute()
 
     async def ongoing(self, limit: int = 1000) -> list[str]:
-        return list(await self._redis.zrange(self.ongoing_key, 0, limit - 1))
+        return cast("list[str]", await self._redis.zrange(self.ongoing_key, 0, limit - 1))
 
     async def ongoing_count(self) -> int:
         return int(await self._redis.zcard(self.ongoing_key))

@@ -10,14 +10,13 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
+from typing import TypedDict
 
-import grpc
-
-from services.channels import SERVICE_CALLS, CallPolicy, open_channel
-from services.errors import from_rpc_error
+from services.channels import SERVICE_CALLS, CallPolicy
+from services.rpc_client import RpcClient
 from tavolo.game.v1 import game_pb2, game_pb2_grpc
 
-SERVICE = "tavolo.game.v1.GameService"
+SERVICE = game_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
 # Calls that change nothing, or nothing twice (a fire is checked against its token).
 IDEMPOTENT = ("ListGameTypes", "NormalizeOptions", "GetView", "GetLog", "GetResult", "FireDeadline")
 # A view stream lives as long as its match; only the unary calls get the default deadline.
@@ -28,6 +27,38 @@ _STATUS = {
     game_pb2.TABLE_STATUS_HAND_END: "hand_end",
     game_pb2.TABLE_STATUS_FINISHED: "finished",
 }
+
+
+@dataclass(frozen=True)
+class GameType:
+    """A game the platform can run, as the game service's registry describes it."""
+
+    id: str
+    name: str
+    description: str
+    players: int
+    options_schema_json: str
+
+    @property
+    def options_schema(self) -> dict:
+        return json.loads(self.options_schema_json)
+
+
+class CreatedTable(TypedDict):
+    table_id: str
+    seed_commitment: str
+    revision: int
+
+
+class FiredDeadline(TypedDict):
+    fired: bool  # False: the token was stale, nothing changed
+    revision: int
+
+
+class MatchResult(TypedDict):
+    result: dict  # the engine's result
+    started_ms: int
+    finished_ms: int
 
 
 @dataclass(frozen=True)
@@ -61,28 +92,32 @@ class LogEntry:
     created_ms: int
 
 
-class GameClient:
-    """An async client of GameService; one channel, shared by every call.
+class GameClient(RpcClient):
+    """An async client of GameService: unary calls share one channel, view streams another.
 
-    ``policy`` says how long a call waits for a service that does not answer
-    (services.channels: SERVICE_CALLS between services, PEOPLE_CALLS in the gateway)."""
+    ``policy``, ``deadline_seconds`` and ``channel_options``: services.rpc_client.RpcClient.
+    ``named_tables``: every create_table names its table, which makes CreateTable idempotent
+    on the table id, so the transport retries it too (the lobby's starts).
+    """
 
     def __init__(self, address: str, timeout_seconds: float = 10.0,
-                 policy: CallPolicy = SERVICE_CALLS):
-        self._channel = open_channel(address, SERVICE, idempotent=IDEMPOTENT,
-                                     timeout_seconds=timeout_seconds, policy=policy)
-        self._streams = open_channel(address, SERVICE, idempotent=("WatchViews",),
-                                     timeout_seconds=_STREAM_TIMEOUT_SECONDS, policy=policy)
+                 policy: CallPolicy = SERVICE_CALLS, *, deadline_seconds: float | None = None,
+                 channel_options: tuple[tuple[str, object], ...] = (),
+                 named_tables: bool = False):
+        super().__init__(address, SERVICE,
+                         idempotent=(*IDEMPOTENT, "CreateTable") if named_tables else IDEMPOTENT,
+                         timeout_seconds=timeout_seconds, policy=policy,
+                         deadline_seconds=deadline_seconds, channel_options=channel_options)
+        self._named_tables = named_tables
         self._stub = game_pb2_grpc.GameServiceStub(self._channel)
-        self._stream_stub = game_pb2_grpc.GameServiceStub(self._streams)
-        self._read_deadline = policy.read_deadline_seconds
+        self._stream_stub = game_pb2_grpc.GameServiceStub(
+            self._open(("WatchViews",), _STREAM_TIMEOUT_SECONDS))
 
-    async def list_game_types(self) -> list[dict]:
-        """CONTRACT's game type items: id, name, description, players, options_schema."""
+    async def list_game_types(self) -> list[GameType]:
         response = await self._call(self._stub.ListGameTypes, game_pb2.ListGameTypesRequest(),
                                     read=True)
-        return [{"id": t.id, "name": t.name, "description": t.description, "players": t.players,
-                 "options_schema": json.loads(t.options_schema_json)} for t in response.game_types]
+        return [GameType(id=t.id, name=t.name, description=t.description, players=t.players,
+                         options_schema_json=t.options_schema_json) for t in response.game_types]
 
     async def normalize_options(self, game_type: str, options: dict | str | None = None) -> dict:
         response = await self._call(self._stub.NormalizeOptions, game_pb2.NormalizeOptionsRequest(
@@ -90,8 +125,10 @@ class GameClient:
         return json.loads(response.options_json)
 
     async def create_table(self, game_type: str, seats: Sequence[str], options: dict | str | None = None,
-                           table_id: str = "") -> dict:
-        """{"table_id", "seed_commitment", "revision"}; idempotent when ``table_id`` is given."""
+                           table_id: str = "") -> CreatedTable:
+        """The table created; idempotent when ``table_id`` is given."""
+        if self._named_tables and not table_id:
+            raise ValueError("this client retries CreateTable: name the table (table_id)")
         response = await self._call(self._stub.CreateTable, game_pb2.CreateTableRequest(
             table_id=table_id, game_type=game_type, options_json=_text(options), seats=list(seats)))
         return {"table_id": response.table_id, "seed_commitment": response.seed_commitment,
@@ -116,19 +153,14 @@ class GameClient:
         response = await self._call(self._stub.Act, request)
         return json.loads(response.view_json)
 
-    async def watch_views(self, table_id: str, seat: str) -> AsyncIterator[dict]:
+    def watch_views(self, table_id: str, seat: str) -> AsyncIterator[dict]:
         """The seat's view now, then after every change; ends after the finished view."""
-        call = self._stream_stub.WatchViews(game_pb2.WatchViewsRequest(table_id=table_id, seat=seat))
-        try:
-            async for response in call:
-                yield json.loads(response.view_json)
-        except grpc.RpcError as error:
-            raise from_rpc_error(error) from None
-        finally:
-            call.cancel()
+        request = game_pb2.WatchViewsRequest(table_id=table_id, seat=seat)
+        return self._stream(lambda: self._stream_stub.WatchViews(request),
+                            lambda response: json.loads(response.view_json))
 
-    async def fire_deadline(self, table_id: str, token: str, kind: str = "") -> dict:
-        """{"fired", "revision"}: fired is False when the token was stale."""
+    async def fire_deadline(self, table_id: str, token: str, kind: str = "") -> FiredDeadline:
+        """Fire a deadline; TABLE_NOT_FOUND when the table is gone."""
         response = await self._call(self._stub.FireDeadline, game_pb2.FireDeadlineRequest(
             table_id=table_id, token=token, kind=kind))
         return {"fired": response.fired, "revision": response.revision}
@@ -158,24 +190,13 @@ class GameClient:
                           m.random, m.created_at.ToMilliseconds()) for m in response.moves]
         return header, moves, response.next_after_number
 
-    async def get_result(self, table_id: str) -> dict:
-        """{"result": the engine's result, "started_ms", "finished_ms"} of a finished match."""
+    async def get_result(self, table_id: str) -> MatchResult:
+        """The result of a finished match (MATCH_NOT_FINISHED before)."""
         response = await self._call(self._stub.GetResult,
                                     game_pb2.GetResultRequest(table_id=table_id), read=True)
         return {"result": json.loads(response.result_json),
                 "started_ms": response.started_at.ToMilliseconds(),
                 "finished_ms": response.finished_at.ToMilliseconds()}
-
-    async def close(self) -> None:
-        await self._channel.close()
-        await self._streams.close()
-
-    async def _call(self, method, request, *, read: bool = False):
-        """The call's response; a ``read`` (it changes nothing) gets the policy's read deadline."""
-        try:
-            return await method(request, timeout=self._read_deadline if read else None)
-        except grpc.RpcError as error:
-            raise from_rpc_error(error) from None
 
 
 def _text(value: dict | str | None) -> str:

@@ -9,7 +9,17 @@ first reaches ``target`` wins.
 from __future__ import annotations
 
 from game import fairness
-from game.engine import Deadline, Engine, GameError, Move, action_name, check_seat, seat_results, team_of
+from game.engine import (
+    Deadline,
+    Engine,
+    GameError,
+    MatchResult,
+    Move,
+    action_name,
+    check_seat,
+    seat_results,
+    team_of,
+)
 from services.timeutil import iso_from_ms
 
 SEATS = 4
@@ -85,10 +95,11 @@ class DummyEngine(Engine):
         if move.type == "add":
             n, _ = _parse_add(move.payload)
         else:
-            n = move.payload.get("value")
+            value = move.payload.get("value")
             # ``True == 1`` in Python: without the type check a logged ``true`` would pass for a roll of 1.
-            if not isinstance(n, int) or isinstance(n, bool) or n != self._roll(state):
-                raise GameError("illegal_move", f"The roll {n!r} does not match the seed's")
+            if not isinstance(value, int) or isinstance(value, bool) or value != self._roll(state):
+                raise GameError("illegal_move", f"The roll {value!r} does not match the seed's")
+            n = value
         new = dict(state)
         new["moves"] = state["moves"] + 1
         new["totals"] = totals = list(state["totals"])
@@ -139,18 +150,14 @@ class DummyEngine(Engine):
     def turn_seat(self, state: dict) -> int | None:
         return state["turn"]
 
-    def result(self, state: dict) -> dict | None:
+    def result(self, state: dict) -> MatchResult | None:
         if state["status"] != FINISHED:
             return None
         scores = _team_totals(state["totals"])
-        return {
-            "scores": scores,
-            "winner": state["winner"],
-            "target_score": state["options"]["target"],
-            "hands": 1,
-            "audit": [],
-            "seats": seat_results(scores, state["winner"], SEATS),
-        }
+        # Scopone's summary shape, so that the platform's consumers are exercised as for scopone.
+        summary = {"scores": scores, "winner": state["winner"],
+                   "target_score": state["options"]["target"], "hands": 1, "audit": []}
+        return MatchResult(seat_results(scores, state["winner"], SEATS), summary)
 
     def _check_turn(self, state: dict, seat: int) -> None:
         if state["status"] == FINISHED:

@@ -6,12 +6,15 @@ from ``new_state`` rebuilds the state exactly. Randomness comes only from the se
 
 The flow for a player action is ``move = decide(state, seat, action, now)`` then
 ``state = apply(state, move, now)``; for a due deadline ``move = fire(state, token, now)`` and,
-when it is not None, ``state = apply(state, move, now)``.
+when it is not None, ``state = apply(state, move, now)``. A finished match's ``result`` is a
+typed :class:`MatchResult`: every seat's outcome, which stats rates, and the engine's summary.
 """
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -85,11 +88,68 @@ def team_of(seat: int) -> str:
     return "A" if seat % 2 == 0 else "B"
 
 
-def seat_results(scores: dict, winner: str, seats: int = 4) -> list[dict]:
-    """The ``seats`` part of a result: every seat's team, whether it won, and its team's final score."""
-    return [
-        {"seat": s, "team": team_of(s), "won": team_of(s) == winner, "points": scores[team_of(s)]} for s in range(seats)
-    ]
+@dataclass(frozen=True)
+class SeatResult:
+    """One seat's outcome of a finished match; ``details`` are the engine's own extras for the
+    seat (JSON data, e.g. a personal score), which stats keeps with the seat."""
+
+    seat_index: int
+    team: str
+    won: bool
+    points: int
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """The seat's entry of the published result: seat, team, won, points, then the details."""
+        return {"seat": self.seat_index, "team": self.team, "won": self.won, "points": self.points,
+                **self.details}
+
+
+_SEAT_KEYS = frozenset({"seat", "team", "won", "points"})
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """A finished match's result: one outcome per seat, in seat order, and the engine's summary
+    (scores, winner, audit...: JSON data the platform publishes but never reads).
+
+    Built only whole: a result without every seat, or whose summary or details would overwrite
+    the seat fields when published, raises ValueError here rather than reach stats as
+    "every seat lost with 0 points".
+    """
+
+    seats: tuple[SeatResult, ...]
+    summary: Mapping[str, Any]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "seats", tuple(self.seats))
+        if [s.seat_index for s in self.seats] != list(range(len(self.seats))) or not self.seats:
+            raise ValueError("a match result lists every seat once, in seat order, from seat 0; got "
+                             f"{[s.seat_index for s in self.seats]}")
+        if "seats" in self.summary:
+            raise ValueError("the summary of a match result may not have a 'seats' member")
+        for seat in self.seats:
+            if _SEAT_KEYS & seat.details.keys():
+                raise ValueError(f"the details of seat {seat.seat_index} may not be named "
+                                 f"{sorted(_SEAT_KEYS & seat.details.keys())}")
+
+    def to_json(self) -> dict[str, Any]:
+        """The published result (GetResult, RecordMatch): the summary's members, then ``seats``."""
+        return {**self.summary, "seats": [seat.to_json() for seat in self.seats]}
+
+    def to_json_text(self) -> str:
+        return compact_json(self.to_json())
+
+
+def seat_results(scores: Mapping[str, int], winner: str, seats: int = 4) -> tuple[SeatResult, ...]:
+    """Every seat's outcome in a team game: its team, whether it won, and its team's final score."""
+    return tuple(SeatResult(s, team_of(s), team_of(s) == winner, scores[team_of(s)]) for s in range(seats))
+
+
+def compact_json(value: object) -> str:
+    """Engine data (options, moves, views, results) as the game service writes it: compact,
+    non-ASCII text as is, no NaN or Infinity (not JSON). Callers compare these bytes."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 def action_name(action: object) -> str:
@@ -208,7 +268,7 @@ class Engine(ABC):
         """The seat expected to play, or None."""
 
     @abstractmethod
-    def result(self, state: dict) -> dict | None:
+    def result(self, state: dict) -> MatchResult | None:
         """The match result once finished, else None."""
 
     def catalogue_entry(self) -> dict:

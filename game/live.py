@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from game.log_store import Position, TableRecord
 
+FINISHED = "finished"  # the status of a finished match (engines: 'playing', 'hand_end', 'finished')
 _SNAPSHOT_REVISION = re.compile(r'\{"revision":(\d+),')
 
 

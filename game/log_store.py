@@ -16,8 +16,10 @@ from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
+from typing import overload
 
 import asyncpg
+from asyncpg.pool import PoolConnectionProxy
 
 from game.engine import Move
 from services.stores import postgres_pool
@@ -426,7 +428,7 @@ class PostgresLogStore(LogStore):
     # -- connections --------------------------------------------------------------------------
 
     @contextlib.asynccontextmanager
-    async def _connection(self) -> AsyncIterator[asyncpg.Connection]:
+    async def _connection(self) -> AsyncIterator[PoolConnectionProxy]:
         """A pooled connection that goes back to the pool only in a known state.
 
         The pool releases connections without a reset query (``_rollback_if_needed``), so
@@ -474,13 +476,11 @@ _CONNECTION_LOST = (
 )
 
 
-def _discard(connection: asyncpg.Connection) -> None:
+def _discard(connection: PoolConnectionProxy) -> None:
     """Close a pooled connection now (the pool replaces it); one the driver already closed and
     gave back is left alone."""
-    try:
+    with contextlib.suppress(asyncpg.InterfaceError):  # closed by the driver and released already
         connection.terminate()
-    except asyncpg.InterfaceError:  # closed by the driver and released already
-        pass
 
 
 async def _rollback_if_needed(connection: asyncpg.Connection) -> None:
@@ -490,6 +490,14 @@ async def _rollback_if_needed(connection: asyncpg.Connection) -> None:
 
 def _time(ms: int | None) -> datetime | None:
     return None if ms is None else _EPOCH + timedelta(milliseconds=ms)
+
+
+@overload
+def _ms(moment: datetime) -> int: ...
+
+
+@overload
+def _ms(moment: None) -> None: ...
 
 
 def _ms(moment: datetime | None) -> int | None:

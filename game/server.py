@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import logging
 
-from game.cache import MemoryTableCache, RedisTableCache, TableCache
 from deadlines.client import DeadlinesClient
-from game.clients import StatsClient
+from game.cache import MemoryTableCache, RedisTableCache, TableCache
 from game.log_store import LogStore, MemoryLogStore, PostgresLogStore
 from game.queue_watch import QueueWatch
 from game.registry import default_registry
@@ -22,6 +21,7 @@ from services.config import Settings
 from services.migrations import migrate
 from services.server import ServiceSpec, serve
 from services.stores import Keys, redis_client, when_reachable
+from stats.client import StatsClient
 from tavolo.game.v1 import game_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -47,8 +47,8 @@ def open_cache(settings: Settings) -> TableCache:
     if settings.redis_url is None:
         log.info("game: REDIS_URL unset, keeping snapshots, locks and signals in memory")
         return MemoryTableCache(ttl_seconds=settings.game_ttl_seconds)
-    return RedisTableCache(redis_client(settings.redis_url, max_connections=REDIS_CONNECTIONS), Keys(settings.redis_key_prefix),
-                           ttl_seconds=settings.game_ttl_seconds)
+    return RedisTableCache(redis_client(settings.redis_url, max_connections=REDIS_CONNECTIONS),
+                           Keys(settings.redis_key_prefix), ttl_seconds=settings.game_ttl_seconds)
 
 
 async def build_service(settings: Settings) -> tuple[ServiceSpec, Tables]:

@@ -1,7 +1,8 @@
 """tavolo.game.v1.GameService over gRPC: messages in, calls of :class:`~game.tables.Tables`, messages out.
 
 Refusals are ServiceErrors (the server's interceptor sends them with their reason); a store
-that does not answer becomes UNAVAILABLE, so a caller knows to retry.
+that does not answer becomes UNAVAILABLE (the kit's STORES_DOWN), so a caller
+knows to retry.
 """
 
 from __future__ import annotations
@@ -12,12 +13,12 @@ import logging
 from collections.abc import AsyncIterator
 
 import asyncpg
-from redis.exceptions import RedisError
+from google.protobuf.timestamp_pb2 import Timestamp
 
-from game.clients import timestamp
 from game.log_store import LoggedMove, TableRecord
 from game.tables import SeatView, Tables
 from services.errors import Reason, ServiceError
+from services.stores import STORES_DOWN, unavailable_on
 from tavolo.game.v1 import game_pb2, game_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -27,13 +28,11 @@ _STATUS = {
     "hand_end": game_pb2.TABLE_STATUS_HAND_END,
     "finished": game_pb2.TABLE_STATUS_FINISHED,
 }
-# Every error of the drivers is a store that does not answer (as it should): asyncpg's three
-# roots (PostgresError from the server, InterfaceError and InternalClientError from the client,
-# e.g. "another operation is in progress" on a connection a restart broke), Redis's root, the
-# sockets'. They become UNAVAILABLE, never UNKNOWN: the caller retries, and the log (the
-# truth) has either kept the change or not.
-_STORE_ERRORS = (RedisError, asyncpg.PostgresError, asyncpg.InterfaceError,
-                 asyncpg.InternalClientError, OSError, TimeoutError)
+# The log is in Postgres, the snapshots, locks and signals in Redis. A store that does not
+# answer is UNAVAILABLE, never UNKNOWN: the caller retries, and the log (the truth) has either
+# kept the change or not.
+
+_STORE = "game store"
 
 
 def _stores_unavailable(method):
@@ -42,14 +41,12 @@ def _stores_unavailable(method):
     @functools.wraps(method)
     async def call(self, request, context):
         try:
-            return await method(self, request, context)
+            with unavailable_on(STORES_DOWN, _STORE):
+                return await method(self, request, context)
         except asyncpg.DataError as error:  # data the log cannot hold slipped past the checks
             log.error("%s failed: Postgres refused the data (%s)", method.__name__, error)
             raise ServiceError(Reason.INVALID_ARGUMENT,
                                "The request holds data the move log cannot store") from None
-        except _STORE_ERRORS as error:
-            log.warning("%s failed: a store did not answer (%s)", method.__name__, error)
-            raise ServiceError(Reason.UNAVAILABLE, "The game service's stores cannot be reached: try again") from None
 
     return call
 
@@ -80,7 +77,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
     @_stores_unavailable
     async def GetView(self, request, context):
         view = await self.tables.get_view(request.table_id, request.seat)
-        return game_pb2.GetViewResponse(**_view_fields(view), updated_at=timestamp(view.updated_ms))
+        return game_pb2.GetViewResponse(**_view_fields(view), updated_at=_timestamp(view.updated_ms))
 
     @_stores_unavailable
     async def Act(self, request, context):
@@ -89,12 +86,9 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         return game_pb2.ActResponse(**_view_fields(view))
 
     async def WatchViews(self, request, context) -> AsyncIterator[game_pb2.WatchViewsResponse]:
-        try:
+        with unavailable_on(STORES_DOWN, _STORE):
             async for view in self.tables.watch(request.table_id, request.seat):
                 yield game_pb2.WatchViewsResponse(**_view_fields(view))
-        except _STORE_ERRORS as error:
-            log.warning("WatchViews failed: a store did not answer (%s)", error)
-            raise ServiceError(Reason.UNAVAILABLE, "The game service's stores cannot be reached: try again") from None
 
     @_stores_unavailable
     async def FireDeadline(self, request, context):
@@ -120,12 +114,13 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
     async def GetResult(self, request, context):
         result = await self.tables.get_result(request.table_id)
         return game_pb2.GetResultResponse(result_json=result.result_json,
-                                          started_at=timestamp(result.started_ms),
-                                          finished_at=timestamp(result.finished_ms))
+                                          started_at=_timestamp(result.started_ms),
+                                          finished_at=_timestamp(result.finished_ms))
 
 
 def _view_fields(view: SeatView) -> dict:
-    return {"view_json": view.view_json, "revision": view.revision, "status": _STATUS.get(view.status, 0)}
+    return {"view_json": view.view_json, "revision": view.revision,
+            "status": _STATUS.get(view.status, game_pb2.TABLE_STATUS_UNSPECIFIED)}
 
 
 def _header(record: TableRecord) -> game_pb2.TableHeader:
@@ -134,11 +129,11 @@ def _header(record: TableRecord) -> game_pb2.TableHeader:
         options_json=record.options_json, seats=list(record.seats),
         seed_commitment=record.seed_commitment,
         seed_hex=record.seed.hex() if record.finished_ms is not None else "",
-        status=_STATUS.get(record.status, 0), move_count=record.move_count,
-        revision=record.revision, created_at=timestamp(record.created_ms),
+        status=_STATUS.get(record.status, game_pb2.TABLE_STATUS_UNSPECIFIED), move_count=record.move_count,
+        revision=record.revision, created_at=_timestamp(record.created_ms),
     )
     if record.finished_ms is not None:
-        header.finished_at.CopyFrom(timestamp(record.finished_ms))
+        header.finished_at.CopyFrom(_timestamp(record.finished_ms))
     return header
 
 
@@ -146,7 +141,13 @@ def _move(move: LoggedMove, seats: tuple[str, ...]) -> game_pb2.LoggedMove:
     seat = seats[move.seat] if move.seat is not None and 0 <= move.seat < len(seats) else ""
     return game_pb2.LoggedMove(number=move.number, type=move.type, seat=seat,
                                payload_json=move.payload_json, auto=move.auto, random=move.random,
-                               created_at=timestamp(move.created_ms))
+                               created_at=_timestamp(move.created_ms))
+
+
+def _timestamp(ms: int) -> Timestamp:
+    stamp = Timestamp()
+    stamp.FromMilliseconds(ms)
+    return stamp
 
 
 def _json(value: object) -> str:

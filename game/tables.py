@@ -9,29 +9,26 @@ the change is signalled to every replica, and in the background the table's dead
 brought up to date and a finished match is handed to stats.
 
 Reads check the log's header (one row) and use the state only when it is at the header's
-position; an older state is brought forward with the moves since, a missing one rebuilt.
+position (game.states resolves it from the memo, the snapshot or the log). Finished matches go
+to stats through game.recording's outbox, deadlines to the queue through game.background.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
-import random
 import secrets
 import uuid
 import weakref
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, replace
-from typing import Protocol
 
 from game import fairness, inputs
-from game.background import Background, DeadlineScheduler, DeadlineSync, Retry, Throttle
-from game.cache import LockTimeout, SnapshotWrite, TableCache
-from game.engine import Engine, GameError, Move, OptionsError
-from game.live import Live, extends, snapshot_revision
+from game.background import Background, DeadlineScheduler, DeadlineSync, Retry
+from game.cache import LockTimeout, TableCache
+from game.engine import Engine, GameError, Move, OptionsError, compact_json
+from game.live import FINISHED, Live, extends
 from game.log_store import (
     WINDOW,
     ConcurrentChange,
@@ -39,15 +36,21 @@ from game.log_store import (
     LogStore,
     TableRecord,
 )
+from game.recording import (
+    RECORD_CAP_SECONDS,
+    RECORD_SWEEP_SECONDS,
+    RECORD_WARN_SECONDS,
+    MatchRecorder,
+    Recording,
+)
 from game.registry import Registry, UnknownGameType
-from game.replay import Replayer
 from game.seats import check_seat
+from game.states import States, table_not_found
 from services.errors import Reason, ServiceError
 from services.timeutil import now_ms
 
 log = logging.getLogger(__name__)
 
-FINISHED = "finished"
 # A GetLog page stops once its payloads pass this (clients take 4 MiB messages; one move is at
 # most inputs.MAX_ACTION_CHARS), so a log of large moves stays readable page by page.
 LOG_PAGE_BYTES = 1024 * 1024
@@ -59,16 +62,6 @@ _GAME_ERRORS = {
     "game_finished": Reason.GAME_FINISHED,
 }
 _ATTEMPTS = 5  # of a mutation against a log that keeps moving on
-
-# Handing a finished match to stats (see Tables._record). A failed attempt is tried again after
-# a jittered exponential backoff from ``retry_seconds`` up to RECORD_CAP_SECONDS, for as long as
-# it takes: the match waits in the log (finished, not recorded), which every replica resumes at
-# start and sweeps every RECORD_SWEEP_SECONDS. Only stats' refusal of the report itself
-# (INVALID_ARGUMENT: a malformed result, a seating that can never match) settles it unrecorded.
-RECORD_CAP_SECONDS = 60.0
-RECORD_SWEEP_SECONDS = 300.0
-RECORD_WARN_SECONDS = 10.0  # at most one "not recorded yet" warning per this many seconds
-_NEVER_RECORDED = frozenset({Reason.INVALID_ARGUMENT, Reason.IDENTIFYING_SEAT, Reason.BAD_REQUEST})
 
 
 # -- what the tables hand out ---------------------------------------------------------------
@@ -98,38 +91,12 @@ class LogPage:
 
 
 @dataclass(frozen=True)
-class MatchResult:
+class FinishedResult:
+    """A finished match's published result (GetResult)."""
+
     result_json: str
     started_ms: int
     finished_ms: int
-
-
-@dataclass(frozen=True)
-class SeatOutcome:
-    seat: str
-    seat_index: int
-    team: str
-    won: bool
-    points: int
-    details_json: str = "{}"
-
-
-@dataclass(frozen=True)
-class FinishedMatch:
-    """What stats is told about a finished match."""
-
-    table_id: str
-    game_type: str
-    started_ms: int
-    finished_ms: int
-    result_json: str
-    seats: tuple[SeatOutcome, ...]
-
-
-class MatchRecorder(Protocol):
-    """The stats service as the tables use it; idempotent on the table id."""
-
-    async def record_match(self, match: FinishedMatch) -> bool: ...
 
 
 # -- the tables -----------------------------------------------------------------------------
@@ -148,21 +115,16 @@ class Tables:
         self.log = log_store
         self.cache = cache
         self.deadlines = deadlines
-        self.stats = stats
         self.clock = clock
         self.watch_poll_seconds = watch_poll_seconds
         self.retry = Retry(retry_seconds, retry_cap_seconds)
-        self.record_first_seconds = retry_seconds
-        self.record_cap_seconds = max(record_cap_seconds, retry_seconds)
-        self.record_sweep_seconds = record_sweep_seconds
-        self._record_warnings = Throttle(record_warn_seconds)
-        self._waiting: set[str] = set()  # matches this replica failed to record at least once
-        self._stopping = asyncio.Event()
         self.background = Background()
+        self.states = States(self._engine, log_store, cache, memo_size)
+        self.recording = Recording(stats, self._engine, log_store, self.states, self.background,
+                                   self.retry, clock, first_seconds=retry_seconds,
+                                   cap_seconds=record_cap_seconds, sweep_seconds=record_sweep_seconds,
+                                   warn_seconds=record_warn_seconds)
         self._deadline_sync = DeadlineSync(deadlines, self.background, self.retry) if deadlines is not None else None
-        self._replayer = Replayer(self._engine, log_store)
-        self._memo: OrderedDict[str, Live] = OrderedDict()
-        self._memo_size = memo_size
         self._local_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self._watchers: set = set()
         self._closing = False
@@ -174,7 +136,7 @@ class Tables:
 
     def normalize_options(self, game_type: str, options_json: str) -> str:
         engine = self._engine(game_type)
-        return _dumps(self._options(engine, options_json))
+        return compact_json(self._options(engine, options_json))
 
     # -- creating a table -------------------------------------------------------------------
 
@@ -183,13 +145,13 @@ class Tables:
         table_id = inputs.table_id(table_id) if table_id else str(uuid.uuid4())
         engine = self._engine(game_type)
         options = self._options(engine, options_json)
-        seats = inputs.seats(seats, engine.seats)
+        seated = inputs.seats(seats, engine.seats)
         seed = secrets.token_bytes(32)
         now = self.clock()
         state = engine.new_state(options, seed, now)
         record = TableRecord(
             table_id=table_id, game_type=engine.id, engine_version=engine.version, seed=seed,
-            seed_commitment=fairness.commitment(seed), seats=seats, options_json=_dumps(options),
+            seed_commitment=fairness.commitment(seed), seats=seated, options_json=compact_json(options),
             status=engine.status(state), created_ms=now,
         )
         stored, created = await self.log.create(record)
@@ -199,15 +161,19 @@ class Tables:
                 raise ServiceError(Reason.TABLE_EXISTS, f"Table {table_id} exists with another "
                                    "game type, other options or other seats", table_id=table_id)
             return CreatedTable(stored.table_id, stored.seed_commitment, stored.revision)
-        live = Live(table_id, engine.id, seats, record.seed_commitment, now, state, 0, 0,
+        live = Live(table_id, engine.id, seated, record.seed_commitment, now, state, 0, 0,
                     record.status, now)
-        self._remember(live)
-        await self._save(live, publish=False)
+        self.states.remember(live)
+        await self.states.save(live, publish=False)
         self._after_change(engine, None, live)
         log.info("table %s created (%s)", table_id, engine.id)
         return CreatedTable(table_id, record.seed_commitment, 0)
 
     # -- reading ----------------------------------------------------------------------------
+
+    async def current(self, table_id: str, header: TableRecord | None = None) -> Live:
+        """The table's state at the log's current position (one header row, then the caches)."""
+        return await self.states.current(table_id, header)
 
     async def get_view(self, table_id: str, seat: str) -> SeatView:
         table_id, seat = inputs.table_id(table_id), check_seat(seat)
@@ -224,20 +190,22 @@ class Tables:
         moves = _within_bytes(await self.log.moves(table_id, after_number, size), LOG_PAGE_BYTES)
         header = await self.log.header(table_id)  # read second: it counts every move just read
         if header is None:
-            raise _not_found(table_id)
+            raise table_not_found(table_id)
         more = bool(moves) and moves[-1].number < header.move_count
         return LogPage(header, moves, moves[-1].number if more else 0)
 
-    async def get_result(self, table_id: str) -> MatchResult:
+    async def get_result(self, table_id: str) -> FinishedResult:
         table_id = inputs.table_id(table_id)
         header = await self.log.header(table_id)
         if header is None:
-            raise _not_found(table_id)
+            raise table_not_found(table_id)
         if header.finished_ms is None:
             raise ServiceError(Reason.MATCH_NOT_FINISHED, "The match is still being played", table_id=table_id)
         live = await self.current(table_id, header)
         result = self._engine(live.game_type).result(live.state)
-        return MatchResult(_dumps(result), header.created_ms, header.finished_ms)
+        # None only for an engine that disagrees with the log about the end: published as null.
+        text = result.to_json_text() if result is not None else compact_json(None)
+        return FinishedResult(text, header.created_ms, header.finished_ms)
 
     async def watch(self, table_id: str, seat: str) -> AsyncIterator[SeatView]:
         """The seat's view now, then after every change, until the finished view."""
@@ -254,12 +222,12 @@ class Tables:
                         return
                     header = await self.log.header(table_id)
                     if header is None:
-                        raise _not_found(table_id)  # purged meanwhile
+                        raise table_not_found(table_id)  # purged meanwhile
                     if header.revision <= live.revision:
                         continue
                     current = await self.current(table_id, header)
                     if current.revision - live.revision > 1 and extends(live, current):
-                        async for step in self._replayer.steps_between(live, current):
+                        async for step in self.states.replayer.steps_between(live, current):
                             live = step
                             yield self._render(live, index)
                     if current.revision > live.revision:
@@ -312,28 +280,28 @@ class Tables:
         async with self._locked(table_id) as holding:
             header = await self.log.header(table_id)
             if header is None:
-                raise _not_found(table_id)
+                raise table_not_found(table_id)
             engine = self._engine(header.game_type)
             if not engine.supports_take_back:
                 raise ServiceError(Reason.TAKE_BACK_UNSUPPORTED,
                                    f"{engine.name} does not allow taking a move back", table_id=table_id)
             if expected_revision is not None and expected_revision != header.revision:
                 raise ServiceError(Reason.CONCURRENT_MOVE, "The table has moved on: read it again",
-                                   revision=header.revision)
+                                   revision=str(header.revision))
             if header.finished_ms is not None:
                 raise ServiceError(Reason.GAME_FINISHED, "The game is finished", table_id=table_id)
             if header.move_count == 0:
                 raise ServiceError(Reason.TAKE_BACK_UNSUPPORTED, "There is no move to take back",
                                    table_id=table_id)
             old = await self.current(table_id, header)
-            previous = await self._replayer.state_at(header, header.move_count - 1)
+            previous = await self.states.replayer.state_at(header, header.move_count - 1)
             try:
                 await self.log.take_back(table_id, header.position, previous.status)
             except ConcurrentChange:
                 fresh = await self.log.header(table_id)
                 raise ServiceError(Reason.CONCURRENT_MOVE, "The table has moved on: read it again",
                                    table_id=table_id,
-                                   revision=fresh.revision if fresh else header.revision) from None
+                                   revision=str(fresh.revision if fresh else header.revision)) from None
             live = replace(previous, revision=header.revision + 1, updated_ms=self.clock())
             holding.changed(live)
         self._after_change(engine, old, live)
@@ -346,7 +314,7 @@ class Tables:
         async with self._locked(table_id):
             deleted = await self.log.delete(table_id)
             await self.cache.forget(table_id)
-            self._memo.pop(table_id, None)
+            self.states.forget(table_id)
         return deleted
 
     # -- background work --------------------------------------------------------------------
@@ -354,23 +322,12 @@ class Tables:
     async def resume(self, finished_before_ms: int | None = None, page_size: int = 500) -> int:
         """Hand stats the finished matches it has not accepted yet (at start, then by the sweep);
         how many wait. With ``finished_before_ms`` only those finished before then."""
-        count, after = 0, ""
-        while page := await self.log.unrecorded(page_size, after, finished_before_ms):
-            for table_id in page:
-                self._submit_record(table_id)
-            count += len(page)
-            after = page[-1]
-        if count and finished_before_ms is None:
-            log.info("resuming the recording of %d finished match(es)", count)
-        elif count:
-            log.warning("%d finished match(es) have waited more than %g s to be recorded with "
-                        "stats; trying them (again)", count, self.record_sweep_seconds)
-        return count
+        return await self.recording.resume(finished_before_ms, page_size)
 
     @property
     def waiting_to_record(self) -> int:
         """Matches this replica has failed to record at least once and is still trying."""
-        return len(self._waiting)
+        return self.recording.waiting
 
     async def unrecorded_count(self) -> int:
         """Every finished match not recorded yet, whichever replica tries it (the
@@ -408,14 +365,7 @@ class Tables:
         The running tables' deadlines are handed over by game.queue_watch, at start and after
         the queue lost them."""
         try:
-            await self.retry("resuming unrecorded matches", self.resume)
-            while not await self._stopping_within(self.record_sweep_seconds):
-                before = self.clock() - round(self.record_sweep_seconds * 1000)
-                try:
-                    await self.resume(finished_before_ms=before)
-                except Exception as error:  # noqa: BLE001 - the log is down: the next sweep
-                    log.warning("cannot look for unrecorded matches (%s); trying at the next sweep",
-                                error)
+            await self.recording.run()
         finally:
             self.stop_watching()
 
@@ -431,7 +381,7 @@ class Tables:
 
     async def close(self, timeout: float = 5.0) -> None:
         self.stop_watching()
-        self._stopping.set()  # recordings waiting out a backoff stop: the log keeps them
+        self.recording.stop()  # recordings waiting out a backoff stop: the log keeps them
         await self.background.drain(timeout)
         await self.background.cancel()
 
@@ -456,14 +406,14 @@ class Tables:
                 except ServiceError:
                     if verified:
                         raise
-                    live, verified = await self._verify(live), True
+                    live, verified = await self.states.verify(live), True
                     continue
                 if move is None:
                     if verified:
                         return live, False
-                    live, verified = await self._verify(live), True
+                    live, verified = await self.states.verify(live), True
                     continue
-                entry = LoggedMove(live.move_count + 1, move.type, move.seat, _dumps(move.payload),
+                entry = LoggedMove(live.move_count + 1, move.type, move.seat, compact_json(move.payload),
                                    move.auto, move.random, now)
                 new = self._applied(engine, live, entry)
                 try:
@@ -475,7 +425,7 @@ class Tables:
                 break
             else:
                 raise ServiceError(Reason.CONCURRENT_MOVE, "The table keeps changing: try again",
-                                   table_id=table_id, revision=live.revision)
+                                   table_id=table_id, revision=str(live.revision))
         self._after_change(engine, live, new)
         log.debug("table %s: move %d %s (revision %d)", table_id, new.move_count, entry.type, new.revision)
         return new, True
@@ -503,7 +453,7 @@ class Tables:
             local = self._local_locks[table_id] = asyncio.Lock()
         async with local:
             lock = self.cache.lock(table_id)
-            loading = asyncio.ensure_future(self._preload(table_id)) if preload else None
+            loading = asyncio.ensure_future(self.states.preload(table_id)) if preload else None
             try:
                 await lock.acquire()
             except LockTimeout:
@@ -519,7 +469,7 @@ class Tables:
             try:
                 yield holding
             finally:
-                write = self._write(holding.new, publish=True) if holding.new is not None else None
+                write = self.states.write(holding.new, publish=True) if holding.new is not None else None
                 try:
                     released = await lock.release(write)
                 except Exception as error:  # noqa: BLE001 - the log has the change; the lock's TTL frees the table
@@ -529,202 +479,15 @@ class Tables:
                     if not released:
                         log.warning("table %s: the lock had expired before it was released", table_id)
 
-    async def _preload(self, table_id: str) -> Live | None:
-        """The newest state this replica can get without the log: its memo or the snapshot."""
-        memo = self._memo.get(table_id)
-        try:
-            text = await self.cache.load(table_id)
-        except Exception as error:  # noqa: BLE001 - the cache is a cache: fall back to the log
-            log.warning("table %s: cannot read the snapshot (%s)", table_id, error)
-            return memo
-        if memo is not None and (snapshot_revision(text) or -1) <= memo.revision:
-            return memo
-        return Live.from_snapshot(text, table_id) or memo
-
-    async def _verify(self, live: Live) -> Live:
-        """``live`` if the log is at its position, else the log's current state."""
-        header = await self.log.header(live.table_id)
-        if header is None:
-            raise _not_found(live.table_id)
-        if header.position == live.position:
-            return live
-        return await self.current(live.table_id, header)
-
     def _after_change(self, engine: Engine, old: Live | None, new: Live) -> None:
         """Remember the state; in the background, sync deadlines and record a finished match."""
-        self._remember(new)
+        self.states.remember(new)
         if self._deadline_sync is not None:
             before = engine.deadlines(old.state) if old is not None else []
             self._deadline_sync.changed(new.table_id, before, engine.deadlines(new.state))
         if new.status == FINISHED:
             log.info("table %s finished (revision %d)", new.table_id, new.revision)
-            self._submit_record(new.table_id)
-
-    def _submit_record(self, table_id: str) -> None:
-        if self.stats is not None:
-            self.background.start(self._record(table_id), key=f"record:{table_id}")
-
-    async def _record(self, table_id: str) -> None:
-        """Hand the finished match to stats until stats has it or refuses it for good.
-
-        Whatever fails meanwhile (stats or the lobby it asks down, no seating yet, the log or
-        the cache not answering) is tried again after a jittered exponential backoff capped at
-        ``record_cap_seconds``, with a (throttled) warning each time. The match waits in the
-        log meanwhile, finished and not recorded: a restart or another replica's sweep takes it
-        up. Only a refusal of the report itself (INVALID_ARGUMENT) settles it without a record.
-        """
-        delay, failures = self.record_first_seconds, 0
-        try:
-            while True:
-                try:
-                    await self._record_once(table_id, failures)
-                    return
-                except asyncio.CancelledError:
-                    raise
-                except _Refused as refused:
-                    await self._settle(table_id, refused.error)
-                    return
-                except Exception as error:  # noqa: BLE001 - anything may heal: try again later
-                    failures += 1
-                    self._waiting.add(table_id)
-                    wait = delay * random.uniform(0.5, 1.0)
-                    self._report_waiting(table_id, failures, error, wait)
-                    if await self._stopping_within(wait):
-                        return
-                    delay = min(delay * 2, self.record_cap_seconds)
-        finally:
-            self._waiting.discard(table_id)
-
-    async def _record_once(self, table_id: str, failures: int) -> None:
-        stats = self.stats
-        assert stats is not None
-        header = await self.log.header(table_id)
-        if header is None:
-            log.info("match %s was purged before stats recorded it", table_id)
-            return
-        if header.finished_ms is None or header.recorded_ms is not None:
-            return
-        try:
-            live = await self.current(table_id, header)
-        except ServiceError as error:
-            if error.reason is not Reason.TABLE_NOT_FOUND:
-                raise
-            log.info("match %s was purged before stats recorded it", table_id)
-            return
-        match = self._finished_match(live)
-        try:
-            await stats.record_match(match)
-        except ServiceError as refusal:
-            if refusal.reason in _NEVER_RECORDED:
-                raise _Refused(refusal) from None
-            raise
-        await self.log.mark_recorded(table_id, self.clock())
-        if failures:
-            log.info("match %s recorded with stats after %d failed attempt(s); %d match(es) "
-                     "still wait here", table_id, failures, len(self._waiting - {table_id}))
-        else:
-            log.info("match %s recorded with stats", table_id)
-
-    async def _settle(self, table_id: str, refusal: ServiceError) -> None:
-        """Stats refused the report for good: mark it, so it is not offered again at each start."""
-        log.error("match %s: stats refused it for good (%s: %s); settled without a record, it "
-                  "will not be offered again", table_id, refusal.reason.name, refusal.message)
-        await self.retry(f"settling match {table_id}",
-                         lambda: self.log.mark_recorded(table_id, self.clock()))
-
-    def _report_waiting(self, table_id: str, failures: int, error: Exception, wait: float) -> None:
-        why = (f"{error.reason.name}: {error.message}" if isinstance(error, ServiceError)
-               else f"{type(error).__name__}: {error}")
-        held_back = self._record_warnings.allow()
-        if held_back is None:
-            log.debug("match %s not recorded yet (attempt %d: %s); trying again in %.1f s",
-                      table_id, failures, why, wait)
-            return
-        log.warning("match %s not recorded yet (attempt %d: %s); trying again in %.1f s; %d "
-                    "finished match(es) wait to be recorded here%s", table_id, failures, why, wait,
-                    len(self._waiting),
-                    f" ({held_back} more failed attempt(s) since the last warning)" if held_back else "")
-
-    async def _stopping_within(self, seconds: float) -> bool:
-        """Wait ``seconds``; True as soon as the tables are closing."""
-        try:
-            await asyncio.wait_for(self._stopping.wait(), seconds)
-        except TimeoutError:
-            return False
-        return True
-
-    def _finished_match(self, live: Live) -> FinishedMatch:
-        result = self._engine(live.game_type).result(live.state) or {}
-        outcomes = []
-        for entry in result.get("seats") or []:
-            index = entry.get("seat")
-            if not isinstance(index, int) or not 0 <= index < len(live.seats):
-                continue
-            details = {k: v for k, v in entry.items() if k not in ("seat", "team", "won", "points")}
-            outcomes.append(SeatOutcome(live.seats[index], index, str(entry.get("team") or ""),
-                                        bool(entry.get("won")), int(entry.get("points") or 0),
-                                        _dumps(details)))
-        if not outcomes:
-            outcomes = [SeatOutcome(seat, i, "", False, 0) for i, seat in enumerate(live.seats)]
-        return FinishedMatch(live.table_id, live.game_type, live.created_ms,
-                             live.finished_ms or live.updated_ms, _dumps(result), tuple(outcomes))
-
-    # -- states: memo, snapshot, log ---------------------------------------------------------
-
-    async def current(self, table_id: str, header: TableRecord | None = None) -> Live:
-        """The table's state at the log's current position (one header row, then the caches)."""
-        memo = self._memo.get(table_id)
-        text: str | None = None
-        loaded = False
-        if header is None:
-            if memo is not None:
-                header = await self.log.header(table_id)
-            else:
-                header, text = await asyncio.gather(self.log.header(table_id), self._load(table_id))
-                loaded = True
-        if header is None:
-            raise _not_found(table_id)
-        if memo is not None and memo.position == header.position:
-            return memo
-        if not loaded:
-            text = await self._load(table_id)
-        snapshot = Live.from_snapshot(text, table_id)
-        if snapshot is not None and snapshot.position == header.position:
-            self._remember(snapshot)
-            return snapshot
-        bases = [s for s in (snapshot, memo) if s is not None and extends(s, header)]
-        base = max(bases, key=lambda s: s.revision) if bases else None
-        live = await self._replayer.bring_forward(header, base)
-        self._remember(live)
-        await self._save(live, publish=False)
-        return live
-
-    async def _load(self, table_id: str) -> str | None:
-        try:
-            return await self.cache.load(table_id)
-        except Exception as error:  # noqa: BLE001 - a cache that does not answer: the log still does
-            log.warning("table %s: cannot read the snapshot (%s)", table_id, error)
-            return None
-
-    @staticmethod
-    def _write(live: Live, publish: bool) -> SnapshotWrite:
-        score = None if live.status == FINISHED else live.updated_ms
-        return SnapshotWrite(live.table_id, live.revision, live.snapshot_json(), score, publish)
-
-    async def _save(self, live: Live, publish: bool) -> None:
-        try:
-            await self.cache.save(self._write(live, publish))
-        except Exception as error:  # noqa: BLE001 - the log has the change; the next reader rebuilds the cache
-            log.warning("table %s: cannot save the snapshot (%s)", live.table_id, error)
-
-    def _remember(self, live: Live) -> None:
-        known = self._memo.get(live.table_id)
-        if known is not None and known.seed_commitment == live.seed_commitment and known.revision > live.revision:
-            return
-        self._memo[live.table_id] = live
-        self._memo.move_to_end(live.table_id)
-        while len(self._memo) > self._memo_size:
-            self._memo.popitem(last=False)
+            self.recording.submit(new.table_id)
 
     # -- helpers ----------------------------------------------------------------------------
 
@@ -746,15 +509,7 @@ class Tables:
         view = {**self._engine(live.game_type).view(live.state, index), "id": live.table_id,
                 "game_type": live.game_type, "seed_commitment": live.seed_commitment,
                 "revision": live.revision}
-        return SeatView(_dumps(view), live.revision, live.status, live.updated_ms)
-
-
-class _Refused(Exception):
-    """Stats refused the report itself: no retry can change that."""
-
-    def __init__(self, error: ServiceError):
-        super().__init__(error.message)
-        self.error = error
+        return SeatView(compact_json(view), live.revision, live.status, live.updated_ms)
 
 
 class _Holding:
@@ -786,17 +541,9 @@ def _seat_index(live: Live, seat: str) -> int:
                            table_id=live.table_id) from None
 
 
-def _dumps(value: object) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-
-
-def _not_found(table_id: str) -> ServiceError:
-    return ServiceError(Reason.TABLE_NOT_FOUND, "No table has this id", table_id=table_id)
-
-
 def _concurrent(live: Live) -> ServiceError:
     return ServiceError(Reason.CONCURRENT_MOVE, "The table has moved on: read it again",
-                        revision=live.revision)
+                        revision=str(live.revision))
 
 
 def _refused(error: GameError) -> ServiceError:

@@ -13,7 +13,15 @@ from starlette.responses import JSONResponse
 
 from gateway.bodies import json_object
 from gateway.members import require_member
-from gateway.views import game_view, lobby_view, my_game_item, preview_view
+from gateway.views import (
+    game_type_item,
+    game_view,
+    lobby_log,
+    lobby_view,
+    my_game_item,
+    preview_view,
+    table_log,
+)
 from services.errors import Reason, ServiceError
 
 log = logging.getLogger(__name__)
@@ -41,11 +49,7 @@ def game_id_of(request: Request) -> str:
 
 async def game_types(request: Request) -> JSONResponse:
     types = await request.app.state.game_types.get()
-    return JSONResponse([
-        {"id": t.id, "name": t.name, "description": t.description, "players": t.players,
-         "options_schema": t.options_schema}
-        for t in types
-    ])
+    return JSONResponse([game_type_item(t) for t in types])
 
 
 async def create_game(request: Request) -> JSONResponse:
@@ -151,11 +155,7 @@ async def get_log(request: Request) -> JSONResponse:
     if game is not None and not game.started:
         if not seated:
             raise HTTPException(403, "Not seated at this game")
-        return JSONResponse({
-            "id": game.id, "game_type": game.game_type, "options": json.loads(game.options_json or "{}"),
-            "seats": [f"seat:{index}" for index in range(game.seats_total)],
-            "seed_commitment": None, "moves": [], "revision": 0, "status": "lobby",
-        })
+        return JSONResponse(lobby_log(game))
     try:
         header, moves = await _whole_log(backends.game, game_id)
     except ServiceError as error:
@@ -166,23 +166,7 @@ async def get_log(request: Request) -> JSONResponse:
         if game is None:  # a table the lobby does not know: nobody may see it yet
             raise HTTPException(404, "Game not found")
         raise HTTPException(403, "Not seated at this game")
-    body = {
-        "id": game_id,
-        "game_type": header.game_type,
-        "options": header.options,
-        "seats": list(header.seats),
-        "seed_commitment": header.seed_commitment,
-        "moves": [
-            {"number": m.number, "type": m.type, "seat": m.seat or None, "payload": m.payload,
-             "auto": m.auto}
-            for m in moves
-        ],
-        "revision": header.revision,
-        "status": header.status,
-    }
-    if header.status == "finished":
-        body["seed"] = header.seed_hex
-    return JSONResponse(body)
+    return JSONResponse(table_log(game_id, header, moves))
 
 
 async def _whole_log(game_client, table_id: str, attempts: int = 5):

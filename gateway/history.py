@@ -7,8 +7,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from gateway.members import require_member
+from gateway.views import leaderboard_body, match_item, ratings_body
 from services.errors import Reason, ServiceError
-from stats.client import contract_leaderboard, contract_match_item
 
 DEFAULT_GAME_TYPE = "scopone_scientifico"
 
@@ -20,10 +20,10 @@ def _limit(request: Request, default: int) -> int:
     if not given:
         return default
     raw = given[0]
-    # ASCII digits only (int() takes "²" and "١" too), and not too many for int() to take.
-    if len(given) == 1 and raw.isascii() and raw.isdigit() and len(raw.lstrip("0")) <= 3:
-        if 1 <= (value := int(raw)) <= 100:
-            return value
+    # ASCII digits only (int() takes "²" and Arabic-Indic digits too), and not too many for int().
+    if (len(given) == 1 and raw.isascii() and raw.isdigit() and len(raw.lstrip("0")) <= 3
+            and 1 <= (value := int(raw)) <= 100):
+        return value
     raise HTTPException(400, "limit must be an integer from 1 to 100")
 
 
@@ -42,16 +42,14 @@ async def matches(request: Request) -> JSONResponse:
         if error.reason in (Reason.INVALID_PAGE_TOKEN, Reason.INVALID_ARGUMENT):
             raise HTTPException(400, "Invalid cursor") from None
         raise
-    return JSONResponse({"items": [contract_match_item(m) for m in page.matches],
+    return JSONResponse({"items": [match_item(m) for m in page.matches],
                          "next_cursor": page.next_cursor})
 
 
 async def ratings(request: Request) -> JSONResponse:
     member = await require_member(request)
     found = await request.app.state.backends.stats.ratings(member.sub)
-    return JSONResponse({"ratings": [
-        {"game_type": r.game_type, "rating": r.rating, "matches": r.matches} for r in found
-    ]})
+    return JSONResponse(ratings_body(found))
 
 
 async def leaderboard(request: Request) -> JSONResponse:
@@ -59,7 +57,7 @@ async def leaderboard(request: Request) -> JSONResponse:
     limit = _limit(request, 20)
     await _known_game_type(request, game_type)
     board = await request.app.state.backends.stats.leaderboard(game_type, limit)
-    return JSONResponse(contract_leaderboard(board))
+    return JSONResponse(leaderboard_body(board))
 
 
 async def _known_game_type(request: Request, game_type: str) -> None:

@@ -20,6 +20,7 @@ from starlette.staticfiles import StaticFiles
 from swagger_ui.utils import SWAGGER_UI_PY_ROOT
 
 from game.scopone import OPTIONS_SCHEMA as SCOPONE_OPTIONS_SCHEMA
+from lobby.models import team_of
 
 OPENAPI_PATH = "/api/openapi.json"
 DOCS_PATH = "/api/docs"
@@ -101,10 +102,6 @@ _OPTIONS = {"target_score": 11, "napola": True, "asso_pigliatutto": False}
 _NAMES = ("alice", "bob", "carol", "dave")
 
 
-def _team(seat: int) -> str:
-    return "A" if seat % 2 == 0 else "B"
-
-
 _LOBBY_EXAMPLE = {
     "id": _GAME_ID, "game_type": "scopone_scientifico", "join_code": "K7QX2M", "status": "lobby",
     "options": _OPTIONS, "players": [{"seat": 0, "name": "alice", "team": "A", "is_you": True}],
@@ -123,7 +120,7 @@ _PLAYING_EXAMPLE: dict[str, Any] = {
     "id": _GAME_ID, "game_type": "scopone_scientifico", "join_code": "K7QX2M", "status": "playing",
     "options": _OPTIONS,
     "players": [
-        {"seat": s, "name": _NAMES[s], "team": _team(s), "card_count": 9 if s < 2 else 10,
+        {"seat": s, "name": _NAMES[s], "team": team_of(s), "card_count": 9 if s < 2 else 10,
          "captured_count": 2 if s == 0 else 0, "scope": 0, "is_you": s == 0}
         for s in range(4)
     ],
@@ -143,7 +140,7 @@ _STARTED_EXAMPLE = {
 }
 _MY_GAMES_EXAMPLE = {"games": [
     {"id": _GAME_ID, "game_type": "scopone_scientifico", "join_code": "K7QX2M", "status": "playing",
-     "players": [{"seat": s, "name": _NAMES[s], "team": _team(s), "is_you": s == 2} for s in range(4)],
+     "players": [{"seat": s, "name": _NAMES[s], "team": team_of(s), "is_you": s == 2} for s in range(4)],
      "seats_open": 0, "your_turn": True, "updated_at": "2026-12-02T10:12:04.512Z"},
     {"id": "0b7e5d3c-1f2a-4e6b-8c9d-7a6b5c4d3e2f", "game_type": "scopone_scientifico",
      "join_code": "R4TW9P", "status": "lobby",
@@ -170,7 +167,7 @@ _MATCH_EXAMPLE = {
     "result": {"scores": {"A": 11, "B": 7}, "winner": "A", "target_score": 11, "hands": 5,
                "audit": [_LAST_HAND_EXAMPLE]},
     "players": [
-        {"seat": s, "name": _NAMES[s], "team": _team(s), "won": s % 2 == 0, "points": 11 if s % 2 == 0 else 7,
+        {"seat": s, "name": _NAMES[s], "team": team_of(s), "won": s % 2 == 0, "points": 11 if s % 2 == 0 else 7,
          "elo_delta": 16 if s % 2 == 0 else -16}
         for s in range(4)
     ],

@@ -1,29 +1,34 @@
-"""The contract's JSON shapes, built from the services' answers.
+"""The contract's JSON shapes (docs/CONTRACT.md), built from the services' answers; the one place
+that builds them.
 
-The game service renders seat-only views; the lobby's seating supplies the names. This module
-is where the two meet, so nowhere else needs to know both.
+The services answer with their clients' dataclasses: the lobby's games and game types
+(lobby.models), the game service's seat-only views and logs (game.client), the matches and
+standings of stats (stats.model, stats.client). The game service knows seats, the lobby the
+names behind them: the views join the two here, so nowhere else needs to know both.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
 from typing import Any
 
+from game.client import GameType, LogEntry, LogHeader
+from lobby.models import Game, seat_id
 from services.timeutil import iso_from_ms
+from stats.client import Leaderboard
+from stats.model import Match, Rating
 
 
-def team_of(seat: int) -> str:
-    return "A" if seat % 2 == 0 else "B"
-
-
-def _seated(game: Any, member_id: str | None) -> list[dict]:
+def _seated(game: Game, member_id: str | None) -> list[dict]:
     return [
-        {"seat": seat.index, "name": seat.display_name, "team": team_of(seat.index),
+        {"seat": seat.index, "name": seat.display_name, "team": seat.team,
          "is_you": seat.member_id == member_id}
         for seat in game.seats
     ]
 
 
-def lobby_view(game: Any, member_id: str | None) -> dict:
+def lobby_view(game: Game, member_id: str | None) -> dict:
     """CONTRACT's lobby: a game still waiting for players."""
     return {
         "id": game.id,
@@ -37,7 +42,8 @@ def lobby_view(game: Any, member_id: str | None) -> dict:
     }
 
 
-def my_game_item(game: Any, member_id: str, status: str, your_turn: bool, updated_ms: int) -> dict:
+def my_game_item(game: Game, member_id: str, status: str, your_turn: bool,
+                 updated_ms: int) -> dict:
     """One game of GET /api/me/games."""
     return {
         "id": game.id,
@@ -51,7 +57,7 @@ def my_game_item(game: Any, member_id: str, status: str, your_turn: bool, update
     }
 
 
-def game_view(view: dict, game: Any) -> dict:
+def game_view(view: dict, game: Game) -> dict:
     """The game service's view of one seat, with the join code and every player's name."""
     names = {seat.index: seat.display_name for seat in game.seats}
     joined = dict(view)
@@ -64,7 +70,7 @@ def game_view(view: dict, game: Any) -> dict:
     return joined
 
 
-def preview_view(game: Any, game_type: Any | None, status: str) -> dict:
+def preview_view(game: Game, game_type: GameType | None, status: str) -> dict:
     """What anyone with the code may see before joining: no member ids, no is_you."""
     return {
         "id": game.id,
@@ -73,9 +79,73 @@ def preview_view(game: Any, game_type: Any | None, status: str) -> dict:
         "description": game_type.description if game_type else "",
         "status": status,
         "players": [
-            {"seat": seat.index, "name": seat.display_name, "team": team_of(seat.index)}
+            {"seat": seat.index, "name": seat.display_name, "team": seat.team}
             for seat in game.seats
         ],
         "seats_open": game.seats_open,
         "options": game.options,
     }
+
+
+def game_type_item(game_type: GameType) -> dict:
+    """One game type of GET /api/game-types."""
+    return {"id": game_type.id, "name": game_type.name, "description": game_type.description,
+            "players": game_type.players, "options_schema": game_type.options_schema}
+
+
+def lobby_log(game: Game) -> dict:
+    """GET /api/games/{id}/log of a game still in the lobby: no table, no seed, no moves yet."""
+    return {
+        "id": game.id, "game_type": game.game_type,
+        "options": json.loads(game.options_json or "{}"),
+        "seats": [seat_id(index) for index in range(game.seats_total)],
+        "seed_commitment": None, "moves": [], "revision": 0, "status": "lobby",
+    }
+
+
+def table_log(game_id: str, header: LogHeader, moves: Sequence[LogEntry]) -> dict:
+    """GET /api/games/{id}/log of a table: its moves, and its seed once it is finished."""
+    body: dict[str, Any] = {
+        "id": game_id,
+        "game_type": header.game_type,
+        "options": header.options,
+        "seats": list(header.seats),
+        "seed_commitment": header.seed_commitment,
+        "moves": [
+            {"number": m.number, "type": m.type, "seat": m.seat or None, "payload": m.payload,
+             "auto": m.auto}
+            for m in moves
+        ],
+        "revision": header.revision,
+        "status": header.status,
+    }
+    if header.status == "finished":
+        body["seed"] = header.seed_hex
+    return body
+
+
+def match_item(match: Match) -> dict[str, Any]:
+    """One match of GET /api/me/matches."""
+    return {
+        "id": match.id,
+        "game_type": match.game_type,
+        "started_at": iso_from_ms(match.started_ms),
+        "finished_at": iso_from_ms(match.finished_ms),
+        "result": match.result,
+        "players": [{"seat": p.seat_index, "name": p.display_name, "team": p.team, "won": p.won,
+                     "points": p.points, "elo_delta": p.elo_delta} for p in match.players],
+    }
+
+
+def ratings_body(ratings: Sequence[Rating]) -> dict[str, Any]:
+    """GET /api/me/ratings."""
+    return {"ratings": [{"game_type": r.game_type, "rating": r.rating, "matches": r.matches}
+                        for r in ratings]}
+
+
+def leaderboard_body(board: Leaderboard) -> dict[str, Any]:
+    """GET /api/leaderboard."""
+    return {"game_type": board.game_type,
+            "entries": [{"rank": rank, "name": e.display_name, "rating": e.rating, "wins": e.wins,
+                         "matches": e.matches, "points": e.points}
+                        for rank, e in enumerate(board.entries, 1)]}

@@ -9,21 +9,18 @@ CreateGame and JoinGame are never sent twice by the transport.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Self
-
-import grpc
 
 from lobby.models import Game, GameType, JoinResult, Seat
-from services.channels import SERVICE_CALLS, CallPolicy, open_channel
-from services.errors import from_rpc_error
+from services.channels import SERVICE_CALLS, CallPolicy
+from services.rpc_client import RpcClient
 from tavolo.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 
-SERVICE = "tavolo.lobby.v1.LobbyService"
+SERVICE = lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name
 IDEMPOTENT = ("ListGameTypes", "PreviewGame", "GetGame", "GetSeating", "FindSeat", "EraseMember",
               "ListMemberGames")
 
 
-class LobbyClient:
+class LobbyClient(RpcClient):
     """An async client of LobbyService at ``address`` (host:port). Close it, or use ``async with``.
 
     ``policy`` says how long a call waits for a lobby that does not answer
@@ -31,88 +28,65 @@ class LobbyClient:
 
     def __init__(self, address: str, timeout_seconds: float = 10.0,
                  policy: CallPolicy = SERVICE_CALLS):
-        self.channel = open_channel(address, SERVICE, idempotent=IDEMPOTENT,
-                                    timeout_seconds=timeout_seconds, streams=("WatchGame",),
-                                    policy=policy)
-        self.stub = lobby_pb2_grpc.LobbyServiceStub(self.channel)
-        self._read_deadline = policy.read_deadline_seconds
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(self, *exc_info) -> None:
-        await self.close()
-
-    async def close(self) -> None:
-        await self.channel.close()
+        super().__init__(address, SERVICE, idempotent=IDEMPOTENT, streams=("WatchGame",),
+                         timeout_seconds=timeout_seconds, policy=policy)
+        self._stub = lobby_pb2_grpc.LobbyServiceStub(self._channel)
 
     async def list_game_types(self) -> list[GameType]:
-        response = await self._call(self.stub.ListGameTypes, lobby_pb2.ListGameTypesRequest(),
+        response = await self._call(self._stub.ListGameTypes, lobby_pb2.ListGameTypesRequest(),
                                     read=True)
         return [GameType(id=t.id, name=t.name, description=t.description, players=t.players,
                          options_schema_json=t.options_schema_json) for t in response.game_types]
 
     async def create_game(self, member_id: str, display_name: str, game_type: str,
                           options_json: str = "") -> Game:
-        response = await self._call(self.stub.CreateGame, lobby_pb2.CreateGameRequest(
+        response = await self._call(self._stub.CreateGame, lobby_pb2.CreateGameRequest(
             member_id=member_id, display_name=display_name, game_type=game_type,
             options_json=options_json))
         return game_from_message(response.game)
 
     async def join_game(self, member_id: str, display_name: str, join_code: str) -> JoinResult:
-        response = await self._call(self.stub.JoinGame, lobby_pb2.JoinGameRequest(
+        response = await self._call(self._stub.JoinGame, lobby_pb2.JoinGameRequest(
             member_id=member_id, display_name=display_name, join_code=join_code))
         return JoinResult(game_from_message(response.game), started=response.started)
 
     async def preview_game(self, join_code: str) -> Game:
         """The game behind a code; its seats' member ids are empty (the preview is public)."""
-        response = await self._call(self.stub.PreviewGame,
+        response = await self._call(self._stub.PreviewGame,
                                     lobby_pb2.PreviewGameRequest(join_code=join_code), read=True)
         return game_from_message(response.game)
 
     async def get_game(self, game_id: str) -> Game:
-        response = await self._call(self.stub.GetGame, lobby_pb2.GetGameRequest(game_id=game_id),
+        response = await self._call(self._stub.GetGame, lobby_pb2.GetGameRequest(game_id=game_id),
                                     read=True)
         return game_from_message(response.game)
 
-    async def watch_game(self, game_id: str) -> AsyncIterator[Game]:
+    def watch_game(self, game_id: str) -> AsyncIterator[Game]:
         """The game now, then after every change of its seating, until and including its start."""
-        call = self.stub.WatchGame(lobby_pb2.WatchGameRequest(game_id=game_id))
-        try:
-            async for response in call:
-                yield game_from_message(response.game)
-        except grpc.RpcError as error:
-            raise from_rpc_error(error) from None
-        finally:
-            call.cancel()
+        request = lobby_pb2.WatchGameRequest(game_id=game_id)
+        return self._stream(lambda: self._stub.WatchGame(request),
+                            lambda response: game_from_message(response.game))
 
     async def list_member_games(self, member_id: str, page_size: int = 0) -> list[Game]:
         """The member's live games, most recently changed first (``page_size`` 0: up to 200)."""
-        response = await self._call(self.stub.ListMemberGames, lobby_pb2.ListMemberGamesRequest(
+        response = await self._call(self._stub.ListMemberGames, lobby_pb2.ListMemberGamesRequest(
             member_id=member_id, page_size=page_size), read=True)
         return [game_from_message(g) for g in response.games]
 
     async def get_seating(self, table_id: str) -> list[Seat]:
-        response = await self._call(self.stub.GetSeating,
+        response = await self._call(self._stub.GetSeating,
                                     lobby_pb2.GetSeatingRequest(table_id=table_id), read=True)
         return [seat_from_message(s) for s in response.seats]
 
     async def find_seat(self, table_id: str, member_id: str) -> Seat:
-        response = await self._call(self.stub.FindSeat, lobby_pb2.FindSeatRequest(
+        response = await self._call(self._stub.FindSeat, lobby_pb2.FindSeatRequest(
             table_id=table_id, member_id=member_id), read=True)
         return seat_from_message(response.seat)
 
     async def erase_member(self, member_id: str) -> list[str]:
-        response = await self._call(self.stub.EraseMember,
+        response = await self._call(self._stub.EraseMember,
                                     lobby_pb2.EraseMemberRequest(member_id=member_id))
         return list(response.table_ids)
-
-    async def _call(self, method, request, *, read: bool = False):
-        """The call's response; a ``read`` (it changes nothing) gets the policy's read deadline."""
-        try:
-            return await method(request, timeout=self._read_deadline if read else None)
-        except grpc.RpcError as error:
-            raise from_rpc_error(error) from None
 
 
 def seat_from_message(message: lobby_pb2.SeatAssignment) -> Seat:

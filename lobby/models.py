@@ -1,13 +1,16 @@
 """The lobby's data: a game as the lobby knows it, its seats and the game types on offer.
 
-Plain frozen dataclasses shared by the domain (service.py), the stores and the client adapter
-(client.py), so the gateway and stats read the same shapes the lobby keeps.
+Plain frozen dataclasses shared by the domain (service.py), the stores and the lobby's client
+(client.py), so the gateway and stats read the same shapes the lobby keeps. A game type is the
+game service's own (game.client.GameType), passed on as the game service describes it.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+
+from game.client import GameType as GameType
 
 STATUS_LOBBY = "lobby"
 STATUS_STARTED = "started"
@@ -22,21 +25,6 @@ def seat_id(index: int) -> str:
 def team_of(index: int) -> str:
     """CONTRACT teams: A = seats 0 and 2, B = seats 1 and 3."""
     return "A" if index % 2 == 0 else "B"
-
-
-@dataclass(frozen=True)
-class GameType:
-    """A game the platform can run, as the game service's registry describes it."""
-
-    id: str
-    name: str
-    description: str
-    players: int
-    options_schema_json: str
-
-    @property
-    def options_schema(self) -> dict:
-        return json.loads(self.options_schema_json)
 
 
 @dataclass(frozen=True)

@@ -1,18 +1,18 @@
-"""``tavolo serve lobby``: the store the settings name, a channel to the game service, the server."""
+"""``tavolo serve lobby``: the store the settings name, a client of the game service, the server."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import replace
 
-from lobby.game_api import IDEMPOTENT, GameApi
-from lobby.game_api import SERVICE as GAME_SERVICE
+from game.client import GameClient
+from lobby.postgres_store import PostgresLobbyStore
 from lobby.service import Lobby
 from lobby.servicer import SERVICE, register
-from lobby.postgres_store import PostgresLobbyStore
 from lobby.store import LobbyStore, MemoryLobbyStore, RedisLobbyStore
 from services import telemetry
-from services.channels import PEOPLE_CALLS, open_channel
+from services.channels import PEOPLE_CALLS
 from services.config import Settings
 from services.migrations import migrate
 from services.server import ServiceSpec, serve
@@ -52,12 +52,13 @@ async def _serve(settings: Settings, *, started: asyncio.Event | None,
     store = await build_store(settings)
     # Creating and joining are people waiting at the gateway: a dead game service must cost
     # them well under a second of retries (the gateway does not retry a create or a join).
-    channel = open_channel(settings.game_addr, GAME_SERVICE, idempotent=IDEMPOTENT,
-                           policy=PEOPLE_CALLS)
-    lobby = Lobby(store, GameApi(channel))
+    # No read deadline of its own: the gateway's calls to the lobby have theirs.
+    games = GameClient(settings.game_addr, policy=replace(PEOPLE_CALLS, read_deadline_seconds=None),
+                       named_tables=True)
+    lobby = Lobby(store, games)
 
     async def close() -> None:
-        await channel.close()
+        await games.close()
         await store.close()
 
     spec = ServiceSpec(name="lobby", full_names=(SERVICE,),

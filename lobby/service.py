@@ -1,7 +1,7 @@
 """The lobby's domain: creating games, seating members, starting tables, erasing members.
 
 It knows no gRPC and no Redis: it works on a :class:`~lobby.store.LobbyStore` and on a
-:class:`GameService` (the game service's API, adapted by lobby/game_api.py).
+:class:`GameService` (the game service's API: game.client.GameClient satisfies it).
 
 A start that failed. The join that takes the last seat creates the table (CreateTable with
 table_id = the game id). If that call fails, the seat is NOT given back: the game stays with
@@ -17,12 +17,13 @@ out may have created the table, which would then run with a seat the lobby gave 
 
 from __future__ import annotations
 
+import json
 import logging
 import secrets
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import replace
-from typing import Protocol
+from typing import Any, Protocol
 
 from lobby import inputs
 from lobby.codes import generate_code, normalize_code
@@ -41,12 +42,12 @@ MEMBER_GAMES_LIMIT = 200  # ListMemberGames' page: a member's live games, newest
 class GameService(Protocol):
     """What the lobby asks of the game service."""
 
-    async def list_game_types(self) -> list[GameType]: ...
+    async def list_game_types(self) -> Sequence[GameType]: ...
 
-    async def normalize_options(self, game_type: str, options_json: str) -> str: ...
+    async def normalize_options(self, game_type: str, options: str) -> dict[str, Any]: ...
 
-    async def create_table(self, table_id: str, game_type: str, options_json: str,
-                           seats: Sequence[str]) -> None: ...
+    async def create_table(self, game_type: str, seats: Sequence[str], options: str,
+                           table_id: str) -> object: ...
 
 
 def new_game_id() -> str:
@@ -56,6 +57,11 @@ def new_game_id() -> str:
 def new_member_id() -> str:
     """The id an erased seating gets: random, and recognisably not anybody's login."""
     return f"deleted-{secrets.token_hex(16)}"
+
+
+def _json_text(options: dict[str, Any]) -> str:
+    """Options as the lobby keeps them: JSON text as the game service writes it (compact)."""
+    return json.dumps(options, separators=(",", ":"), ensure_ascii=False)
 
 
 def _not_found() -> ServiceError:
@@ -80,7 +86,7 @@ class Lobby:
         self.code_attempts = code_attempts
 
     async def list_game_types(self) -> list[GameType]:
-        return await self.games.list_game_types()
+        return list(await self.games.list_game_types())
 
     async def create_game(self, member_id: str, display_name: str, game_type: str,
                           options_json: str) -> Game:
@@ -93,7 +99,7 @@ class Lobby:
         if kind is None:
             raise ServiceError(Reason.UNKNOWN_GAME_TYPE, f"Unknown game type: {game_type}",
                                game_type=game_type)
-        normalized = await self.games.normalize_options(game_type, options_json)
+        normalized = _json_text(await self.games.normalize_options(game_type, options_json))
         game_id = self.new_game_id()
         created_at_ms = self.clock()
         for _ in range(self.code_attempts):
@@ -124,8 +130,8 @@ class Lobby:
             if not game.started:
                 await self._retry_start(game)
             raise ServiceError(Reason.GAME_FULL, "Game is full", game_id=game.id)
-        if joined.outcome is JoinOutcome.SEATED:
-            log.info("game %s: seat %d taken", game.id, game.seat_of(member_id).index)
+        if joined.outcome is JoinOutcome.SEATED and (seat := game.seat_of(member_id)) is not None:
+            log.info("game %s: seat %d taken", game.id, seat.index)
         if game.full and not game.started:
             game = await self._start(game)
             return JoinResult(game, started=joined.took_last_seat)
@@ -198,7 +204,8 @@ class Lobby:
         """Create the table of a game whose seats are all taken; UNAVAILABLE when that fails."""
         seats = [seat_id(index) for index in range(game.seats_total)]
         try:
-            await self.games.create_table(game.id, game.game_type, game.options_json, seats)
+            await self.games.create_table(game.game_type, seats, game.options_json,
+                                          table_id=game.id)
         except ServiceError as error:
             log.warning("game %s: CreateTable failed (%s: %s); the next join or read retries",
                         game.id, error.reason.name, error.message)

@@ -1,43 +1,65 @@
 """``StatsClient``: the stats service for its callers (the game service, the gateway).
 
-Plain records in and out (stats.model), failures as ServiceError (reason + message), so callers
-never touch protobuf or grpc. ``contract_match_item`` renders a match as CONTRACT.md's item.
+Plain records in and out (stats.model and the dataclasses below), failures as ServiceError
+(reason + message), so callers never touch protobuf or grpc.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
-import grpc
-
-from services.channels import SERVICE_CALLS, CallPolicy, open_channel
-from services.errors import from_rpc_error
-from services.timeutil import iso_from_ms
+from services.channels import SERVICE_CALLS, CallPolicy
+from services.rpc_client import RpcClient
 from stats import messages
 from stats.model import LeaderboardRow, Match, Rating
 from tavolo.stats.v1 import stats_pb2, stats_pb2_grpc
 
+SERVICE = stats_pb2.DESCRIPTOR.services_by_name["StatsService"].full_name
 # Every method is safe to repeat: RecordMatch is idempotent on the table id, EraseMember on
 # the member (a repeat anonymizes nothing more), the rest are reads.
 _IDEMPOTENT = ("RecordMatch", "ListMatches", "GetRatings", "GetLeaderboard", "EraseMember")
 
 
+class SeatReport(Protocol):
+    """One seat's outcome of a finished match, as a caller of record_match reports it."""
+
+    @property
+    def seat(self) -> str: ...  # the table's opaque seat, "seat:<index>"
+
+    @property
+    def seat_index(self) -> int: ...
+
+    @property
+    def team(self) -> str | None: ...  # None or "": the game has no teams
+
+    @property
+    def won(self) -> bool: ...
+
+    @property
+    def points(self) -> int: ...
+
+    @property
+    def details(self) -> Mapping[str, Any]: ...  # the engine's figures of the seat
+
+
 @dataclass(frozen=True)
 class SeatOutcome:
-    """One seat's outcome of a finished match, as the engine reports it."""
+    """A :class:`SeatReport` as the engine's result gives it; ``seat`` defaults to
+    "seat:<seat_index>"."""
 
     seat_index: int
     won: bool
     points: int
     team: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
+    seat: str = ""
 
-    @property
-    def seat(self) -> str:
-        return f"seat:{self.seat_index}"
+    def __post_init__(self) -> None:
+        if not self.seat:
+            object.__setattr__(self, "seat", f"seat:{self.seat_index}")
 
 
 def seat_outcomes(result: dict[str, Any]) -> list[SeatOutcome]:
@@ -65,38 +87,28 @@ class Leaderboard:
     entries: list[LeaderboardRow]  # rank = position + 1
 
 
-class StatsClient:
+class StatsClient(RpcClient):
     """An async client of StatsService. ``policy`` says how long a call waits for a stats
     service that does not answer (services.channels: SERVICE_CALLS between services,
     PEOPLE_CALLS in the gateway)."""
 
     def __init__(self, address: str, timeout_seconds: float = 10.0,
                  policy: CallPolicy = SERVICE_CALLS):
-        self._channel = open_channel(address, "tavolo.stats.v1.StatsService",
-                                     idempotent=_IDEMPOTENT, timeout_seconds=timeout_seconds,
-                                     policy=policy)
+        super().__init__(address, SERVICE, idempotent=_IDEMPOTENT,
+                         timeout_seconds=timeout_seconds, policy=policy)
         self._stub = stats_pb2_grpc.StatsServiceStub(self._channel)
-        self._read_deadline = policy.read_deadline_seconds
-
-    async def close(self) -> None:
-        await self._channel.close()
-
-    async def __aenter__(self) -> StatsClient:
-        return self
-
-    async def __aexit__(self, *exc_info) -> None:
-        await self.close()
 
     async def record_match(self, table_id: str, game_type: str, started_ms: int, finished_ms: int,
                            result: dict[str, Any] | str,
-                           seats: Sequence[SeatOutcome]) -> RecordedMatch:
+                           seats: Sequence[SeatReport]) -> RecordedMatch:
+        """Record a finished match once; ``created`` is False when stats already had it."""
         request = stats_pb2.RecordMatchRequest(
             table_id=table_id, game_type=game_type,
             started_at=messages.timestamp(started_ms), finished_at=messages.timestamp(finished_ms),
             result_json=result if isinstance(result, str) else json.dumps(result),
             seats=[stats_pb2.SeatResult(seat=s.seat, seat_index=s.seat_index, team=s.team or "",
                                         won=s.won, points=s.points,
-                                        details_json=json.dumps(s.details) if s.details else "")
+                                        details_json=json.dumps(dict(s.details)) if s.details else "")
                    for s in seats],
         )
         response = await self._call(self._stub.RecordMatch, request)
@@ -126,31 +138,3 @@ class StatsClient:
         response = await self._call(self._stub.EraseMember,
                                     stats_pb2.EraseMemberRequest(member_id=member_id))
         return response.anonymized_rows
-
-    async def _call(self, method, request, *, read: bool = False):
-        """The call's response; a ``read`` (it changes nothing) gets the policy's read deadline."""
-        try:
-            return await method(request, timeout=self._read_deadline if read else None)
-        except grpc.RpcError as error:
-            raise from_rpc_error(error) from None
-
-
-def contract_match_item(match: Match) -> dict[str, Any]:
-    """CONTRACT.md's match item (GET /api/me/matches)."""
-    return {
-        "id": match.id,
-        "game_type": match.game_type,
-        "started_at": iso_from_ms(match.started_ms),
-        "finished_at": iso_from_ms(match.finished_ms),
-        "result": match.result,
-        "players": [{"seat": p.seat_index, "name": p.display_name, "team": p.team, "won": p.won,
-                     "points": p.points, "elo_delta": p.elo_delta} for p in match.players],
-    }
-
-
-def contract_leaderboard(board: Leaderboard) -> dict[str, Any]:
-    """CONTRACT.md's GET /api/leaderboard body."""
-    return {"game_type": board.game_type,
-            "entries": [{"rank": rank, "name": e.display_name, "rating": e.rating, "wins": e.wins,
-                         "matches": e.matches, "points": e.points}
-                        for rank, e in enumerate(board.entries, 1)]}

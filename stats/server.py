@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import logging
 
+from lobby.client import LobbyClient
 from services import telemetry
 from services.config import Settings
 from services.migrations import migrate
 from services.server import ServiceSpec, serve
 from services.stores import postgres_pool, when_reachable
 from stats.cursor import CursorCodec
-from stats.lobby_api import LobbySeating
 from stats.repository import MemoryStatsRepository, PostgresStatsRepository, StatsRepository
 from stats.service import StatsService
 from stats.servicer import SERVICE_NAME, StatsServicer, register
@@ -52,7 +52,7 @@ async def open_repository(settings: Settings) -> StatsRepository:
 async def build(settings: Settings) -> ServiceSpec:
     """The stats ServiceSpec with its stores open; ``on_stop`` closes them."""
     repository = await open_repository(settings)
-    lobby = LobbySeating(settings.lobby_addr)
+    lobby = LobbyClient(settings.lobby_addr, timeout_seconds=5.0)
     service = StatsService(repository, lobby, CursorCodec(cursor_secret(settings)))
 
     async def close() -> None:

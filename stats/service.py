@@ -2,7 +2,7 @@
 
 No gRPC here: the servicer turns messages into these calls, and the stores and the lobby come
 in through small interfaces (a :class:`~stats.repository.StatsRepository` and a
-:class:`SeatingSource`).
+:class:`SeatingSource`, which lobby.client.LobbyClient satisfies).
 """
 
 from __future__ import annotations
@@ -45,10 +45,29 @@ _SEAT = re.compile(r"seat:(0|[1-9][0-9]{0,2})")
 _LATEST_MS = 253402300800000  # 10000-01-01: beyond every timestamp Postgres and Python share
 
 
+class LobbySeat(Protocol):
+    """One seat of the lobby's seating (lobby.models.Seat)."""
+
+    @property
+    def index(self) -> int: ...
+
+    @property
+    def seat(self) -> str: ...  # "seat:<index>"; "" read as that
+
+    @property
+    def member_id(self) -> str: ...
+
+    @property
+    def display_name(self) -> str: ...
+
+    @property
+    def erased(self) -> bool: ...  # the lobby erased the member: the id stands for nobody
+
+
 class SeatingSource(Protocol):
     """Who sat where at a table: the lobby's seating. Raises ServiceError(GAME_NOT_FOUND)."""
 
-    async def seating(self, table_id: str) -> Sequence[SeatHolder]: ...
+    async def get_seating(self, table_id: str) -> Sequence[LobbySeat]: ...
 
 
 @dataclass(frozen=True)
@@ -99,7 +118,7 @@ class StatsService:
         # The mark first, then the seating: an erasure after the mark is caught in the write
         # even when the seating still showed the member (stats/repository.py).
         mark = await self.repository.erasure_mark()
-        holders = await self.seating.seating(table_id)
+        holders = _holders(table_id, await self.seating.get_seating(table_id))
         players = _join_seating(table_id, outcomes, holders, self.new_member_id)
         match = Match(id=table_id, players=players, **match_fields)
         return await self.repository.record_match(match, erasures_after=mark)
@@ -141,7 +160,9 @@ class StatsService:
 
 
 def _invalid(message: str, **metadata: str) -> ServiceError:
-    return ServiceError(Reason.INVALID_ARGUMENT, message, **metadata)
+    error = ServiceError(Reason.INVALID_ARGUMENT, message)
+    error.metadata.update(metadata)
+    return error
 
 
 def _checked_text(field: str, value: str, limit: int) -> str:
@@ -251,7 +272,7 @@ class _Outcome:
     details: dict[str, Any]
 
 
-def _fitting_a_page(matches: Sequence[Match]) -> Sequence[Match]:
+def _fitting_a_page(matches: list[Match]) -> list[Match]:
     """The first of ``matches`` whose engine data stays within PAGE_JSON_BYTES (one at least)."""
     total = 0
     for count, match in enumerate(matches):
@@ -301,6 +322,22 @@ def _checked_report(report: MatchReport) -> tuple[str, list[_Outcome], dict[str,
     fields = {"game_type": game_type, "started_ms": started_ms, "finished_ms": finished_ms,
               "result": result}
     return table_id, outcomes, fields
+
+
+def _holders(table_id: str, seats: Sequence[LobbySeat]) -> list[SeatHolder]:
+    """The lobby's seating as stats keeps it (names without NUL characters); a seating that
+    names nobody is GAME_NOT_FOUND, one with a malformed member id INVALID_ARGUMENT."""
+    holders = [SeatHolder(seat=s.seat or f"seat:{s.index}", seat_index=s.index,
+                          member_id=s.member_id, display_name=s.display_name.replace("\x00", ""),
+                          erased=s.erased)
+               for s in seats]
+    if not holders:
+        raise ServiceError(Reason.GAME_NOT_FOUND, "Game not found", table_id=table_id)
+    if any(not h.member_id or "\x00" in h.member_id for h in holders):
+        # A permanent fault of the lobby's data: retrying cannot help, so not UNAVAILABLE.
+        raise _invalid("The lobby's seating of this table names a malformed member id",
+                       table_id=table_id)
+    return holders
 
 
 def _join_seating(table_id: str, outcomes: list[_Outcome], holders: Sequence[SeatHolder],

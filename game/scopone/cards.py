@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from game.fairness import DECK, SUITS
 
-__all__ = ["DECK", "SUITS", "DENARI", "SETTEBELLO", "is_card", "rank", "suit", "primiera_value", "join"]
+__all__ = ["DECK", "DENARI", "SETTEBELLO", "SUITS", "is_card", "join", "primiera_value", "rank", "suit"]
 
 DENARI = "D"
 SETTEBELLO = "07D"

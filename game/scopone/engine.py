@@ -19,8 +19,10 @@ Decisions the contract leaves open, pinned by tests:
 from __future__ import annotations
 
 from game import fairness
-from game.engine import Deadline, Engine, GameError, Move, action_name, check_seat
-from game.scopone import rules, state as table, view as seat_view
+from game.engine import Deadline, Engine, GameError, MatchResult, Move, action_name, check_seat
+from game.scopone import rules
+from game.scopone import state as table
+from game.scopone import view as seat_view
 from game.scopone.cards import is_card
 
 _ACTIONS = ("play", "ack")
@@ -152,7 +154,7 @@ class ScoponeEngine(Engine):
     def turn_seat(self, state: dict) -> int | None:
         return state["turn"]
 
-    def result(self, state: dict) -> dict | None:
+    def result(self, state: dict) -> MatchResult | None:
         return seat_view.result(state)
 
     def legal_plays(self, state: dict) -> list[tuple[str, list[str]]]:

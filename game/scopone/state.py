@@ -118,7 +118,7 @@ def end_hand(state: dict, now_ms: int) -> None:
     if state["table"] and state["last_capturer"] is not None:
         state["captured"][state["last_capturer"]].extend(state["table"])
         state["table"] = []
-    piles = {"A": [], "B": []}
+    piles: dict[str, list[str]] = {"A": [], "B": []}
     scope = {"A": 0, "B": 0}
     for seat in range(SEATS):
         piles[team_of(seat)].extend(state["captured"][seat])

@@ -2,15 +2,16 @@
 
 The platform adds id, game_type, join_code, names, seed_commitment and revision. Fields that
 CONTRACT ties to a phase are present only in it: ``turn_deadline``, and ``your_turn`` with
-``legal`` for the seat on turn, while a hand is played, ``last_hand``/``acknowledged``/``hand_end_deadline`` in ``hand_end``, and
-``last_hand``/``winner``/``seed`` once finished. ``turn`` is null outside play.
+``legal`` for the seat on turn, while a hand is played, ``last_hand``/``acknowledged``/
+``hand_end_deadline`` in ``hand_end``, and ``last_hand``/``winner``/``seed`` once finished.
+``turn`` is null outside play.
 """
 
 from __future__ import annotations
 
 import copy
 
-from game.engine import seat_results, team_of
+from game.engine import MatchResult, seat_results, team_of
 from game.scopone import rules
 from game.scopone.state import FINISHED, HAND_END, PLAYING, SEATS
 from services.timeutil import iso_from_ms
@@ -70,16 +71,17 @@ def legal(state: dict, seat: int) -> list[dict]:
     ]
 
 
-def result(state: dict) -> dict | None:
-    """The match result once finished: final scores, winner, target, hands played, per-hand audit, seats."""
+def result(state: dict) -> MatchResult | None:
+    """The match result once finished: every seat's outcome, and a summary of the final scores,
+    winner, target, hands played and the per-hand audit."""
     if state["status"] != FINISHED:
         return None
     scores = dict(state["scores"])
-    return {
+    summary = {
         "scores": scores,
         "winner": state["winner"],
         "target_score": state["options"]["target_score"],
         "hands": state["hand_number"],
         "audit": copy.deepcopy(state["audit"]),
-        "seats": seat_results(scores, state["winner"], SEATS),
     }
+    return MatchResult(seat_results(scores, state["winner"], SEATS), summary)

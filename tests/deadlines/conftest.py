@@ -8,8 +8,8 @@ import contextlib
 import pytest
 
 from deadlines.consumer import Consumer
-from deadlines.game_api import GameFireTarget
 from deadlines.queue import DeadlineQueue, MemoryDeadlineQueue, RedisDeadlineQueue
+from deadlines.server import fire_target
 from services.stores import Keys, redis_client
 from tests.deadlines.fakes import FakeGameServer
 
@@ -59,7 +59,7 @@ async def game_server():
 
 @pytest.fixture
 async def game_target(game_server):
-    target = GameFireTarget.connect(game_server.address, timeout_seconds=2)
+    target = fire_target(game_server.address, timeout_seconds=2)
     yield target
     await target.close()
 

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 
 import pytest
 
 from deadlines.consumer import Backoff, Consumer
 from deadlines.entry import Entry
-from deadlines.game_api import GameFireTarget
 from deadlines.queue import RedisDeadlineQueue
+from deadlines.server import fire_target
 from services.stores import Keys, redis_client
 from tests.deadlines.conftest import consuming, until_empty
 from tests.deadlines.fakes import FakeGameServer, due_token
@@ -104,7 +105,7 @@ async def test_a_failing_fire_is_retried_with_backoff_until_it_succeeds(queue, g
         calls = await game.wait_for(token, count=4, timeout=5)
         await until_empty(queue)
     assert [call.answer for call in calls] == ["failed"] * 3 + ["fired"]
-    gaps = [later.at_ms - earlier.at_ms for earlier, later in zip(calls, calls[1:])]
+    gaps = [later.at_ms - earlier.at_ms for earlier, later in itertools.pairwise(calls)]
     assert all(gap >= 9 for gap in gaps), gaps  # at least half of the 20 ms initial backoff
 
 
@@ -119,9 +120,24 @@ async def test_a_table_that_kept_changing_is_fired_again_not_dropped(queue, game
     assert [call.answer for call in calls] == ["busy", "busy", "fired"]
 
 
+async def test_a_fire_that_hangs_gives_up_at_its_deadline_and_is_retried(queue, game_server):
+    game = game_server.game
+    target = fire_target(game_server.address, timeout_seconds=0.3)  # a deadline per call
+    try:
+        async with consuming(queue, target, backoff=FAST_RETRY):
+            token = await schedule_at(queue, now_ms())
+            game.hang_first.add(token)
+            calls = await game.wait_for(token, count=2, timeout=5)
+            await until_empty(queue)
+    finally:
+        await target.close()
+    assert [call.answer for call in calls] == ["hung", "fired"]
+    assert 250 <= calls[1].at_ms - calls[0].at_ms < 1500
+
+
 async def test_a_game_service_down_then_up_gets_the_entry_when_it_returns(queue):
     server = FakeGameServer()  # not started: the game service is down
-    target = GameFireTarget.connect(server.address, timeout_seconds=1)
+    target = fire_target(server.address, timeout_seconds=1)
     try:
         async with consuming(queue, target, backoff=Backoff(initial_ms=20, max_ms=200)):
             token = await schedule_at(queue, now_ms())

@@ -15,9 +15,9 @@ import pytest
 from deadlines.client import DeadlinesClient
 from deadlines.queue import RedisDeadlineQueue
 from services.stores import Keys, redis_client
+from testing.processes import free_port, wait_serving
 from tests.deadlines.conftest import consuming, until_empty
 from tests.deadlines.fakes import due_token
-from testing.processes import free_port, wait_serving
 
 SHORT_LEASE_MS = 1000
 TAVOLO = Path(sys.executable).with_name("tavolo")

@@ -198,7 +198,7 @@ async def test_scheduling_wakes_every_listener_with_the_due_time(backend):
         await asyncio.wait_for(asyncio.gather(*(e.wait() for e in subscribed)), 5)
         await first.schedule(entry(), T0 + 42)
         for i in range(2):
-            await asyncio.wait_for(_until(lambda: T0 + 42 in heard[i]), 5)
+            await asyncio.wait_for(_until(lambda i=i: T0 + 42 in heard[i]), 5)
         assert heard[0][0] is None  # a (re)subscription first asks for a re-plan
     finally:
         for task in tasks:

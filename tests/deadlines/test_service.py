@@ -16,8 +16,8 @@ from services.config import Settings
 from services.errors import Reason, ServiceError, from_rpc_error
 from services.server import serve
 from tavolo.deadlines.v1 import deadlines_pb2, deadlines_pb2_grpc
-from tests.deadlines.fakes import due_token
 from testing.processes import free_port, wait_serving
+from tests.deadlines.fakes import due_token
 
 
 @pytest.fixture(params=["memory", "redis"])
@@ -61,7 +61,7 @@ async def test_scheduled_entries_fire_at_the_game_service(service):
 
 
 async def test_cancel_and_cancel_table_report_what_they_removed(service):
-    _, client, game = service
+    _, client, _game = service
     due = now_ms() + 60_000
     await client.schedule("t1", "turn", "a", due)
     await client.schedule("t1", "turn", "a", due + 1)  # the same entry, moved

@@ -112,5 +112,18 @@ def all_cards_of(state):
     return cards
 
 
-__all__ = ["DECK", "ENGINE", "SEED", "T0", "TURN_MS", "ACK_MS", "crafted", "play", "ack", "oracle_plays",
-           "random_match", "replay", "all_cards_of"]
+__all__ = [
+    "ACK_MS",
+    "DECK",
+    "ENGINE",
+    "SEED",
+    "T0",
+    "TURN_MS",
+    "ack",
+    "all_cards_of",
+    "crafted",
+    "oracle_plays",
+    "play",
+    "random_match",
+    "replay",
+]

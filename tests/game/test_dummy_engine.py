@@ -152,7 +152,7 @@ def test_the_view_when_finished_has_winner_and_seed():
 
 def test_result_has_the_scopone_shape():
     result = ENGINE.result(finished())
-    assert result == {
+    assert result.to_json() == {
         "scores": {"A": 1, "B": 0}, "winner": "A", "target_score": 1, "hands": 1, "audit": [],
         "seats": [{"seat": 0, "team": "A", "won": True, "points": 1}, {"seat": 1, "team": "B", "won": False, "points": 0},
                   {"seat": 2, "team": "A", "won": True, "points": 1}, {"seat": 3, "team": "B", "won": False, "points": 0}],

@@ -7,7 +7,16 @@ import jsonschema
 import pytest
 
 from game.dummy import DummyEngine
-from game.engine import ERROR_CODES, Deadline, GameError, Move, OptionsError
+from game.engine import (
+    ERROR_CODES,
+    Deadline,
+    GameError,
+    MatchResult,
+    Move,
+    OptionsError,
+    SeatResult,
+    seat_results,
+)
 from game.registry import Registry, UnknownGameType, default_registry
 from game.scopone import ScoponeEngine
 
@@ -44,13 +53,34 @@ def test_move_and_deadline_are_frozen():
         Deadline("turn", 1, "t").token = "u"
 
 
+def test_a_match_result_publishes_its_summary_then_every_seat_with_its_details():
+    result = MatchResult(seat_results({"A": 11, "B": 4}, "A", 2), {"winner": "A", "scores": {"A": 11, "B": 4}})
+    assert result.seats == (SeatResult(0, "A", True, 11), SeatResult(1, "B", False, 4))
+    assert result.to_json() == {"winner": "A", "scores": {"A": 11, "B": 4}, "seats": [
+        {"seat": 0, "team": "A", "won": True, "points": 11}, {"seat": 1, "team": "B", "won": False, "points": 4}]}
+    detailed = MatchResult([SeatResult(0, "A", True, 1, {"bonus": "è"})], {})
+    assert detailed.to_json_text() == '{"seats":[{"seat":0,"team":"A","won":true,"points":1,"bonus":"è"}]}'
+
+
+@pytest.mark.parametrize("seats, summary", [
+    ((), {}),                                                              # no seat at all
+    ((SeatResult(1, "B", False, 0),), {}),                                 # not from seat 0
+    ((SeatResult(0, "A", True, 1), SeatResult(0, "A", True, 1)), {}),      # a seat twice
+    ((SeatResult(0, "A", True, 1),), {"seats": []}),                       # the summary hides the seats
+    ((SeatResult(0, "A", True, 1, {"won": False}),), {}),                  # details hide a seat field
+])
+def test_a_match_result_is_built_whole_or_not_at_all(seats, summary):
+    with pytest.raises(ValueError):
+        MatchResult(seats, summary)
+
+
 def test_game_error_carries_code_and_message():
     error = GameError("not_your_turn", "Not your turn")
     assert (error.code, error.message, str(error)) == ("not_your_turn", "Not your turn", "Not your turn")
 
 
 def test_engine_error_codes_are_the_contract_set():
-    assert ERROR_CODES == {"illegal_move", "not_your_turn", "bad_request", "unknown_action", "game_finished"}
+    assert {"illegal_move", "not_your_turn", "bad_request", "unknown_action", "game_finished"} == ERROR_CODES
 
 
 def test_options_error_is_a_value_error_with_a_message():

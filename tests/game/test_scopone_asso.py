@@ -4,7 +4,6 @@ import pytest
 
 from game.engine import GameError
 from game.scopone import rules
-
 from tests.game.scopone_helpers import ENGINE, crafted, play
 
 ASSO = {"asso_pigliatutto": True}

@@ -6,7 +6,6 @@ import pytest
 
 from game.engine import GameError
 from game.fairness import DECK
-
 from tests.game.scopone_helpers import ENGINE, SEED, T0, ack, crafted, play
 
 

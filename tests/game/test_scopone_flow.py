@@ -8,7 +8,6 @@ from game import fairness
 from game.engine import GameError, Move
 from game.fairness import DECK
 from game.scopone import ScoponeEngine
-
 from tests.game.scopone_helpers import ACK_MS, ENGINE, SEED, T0, TURN_MS, ack, crafted, play
 
 
@@ -184,7 +183,7 @@ def test_result_of_a_finished_match():
     state = crafted([["10B"]], captured=[rest[:20], rest[20:], [], []], last_capturer=0,
                     options={"target_score": 1}, scores={"A": 3, "B": 0})
     state = play(state, 0, "10B")
-    result = ENGINE.result(state)
+    result = ENGINE.result(state).to_json()
     winner = result["winner"]
     assert set(result) == {"scores", "winner", "target_score", "hands", "audit", "seats"}
     assert result["scores"] == state["scores"] and result["target_score"] == 1 and result["hands"] == 1

@@ -2,11 +2,11 @@
 
 import json
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from game.engine import ERROR_CODES, GameError
 from game.fairness import DECK
-
 from tests.game.scopone_helpers import ENGINE, T0, all_cards_of, oracle_plays, random_match, replay
 
 SEEDS = st.binary(min_size=32, max_size=32)
@@ -61,7 +61,7 @@ def test_hand_points_add_up_to_the_match_scores(seed, options, choices):
             assert row["points"] == won + row["scope"] + row["napola"]
             totals[team] += row["points"]
         assert hand["scores"] == totals
-    assert final["scores"] == totals == ENGINE.result(final)["scores"]
+    assert final["scores"] == totals == ENGINE.result(final).to_json()["scores"]
 
 
 @MATCHES

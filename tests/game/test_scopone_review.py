@@ -18,7 +18,6 @@ import pytest
 from game.dummy import DummyEngine
 from game.engine import GameError, Move
 from game.scopone import ScoponeEngine, scoring
-
 from tests.game.scopone_helpers import crafted
 
 T0 = 1_796_205_600_000
@@ -258,7 +257,7 @@ def test_every_hand_scores_as_an_independent_recount_of_the_captured_piles(optio
     rng = random.Random(f"{options}-{p_fire}-{number}")
     seed = rng.randbytes(32)
     state, model, autos = _match(seed, options, rng, p_fire)
-    assert state["audit"] == model.audit and ENGINE.result(state)["audit"] == model.audit
+    assert state["audit"] == model.audit and ENGINE.result(state).to_json()["audit"] == model.audit
     assert (state["winner"], state["scores"]) == (model.winner, model.scores)
     assert autos > 0 or p_fire == 0.0
 

@@ -2,7 +2,6 @@
 
 from game.fairness import DECK
 from game.scopone import scoring
-
 from tests.game.scopone_helpers import crafted, play
 
 DENARI = [c for c in DECK if c.endswith("D")]
@@ -38,7 +37,7 @@ def test_denara_goes_to_the_team_with_more_denari():
 
 
 def test_denara_tied_at_five_is_awarded_to_nobody():
-    assert score(DENARI[:5] + ["01C"])[1]["denara"] is None
+    assert score([*DENARI[:5], "01C"])[1]["denara"] is None
 
 
 def test_settebello_goes_to_the_team_holding_07D():

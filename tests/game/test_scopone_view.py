@@ -3,7 +3,6 @@
 import json
 
 from game.fairness import DECK
-
 from tests.game.scopone_helpers import ENGINE, SEED, T0, TURN_MS, ack, crafted, play
 
 PLATFORM_FIELDS = {"id", "game_type", "join_code", "seed_commitment", "revision"}
@@ -100,7 +99,7 @@ def test_every_legal_entry_is_accepted_and_nothing_else_is():
 
 def test_turn_deadline_is_iso_utc_with_milliseconds():
     assert ENGINE.view(fresh(), 2)["turn_deadline"] == "2026-12-02T10:00:30.000Z"
-    assert T0 + TURN_MS == fresh()["turn_deadline_ms"]
+    assert fresh()["turn_deadline_ms"] == T0 + TURN_MS
 
 
 def test_last_play_is_null_before_the_first_play_of_a_hand():

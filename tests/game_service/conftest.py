@@ -13,9 +13,8 @@ from dataclasses import dataclass, field, replace
 
 import pytest
 
-from game.cache import MemoryTableCache, RedisTableCache, TableCache
 from deadlines.client import DeadlinesClient
-from game.clients import StatsClient
+from game.cache import MemoryTableCache, RedisTableCache, TableCache
 from game.log_store import LogStore, MemoryLogStore, PostgresLogStore
 from game.registry import default_registry
 from game.servicer import GameServicer
@@ -23,9 +22,10 @@ from game.tables import Tables
 from services.migrations import migrate
 from services.server import ServiceSpec, serve
 from services.stores import Keys, redis_client
+from stats.client import StatsClient
 from tavolo.game.v1 import game_pb2_grpc
-from tests.game_service.fakes import FakeDeadlines, FakeStats, serve_fakes
 from testing.processes import free_port
+from tests.game_service.fakes import FakeDeadlines, FakeStats, serve_fakes
 
 SEATS = ["seat:0", "seat:1", "seat:2", "seat:3"]
 

@@ -2,7 +2,8 @@
 
 The stats service here is the real one (its servicer, its domain and its in-memory store) on a
 real socket, asking a fake lobby for the seating; it is stopped and started again on the same
-address as a restarted process would be. Every test runs in memory and on Postgres + Redis.
+address as a restarted process would be; the last test pins, with a recorder in this process,
+what the game tells stats. Every test runs in memory and on Postgres + Redis.
 """
 
 from __future__ import annotations
@@ -16,18 +17,18 @@ import grpc
 import pytest
 
 from game.background import Throttle
-from game.clients import StatsClient
 from game.registry import default_registry
 from game.tables import Tables
+from lobby.client import LobbyClient
 from services.server import ErrorInterceptor
+from stats.client import StatsClient
 from stats.cursor import CursorCodec
-from stats.lobby_api import LobbySeating
 from stats.repository import MemoryStatsRepository
 from stats.service import StatsService
 from stats.servicer import StatsServicer, register
+from testing.processes import free_address
 from testing.waiting import eventually
 from tests.game_service.conftest import SEATS
-from testing.processes import free_address
 from tests.stats.servers import TEST_SECRET, FakeLobby, serving_lobby
 
 MEMBERS = ("ann", "ben", "cat", "dan")
@@ -52,7 +53,7 @@ class StatsServer:
 
     def __init__(self, lobby: FakeLobby) -> None:
         self.repository = CountingRepository()
-        self.seating = LobbySeating(lobby.address)
+        self.seating = LobbyClient(lobby.address)
         self.service = StatsService(self.repository, self.seating, CursorCodec(TEST_SECRET))
         self.address = free_address()
         self._server: grpc.aio.Server | None = None
@@ -125,12 +126,12 @@ async def _recorded(tables: Tables, table_id: str) -> bool:
 
 def _messages(caplog, level: int, text: str) -> list[str]:
     return [r.getMessage() for r in caplog.records
-            if r.name == "game.tables" and r.levelno == level and text in r.getMessage()]
+            if r.name == "game.recording" and r.levelno == level and text in r.getMessage()]
 
 
 async def test_a_match_finished_while_stats_is_down_is_recorded_once_when_it_comes_back(
         open_tables, stats, lobby, caplog):
-    caplog.set_level(logging.DEBUG, logger="game.tables")
+    caplog.set_level(logging.DEBUG, logger="game.recording")
     cap = 1.0
     # Stats has not started: it is down. The backoff goes 0.25, 0.5, 1 (the cap), 1, 1 ... s.
     tables = await open_tables(retry_seconds=0.25, record_cap_seconds=cap)
@@ -235,3 +236,34 @@ def test_the_warning_throttle_lets_one_through_per_interval_and_counts_the_rest(
     now[0] += 6
     assert throttle.allow() == 2  # and says how many it held back
     assert throttle.allow() is None
+
+
+class ListeningRecorder:
+    """A recorder in this process (game.recording.MatchRecorder): every call's keywords."""
+
+    def __init__(self) -> None:
+        self.calls: list[dict] = []
+
+    async def record_match(self, **report) -> object:
+        self.calls.append(report)
+        return object()
+
+
+async def test_the_recorder_is_told_the_published_result_and_every_seat_by_keyword(backend):
+    recorder = ListeningRecorder()
+    tables = Tables(default_registry(dummy=True), await backend.open_log(), backend.open_cache(),
+                    None, recorder)
+    try:
+        table_id = await _finish(tables, None)
+        await tables.drain(timeout=10)
+        (report,) = recorder.calls
+        header = await tables.log.header(table_id)
+        assert header.recorded_ms is not None
+        assert (report["table_id"], report["game_type"], report["started_ms"], report["finished_ms"]) == (
+            table_id, "dummy", header.created_ms, header.finished_ms)
+        assert report["result"] == (await tables.get_result(table_id)).result_json  # the same bytes
+        assert [(s.seat, s.seat_index, s.team, s.won, s.points, dict(s.details)) for s in report["seats"]] == [
+            ("seat:0", 0, "A", True, 1, {}), ("seat:1", 1, "B", False, 0, {}),
+            ("seat:2", 2, "A", True, 1, {}), ("seat:3", 3, "B", False, 0, {})]
+    finally:
+        await tables.close(timeout=0.5)

@@ -16,9 +16,9 @@ from game.log_store import MemoryLogStore
 from game.registry import default_registry
 from game.tables import Tables
 from services.stores import Keys, redis_client
+from testing.processes import free_port, stop_process, wait_serving
 from tests.game_service.conftest import SEATS
 from tests.game_service.fakes import FakeDeadlines, FakeStats, serve_fakes
-from testing.processes import free_port, stop_process, wait_serving
 
 
 @pytest.fixture

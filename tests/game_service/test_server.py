@@ -13,8 +13,8 @@ from services.channels import open_channel
 from services.config import Settings
 from services.errors import Reason, ServiceError
 from services.server import serve
-from tests.game_service.conftest import SEATS
 from testing.processes import free_port
+from tests.game_service.conftest import SEATS
 
 
 async def test_the_service_serves_health_and_moves_with_memory_stores(fakes):

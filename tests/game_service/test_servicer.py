@@ -39,8 +39,8 @@ async def _refused(reason: Reason, call) -> ServiceError:
 
 async def test_the_catalogue_lists_scopone_then_dummy_with_their_schemas(client):
     types = await client.list_game_types()
-    assert [t["id"] for t in types] == ["scopone_scientifico", "dummy"]
-    assert types[0]["players"] == 4 and types[0]["options_schema"]["properties"]["target_score"]["default"] == 11
+    assert [t.id for t in types] == ["scopone_scientifico", "dummy"]
+    assert types[0].players == 4 and types[0].options_schema["properties"]["target_score"]["default"] == 11
     assert await client.normalize_options("dummy", {"target": 7}) == {"target": 7}
     assert await client.normalize_options("dummy") == {"target": 20}
     await _refused(Reason.UNKNOWN_GAME_TYPE, client.normalize_options("poker"))

@@ -22,8 +22,8 @@ from game.registry import default_registry
 from game.tables import Tables
 from services.errors import Reason, ServiceError
 from tavolo.game.v1 import game_pb2, game_pb2_grpc
-from tests.game_service.conftest import SEATS, Backend, Replicas, start_service
 from testing.servers import terminate_connections
+from tests.game_service.conftest import SEATS, Backend, Replicas, start_service
 
 
 @pytest.fixture

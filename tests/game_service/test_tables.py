@@ -35,7 +35,7 @@ async def _refused(reason: Reason, call) -> ServiceError:
 async def _fresh_state(replicas, table_id: str) -> Live:
     """The state as a replica with nothing cached rebuilds it from the log alone."""
     other = await replicas.open()
-    other.cache = _NoCache()
+    other.states.cache = _NoCache()
     return await other.current(table_id)
 
 
@@ -346,7 +346,7 @@ async def test_a_long_log_is_replayed_one_window_at_a_time(replicas, monkeypatch
         await tables.log.append(table_id, live.position, entry, "playing", None)
         live = tables._applied(engine, live, entry)
     reader = await replicas.open()
-    reader.cache = _NoCache()
+    reader.states.cache = _NoCache()
     reads = []
     read_moves = reader.log.moves
 

@@ -18,9 +18,9 @@ from gateway.auth import Auth
 from gateway.sessions import COOKIE_NAME, MemorySessionStore, Session, new_session_id
 from services.config import Settings
 from services.errors import Reason, ServiceError
-from testing.waiting import eventually
 from testing.players import Player
 from testing.stack import real_stack
+from testing.waiting import eventually
 
 UNAVAILABLE = {"detail": "Service unavailable, try again"}
 

@@ -13,8 +13,8 @@ import json
 import pytest
 
 from testing.players import Player, play_until_over, receive, seat_four
-from testing.waiting import eventually
 from testing.stack import real_stack
+from testing.waiting import eventually
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +41,7 @@ async def test_four_players_play_a_whole_match_and_find_it_in_their_history(stac
         hand_ends: list[list[dict]] = [[] for _ in sockets]
         overs = await asyncio.gather(*(play_until_over(s, False, seen)
                                        for s, seen in zip(sockets, hand_ends)))
-        for seat, seen in enumerate(hand_ends):
+        for seen in hand_ends:
             assert seen, "the match ended without a hand end"
             first = seen[0]
             assert first["last_hand"]["hand"] == 1 and first["hand_end_deadline"].endswith("Z")

@@ -13,9 +13,9 @@ import json
 import pytest
 
 from testing.players import Player, play_until_over, receive, seat_four
-from testing.waiting import eventually
 from testing.servers import delete_keys
 from testing.stack import real_stack
+from testing.waiting import eventually
 
 
 @pytest.fixture(scope="module")

@@ -33,8 +33,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.routing import Route
 
-from gateway.auth import Auth
 from devtools.dev_idp import create_app as create_idp
+from gateway.auth import Auth
 from gateway.sessions import COOKIE_NAME, MemorySessionStore, RedisSessionStore, SessionStore
 from services.config import OidcProvider, Settings
 from services.stores import Keys

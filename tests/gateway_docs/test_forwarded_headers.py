@@ -12,8 +12,8 @@ import pytest
 import websockets
 
 from services.config import Settings
-from tests.gateway_docs.fakes import GAME_ID, FakeGame, FakeLobby, gateway
 from testing.processes import served
+from tests.gateway_docs.fakes import GAME_ID, FakeGame, FakeLobby, gateway
 
 
 async def _upgrade_status(address: str, headers: dict[str, str]) -> tuple[int, dict]:

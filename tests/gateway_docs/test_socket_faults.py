@@ -11,6 +11,7 @@ import pytest
 import websockets
 
 from services.errors import Reason, ServiceError
+from testing.processes import served
 from tests.gateway_docs.fakes import (
     COOKIE,
     GAME_ID,
@@ -20,7 +21,6 @@ from tests.gateway_docs.fakes import (
     gateway,
     unavailable,
 )
-from testing.processes import served
 
 UNAVAILABLE = {"type": "error", "code": "unavailable", "message": "Service unavailable, try again"}
 

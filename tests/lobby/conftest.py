@@ -8,20 +8,18 @@ from dataclasses import dataclass
 
 import pytest
 
+from game.client import GameClient
 from lobby.client import LobbyClient
-from lobby.game_api import IDEMPOTENT, GameApi
-from lobby.game_api import SERVICE as GAME_SERVICE
+from lobby.postgres_store import PostgresLobbyStore
 from lobby.service import Lobby
 from lobby.servicer import SERVICE, register
-from lobby.postgres_store import PostgresLobbyStore
 from lobby.store import LobbyStore, MemoryLobbyStore, RedisLobbyStore
-from services.channels import open_channel
 from services.migrations import migrate
 from services.server import ServiceSpec, serve
 from services.stores import Keys, postgres_pool, redis_client
-from tests.lobby.fake_game_service import FakeGameService, running_game_service
 from testing.processes import free_address
 from testing.servers import create_database, drop_database, dsn_for
+from tests.lobby.fake_game_service import FakeGameService, running_game_service
 
 TTL_SECONDS = 3600
 
@@ -81,10 +79,10 @@ async def game_service():
 
 
 @pytest.fixture
-async def game_api(game_service):
-    channel = open_channel(game_service[1], GAME_SERVICE, idempotent=IDEMPOTENT)
-    yield GameApi(channel)
-    await channel.close()
+async def game_client(game_service):
+    client = GameClient(game_service[1], named_tables=True)
+    yield client
+    await client.close()
 
 
 async def _always_up() -> None:
@@ -100,9 +98,9 @@ class Harness:
 
 
 @pytest.fixture
-async def harness(store, game_service, game_api):
+async def harness(store, game_service, game_client):
     """The lobby served over a socket on ``store``, calling the fake game service."""
-    lobby = Lobby(store, game_api)
+    lobby = Lobby(store, game_client)
     address = free_address()
     # Health is test_server.py's subject; here the probe only has to let the server start.
     spec = ServiceSpec(name="lobby", full_names=(SERVICE,),

@@ -83,19 +83,19 @@ async def test_many_creations_get_distinct_codes(client):
     assert len({g.id for g in games}) == 150
 
 
-async def test_a_taken_code_is_drawn_again(store, game_api):
+async def test_a_taken_code_is_drawn_again(store, game_client):
     codes = iter(["K7QX2M", "K7QX2M", "K7QX2M", "P3RT9W"])
-    lobby = Lobby(store, game_api, new_code=lambda: next(codes))
+    lobby = Lobby(store, game_client, new_code=lambda: next(codes))
     first = await lobby.create_game("alice", "Alice", "scopone_scientifico", "")
     second = await lobby.create_game("bob", "Bob", "scopone_scientifico", "")
     assert (first.join_code, second.join_code) == ("K7QX2M", "P3RT9W")
     assert (await lobby.preview_game("p3rt9w")).id == second.id
 
 
-async def test_codes_stay_unique_when_creations_race_for_few_codes(store, game_api):
+async def test_codes_stay_unique_when_creations_race_for_few_codes(store, game_client):
     """Concurrent creations drawing from three codes: three games, then a clear refusal."""
     pool = iter(["AAAAAA", "BBBBBB", "CCCCCC"] * 100)
-    lobby = Lobby(store, game_api, new_code=lambda: next(pool), code_attempts=6)
+    lobby = Lobby(store, game_client, new_code=lambda: next(pool), code_attempts=6)
     results = await asyncio.gather(
         *(lobby.create_game(f"m{n}", f"M{n}", "scopone_scientifico", "") for n in range(8)),
         return_exceptions=True)

@@ -11,8 +11,8 @@ from lobby.client import LobbyClient
 from lobby.server import run
 from services.config import Settings
 from services.errors import Reason
-from tests.lobby.helpers import fails
 from testing.processes import free_address
+from tests.lobby.helpers import fails
 
 
 async def _health(address: str, service: str = "tavolo.lobby.v1.LobbyService") -> int:

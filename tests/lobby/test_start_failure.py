@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import grpc
 
-from lobby.game_api import GameApi
+from game.client import GameClient
 from lobby.service import Lobby
-from services.channels import open_channel
 from services.errors import Reason
-from tests.lobby.helpers import fails
 from testing.processes import free_address
+from tests.lobby.helpers import fails
 
 
 async def _three_seated(client):
@@ -91,10 +90,10 @@ async def test_a_brief_unavailability_is_retried_by_the_channel(harness):
 
 
 async def test_a_game_service_that_is_down_is_unavailable(store):
-    channel = open_channel(free_address(), "tavolo.game.v1.GameService", timeout_seconds=2)
+    games = GameClient(free_address(), timeout_seconds=2, named_tables=True)
     try:
-        lobby = Lobby(store, GameApi(channel))
+        lobby = Lobby(store, games)
         await fails(lobby.list_game_types(), Reason.UNAVAILABLE)
         await fails(lobby.create_game("alice", "Alice", "scopone_scientifico", ""), Reason.UNAVAILABLE)
     finally:
-        await channel.close()
+        await games.close()

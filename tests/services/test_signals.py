@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import asyncpg
 
 from services.signals import MemorySignalHub, PostgresSignalHub

@@ -39,8 +39,7 @@ from game.log_store import TableRecord
 from game.server import build_service
 from gateway.app import Backends, create_app
 from gateway.auth import Auth
-from gateway.sessions import (COOKIE_NAME, MemorySessionStore, RedisSessionStore, Session,
-                              new_session_id)
+from gateway.sessions import COOKIE_NAME, MemorySessionStore, RedisSessionStore, Session, new_session_id
 from lobby.client import LobbyClient
 from services import telemetry as otel
 from services.channels import open_channel

@@ -9,13 +9,13 @@ from dataclasses import dataclass
 
 import grpc
 
+from lobby.client import LobbyClient
 from services.errors import Reason, ServiceError
 from services.migrations import migrate
 from services.server import ErrorInterceptor
 from services.stores import postgres_pool
 from stats.client import StatsClient
 from stats.cursor import CursorCodec
-from stats.lobby_api import LobbySeating
 from stats.repository import PostgresStatsRepository, StatsRepository
 from stats.service import StatsService
 from stats.servicer import StatsServicer, register
@@ -102,7 +102,7 @@ class Stack:
 async def running_stack(repository: StatsRepository, lobby: FakeLobby,
                         lobby_address: str | None = None, lobby_timeout: float = 2.0):
     """The stats servicer on a real socket, over ``repository``, asking the lobby for seatings."""
-    seating = LobbySeating(lobby_address or lobby.address, timeout_seconds=lobby_timeout)
+    seating = LobbyClient(lobby_address or lobby.address, timeout_seconds=lobby_timeout)
     service = StatsService(repository, seating, CursorCodec(TEST_SECRET))
     server, address = await start_server(register(StatsServicer(service)))
     client = StatsClient(address)

@@ -16,8 +16,8 @@ from services.migrations import migrate
 from stats import backfill
 from stats.model import erased_member_id
 from stats.repository import PostgresStatsRepository, member_hash
-from tests.stats.servers import postgres_repository
 from tests.stats.helpers import BASE_MS, SCOPONE, team_match
+from tests.stats.servers import postgres_repository
 
 TABLES = {"match", "match_player", "player_rating", "erased_member"}
 MIGRATIONS = ["stats/0001_match_history.sql", "stats/0002_erasure.sql"]
@@ -200,7 +200,7 @@ async def test_the_migration_gives_every_erased_row_its_own_id(postgres_dsn):
     connection = await asyncpg.connect(postgres_dsn)
     try:
         await connection.execute((folder / "0001_match_history.sql").read_text())
-        for i in range(3):
+        for _ in range(3):
             match_id = uuid.uuid4()
             await connection.execute(
                 "INSERT INTO match (id, game_type, started_at, finished_at, result) "

@@ -6,8 +6,8 @@ import asyncio
 import uuid
 from dataclasses import replace
 
-from stats.repository import MemoryStatsRepository
 from stats.model import ERASED_NAME, Position, Rating, erased_member_id
+from stats.repository import MemoryStatsRepository
 from tests.stats.helpers import BASE_MS, SCOPONE, team_match
 
 ALICE_TEAM = ("alice", "bob", "carol", "dave")
@@ -321,7 +321,7 @@ async def test_concurrent_matches_of_shared_members_all_count(repository):
     await asyncio.gather(*(repository.record_match(m) for m in matches))
     ratings = {m: (await repository.ratings(m))[0] for m in members}
     assert sum(r.matches for r in ratings.values()) == 40
-    deltas = {m: 0 for m in members}
+    deltas = dict.fromkeys(members, 0)
     for match in matches:
         for player in (await repository.get_match(match.id)).players:
             deltas[player.member_id] += player.elo_delta

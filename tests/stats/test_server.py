@@ -13,8 +13,8 @@ from services.config import Settings
 from services.server import serve
 from stats import server
 from stats.client import StatsClient
-from tests.stats.helpers import BASE_MS, SCOPONE, result_of, team_seats
 from testing.processes import free_address
+from tests.stats.helpers import BASE_MS, SCOPONE, result_of, team_seats
 
 
 async def _serving(settings: Settings):

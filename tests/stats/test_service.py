@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
 
 import grpc
 import pytest
@@ -14,8 +17,8 @@ from stats.client import SeatOutcome, seat_outcomes
 from stats.model import ERASED_NAME, Rating
 from stats.repository import MemoryStatsRepository
 from tavolo.stats.v1 import stats_pb2, stats_pb2_grpc
-from tests.stats.servers import running_stack
 from tests.stats.helpers import BASE_MS, SCOPONE, result_of, team_seats
+from tests.stats.servers import running_stack
 
 FOUR = ("alice", "bob", "carol", "dave")
 
@@ -73,6 +76,44 @@ async def test_a_table_the_lobby_does_not_know_is_game_not_found(stack):
     with pytest.raises(ServiceError) as caught:
         await record(stack, str(uuid.uuid4()))
     assert caught.value.reason is Reason.GAME_NOT_FOUND
+
+
+async def test_a_seating_that_names_nobody_is_game_not_found(stack):
+    with pytest.raises(ServiceError) as caught:
+        await record(stack, stack.table())
+    assert caught.value.reason is Reason.GAME_NOT_FOUND
+
+
+@pytest.mark.parametrize("member", ["", "al\x00ice"])
+async def test_a_seating_with_a_malformed_member_id_is_invalid_argument(memory_stack, member):
+    with pytest.raises(ServiceError, match="malformed member id") as caught:
+        await record(memory_stack, memory_stack.table(member, "bob", "carol", "dave"))
+    assert caught.value.reason is Reason.INVALID_ARGUMENT
+
+
+async def test_nul_characters_are_left_out_of_the_names(memory_stack):
+    table = memory_stack.table(*FOUR, names={"alice": "Al\x00ice"})
+    assert (await record(memory_stack, table)).match.players[0].display_name == "Alice"
+
+
+async def test_any_seat_report_will_do(memory_stack):
+    """record_match takes any object with a SeatReport's attributes, e.g. the game service's."""
+    @dataclass(frozen=True)
+    class Reported:
+        seat: str
+        seat_index: int
+        team: str
+        won: bool
+        points: int
+        details: Mapping[str, int]
+
+    seats = [Reported(f"seat:{i}", i, "", i == 0, 3 - i, MappingProxyType({"scope": i} if i else {}))
+             for i in range(3)]
+    table = memory_stack.table("alice", "bob", "carol")
+    await record(memory_stack, table, game_type="dummy", seats=seats)
+    match = await memory_stack.repository.get_match(table)  # details stay in the store
+    assert [(p.team, p.won, p.points, p.details) for p in match.players] == [
+        (None, True, 3, {}), (None, False, 2, {"scope": 1}), (None, False, 1, {"scope": 2})]
 
 
 async def test_an_unreachable_lobby_is_unavailable(fake_lobby):
@@ -233,16 +274,17 @@ async def test_an_erasure_racing_the_recording_is_not_undone(stack):
 def _request(table: str, /, **changes) -> stats_pb2.RecordMatchRequest:
     seats = [stats_pb2.SeatResult(seat=f"seat:{i}", seat_index=i, team="AB"[i % 2], won=i % 2 == 0,
                                   points=11 if i % 2 == 0 else 7) for i in range(4)]
-    fields = dict(table_id=table, game_type=SCOPONE,
-                  started_at=timestamp_pb2.Timestamp(seconds=1_764_669_000),
-                  finished_at=timestamp_pb2.Timestamp(seconds=1_764_669_600),
-                  result_json=json.dumps(result_of("A")), seats=seats)
+    fields = {"table_id": table, "game_type": SCOPONE,
+              "started_at": timestamp_pb2.Timestamp(seconds=1_764_669_000),
+              "finished_at": timestamp_pb2.Timestamp(seconds=1_764_669_600),
+              "result_json": json.dumps(result_of("A")), "seats": seats}
     fields.update(changes)
     return stats_pb2.RecordMatchRequest(**{k: v for k, v in fields.items() if v is not None})
 
 
 def _seat(i, **changes):
-    fields = dict(seat=f"seat:{i}", seat_index=i, team="AB"[i % 2], won=i % 2 == 0, points=3)
+    fields = {"seat": f"seat:{i}", "seat_index": i, "team": "AB"[i % 2], "won": i % 2 == 0,
+              "points": 3}
     fields.update(changes)
     return stats_pb2.SeatResult(**fields)
 
