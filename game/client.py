@@ -92,6 +92,16 @@ class LogEntry:
     created_ms: int
 
 
+@dataclass(frozen=True)
+class TableViews:
+    """Every seat's view of a table at one revision (a WatchTable message)."""
+
+    revision: int
+    status: str  # "playing", "hand_end" or "finished"
+    updated_ms: int  # when the table last changed (epoch ms)
+    views: tuple[tuple[str, dict], ...]  # (seat, parsed view), in the table's seat order
+
+
 class GameClient(RpcClient):
     """An async client of GameService: unary calls share one channel, view streams another.
 
@@ -111,7 +121,7 @@ class GameClient(RpcClient):
         self._named_tables = named_tables
         self._stub = game_pb2_grpc.GameServiceStub(self._channel)
         self._stream_stub = game_pb2_grpc.GameServiceStub(
-            self._open(("WatchViews",), _STREAM_TIMEOUT_SECONDS))
+            self._open(("WatchViews", "WatchTable"), _STREAM_TIMEOUT_SECONDS))
 
     async def list_game_types(self) -> list[GameType]:
         response = await self._call(self._stub.ListGameTypes, game_pb2.ListGameTypesRequest(),
@@ -159,6 +169,12 @@ class GameClient(RpcClient):
         return self._stream(lambda: self._stream_stub.WatchViews(request),
                             lambda response: json.loads(response.view_json))
 
+    def watch_table(self, table_id: str) -> AsyncIterator[TableViews]:
+        """Every seat's view now, then after every change (one message per revision, each
+        rendered once for all seats); ends after the finished views."""
+        request = game_pb2.WatchTableRequest(table_id=table_id)
+        return self._stream(lambda: self._stream_stub.WatchTable(request), _table_views)
+
     async def fire_deadline(self, table_id: str, token: str, kind: str = "") -> FiredDeadline:
         """Fire a deadline; TABLE_NOT_FOUND when the table is gone."""
         response = await self._call(self._stub.FireDeadline, game_pb2.FireDeadlineRequest(
@@ -197,6 +213,13 @@ class GameClient(RpcClient):
         return {"result": json.loads(response.result_json),
                 "started_ms": response.started_at.ToMilliseconds(),
                 "finished_ms": response.finished_at.ToMilliseconds()}
+
+
+def _table_views(response: game_pb2.WatchTableResponse) -> TableViews:
+    return TableViews(
+        revision=response.revision, status=_STATUS.get(response.status, "unknown"),
+        updated_ms=response.updated_at.ToMilliseconds(),
+        views=tuple((v.seat, json.loads(v.view_json)) for v in response.views))
 
 
 def _text(value: dict | str | None) -> str:

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 
 from game.log_store import Position, TableRecord
 
 FINISHED = "finished"  # the status of a finished match (engines: 'playing', 'hand_end', 'finished')
-_SNAPSHOT_REVISION = re.compile(r'\{"revision":(\d+),')
 
 
 @dataclass(frozen=True)
@@ -33,7 +31,8 @@ class Live:
         return Position(self.move_count, self.revision, self.seed_commitment)
 
     def snapshot_json(self) -> str:
-        """The cached form; ``revision`` comes first so that it can be read without parsing."""
+        """The cached form; ``revision`` comes first so that the cache's compare-and-set reads it
+        without parsing the rest."""
         return json.dumps({
             "revision": self.revision,
             "move_count": self.move_count,
@@ -69,12 +68,6 @@ class Live:
                 or not all(isinstance(s, str) for s in live.seats)):
             return None
         return live
-
-
-def snapshot_revision(text: str | None) -> int | None:
-    """The revision of a snapshot written by :meth:`Live.snapshot_json`, read from its first bytes."""
-    match = _SNAPSHOT_REVISION.match(text or "")
-    return int(match.group(1)) if match else None
 
 
 def extends(base: Live, target: TableRecord | Live) -> bool:

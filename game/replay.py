@@ -1,7 +1,7 @@
 """A table's state rebuilt from its log: from scratch, or from a state already on the way.
 
 Replays read the moves one window at a time and apply each with the time it was logged at, so
-a replay lands on exactly the state the live table had. They run without the table's lock: a
+a replay lands on exactly the state the live table had. They run while the log may change: a
 log that changed meanwhile is read on from where it is when only moves were added, and read
 again from the start after a take-back.
 """
@@ -24,7 +24,7 @@ _ATTEMPTS = 5
 
 
 class _Gap(Exception):
-    """The log changed under a read without the lock: read it again."""
+    """The log changed under a read: read it again."""
 
 
 class Replayer:
@@ -54,11 +54,15 @@ class Replayer:
         raise ServiceError(Reason.UNAVAILABLE, "The table keeps changing: try again", table_id=table_id)
 
     async def state_at(self, header: TableRecord, upto: int) -> Live:
-        """The state after the first ``upto`` moves (for a holder of the lock: the log holds still)."""
+        """The state after the first ``upto`` moves (for a take-back: only another take-back,
+        which the caller's own revision check then refuses, changes those moves meanwhile)."""
         try:
             live = await self.replay(self.fresh(header), upto)
-        except (CorruptLog, _Gap) as error:
+        except CorruptLog as error:
             raise _damaged(header.table_id, error) from None
+        except _Gap:
+            raise ServiceError(Reason.CONCURRENT_MOVE, "The table has moved on: read it again",
+                               table_id=header.table_id) from None
         return replace(live, revision=header.revision)
 
     def fresh(self, header: TableRecord) -> Live:

@@ -1,7 +1,7 @@
 """``tavolo serve game``: the game service on GAME_ADDR.
 
 With DATABASE_URL set it applies the game migrations and keeps the move logs in Postgres; with
-REDIS_URL set the snapshots, locks and change signals are shared with the other replicas in
+REDIS_URL set the snapshots and change signals are shared with the other replicas in
 Redis. Either unset: that part lives in this process's memory (then run one replica only).
 """
 
@@ -45,7 +45,7 @@ async def open_log(settings: Settings) -> LogStore:
 
 def open_cache(settings: Settings) -> TableCache:
     if settings.redis_url is None:
-        log.info("game: REDIS_URL unset, keeping snapshots, locks and signals in memory")
+        log.info("game: REDIS_URL unset, keeping snapshots and signals in memory")
         return MemoryTableCache(ttl_seconds=settings.game_ttl_seconds)
     return RedisTableCache(redis_client(settings.redis_url, max_connections=REDIS_CONNECTIONS),
                            Keys(settings.redis_key_prefix), ttl_seconds=settings.game_ttl_seconds)

@@ -16,7 +16,7 @@ import asyncpg
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from game.log_store import LoggedMove, TableRecord
-from game.tables import SeatView, Tables
+from game.tables import SeatView, Tables, TableViews
 from services.errors import Reason, ServiceError
 from services.stores import STORES_DOWN, unavailable_on
 from tavolo.game.v1 import game_pb2, game_pb2_grpc
@@ -28,7 +28,7 @@ _STATUS = {
     "hand_end": game_pb2.TABLE_STATUS_HAND_END,
     "finished": game_pb2.TABLE_STATUS_FINISHED,
 }
-# The log is in Postgres, the snapshots, locks and signals in Redis. A store that does not
+# The log is in Postgres, the snapshots and signals in Redis. A store that does not
 # answer is UNAVAILABLE, never UNKNOWN: the caller retries, and the log (the truth) has either
 # kept the change or not.
 
@@ -90,6 +90,11 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
             async for view in self.tables.watch(request.table_id, request.seat):
                 yield game_pb2.WatchViewsResponse(**_view_fields(view))
 
+    async def WatchTable(self, request, context) -> AsyncIterator[game_pb2.WatchTableResponse]:
+        with unavailable_on(STORES_DOWN, _STORE):
+            async for views in self.tables.watch_table(request.table_id):
+                yield _table_views(views)
+
     @_stores_unavailable
     async def FireDeadline(self, request, context):
         fired, revision = await self.tables.fire_deadline(request.table_id, request.token, request.kind)
@@ -121,6 +126,13 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
 def _view_fields(view: SeatView) -> dict:
     return {"view_json": view.view_json, "revision": view.revision,
             "status": _STATUS.get(view.status, game_pb2.TABLE_STATUS_UNSPECIFIED)}
+
+
+def _table_views(views: TableViews) -> game_pb2.WatchTableResponse:
+    return game_pb2.WatchTableResponse(
+        revision=views.revision, status=_STATUS.get(views.status, game_pb2.TABLE_STATUS_UNSPECIFIED),
+        views=[game_pb2.TableSeatView(seat=seat, view_json=view) for seat, view in views.views],
+        updated_at=_timestamp(views.updated_ms))
 
 
 def _header(record: TableRecord) -> game_pb2.TableHeader:

@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from game.cache import SnapshotWrite, TableCache
 from game.engine import Engine
-from game.live import FINISHED, Live, extends, snapshot_revision
+from game.live import FINISHED, Live, extends
 from game.log_store import LogStore, TableRecord
 from game.replay import Replayer
 from services.errors import Reason, ServiceError
@@ -63,13 +63,28 @@ class States:
         await self.save(live, publish=False)
         return live
 
-    async def preload(self, table_id: str) -> Live | None:
-        """The newest state this replica can get without the log: its memo or the snapshot."""
+    async def at_least(self, table_id: str, revision: int, seed_commitment: str) -> Live:
+        """A state at ``revision`` or later, for a change another replica signalled: the memo
+        or the snapshot when either got that far, else the log's current state.
+
+        No header is needed for the first two: a snapshot is saved only once its change is in
+        the log (and the change is signalled by the same save), so any snapshot of the table
+        (its seed) at or past a signalled revision is a state the log had.
+        """
         memo = self._memo.get(table_id)
-        text = await self._load(table_id)
-        if memo is not None and (snapshot_revision(text) or -1) <= memo.revision:
+        if memo is not None and memo.seed_commitment == seed_commitment and memo.revision >= revision:
             return memo
-        return Live.from_snapshot(text, table_id) or memo
+        snapshot = Live.from_snapshot(await self._load(table_id), table_id)
+        if snapshot is not None and snapshot.seed_commitment == seed_commitment \
+                and snapshot.revision >= revision:
+            self.remember(snapshot)
+            return snapshot
+        return await self.current(table_id)
+
+    def remembered(self, table_id: str) -> Live | None:
+        """The newest state this replica knows of the table, unchecked: the mutations' starting
+        point (the log's revision check on the append tells them when it is stale)."""
+        return self._memo.get(table_id)
 
     async def verify(self, live: Live) -> Live:
         """``live`` if the log is at its position, else the log's current state."""

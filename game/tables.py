@@ -1,16 +1,17 @@
 """The live tables: the flow of every call of the game service, over the log, the cache and the engines.
 
-A mutation takes the table's lock, starts from the newest state it knows (this replica's memo
-or the cached snapshot), lets the engine decide and apply, and appends the move to the log on
-condition that the log is still at the state's position. The condition is the check: a stale
-state makes the append fail, and the call then reloads from the log and decides again; a
-refusal is only given after the state was checked against the log. Then the snapshot is saved,
-the change is signalled to every replica, and in the background the table's deadlines are
-brought up to date and a finished match is handed to stats.
+A mutation queues behind the table's other mutations on this replica (an asyncio lock), starts
+from the newest state this replica knows (its memo; the log's otherwise), lets the engine decide
+and apply, and appends the move to the log on condition that the log is still at the state's
+position. The condition is the guard, between replicas too: a stale state makes the append fail,
+and the call then reloads from the log and decides again; a refusal is only given after the
+state was checked against the log. Then the new state is remembered and handed to this
+replica's watchers (game.feeds); its snapshot is saved and the change signalled to the other
+replicas in the background (game.snapshots), and so are the table's deadlines brought up to date
+(game.background) and a finished match handed to stats (game.recording).
 
 Reads check the log's header (one row) and use the state only when it is at the header's
-position (game.states resolves it from the memo, the snapshot or the log). Finished matches go
-to stats through game.recording's outbox, deadlines to the queue through game.background.
+position (game.states resolves it from the memo, the snapshot or the log).
 """
 
 from __future__ import annotations
@@ -21,14 +22,16 @@ import logging
 import secrets
 import uuid
 import weakref
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, replace
 
 from game import fairness, inputs
 from game.background import Background, DeadlineScheduler, DeadlineSync, Retry
-from game.cache import LockTimeout, TableCache
+from game.cache import TableCache
 from game.engine import Engine, GameError, Move, OptionsError, compact_json
-from game.live import FINISHED, Live, extends
+from game.feeds import Feeds
+from game.live import FINISHED, Live
 from game.log_store import (
     WINDOW,
     ConcurrentChange,
@@ -45,6 +48,7 @@ from game.recording import (
 )
 from game.registry import Registry, UnknownGameType
 from game.seats import check_seat
+from game.snapshots import SnapshotWriter
 from game.states import States, table_not_found
 from services.errors import Reason, ServiceError
 from services.timeutil import now_ms
@@ -62,6 +66,7 @@ _GAME_ERRORS = {
     "game_finished": Reason.GAME_FINISHED,
 }
 _ATTEMPTS = 5  # of a mutation against a log that keeps moving on
+_RENDERED = 64  # every seat's views of the latest changes, for the other WatchTable streams of each
 
 
 # -- what the tables hand out ---------------------------------------------------------------
@@ -74,6 +79,16 @@ class SeatView:
     revision: int
     status: str
     updated_ms: int = 0  # when the table last changed (epoch ms)
+
+
+@dataclass(frozen=True)
+class TableViews:
+    """Every seat's view at one revision: (seat, view JSON) in the table's seat order."""
+
+    revision: int
+    status: str
+    updated_ms: int
+    views: tuple[tuple[str, str], ...]
 
 
 @dataclass(frozen=True)
@@ -116,18 +131,18 @@ class Tables:
         self.cache = cache
         self.deadlines = deadlines
         self.clock = clock
-        self.watch_poll_seconds = watch_poll_seconds
         self.retry = Retry(retry_seconds, retry_cap_seconds)
         self.background = Background()
         self.states = States(self._engine, log_store, cache, memo_size)
+        self.feeds = Feeds(self.states, cache, watch_poll_seconds)
+        self.snapshots = SnapshotWriter(self.states, self.background)
         self.recording = Recording(stats, self._engine, log_store, self.states, self.background,
                                    self.retry, clock, first_seconds=retry_seconds,
                                    cap_seconds=record_cap_seconds, sweep_seconds=record_sweep_seconds,
                                    warn_seconds=record_warn_seconds)
         self._deadline_sync = DeadlineSync(deadlines, self.background, self.retry) if deadlines is not None else None
         self._local_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
-        self._watchers: set = set()
-        self._closing = False
+        self._rendered: OrderedDict[tuple[str, str, int], TableViews] = OrderedDict()
 
     # -- the catalogue ----------------------------------------------------------------------
 
@@ -163,8 +178,6 @@ class Tables:
             return CreatedTable(stored.table_id, stored.seed_commitment, stored.revision)
         live = Live(table_id, engine.id, seated, record.seed_commitment, now, state, 0, 0,
                     record.status, now)
-        self.states.remember(live)
-        await self.states.save(live, publish=False)
         self._after_change(engine, None, live)
         log.info("table %s created (%s)", table_id, engine.id)
         return CreatedTable(table_id, record.seed_commitment, 0)
@@ -210,31 +223,20 @@ class Tables:
     async def watch(self, table_id: str, seat: str) -> AsyncIterator[SeatView]:
         """The seat's view now, then after every change, until the finished view."""
         table_id, seat = inputs.table_id(table_id), check_seat(seat)
-        async with self.cache.subscribe(table_id) as signals:
-            self._watchers.add(signals)
-            try:
-                live = await self.current(table_id)
-                index = _seat_index(live, seat)
+        index: int | None = None
+        async with contextlib.aclosing(self.feeds.states(table_id)) as states:
+            async for live in states:
+                if index is None:
+                    index = _seat_index(live, seat)
                 yield self._render(live, index)
-                while live.status != FINISHED and not self._closing:
-                    await signals.wait(self.watch_poll_seconds)
-                    if self._closing:
-                        return
-                    header = await self.log.header(table_id)
-                    if header is None:
-                        raise table_not_found(table_id)  # purged meanwhile
-                    if header.revision <= live.revision:
-                        continue
-                    current = await self.current(table_id, header)
-                    if current.revision - live.revision > 1 and extends(live, current):
-                        async for step in self.states.replayer.steps_between(live, current):
-                            live = step
-                            yield self._render(live, index)
-                    if current.revision > live.revision:
-                        live = current
-                        yield self._render(live, index)
-            finally:
-                self._watchers.discard(signals)
+
+    async def watch_table(self, table_id: str) -> AsyncIterator[TableViews]:
+        """Every seat's view now, then after every change (each rendered once), until the
+        finished views."""
+        table_id = inputs.table_id(table_id)
+        async with contextlib.aclosing(self.feeds.states(table_id)) as states:
+            async for live in states:
+                yield self._render_all(live)
 
     # -- changing ---------------------------------------------------------------------------
 
@@ -277,7 +279,7 @@ class Tables:
         """The revision after taking back the last move (engines that allow it)."""
         table_id = inputs.table_id(table_id)
         inputs.expected_revision(expected_revision)
-        async with self._locked(table_id) as holding:
+        async with self._local_lock(table_id):
             header = await self.log.header(table_id)
             if header is None:
                 raise table_not_found(table_id)
@@ -303,16 +305,16 @@ class Tables:
                                    table_id=table_id,
                                    revision=str(fresh.revision if fresh else header.revision)) from None
             live = replace(previous, revision=header.revision + 1, updated_ms=self.clock())
-            holding.changed(live)
-        self._after_change(engine, old, live)
+            self._after_change(engine, old, live)
         log.info("table %s: move %d taken back", table_id, header.move_count)
         return live.revision
 
     async def purge(self, table_id: str) -> bool:
         """Delete a table and its moves (finished tables no one needs any more)."""
         table_id = inputs.table_id(table_id)
-        async with self._locked(table_id):
+        async with self._local_lock(table_id):
             deleted = await self.log.delete(table_id)
+            await self.snapshots.settle(table_id)
             await self.cache.forget(table_id)
             self.states.forget(table_id)
         return deleted
@@ -371,9 +373,7 @@ class Tables:
 
     def stop_watching(self) -> None:
         """End every view stream (the service is stopping; callers reconnect elsewhere)."""
-        self._closing = True
-        for signals in list(self._watchers):
-            signals.notify()
+        self.feeds.close()
 
     async def drain(self, timeout: float | None = None) -> None:
         """Wait for the background work started so far (deadlines, recordings)."""
@@ -389,15 +389,17 @@ class Tables:
 
     async def _mutate(self, table_id: str,
                       plan: Callable[[Live, Engine, int], Move | None]) -> tuple[Live, bool]:
-        """Lock, decide with the newest known state, append at its position, save and signal.
+        """Decide with the newest known state, append at its position, hand the change on.
 
         Returns the state after the move and True, or the current state and False when
         ``plan`` made no move. A refusal (a ServiceError from ``plan``) or "no move" is given
         only once the state is known to be the log's.
         """
-        async with self._locked(table_id, preload=True) as holding:
-            live = holding.preloaded or await self.current(table_id)
-            verified = holding.preloaded is None
+        async with self._local_lock(table_id):
+            live = self.states.remembered(table_id)
+            verified = live is None
+            if live is None:
+                live = await self.current(table_id)
             for _ in range(_ATTEMPTS):
                 engine = self._engine(live.game_type)
                 now = self.clock()
@@ -418,15 +420,15 @@ class Tables:
                 new = self._applied(engine, live, entry)
                 try:
                     await self.log.append(table_id, live.position, entry, new.status, new.finished_ms)
-                except ConcurrentChange:
+                except ConcurrentChange:  # another replica moved first: decide again on the log's state
                     live, verified = await self.current(table_id), True
                     continue
-                holding.changed(new)
                 break
             else:
                 raise ServiceError(Reason.CONCURRENT_MOVE, "The table keeps changing: try again",
                                    table_id=table_id, revision=str(live.revision))
-        self._after_change(engine, live, new)
+            # Still under the lock: the next mutation queued here starts from this state.
+            self._after_change(engine, live, new)
         log.debug("table %s: move %d %s (revision %d)", table_id, new.move_count, entry.type, new.revision)
         return new, True
 
@@ -441,47 +443,21 @@ class Tables:
                        status=status, updated_ms=entry.created_ms,
                        finished_ms=entry.created_ms if status == FINISHED else None)
 
-    @contextlib.asynccontextmanager
-    async def _locked(self, table_id: str, preload: bool = False) -> AsyncIterator[_Holding]:
-        """Hold the table's lock: this replica's callers queue locally, replicas in the cache.
-
-        With ``preload`` the cached snapshot is read while the lock is being acquired. A state
-        saved with ``changed`` is written to the cache and signalled as the lock is released.
-        """
+    def _local_lock(self, table_id: str) -> asyncio.Lock:
+        """The table's mutations on this replica, one at a time (between replicas, the log's
+        revision check decides)."""
         local = self._local_locks.get(table_id)
         if local is None:
             local = self._local_locks[table_id] = asyncio.Lock()
-        async with local:
-            lock = self.cache.lock(table_id)
-            loading = asyncio.ensure_future(self.states.preload(table_id)) if preload else None
-            try:
-                await lock.acquire()
-            except LockTimeout:
-                if loading is not None:
-                    loading.cancel()
-                raise ServiceError(Reason.UNAVAILABLE, "The table is busy: try again",
-                                   table_id=table_id) from None
-            except BaseException:
-                if loading is not None:
-                    loading.cancel()
-                raise
-            holding = _Holding(await loading if loading is not None else None)
-            try:
-                yield holding
-            finally:
-                write = self.states.write(holding.new, publish=True) if holding.new is not None else None
-                try:
-                    released = await lock.release(write)
-                except Exception as error:  # noqa: BLE001 - the log has the change; the lock's TTL frees the table
-                    log.warning("table %s: cannot release the lock or save the snapshot (%s)",
-                                table_id, error)
-                else:
-                    if not released:
-                        log.warning("table %s: the lock had expired before it was released", table_id)
+        return local
 
     def _after_change(self, engine: Engine, old: Live | None, new: Live) -> None:
-        """Remember the state; in the background, sync deadlines and record a finished match."""
+        """A change is in the log: remember the state and hand it to this replica's watchers;
+        in the background, save its snapshot and signal it to the other replicas, sync the
+        deadlines and record a finished match."""
         self.states.remember(new)
+        self.feeds.changed(new)
+        self.snapshots.submit(new)
         if self._deadline_sync is not None:
             before = engine.deadlines(old.state) if old is not None else []
             self._deadline_sync.changed(new.table_id, before, engine.deadlines(new.state))
@@ -506,21 +482,30 @@ class Tables:
             raise ServiceError(Reason.INVALID_OPTIONS, f"Invalid options: {error.message}") from None
 
     def _render(self, live: Live, index: int) -> SeatView:
-        view = {**self._engine(live.game_type).view(live.state, index), "id": live.table_id,
-                "game_type": live.game_type, "seed_commitment": live.seed_commitment,
-                "revision": live.revision}
-        return SeatView(compact_json(view), live.revision, live.status, live.updated_ms)
+        view = _view_json(self._engine(live.game_type), live, index)
+        return SeatView(view, live.revision, live.status, live.updated_ms)
+
+    def _render_all(self, live: Live) -> TableViews:
+        """Every seat's view, rendered once per revision however many streams send it."""
+        key = (live.table_id, live.seed_commitment, live.revision)
+        views = self._rendered.get(key)
+        if views is None:
+            views = self._rendered[key] = self._render_seats(live)
+            while len(self._rendered) > _RENDERED:
+                self._rendered.popitem(last=False)
+        return views
+
+    def _render_seats(self, live: Live) -> TableViews:
+        engine = self._engine(live.game_type)
+        views = tuple((seat, _view_json(engine, live, index)) for index, seat in enumerate(live.seats))
+        return TableViews(live.revision, live.status, live.updated_ms, views)
 
 
-class _Holding:
-    """What a holder of a table's lock found when it got it, and the state it leaves behind."""
-
-    def __init__(self, preloaded: Live | None):
-        self.preloaded = preloaded
-        self.new: Live | None = None
-
-    def changed(self, live: Live) -> None:
-        self.new = live
+def _view_json(engine: Engine, live: Live, index: int) -> str:
+    """The engine's view of seat ``index``, with the platform's fields."""
+    return compact_json({**engine.view(live.state, index), "id": live.table_id,
+                         "game_type": live.game_type, "seed_commitment": live.seed_commitment,
+                         "revision": live.revision})
 
 
 def _within_bytes(moves: list[LoggedMove], limit: int) -> list[LoggedMove]:

@@ -1,12 +1,15 @@
 """Change signals: a subscriber waits for "something changed on this channel", then reads the
 owner's store for what. Nothing polls.
 
-A signal carries no data on purpose: the reader always re-reads the truth, so a signal lost
-or merged costs nothing but a read. Three hubs with one interface: :class:`MemorySignalHub`
-inside one process (the in-memory stores), :class:`RedisSignalHub` over Redis pub/sub and
-:class:`PostgresSignalHub` over Postgres LISTEN/NOTIFY (a store that keeps its truth in
-Postgres signals in the very transaction that changes it, so a signal never precedes the
-commit), each with one connection per process shared by every local subscriber.
+A signal needs no data: the reader re-reads the truth, so a signal lost or merged costs nothing
+but a read. A publisher may attach a payload all the same (e.g. the revision a change made), so
+that a subscriber that already knows it can skip the read (:meth:`Signals.payloads`).
+
+Three hubs with one interface: :class:`MemorySignalHub` inside one process (the in-memory
+stores), :class:`RedisSignalHub` over Redis pub/sub and :class:`PostgresSignalHub` over
+Postgres LISTEN/NOTIFY (a store that keeps its truth in Postgres signals in the very
+transaction that changes it, so a signal never precedes the commit), each with one connection
+per process shared by every local subscriber.
 """
 
 from __future__ import annotations
@@ -33,12 +36,24 @@ class Signals:
 
     def __init__(self) -> None:
         self._event = asyncio.Event()
+        self._payloads: list[str] | None = []
 
-    def notify(self) -> None:
+    def notify(self, payload: str | None = None) -> None:
+        if payload is None:
+            self._payloads = None
+        elif self._payloads is not None:
+            self._payloads.append(payload)
         self._event.set()
+
+    def payloads(self) -> list[str] | None:
+        """The payloads of the signals since the last call, oldest first; None when one of
+        them came without a payload (e.g. after a reconnect: anything may have changed)."""
+        taken, self._payloads = self._payloads, []
+        return taken
 
     def clear(self) -> None:
         self._event.clear()
+        self._payloads = []
 
     async def wait(self, timeout: float | None = None) -> bool:
         """True when a signal came (and clears it), False after ``timeout`` seconds without one."""
@@ -56,9 +71,9 @@ class MemorySignalHub:
     def __init__(self) -> None:
         self._subscribers: dict[str, set[Signals]] = {}
 
-    def notify(self, channel: str) -> None:
+    def notify(self, channel: str, payload: str | None = None) -> None:
         for signals in self._subscribers.get(channel, ()):
-            signals.notify()
+            signals.notify(payload)
 
     def notify_all(self) -> None:
         for subscribers in self._subscribers.values():
@@ -157,8 +172,9 @@ class RedisSignalHub:
                 continue
             elif kind != "message":
                 continue
+            payload = message.get("data") if kind == "message" else None
             for signals in self._subscribers.get(channel, ()):
-                signals.notify()
+                signals.notify(payload if isinstance(payload, str) else None)
 
     async def close(self) -> None:
         if self._reader is not None:

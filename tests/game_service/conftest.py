@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections import Counter
 from dataclasses import dataclass, field, replace
 
 import pytest
@@ -138,6 +139,27 @@ async def fakes():
     await server.stop(0)
 
 
+class Counting:
+    """A store that counts the calls made to it (``calls``), by method name."""
+
+    COUNTED = frozenset({"header", "append", "take_back", "moves", "create", "load", "save", "forget"})
+
+    def __init__(self, inner) -> None:
+        self._inner = inner
+        self.calls: Counter[str] = Counter()
+
+    def __getattr__(self, name: str):
+        value = getattr(self._inner, name)
+        if name not in self.COUNTED:
+            return value
+
+        async def counted(*args, **kwargs):
+            self.calls[name] += 1
+            return await value(*args, **kwargs)
+
+        return counted
+
+
 class Replicas:
     """Opens Tables (replicas of the game service) on one backend, and closes them."""
 
@@ -146,9 +168,14 @@ class Replicas:
         self.fakes = fakes
         self._opened: list = []
 
-    async def open(self, *, stats: bool = True, deadlines: bool = True, **options) -> Tables:
+    async def open(self, *, stats: bool = True, deadlines: bool = True, counting: bool = False,
+                   **options) -> Tables:
+        """A replica; with ``counting`` its stores count the calls it makes (``tables.log.calls``,
+        ``tables.cache.calls``)."""
         log_store = await self.backend.open_log()
         cache = self.backend.open_cache()
+        if counting:
+            log_store, cache = Counting(log_store), Counting(cache)
         deadline_client = DeadlinesClient(self.fakes.deadlines_addr) if deadlines else None
         stats_client = StatsClient(self.fakes.stats_addr) if stats else None
         options.setdefault("retry_seconds", 0.02)

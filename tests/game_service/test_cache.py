@@ -1,4 +1,4 @@
-"""The live side of a table, in memory and in Redis: snapshots, locks, signals, the running set."""
+"""The shared side of a table, in memory and in Redis: snapshots, signals, the running set."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import uuid
 import pytest
 import redis.asyncio as redis
 
-from game.cache import LockTimeout, RedisTableCache, SnapshotWrite
+from game.cache import RedisTableCache, SnapshotWrite
 from services.stores import Keys, redis_client
 
 
@@ -80,37 +80,28 @@ async def test_signals_that_arrive_while_busy_merge_into_one(cache, table_id):
             assert not await signals.wait(0.05)
 
 
-async def test_the_lock_is_held_by_one_holder_at_a_time(cache, table_id):
-    first, second = cache.lock(table_id), cache.lock(table_id)
-    await first.acquire()
-    waiting = asyncio.create_task(second.acquire())
-    await asyncio.sleep(0.05)
-    assert not waiting.done()
-    assert await first.release()
-    await asyncio.wait_for(waiting, 2)
-    assert await second.release()
+async def test_the_compare_and_set_reads_the_revision_a_compact_snapshot_starts_with(cache, table_id):
+    def compact(revision: int, who: str) -> str:  # as Live.snapshot_json writes it
+        return json.dumps({"revision": revision, "who": who}, separators=(",", ":"))
+
+    assert await cache.save(SnapshotWrite(table_id, 12, compact(12, "new"), 1, False))
+    assert not await cache.save(SnapshotWrite(table_id, 9, compact(9, "stale"), 1, False))  # 9 < 12
+    assert not await cache.save(SnapshotWrite(table_id, 12, compact(12, "twin"), 1, False))
+    assert json.loads(await cache.load(table_id))["who"] == "new"
+    assert await cache.save(SnapshotWrite(table_id, 100, compact(100, "next"), 1, False))
+    assert json.loads(await cache.load(table_id))["who"] == "next"
 
 
-async def test_a_lock_that_stays_taken_makes_the_next_holder_give_up(cache, table_id):
-    await cache.lock(table_id).acquire()
-    cache.lock_wait_seconds = 0.1
-    with pytest.raises(LockTimeout):
-        await cache.lock(table_id).acquire()
-
-
-async def test_the_lock_of_a_dead_holder_expires(cache, table_id):
-    cache.lock_ttl_seconds = 0.3
-    dead = cache.lock(table_id)
-    await dead.acquire()  # and never released: its process died
-    cache.lock_ttl_seconds, cache.lock_wait_seconds = 10.0, 5.0
-    successor = cache.lock(table_id)
-    await successor.acquire()
-    assert not await dead.release()  # it expired, and does not free the successor's hold
-    cache.lock_wait_seconds = 0.05
-    still_held = cache.lock(table_id)
-    with pytest.raises(LockTimeout):
-        await still_held.acquire()
-    assert await successor.release()
+async def test_a_signal_names_the_revision_of_the_save_that_sent_it(cache, table_id):
+    async with cache.subscribe(table_id) as signals:
+        for revision in (1, 2, 3):
+            await cache.save(SnapshotWrite(table_id, revision, _snapshot(revision), 1, True))
+        named: list[str] = []
+        while len(named) < 3:
+            assert await signals.wait(2)
+            named += signals.payloads() or []
+        assert named == ["1", "2", "3"]
+        assert signals.payloads() == []
 
 
 async def test_the_redis_snapshot_has_a_sliding_ttl(redis_url, redis_prefix, table_id):

@@ -10,19 +10,15 @@ import sys
 
 import pytest
 
-from game.cache import RedisTableCache
 from game.client import GameClient
-from game.log_store import MemoryLogStore
-from game.registry import default_registry
-from game.tables import Tables
-from services.stores import Keys, redis_client
 from testing.processes import free_port, stop_process, wait_serving
 from tests.game_service.conftest import SEATS
 from tests.game_service.fakes import FakeDeadlines, FakeStats, serve_fakes
 
 
 @pytest.fixture
-async def two_replicas(postgres_dsn, redis_url, redis_prefix):
+async def replica_processes(postgres_dsn, redis_url, redis_prefix):
+    """Two game processes, their clients, and the fake deadline and stats services."""
     deadlines, stats = FakeDeadlines(), FakeStats()
     server, deadlines_addr, stats_addr = await serve_fakes(deadlines, stats)
     addresses = [f"127.0.0.1:{free_port()}" for _ in range(2)]
@@ -39,7 +35,7 @@ async def two_replicas(postgres_dsn, redis_url, redis_prefix):
     try:
         await asyncio.gather(*(wait_serving(a, process=p, timeout=30)
                                for a, p in zip(addresses, processes)))
-        yield clients, deadlines, stats
+        yield clients, processes, deadlines, stats
     finally:
         for client in clients:
             await client.close()
@@ -48,6 +44,12 @@ async def two_replicas(postgres_dsn, redis_url, redis_prefix):
         for process in processes:
             stop_process(process)
         await server.stop(0)
+
+
+@pytest.fixture
+async def two_replicas(replica_processes):
+    clients, _, deadlines, stats = replica_processes
+    return clients, deadlines, stats
 
 
 async def _watch(client: GameClient, table_id: str, seat: str, into: list) -> None:
@@ -85,39 +87,19 @@ async def test_two_replicas_stream_the_same_updates_whoever_makes_the_moves(two_
     assert any(call[0] == "schedule" and call[1] == table_id for call in deadlines.calls)
 
 
-_LOCK_HOLDER = """
-import asyncio, sys, time
-from game.cache import RedisTableCache
-from services.stores import Keys, redis_client
-
-async def main(url, prefix, table_id):
-    cache = RedisTableCache(redis_client(url), Keys(prefix), lock_ttl_seconds=1.5)
-    await cache.lock(table_id).acquire()
-    print("locked", flush=True)
-    await asyncio.sleep(3600)  # killed here, the lock still held
-
-asyncio.run(main(*sys.argv[1:]))
-"""
-
-
-async def test_a_table_locked_by_a_killed_process_is_free_again_after_the_lock_ttl(
-        redis_url, redis_prefix):
-    cache = RedisTableCache(redis_client(redis_url), Keys(redis_prefix))
-    tables = Tables(default_registry(dummy=True), MemoryLogStore(), cache)
-    table_id = (await tables.create_table("", "dummy", '{"target": 100}', tuple(SEATS))).table_id
-    holder = subprocess.Popen([sys.executable, "-c", _LOCK_HOLDER, redis_url, redis_prefix, table_id],
-                              stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout.readline().strip() == "locked"
-        holder.send_signal(signal.SIGKILL)
-        holder.wait(timeout=10)
-        loop = asyncio.get_running_loop()
-        started = loop.time()
-        moved = await tables.act(table_id, "seat:0", '{"action": "add", "n": 1}')
-        waited = loop.time() - started
-    finally:
-        stop_process(holder)
-        await tables.close()
-        await cache.close()
-    assert moved.revision == 1
-    assert 0.5 < waited < 5  # it waited for the dead holder's lease, and no longer
+async def test_a_replica_killed_after_its_moves_loses_none_and_blocks_nobody(replica_processes):
+    """A move is answered once it is in the log: the snapshot saved behind it may die with the
+    process, and no lock of it is left for the other replica to wait out."""
+    (first, second), (process, _), _, _ = replica_processes
+    table_id = (await first.create_table("dummy", SEATS, {"target": 100}))["table_id"]
+    for number in range(6):
+        await first.act(table_id, SEATS[number % 4], {"action": "add", "n": 1}, number)
+    process.send_signal(signal.SIGKILL)  # at once: whatever it had not saved yet is lost
+    process.wait(timeout=10)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    view = await second.get_view(table_id, "seat:0")
+    assert view["revision"] == 6 and view["totals"] == [2, 2, 1, 1]
+    moved = await second.act(table_id, "seat:2", {"action": "add", "n": 1}, 6)
+    assert moved["revision"] == 7
+    assert loop.time() - started < 2

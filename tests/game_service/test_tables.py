@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import uuid
@@ -184,8 +185,8 @@ async def test_of_two_moves_at_once_the_second_waits_and_plays_against_the_new_s
 
 async def test_two_replicas_moving_at_once_the_second_plays_against_the_new_state(replicas):
     """Without a revision, of two replicas moving one seat at once exactly one lands; the other
-    waits for the shared lock and refuses its move against the state the first left (which it
-    had not seen): never two moves for one turn."""
+    finds its append refused by the log's revision check, reloads, and refuses its move against
+    the state the first left (which it had not seen): never two moves for one turn."""
     first, second = await replicas.open(), await replicas.open()
     table_id = await _dummy(first, target=1000)
     await second.get_view(table_id, "seat:0")  # the second has revision 0 cached
@@ -219,6 +220,40 @@ async def test_of_moves_made_at_once_with_one_revision_exactly_one_lands(replica
     assert all(isinstance(e, ServiceError) and e.reason is Reason.CONCURRENT_MOVE for e in refused)
     header = await first.log.header(table_id)
     assert (header.move_count, header.revision) == (1, 1)
+
+
+async def test_two_replicas_racing_at_every_turn_land_exactly_one_move_per_revision(replicas):
+    first, second = await replicas.open(), await replicas.open()
+    table_id = await _dummy(first, target=1000)
+    await second.get_view(table_id, "seat:0")  # both decide from a state they remember
+    for revision in range(1, 13):
+        seat = SEATS[json.loads((await first.get_view(table_id, "seat:0")).view_json)["turn"]]
+        outcomes = await asyncio.gather(
+            *(replica.act(table_id, seat, _add(n)) for replica, n in
+              ((first, 1), (second, 2), (second, 3), (first, 2))),
+            return_exceptions=True)
+        landed = [o for o in outcomes if not isinstance(o, Exception)]
+        assert [v.revision for v in landed] == [revision]
+        assert [o.reason for o in outcomes if isinstance(o, Exception)] == [Reason.NOT_YOUR_TURN] * 3
+    header = await first.log.header(table_id)
+    assert (header.move_count, header.revision) == (12, 12)
+    replayed = await _fresh_state(replicas, table_id)
+    assert (await first.current(table_id)).state == (await second.current(table_id)).state == replayed.state
+
+
+async def test_a_move_reads_nothing_and_writes_the_log_once_and_the_cache_behind_it(replicas):
+    tables = await replicas.open(counting=True)
+    table_id = await _dummy(tables, target=1000)
+    await tables.drain()
+    tables.log.calls.clear()
+    tables.cache.calls.clear()
+    for number in range(8):
+        await tables.act(table_id, SEATS[number % 4], _add())
+    await tables.drain()
+    assert tables.log.calls == {"append": 8}  # no header read, no lock: the append is the check
+    assert tables.cache.calls["load"] == 0
+    assert 1 <= tables.cache.calls["save"] <= 8  # saves coalesce while one is in flight
+    assert json.loads(await tables.cache.load(table_id))["revision"] == 8
 
 
 async def test_a_replica_with_a_stale_state_plays_against_the_logs(replicas):
@@ -268,6 +303,7 @@ async def test_a_flushed_cache_mid_match_is_rebuilt_exactly_from_the_log(replica
     await play(tables, table_id, 9)
     await tables.fire_deadline(table_id, "turn:9", "turn")  # a random auto-play is in the log too
     before = await tables.current(table_id)
+    await tables.drain()  # the snapshots saved behind the moves are in, then lost
     await backend.flush(tables.cache)
     assert await tables.cache.load(table_id) is None
     restarted = await replicas.open()
@@ -283,6 +319,7 @@ async def test_a_stale_snapshot_is_never_served(replicas, backend):
     tables = await replicas.open()
     table_id = await _dummy(tables, target=100)
     await play(tables, table_id, 2)
+    await tables.drain()  # the snapshot saved behind the moves
     stale = await tables.cache.load(table_id)
     await play(tables, table_id, 3)
     await backend.put_snapshot(tables.cache, table_id, stale)  # as a writer that lost the race would
@@ -297,6 +334,7 @@ async def test_a_snapshot_from_before_a_take_back_is_rebuilt_not_brought_forward
     table_id = await _dummy(tables, target=100)
     await tables.act(table_id, "seat:0", _add(1))
     await tables.act(table_id, "seat:1", _add(1))
+    await tables.drain()
     old = await tables.cache.load(table_id)                      # move 2 = seat 1 adds 1
     await tables.take_back(table_id)
     await tables.act(table_id, "seat:1", _add(3))                # move 2 = seat 1 adds 3
@@ -319,6 +357,7 @@ async def test_a_corrupt_move_is_refused_with_a_clear_error_and_nothing_is_serve
     tables = await replicas.open()
     table_id = await _dummy(tables)
     await play(tables, table_id, 3)
+    await tables.drain()  # the snapshots saved behind the moves are in, then lost
     await backend.corrupt(tables.log, table_id, 2, '{"n": ')
     await backend.flush(tables.cache)
     reader = await replicas.open()
@@ -361,18 +400,6 @@ async def test_a_long_log_is_replayed_one_window_at_a_time(replicas, monkeypatch
     assert reads == [256, 256, 88]
 
 
-# -- locks ----------------------------------------------------------------------------------
-
-async def test_a_table_locked_by_a_dead_process_is_free_again_after_the_lock_ttl(tables):
-    table_id = await _dummy(tables)
-    tables.cache.lock_ttl_seconds = 0.4
-    await tables.cache.lock(table_id).acquire()  # its holder died without releasing
-    tables.cache.lock_ttl_seconds, tables.cache.lock_wait_seconds = 10.0, 0.05
-    await _refused(Reason.UNAVAILABLE, tables.act(table_id, "seat:0", _add()))  # still held
-    tables.cache.lock_wait_seconds = 5.0
-    assert (await tables.act(table_id, "seat:0", _add())).revision == 1
-
-
 # -- deadlines and results ------------------------------------------------------------------
 
 async def test_the_pending_deadline_is_scheduled_and_the_stale_one_cancelled(tables, fakes):
@@ -399,6 +426,7 @@ async def test_deadline_calls_are_retried_until_the_queue_answers(tables, fakes)
 async def test_deadlines_that_come_and_go_while_the_queue_is_down_are_never_sent(tables, fakes):
     fakes.deadlines.failures = 10_000  # down
     table_id = await _dummy(tables, target=100)
+    await asyncio.sleep(0.05)  # the first batch is on its way (and failing)
     await play(tables, table_id, 5)
     await asyncio.sleep(0.1)
     fakes.deadlines.failures = 0       # back
@@ -597,11 +625,117 @@ async def test_a_watcher_that_falls_behind_still_sees_every_move_in_order(tables
         [1, 0, 0, 0], [1, 1, 0, 0], [1, 1, 1, 0], [1, 1, 1, 1]]
 
 
+async def test_a_table_watcher_gets_every_seats_view_at_every_revision_even_when_behind(tables):
+    table_id = await _dummy(tables, target=2)
+    stream = tables.watch_table(table_id)
+    first = await anext(stream)
+    await play(tables, table_id, 3)  # three moves, the last one finishing, before it looks again
+    messages = [first]
+    await asyncio.wait_for(_collect(stream, messages), 10)
+    assert [(m.revision, m.status) for m in messages] == [
+        (0, "playing"), (1, "playing"), (2, "playing"), (3, "finished")]
+    for message in messages:
+        assert [seat for seat, _ in message.views] == SEATS
+        views = [json.loads(view) for _, view in message.views]
+        assert [v["you"] for v in views] == [0, 1, 2, 3]
+        assert {v["revision"] for v in views} == {message.revision}
+    assert [json.loads(m.views[0][1])["totals"] for m in messages] == [
+        [0, 0, 0, 0], [1, 0, 0, 0], [1, 1, 0, 0], [1, 1, 1, 0]]
+    seat_view = await tables.get_view(table_id, "seat:3")
+    assert messages[-1].views[3][1] == seat_view.view_json
+    assert messages[-1].updated_ms == seat_view.updated_ms
+
+
+@contextlib.asynccontextmanager
+async def _watching_all(tables, table_id: str):
+    """Every seat's WatchViews and two WatchTable streams, what each received so far (from its
+    first message on); the counts of the replica's store calls start afresh."""
+    streams = [tables.watch(table_id, seat) for seat in SEATS]
+    streams += [tables.watch_table(table_id), tables.watch_table(table_id)]
+    received: list[list] = [[] for _ in streams]
+    tasks = [asyncio.create_task(_collect(stream, into)) for stream, into in zip(streams, received)]
+    try:
+        await _until(lambda: all(received))
+        for store in (tables.log, tables.cache):
+            if hasattr(store, "calls"):
+                store.calls.clear()
+        yield received
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def test_a_change_made_here_reaches_the_watchers_here_with_no_read(replicas):
+    tables = await replicas.open(counting=True)
+    table_id = await _dummy(tables, target=1000)
+    async with _watching_all(tables, table_id) as received:
+        for number in range(6):
+            await tables.act(table_id, SEATS[number % 4], _add())
+        await _until(lambda: all(r[-1].revision == 6 for r in received))
+        await tables.drain()
+        await asyncio.sleep(0.2)  # the signals' echoes come back: they name revisions known here
+    assert tables.log.calls == {"append": 6}
+    assert tables.cache.calls["load"] == 0
+    assert all([m.revision for m in r] == list(range(7)) for r in received)
+
+
+async def test_a_change_made_elsewhere_is_read_once_for_all_the_watchers_here_from_the_cache(replicas):
+    here, there = await replicas.open(counting=True), await replicas.open()
+    table_id = await _dummy(there, target=1000)
+    async with _watching_all(here, table_id) as received:
+        for number in range(4):
+            await there.act(table_id, SEATS[number % 4], _add())
+            await _until(lambda number=number: all(r[-1].revision == number + 1 for r in received))
+    assert all([m.revision for m in r] == list(range(5)) for r in received)
+    # The signal names the revision and comes with its snapshot: one read per change for the
+    # six watchers, and not of the log.
+    assert here.log.calls == {} and here.cache.calls == {"load": 4}
+
+
+async def test_changes_made_elsewhere_at_once_still_reach_the_watchers_here_one_by_one(replicas):
+    here, there = await replicas.open(), await replicas.open()
+    table_id = await _dummy(there, target=1000)
+    async with _watching_all(here, table_id) as received:
+        await asyncio.gather(*(there.act(table_id, seat, _add()) for seat in SEATS))  # saves coalesce
+        await _until(lambda: all(r[-1].revision == 4 for r in received))
+    assert all([m.revision for m in r] == [0, 1, 2, 3, 4] for r in received)
+    assert [json.loads(m.view_json)["totals"] for m in received[0]] == [
+        [0, 0, 0, 0], [1, 0, 0, 0], [1, 1, 0, 0], [1, 1, 1, 0], [1, 1, 1, 1]]
+
+
+async def test_each_change_is_rendered_once_for_every_table_watcher(tables, monkeypatch):
+    table_id = await _dummy(tables, target=1000)
+    rendered: list[int] = []
+    render = tables._render_seats
+    monkeypatch.setattr(tables, "_render_seats", lambda live: rendered.append(live.revision) or render(live))
+    async with _watching_all(tables, table_id) as received:
+        await play(tables, table_id, 3)
+        await _until(lambda: all(r[-1].revision == 3 for r in received))
+    assert rendered == [0, 1, 2, 3]
+    assert received[-1] == received[-2]
+
+
+async def test_watchers_whose_table_cannot_be_read_end_with_the_error(replicas):
+    tables = await replicas.open(counting=True, watch_poll_seconds=0.05)
+    table_id = await _dummy(tables)
+    stream = tables.watch_table(table_id)
+    await anext(stream)
+
+    async def down(table_id):
+        raise ConnectionRefusedError("the log does not answer")
+
+    tables.log.header = down  # the next check of the header (a poll) fails
+    with pytest.raises(ConnectionRefusedError):
+        await asyncio.wait_for(anext(stream), 5)
+
+
 async def test_watching_an_unknown_table_or_seat_is_refused(tables):
     table_id = await _dummy(tables)
     await _refused(Reason.TABLE_NOT_FOUND, anext(tables.watch(str(uuid.uuid4()), "seat:0")))
     await _refused(Reason.NOT_SEATED, anext(tables.watch(table_id, "seat:8")))
     await _refused(Reason.IDENTIFYING_SEAT, anext(tables.watch(table_id, "bob@example.org")))
+    await _refused(Reason.TABLE_NOT_FOUND, anext(tables.watch_table(str(uuid.uuid4()))))
 
 
 async def test_stopping_the_service_ends_the_view_streams(tables):

@@ -25,6 +25,21 @@ async def test_signals_that_arrive_while_busy_merge_into_one():
         assert not await signals.wait(0.05)
 
 
+async def test_merged_signals_keep_their_payloads_and_a_bare_one_says_read_anyway():
+    hub = MemorySignalHub()
+    async with hub.subscribe("a") as signals:
+        hub.notify("a", "7")
+        hub.notify("a", "8")
+        assert await signals.wait(1)
+        assert signals.payloads() == ["7", "8"]
+        assert signals.payloads() == []
+        hub.notify("a", "9")
+        hub.notify("a")  # e.g. after a reconnect: what changed is not known
+        assert await signals.wait(1)
+        assert signals.payloads() is None
+        assert signals.payloads() == []
+
+
 async def test_postgres_signals_arrive_at_commit_not_before(postgres_dsn):
     hub = PostgresSignalHub(postgres_dsn, "tavolo_test")
     writer = await asyncpg.connect(postgres_dsn)

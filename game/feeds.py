@@ -1,0 +1,201 @@
+"""What this replica's watchers of a table are handed: every state of the table, in revision order.
+
+One feed per watched table, shared by every stream watching it here (a seat's WatchViews, a
+gateway's WatchTable). The feed learns each new state once, whoever needs it:
+- a change made on this replica is handed over in-process by the flow (:meth:`Feeds.changed`),
+  so it costs no read at all; the signal's echo that follows names a revision already known;
+- a change made by another replica arrives as a signal naming its revision: the feed reads the
+  table only when it does not have that revision yet (game.states: the snapshot, which the
+  signalling save has just written, and the log only when that fails), and replays the moves in
+  between when several came at once;
+- with no signal for ``poll_seconds`` it checks the log's header anyway (a signal can be lost).
+
+The feed keeps the last states it learned, so a watcher that fell behind catches up step by
+step without reading the log; one that fell behind further replays the moves it missed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import deque
+from collections.abc import AsyncGenerator
+
+from game.cache import TableCache
+from game.live import FINISHED, Live, extends
+from game.states import States
+
+log = logging.getLogger(__name__)
+
+HISTORY = 32  # states a feed keeps for watchers that fell behind
+
+
+class Feeds:
+    """The feeds of the tables watched on this replica."""
+
+    def __init__(self, states: States, cache: TableCache, poll_seconds: float = 15.0):
+        self._states = states
+        self._cache = cache
+        self.poll_seconds = poll_seconds
+        self._feeds: dict[str, _Feed] = {}
+        self._closing = False
+
+    def changed(self, live: Live) -> None:
+        """A change of the table was made on this replica: hand it to the table's watchers."""
+        feed = self._feeds.get(live.table_id)
+        if feed is not None:
+            feed.offer(live)
+
+    async def states(self, table_id: str) -> AsyncGenerator[Live, None]:
+        """The table's state now (checked against the log), then each revision after it, until
+        the finished one or until the feeds close."""
+        feed = self._feeds.get(table_id)
+        if feed is None or feed.failed:
+            feed = self._feeds[table_id] = _Feed(table_id, self._states, self._cache, self.poll_seconds)
+        feed.watchers += 1
+        try:
+            await feed.listening()
+            live = await self._states.current(table_id)
+            feed.offer(live)
+            yield live
+            while live.status != FINISHED and not self._closing:
+                newest = await feed.after(live.revision)
+                if newest is None:
+                    return
+                for step in await feed.steps(live, newest):
+                    live = step
+                    yield live
+        finally:
+            feed.watchers -= 1
+            if feed.watchers == 0 and self._feeds.get(table_id) is feed:
+                del self._feeds[table_id]
+                await feed.stop()
+
+    def close(self) -> None:
+        """End every stream (the service is stopping; callers reconnect elsewhere)."""
+        self._closing = True
+        for feed in self._feeds.values():
+            feed.close()
+
+
+class _Feed:
+    """One table's feed: its signal listener and the last states it learned."""
+
+    def __init__(self, table_id: str, states: States, cache: TableCache, poll_seconds: float):
+        self.table_id = table_id
+        self.watchers = 0
+        self._states = states
+        self._cache = cache
+        self._poll_seconds = poll_seconds
+        self._history: deque[Live] = deque(maxlen=HISTORY)
+        self._changed = asyncio.Event()  # replaced at each change: a generation's wake-up
+        self._ready = asyncio.Event()
+        self._error: Exception | None = None
+        self._closed = False
+        self._stopping = False
+        self._task = asyncio.create_task(self._listen(), name=f"feed {table_id}")
+
+    @property
+    def failed(self) -> bool:
+        return self._error is not None
+
+    def offer(self, live: Live) -> None:
+        """Keep ``live`` when it is newer than every state the feed has (or of a recreated table)."""
+        newest = self._history[-1] if self._history else None
+        if newest is not None and newest.seed_commitment == live.seed_commitment \
+                and newest.revision >= live.revision:
+            return
+        if newest is not None and newest.seed_commitment != live.seed_commitment:
+            self._history.clear()
+        self._history.append(live)
+        self.wake()
+
+    def wake(self) -> None:
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    def close(self) -> None:
+        """Let every watcher go (after the state it has)."""
+        self._closed = True
+        self.wake()
+
+    async def listening(self) -> None:
+        """Wait until the feed receives the table's signals (so that no change is missed)."""
+        ready = asyncio.ensure_future(self._ready.wait())
+        try:
+            await asyncio.wait({ready, self._task}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            ready.cancel()
+        self._raise_error()
+
+    async def after(self, revision: int) -> Live | None:
+        """The newest state once it is past ``revision``; None when the feed is closed."""
+        while True:
+            self._raise_error()
+            if self._closed:
+                return None
+            newest = self._history[-1] if self._history else None
+            if newest is not None and newest.revision > revision:
+                return newest
+            await self._changed.wait()
+
+    async def steps(self, live: Live, newest: Live) -> list[Live]:
+        """The states after ``live`` up to ``newest``, every revision when they can be had."""
+        kept = [s for s in self._history if live.revision < s.revision <= newest.revision
+                and s.seed_commitment == live.seed_commitment]
+        # The history only grows in revision: with the first and the last there, so is every one.
+        if kept and kept[0].revision == live.revision + 1 and kept[-1] is newest \
+                and len(kept) == newest.revision - live.revision:
+            return kept
+        if newest.revision - live.revision > 1 and extends(live, newest):  # fell behind the history
+            return [step async for step in self._states.replayer.steps_between(live, newest)] + [newest]
+        return [newest]  # a take-back in between: its new state is the next there is
+
+    async def stop(self) -> None:
+        # The flag as well as the cancel: Python 3.11's wait_for drops a cancel that comes
+        # just as the signal it waits for does.
+        self._stopping = True
+        self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await self._task
+
+    async def _listen(self) -> None:
+        try:
+            async with self._cache.subscribe(self.table_id) as signals:
+                self._ready.set()
+                while not self._stopping:
+                    signalled = await signals.wait(self._poll_seconds)
+                    announced = _announced(signals.payloads()) if signalled else None
+                    newest = self._history[-1] if self._history else None
+                    if announced is not None and newest is not None and announced <= newest.revision:
+                        continue  # this replica's own change, or one already learned
+                    await self._learn(newest, announced)
+        except Exception as error:  # noqa: BLE001 - handed to the watchers, which end with it
+            self._error = error
+            self.wake()
+
+    async def _learn(self, known: Live | None, announced: int | None) -> None:
+        """Read the table's state: at the ``announced`` revision or later (None: the log's
+        current one); with several changes since ``known``, the ones in between too (once, for
+        every watcher)."""
+        if known is not None and announced is not None:
+            current = await self._states.at_least(self.table_id, announced, known.seed_commitment)
+        else:
+            current = await self._states.current(self.table_id)
+        if known is not None and current.revision - known.revision > 1 and extends(known, current):
+            async for step in self._states.replayer.steps_between(known, current):
+                self.offer(step)
+        self.offer(current)
+
+    def _raise_error(self) -> None:
+        if self._error is not None:
+            raise self._error
+
+
+def _announced(payloads: list[str] | None) -> int | None:
+    """The highest revision the signals named (-1 when all were taken already); None when one
+    named none (read the table then)."""
+    if payloads is None or not all(p.isdigit() for p in payloads):
+        return None
+    return max((int(p) for p in payloads), default=-1)
