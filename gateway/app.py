@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +20,9 @@ from gateway.game_types import GameTypes
 from gateway.http_errors import HANDLERS, problem
 from gateway.origins import OriginPolicy
 from gateway.sessions import session_id
+from gateway.socket_registry import SocketRegistry
 from gateway.spa import SinglePageApp
+from gateway.tables_feed import TableFeeds
 from services.config import Settings
 from services.telemetry import active_users
 
@@ -77,12 +81,27 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
             return problem(404, "Not Found")
         return problem(exc.status_code, str(exc.detail), exc.headers)
 
-    middleware, lifespan = origins.middleware(), None
+    # The live path: one feed per table for this process's sockets, and the events (logouts,
+    # erasures) heard through the session store's bus.
+    feeds = TableFeeds(backends.game, backends.lobby)
+    sockets = SocketRegistry(auth.sessions.events, feeds)
+    middleware, gauges = origins.middleware(), None
     if telemetry is not None:  # telemetry hook: spans tagged session.id/user.id, active-users gauge
         middleware.insert(0, Middleware(
             telemetry.asgi, session_of=lambda scope: session_id(HTTPConnection(scope))))
         auth.member = telemetry.user_tagging(auth.member)  # type: ignore[method-assign]
-        lifespan = telemetry.gauges([active_users(auth.sessions.count)]).lifespan
+        gauges = telemetry.gauges([active_users(auth.sessions.count)]).lifespan
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        async with contextlib.AsyncExitStack() as stack:
+            if gauges is not None:
+                await stack.enter_async_context(gauges(app))
+            try:
+                yield
+            finally:
+                await close_live(app)
+
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan,
                     exception_handlers={**HANDLERS, HTTPException: on_http_exception})
     app.state.settings = settings
@@ -90,4 +109,12 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
     app.state.game_types = GameTypes(backends.lobby)  # kept: they change with a deploy
     app.state.auth = auth
     app.state.origins = origins
+    app.state.feeds = feeds
+    app.state.sockets = sockets
     return app
+
+
+async def close_live(app: Starlette) -> None:
+    """Stop the table feeds and stop hearing events (idempotent)."""
+    await app.state.feeds.aclose()
+    await app.state.sockets.bus.aclose()

@@ -93,6 +93,7 @@ class Member:
     name: str
     provider: str
     session_id: str
+    expires_ms: int | None = None  # when the session ends by itself (epoch ms), if known
 
 
 class OidcClient:
@@ -312,7 +313,8 @@ class Auth:
         if session is None or session.sub is None:
             return None
         return Member(sub=session.sub, name=session.name or session.sub,
-                      provider=session.provider or "", session_id=session.id)
+                      provider=session.provider or "", session_id=session.id,
+                      expires_ms=self.sessions.expires_ms(session))
 
     async def end_member_sessions(self, sub: str) -> int:
         """End every session of the member ``sub`` (DELETE /api/me); how many were ended."""

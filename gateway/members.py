@@ -9,6 +9,7 @@ from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse, Response
 
 from gateway.auth import Member
+from gateway.events import SeatingChanged
 from gateway.sessions import clear_cookie
 from services.errors import Reason, ServiceError
 
@@ -44,12 +45,16 @@ async def _erase(request: Request, member: Member) -> Response:
     1. the lobby anonymizes the seatings; it must come before stats, whose recording of a
        match reads the seating and then, in its write, catches erasures marked since;
     2. stats anonymizes the match rows and drops the ratings;
-    3. the sessions end, last, so that a failure anywhere before leaves a member who can retry.
+    3. the sessions end, last, so that a failure anywhere before leaves a member who can retry
+       (the session store announces it: the member's open sockets close, gateway.events).
 
     A failure after step 1 (stats stops answering between two calls) leaves the seatings
     anonymized and answers 503; the retry repeats step 1 (nothing left to do) and completes.
+    Either way, once step 1 anonymized seatings, every gateway process hears which tables'
+    names changed, so the open sockets there show "deleted player" from their next state.
     """
     backends = request.app.state.backends
+    tables: list[str] = []
     try:
         await backends.stats.ratings(member.sub)
         tables = await backends.lobby.erase_member(member.sub)
@@ -59,7 +64,18 @@ async def _erase(request: Request, member: Member) -> Response:
         if error.reason is Reason.UNAVAILABLE:
             log.warning("member erasure not completed, answered 503 for a retry: %s", error.message)
         raise
+    finally:
+        if tables:
+            await _announce_new_names(request, tables)
     log.info("member erased (%d seatings anonymized)", len(tables))
     response = Response(status_code=204)
     clear_cookie(response, request)
     return response
+
+
+async def _announce_new_names(request: Request, tables: list[str]) -> None:
+    """Tell every gateway process that the names at ``tables`` changed (gateway.events)."""
+    try:
+        await request.app.state.auth.sessions.events.publish(SeatingChanged(tuple(tables)))
+    except ServiceError as error:  # the names follow at the next event or reconnection
+        log.warning("the erasure's new names were not announced: %s", error.message)

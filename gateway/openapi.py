@@ -29,7 +29,7 @@ SESSION_COOKIE = "tavolo_session"
 MAX_BODY_KIB = 64
 MAX_SOCKET_MESSAGE_BYTES = 4096
 WS_ERROR_CODES = ("illegal_move", "not_your_turn", "bad_request", "unknown_action", "concurrent_move",
-                  "game_finished", "unavailable")
+                  "game_finished", "unavailable", "unconfirmed")
 
 Schema = dict[str, Any]
 
@@ -451,7 +451,9 @@ def _socket_schemas() -> dict[str, Schema]:
         "WsGameOver": _object("Sent after the final state.", {
             "type": _string("`game_over`.", enum=["game_over"]), "scores": _ref("Scores"), "winner": _ref("Team"),
         }, example={"type": "game_over", "scores": {"A": 11, "B": 7}, "winner": "A"}),
-        "WsError": _object("A refused message; the game is unchanged and the socket stays open.", {
+        "WsError": _object("A refused message; the game is unchanged and the socket stays open. "
+                           "`unconfirmed` alone says that the outcome of a move is not known "
+                           "(docs/websocket.md, A move under overload).", {
             "type": _string("`error`.", enum=["error"]),
             "code": _string("Why.", enum=list(WS_ERROR_CODES)),
             "message": _string("For people."),

@@ -7,13 +7,14 @@ import logging
 import uvicorn
 
 from game.client import GameClient
-from gateway.app import Backends, create_app
+from gateway.app import Backends, close_live, create_app
 from gateway.auth import Auth
 from gateway.sessions import SESSION_TTL_SECONDS, MemorySessionStore, RedisSessionStore
 from lobby.client import LobbyClient
 from services import telemetry as otel
 from services.channels import PEOPLE_CALLS
 from services.config import Settings
+from services.server import freeze_start_up_heap
 from services.stores import Keys, redis_client
 from stats.client import StatsClient
 
@@ -37,6 +38,7 @@ def build(settings: Settings, telemetry: otel.Telemetry | None = None):
     app = create_app(settings, backends, auth, telemetry=telemetry)
 
     async def close() -> None:
+        await close_live(app)
         await app.state.game_types.aclose()
         for client in (backends.lobby, backends.game, backends.stats):
             await client.close()
@@ -66,6 +68,9 @@ def uvicorn_config(app, settings: Settings) -> uvicorn.Config:
         forwarded_allow_ips=list(settings.forwarded_allow_ips),
         log_config=None,
         access_log=False,
+        # The views are small and sent to many sockets: compressing each frame for each socket
+        # costs more CPU (and a zlib context of memory per socket) than the bytes it saves.
+        ws_per_message_deflate=False,
         timeout_graceful_shutdown=10,
     )
 
@@ -73,6 +78,7 @@ def uvicorn_config(app, settings: Settings) -> uvicorn.Config:
 async def _serve(settings: Settings, telemetry: otel.Telemetry | None) -> None:
     app, close = build(settings, telemetry)
     config = uvicorn_config(app, settings)
+    freeze_start_up_heap()
     # uvicorn's own log is capped at WARNING with every dependency's (CONFIG.md): say it here.
     log.info("gateway starting on http://%s:%d", settings.app_host, settings.app_port)
     try:

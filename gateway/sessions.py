@@ -7,6 +7,11 @@ browser only ever sees the id: 32 random bytes, URL-safe base64 (256 bits).
 Lifetimes are absolute, counted from ``created_ms``: a logged-in session lives ``ttl_seconds``; one
 that only carries a pending login lives ``pending_ttl_seconds`` (a login abandoned at the provider's
 page leaves nothing behind for long). Saving again never extends a session.
+
+A store announces the end of logged-in sessions on its ``events`` bus (gateway.events): one
+session deleted (a logout) is a SessionEnded, every session of a member (DELETE /api/me) a
+MemberEnded, so that every gateway process closes the sockets of those sessions at once. An
+expiry is not announced: a socket knows when its session expires.
 """
 
 from __future__ import annotations
@@ -23,6 +28,15 @@ import redis.asyncio as redis
 from starlette.requests import HTTPConnection
 from starlette.responses import Response
 
+from gateway.events import (
+    EventBus,
+    MemberEnded,
+    MemoryEventBus,
+    RedisEventBus,
+    SessionEnded,
+    encode,
+    session_digest,
+)
 from services.stores import REDIS_DOWN, Keys, unavailable_when
 from services.timeutil import now_ms
 
@@ -93,6 +107,7 @@ class SessionStore(ABC):
 
     ttl_seconds: float
     pending_ttl_seconds: float
+    events: EventBus  # where the ends of logged-in sessions are announced
 
     @abstractmethod
     async def get(self, id: str) -> Session | None: ...
@@ -119,9 +134,11 @@ class MemorySessionStore(SessionStore):
     """Sessions in this process (REDIS_URL unset: one gateway replica)."""
 
     def __init__(self, ttl_seconds: float = SESSION_TTL_SECONDS,
-                 pending_ttl_seconds: float = PENDING_TTL_SECONDS):
+                 pending_ttl_seconds: float = PENDING_TTL_SECONDS,
+                 events: MemoryEventBus | None = None):
         self.ttl_seconds = ttl_seconds
         self.pending_ttl_seconds = min(pending_ttl_seconds, ttl_seconds)
+        self.events = events or MemoryEventBus()
         self._sessions: dict[str, tuple[str, int]] = {}   # id -> (JSON, expiry ms)
         self._members: dict[str, set[str]] = {}
 
@@ -148,7 +165,10 @@ class MemorySessionStore(SessionStore):
             self._members.setdefault(session.sub, set()).add(session.id)
 
     async def delete(self, id: str) -> None:
+        session = await self.get(id)
         self._drop(id)
+        if session is not None and session.logged_in:
+            await self.events.publish(SessionEnded(session_digest(id)))
 
     async def delete_member(self, sub: str) -> int:
         ended = 0
@@ -158,6 +178,7 @@ class MemorySessionStore(SessionStore):
                 self._drop(id)
                 ended += 1
         self._members.pop(sub, None)
+        await self.events.publish(MemberEnded(sub))
         return ended
 
     async def count(self) -> int:
@@ -206,8 +227,9 @@ end
 return 1
 """
 
-# KEYS: member index, live sorted set; ARGV: session key prefix, sub.
-# Deletes only the sessions that still belong to ``sub`` (an index entry may be stale).
+# KEYS: member index, live sorted set; ARGV: session key prefix, sub, events channel, event.
+# Deletes only the sessions that still belong to ``sub`` (an index entry may be stale), and
+# announces it in the same step: no process can see the sessions gone and miss the event.
 _DELETE_MEMBER = """
 local ended = 0
 for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do
@@ -222,6 +244,7 @@ for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do
   end
 end
 redis.call('DEL', KEYS[1])
+redis.call('PUBLISH', ARGV[3], ARGV[4])
 return ended
 """
 
@@ -234,15 +257,18 @@ class RedisSessionStore(SessionStore):
 
     Beside them: ``<prefix>:sessions:member:<sub>`` (the ids of a member's sessions, for
     ``delete_member``) and ``<prefix>:sessions:live`` (logged-in ids scored by expiry, for
-    ``count``).
+    ``count``). The ends of sessions are published on ``events``' channel by the same
+    transaction that deletes them.
     """
 
     def __init__(self, redis: redis.Redis, keys: Keys, ttl_seconds: float = SESSION_TTL_SECONDS,
-                 pending_ttl_seconds: float = PENDING_TTL_SECONDS):
+                 pending_ttl_seconds: float = PENDING_TTL_SECONDS,
+                 events: RedisEventBus | None = None):
         self.redis = redis
         self.keys = keys
         self.ttl_seconds = ttl_seconds
         self.pending_ttl_seconds = min(pending_ttl_seconds, ttl_seconds)
+        self.events: RedisEventBus = events or RedisEventBus(redis, keys)
         self._save = redis.register_script(_SAVE)
         self._delete_member = redis.register_script(_DELETE_MEMBER)
 
@@ -286,13 +312,14 @@ class RedisSessionStore(SessionStore):
             pipe.zrem(self._live_key, id)
             if session is not None and session.sub is not None:
                 pipe.srem(self._member_key(session.sub), id)
+                pipe.publish(self.events.channel, encode(SessionEnded(session_digest(id))))
             await pipe.execute()
 
     @_unavailable
     async def delete_member(self, sub: str) -> int:
         return int(await self._delete_member(
             keys=[self._member_key(sub), self._live_key],
-            args=[self.keys("session", ""), sub],
+            args=[self.keys("session", ""), sub, self.events.channel, encode(MemberEnded(sub))],
         ))
 
     @_unavailable

@@ -3,29 +3,39 @@
 Refusals happen before the handshake, with an HTTP status (401, 403, 404), so a browser's
 error handler sees why. Once open, no input closes the socket: every bad message gets an
 ``error`` message and the game is unchanged. The socket closes only for an oversized message
-(1009), for a session that ended (logout, DELETE /api/me: 1008) and for a game that is gone
-before it started (its lobby expired: 1000). A client that goes away while the gateway is
-sending to it ends the connection quietly (DEBUG): that is no error of the gateway's.
-docs/websocket.md is the protocol's reference.
+(1009), for a session that ended (logout, DELETE /api/me, expiry: 1008), for a game that is
+gone before it started (its lobby expired: 1000) and for a client too slow to take its
+messages (1013). A client that goes away while the gateway is sending to it ends the
+connection quietly (DEBUG): that is no error of the gateway's. docs/websocket.md is the
+protocol's reference.
+
+The views come from the table's feed, shared by every socket of this process at that game
+(gateway.tables_feed); every message to a socket goes through its outbox, written by one task,
+so they arrive in order. The session is checked on open, on each of the player's messages, at
+its expiry and on the events that say it may have ended (gateway.socket_registry), never per
+update.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
-import time
 from contextlib import suppress
 
 from starlette.responses import JSONResponse
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from gateway.auth import Member
 from gateway.bodies import parse_json
+from gateway.events import session_digest
 from gateway.games import can_be_game_id
 from gateway.http_errors import UNAVAILABLE_TEXT, server_fault
 from gateway.members import current_member
-from gateway.views import game_view, lobby_view
+from gateway.move_outcome import Outcome, judge
+from gateway.tables_feed import Outbox, Subscriber
+from lobby.models import Game
 from services.errors import Reason, ServiceError
+from services.timeutil import now_ms
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +44,8 @@ MAX_REVISION = 2**63 - 1  # revisions cross gRPC as int64
 
 # The error codes of CONTRACT.md, by the service reason behind them; "unavailable" (a service
 # briefly down, or any other failure on the platform's side: try again, with the fixed text
-# UNAVAILABLE_TEXT) is the one code the gateway adds. Anything else is the client's fault.
+# UNAVAILABLE_TEXT) and "unconfirmed" (a move whose outcome is not known) are the codes the
+# gateway adds. Anything else is the client's fault.
 _CODES = {
     Reason.ILLEGAL_MOVE: "illegal_move",
     Reason.NOT_YOUR_TURN: "not_your_turn",
@@ -43,19 +54,24 @@ _CODES = {
     Reason.CONCURRENT_MOVE: "concurrent_move",
     Reason.GAME_FINISHED: "game_finished",
 }
-# How old the names joined into the views, and the session check of an idle socket, may get:
-# an erased player shows as "deleted player" on the others' sockets, and the erased member's
-# idle sockets close, at the first update after this long (at most one session read and one
-# lobby call per socket per period; a player's own message always checks the session).
-SEATING_REFRESH_SECONDS = 2.0
+UNCONFIRMED_TEXT = ("Your move was sent but not confirmed in time: the next state shows "
+                    "whether it was made")
+MOVED_ON_TEXT = "The game has moved on: your move was not played"
 SESSION_ENDED = 1008  # policy violation: the socket's session is gone
 
 
 async def game_socket(websocket: WebSocket) -> None:
     app = websocket.app
     backends = app.state.backends
+    sockets = app.state.sockets
     if not app.state.origins.allows_socket(websocket):
         return await _deny(websocket, 403, "Origin not allowed")
+    try:
+        await sockets.listening()  # before the session is read: no event can slip between
+    except ServiceError as error:
+        log.warning("socket refused: the gateway events are not heard: %s", error.message)
+        return await _deny(websocket, 503, UNAVAILABLE_TEXT)
+    events_seen = sockets.events_seen
     member = await current_member(websocket)
     if member is None:
         return await _deny(websocket, 401, "Not authenticated")
@@ -73,10 +89,14 @@ async def game_socket(websocket: WebSocket) -> None:
         return await _deny(websocket, 403, "Not seated at this game")
     await websocket.accept()
     log.info("socket opened on game %s (seat %d)", game.id, seat.index)
-    connection = _Connection(websocket, backends, game, seat.seat, member.sub)
+    connection = _Connection(websocket, backends, game, seat.seat, member)
+    sockets.add(connection)
     try:
-        await connection.run()
+        if sockets.events_seen != events_seen:  # an event came while the session was read
+            connection.check_session()
+        await connection.run(app.state.feeds, game)
     finally:
+        sockets.discard(connection)
         log.info("socket closed on game %s (seat %d)", game.id, seat.index)
 
 
@@ -85,101 +105,92 @@ async def _deny(websocket: WebSocket, status: int, detail: str) -> None:
 
 
 class _Connection:
-    """One open socket: a task streaming views out while this one reads the player's messages."""
+    """One open socket: this task reads the player's messages, a writer task drains the
+    outbox (views from the feed, answers, errors), and the registry may close it."""
 
-    def __init__(self, websocket: WebSocket, backends, game, seat: str, sub: str):
+    def __init__(self, websocket: WebSocket, backends, game: Game, seat: str, member: Member):
         self.websocket = websocket
         self.backends = backends
-        self.game = game
+        self.game_id = game.id
         self.seat = seat
-        self.sub = sub
-        self.seating_read = time.monotonic()
-        self.sending = asyncio.Lock()
-        self.started = asyncio.Event()
-        if game.started:
-            self.started.set()
+        self.sub = member.sub
+        self.session = session_digest(member.session_id)
+        self.expires_ms = member.expires_ms
+        self.outbox = Outbox(self._close_soon)
+        self.subscriber: Subscriber | None = None
+        self._tasks: set[asyncio.Task] = set()
+        self._closing: asyncio.Task | None = None
+        self._checking = False
 
-    async def run(self) -> None:
-        pump = asyncio.create_task(self._stream_views())
+    async def run(self, feeds, game: Game) -> None:
+        self.subscriber = feeds.join(game, self.seat, self.sub, self.outbox)
+        writer = asyncio.create_task(self._write())
+        expiry = None
+        if self.expires_ms is not None:
+            delay = max(0.0, (self.expires_ms - now_ms()) / 1000)
+            expiry = asyncio.get_running_loop().call_later(delay, self.check_session)
         try:
             await self._read_messages()
-        except WebSocketDisconnect:
-            log.debug("game %s: the client went away while the gateway was sending", self.game.id)
         finally:
-            pump.cancel()
-            with suppress(asyncio.CancelledError, Exception):
-                await pump
+            feeds.leave(self.subscriber)
+            if expiry is not None:
+                expiry.cancel()
+            for task in (writer, *self._tasks):
+                task.cancel()
+            for task in (writer, *self._tasks):
+                with suppress(asyncio.CancelledError, Exception):
+                    await task
+            if self._closing is not None:  # a close under way completes (its own timeouts)
+                with suppress(asyncio.CancelledError, Exception):
+                    await self._closing
 
-    async def send(self, message: dict) -> None:
-        """Send ``message``; WebSocketDisconnect when the socket is closed (the client went
-        away, or the gateway closed it), which ends the connection."""
-        text = json.dumps(message, separators=(",", ":"))
-        async with self.sending:
+    # -- out -------------------------------------------------------------------------------
+
+    async def _write(self) -> None:
+        while True:
+            text = await self.outbox.next()
             try:
                 await self.websocket.send_text(text)
-            except WebSocketDisconnect:
-                raise
-            except (OSError, RuntimeError) as error:
+            except (WebSocketDisconnect, OSError, RuntimeError):
                 # uvicorn: "Unexpected ASGI message 'websocket.send', after sending
-                # 'websocket.close'" (a close under way); Starlette: "Cannot call "send" once a
-                # close message has been sent"; the transport's ClientDisconnected (an OSError).
-                raise WebSocketDisconnect(1006, str(error)) from None
+                # 'websocket.close'" (a close under way); Starlette: "Cannot call "send" once
+                # a close message has been sent"; the transport's ClientDisconnected (OSError).
+                log.debug("game %s: the client went away while the gateway was sending",
+                          self.game_id)
+                return
 
-    async def close(self, code: int, reason: str) -> None:
+    def _close_soon(self, code: int, reason: str) -> None:
+        """The outbox's close (too slow, game gone, session ended): now, queued or not. The
+        reader then sees the disconnect and the connection ends."""
+        if self._closing is None:
+            self._closing = asyncio.get_running_loop().create_task(self._close(code, reason))
+
+    async def _close(self, code: int, reason: str) -> None:
         """Close the socket, unless it is closed already (the client went away first)."""
         with suppress(WebSocketDisconnect, OSError, RuntimeError):
             await self.websocket.close(code=code, reason=reason)
 
-    async def _stream_views(self) -> None:
-        if not await self._wait_for_start():
-            return
-        backoff = 0.2
-        while True:
-            try:
-                async for view in self.backends.game.watch_views(self.game.id, self.seat):
-                    backoff = 0.2
-                    if self._stale() and not await self._session_lives():
-                        return
-                    await self.send({"type": "state", "game": await self._view(view)})
-                    if view.get("status") == "finished":
-                        await self.send({"type": "game_over", "scores": view.get("scores"),
-                                         "winner": view.get("winner")})
-                        return
-            except ServiceError as error:
-                if error.reason is not Reason.UNAVAILABLE:
-                    log.warning("view stream of %s ended: %s", self.game.id, error.message)
-                    return
-            # The game service went away (a restart, a replica lost): subscribe again.
-            await asyncio.sleep(backoff)
-            backoff = min(backoff * 2, 5.0)
+    def _error(self, code: str, message: str) -> None:
+        assert self.subscriber is not None
+        self.subscriber.put({"type": "error", "code": code, "message": message})
 
-    async def _wait_for_start(self) -> bool:
-        """The waiting room: a ``lobby`` message now and whenever a seat fills, until the game
-        starts (True); False when the socket closed meanwhile (the game expired unstarted, or
-        the session ended). The lobby pushes the changes (WatchGame): nothing polls."""
-        backoff = 0.2
-        while not self.started.is_set():
-            try:
-                async for game in self.backends.lobby.watch_game(self.game.id):
-                    backoff = 0.2
-                    self.game = game
-                    if game.started:
-                        self.seating_read = time.monotonic()
-                        self.started.set()
-                        return True
-                    if self._stale() and not await self._session_lives():
-                        return False
-                    await self.send({"type": "lobby", "game": lobby_view(game, self.sub)})
-            except ServiceError as error:
-                if error.reason is Reason.GAME_NOT_FOUND:  # expired unstarted (GAME_TTL_SECONDS)
-                    await self.close(1000, "Game not found")
-                    return False
-                if not error.reason.transient:
-                    raise
-            # The lobby went away (a restart, a replica lost): watch again.
-            await asyncio.sleep(backoff)
-            backoff = min(backoff * 2, 5.0)
-        return True
+    # -- the session -----------------------------------------------------------------------
+
+    def end_session(self) -> None:
+        """The registry's: this socket's session was ended (a logout)."""
+        self.outbox.close(SESSION_ENDED, "Session ended")
+
+    def check_session(self) -> None:
+        """The registry's (and the expiry's): the session may have ended; read it."""
+        if not self._checking and not self.outbox.closed:
+            self._checking = True
+            self._spawn(self._check_session())
+
+    async def _check_session(self) -> None:
+        try:
+            await self._session_lives()
+        finally:
+            self._checking = False
 
     async def _session_lives(self) -> bool:
         """Whether the socket's member is still logged in; if not, the socket is closed.
@@ -191,83 +202,96 @@ class _Connection:
         except ServiceError as error:  # the session store briefly down: no verdict
             if not error.reason.transient:
                 raise
-            log.debug("game %s: session not checked: %s", self.game.id, error.message)
+            log.debug("game %s: session not checked: %s", self.game_id, error.message)
             return True
         if member is not None and member.sub == self.sub:
             return True
-        await self.close(SESSION_ENDED, "Session ended")
+        self.end_session()
         return False
 
-    def _stale(self) -> bool:
-        """Whether the session and names are due for another look (SEATING_REFRESH_SECONDS):
-        updates check them at that pace, not one store read per update and socket."""
-        return time.monotonic() - self.seating_read > SEATING_REFRESH_SECONDS
+    def _spawn(self, job) -> None:
+        task = asyncio.get_running_loop().create_task(job)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
-    async def _view(self, view: dict) -> dict:
-        """The contract's view, the names from a seating at most SEATING_REFRESH_SECONDS old."""
-        if self._stale():
-            with suppress(ServiceError):  # the lobby briefly down: the names we have will do
-                self.game = await self.backends.lobby.get_game(self.game.id)
-            self.seating_read = time.monotonic()
-        return game_view(view, self.game)
+    # -- in --------------------------------------------------------------------------------
 
     async def _read_messages(self) -> None:
         while True:
             try:
                 message = await self.websocket.receive()
-            except WebSocketDisconnect:
-                return
+            except (WebSocketDisconnect, RuntimeError):
+                message = {"type": "websocket.disconnect"}
             if message["type"] == "websocket.disconnect":
+                log.debug("game %s: the client went away", self.game_id)
                 return
             text = message.get("text")
             if text is None:
-                await self._error("bad_request", "Send JSON text messages, not binary")
+                self._error("bad_request", "Send JSON text messages, not binary")
                 continue
             if len(text.encode()) > MAX_MESSAGE_BYTES:
-                await self.close(1009, "Message too big")
+                await self._close(1009, "Message too big")
                 return
             if not await self._session_lives():
-                return
+                return  # closing (run() waits for the close to complete)
             try:
                 await self._handle(text)
-            except (WebSocketDisconnect, asyncio.CancelledError):
+            except asyncio.CancelledError:
                 raise
             except Exception:  # a bug must not close the socket (CONTRACT: errors never do)
-                log.exception("game %s: a WebSocket message failed", self.game.id)
-                await self._error("unavailable", UNAVAILABLE_TEXT)
+                log.exception("game %s: a WebSocket message failed", self.game_id)
+                self._error("unavailable", UNAVAILABLE_TEXT)
 
     async def _handle(self, text: str) -> None:
+        assert self.subscriber is not None
         try:
             data = parse_json(text)
         except ValueError:
-            return await self._error("bad_request", "Message is not JSON")
+            return self._error("bad_request", "Message is not JSON")
         if not isinstance(data, dict):
-            return await self._error("bad_request", "Message must be a JSON object")
+            return self._error("bad_request", "Message must be a JSON object")
         action = data.get("action")
         if not isinstance(action, str) or not action:
-            return await self._error("bad_request", "Message needs an action")
+            return self._error("bad_request", "Message needs an action")
         has_revision = "revision" in data
         revision = data.pop("revision", None)
         if has_revision and (not isinstance(revision, int) or isinstance(revision, bool)
                              or not 0 <= revision <= MAX_REVISION):
-            return await self._error("bad_request", "revision must be an integer of 0 or more")
-        if not self.started.is_set():
-            return await self._error("illegal_move", "The game has not started")
+            return self._error("bad_request", "revision must be an integer of 0 or more")
+        if not self.subscriber.started:
+            return self._error("illegal_move", "The game has not started")
+        seen = self.subscriber.revision if self.subscriber.revision >= 0 else None
         try:
             if action == "state":
-                view = await self.backends.game.get_view(self.game.id, self.seat)
-                await self.send({"type": "state", "game": await self._view(view)})
+                view = await self.backends.game.get_view(self.game_id, self.seat)
+                self.subscriber.answer_state(view)
             else:
-                await self.backends.game.act(self.game.id, self.seat, data, revision)
+                await self.backends.game.act(self.game_id, self.seat, data, revision)
         except ServiceError as error:
             if server_fault(error):  # its message names internal addresses: for the log only
-                log.warning("game %s: a service failed (%s): %s", self.game.id,
+                log.warning("game %s: a service failed (%s): %s", self.game_id,
                             error.reason.name, error.message)
-                return await self._error("unavailable", UNAVAILABLE_TEXT)
+                if action == "state":
+                    return self._error("unavailable", UNAVAILABLE_TEXT)
+                return await self._tell_the_truth(data, revision, seen, error)
             message = error.message
             if error.reason is Reason.UNKNOWN_ACTION:  # the engine knows its actions, not the socket's
                 message += ", or 'state' for the current view"
-            await self._error(_CODES.get(error.reason, "bad_request"), message)
+            self._error(_CODES.get(error.reason, "bad_request"), message)
 
-    async def _error(self, code: str, message: str) -> None:
-        await self.send({"type": "error", "code": code, "message": message})
+    async def _tell_the_truth(self, action: dict, revision: int | None, seen: int | None,
+                              failure: ServiceError) -> None:
+        """A move whose Act failed on the platform's side: made, refused or unknown
+        (gateway.move_outcome), never ``unavailable`` for a move that landed."""
+        assert self.subscriber is not None
+        verdict = await judge(self.backends.game, self.game_id, self.seat, action, revision,
+                              seen, failure)
+        if verdict.outcome is Outcome.MADE:
+            if verdict.view is not None:
+                self.subscriber.put_view(verdict.view)
+        elif verdict.outcome is Outcome.REFUSED:
+            self._error("concurrent_move", MOVED_ON_TEXT)
+        elif verdict.outcome is Outcome.UNKNOWN:
+            self._error("unconfirmed", UNCONFIRMED_TEXT)
+        else:
+            self._error("unavailable", UNAVAILABLE_TEXT)

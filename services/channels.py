@@ -1,4 +1,5 @@
-"""Client channels to tavolo's services: per-call deadlines, retries only where a call is safe to repeat."""
+"""Client channels to tavolo's services: per-call deadlines, retries only where a call is safe to
+repeat, and keepalive pings at the rate the servers accept (services.server)."""
 
 from __future__ import annotations
 
@@ -36,6 +37,27 @@ SERVICE_CALLS = CallPolicy()
 # whatever happens behind it: a live lobby whose game service is dead answers UNAVAILABLE only
 # after its own retries, which the gateway's retries would otherwise repeat (5 x 1.5 s = 9 s).
 PEOPLE_CALLS = CallPolicy(attempts=4, max_backoff_seconds=0.4, read_deadline_seconds=1.0)
+
+# How often a channel pings its peer while calls are open: a peer that vanished without closing
+# the connection (a node lost, a partition) fails the channel's calls within
+# KEEPALIVE_TIME_MS + KEEPALIVE_TIMEOUT_MS, and a stream that waits for a quiet table is not
+# dropped by a proxy's idle timeout. services.server accepts pings at three times this rate
+# (server_keepalive_options): the two must agree, or the server answers GOAWAY too_many_pings,
+# which ends every call of the channel at once.
+KEEPALIVE_TIME_MS = 30_000
+KEEPALIVE_TIMEOUT_MS = 10_000
+
+
+def keepalive_options(time_ms: int = KEEPALIVE_TIME_MS,
+                      timeout_ms: int = KEEPALIVE_TIMEOUT_MS) -> tuple[tuple[str, object], ...]:
+    """The channel arguments of a client that pings every ``time_ms`` while calls are open."""
+    return (
+        ("grpc.keepalive_time_ms", time_ms),
+        ("grpc.keepalive_timeout_ms", timeout_ms),
+        # gRPC stops pinging after two pings with no data sent: a view stream (the client sends
+        # its request, then only listens) would go unchecked after a minute. 0: no such limit.
+        ("grpc.http2.max_pings_without_data", 0),
+    )
 
 
 def service_config(service: str, idempotent: tuple[str, ...], timeout_seconds: float,
@@ -84,7 +106,7 @@ def open_channel(address: str, service: str, idempotent: tuple[str, ...] = (),
                                               policy),
         "grpc.enable_retries": 1,
         "grpc.max_receive_message_length": 4 * 1024 * 1024,
-        "grpc.keepalive_time_ms": 30000,
+        **dict(keepalive_options()),
         # A peer that was down (a restart) is retried within two seconds, not gRPC's default
         # two minutes: callers see UNAVAILABLE only that long after it is back.
         "grpc.initial_reconnect_backoff_ms": 200,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import inspect
 import ipaddress
 import logging
@@ -24,6 +25,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from services.cancellation import raise_if_cancelled
+from services.channels import KEEPALIVE_TIME_MS, KEEPALIVE_TIMEOUT_MS
 from services.errors import Reason, ServiceError
 
 # telemetry hook (services.telemetry imports no OpenTelemetry)
@@ -31,13 +33,27 @@ from services.telemetry import Gauge, Telemetry, active
 
 log = logging.getLogger(__name__)
 
-# The clients ping every 30 s while a call is open (services.channels); a server keeping gRPC's
-# 5-minute minimum answers such pings with GOAWAY too_many_pings, which kills every open stream
-# of the channel (a waiting room's WatchGame, a table's WatchViews). Accept pings every 10 s.
-KEEPALIVE_OPTIONS = (
-    ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
-    ("grpc.keepalive_permit_without_calls", 1),
-)
+
+def server_keepalive_options(client_time_ms: int = KEEPALIVE_TIME_MS
+                             ) -> tuple[tuple[str, object], ...]:
+    """The server's side of the keepalive agreement with clients pinging every
+    ``client_time_ms`` (services.channels.keepalive_options).
+
+    gRPC servers refuse pings more often than every 5 minutes by default: a client pinging
+    faster collects strikes and gets GOAWAY ENHANCE_YOUR_CALM too_many_pings, which ends every
+    stream of its channel at once (a gateway's table feeds, a waiting room's watch). Pings are
+    accepted at three times the clients' rate (timers drift), and never refused above 10 s,
+    gRPC Java's and Go's floor, so the other teams' clients are welcome too. The server pings
+    idle connections itself too (``client_time_ms`` x 2): the streams of a caller that vanished
+    without closing its connection end, and their subscriptions with them.
+    """
+    return (
+        ("grpc.http2.min_ping_interval_without_data_ms", min(10_000, client_time_ms // 3)),
+        ("grpc.keepalive_permit_without_calls", 1),
+        ("grpc.keepalive_time_ms", client_time_ms * 2),
+        ("grpc.keepalive_timeout_ms", KEEPALIVE_TIMEOUT_MS),
+    )
+
 
 Probe = Callable[[], Awaitable[None]]
 
@@ -53,6 +69,13 @@ class ServiceSpec:
     on_stop: Callable[[], Awaitable[None]] | None = None
     background: list[Callable[[], Coroutine[Any, Any, None]]] = field(default_factory=list)
     gauges: list[Gauge] = field(default_factory=list)  # telemetry hook: polled while serving
+
+
+def freeze_start_up_heap() -> None:
+    """Leave what start-up made (modules, stubs, stores: most of a service's objects, kept for
+    its whole life) out of every later garbage collection: the collector's full passes then
+    walk only what serving made, so its pauses stay short."""
+    gc.freeze()
 
 
 class CannotListen(OSError):
@@ -200,10 +223,12 @@ class HealthReporter:
 
 async def serve(spec: ServiceSpec, address: str, grace_seconds: float = 10.0,
                 started: asyncio.Event | None = None, stop: asyncio.Event | None = None,
-                telemetry: Telemetry | None = None) -> None:
+                telemetry: Telemetry | None = None,
+                client_keepalive_ms: int = KEEPALIVE_TIME_MS) -> None:
     """Run a service until SIGTERM/SIGINT (or ``stop``), then stop gracefully.
 
     ``telemetry`` defaults to the process's active one (services.telemetry), if any.
+    ``client_keepalive_ms``: how often the clients ping (server_keepalive_options).
     """
     # telemetry hook: a span per call (outermost, so it sees the status ErrorInterceptor sets)
     telemetry = telemetry or active()
@@ -212,7 +237,8 @@ async def serve(spec: ServiceSpec, address: str, grace_seconds: float = 10.0,
         interceptors.insert(0, telemetry.server_interceptor())
     server = grpc.aio.server(
         interceptors=interceptors,
-        options=[("grpc.max_receive_message_length", 4 * 1024 * 1024), *KEEPALIVE_OPTIONS],
+        options=[("grpc.max_receive_message_length", 4 * 1024 * 1024),
+                 *server_keepalive_options(client_keepalive_ms)],
     )
     spec.register(server)
     health_servicer = health.aio.HealthServicer()
@@ -231,6 +257,7 @@ async def serve(spec: ServiceSpec, address: str, grace_seconds: float = 10.0,
         raise CannotListen(spec.name, bound, "the port is taken or the address is not local")
     await server.start()
     await health_servicer.set(LIVENESS_SERVICE, health_pb2.HealthCheckResponse.SERVING)
+    freeze_start_up_heap()
     log.info("%s service listening on %s", spec.name, bound)
 
     stop = stop or asyncio.Event()

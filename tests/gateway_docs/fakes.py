@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 
 from starlette.applications import Starlette
 
+from game.client import TableViews
 from gateway.app import Backends, create_app
 from gateway.auth import Auth, Member
 from gateway.sessions import COOKIE_NAME, MemorySessionStore
@@ -76,9 +77,14 @@ class FakeGame:
         self.hold: asyncio.Event | None = None
         self.views_asked = asyncio.Event()
 
-    async def watch_views(self, table_id: str, seat: str) -> AsyncIterator[dict]:
+    async def watch_table(self, table_id: str) -> AsyncIterator[TableViews]:
         await asyncio.Event().wait()
-        yield {}
+        yield TableViews(0, "playing", 0, ())
+
+    async def get_log(self, table_id: str, after_number: int = 0, page_size: int = 0):
+        if self.failure is not None:
+            raise self.failure
+        raise AssertionError("the fake keeps no log")
 
     async def get_view(self, table_id: str, seat: str) -> dict:
         self.views_asked.set()

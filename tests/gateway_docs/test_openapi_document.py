@@ -273,6 +273,6 @@ def test_join_and_get_answer_a_lobby_or_a_game_view(document):
 def test_the_websocket_messages_are_schemas_with_the_contract_codes(contract, document):
     schemas = document["components"]["schemas"]
     assert set(schemas["WsError"]["properties"]["code"]["enum"]) == set(WS_ERROR_CODES)
-    assert set(WS_ERROR_CODES) == ws_error_codes(contract) | {"unavailable"}  # the one code tavolo adds
+    assert set(WS_ERROR_CODES) == ws_error_codes(contract) | {"unavailable", "unconfirmed"}  # tavolo's
     socket = document["paths"]["/ws/games/{id}"]["get"]
     assert "docs/websocket.md" in socket["description"]

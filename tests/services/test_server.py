@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import re
 from pathlib import Path
 
@@ -45,6 +46,11 @@ class _Echo:
         yield b"first"
         raise ServiceError(Reason.NOT_SEATED, "Not seated at this game")
 
+    async def hold(self, request: bytes, context):
+        yield b"ready"
+        await asyncio.Event().wait()  # a quiet stream: a table where nobody moves
+        yield b"never"
+
     def register(self, server: grpc.aio.Server) -> None:
         handlers = {
             "Echo": grpc.unary_unary_rpc_method_handler(self.echo),
@@ -52,6 +58,7 @@ class _Echo:
             "FailLong": grpc.unary_unary_rpc_method_handler(self.fail_long),
             "Slow": grpc.unary_unary_rpc_method_handler(self.slow),
             "StreamFail": grpc.unary_stream_rpc_method_handler(self.stream_fail),
+            "Hold": grpc.unary_stream_rpc_method_handler(self.hold),
         }
         server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE, handlers),))
 
@@ -289,16 +296,93 @@ def test_an_api_may_send_a_reason_with_another_documented_code():
     assert from_rpc_error(_Failed()).reason is Reason.NOT_SEATED
 
 
+# -- keepalive: the clients' pings and the server's ping policy agree --------------------------
 
-def test_the_server_accepts_the_keepalive_pings_its_clients_send(monkeypatch):
-    """A client pinging more often than the server allows gets GOAWAY too_many_pings, which
-    ends every stream of its channel at once (a waiting room's watch, a table's views)."""
-    from services import channels
-    from services.server import KEEPALIVE_OPTIONS
 
-    opened = {}
-    monkeypatch.setattr(channels.grpc.aio, "insecure_channel",
-                        lambda address, options, interceptors: opened.update(options))
-    channels.open_channel("127.0.0.1:1", "tavolo.lobby.v1.LobbyService")
-    server = dict(KEEPALIVE_OPTIONS)
-    assert opened["grpc.keepalive_time_ms"] >= server["grpc.http2.min_ping_interval_without_data_ms"]
+async def _quiet_stream_survives(address: str, time_ms: int, intervals: int) -> grpc.RpcError | None:
+    """Open a stream that stays quiet on a channel pinging every ``time_ms`` (services.channels'
+    settings, scaled down), for ``intervals`` pings; the error that ended it, or None."""
+    from services.channels import keepalive_options
+
+    channel = grpc.aio.insecure_channel(address, options=list(keepalive_options(time_ms)))
+    hold = channel.unary_stream(f"/{SERVICE}/Hold")
+    call = hold(b"")
+    try:
+        assert await asyncio.wait_for(call.read(), 5) == b"ready"
+        try:
+            await asyncio.wait_for(call.read(), time_ms * intervals / 1000)
+        except TimeoutError:
+            # Still open after the pings: the channel works for new calls too.
+            echo = channel.unary_unary(f"/{SERVICE}/Echo")
+            assert await echo(b"ping?", timeout=5) == b"ping?"
+            return None
+        except grpc.RpcError as error:
+            return error
+        raise AssertionError("the quiet stream sent a second message")
+    finally:
+        call.cancel()
+        await channel.close()
+
+
+async def test_a_client_pinging_at_its_rate_keeps_its_quiet_stream_open():
+    """The clients ping every KEEPALIVE_TIME_MS while a call is open; a server that refuses
+    such pings (gRPC's default: one per 5 minutes) sends GOAWAY too_many_pings, which ends
+    every stream of the channel. Here at one ping a second (gRPC's fastest), for 5 pings."""
+    echo, store = _Echo(), _Store(up=True)
+    address = f"127.0.0.1:{free_port()}"
+    spec = ServiceSpec(name="echo", full_names=(SERVICE,), register=echo.register,
+                       probe=store.probe)
+    started, stop = asyncio.Event(), asyncio.Event()
+    task = asyncio.create_task(serve(spec, address, grace_seconds=1, started=started, stop=stop,
+                                     client_keepalive_ms=1000))
+    try:
+        await asyncio.wait_for(started.wait(), 5)
+        assert await _quiet_stream_survives(address, time_ms=1000, intervals=5) is None
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 10)
+
+
+async def test_without_the_agreement_the_same_client_gets_too_many_pings():
+    """The control: the same client against a server with gRPC's default ping policy."""
+    echo = _Echo()
+    server = grpc.aio.server()
+    echo.register(server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    try:
+        error = await _quiet_stream_survives(f"127.0.0.1:{port}", time_ms=1000,
+                                             intervals=5)
+    finally:
+        await server.stop(None)
+    assert error is not None and error.code() == grpc.StatusCode.UNAVAILABLE
+    assert "ping" in (error.details() or "").lower()
+
+
+async def test_what_start_up_made_is_left_out_of_later_collections():
+    """gc.freeze() once serving: the collector's full passes skip the start-up heap."""
+    gc.unfreeze()
+    spec = ServiceSpec(name="echo", full_names=(SERVICE,), register=_Echo().register,
+                       probe=_Store(up=True).probe)
+    started, stop = asyncio.Event(), asyncio.Event()
+    task = asyncio.create_task(serve(spec, f"127.0.0.1:{free_port()}", grace_seconds=1,
+                                     started=started, stop=stop))
+    try:
+        await asyncio.wait_for(started.wait(), 5)
+        assert gc.get_freeze_count() > 0
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 10)
+
+
+def test_the_servers_accept_pings_at_least_as_often_as_the_clients_send_them():
+    from services.channels import KEEPALIVE_TIME_MS, keepalive_options
+    from services.server import server_keepalive_options
+
+    for time_ms in (200, 10_000, KEEPALIVE_TIME_MS, 120_000):
+        client = dict(keepalive_options(time_ms))
+        server = dict(server_keepalive_options(time_ms))
+        assert client["grpc.keepalive_time_ms"] == time_ms
+        assert server["grpc.http2.min_ping_interval_without_data_ms"] < time_ms
+        assert server["grpc.keepalive_permit_without_calls"] == 1
+        assert client["grpc.http2.max_pings_without_data"] == 0  # a quiet stream stays checked

@@ -1,0 +1,80 @@
+"""The game sockets open in this process, and what the gateway's events mean for them.
+
+A socket's session is checked when it opens, when its player sends a message, when it
+expires, and when an event (gateway.events) says it may have ended: a logout closes the
+sockets of that session, an erasure re-checks the member's, and a listener that was deaf for a
+while re-checks them all. Names are re-read by the table feeds the events name. Nothing polls.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from gateway.events import (
+    Event,
+    EventBus,
+    MemberEnded,
+    Missed,
+    SeatingChanged,
+    SessionEnded,
+)
+from gateway.tables_feed import TableFeeds
+
+
+class LiveSocket(Protocol):
+    sub: str  # the member
+    session: str  # the digest of its session id (gateway.events.session_digest)
+
+    def end_session(self) -> None:
+        """Close: the session ended."""
+
+    def check_session(self) -> None:
+        """Re-read the session soon; close if it ended."""
+
+
+class SocketRegistry:
+    """The open sockets by session and by member; the handler of this process's events."""
+
+    def __init__(self, bus: EventBus, feeds: TableFeeds):
+        self.bus = bus
+        self.feeds = feeds
+        self._by_session: dict[str, set[LiveSocket]] = {}
+        self._by_member: dict[str, set[LiveSocket]] = {}
+        self.events_seen = 0  # lets an opening socket learn that an event came meanwhile
+
+    async def listening(self) -> None:
+        """Make sure this process hears the events (ServiceError UNAVAILABLE if it cannot)."""
+        await self.bus.listen(self.handle)
+
+    def add(self, socket: LiveSocket) -> None:
+        self._by_session.setdefault(socket.session, set()).add(socket)
+        self._by_member.setdefault(socket.sub, set()).add(socket)
+
+    def discard(self, socket: LiveSocket) -> None:
+        for index, key in ((self._by_session, socket.session), (self._by_member, socket.sub)):
+            sockets = index.get(key)
+            if sockets is not None:
+                sockets.discard(socket)
+                if not sockets:
+                    del index[key]
+
+    def __len__(self) -> int:
+        return sum(len(sockets) for sockets in self._by_session.values())
+
+    def handle(self, event: Event) -> None:
+        self.events_seen += 1
+        if isinstance(event, SessionEnded):
+            for socket in list(self._by_session.get(event.session, ())):
+                socket.end_session()
+        elif isinstance(event, MemberEnded):
+            # Re-checked, not closed: a socket opened with a session made after the erasure
+            # (the member logged in again) lives on.
+            for socket in list(self._by_member.get(event.sub, ())):
+                socket.check_session()
+        elif isinstance(event, SeatingChanged):
+            self.feeds.names_changed(event.tables)
+        elif isinstance(event, Missed):
+            self.feeds.names_changed(None)
+            for sockets in list(self._by_session.values()):
+                for socket in list(sockets):
+                    socket.check_session()

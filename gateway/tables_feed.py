@@ -1,0 +1,346 @@
+"""The fan-out of a table to its sockets: one subscription per table per gateway process.
+
+The first socket opened on a game starts its :class:`TableFeed`; every later socket of this
+process at that game shares it; the feed stops when the last one leaves. A feed follows the
+lobby while the game waits for players (LobbyService.WatchGame: a ``lobby`` message per
+change), then the table (GameService.WatchTable: every seat's view once per revision). It joins
+the names in once per seat and revision (the seating is cached here, re-read only when an event
+says it changed: :meth:`TableFeeds.names_changed`), and hands the same text to every socket of
+that seat. Nothing here polls, and the cost of an update grows with the seats watched, not with
+the sockets open.
+
+Each socket has an :class:`Outbox`: the messages waiting to be written to it, in order. A socket
+that does not keep up must not hold up the others, so an outbox is bounded: one that is full
+when the next message comes (OUTBOX_SIZE messages behind: a client that stopped reading) is
+closed with 1013 "Too slow" (docs/websocket.md). Skipping states instead is not an option: the
+contract sends a ``state`` after every accepted change. The client reconnects and its first
+``state`` is complete.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections import deque
+from collections.abc import Callable, Iterable
+
+from game.client import TableViews
+from gateway.views import game_view, lobby_view
+from lobby.models import Game
+from services.errors import Reason, ServiceError
+
+log = logging.getLogger(__name__)
+
+OUTBOX_SIZE = 64  # a match is ~200 changes; 64 queued means the client stopped reading
+TOO_SLOW = (1013, "Too slow")  # 1013 Try Again Later: reconnect, and the next view is complete
+GAME_GONE = (1000, "Game not found")  # a game that expired before it started
+FIRST_BACKOFF_SECONDS = 0.2
+MAX_BACKOFF_SECONDS = 5.0
+
+
+def _text(message: dict) -> str:
+    return json.dumps(message, separators=(",", ":"))
+
+
+class Outbox:
+    """What waits to be written to one socket, in order; the socket's writer drains it.
+
+    ``on_close(code, reason)`` is called once when the socket must close: its outbox
+    overflowed (TOO_SLOW), or its game expired unstarted (GAME_GONE).
+    """
+
+    def __init__(self, on_close: Callable[[int, str], None], size: int = OUTBOX_SIZE):
+        self._messages: deque[str] = deque()
+        self._size = size
+        self._ready = asyncio.Event()
+        self._on_close = on_close
+        self.closed = False
+
+    def put(self, text: str) -> None:
+        if self.closed:
+            return
+        if len(self._messages) >= self._size:
+            self.close(*TOO_SLOW)
+            return
+        self._messages.append(text)
+        self._ready.set()
+
+    def close(self, code: int, reason: str) -> None:
+        if not self.closed:
+            self.closed = True
+            self._messages.clear()
+            self._on_close(code, reason)
+
+    async def next(self) -> str:
+        """The next message to write (waits for one)."""
+        while not self._messages:
+            self._ready.clear()
+            await self._ready.wait()
+        return self._messages.popleft()
+
+    def __len__(self) -> int:
+        return len(self._messages)
+
+
+class Subscriber:
+    """One socket's place at a table: its seat, its member, its outbox, what it was sent."""
+
+    def __init__(self, feed: TableFeed, seat: str, member_id: str, outbox: Outbox,
+                 started: bool):
+        self.feed = feed
+        self.seat = seat
+        self.member_id = member_id
+        self.outbox = outbox
+        self._started = started
+        self.revision = -1  # the revision of the newest state queued for this socket
+        self._last_state: str | None = None
+        self._last_lobby: str | None = None
+        self._lobby_seats = 0
+
+    @property
+    def started(self) -> bool:
+        """Whether the game has started (actions are refused before)."""
+        return self._started or self.feed.started
+
+    def put_state(self, revision: int, text: str) -> None:
+        """A state of the feed: queued unless a newer (or the same) one was queued already
+        (an answer to ``state`` may have overtaken the feed)."""
+        if revision <= self.revision:
+            return
+        self.revision, self._last_state = revision, text
+        self.outbox.put(text)
+
+    def put_view(self, view: dict) -> None:
+        """A view read outside the feed (a move's outcome), queued as the feed's would be."""
+        revision = view.get("revision")
+        if isinstance(revision, int):
+            self.put_state(revision, self.feed.render_state(view))
+
+    def answer_state(self, view: dict) -> None:
+        """The answer to ``{"action": "state"}``: the current view, never older than a state
+        this socket was sent already (the states a socket gets never go back)."""
+        revision = view.get("revision")
+        if isinstance(revision, int) and revision >= self.revision:
+            text = self.feed.render_state(view)
+            self.revision, self._last_state = revision, text
+            self.outbox.put(text)
+        elif self._last_state is not None:
+            self.outbox.put(self._last_state)
+
+    def put_lobby(self, game: Game) -> None:
+        """The waiting room as ``game`` shows it, unless this socket saw it already or saw a
+        fuller one (its own reading of the lobby may overtake the feed's)."""
+        taken = len(game.seats)
+        text = _text({"type": "lobby", "game": lobby_view(game, self.member_id)})
+        if text != self._last_lobby and taken >= self._lobby_seats:
+            self._last_lobby, self._lobby_seats = text, taken
+            self.outbox.put(text)
+
+    def put(self, message: dict) -> None:
+        """Any other message (an error) in line with the states."""
+        self.outbox.put(_text(message))
+
+
+class TableFeed:
+    """The one subscription of this process to a game: its lobby, then its table."""
+
+    def __init__(self, feeds: TableFeeds, game: Game):
+        self.feeds = feeds
+        self.id = game.id
+        self.game = game  # the seating: where the names come from
+        self.started = game.started
+        self.subscribers: dict[str, set[Subscriber]] = {}  # by seat
+        self.revision = -1
+        self.views: dict[str, dict] = {}  # the newest view of each seat
+        self._texts: dict[str, str] = {}  # the newest state of each seat, names joined in
+        self.game_over: str | None = None  # the game_over message, once finished
+        self._names_stale = False
+        self.task: asyncio.Task | None = None
+
+    # -- subscribers -----------------------------------------------------------------------
+
+    def add(self, subscriber: Subscriber, game: Game) -> None:
+        self.subscribers.setdefault(subscriber.seat, set()).add(subscriber)
+        if not self.started:
+            if not game.started:
+                # The socket's own reading of the lobby is fresh: show it at once (as a watch
+                # would), then the feed's changes.
+                subscriber.put_lobby(game)
+            return  # else the feed is about to learn of the start: the first state follows
+        text = self._state_of(subscriber.seat)
+        if text is not None:
+            subscriber.put_state(self.revision, text)
+            if self.game_over is not None:
+                subscriber.outbox.put(self.game_over)
+
+    def remove(self, subscriber: Subscriber) -> bool:
+        """Forget ``subscriber``; True when it was the last one."""
+        seat = self.subscribers.get(subscriber.seat)
+        if seat is not None:
+            seat.discard(subscriber)
+            if not seat:
+                del self.subscribers[subscriber.seat]
+        return not self.subscribers
+
+    def _all(self) -> list[Subscriber]:
+        return [s for seat in self.subscribers.values() for s in seat]
+
+    # -- rendering -------------------------------------------------------------------------
+
+    def render_state(self, view: dict) -> str:
+        """A ``state`` message: the seat's view with the cached names joined in."""
+        return _text({"type": "state", "game": game_view(view, self.game)})
+
+    def _state_of(self, seat: str) -> str | None:
+        """The newest state of ``seat`` (rendered once per revision and seat), or None."""
+        text = self._texts.get(seat)
+        if text is None and seat in self.views:
+            text = self._texts[seat] = self.render_state(self.views[seat])
+        return text
+
+    def names_changed(self) -> None:
+        """The seating changed (an erasure): re-read it before the next state is rendered."""
+        self._names_stale = True
+
+    async def _fresh_names(self) -> None:
+        if not self._names_stale:
+            return
+        try:
+            self.game = await self.feeds.lobby.get_game(self.id)
+        except ServiceError as error:
+            # The lobby briefly down: the names we have will do, and the next state tries
+            # again. Anything else (the seating expired) will not get better: keep them.
+            log.info("game %s: names not refreshed: %s", self.id, error.message)
+            self._names_stale = error.reason.transient
+            return
+        self._names_stale = False
+        self._texts.clear()
+
+    # -- the subscription ------------------------------------------------------------------
+
+    async def run(self) -> None:
+        try:
+            if not self.started and not await self._follow_lobby():
+                return
+            await self._follow_table()
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # a bug must not pass silently: the sockets stay open, unfed
+            log.exception("game %s: the feed failed", self.id)
+
+    async def _follow_lobby(self) -> bool:
+        """The waiting room, until the game starts (True); False when it expired unstarted
+        (its sockets closed) or the lobby refused the watch."""
+        backoff = FIRST_BACKOFF_SECONDS
+        while not self.started:
+            try:
+                async for game in self.feeds.lobby.watch_game(self.id):
+                    backoff = FIRST_BACKOFF_SECONDS
+                    self.game = game
+                    if game.started:
+                        self.started = True
+                        return True
+                    for subscriber in self._all():
+                        subscriber.put_lobby(game)
+            except ServiceError as error:
+                if error.reason is Reason.GAME_NOT_FOUND:  # expired unstarted (GAME_TTL_SECONDS)
+                    for subscriber in self._all():
+                        subscriber.outbox.close(*GAME_GONE)
+                    return False
+                if not error.reason.transient:
+                    log.warning("game %s: the lobby refused the watch: %s", self.id, error.message)
+                    return False
+            # The lobby went away (a restart, a replica lost): watch again.
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, MAX_BACKOFF_SECONDS)
+        return True
+
+    async def _follow_table(self) -> None:
+        backoff = FIRST_BACKOFF_SECONDS
+        while True:
+            try:
+                async for views in self.feeds.game.watch_table(self.id):
+                    backoff = FIRST_BACKOFF_SECONDS
+                    if views.revision <= self.revision:
+                        continue  # a new subscription starts with what was fanned out already
+                    await self._fresh_names()
+                    self._fan_out(views)
+                    if views.status == "finished":
+                        return
+            except ServiceError as error:
+                if not error.reason.transient:
+                    log.warning("game %s: the table stream ended: %s", self.id, error.message)
+                    return
+            # The game service went away (a restart, a replica lost): subscribe again.
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, MAX_BACKOFF_SECONDS)
+
+    def _fan_out(self, views: TableViews) -> None:
+        """One revision to every socket; no await in here, so a socket that joins meanwhile
+        gets either this revision from :meth:`add` or from here, never neither."""
+        self.revision = views.revision
+        self.views = dict(views.views)
+        self._texts = {}
+        if views.status == "finished" and views.views:
+            final = views.views[0][1]
+            self.game_over = _text({"type": "game_over", "scores": final.get("scores"),
+                                    "winner": final.get("winner")})
+        for seat, subscribers in self.subscribers.items():
+            text = self._state_of(seat)
+            if text is None:  # a seat the table does not know: nothing to show it
+                continue
+            for subscriber in subscribers:
+                subscriber.put_state(views.revision, text)
+                if self.game_over is not None:
+                    subscriber.outbox.put(self.game_over)
+
+
+class TableFeeds:
+    """This process's feeds, by game id: started by the first socket, stopped after the last."""
+
+    def __init__(self, game, lobby):
+        self.game = game  # GameClient (or a fake with watch_table)
+        self.lobby = lobby  # LobbyClient (or a fake with watch_game and get_game)
+        self._feeds: dict[str, TableFeed] = {}
+
+    def join(self, game: Game, seat: str, member_id: str, outbox: Outbox) -> Subscriber:
+        """Add a socket of ``member_id`` at ``seat`` of ``game`` (as the lobby answered it)."""
+        feed = self._feeds.get(game.id)
+        if feed is None:
+            feed = self._feeds[game.id] = TableFeed(self, game)
+        subscriber = Subscriber(feed, seat, member_id, outbox, started=game.started)
+        feed.add(subscriber, game)
+        if feed.task is None or (feed.task.done() and feed.game_over is None):
+            # Not started yet, or ended without finishing (a refused watch): (re)start it.
+            feed.task = asyncio.create_task(feed.run(), name=f"table feed {game.id}")
+        return subscriber
+
+    def leave(self, subscriber: Subscriber) -> None:
+        feed = subscriber.feed
+        if feed.remove(subscriber) and self._feeds.get(feed.id) is feed:
+            del self._feeds[feed.id]
+            if feed.task is not None:
+                feed.task.cancel()
+
+    def names_changed(self, table_ids: Iterable[str] | None = None) -> None:
+        """The seating of these games (None: of any game) changed: re-read before the next
+        state."""
+        feeds = self._feeds.values() if table_ids is None else (
+            feed for id in table_ids if (feed := self._feeds.get(id)) is not None)
+        for feed in feeds:
+            feed.names_changed()
+
+    def __len__(self) -> int:
+        """How many subscriptions this process holds (one per game with a socket open)."""
+        return len(self._feeds)
+
+    async def aclose(self) -> None:
+        tasks = [feed.task for feed in self._feeds.values() if feed.task is not None]
+        self._feeds.clear()
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task

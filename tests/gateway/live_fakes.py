@@ -1,0 +1,104 @@
+"""Fakes of the lobby and the game service for the gateway's live path (tables_feed, the socket):
+table streams the test feeds, a log the test writes, a lobby that knows a few games."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import AsyncIterator
+
+import pytest
+
+from game.client import TableViews
+from lobby.models import Game, Seat
+
+NAMES = ("alice", "bob", "carol", "dave")
+
+
+def lobby_game(id: str = "t1", started: bool = True, names=NAMES) -> Game:
+    """A game of the four (member ids are the names they logged in with)."""
+    return Game(id=id, game_type="scopone_scientifico", join_code="K7QX2M", options_json="{}",
+                seats_total=4, created_at_ms=0, started=started,
+                seats=tuple(Seat(i, member, name) for i, (member, name) in
+                            enumerate(zip(NAMES, names, strict=False))))
+
+
+def seat_view(index: int, revision: int, status: str = "playing") -> dict:
+    """A seat's view as the game service renders it (the fields the gateway touches)."""
+    return {"status": status, "revision": revision, "you": index,
+            "players": [{"seat": i, "is_you": i == index} for i in range(4)],
+            **({"scores": {"A": 11, "B": 3}, "winner": "A"} if status == "finished" else {})}
+
+
+def table_views(revision: int, status: str = "playing") -> TableViews:
+    return TableViews(revision, status, 0,
+                      tuple((f"seat:{i}", seat_view(i, revision, status)) for i in range(4)))
+
+
+class FakeGame:
+    """WatchTable streams fed by the test (``push``), counting the streams opened and open;
+    GetView answers the seat's view at ``revision``; Act changes nothing."""
+
+    def __init__(self) -> None:
+        self.opened: Counter[str] = Counter()
+        self.open: Counter[str] = Counter()
+        self._streams: dict[str, list[asyncio.Queue]] = {}
+        self.revision = 0
+
+    async def watch_table(self, table_id: str) -> AsyncIterator[TableViews]:
+        queue: asyncio.Queue = asyncio.Queue()
+        self._streams.setdefault(table_id, []).append(queue)
+        self.opened[table_id] += 1
+        self.open[table_id] += 1
+        try:
+            while True:
+                item = await queue.get()
+                if isinstance(item, Exception):
+                    raise item
+                yield item
+                if item.status == "finished":
+                    return
+        finally:
+            self.open[table_id] -= 1
+            self._streams[table_id].remove(queue)
+
+    def push(self, table_id: str, item: TableViews | Exception) -> None:
+        for queue in self._streams.get(table_id, ()):
+            queue.put_nowait(item)
+
+    async def get_view(self, table_id: str, seat: str) -> dict:
+        return seat_view(int(seat.split(":")[1]), self.revision)
+
+    async def act(self, table_id: str, seat: str, action: dict, revision: int | None) -> dict:
+        return {}
+
+
+class FakeLobby:
+    def __init__(self) -> None:
+        self.games = {"t1": lobby_game("t1"), "t2": lobby_game("t2")}
+        self.reads = 0
+        self.watches = 0
+        self.watching: asyncio.Queue = asyncio.Queue()
+
+    async def get_game(self, game_id: str) -> Game:
+        self.reads += 1
+        return self.games[game_id]
+
+    async def watch_game(self, game_id: str) -> AsyncIterator[Game]:
+        self.watches += 1
+        while True:
+            item = await self.watching.get()
+            if isinstance(item, Exception):
+                raise item
+            yield item
+            if item.started:
+                return
+
+
+async def until(predicate, what: str, timeout: float = 2.0) -> None:
+    """Wait for ``predicate()`` to hold, or fail with ``what``."""
+    for _ in range(int(timeout / 0.01)):
+        if predicate():
+            return
+        await asyncio.sleep(0.01)
+    pytest.fail(what)

@@ -1,0 +1,156 @@
+"""gateway.tables_feed: one subscription per table per process, each socket its seat's views, in
+order; a socket that stops reading is closed, never holding up the others; names read once."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import Counter
+
+import pytest
+
+from gateway.tables_feed import GAME_GONE, OUTBOX_SIZE, TOO_SLOW, Outbox, TableFeeds
+from lobby.models import Game
+from services.errors import Reason, ServiceError
+from tests.gateway.live_fakes import NAMES, FakeGame, FakeLobby, lobby_game, table_views, until
+
+
+class Socket:
+    """An outbox and what was closed; ``read()`` takes the next message."""
+
+    def __init__(self) -> None:
+        self.closed: tuple[int, str] | None = None
+        self.outbox = Outbox(lambda code, reason: setattr(self, "closed", (code, reason)))
+
+    async def read(self) -> dict:
+        return json.loads(await asyncio.wait_for(self.outbox.next(), 2))
+
+
+@pytest.fixture
+async def feeds():
+    game, lobby = FakeGame(), FakeLobby()
+    feeds = TableFeeds(game, lobby)
+    feeds.fake_game, feeds.fake_lobby = game, lobby  # type: ignore[attr-defined]
+    yield feeds
+    await feeds.aclose()
+
+
+async def test_one_subscription_per_table_shared_by_every_socket_of_the_process(feeds):
+    game = feeds.fake_game
+    sockets = [Socket() for _ in range(4)]
+    joined = [feeds.join(lobby_game("t1"), "seat:0", "alice", sockets[0].outbox),
+              feeds.join(lobby_game("t1"), "seat:0", "alice", sockets[1].outbox),
+              feeds.join(lobby_game("t1"), "seat:2", "carol", sockets[2].outbox),
+              feeds.join(lobby_game("t2"), "seat:1", "bob", sockets[3].outbox)]
+    await until(lambda: game.open["t1"] == 1 and game.open["t2"] == 1, "no stream opened")
+    game.push("t1", table_views(1))
+    states = [(await socket.read())["game"] for socket in sockets[:3]]
+    assert [s["you"] for s in states] == [0, 0, 2]
+    assert all([p["name"] for p in s["players"]] == list(NAMES) for s in states)
+    assert game.opened == Counter({"t1": 1, "t2": 1}) and len(feeds) == 2
+    for subscriber in joined[:2]:
+        feeds.leave(subscriber)
+    assert game.open["t1"] == 1  # carol is still there
+    feeds.leave(joined[2])
+    await until(lambda: game.open["t1"] == 0, "the last socket left, the stream stayed open")
+    assert len(feeds) == 1 and game.open["t2"] == 1
+
+
+async def test_a_socket_that_stops_reading_is_closed_and_the_others_get_every_state(feeds):
+    game = feeds.fake_game
+    reader, stuck = Socket(), Socket()
+    feeds.join(lobby_game("t1"), "seat:0", "alice", reader.outbox)
+    feeds.join(lobby_game("t1"), "seat:1", "bob", stuck.outbox)
+    await until(lambda: game.open["t1"] == 1, "no stream opened")
+    seen = []
+    for revision in range(1, OUTBOX_SIZE + 6):
+        game.push("t1", table_views(revision))
+        seen.append((await reader.read())["game"]["revision"])
+    assert seen == list(range(1, OUTBOX_SIZE + 6))  # each state, in order
+    assert stuck.closed == TOO_SLOW == (1013, "Too slow")
+    assert len(stuck.outbox) == 0  # nothing more is kept for it
+
+
+async def test_a_socket_joining_a_running_table_gets_the_newest_state_then_the_next(feeds):
+    game = feeds.fake_game
+    first, late = Socket(), Socket()
+    feeds.join(lobby_game("t1"), "seat:0", "alice", first.outbox)
+    await until(lambda: game.open["t1"] == 1, "no stream opened")
+    for revision in (1, 2):
+        game.push("t1", table_views(revision))
+        await first.read()
+    feeds.join(lobby_game("t1"), "seat:3", "dave", late.outbox)
+    state = (await late.read())["game"]
+    assert (state["revision"], state["you"]) == (2, 3)
+    game.push("t1", table_views(3, "finished"))
+    assert (await late.read())["game"]["revision"] == 3
+    assert await late.read() == {"type": "game_over", "scores": {"A": 11, "B": 3}, "winner": "A"}
+    assert game.opened["t1"] == 1
+
+
+async def test_names_are_read_once_and_again_only_after_the_seating_changed(feeds):
+    game, lobby = feeds.fake_game, feeds.fake_lobby
+    socket = Socket()
+    feeds.join(lobby_game("t1"), "seat:0", "alice", socket.outbox)
+    await until(lambda: game.open["t1"] == 1, "no stream opened")
+    for revision in (1, 2, 3):
+        game.push("t1", table_views(revision))
+        await socket.read()
+    assert lobby.reads == 0  # the seating the socket opened with
+    lobby.games["t1"] = lobby_game("t1", names=("alice", "deleted player", "carol", "dave"))
+    feeds.names_changed(["t1"])
+    game.push("t1", table_views(4))
+    state = (await socket.read())["game"]
+    assert [p["name"] for p in state["players"]] == ["alice", "deleted player", "carol", "dave"]
+    game.push("t1", table_views(5))
+    await socket.read()
+    assert lobby.reads == 1
+
+
+async def test_a_new_subscription_after_a_restart_sends_only_what_is_new(feeds):
+    game = feeds.fake_game
+    socket = Socket()
+    feeds.join(lobby_game("t1"), "seat:0", "alice", socket.outbox)
+    await until(lambda: game.open["t1"] == 1, "no stream opened")
+    game.push("t1", table_views(1))
+    await socket.read()
+    game.push("t1", ServiceError(Reason.UNAVAILABLE, "UNAVAILABLE: the game service restarts"))
+    await until(lambda: game.opened["t1"] == 2 and game.open["t1"] == 1, "never resubscribed")
+    game.push("t1", table_views(1))  # a new stream starts with the current views
+    game.push("t1", table_views(2))
+    assert (await socket.read())["game"]["revision"] == 2
+
+
+async def test_the_answer_to_state_never_takes_a_socket_back(feeds):
+    game = feeds.fake_game
+    socket = Socket()
+    subscriber = feeds.join(lobby_game("t1"), "seat:0", "alice", socket.outbox)
+    await until(lambda: game.open["t1"] == 1, "no stream opened")
+    game.push("t1", table_views(2))
+    await socket.read()
+    subscriber.answer_state(dict(table_views(1).views)["seat:0"])  # read before the feed's 2
+    assert (await socket.read())["game"]["revision"] == 2
+    subscriber.answer_state(dict(table_views(3).views)["seat:0"])
+    assert (await socket.read())["game"]["revision"] == 3
+    game.push("t1", table_views(3))  # the feed's 3 is not sent twice
+    game.push("t1", table_views(4))
+    assert (await socket.read())["game"]["revision"] == 4
+
+
+async def test_the_waiting_room_is_one_lobby_watch_and_an_expired_game_closes_its_sockets(feeds):
+    lobby = feeds.fake_lobby
+    waiting = lobby_game("t1", started=False, names=NAMES[:2])
+    waiting = Game(**{**waiting.__dict__, "seats": waiting.seats[:2]})
+    alice, bob = Socket(), Socket()
+    feeds.join(waiting, "seat:0", "alice", alice.outbox)
+    feeds.join(waiting, "seat:1", "bob", bob.outbox)
+    for socket, me in ((alice, 0), (bob, 1)):
+        lobby_message = await socket.read()
+        assert lobby_message["type"] == "lobby" and lobby_message["game"]["seats_open"] == 2
+        assert [p["is_you"] for p in lobby_message["game"]["players"]] == [me == 0, me == 1]
+    lobby.watching.put_nowait(waiting)  # the watch's first answer: seen already, not repeated
+    lobby.watching.put_nowait(ServiceError(Reason.GAME_NOT_FOUND, "Game not found"))
+    await until(lambda: alice.closed is not None and bob.closed is not None, "never closed")
+    assert alice.closed == bob.closed == GAME_GONE == (1000, "Game not found")
+    assert lobby.watches == 1
+    assert len(alice.outbox) == len(bob.outbox) == 0
