@@ -1,134 +1,533 @@
-"""Through the gateway: moves per second and the latency from a play sent on one socket to the
-new state received on all four, with 1, 50 and 500 tables playing at once.
+"""The live path at scale, through the gateway: the whole stack as processes on Redis and Postgres.
 
-The whole stack runs as real processes on real Redis and Postgres (a database and key prefix of
-its own, removed afterwards); four players log in through the development provider and sit at
-every table.
+What is measured, in one run (issue 16):
+
+- closed loop at 1, 50 and 500 tables: each table plays its next card as soon as all four of its
+  sockets have the state of the last one; moves/s, and p50 and p99 of the latency from a play sent
+  on one socket to the new state received on all four;
+- paced, at 500 tables: each table plays on a schedule (its own random phase, then one card every
+  tables / rate seconds: the think time) so the whole room offers 100, then 400 moves/s; a table
+  that falls behind plays as soon as its last move is done. The achieved rate, p50, p99, p99.9;
+- the cost of a move in each phase: the CPU time (user + system, psutil) each process spent
+  during the phase, divided by the moves played: gateway, lobby, game, deadlines, stats, the
+  development OIDC provider, redis-server, the Postgres backends serving the bench's database,
+  and the Postgres processes every database shares (postmaster, WAL writer, checkpointer...); the
+  Redis commands (``INFO commandstats``, every command's calls but INFO's) and the Postgres
+  transactions (``pg_stat_database.xact_commit`` of the bench's database) per move;
+- the idle cost: CPU ms per second of each process, Redis commands and Postgres transactions per
+  second, with the 2,000 sockets of the 500 tables open and nobody moving (15 s);
+- garbage-collection pauses of each Python process of the stack in those phases: the longest
+  (the wall-clock time the process stood still, which includes waiting for a core, and the
+  collector's own CPU time), and how many lasted 1 ms or more. bench/gc_probe is a
+  ``sitecustomize`` put on the children's PYTHONPATH with TAVOLO_GC_LOG: the services' code is
+  not touched.
+
+How: four players log in through the stack's development OIDC provider and sit at the tables
+(target score 121, turn and hand timers at an hour, so nothing plays by itself), each player with
+one WebSocket per table, opened without client pings (as a browser does). The tables are seated
+as the phases need them: 1, then 49 more, then 450 more; the idle figures are taken once the 500
+are seated, before their first move; each phase plays on from where the last left its tables.
+Hand ends are acknowledged by all four seats as they come (not counted as moves; their cost is in
+the phase's). The Postgres is the machine's (TAVOLO_TEST_POSTGRES), in a database of the bench's
+own; the Redis is a private ``redis-server`` the bench starts (so that its command counts and CPU
+are the stack's alone), or TAVOLO_TEST_REDIS when there is no redis-server binary, whose figures
+then include whatever else uses that server. A phase's CPU and Redis figures are taken from its
+first play to 0.25 s after its last state; Postgres publishes a backend's counters at most once a
+second and up to 10 s after it goes idle, so a phase's transactions are read once the stores have
+settled for 10.5 s (which adds what the stack does by itself in that time: little, since every
+seated table has just moved). Everything runs on the one machine, the load generator (this
+process) included, whose CPU is shown too: on a small machine the latencies include queueing for
+the cores, and the figures are only as quiet as the machine.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
-import statistics
+import math
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import asyncpg
+import psutil
+import redis.asyncio as aioredis
+import websockets
 
 from game.scopone.rules import legal_plays
+from gateway.sessions import COOKIE_NAME
 from testing.players import Player
-from testing.stack import real_stack
+from testing.processes import redis_server
+from testing.servers import ADMIN_DSN, REDIS_URL, create_database, delete_keys, drop_database, dsn_for, new_prefix
+from testing.stack import Stack
 
-TABLE_COUNTS = (1, 50, 500)
-MOVES_PER_TABLE = {1: 200, 50: 20, 500: 8}
+TABLES = 500
+CLOSED = ((1, 200), (50, 20), (TABLES, 8))           # (tables, moves per table)
+PACED = ((100, 4), (400, 8))                         # (offered moves/s, moves per table) at TABLES
+IDLE_SECONDS = 15.0      # the before code's view streams poll Postgres every 15 s when nothing moves
+SETTLE_SECONDS = 10.5    # Postgres flushes an idle backend's counters within 10 s
+DRAIN_SECONDS = 0.25     # after a phase's last state, for the writes that follow it
+HANG_SECONDS = 120.0     # a socket that stays silent this long stops the bench (not a measure)
+SETUP_CONCURRENCY = 25
+GC_PROBE = Path(__file__).parent / "gc_probe"
+
+SERVICES = ("gateway", "lobby", "game", "deadlines", "stats", "idp")
+LABELS = {"idp": "dev-idp", "redis": "redis-server", "pg": "postgres (bench db)",
+          "pg_shared": "postgres (shared)", "client": "bench client"}
+PLATFORM = (*SERVICES, "redis", "pg")  # what "platform total" adds up
+
+
+class Failed(RuntimeError):
+    """The gateway refused a move or a socket closed: the bench cannot go on."""
 
 
 class _Table:
-    """Four sockets of one game; each socket's states go to its queue."""
+    """The four sockets of one game (seat order), a reader per socket, each seat's last view.
+
+    A play or an ack the gateway answers ``unavailable`` (the game service did not answer in
+    time: an overloaded stack) is sent again and counted in ``errors``. The revision makes a
+    play safe to repeat: if the first one went through after all, the second is refused with
+    ``concurrent_move``; a repeated ack is refused with ``illegal_move``. The latency of such a
+    move runs from its first sending.
+    """
 
     def __init__(self, sockets):
         self.sockets = sockets
-        self.queues = [asyncio.Queue() for _ in sockets]
+        self.queues: list[asyncio.Queue] = [asyncio.Queue() for _ in sockets]
         self.readers = [asyncio.create_task(self._read(s, q)) for s, q in zip(sockets, self.queues)]
+        self.views: list[dict] = []
+        self.errors = 0     # "unavailable" answers
+        self.resent = 0     # actions sent again
 
     @staticmethod
-    async def _read(socket, queue):
-        async for raw in socket:
-            message = json.loads(raw)
-            if message["type"] == "state":
-                await queue.put(message["game"])
+    async def _read(socket, queue: asyncio.Queue) -> None:
+        try:
+            async for raw in socket:
+                message = json.loads(raw)
+                if message["type"] in ("state", "error", "game_over"):
+                    await queue.put(message)
+        finally:
+            await queue.put({"type": "closed"})
 
-    async def latest(self, seat: int) -> dict:
-        game = await self.queues[seat].get()
-        while not self.queues[seat].empty():
-            game = self.queues[seat].get_nowait()
-        return game
+    async def _next(self, seat: int) -> dict:
+        message = await asyncio.wait_for(self.queues[seat].get(), HANG_SECONDS)
+        if message["type"] not in ("state", "error"):
+            raise Failed(f"seat {seat} got {message}")
+        return message
 
-    async def play(self, moves: int, latencies: list[float]) -> int:
-        """Play ``moves`` cards (hand ends acknowledged, not measured); how many were played."""
-        views = [await self.latest(seat) for seat in range(4)]
-        played = 0
-        while played < moves:
-            if views[0]["status"] == "hand_end":
-                views = await self._acknowledge(views)
-                continue
-            turn = views[0]["turn"]
-            if views[0]["status"] != "playing" or turn is None:
-                return played
-            mine = views[turn]
-            card, capture = legal_plays(mine["hand"], mine["table"], False)[0]
-            sent = time.perf_counter()
-            await self.sockets[turn].send(json.dumps(
-                {"action": "play", "card": card, "capture": capture, "revision": mine["revision"]}))
-            views = [await self._after(seat, mine["revision"]) for seat in range(4)]
-            latencies.append(time.perf_counter() - sent)
-            played += 1
-        return played
+    async def start(self) -> None:
+        for seat in range(4):
+            message = await self._next(seat)
+            if message["type"] != "state":
+                raise Failed(f"seat {seat} got {message}")
+            self.views.append(message["game"])
 
-    async def _acknowledge(self, views: list[dict]) -> list[dict]:
+    async def move(self, latencies: list[float]) -> bool:
+        """Play one card (acknowledging a hand end first); False when the game cannot go on."""
+        while self.views[0]["status"] == "hand_end":
+            await self._acknowledge()
+        turn = self.views[0]["turn"]
+        if self.views[0]["status"] != "playing" or turn is None:
+            return False
+        mine = self.views[turn]
+        card, capture = legal_plays(mine["hand"], mine["table"], False)[0]
+        play = json.dumps({"action": "play", "card": card, "capture": capture, "revision": mine["revision"]})
+        sent = time.perf_counter()
+        await self.sockets[turn].send(play)
+        self.views = list(await asyncio.gather(*(
+            self._after(seat, mine["revision"], play if seat == turn else None) for seat in range(4))))
+        latencies.append(time.perf_counter() - sent)
+        return True
+
+    async def _acknowledge(self) -> None:
         """Every seat acknowledges the hand end; each seat's view once the next hand is dealt."""
+        ack = json.dumps({"action": "ack"})
         for seat in range(4):
-            await self.sockets[seat].send(json.dumps({"action": "ack"}))
-        dealt = []
-        for seat in range(4):
-            view = views[seat]
-            while view["status"] == "hand_end":  # each ack's view, then the deal
-                view = await self.queues[seat].get()
-            dealt.append(view)
-        return dealt
+            await self.sockets[seat].send(ack)
+        self.views = list(await asyncio.gather(*(self._dealt(seat, ack) for seat in range(4))))
 
-    async def _after(self, seat: int, revision: int) -> dict:
+    async def _after(self, seat: int, revision: int, sent: str | None) -> dict:
+        """The seat's first view past ``revision``, answering errors (``sent``: this seat's play)."""
         while True:
-            game = await self.queues[seat].get()
-            if game["revision"] > revision:
-                return game
+            message = await self._next(seat)
+            if message["type"] == "state":
+                if message["game"]["revision"] > revision:
+                    return message["game"]
+            else:
+                await self._answer(seat, message, sent)
 
-    async def close(self):
+    async def _dealt(self, seat: int, ack: str) -> dict:
+        """The seat's first view after the hand end (each ack's view comes first)."""
+        view = self.views[seat]
+        while view["status"] == "hand_end":
+            message = await self._next(seat)
+            if message["type"] == "state":
+                view = message["game"]
+            else:
+                await self._answer(seat, message, ack)
+        return view
+
+    async def _answer(self, seat: int, error: dict, sent: str | None) -> None:
+        """An error on the seat's socket: ``unavailable`` sends the seat's action again (an
+        answer that comes after the action's effect, to an action done with, is only counted);
+        the refusal of an action sent again is expected. Anything else stops the bench."""
+        if error["code"] == "unavailable":
+            self.errors += 1
+            if sent is not None:
+                self.resent += 1
+                await self.sockets[seat].send(sent)
+        elif not (self.resent and error["code"] in ("concurrent_move", "illegal_move")):
+            raise Failed(f"seat {seat} got {error}")
+
+    async def close(self) -> None:
         for socket in self.sockets:
             await socket.close()
         for reader in self.readers:
             reader.cancel()
 
 
-async def _round(stack, players, tables: int) -> None:
-    games = []
-    for _ in range(tables):
-        lobby = (await players[0].http.post("/api/games", json={"options": {"target_score": 121}})).json()
+async def _open_socket(player: Player, game_id: str):
+    # The client sends no pings (as a browser does): the idle figures are the gateway's own.
+    url = player.stack.gateway_url.replace("http://", "ws://") + f"/ws/games/{game_id}"
+    return await websockets.connect(url, additional_headers={"Cookie": f"{COOKIE_NAME}={player.cookie}"},
+                                    open_timeout=60, ping_interval=None)
+
+
+async def _seat_table(players: list[Player], limit: asyncio.Semaphore) -> _Table:
+    async with limit:
+        created = await players[0].http.post("/api/games", json={"options": {"target_score": 121}})
+        created.raise_for_status()
+        lobby = created.json()
         for player in players[1:]:
-            await player.http.post("/api/games/join", json={"code": lobby["join_code"]})
-        games.append(lobby["id"])
-    opened = []
-    for game_id in games:
-        opened.append(_Table([await p.socket(game_id) for p in players]))
+            (await player.http.post("/api/games/join", json={"code": lobby["join_code"]})).raise_for_status()
+        table = _Table([await _open_socket(player, lobby["id"]) for player in players])
+        await table.start()
+        return table
+
+
+# ---- what the processes and the stores did ----------------------------------------------------
+
+
+@dataclass
+class Sample:
+    at: float                                   # time.time()
+    cpu: dict[str, float]                       # role -> CPU seconds (user + system)
+    redis_calls: int
+    per_pid: dict[int, float] = field(default_factory=dict)  # Postgres backends, by pid
+
+
+class Meter:
+    """CPU times of the stack's processes and the stores' counters, sampled around a phase."""
+
+    def __init__(self, stack: Stack, redis_url: str, redis_process: psutil.Process | None, database: str):
+        self.python = {name: psutil.Process(stack.processes[name].pid) for name in SERVICES}
+        self.python["client"] = psutil.Process()
+        self.redis_process = redis_process
+        self.redis = aioredis.Redis.from_url(redis_url)
+        self.database = database
+        self.admin: asyncpg.Connection | None = None
+
+    async def open(self) -> None:
+        self.admin = await asyncpg.connect(ADMIN_DSN)
+
+    async def close(self) -> None:
+        await self.redis.aclose()
+        if self.admin is not None:
+            await self.admin.close()
+
+    async def _postgres(self) -> tuple[dict[int, psutil.Process], dict[int, psutil.Process]]:
+        """The backends serving the bench's database, and the processes every database shares."""
+        assert self.admin is not None
+        rows = await self.admin.fetch("SELECT pid, datname FROM pg_stat_activity")
+        ours = {row["pid"] for row in rows if row["datname"] == self.database}
+        others = {row["pid"] for row in rows if row["datname"] is not None and row["datname"] != self.database}
+        mine, shared = {}, {}
+        for process in psutil.process_iter(["name"]):
+            if process.info["name"] != "postgres":
+                continue
+            if process.pid in ours:
+                mine[process.pid] = process
+            elif process.pid not in others:
+                shared[process.pid] = process
+        return mine, shared
+
+    async def sample(self) -> Sample:
+        cpu = {name: _cpu(process) for name, process in self.python.items()}
+        if self.redis_process is not None:
+            cpu["redis"] = _cpu(self.redis_process)
+        mine, shared = await self._postgres()
+        per_pid = {pid: _cpu(process) for pid, process in mine.items()}
+        cpu["pg_shared"] = sum(_cpu(process) for process in shared.values())
+        stats = await self.redis.info("commandstats")
+        calls = sum(value["calls"] for name, value in stats.items() if name != "cmdstat_info")
+        return Sample(time.time(), cpu, calls, per_pid)
+
+    async def xacts(self) -> int:
+        assert self.admin is not None
+        return await self.admin.fetchval(
+            "SELECT xact_commit FROM pg_stat_database WHERE datname = $1", self.database)
+
+
+def _load() -> str:
+    """The machine's load average (1, 5 min), for judging how quiet the figures are."""
+    one, five, _ = os.getloadavg()
+    return f" (load average {one:.2f}, {five:.2f})"
+
+
+def _cpu(process: psutil.Process) -> float:
+    try:
+        times = process.cpu_times()
+    except psutil.Error:
+        return math.nan
+    return times.user + times.system
+
+
+def _used(before: Sample, after: Sample) -> dict[str, float]:
+    """CPU seconds per role between two samples; a Postgres backend born in between counts from 0
+    (one that ended in between is lost: the services keep their pools open)."""
+    used = {name: after.cpu[name] - before.cpu[name] for name in after.cpu}
+    used["pg"] = sum(value - before.per_pid.get(pid, 0.0) for pid, value in after.per_pid.items())
+    return used
+
+
+@dataclass
+class Phase:
+    name: str
+    moves: int
+    seconds: float
+    latencies: list[float]
+    cpu: dict[str, float]          # role -> CPU seconds during the phase
+    redis_calls: int
+    xacts: int
+    window: tuple[float, float]    # wall clock, for the GC pauses
+    errors: int = 0                # actions answered "unavailable", and sent again
+
+
+async def _measured(meter: Meter, name: str, tables: list[_Table], work) -> Phase:
+    """Run ``work(latencies)`` (it returns the moves played) between two samples; then settle so
+    that Postgres has published the phase's transactions."""
+    errors = sum(table.errors for table in tables)
+    xacts = await meter.xacts()
     latencies: list[float] = []
+    before = await meter.sample()
     started = time.perf_counter()
-    moves = sum(await asyncio.gather(*(t.play(MOVES_PER_TABLE[tables], latencies) for t in opened)))
-    elapsed = time.perf_counter() - started
-    for table in opened:
-        await table.close()
-    ordered = sorted(latencies)
-    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-    print(f"   {tables:>3} table(s): {moves / elapsed:8.1f} moves/s; play -> state on all four: "
-          f"p50 {statistics.median(ordered) * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms "
-          f"({moves} moves)", flush=True)
+    moves = await work(latencies)
+    seconds = time.perf_counter() - started
+    await asyncio.sleep(DRAIN_SECONDS)
+    after = await meter.sample()
+    await asyncio.sleep(SETTLE_SECONDS)
+    phase = Phase(name, moves, seconds, latencies, _used(before, after),
+                  after.redis_calls - before.redis_calls, await meter.xacts() - xacts,
+                  (before.at, after.at), sum(table.errors for table in tables) - errors)
+    print(f"   .. {name}: {moves} moves in {seconds:.1f} s{_load()}", flush=True)
+    return phase
 
 
-async def _bench(stack) -> None:
+async def _idle(meter: Meter) -> Phase:
+    """Nobody moves for IDLE_SECONDS: what the open sockets cost. The count of transactions is
+    read at both ends without a settle: idle work is steady, so Postgres's lag cancels out."""
+    xacts = await meter.xacts()
+    before = await meter.sample()
+    await asyncio.sleep(IDLE_SECONDS)
+    after = await meter.sample()
+    phase = Phase("idle", 0, after.at - before.at, [], _used(before, after),
+                  after.redis_calls - before.redis_calls, await meter.xacts() - xacts, (before.at, after.at))
+    print(f"   .. idle: {phase.seconds:.1f} s{_load()}", flush=True)
+    return phase
+
+
+def _closed(tables: list[_Table], moves_each: int):
+    async def work(latencies: list[float]) -> int:
+        async def one(table: _Table) -> int:
+            played = 0
+            while played < moves_each and await table.move(latencies):
+                played += 1
+            return played
+        return sum(await asyncio.gather(*(one(table) for table in tables)))
+    return work
+
+
+def _paced(tables: list[_Table], rate: float, moves_each: int):
+    period = len(tables) / rate                       # each table's think time between moves
+
+    async def work(latencies: list[float]) -> int:
+        start = time.perf_counter()
+
+        async def one(table: _Table) -> int:
+            due = start + random.uniform(0, period)
+            played = 0
+            for _ in range(moves_each):
+                await asyncio.sleep(max(0.0, due - time.perf_counter()))
+                if not await table.move(latencies):
+                    break
+                played += 1
+                due += period
+            return played
+        return sum(await asyncio.gather(*(one(table) for table in tables)))
+    return work
+
+
+# ---- the run -------------------------------------------------------------------------------------
+
+
+async def _bench(stack: Stack, redis_url: str, redis_process: psutil.Process | None, database: str,
+                 gc_folder: str) -> None:
     players = [await Player(stack, name).login() for name in ("alice", "bob", "carol", "dave")]
     for player in players:
-        player.http.timeout = 60
+        player.http.timeout = 120
+    meter = Meter(stack, redis_url, redis_process, database)
+    await meter.open()
+    tables: list[_Table] = []
     try:
-        for tables in TABLE_COUNTS:
-            await _round(stack, players, tables)
+        phases: list[Phase] = []
+        idle: Phase | None = None
+        for count, moves_each in CLOSED:
+            await _seat(players, tables, count)
+            if count == TABLES:  # every socket open, nobody moving yet
+                idle = await _idle(meter)
+            phases.append(await _measured(meter, f"closed {count}", tables, _closed(tables[:count], moves_each)))
+        for rate, moves_each in PACED:
+            phases.append(await _measured(meter, f"paced {rate}", tables, _paced(tables, rate, moves_each)))
+        assert idle is not None, "CLOSED ends with TABLES"
+        windows = [p.window for p in (*phases, idle)]
+        _print(phases, idle, _gc_pauses(stack, gc_folder, windows), redis_process is not None)
     finally:
+        await meter.close()
+        await asyncio.gather(*(table.close() for table in tables), return_exceptions=True)
         for player in players:
             await player.close()
 
 
+async def _seat(players: list[Player], tables: list[_Table], count: int) -> None:
+    """Seat tables until there are ``count``, then let the stores settle."""
+    started = time.perf_counter()
+    limit = asyncio.Semaphore(SETUP_CONCURRENCY)
+    tables += await asyncio.gather(*(_seat_table(players, limit) for _ in range(count - len(tables))))
+    print(f"   .. {len(tables)} tables seated, {4 * len(tables)} sockets open"
+          f" ({time.perf_counter() - started:.1f} s)", flush=True)
+    await asyncio.sleep(SETTLE_SECONDS)
+
+
+def _percentile(ordered: list[float], q: float) -> float:
+    """The nearest-rank percentile of sorted values, in ms."""
+    return ordered[max(0, math.ceil(q * len(ordered)) - 1)] * 1000 if ordered else math.nan
+
+
+def _print(phases: list[Phase], idle: Phase, gc_pauses: dict[str, Pauses], private_redis: bool) -> None:
+    closed = [p for p in phases if p.name.startswith("closed")]
+    paced = [p for p in phases if p.name.startswith("paced")]
+    print("   closed loop (next card once all four sockets have the last state); latency: play sent ->"
+          " state on all 4;")
+    print("   unavail: plays and acks the gateway answered 'unavailable' (sent again; latency from the first)")
+    print(f"     {'tables':>7} {'moves':>6} {'moves/s':>10} {'p50 ms':>7} {'p99 ms':>7} {'':>8} {'unavail':>7}")
+    for phase, (count, _) in zip(closed, CLOSED):
+        ordered = sorted(phase.latencies)
+        print(f"     {count:>7} {phase.moves:>6} {phase.moves / phase.seconds:>10.1f} "
+              f"{_percentile(ordered, 0.5):>7.1f} {_percentile(ordered, 0.99):>7.1f} {'':>8} {phase.errors:>7}")
+    print(f"   paced, {TABLES} tables (each waits {TABLES}/rate s between its moves)")
+    print(f"     {'offered':>7} {'moves':>6} {'achieved/s':>10} {'p50 ms':>7} {'p99 ms':>7} {'p99.9 ms':>8}"
+          f" {'unavail':>7}")
+    for phase, (rate, _) in zip(paced, PACED):
+        ordered = sorted(phase.latencies)
+        print(f"     {rate:>7} {phase.moves:>6} {phase.moves / phase.seconds:>10.1f} {_percentile(ordered, 0.5):>7.1f} "
+              f"{_percentile(ordered, 0.99):>7.1f} {_percentile(ordered, 0.999):>8.1f} {phase.errors:>7}")
+    heads = [p.name.replace("closed ", "c").replace("paced ", "p") for p in phases]
+    print(f"   per move (CPU ms; store operations), by phase; idle: per second, {4 * TABLES} sockets open")
+    print(f"     {'':<22}" + "".join(f"{h:>9}" for h in heads) + f"{'idle/s':>9}")
+    rows = [*SERVICES, "redis", "pg", "pg_shared", "client"]
+    for role in rows:
+        label = LABELS.get(role, role) + ("" if private_redis or role != "redis" else " (shared)")
+        cells = [p.cpu.get(role, math.nan) * 1000 / p.moves for p in phases]
+        print(f"     {label:<22}" + "".join(f"{c:>9.2f}" for c in cells)
+              + f"{idle.cpu.get(role, math.nan) * 1000 / idle.seconds:>9.1f}")
+    total = [sum(p.cpu.get(r, 0.0) for r in PLATFORM) * 1000 / p.moves for p in phases]
+    print(f"     {'platform total':<22}" + "".join(f"{c:>9.2f}" for c in total)
+          + f"{sum(idle.cpu.get(r, 0.0) for r in PLATFORM) * 1000 / idle.seconds:>9.1f}")
+    print(f"     {'Redis commands':<22}" + "".join(f"{p.redis_calls / p.moves:>9.2f}" for p in phases)
+          + f"{idle.redis_calls / idle.seconds:>9.1f}")
+    print(f"     {'Postgres commits':<22}" + "".join(f"{p.xacts / p.moves:>9.2f}" for p in phases)
+          + f"{idle.xacts / idle.seconds:>9.1f}")
+    print("     (platform total: the services, dev-idp, redis-server and the bench database's backends;"
+          " postgres (shared) also serves other databases)")
+    if gc_pauses:
+        print("   GC pauses in the measured phases and idle: the longest (wall ms / collector CPU ms);"
+              " how many of 1 ms or more (of which full)")
+        for name, pauses in gc_pauses.items():
+            print(f"     {LABELS.get(name, name):<22}" + (
+                f"{pauses.longest * 1000:>7.1f} / {pauses.longest_cpu * 1000:<7.1f}"
+                f"{pauses.count:>6} ({pauses.gen2})" if pauses.count else "  none of 1 ms or more"))
+
+
+@dataclass
+class Pauses:
+    longest: float = 0.0        # seconds, wall clock
+    longest_cpu: float = 0.0    # the collector's CPU seconds in that pause
+    count: int = 0              # pauses of 1 ms or more
+    gen2: int = 0               # of which full collections
+
+
+def _gc_pauses(stack: Stack, folder: str, windows: list[tuple[float, float]]) -> dict[str, Pauses]:
+    """Per process: the GC pauses of 1 ms or more logged inside the windows (bench/gc_probe)."""
+    found = {}
+    for name in SERVICES:
+        path = Path(folder) / f"{stack.processes[name].pid}.gc"
+        if not path.exists():
+            continue
+        pauses = Pauses()
+        for line in path.read_text().splitlines():
+            at, wall, cpu, generation = (float(word) for word in line.split())
+            if not any(start <= at <= end for start, end in windows):
+                continue
+            pauses.count += 1
+            pauses.gen2 += generation == 2
+            if wall > pauses.longest:
+                pauses.longest, pauses.longest_cpu = wall, cpu
+        found[name] = pauses
+    return found
+
+
+@contextlib.contextmanager
+def _redis() -> Iterator[tuple[str, psutil.Process | None, str]]:
+    """A private redis-server when there is one to start, else the shared TAVOLO_TEST_REDIS (with
+    a key prefix of the bench's own): URL, server process (None when shared), key prefix."""
+    prefix = new_prefix("bench")
+    if shutil.which("redis-server") is None:
+        try:
+            yield REDIS_URL, None, prefix
+        finally:
+            asyncio.run(delete_keys(prefix))
+        return
+    with redis_server() as (url, process):
+        yield url, psutil.Process(process.pid), prefix
+
+
 def main() -> None:
-    # No turn times out while the players play: on a slow machine, setting up 500 tables takes
-    # long enough for automatic plays to race the measured ones.
-    with real_stack({"TURN_TIMEOUT_SECONDS": "3600", "HAND_ACK_TIMEOUT_SECONDS": "3600"},
-                    label="bench") as stack:
-        asyncio.run(_bench(stack))
+    database = asyncio.run(create_database("bench"))
+    path = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    try:
+        with _redis() as (redis_url, redis_process, prefix), tempfile.TemporaryDirectory() as gc_folder:
+            # No turn times out while the players play: seating 500 tables takes long enough for
+            # automatic plays to race the measured ones.
+            stack = Stack({"DATABASE_URL": dsn_for(database), "REDIS_URL": redis_url, "REDIS_KEY_PREFIX": prefix,
+                           "TURN_TIMEOUT_SECONDS": "3600", "HAND_ACK_TIMEOUT_SECONDS": "3600",
+                           "PYTHONPATH": os.pathsep.join([*path, str(GC_PROBE)]), "TAVOLO_GC_LOG": gc_folder})
+            subprocess.run([sys.executable, "-m", "services.cli", "migrate"], env=stack.env,
+                           check=True, capture_output=True)
+            try:
+                stack.start()
+                asyncio.run(_bench(stack, redis_url, redis_process, database, gc_folder))
+            finally:
+                stack.stop()
+    finally:
+        asyncio.run(drop_database(database))
 
 
 if __name__ == "__main__":

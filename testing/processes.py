@@ -1,5 +1,5 @@
 """Servers that tests and benchmarks start: free local ports, waiting for SERVING, stopping;
-an ASGI app under uvicorn as the gateway serves it."""
+an ASGI app under uvicorn as the gateway serves it; a private redis-server."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import signal
 import socket
 import subprocess
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 
 import grpc
 import uvicorn
@@ -80,3 +80,31 @@ async def served(app, settings: Settings | None = None) -> AsyncIterator[str]:
         await asyncio.wait_for(task, 10)
         sock.close()
 
+
+@contextlib.contextmanager
+def redis_server(binary: str = "redis-server", timeout: float = 10.0) -> Iterator[tuple[str, subprocess.Popen]]:
+    """A private redis-server of the caller's own (free port, empty, no persistence): its URL and
+    process, stopped when the block ends. For figures no other client may disturb (INFO
+    commandstats, the server's CPU time)."""
+    port = free_port()
+    process = subprocess.Popen(
+        [binary, "--bind", "127.0.0.1", "--port", str(port), "--save", "", "--appendonly", "no",
+         "--loglevel", "warning"],
+        stdout=subprocess.DEVNULL,
+    )
+    url = f"redis://127.0.0.1:{port}/0"
+    give_up_at = time.monotonic() + timeout
+    try:
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"redis-server exited with {process.returncode}")
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1) as sock:
+                sock.sendall(b"PING\r\n")
+                if sock.recv(16).startswith(b"+PONG"):
+                    break
+            if time.monotonic() > give_up_at:
+                raise TimeoutError(f"redis-server did not answer on port {port} within {timeout} s")
+            time.sleep(0.05)
+        yield url, process
+    finally:
+        stop_process(process)
