@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -16,6 +15,7 @@ from starlette.routing import Match, Route, WebSocketRoute
 
 from gateway import games, history, members, openapi, ws
 from gateway.auth import Auth
+from gateway.backends import Backends
 from gateway.game_types import GameTypes
 from gateway.http_errors import HANDLERS, problem
 from gateway.origins import OriginPolicy
@@ -28,15 +28,6 @@ from services.telemetry import active_users
 
 if TYPE_CHECKING:
     from services.telemetry import Telemetry
-
-
-@dataclass
-class Backends:
-    """The services the gateway translates to (their client adapters)."""
-
-    lobby: Any
-    game: Any
-    stats: Any
 
 
 async def method_not_allowed(request: Request) -> JSONResponse:

@@ -11,6 +11,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from gateway.backends import backends_of
 from gateway.bodies import json_object
 from gateway.members import require_member
 from gateway.views import (
@@ -60,7 +61,7 @@ async def create_game(request: Request) -> JSONResponse:
         options = {}
     if not isinstance(options, dict):
         raise HTTPException(422, "Invalid options: options must be an object")
-    game = await request.app.state.backends.lobby.create_game(
+    game = await backends_of(request).lobby.create_game(
         member.sub, member.name, body.get("game_type", DEFAULT_GAME_TYPE), json.dumps(options)
     )
     log.info("game %s created (%s)", game.id, game.game_type)
@@ -72,7 +73,7 @@ async def join_game(request: Request) -> JSONResponse:
     body = await json_object(request, {"code": str})
     if not body.get("code", "").strip():
         raise HTTPException(400, "code is required")
-    backends = request.app.state.backends
+    backends = backends_of(request)
     result = await backends.lobby.join_game(member.sub, member.name, body["code"].strip())
     log.info("member joined game %s%s", result.game.id, " (the game starts)" if result.started else "")
     return JSONResponse(await _personal_view(request, result.game, member.sub))
@@ -83,7 +84,7 @@ async def preview(request: Request) -> JSONResponse:
     code = request.query_params.get("code", "").strip()
     if not code:
         raise HTTPException(400, "code is required")
-    backends = request.app.state.backends
+    backends = backends_of(request)
     game = await backends.lobby.preview_game(code)
     types = {t.id: t for t in await request.app.state.game_types.get()}
     status = "lobby"
@@ -101,7 +102,7 @@ async def my_games(request: Request) -> JSONResponse:
     concurrently.
     """
     member = await require_member(request)
-    backends = request.app.state.backends
+    backends = backends_of(request)
     games = await backends.lobby.list_member_games(member.sub, MY_GAMES_CANDIDATES)
     items = await asyncio.gather(*(_my_game(backends.game, game, member.sub) for game in games))
     unfinished = sorted((item for item in items if item is not None),
@@ -130,7 +131,7 @@ async def _my_game(game_client, game, member_id: str) -> dict | None:
 
 async def get_game(request: Request) -> JSONResponse:
     member = await require_member(request)
-    game = await request.app.state.backends.lobby.get_game(game_id_of(request))
+    game = await backends_of(request).lobby.get_game(game_id_of(request))
     if game.seat_of(member.sub) is None:
         raise HTTPException(403, "Not seated at this game")
     return JSONResponse(await _personal_view(request, game, member.sub))
@@ -143,7 +144,7 @@ async def get_log(request: Request) -> JSONResponse:
     lobby entry has expired is still public: the game service keeps its log.
     """
     member = await require_member(request)
-    backends = request.app.state.backends
+    backends = backends_of(request)
     game_id = game_id_of(request)
     try:
         game = await backends.lobby.get_game(game_id)
@@ -195,5 +196,5 @@ async def _personal_view(request: Request, game, member_id: str) -> dict:
     seat = game.seat_of(member_id)
     if seat is None:
         raise ServiceError(Reason.NOT_SEATED, "Not seated at this game")
-    view = await request.app.state.backends.game.get_view(game.id, seat.seat)
+    view = await backends_of(request).game.get_view(game.id, seat.seat)
     return game_view(view, game)

@@ -6,6 +6,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from gateway.backends import backends_of
 from gateway.members import require_member
 from gateway.views import leaderboard_body, match_item, ratings_body
 from services.errors import Reason, ServiceError
@@ -35,7 +36,7 @@ async def matches(request: Request) -> JSONResponse:
     if game_type is not None:
         await _known_game_type(request, game_type)
     try:
-        page = await request.app.state.backends.stats.list_matches(
+        page = await backends_of(request).stats.list_matches(
             member.sub, game_type, limit, cursor
         )
     except ServiceError as error:
@@ -48,7 +49,7 @@ async def matches(request: Request) -> JSONResponse:
 
 async def ratings(request: Request) -> JSONResponse:
     member = await require_member(request)
-    found = await request.app.state.backends.stats.ratings(member.sub)
+    found = await backends_of(request).stats.ratings(member.sub)
     return JSONResponse(ratings_body(found))
 
 
@@ -56,7 +57,7 @@ async def leaderboard(request: Request) -> JSONResponse:
     game_type = request.query_params.get("game_type") or DEFAULT_GAME_TYPE
     limit = _limit(request, 20)
     await _known_game_type(request, game_type)
-    board = await request.app.state.backends.stats.leaderboard(game_type, limit)
+    board = await backends_of(request).stats.leaderboard(game_type, limit)
     return JSONResponse(leaderboard_body(board))
 
 

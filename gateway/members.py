@@ -9,6 +9,7 @@ from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse, Response
 
 from gateway.auth import Member
+from gateway.backends import backends_of
 from gateway.events import SeatingChanged
 from gateway.sessions import clear_cookie
 from services.errors import Reason, ServiceError
@@ -53,7 +54,7 @@ async def _erase(request: Request, member: Member) -> Response:
     Either way, once step 1 anonymized seatings, every gateway process hears which tables'
     names changed, so the open sockets there show "deleted player" from their next state.
     """
-    backends = request.app.state.backends
+    backends = backends_of(request)
     tables: list[str] = []
     try:
         await backends.stats.ratings(member.sub)

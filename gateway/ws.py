@@ -26,6 +26,7 @@ from starlette.responses import JSONResponse
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from gateway.auth import Member
+from gateway.backends import Backends, backends_of
 from gateway.bodies import parse_json
 from gateway.events import session_digest
 from gateway.games import can_be_game_id
@@ -62,7 +63,7 @@ SESSION_ENDED = 1008  # policy violation: the socket's session is gone
 
 async def game_socket(websocket: WebSocket) -> None:
     app = websocket.app
-    backends = app.state.backends
+    backends = backends_of(websocket)
     sockets = app.state.sockets
     if not app.state.origins.allows_socket(websocket):
         return await _deny(websocket, 403, "Origin not allowed")
@@ -108,7 +109,7 @@ class _Connection:
     """One open socket: this task reads the player's messages, a writer task drains the
     outbox (views from the feed, answers, errors), and the registry may close it."""
 
-    def __init__(self, websocket: WebSocket, backends, game: Game, seat: str, member: Member):
+    def __init__(self, websocket: WebSocket, backends: Backends, game: Game, seat: str, member: Member):
         self.websocket = websocket
         self.backends = backends
         self.game_id = game.id
