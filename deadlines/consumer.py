@@ -26,6 +26,7 @@ from typing import Any, Protocol
 
 from deadlines.entry import Claim, Entry
 from deadlines.queue import DeadlineQueue
+from services import metrics
 from services.cancellation import raise_if_cancelled
 from services.errors import Reason, ServiceError
 
@@ -196,6 +197,7 @@ class Consumer:
             if outcome is FireOutcome.TABLE_GONE:
                 log.info("table %s is gone: dropped its %s deadline", entry.table_id, entry.kind)
             lateness = wall_clock_ms() - claim.due_ms
+            metrics.deadline_fired(entry.kind, outcome.value, lateness / 1000)
             log.debug("fired %s/%s for table %s (%s, %.0f ms after due)", entry.kind,
                       entry.token, entry.table_id, outcome.value, lateness)
             await self.queue.ack(claim)

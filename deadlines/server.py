@@ -66,6 +66,7 @@ def build_service(settings: Settings, lease_ms: int | None = None
         probe=queue.ping,
         on_stop=close,
         background=[consumer.run],
+        gauges=telemetry.deadline_queue_depth(queue.counts),  # telemetry hook
     )
     return spec, consumer
 

@@ -23,6 +23,7 @@ from game.engine import Engine
 from game.live import Live
 from game.log_store import LogStore
 from game.states import States
+from services import metrics
 from services.errors import Reason, ServiceError
 
 log = logging.getLogger(__name__)
@@ -174,6 +175,7 @@ class Recording:
                 raise _Refused(refusal) from None
             raise
         await self._log.mark_recorded(table_id, self._clock())
+        metrics.match_recorded()
         if failures:
             log.info("match %s recorded with stats after %d failed attempt(s); %d match(es) "
                      "still wait here", table_id, failures, len(self._waiting - {table_id}))

@@ -17,6 +17,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from game.log_store import LoggedMove, TableRecord
 from game.tables import SeatView, Tables, TableViews
+from services import metrics
 from services.errors import Reason, ServiceError
 from services.stores import STORES_DOWN, unavailable_on
 from tavolo.game.v1 import game_pb2, game_pb2_grpc
@@ -82,7 +83,13 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
     @_stores_unavailable
     async def Act(self, request, context):
         expected = request.expected_revision if request.HasField("expected_revision") else None
-        view = await self.tables.act(request.table_id, request.seat, request.action_json, expected)
+        try:
+            view = await self.tables.act(request.table_id, request.seat, request.action_json,
+                                         expected)
+        except ServiceError as refusal:
+            if not refusal.reason.transient:  # the player's (illegal, not their turn, too late)
+                metrics.move_refused(refusal.reason.name.lower())
+            raise
         return game_pb2.ActResponse(**_view_fields(view))
 
     async def WatchViews(self, request, context) -> AsyncIterator[game_pb2.WatchViewsResponse]:

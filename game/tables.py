@@ -50,6 +50,7 @@ from game.registry import Registry, UnknownGameType
 from game.seats import check_seat
 from game.snapshots import SnapshotWriter
 from game.states import States, table_not_found
+from services import metrics
 from services.errors import Reason, ServiceError
 from services.timeutil import now_ms
 
@@ -179,6 +180,7 @@ class Tables:
         live = Live(table_id, engine.id, seated, record.seed_commitment, now, state, 0, 0,
                     record.status, now)
         self._after_change(engine, None, live)
+        metrics.match_started(engine.id)
         log.info("table %s created (%s)", table_id, engine.id)
         return CreatedTable(table_id, record.seed_commitment, 0)
 
@@ -395,7 +397,7 @@ class Tables:
         ``plan`` made no move. A refusal (a ServiceError from ``plan``) or "no move" is given
         only once the state is known to be the log's.
         """
-        async with self._local_lock(table_id):
+        async with metrics.waited(self._local_lock(table_id)):
             live = self.states.remembered(table_id)
             verified = live is None
             if live is None:
@@ -429,6 +431,7 @@ class Tables:
                                    table_id=table_id, revision=str(live.revision))
             # Still under the lock: the next mutation queued here starts from this state.
             self._after_change(engine, live, new)
+        metrics.move_made(new.game_type, entry.type)
         log.debug("table %s: move %d %s (revision %d)", table_id, new.move_count, entry.type, new.revision)
         return new, True
 
@@ -463,6 +466,7 @@ class Tables:
             self._deadline_sync.changed(new.table_id, before, engine.deadlines(new.state))
         if new.status == FINISHED:
             log.info("table %s finished (revision %d)", new.table_id, new.revision)
+            metrics.match_finished(new.game_type)
             self.recording.submit(new.table_id)
 
     # -- helpers ----------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from gateway.socket_registry import SocketRegistry
 from gateway.spa import SinglePageApp
 from gateway.tables_feed import TableFeeds
 from services.config import Settings
-from services.telemetry import active_users
+from services.telemetry import METRICS_PATH, active_users
 
 if TYPE_CHECKING:
     from services.telemetry import Telemetry
@@ -60,6 +60,9 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
         Route("/api/games/{id}/log", games.get_log),
         WebSocketRoute("/ws/games/{id}", ws.game_socket),
     ]
+    if telemetry is not None and telemetry.scraped:
+        # For Prometheus, not for people: neither in the OpenAPI document nor traced.
+        routes.append(Route(METRICS_PATH, telemetry.metrics_endpoint()))
     api_routes = list(routes)
     routes.append(Route("/{path:path}", SinglePageApp(settings.static_dir).page))
 
@@ -96,6 +99,7 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan,
                     exception_handlers={**HANDLERS, HTTPException: on_http_exception})
     app.state.settings = settings
+    app.state.telemetry = telemetry
     app.state.backends = backends
     app.state.game_types = GameTypes(backends.lobby)  # kept: they change with a deploy
     app.state.auth = auth

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from contextlib import suppress
+from contextlib import nullcontext, suppress
+from typing import TYPE_CHECKING
 
 from starlette.responses import JSONResponse
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -35,8 +36,12 @@ from gateway.members import current_member
 from gateway.move_outcome import Outcome, judge
 from gateway.tables_feed import Outbox, Subscriber
 from lobby.models import Game
+from services import metrics
 from services.errors import Reason, ServiceError
 from services.timeutil import now_ms
+
+if TYPE_CHECKING:
+    from services.telemetry import Telemetry
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +64,7 @@ UNCONFIRMED_TEXT = ("Your move was sent but not confirmed in time: the next stat
                     "whether it was made")
 MOVED_ON_TEXT = "The game has moved on: your move was not played"
 SESSION_ENDED = 1008  # policy violation: the socket's session is gone
+_MESSAGE_SPAN = "WS /ws/games/{id} message"
 
 
 async def game_socket(websocket: WebSocket) -> None:
@@ -90,13 +96,16 @@ async def game_socket(websocket: WebSocket) -> None:
         return await _deny(websocket, 403, "Not seated at this game")
     await websocket.accept()
     log.info("socket opened on game %s (seat %d)", game.id, seat.index)
-    connection = _Connection(websocket, backends, game, seat.seat, member)
+    connection = _Connection(websocket, backends, game, seat.seat, member,
+                             getattr(app.state, "telemetry", None))
     sockets.add(connection)
+    metrics.socket_opened()
     try:
         if sockets.events_seen != events_seen:  # an event came while the session was read
             connection.check_session()
         await connection.run(app.state.feeds, game)
     finally:
+        metrics.socket_closed()
         sockets.discard(connection)
         log.info("socket closed on game %s (seat %d)", game.id, seat.index)
 
@@ -109,8 +118,12 @@ class _Connection:
     """One open socket: this task reads the player's messages, a writer task drains the
     outbox (views from the feed, answers, errors), and the registry may close it."""
 
-    def __init__(self, websocket: WebSocket, backends: Backends, game: Game, seat: str, member: Member):
+    def __init__(self, websocket: WebSocket, backends: Backends, game: Game, seat: str, member: Member,
+                 telemetry: Telemetry | None = None):
         self.websocket = websocket
+        # telemetry hook: each message of the player's is a trace of its own
+        self._message_span = (telemetry.message_span if telemetry is not None
+                              else lambda name: nullcontext())
         self.backends = backends
         self.game_id = game.id
         self.seat = seat
@@ -152,6 +165,7 @@ class _Connection:
             text = await self.outbox.next()
             try:
                 await self.websocket.send_text(text)
+                metrics.socket_message("out")
             except (WebSocketDisconnect, OSError, RuntimeError):
                 # uvicorn: "Unexpected ASGI message 'websocket.send', after sending
                 # 'websocket.close'" (a close under way); Starlette: "Cannot call "send" once
@@ -226,22 +240,30 @@ class _Connection:
             if message["type"] == "websocket.disconnect":
                 log.debug("game %s: the client went away", self.game_id)
                 return
-            text = message.get("text")
-            if text is None:
-                self._error("bad_request", "Send JSON text messages, not binary")
-                continue
-            if len(text.encode()) > MAX_MESSAGE_BYTES:
-                await self._close(1009, "Message too big")
-                return
-            if not await self._session_lives():
-                return  # closing (run() waits for the close to complete)
-            try:
-                await self._handle(text)
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # a bug must not close the socket (CONTRACT: errors never do)
-                log.exception("game %s: a WebSocket message failed", self.game_id)
-                self._error("unavailable", UNAVAILABLE_TEXT)
+            metrics.socket_message("in")
+            with self._message_span(_MESSAGE_SPAN):
+                if not await self._receive(message):
+                    return
+
+    async def _receive(self, message) -> bool:
+        """One message of the player's; False when the socket is closing."""
+        text = message.get("text")
+        if text is None:
+            self._error("bad_request", "Send JSON text messages, not binary")
+            return True
+        if len(text.encode()) > MAX_MESSAGE_BYTES:
+            await self._close(1009, "Message too big")
+            return False
+        if not await self._session_lives():
+            return False  # closing (run() waits for the close to complete)
+        try:
+            await self._handle(text)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # a bug must not close the socket (CONTRACT: errors never do)
+            log.exception("game %s: a WebSocket message failed", self.game_id)
+            self._error("unavailable", UNAVAILABLE_TEXT)
+        return True
 
     async def _handle(self, text: str) -> None:
         assert self.subscriber is not None

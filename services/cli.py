@@ -17,6 +17,7 @@ from services.config import ConfigError, Settings
 from services.logs import configure_logging
 from services.server import CannotListen
 from services.stores import StoreUnreachable, when_reachable
+from services.telemetry import CannotServeMetrics
 
 # Each component module offers ``async def run(settings) -> None``.
 COMPONENTS = {
@@ -81,7 +82,7 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
     module = importlib.import_module(COMPONENTS[args.component])
     try:
         asyncio.run(module.run(settings))
-    except (StoreUnreachable, CannotListen) as error:  # an operator's problem, not a bug
+    except (StoreUnreachable, CannotListen, CannotServeMetrics) as error:  # an operator's problem
         print(f"tavolo serve {args.component}: {error}", file=sys.stderr)
         return 1
     return 0
@@ -135,6 +136,19 @@ def _local_dev_idp(settings: Settings) -> tuple[int, str] | None:
     return None
 
 
+# `tavolo run` puts four services on one machine: each serves its metrics on a port of its own,
+# counted up from METRICS_PORT in this order (9464 lobby, 9465 game, 9466 deadlines, 9467 stats).
+_METRICS_OFFSETS = {"lobby": 0, "game": 1, "deadlines": 2, "stats": 3}
+
+
+def _child_env(settings: Settings, component: str) -> dict[str, str]:
+    env = os.environ.copy()
+    base = settings.telemetry.metrics_port
+    if base and component in _METRICS_OFFSETS:
+        env["METRICS_PORT"] = str(min(65535, base + _METRICS_OFFSETS[component]))
+    return env
+
+
 def _run(settings: Settings, args: argparse.Namespace) -> int:
     """Start every component as a child process; any signal or a child's death stops them all."""
     if settings.database_url is not None:
@@ -155,7 +169,8 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
     signal.signal(signal.SIGINT, stop)
     # Children get their own process group: a terminal's Ctrl-C reaches only this parent, which
     # then stops them in order and waits, so nothing is left behind.
-    children = [subprocess.Popen(command, env=os.environ.copy(), start_new_session=True)
+    children = [subprocess.Popen(command, env=_child_env(settings, command[-1]),
+                                 start_new_session=True)
                 for command in commands]
     log.info("started %d processes; gateway on http://%s:%d", len(children),
              settings.app_host, settings.app_port)

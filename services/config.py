@@ -72,15 +72,34 @@ class CorsSettings:
 
 @dataclass(frozen=True)
 class TelemetrySettings:
-    """``OTEL_*``: OpenTelemetry export over OTLP/HTTP."""
+    """``OTEL_*`` and ``METRICS_PORT``: OpenTelemetry export over OTLP/HTTP, Prometheus scrapes.
+
+    The exporters' destination (``OTEL_EXPORTER_OTLP_ENDPOINT``, ``..._HEADERS`` and their
+    per-signal forms) is read by the OpenTelemetry SDK itself, as it documents; the generic
+    ones are checked here only so that a malformed value stops the process at start.
+    """
 
     enabled: bool = False
     service_name: str = "tavolo"
-    exporter_endpoint: str | None = None
-    exporter_headers: tuple[tuple[str, str], ...] = ()
     excluded_paths: tuple[str, ...] = ("/api/health",)
-    metric_export_interval_ms: int = 60000
+    # None: the SDK's own OTEL_METRIC_EXPORT_INTERVAL (default 60000).
+    metric_export_interval_ms: int | None = None
     metrics_poll_interval_s: int = 15
+    # The gRPC services' Prometheus port (0: none; the gateway serves /metrics on its own port).
+    metrics_port: int = 9464
+    sdk_disabled: bool = False  # OTEL_SDK_DISABLED: no telemetry at all, whatever else says
+    # OTEL_SEMCONV_STABILITY_OPT_IN, handed to the instrumentations (stable HTTP by default).
+    semconv_opt_in: str = "http"
+
+    @property
+    def exporting(self) -> bool:
+        """Traces, metrics and logs go out over OTLP."""
+        return self.enabled and not self.sdk_disabled
+
+    @property
+    def scraped(self) -> bool:
+        """Metrics are served for Prometheus (``/metrics``)."""
+        return self.metrics_port != 0 and not self.sdk_disabled
 
 
 @dataclass(frozen=True)
@@ -99,6 +118,7 @@ class Settings:
     dummy_game: bool = False
     log_level: str = "INFO"
     logging_config: str | None = None
+    log_format: str = "text"  # or "json": one object a line
     cors: CorsSettings = field(default_factory=CorsSettings)
     telemetry: TelemetrySettings = field(default_factory=TelemetrySettings)
     app_host: str = "0.0.0.0"
@@ -130,20 +150,9 @@ class Settings:
             dummy_game=env.flag("DUMMY_GAME", False),
             log_level=env.choice("LOG_LEVEL", "INFO", _LOG_LEVELS),
             logging_config=env.text("LOGGING_CONFIG"),
+            log_format=env.choice("LOG_FORMAT", "TEXT", ("TEXT", "JSON")).lower(),
             cors=_cors(env),
-            telemetry=TelemetrySettings(
-                enabled=env.flag("OTEL_ENABLED", False),
-                service_name=env.text("OTEL_SERVICE_NAME") or "tavolo",
-                exporter_endpoint=env.text("OTEL_EXPORTER_OTLP_ENDPOINT"),
-                exporter_headers=env.pairs("OTEL_EXPORTER_OTLP_HEADERS"),
-                excluded_paths=env.csv("OTEL_EXCLUDED_PATHS", default=("/api/health",)),
-                metric_export_interval_ms=env.integer(
-                    "OTEL_METRIC_EXPORT_INTERVAL_MILLIS", 60000, minimum=1
-                ),
-                metrics_poll_interval_s=env.integer(
-                    "OTEL_METRICS_POLL_INTERVAL_SECONDS", 15, minimum=1
-                ),
-            ),
+            telemetry=_telemetry(env),
             app_host=env.text("APP_HOST") or "0.0.0.0",
             app_port=env.port("APP_PORT", 8080),
             static_dir=env.text("STATIC_DIR") or "web/dist",
@@ -235,6 +244,14 @@ class _Env:
             pairs.append((key.strip(), value.strip()))
         return tuple(pairs)
 
+    def url(self, name: str) -> str | None:
+        raw = self.text(name)
+        if raw is not None:
+            parts = urlsplit(raw)
+            if parts.scheme not in ("http", "https") or not parts.netloc:
+                raise ConfigError(f"{name} must be an http(s) URL, got {raw!r}")
+        return raw
+
     def regex(self, name: str) -> str | None:
         raw = self.text(name)
         if raw is not None:
@@ -259,6 +276,24 @@ class _Env:
         if not sep or not host or not port.isdigit() or not 0 < int(port) <= 65535:
             raise ConfigError(f"{name} must be host:port, got {raw!r}")
         return raw
+
+
+def _telemetry(env: _Env) -> TelemetrySettings:
+    env.url("OTEL_EXPORTER_OTLP_ENDPOINT")   # the SDK reads both: checked here, at start
+    env.pairs("OTEL_EXPORTER_OTLP_HEADERS")
+    interval = env.text("OTEL_METRIC_EXPORT_INTERVAL_MILLIS")  # tavolo's older name
+    return TelemetrySettings(
+        enabled=env.flag("OTEL_ENABLED", False),
+        service_name=env.text("OTEL_SERVICE_NAME") or "tavolo",
+        excluded_paths=env.csv("OTEL_EXCLUDED_PATHS", default=("/api/health",)),
+        metric_export_interval_ms=(None if interval is None else env.integer(
+            "OTEL_METRIC_EXPORT_INTERVAL_MILLIS", 60000, minimum=1)),
+        metrics_poll_interval_s=env.integer("OTEL_METRICS_POLL_INTERVAL_SECONDS", 15, minimum=1),
+        metrics_port=env.port("METRICS_PORT", 9464),
+        # The SDK's own reading of it is "true", case-insensitive; anything else keeps it on.
+        sdk_disabled=(env.text("OTEL_SDK_DISABLED") or "").lower() == "true",
+        semconv_opt_in=env.text("OTEL_SEMCONV_STABILITY_OPT_IN") or "http",
+    )
 
 
 def _cors(env: _Env) -> CorsSettings:

@@ -230,11 +230,12 @@ async def serve(spec: ServiceSpec, address: str, grace_seconds: float = 10.0,
     ``telemetry`` defaults to the process's active one (services.telemetry), if any.
     ``client_keepalive_ms``: how often the clients ping (server_keepalive_options).
     """
-    # telemetry hook: a span per call (outermost, so it sees the status ErrorInterceptor sets)
+    # telemetry hook: a span per call and its duration (outside ErrorInterceptor, so that they
+    # see the status it sets)
     telemetry = telemetry or active()
     interceptors: list[grpc.aio.ServerInterceptor] = [ErrorInterceptor()]
     if telemetry is not None:
-        interceptors.insert(0, telemetry.server_interceptor())
+        interceptors[:0] = telemetry.server_interceptors()
     server = grpc.aio.server(
         interceptors=interceptors,
         options=[("grpc.max_receive_message_length", 4 * 1024 * 1024),

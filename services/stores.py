@@ -20,6 +20,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ReadOnlyError as RedisReadOnlyError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from services import metrics, telemetry
 from services.errors import Reason, ServiceError
 
 log = logging.getLogger(__name__)
@@ -62,6 +63,7 @@ def unavailable_on(errors: tuple[type[BaseException], ...], store: str) -> Itera
         yield
     except errors as error:
         log.warning("the %s did not answer: %r", store, error)
+        metrics.store_error(store, error)
         raise ServiceError(Reason.UNAVAILABLE,
                            f"The {store} is unavailable: {type(error).__name__}") from None
 
@@ -110,7 +112,9 @@ def redis_client(url: str, max_connections: int = 64) -> redis.Redis:
     a connection (up to 5 s) rather than failing with "Too many connections"."""
     pool = redis.BlockingConnectionPool.from_url(url, max_connections=max_connections, timeout=5,
                                                  decode_responses=True, health_check_interval=30)
-    return redis.Redis(connection_pool=pool)
+    client = redis.Redis(connection_pool=pool)
+    telemetry.instrument_redis(client)  # telemetry hook: a span per command when tracing
+    return client
 
 
 async def postgres_pool(url: str, min_size: int = 1, max_size: int = 10,

@@ -1,24 +1,45 @@
-"""OpenTelemetry for every tavolo process: traces, metrics and logs over OTLP/HTTP (OTEL_*).
+"""OpenTelemetry for every tavolo process: traces, metrics and logs over OTLP/HTTP (OTEL_*),
+and the same metrics for Prometheus to scrape (METRICS_PORT).
 
-Off unless OTEL_ENABLED: then :func:`setup` returns None, nothing of OpenTelemetry is imported
-and the hooks below cost nothing (no middleware, no interceptors). When on, a process gets:
+Two switches: OTEL_ENABLED exports over OTLP, METRICS_PORT (on by default) serves the metrics
+at ``/metrics``: the gateway on its own port, each gRPC service on a small HTTP port of its
+own. Both read the one meter provider (one pipeline, two readers). With neither, or with the
+SDK's OTEL_SDK_DISABLED, :func:`setup` returns None, nothing of OpenTelemetry is imported and
+the hooks below cost nothing (no middleware, no interceptors). When on, a process gets:
+
+- metrics: ``http.server.request.duration`` (seconds), ``rpc.server.duration`` and
+  ``rpc.client.duration`` (services.rpc_metrics), tavolo's own figures (services.metrics),
+  process CPU and memory (the system-metrics instrumentation) and the global gauges
+  (:class:`Gauge`), read by a poll loop every OTEL_METRICS_POLL_INTERVAL_SECONDS so that a
+  scrape or an export never waits for a store;
+
+and, exporting, also:
 
 - a span per HTTP request and per WebSocket connection (OpenTelemetry's ASGI middleware, named
-  by the route template; OTEL_EXCLUDED_PATHS are left out of traces and metrics), tagged with
-  ``session.id`` (a truncated SHA-256 of the session id, never the cookie) and ``user.id`` (the
-  OIDC sub once the request's member is known);
+  by the route template, with the stable HTTP semantic conventions; OTEL_EXCLUDED_PATHS and
+  the SDK's OTEL_PYTHON_ASGI_EXCLUDED_URLS / OTEL_PYTHON_EXCLUDED_URLS are left out of traces
+  and metrics, and so is ``/metrics``), tagged with ``session.id`` (a truncated SHA-256 of the
+  session id, never the cookie) and ``user.id`` (the OIDC sub once the request's member is
+  known);
+- a trace per WebSocket message (:meth:`Telemetry.message_span`), linked to its connection's
+  span: a move is one trace, however long the socket lives;
 - a span per gRPC call on both sides (OpenTelemetry's grpc.aio interceptors), the W3C
   ``traceparent`` carried in the call metadata so one trace follows a request across services;
-- ``http.server.request.duration`` (seconds), process CPU and memory (the system-metrics
-  instrumentation) and the global gauges (:class:`Gauge`), read by a poll loop every
-  OTEL_METRICS_POLL_INTERVAL_SECONDS so that the exporter's callbacks never wait for a store;
+- a span per Redis command and per Postgres query (OpenTelemetry's redis and asyncpg
+  instrumentations);
 - the process's log records, with the trace and span they were written in.
 
+The exporters are configured by the SDK's own environment (OTEL_EXPORTER_OTLP_ENDPOINT and
+_HEADERS, their per-signal forms, OTEL_METRIC_EXPORT_INTERVAL...): nothing here overrides it,
+but OTEL_METRIC_EXPORT_INTERVAL_MILLIS, tavolo's older name, when it is set.
+
 The providers are handed to each instrumentation, never installed globally, so a process may
-hold several :class:`Telemetry` (tests do) and a shut-down one leaves nothing behind. The one
-process-wide thing is the *active* telemetry that :func:`setup` registers: the gRPC server and
-client channels pick it up (:func:`active`, :func:`client_interceptors`), so set it up before
-any channel is opened.
+hold several :class:`Telemetry` (tests do) and a shut-down one leaves nothing behind. The
+exceptions are process-wide by nature: the asyncpg and system-metrics instrumentations patch
+their libraries, so the first Telemetry of a process has them. The one process-wide thing
+of tavolo's is the *active* telemetry that :func:`setup` registers: the gRPC server and client
+channels, the Redis clients and services.metrics pick it up (:func:`active`,
+:func:`client_interceptors`), so set it up before any channel or store is opened.
 """
 
 from __future__ import annotations
@@ -27,13 +48,15 @@ import asyncio
 import contextlib
 import functools
 import hashlib
+import ipaddress
 import logging
+import os
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qsl, unquote, urlsplit
+from urllib.parse import parse_qsl
 
 from services.cancellation import raise_if_cancelled
 from services.config import Settings, TelemetrySettings
@@ -45,7 +68,7 @@ if TYPE_CHECKING:  # type names only: OpenTelemetry is imported when telemetry i
 
 log = logging.getLogger(__name__)
 
-DEFAULT_ENDPOINT = "http://localhost:4318"
+METRICS_PATH = "/metrics"
 SESSION_ID = "session.id"
 USER_ID = "user.id"
 HTTP_SERVER_REQUEST_DURATION = "http.server.request.duration"
@@ -111,26 +134,53 @@ def matches_unrecorded(count: Callable[[], Awaitable[int]]) -> Gauge:
                  "with max)", unit="{match}")
 
 
+def deadline_queue_depth(counts: Callable[[], Awaitable[Any]]) -> list[Gauge]:
+    """``tavolo.deadline.queue.depth`` and ``...in_flight``: entries waiting for their due
+    time, and claimed by a replica that is firing them (the deadline service's queue)."""
+
+    async def pending() -> int:
+        return (await counts()).pending
+
+    async def in_flight() -> int:
+        return (await counts()).in_flight
+
+    return [Gauge("tavolo.deadline.queue.depth", pending,
+                  "Deadlines waiting in the queue (global: aggregate replicas with max)",
+                  unit="{deadline}"),
+            Gauge("tavolo.deadline.queue.in_flight", in_flight,
+                  "Deadlines claimed and being fired (global: aggregate replicas with max)",
+                  unit="{deadline}")]
+
+
 def setup(settings: Settings | TelemetrySettings, component: str) -> Telemetry | None:
-    """The process's telemetry as ``<OTEL_SERVICE_NAME>-<component>``, or None when disabled.
+    """The process's telemetry as ``<OTEL_SERVICE_NAME>-<component>``, or None when neither
+    exported (OTEL_ENABLED) nor scraped (METRICS_PORT), or when OTEL_SDK_DISABLED.
 
     The new telemetry becomes the active one (see :func:`active`).
     """
     config = settings.telemetry if isinstance(settings, Settings) else settings
-    if not config.enabled:
+    if not (config.exporting or config.scraped):
         return None
     global _active
     _active = Telemetry(config, component)
-    log.info("telemetry on: exporting as %s to %s", _active.service_name,
-             urlsplit(_active.endpoint).hostname)
+    log.info("telemetry on for %s: %s", _active.service_name,
+             ", ".join(filter(None, ("exporting over OTLP/HTTP" if config.exporting else "",
+                                     "metrics at /metrics" if config.scraped else ""))))
     return _active
 
 
 @contextlib.asynccontextmanager
 async def running(settings: Settings, component: str) -> AsyncIterator[Telemetry | None]:
-    """:func:`setup` for the life of a component's ``run()``, flushed and shut down after it."""
+    """:func:`setup` for the life of a component's ``run()``, flushed and shut down after it.
+
+    A gRPC service's metrics are served on METRICS_PORT meanwhile, on the interfaces its gRPC
+    address is bound to (services.server.bind_address); the gateway serves them itself.
+    """
     telemetry = setup(settings, component)
     try:
+        if telemetry is not None and telemetry.scraped and component != "gateway":
+            address = getattr(settings, f"{component}_addr")
+            telemetry.serve_metrics(_metrics_host(address), settings.telemetry.metrics_port)
         yield telemetry
     finally:
         if telemetry is not None:
@@ -147,61 +197,106 @@ def client_interceptors() -> list | None:
     return None if _active is None else _active.client_interceptors
 
 
+def instrument_redis(client: Any) -> None:
+    """A span per command of ``client`` (a redis-py client), when the active telemetry traces."""
+    if _active is not None and _active.tracing:
+        from opentelemetry.instrumentation.redis import RedisInstrumentor
+
+        RedisInstrumentor.instrument_client(client, tracer_provider=_active.tracer_provider)
+
+
+class CannotServeMetrics(OSError):
+    """METRICS_PORT cannot be bound; the message names the variable."""
+
+
 class Telemetry:
     """The exporters and providers of one component, and the hooks the servers plug in."""
 
     def __init__(self, settings: TelemetrySettings, component: str):
+        from opentelemetry.sdk.metrics import MeterProvider
+        from opentelemetry.sdk.resources import SERVICE_NAME, SERVICE_VERSION, Resource
+
+        from services import metrics, rpc_metrics
+
+        self.settings = settings
+        self.tracing = settings.exporting
+        self.scraped = settings.scraped
+        self.service_name = f"{settings.service_name}-{component}"
+        # The instrumentations read the opt-in once, from the environment only: tavolo's
+        # default is the stable HTTP conventions (spans and metrics agree); an operator's own
+        # OTEL_SEMCONV_STABILITY_OPT_IN (e.g. http/dup) is what the settings carry then.
+        os.environ.setdefault("OTEL_SEMCONV_STABILITY_OPT_IN", settings.semconv_opt_in)
+        resource = Resource.create({SERVICE_NAME: self.service_name,
+                                    SERVICE_VERSION: _tavolo_version()})
+
+        readers: list = []
+        self.registry = None
+        if self.scraped:
+            from opentelemetry.exporter.prometheus import PrometheusMetricReader
+            from prometheus_client import CollectorRegistry
+
+            self.registry = CollectorRegistry(auto_describe=True)  # this Telemetry's alone
+            readers.append(PrometheusMetricReader(registry=self.registry))
+        if self.tracing:
+            from opentelemetry.exporter.otlp.proto.http.metric_exporter import (
+                OTLPMetricExporter,
+            )
+            from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
+
+            readers.append(PeriodicExportingMetricReader(
+                OTLPMetricExporter(), export_interval_millis=settings.metric_export_interval_ms))
+        self.meter_provider: MeterProvider = MeterProvider(resource=resource,
+                                                           metric_readers=readers)
+        self.meter = self.meter_provider.get_meter("tavolo")
+        self.instruments = metrics.bind(self.meter)
+        self._server_durations = rpc_metrics.ServerDurations(self.meter)
+        self.client_interceptors: list = [rpc_metrics.ClientDurations(self.meter)]
+        self._gauges: list[PolledGauges] = []
+        self._metrics_server: Any = None
+        self._process_metrics = _process_metrics(self.meter_provider)
+
+        self.tracer: Any = None
+        self.tracer_provider: TracerProvider | None = None
+        self.logger_provider: LoggerProvider | None = None
+        self._log_handler: logging.Handler | None = None
+        self._asyncpg = None
+        if self.tracing:
+            self._start_tracing(resource)
+
+    def _start_tracing(self, resource) -> None:
         from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
-        from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
         from opentelemetry.instrumentation.grpc import aio_client_interceptors
         from opentelemetry.sdk._logs import LoggerProvider
         from opentelemetry.sdk._logs.export import BatchLogRecordProcessor
-        from opentelemetry.sdk.metrics import MeterProvider
-        from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
-        from opentelemetry.sdk.resources import SERVICE_NAME, SERVICE_VERSION, Resource
         from opentelemetry.sdk.trace import TracerProvider
         from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
-        self.settings = settings
-        self.service_name = f"{settings.service_name}-{component}"
-        self.endpoint = (settings.exporter_endpoint or DEFAULT_ENDPOINT).rstrip("/")
-        # OTLP header values are percent-encoded (as in OTEL_EXPORTER_OTLP_HEADERS everywhere).
-        headers = {key: unquote(value) for key, value in settings.exporter_headers}
-        resource = Resource.create({SERVICE_NAME: self.service_name,
-                                    SERVICE_VERSION: _tavolo_version()})
-
-        self.tracer_provider: TracerProvider = TracerProvider(resource=resource)
-        self.tracer_provider.add_span_processor(BatchSpanProcessor(
-            OTLPSpanExporter(endpoint=f"{self.endpoint}/v1/traces", headers=headers)))
-        self.meter_provider: MeterProvider = MeterProvider(resource=resource, metric_readers=[
-            PeriodicExportingMetricReader(
-                OTLPMetricExporter(endpoint=f"{self.endpoint}/v1/metrics", headers=headers),
-                export_interval_millis=settings.metric_export_interval_ms,
-            )
-        ])
-        self.logger_provider: LoggerProvider = LoggerProvider(resource=resource)
-        self.logger_provider.add_log_record_processor(BatchLogRecordProcessor(
-            OTLPLogExporter(endpoint=f"{self.endpoint}/v1/logs", headers=headers)))
-
-        self.meter = self.meter_provider.get_meter("tavolo")
-        not_grpc_internal = _not_grpc_internal()
-        self.client_interceptors = aio_client_interceptors(
-            tracer_provider=self.tracer_provider, filter_=not_grpc_internal)
-        self._server_filter = not_grpc_internal
-        self._gauges: list[PolledGauges] = []
+        # No endpoint or headers here: the exporters read the SDK's variables, per signal.
+        self.tracer_provider = TracerProvider(resource=resource)
+        self.tracer_provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+        self.logger_provider = LoggerProvider(resource=resource)
+        self.logger_provider.add_log_record_processor(BatchLogRecordProcessor(OTLPLogExporter()))
+        self.tracer = self.tracer_provider.get_tracer("tavolo")
+        # Outermost: the span wraps the duration, and carries the traceparent to the server.
+        self.client_interceptors[:0] = aio_client_interceptors(
+            tracer_provider=self.tracer_provider, filter_=_not_grpc_internal())
         self._log_handler = _log_handler(self.logger_provider)
         logging.getLogger().addHandler(self._log_handler)
-        self._process_metrics = _process_metrics(self.meter_provider)
+        self._asyncpg = _instrument_asyncpg(self.tracer_provider)
 
     # -- gRPC ---------------------------------------------------------------------------------
 
-    def server_interceptor(self):
-        """A grpc.aio server interceptor: a span per call (health and reflection left out)."""
-        from opentelemetry.instrumentation.grpc import aio_server_interceptor
+    def server_interceptors(self) -> list:
+        """grpc.aio server interceptors: a span per call (when tracing), its duration (health
+        and reflection left out); put them before the ErrorInterceptor."""
+        interceptors: list = [self._server_durations]
+        if self.tracing:
+            from opentelemetry.instrumentation.grpc import aio_server_interceptor
 
-        return aio_server_interceptor(tracer_provider=self.tracer_provider,
-                                      filter_=self._server_filter)
+            interceptors.insert(0, aio_server_interceptor(tracer_provider=self.tracer_provider,
+                                                          filter_=_not_grpc_internal()))
+        return interceptors
 
     # -- HTTP and WebSocket -------------------------------------------------------------------
 
@@ -216,6 +311,8 @@ class Telemetry:
     def user_tagging(self, lookup: Callable[[Any], Awaitable[Any]]):
         """``lookup`` (connection -> member with ``.sub``, or None), also tagging the current
         span (the request's or the WebSocket's) with ``user.id``."""
+        if not self.tracing:
+            return lookup
         from opentelemetry import trace
 
         @functools.wraps(lookup)
@@ -226,6 +323,59 @@ class Telemetry:
             return found
 
         return member
+
+    def message_span(self, name: str) -> contextlib.AbstractContextManager[Any]:
+        """A span for one WebSocket message, made current for the block: the root of a trace
+        of its own, linked to the connection's span (the current one) and tagged like it.
+
+        A trace per message keeps a move's spans together and small; a trace per socket would
+        last the whole match.
+        """
+        if not self.tracing:
+            return contextlib.nullcontext()
+        from opentelemetry import trace
+        from opentelemetry.context import Context
+
+        socket_span = trace.get_current_span()
+        context = socket_span.get_span_context()
+        attributes = {}
+        if context.is_valid:
+            socket_attributes = getattr(socket_span, "attributes", None) or {}
+            attributes = {key: socket_attributes[key] for key in (SESSION_ID, USER_ID, "http.route")
+                          if key in socket_attributes}
+        return self.tracer.start_as_current_span(
+            name, context=Context(), kind=trace.SpanKind.SERVER, attributes=attributes,
+            links=[trace.Link(context)] if context.is_valid else None)
+
+    # -- Prometheus ---------------------------------------------------------------------------
+
+    def metrics_endpoint(self):
+        """A Starlette endpoint answering ``GET /metrics`` in Prometheus' text format."""
+        from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+        from starlette.concurrency import run_in_threadpool
+        from starlette.responses import Response
+
+        registry = self.registry
+
+        async def endpoint(request) -> Response:
+            # Collecting walks every instrument: off the event loop, as a service's thread does.
+            body = await run_in_threadpool(generate_latest, registry)
+            return Response(body, media_type=CONTENT_TYPE_LATEST)
+
+        return endpoint
+
+    def serve_metrics(self, host: str, port: int) -> int:
+        """Serve ``/metrics`` on ``host:port`` from a thread (a gRPC service); the port bound."""
+        from prometheus_client import start_http_server
+
+        try:
+            server, _ = start_http_server(port, addr=host, registry=self.registry)
+        except OSError as error:
+            raise CannotServeMetrics(
+                f"cannot serve metrics on {host}:{port} (METRICS_PORT): {error}") from None
+        self._metrics_server = server
+        log.info("metrics at http://%s:%d/metrics", host, server.server_port)
+        return server.server_port
 
     # -- gauges -------------------------------------------------------------------------------
 
@@ -242,21 +392,32 @@ class Telemetry:
 
     # -- life ---------------------------------------------------------------------------------
 
+    def _providers(self) -> list:
+        return [p for p in (self.tracer_provider, self.meter_provider, self.logger_provider)
+                if p is not None]
+
     def force_flush(self) -> None:
         """Export everything recorded so far (blocks: call it off the event loop in servers)."""
-        self.tracer_provider.force_flush()
-        self.meter_provider.force_flush()
-        self.logger_provider.force_flush()
+        for provider in self._providers():
+            provider.force_flush()
 
     def shutdown(self) -> None:
         """Flush and stop the exporters (together: a collector that is down costs one timeout)."""
+        from services import metrics
+
         global _active
         if _active is self:
             _active = None
-        logging.getLogger().removeHandler(self._log_handler)
-        if self._process_metrics is not None:
-            self._process_metrics.uninstrument()
-        providers = (self.tracer_provider, self.meter_provider, self.logger_provider)
+        metrics.unbind(self.instruments)
+        if self._log_handler is not None:
+            logging.getLogger().removeHandler(self._log_handler)
+        if self._metrics_server is not None:
+            self._metrics_server.shutdown()
+            self._metrics_server.server_close()
+        for instrumentor in (self._process_metrics, self._asyncpg):
+            if instrumentor is not None:
+                instrumentor.uninstrument()
+        providers = self._providers()
         with ThreadPoolExecutor(len(providers)) as pool:
             for done in [pool.submit(provider.shutdown) for provider in providers]:
                 done.result()
@@ -325,39 +486,48 @@ class PolledGauges:
 
 
 class _HttpTelemetry:
-    """OpenTelemetry's ASGI middleware (the spans) plus ``http.server.request.duration``.
+    """OpenTelemetry's ASGI middleware (the spans, when tracing) plus
+    ``http.server.request.duration``.
 
-    The library's own HTTP metrics follow the old conventions (milliseconds) unless a process
-    environment variable says otherwise, so they are switched off and the stable duration
-    histogram is recorded here. Excluded paths skip both, by exact match.
+    The duration histogram is recorded here, for every request of the route Starlette matched,
+    whether or not spans are made; the library's own HTTP metrics are switched off. Excluded
+    paths (OTEL_EXCLUDED_PATHS by exact match, ``/metrics``, and the SDK's
+    OTEL_PYTHON_ASGI_EXCLUDED_URLS / OTEL_PYTHON_EXCLUDED_URLS by regex) skip both.
     """
 
     def __init__(self, app, telemetry: Telemetry, session_of: Callable[[dict], str | None] | None):
         from opentelemetry import trace
-        from opentelemetry.instrumentation.asgi import OpenTelemetryMiddleware
-        from opentelemetry.metrics import NoOpMeter
-        from opentelemetry.util.http import sanitize_method
+        from opentelemetry.util.http import get_excluded_urls, sanitize_method
 
         self.app = app
-        self.excluded = frozenset(telemetry.settings.excluded_paths)
+        self.excluded = frozenset((*telemetry.settings.excluded_paths, METRICS_PATH))
+        self.excluded_urls = get_excluded_urls("ASGI")  # the SDK's variables, as it reads them
         self.session_of = session_of
         self._current_span = trace.get_current_span
         self._method = sanitize_method
-        self.traced = OpenTelemetryMiddleware(
-            app,
-            tracer_provider=telemetry.tracer_provider,
-            meter=NoOpMeter("tavolo.http"),
-            server_request_hook=self._tag_request,
-            exclude_spans=["receive", "send"],  # a span per request or connection, none per message
-            http_capture_headers_sanitize_fields=_SECRET_HEADERS,
-        )
+        self.traced = app
+        if telemetry.tracing:
+            from opentelemetry.instrumentation.asgi import OpenTelemetryMiddleware
+            from opentelemetry.metrics import NoOpMeter
+
+            self.traced = OpenTelemetryMiddleware(
+                app,
+                excluded_urls=self.excluded_urls,
+                tracer_provider=telemetry.tracer_provider,
+                meter=NoOpMeter("tavolo.http"),
+                server_request_hook=self._tag_request,
+                exclude_spans=["receive", "send"],  # a span per request or connection, none per message
+                http_capture_headers_sanitize_fields=_SECRET_HEADERS,
+            )
         self.duration = telemetry.meter.create_histogram(
             HTTP_SERVER_REQUEST_DURATION, unit="s", description="Duration of HTTP server requests.",
             explicit_bucket_boundaries_advisory=_DURATION_BUCKETS)
 
     async def __call__(self, scope, receive, send) -> None:
         kind = scope["type"]
-        if kind not in ("http", "websocket") or scope.get("path") in self.excluded:
+        if kind not in ("http", "websocket") or scope.get("path") in self.excluded or (
+                self.excluded_urls is not None
+                and self.excluded_urls.url_disabled(_url(scope))):
             return await self.app(scope, receive, send)
         if kind == "websocket":
             return await self.traced(scope, receive, self._naming(scope, send))
@@ -404,9 +574,14 @@ class _HttpTelemetry:
             return
         query = scope.get("query_string") or b""
         if query:
-            # The library puts the query in http.url; values may be codes or states (the OIDC
-            # callback), so only the parameter names stay.
-            span.set_attribute("http.url", _url_without_values(scope, query))
+            # The library puts the query in url.query (http.url under the old conventions);
+            # values may be codes or states (the OIDC callback), so only the names stay.
+            names = _query_names(query)
+            set_by_library = getattr(span, "attributes", None) or {}
+            if "url.query" in set_by_library:
+                span.set_attribute("url.query", names)
+            if "http.url" in set_by_library:
+                span.set_attribute("http.url", _url(scope) + "?" + names)
         if self.session_of is not None:
             session_id = self.session_of(scope)
             if session_id:
@@ -436,12 +611,42 @@ def _duration_attributes(scope, method: str, status: int | None,
     return attributes
 
 
-def _url_without_values(scope, query: bytes) -> str:
+def _url(scope) -> str:
+    """The request's URL without its query (what the excluded-URL patterns are matched with)."""
     headers = dict(scope.get("headers") or [])
     host = headers.get(b"host", b"").decode("latin-1") or "localhost"
+    return f"{scope.get('scheme', 'http')}://{host}{scope.get('path', '')}"
+
+
+def _query_names(query: bytes) -> str:
     names = [name for name, _ in parse_qsl(query.decode("latin-1"), keep_blank_values=True)]
-    return (f"{scope.get('scheme', 'http')}://{host}{scope.get('path', '')}?"
-            + "&".join(f"{name}=REDACTED" for name in names))
+    return "&".join(f"{name}=REDACTED" for name in names)
+
+
+def _metrics_host(address: str) -> str:
+    """Where a service serves its metrics: the host its gRPC address binds, every interface for
+    a DNS name (services.server.bind_address)."""
+    host, _, _ = address.rpartition(":")
+    host = host.strip("[]")
+    if host == "localhost":
+        return host
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return "::"
+    return host
+
+
+def _instrument_asyncpg(provider: TracerProvider):
+    """A span per Postgres query. The instrumentor patches asyncpg itself, for the process: a
+    second Telemetry in the same process (tests) goes without; None then."""
+    from opentelemetry.instrumentation.asyncpg import AsyncPGInstrumentor
+
+    instrumentor = AsyncPGInstrumentor()
+    if instrumentor.is_instrumented_by_opentelemetry:
+        return None
+    instrumentor.instrument(tracer_provider=provider)
+    return instrumentor
 
 
 def _not_grpc_internal():

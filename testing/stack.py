@@ -28,6 +28,8 @@ SERVICES = ("game", "deadlines", "stats", "lobby")
 class Stack:
     def __init__(self, extra_env: dict[str, str] | None = None):
         self.ports = {name: free_port() for name in (*SERVICES, "gateway", "idp")}
+        # Each gRPC service's Prometheus port (the gateway serves /metrics on its own).
+        self.metrics_ports = {name: free_port() for name in SERVICES}
         self.gateway_url = f"http://127.0.0.1:{self.ports['gateway']}"
         self.issuer = f"http://127.0.0.1:{self.ports['idp']}/tavolo"
         env = {key: value for key, value in os.environ.items()
@@ -43,6 +45,7 @@ class Stack:
             "OIDC_0_ISSUER": self.issuer,
             "OIDC_0_REDIRECT_URI": f"{self.gateway_url}/auth/default/callback",
             "LOG_LEVEL": "WARNING",
+            "METRICS_PORT": "0",  # per service in _spawn: one port each
         })
         env.update(extra_env or {})
         self.env = env
@@ -62,9 +65,18 @@ class Stack:
         self._wait_http(f"{self.issuer}/.well-known/openid-configuration", deadline)
         return self
 
+    def metrics_url(self, name: str) -> str:
+        """Where component ``name`` serves its Prometheus metrics."""
+        if name == "gateway":
+            return f"{self.gateway_url}/metrics"
+        return f"http://127.0.0.1:{self.metrics_ports[name]}/metrics"
+
     def _spawn(self, name: str, args: list[str]) -> None:
+        env = self.env
+        if name in self.metrics_ports:
+            env = {**env, "METRICS_PORT": str(self.metrics_ports[name])}
         self.processes[name] = subprocess.Popen(
-            [sys.executable, "-m", "services.cli", *args], env=self.env,
+            [sys.executable, "-m", "services.cli", *args], env=env,
         )
 
     def restart(self, name: str) -> None:

@@ -25,7 +25,7 @@ async def replica_processes(postgres_dsn, redis_url, redis_prefix):
     env = {key: value for key, value in os.environ.items() if not key.startswith(("DATABASE_", "REDIS_"))}
     env.update(DATABASE_URL=postgres_dsn, REDIS_URL=redis_url, REDIS_KEY_PREFIX=redis_prefix,
                DEADLINES_ADDR=deadlines_addr, STATS_ADDR=stats_addr, LOG_LEVEL="WARNING",
-               DUMMY_GAME="true")
+               DUMMY_GAME="true", METRICS_PORT="0")
     processes = [
         subprocess.Popen([sys.executable, "-m", "services.cli", "serve", "game"],
                          env={**env, "GAME_ADDR": address})

@@ -32,8 +32,11 @@ def test_defaults_are_the_readmes():
     assert settings.telemetry.enabled is False
     assert settings.telemetry.service_name == "tavolo"
     assert settings.telemetry.excluded_paths == ("/api/health",)
-    assert settings.telemetry.metric_export_interval_ms == 60000
+    assert settings.telemetry.metric_export_interval_ms is None   # the SDK's own default
     assert settings.telemetry.metrics_poll_interval_s == 15
+    assert settings.telemetry.metrics_port == 9464
+    assert settings.telemetry.exporting is False and settings.telemetry.scraped is True
+    assert settings.log_format == "text"
     assert (settings.app_host, settings.app_port) == ("0.0.0.0", 8080)
     assert settings.static_dir == "web/dist"
     assert settings.lobby_addr == "127.0.0.1:50051"
@@ -71,6 +74,7 @@ _DEFAULT_OF = {
     "DEADLINE_HEARTBEAT_MS": lambda s: s.deadline_heartbeat_ms,
     "DEADLINE_LEASE_MS": lambda s: s.deadline_lease_ms, "DUMMY_GAME": lambda s: s.dummy_game,
     "LOG_LEVEL": lambda s: s.log_level, "LOGGING_CONFIG": lambda s: s.logging_config,
+    "LOG_FORMAT": lambda s: s.log_format,
     "CORS_ALLOW_ORIGINS": lambda s: s.cors.allow_origins,
     "CORS_ALLOW_ORIGIN_REGEX": lambda s: s.cors.allow_origin_regex,
     "CORS_ALLOW_METHODS": lambda s: s.cors.allow_methods,
@@ -79,8 +83,6 @@ _DEFAULT_OF = {
     "CORS_EXPOSE_HEADERS": lambda s: s.cors.expose_headers,
     "CORS_MAX_AGE": lambda s: s.cors.max_age, "OTEL_ENABLED": lambda s: s.telemetry.enabled,
     "OTEL_SERVICE_NAME": lambda s: s.telemetry.service_name,
-    "OTEL_EXPORTER_OTLP_ENDPOINT": lambda s: s.telemetry.exporter_endpoint,
-    "OTEL_EXPORTER_OTLP_HEADERS": lambda s: s.telemetry.exporter_headers,
     "OTEL_EXCLUDED_PATHS": lambda s: s.telemetry.excluded_paths,
     "OTEL_METRIC_EXPORT_INTERVAL_MILLIS": lambda s: s.telemetry.metric_export_interval_ms,
     "OTEL_METRICS_POLL_INTERVAL_SECONDS": lambda s: s.telemetry.metrics_poll_interval_s,
@@ -132,6 +134,9 @@ def test_overrides():
         "CORS_ALLOW_CREDENTIALS": "yes",
         "CORS_ALLOW_ORIGIN_REGEX": r"https://.*\.example",
         "OTEL_EXPORTER_OTLP_HEADERS": "api-key=abc, x=1",
+        "OTEL_METRIC_EXPORT_INTERVAL_MILLIS": "5000",
+        "METRICS_PORT": "0",
+        "LOG_FORMAT": "JSON",
         "APP_PORT": "9000",
         "GAME_ADDR": "game.internal:6000",
         "DUMMY_GAME": "on",
@@ -143,7 +148,9 @@ def test_overrides():
     assert settings.cors.allow_origins == ("https://a.example", "https://b.example")
     assert settings.cors.allow_credentials is True
     assert settings.cors.enabled
-    assert settings.telemetry.exporter_headers == (("api-key", "abc"), ("x", "1"))
+    assert settings.telemetry.metric_export_interval_ms == 5000
+    assert settings.telemetry.metrics_port == 0 and not settings.telemetry.scraped
+    assert settings.log_format == "json"
     assert settings.app_port == 9000
     assert settings.game_addr == "game.internal:6000"
     assert settings.dummy_game is True
@@ -175,6 +182,9 @@ def test_database_parts_build_a_dsn_leaving_out_an_empty_port():
     ({"CORS_MAX_AGE": "-5"}, "CORS_MAX_AGE"),
     ({"OTEL_ENABLED": "2"}, "OTEL_ENABLED"),
     ({"OTEL_EXPORTER_OTLP_HEADERS": "novalue"}, "OTEL_EXPORTER_OTLP_HEADERS"),
+    ({"OTEL_EXPORTER_OTLP_ENDPOINT": "collector:4318"}, "OTEL_EXPORTER_OTLP_ENDPOINT"),
+    ({"METRICS_PORT": "65536"}, "METRICS_PORT"),
+    ({"LOG_FORMAT": "xml"}, "LOG_FORMAT"),
     ({"APP_PORT": "70000"}, "APP_PORT"),
     ({"GAME_ADDR": "nohostport"}, "GAME_ADDR"),
     ({"LOBBY_ADDR": "host:0"}, "LOBBY_ADDR"),

@@ -12,6 +12,7 @@ import contextlib
 import hashlib
 import json
 import logging
+import os
 import subprocess
 import sys
 import threading
@@ -179,10 +180,11 @@ def collector():
 
 
 @pytest.fixture
-def telemetry_settings(collector) -> TelemetrySettings:
+def telemetry_settings(collector, monkeypatch) -> TelemetrySettings:
+    # The exporters read the SDK's variables, as an operator sets them.
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", collector.endpoint + "/")
     # Long intervals: the tests flush by hand, nothing is exported on a timer meanwhile.
     return TelemetrySettings(enabled=True, service_name="tavolo",
-                             exporter_endpoint=collector.endpoint + "/",
                              excluded_paths=("/api/health",),
                              metric_export_interval_ms=600_000, metrics_poll_interval_s=600)
 
@@ -296,8 +298,12 @@ async def test_http_request_span_is_tagged_and_continues_over_grpc(collector, te
     assert http.attributes["session.id"] == hashlib.sha256(session_id.encode()).hexdigest()[:16]
     assert http.attributes["user.id"] == "sub-alice"
     assert http.attributes["http.route"] == "/api/games/{id}"
-    assert http.attributes["http.status_code"] == 404
-    assert http.attributes["http.url"].endswith("/api/games/g-1?code=REDACTED")
+    # The stable HTTP semantic conventions, as the duration metric's.
+    assert http.attributes["http.response.status_code"] == 404
+    assert http.attributes["http.request.method"] == "GET"
+    assert http.attributes["url.path"] == "/api/games/g-1"
+    assert http.attributes["url.query"] == "code=REDACTED"
+    assert "http.status_code" not in http.attributes and "http.url" not in http.attributes
 
     method = "/tavolo.lobby.v1.LobbyService/GetGame"
     client_span = _one(spans, service="tavolo-gateway", name=method)
@@ -519,9 +525,10 @@ async def test_gauges_report_the_polled_value_and_nothing_when_the_read_fails(co
 # -- set-up -------------------------------------------------------------------------------------
 
 
-async def test_service_name_headers_and_logs(collector, telemetry_settings, telemetries):
-    settings = replace(telemetry_settings, service_name="acme",
-                       exporter_headers=(("authorization", "Bearer%20s3cret"), ("x-team", "cards")))
+async def test_service_name_headers_and_logs(collector, telemetry_settings, telemetries,
+                                             monkeypatch):
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_HEADERS", "authorization=Bearer%20s3cret,x-team=cards")
+    settings = replace(telemetry_settings, service_name="acme")
     telemetry = telemetries("stats", settings)
     assert otel.active() is telemetry
     logging.getLogger("stats.example").warning("ready for %s", "business")
@@ -549,7 +556,7 @@ from services.config import Settings, TelemetrySettings
 from services.server import serve
 
 async def main(endpoint, address):
-    settings = Settings(telemetry=TelemetrySettings(enabled=False, exporter_endpoint=endpoint,
+    settings = Settings(telemetry=TelemetrySettings(enabled=False, metrics_port=0,
                                                     metric_export_interval_ms=1,
                                                     metrics_poll_interval_s=1))
     handlers = list(logging.getLogger().handlers)
@@ -581,9 +588,11 @@ asyncio.run(main(sys.argv[1], sys.argv[2]))
 
 
 def test_disabled_telemetry_imports_nothing_and_exports_nothing(collector):
-    assert otel.setup(Settings(), "game") is None
+    """OTEL_ENABLED off and METRICS_PORT=0: nothing of OpenTelemetry's."""
+    assert otel.setup(Settings(telemetry=TelemetrySettings(metrics_port=0)), "game") is None
     result = subprocess.run([sys.executable, "-c", _DISABLED_SCRIPT, collector.endpoint,
                              free_address()],
+                            env={**os.environ, "OTEL_EXPORTER_OTLP_ENDPOINT": collector.endpoint},
                             cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout.strip().splitlines()[-1])

@@ -1,0 +1,161 @@
+"""tavolo's own figures: sockets, moves, refusals, matches, deadlines, lock waits, store errors.
+
+Domain code calls the functions below unconditionally. They record through the instruments of
+the process's telemetry (services.telemetry binds them when it is set up); with telemetry off
+each call is one test of a module global, and nothing of OpenTelemetry is imported.
+
+The README's operator section lists every metric with its meaning; keep the two in step.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+# Histogram boundaries, in seconds: deadline lateness runs from milliseconds (on time) to the
+# heartbeat (a lost wake-up) and beyond (an outage); a lock wait is short unless a table is hot.
+_LATENESS_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+_LOCK_BUCKETS = (0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
+
+# Attribute names (OpenTelemetry's where one exists).
+GAME_TYPE = "tavolo.game.type"
+MOVE_TYPE = "tavolo.move.type"
+REFUSAL = "tavolo.refusal.reason"
+DEADLINE_KIND = "tavolo.deadline.kind"
+DEADLINE_OUTCOME = "tavolo.deadline.outcome"
+STORE = "tavolo.store"
+ERROR_TYPE = "error.type"
+DIRECTION = "tavolo.websocket.direction"
+
+
+class Instruments:
+    """Every instrument of tavolo's own figures, made from one meter."""
+
+    def __init__(self, meter: Any):
+        self.sockets_open = meter.create_up_down_counter(
+            "tavolo.websockets.open", unit="{connection}",
+            description="Game WebSockets open on this gateway")
+        self.socket_messages = meter.create_counter(
+            "tavolo.websocket.messages", unit="{message}",
+            description="WebSocket messages received from players (in) and sent to them (out)")
+        self.moves = meter.create_counter(
+            "tavolo.moves", unit="{move}",
+            description="Moves appended to a table's log, by move type (play, auto_play, ack...)")
+        self.refusals = meter.create_counter(
+            "tavolo.moves.refused", unit="{move}",
+            description="Actions refused by the game service, by reason (illegal_move, "
+                        "concurrent_move...)")
+        self.matches_started = meter.create_counter(
+            "tavolo.matches.started", unit="{match}", description="Tables created")
+        self.matches_finished = meter.create_counter(
+            "tavolo.matches.finished", unit="{match}", description="Matches that ended")
+        self.matches_recorded = meter.create_counter(
+            "tavolo.matches.recorded", unit="{match}",
+            description="Finished matches that stats accepted")
+        self.deadline_lateness = meter.create_histogram(
+            "tavolo.deadline.lateness", unit="s",
+            description="How long after its due time a deadline was fired",
+            explicit_bucket_boundaries_advisory=_LATENESS_BUCKETS)
+        self.lock_wait = meter.create_histogram(
+            "tavolo.table.lock.wait", unit="s",
+            description="How long a mutation of a table waited for the table's lock",
+            explicit_bucket_boundaries_advisory=_LOCK_BUCKETS)
+        self.store_errors = meter.create_counter(
+            "tavolo.store.errors", unit="{error}",
+            description="Calls that failed because a store (Redis, Postgres) did not answer, by "
+                        "store and error type")
+
+
+_current: Instruments | None = None
+
+
+def bind(meter: Any) -> Instruments:
+    """Record through ``meter`` from now on (services.telemetry, when it is set up)."""
+    global _current
+    _current = Instruments(meter)
+    return _current
+
+
+def unbind(instruments: Instruments) -> None:
+    global _current
+    if _current is instruments:
+        _current = None
+
+
+# -- the gateway ---------------------------------------------------------------------------------
+
+def socket_opened() -> None:
+    if _current is not None:
+        _current.sockets_open.add(1)
+
+
+def socket_closed() -> None:
+    if _current is not None:
+        _current.sockets_open.add(-1)
+
+
+def socket_message(direction: str) -> None:
+    """One message ``in`` (from the player) or ``out`` (to the player)."""
+    if _current is not None:
+        _current.socket_messages.add(1, {DIRECTION: direction})
+
+
+# -- the game service ----------------------------------------------------------------------------
+
+def move_made(game_type: str, move_type: str) -> None:
+    if _current is not None:
+        _current.moves.add(1, {GAME_TYPE: game_type, MOVE_TYPE: move_type})
+
+
+def move_refused(reason: str) -> None:
+    if _current is not None:
+        _current.refusals.add(1, {REFUSAL: reason})
+
+
+def match_started(game_type: str) -> None:
+    if _current is not None:
+        _current.matches_started.add(1, {GAME_TYPE: game_type})
+
+
+def match_finished(game_type: str) -> None:
+    if _current is not None:
+        _current.matches_finished.add(1, {GAME_TYPE: game_type})
+
+
+def match_recorded() -> None:
+    if _current is not None:
+        _current.matches_recorded.add(1)
+
+
+class waited:  # lower case: used like a function, ``async with waited(lock):``
+    """``lock`` held for the block, the wait for it recorded as ``tavolo.table.lock.wait``."""
+
+    __slots__ = ("lock",)
+
+    def __init__(self, lock: Any):
+        self.lock = lock
+
+    async def __aenter__(self) -> None:
+        start = time.perf_counter()
+        await self.lock.acquire()
+        if _current is not None:
+            _current.lock_wait.record(time.perf_counter() - start)
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self.lock.release()
+
+
+# -- the deadline service ------------------------------------------------------------------------
+
+def deadline_fired(kind: str, outcome: str, lateness_seconds: float) -> None:
+    if _current is not None:
+        _current.deadline_lateness.record(max(0.0, lateness_seconds),
+                                          {DEADLINE_KIND: kind, DEADLINE_OUTCOME: outcome})
+
+
+# -- every service -------------------------------------------------------------------------------
+
+def store_error(store: str, error: BaseException) -> None:
+    """A call failed because ``store`` did not answer (services.stores.unavailable_on)."""
+    if _current is not None:
+        _current.store_errors.add(1, {STORE: store, ERROR_TYPE: type(error).__name__})
