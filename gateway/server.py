@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import signal
+import threading
+from collections.abc import Iterator
 
 import uvicorn
 
@@ -81,7 +85,24 @@ async def _serve(settings: Settings, telemetry: otel.Telemetry | None) -> None:
     freeze_start_up_heap()
     # uvicorn's own log is capped at WARNING with every dependency's (CONFIG.md): say it here.
     log.info("gateway starting on http://%s:%d", settings.app_host, settings.app_port)
+    with _surviving_sigterm():
+        try:
+            await uvicorn.Server(config).serve()
+        finally:
+            await close()
+
+
+@contextlib.contextmanager
+def _surviving_sigterm() -> Iterator[None]:
+    """uvicorn stops gracefully on SIGTERM, then raises the signal again to the handler it found:
+    with the default one the process died right there, before the feeds, the channels and the
+    telemetry were closed (the last spans and metrics lost). A handler of ours that does nothing
+    lets ``run`` finish and the process exit 0."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: None)
     try:
-        await uvicorn.Server(config).serve()
+        yield
     finally:
-        await close()
+        signal.signal(signal.SIGTERM, previous)

@@ -75,6 +75,8 @@ class Stack:
         env = self.env
         if name in self.metrics_ports:
             env = {**env, "METRICS_PORT": str(self.metrics_ports[name])}
+        elif name == "gateway":  # any port but 0: the gateway serves /metrics on its own
+            env = {**env, "METRICS_PORT": str(self.ports["gateway"])}
         self.processes[name] = subprocess.Popen(
             [sys.executable, "-m", "services.cli", *args], env=env,
         )

@@ -50,6 +50,7 @@ from services.server import ServiceSpec, serve
 from services.stores import Keys, redis_client
 from tavolo.lobby.v1 import lobby_pb2_grpc
 from testing.processes import free_address, served
+from testing.waiting import eventually
 
 ROOT = Path(__file__).resolve().parents[2]
 ECHO = "tavolo.test.v1.EchoService"
@@ -621,3 +622,113 @@ def test_every_component_process_exports_under_its_own_service_name(collector):
                  for body in collector.bodies("/v1/metrics")
                  for resource in ExportMetricsServiceRequest.FromString(body).resource_metrics}
     assert exporting == {f"tavolo-{name}" for name in (*SERVICES, "gateway")}
+
+
+# -- a move, end to end -------------------------------------------------------------------------
+
+
+async def _play_one_move(stack) -> None:
+    """Four players at a new table; the one whose turn it is plays a card, once."""
+    from game.scopone.rules import legal_plays
+    from testing.players import Player, receive, seat_four
+
+    players = [await Player(stack, name).login() for name in ("alice", "bob", "carol", "dave")]
+    try:
+        lobby = await seat_four(players, {"target_score": 11})
+        sockets = [await player.socket(lobby["id"]) for player in players]
+        views = [(await receive(socket, "state"))["game"] for socket in sockets]
+        await asyncio.sleep(0.5)  # the table's first deadlines are in the queue by now
+        (mover, view), = [(s, v) for s, v in zip(sockets, views) if v.get("your_turn")]
+        card, capture = legal_plays(view["hand"], view["table"], False)[0]
+        await mover.send(json.dumps({"action": "play", "card": card, "capture": capture,
+                                     "revision": view["revision"]}))
+        while (await receive(mover, "state"))["game"]["revision"] == view["revision"]:
+            pass
+        await asyncio.sleep(0.5)  # the move's background work: snapshot, deadlines
+        for socket in sockets:
+            await socket.close()
+    finally:
+        for player in players:
+            await player.close()
+
+
+@pytest.fixture
+def traced_stack(collector):
+    """The whole stack on real Redis and Postgres, exporting to the collector."""
+    from testing.stack import real_stack
+
+    with real_stack({"OTEL_ENABLED": "true", "OTEL_EXPORTER_OTLP_ENDPOINT": collector.endpoint},
+                    label="trace") as stack:
+        yield stack
+
+
+async def test_a_move_is_one_trace_from_its_message_to_the_stores_and_the_deadlines(
+        collector, traced_stack):
+    await _play_one_move(traced_stack)
+    await asyncio.to_thread(traced_stack.stop)  # SIGTERM: every process flushes what it recorded
+
+    spans = collector.spans()
+    message = _one(spans, service="tavolo-gateway", name="WS /ws/games/{id} message")
+    assert message.span.kind == Span.SPAN_KIND_SERVER
+    assert message.span.parent_span_id == b""       # the root of a trace of its own...
+    (link,) = message.span.links                    # ...linked to its socket's span
+    socket_span = next(s for s in spans if s.span.span_id == link.span_id)
+    assert socket_span.name == "/ws/games/{id}" and socket_span.trace_id != message.trace_id
+    assert message.attributes["user.id"] == socket_span.attributes["user.id"]
+
+    trace = [s for s in spans if s.trace_id == message.trace_id]
+    act = "/tavolo.game.v1.GameService/Act"
+    act_client = _one(trace, service="tavolo-gateway", name=act)
+    act_server = _one(trace, service="tavolo-game", name=act)
+    assert act_client.span.parent_span_id == message.span.span_id
+    assert act_server.span.parent_span_id == act_client.span.span_id
+
+    def stores(service: str, system: str) -> list[SpanSeen]:
+        return [s for s in trace if s.service == service and s.attributes.get("db.system") in system]
+
+    appended = stores("tavolo-game", ("postgresql",))
+    assert appended, "no Postgres span in the move's trace"
+    assert all(s.span.kind == Span.SPAN_KIND_CLIENT for s in appended)
+    assert stores("tavolo-game", ("redis",)), "no Redis span (the snapshot, its signal)"
+    deadline_calls = [s for s in trace if s.service == "tavolo-game"
+                      and s.name.startswith("/tavolo.deadlines.v1.DeadlineService/")]
+    assert {s.name.rsplit("/", 1)[1] for s in deadline_calls} >= {"Schedule", "Cancel"}
+    served = [s for s in trace if s.service == "tavolo-deadlines"
+              and s.span.kind == Span.SPAN_KIND_SERVER]
+    assert {s.name for s in served} == {s.name for s in deadline_calls}
+    assert stores("tavolo-deadlines", ("redis",)), "no Redis span in the deadline service"
+    # Nothing of the socket's other traffic (its view feed, its session checks) joined.
+    assert not [s for s in trace if s.name == "/tavolo.game.v1.GameService/WatchTable"]
+
+
+# -- the SDK's own variables ---------------------------------------------------------------------
+
+
+async def test_per_signal_endpoint_and_export_interval_of_the_sdk_are_honoured(collector,
+                                                                                monkeypatch):
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", collector.endpoint)
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", collector.endpoint + "/own/traces")
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_TRACES_HEADERS", "x-signal=traces")
+    monkeypatch.setenv("OTEL_METRIC_EXPORT_INTERVAL", "100")
+    telemetry = otel.setup(TelemetrySettings(enabled=True, metrics_port=0), "game")
+    assert telemetry is not None and telemetry.tracer is not None
+    try:
+        with telemetry.tracer.start_as_current_span("work"):
+            pass
+        telemetry.tracer_provider.force_flush()
+
+        async def metrics_exported() -> bool:  # on the SDK's own timer, no flush
+            return bool(collector.bodies("/v1/metrics"))
+
+        await eventually(metrics_exported, timeout=10, what="no metrics within the interval")
+    finally:
+        telemetry.shutdown()
+    traces = [item for item in collector.received if "traces" in item.path]
+    assert {item.path for item in traces} == {"/own/traces"}
+    assert {item.headers.get("x-signal") for item in traces} == {"traces"}
+
+
+def test_sdk_disabled_wins_over_everything():
+    settings = Settings.from_env({"OTEL_ENABLED": "true", "OTEL_SDK_DISABLED": "true",
+                                  "METRICS_PORT": "9464"})
+    assert otel.setup(settings, "game") is None and otel.active() is None
