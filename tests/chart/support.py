@@ -107,3 +107,56 @@ class Rendered:
         deployment = self.component("Deployment", component)
         (container,) = deployment["spec"]["template"]["spec"]["containers"]
         return self.env(container)
+
+
+# The prometheus-operator's monitors are custom resources, which kubernetes-validate has no
+# schema for: these are the fields the chart uses, as the operator's API reference
+# (monitoring.coreos.com/v1) defines them, closed to any other key.
+_DURATION = {"type": "string", "pattern": r"^(0|(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$"}
+_LABELS = {"type": "object", "additionalProperties": {"type": "string"}}
+_ENDPOINT = {
+    "type": "object", "additionalProperties": False, "required": ["port"],
+    "properties": {"port": {"type": "string", "minLength": 1}, "path": {"type": "string"},
+                   "interval": _DURATION, "scrapeTimeout": _DURATION},
+}
+
+
+def _monitor_schema(endpoints: str) -> dict[str, Any]:
+    return {
+        "type": "object", "additionalProperties": False,
+        "required": ["apiVersion", "kind", "metadata", "spec"],
+        "properties": {
+            "apiVersion": {"const": "monitoring.coreos.com/v1"},
+            "kind": {"type": "string"},
+            "metadata": {"type": "object", "required": ["name", "namespace"],
+                         "properties": {"labels": _LABELS, "name": {"type": "string"},
+                                        "namespace": {"type": "string"}}},
+            "spec": {
+                "type": "object", "additionalProperties": False, "required": ["selector", endpoints],
+                "properties": {
+                    "selector": {"type": "object", "additionalProperties": False,
+                                 "properties": {"matchLabels": _LABELS}},
+                    "namespaceSelector": {"type": "object", "additionalProperties": False,
+                                          "properties": {"any": {"type": "boolean"},
+                                                         "matchNames": {"type": "array",
+                                                                        "items": {"type": "string"}}}},
+                    endpoints: {"type": "array", "minItems": 1, "items": _ENDPOINT},
+                },
+            },
+        },
+    }
+
+
+MONITOR_SCHEMAS = {"ServiceMonitor": _monitor_schema("endpoints"),
+                   "PodMonitor": _monitor_schema("podMetricsEndpoints")}
+
+
+def validate(obj: dict[str, Any]) -> None:
+    """Validate ``obj`` against Kubernetes' schemas, or the monitors' (see MONITOR_SCHEMAS)."""
+    import jsonschema
+    import kubernetes_validate
+
+    if obj["apiVersion"].startswith("monitoring.coreos.com/"):
+        jsonschema.validate(obj, MONITOR_SCHEMAS[obj["kind"]])
+    else:
+        kubernetes_validate.validate(obj, KUBE_VERSION, strict=True)

@@ -45,6 +45,10 @@ TEXT_SAMPLES = {
     "DATABASE_ENGINE": "postgresql",
     "CORS_ALLOW_ORIGIN_REGEX": r"https://[a-z]+\.example\.com",
     "OTEL_EXPORTER_OTLP_HEADERS": "authorization=Bearer sample,x-tenant=tavolo",
+    "OTEL_EXPORTER_OTLP_ENDPOINT": "https://collector.example:4318",
+    "OTEL_SDK_DISABLED": "false",
+    "OTEL_SEMCONV_STABILITY_OPT_IN": "http/dup",
+    "LOG_FORMAT": "text",
     "FORWARDED_ALLOW_IPS": "10.244.0.0/16,fd00:10:244::/56",
 }
 GATEWAY_ONLY = re.compile(r"^OIDC_[0-9]+_CLIENT_SECRET$")
@@ -112,7 +116,8 @@ def schema() -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def everything_set(render: Callable[..., Rendered], schema: dict[str, Any]) -> tuple[Rendered, dict[str, str]]:
     """The chart rendered with every table variable set, and the value each should have."""
-    values: dict[str, Any] = {"config": {}, "gateway": {"port": 9090}, "oidc": {"providers": []}}
+    values: dict[str, Any] = {"config": {}, "gateway": {"port": 9090}, "metrics": {"port": 6543},
+                              "oidc": {"providers": []}}
     providers: list[dict[str, Any]] = [{"name": name} for name in PROVIDERS]
     expected: dict[str, str] = {}
     for name in TABLE:
@@ -192,11 +197,14 @@ def test_variable_reaches_the_containers_that_read_it(everything_set: tuple[Rend
 
 
 def test_unset_values_leave_the_application_defaults(default_render: Rendered) -> None:
-    """Only what the chart must decide is set: the gateway port and the services' addresses."""
+    """Only what the chart must decide is set: the gateway port, the metrics port and the
+    services' addresses; and JSON logs, which log pipelines expect."""
     config_map = default_render.get("ConfigMap", "rel-tavolo")
 
     assert config_map["data"] == {
         "APP_PORT": "8080",
+        "METRICS_PORT": "9464",
+        "LOG_FORMAT": "json",
         "LOBBY_ADDR": "rel-tavolo-lobby:50051",
         "GAME_ADDR": "rel-tavolo-game:50052",
         "DEADLINES_ADDR": "rel-tavolo-deadlines:50053",

@@ -27,8 +27,14 @@ def _rule(rendered: Rendered, component: str) -> dict:
         "app.kubernetes.io/component": component,
     }
     assert policy["spec"]["policyTypes"] == ["Ingress", "Egress"]
-    (rule,) = policy["spec"]["ingress"]
-    return rule
+    rules = policy["spec"]["ingress"]
+    assert len(rules) == (1 if component == "gateway" else 2)  # the services' metrics port
+    return rules[0]
+
+
+def _metrics_rule(rendered: Rendered, component: str) -> dict | None:
+    rules = rendered.component("NetworkPolicy", component)["spec"]["ingress"]
+    return rules[1] if len(rules) > 1 else None
 
 
 def _caller_components(rule: dict) -> set[str]:
@@ -92,6 +98,31 @@ def test_a_restricted_gateway_still_admits_the_helm_test(production_render: Rend
     assert any("namespaceSelector" in peer for peer in peers)
     (pod,) = production_render.of_kind("Pod")
     assert pod["metadata"]["labels"]["app.kubernetes.io/component"] == "test"
+
+
+@pytest.mark.parametrize("component", [c for c in COMPONENTS if c != "gateway"])
+def test_a_service_admits_prometheus_on_its_metrics_port_only(default_render: Rendered,
+                                                               production_render: Rendered,
+                                                               component: str) -> None:
+    # By default from any source, as the gateway's /metrics; the production values name them.
+    assert _metrics_rule(default_render, component) == {"ports": [{"port": 9464, "protocol": "TCP"}]}
+    rule = _metrics_rule(production_render, component)
+    assert rule is not None and rule["ports"] == [{"port": 9464, "protocol": "TCP"}]
+    assert rule["from"] == [{"namespaceSelector": {"matchLabels": {
+        "kubernetes.io/metadata.name": "monitoring"}}}]
+
+
+def test_a_restricted_gateway_admits_prometheus_too(production_render: Rendered) -> None:
+    peers = _rule(production_render, "gateway")["from"]
+
+    assert {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}} in peers
+
+
+def test_without_metrics_no_port_is_opened_for_them(render: Callable[..., Rendered]) -> None:
+    rendered = render({"metrics": {"port": 0}})
+
+    for component in COMPONENTS:
+        assert _metrics_rule(rendered, component) is None
 
 
 def test_policies_follow_custom_ports(render: Callable[..., Rendered]) -> None:

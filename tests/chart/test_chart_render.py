@@ -10,14 +10,22 @@ from typing import Any
 import kubernetes_validate
 import pytest
 
-from .support import COMPONENTS, GRPC_COMPONENTS, KUBE_VERSION, RELEASE, WITH_DATABASE, Rendered
+from .support import (
+    COMPONENTS,
+    GRPC_COMPONENTS,
+    KUBE_VERSION,
+    RELEASE,
+    WITH_DATABASE,
+    Rendered,
+    validate,
+)
 
 REDIS = {"redis": {"url": "redis://redis.example:6379/0"}}
 
 
 def test_every_object_is_valid_for_kubernetes_1_31(any_render: Rendered) -> None:
     for obj in any_render.objects:
-        kubernetes_validate.validate(obj, KUBE_VERSION, strict=True)
+        validate(obj)
 
 
 def test_the_validator_rejects_a_malformed_object(default_render: Rendered) -> None:
@@ -62,7 +70,8 @@ def test_grpc_services_are_probed_with_the_grpc_health_check(default_render: Ren
     deployment = default_render.component("Deployment", component)
     (container,) = deployment["spec"]["template"]["spec"]["containers"]
     service = default_render.component("Service", component)
-    (port,) = container["ports"]
+    port, metrics = container["ports"]   # the gRPC port, and the Prometheus one
+    assert (port["name"], metrics["name"]) == ("grpc", "metrics")
 
     # readiness follows the stores; startup and liveness only the process (no restarts in an outage)
     assert container["readinessProbe"]["grpc"] == {"port": port["containerPort"]}

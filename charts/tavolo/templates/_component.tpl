@@ -109,6 +109,11 @@ spec:
             - name: {{ $protocol }}
               containerPort: {{ include "tavolo.port" . }}
               protocol: TCP
+            {{- if and (ne .component "gateway") (gt (int $root.Values.metrics.port) 0) }}
+            - name: metrics
+              containerPort: {{ $root.Values.metrics.port }}
+              protocol: TCP
+            {{- end }}
           {{- include "tavolo.env" (dict "root" $root "component" .component "config" (include "tavolo.fullname" $root) "secret" (include "tavolo.fullname" $root)) | nindent 10 }}
           startupProbe:
             {{- include "tavolo.probeHandler" (merge (dict "service" "liveness") .) | nindent 12 }}
@@ -238,6 +243,11 @@ Admits, on the serving port, only the pods of .callers in this release, plus
 {{- if and (eq .component "gateway") $extraFrom $root.Values.helmTest.enabled -}}
 {{- $peers = append $peers (dict "podSelector" (dict "matchLabels" (include "tavolo.selectorLabels" (dict "root" $root "component" "test") | fromYaml))) -}}
 {{- end }}
+{{- $scrapers := $root.Values.metrics.networkPolicy.from -}}
+{{- $scraped := gt (int $root.Values.metrics.port) 0 -}}
+{{- if and (eq .component "gateway") $extraFrom $scraped -}}
+{{- $peers = concat $peers $scrapers -}}
+{{- end }}
 ---
 apiVersion: networking.k8s.io/v1
 kind: NetworkPolicy
@@ -261,8 +271,58 @@ spec:
       from:
         {{- toYaml . | nindent 8 }}
       {{- end }}
+    {{- if and (ne .component "gateway") $scraped }}
+    # Prometheus, on the metrics port only.
+    - ports:
+        - port: {{ $root.Values.metrics.port }}
+          protocol: TCP
+      {{- with $scrapers }}
+      from:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+    {{- end }}
   # Redis, Postgres, the OIDC providers and the collector live outside the cluster's pods.
   egress:
     - {}
+{{- end }}
+{{- end -}}
+
+{{/*
+What Prometheus scrapes (prometheus-operator): the gateway's Service at /metrics on its own port,
+each gRPC service's pods on their metrics port, the latter with a PodMonitor so that a pod a
+store outage took out of its Service is still scraped.
+*/}}
+{{- define "tavolo.monitor" -}}
+{{- $root := .root -}}
+{{- $monitor := $root.Values.metrics.serviceMonitor -}}
+{{- if and $monitor.enabled (gt (int $root.Values.metrics.port) 0) }}
+{{- $gateway := eq .component "gateway" }}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: {{ ternary "ServiceMonitor" "PodMonitor" $gateway }}
+metadata:
+  name: {{ include "tavolo.componentName" . }}
+  namespace: {{ $root.Release.Namespace }}
+  labels:
+    {{- include "tavolo.labels" . | nindent 4 }}
+    {{- with $monitor.labels }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
+spec:
+  selector:
+    matchLabels:
+      {{- include "tavolo.selectorLabels" . | nindent 6 }}
+  namespaceSelector:
+    matchNames:
+      - {{ $root.Release.Namespace }}
+  {{ ternary "endpoints" "podMetricsEndpoints" $gateway }}:
+    - port: {{ ternary "http" "metrics" $gateway }}
+      path: /metrics
+      {{- with $monitor.interval }}
+      interval: {{ . }}
+      {{- end }}
+      {{- with $monitor.scrapeTimeout }}
+      scrapeTimeout: {{ . }}
+      {{- end }}
 {{- end }}
 {{- end -}}

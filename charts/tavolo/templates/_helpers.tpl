@@ -118,6 +118,16 @@ override must keep the component's port.
 {{- $port -}}
 {{- end -}}
 
+{{/* METRICS_PORT: metrics.port, which config.METRICS_PORT must equal when set. */}}
+{{- define "tavolo.metricsPort" -}}
+{{- $port := toString (int .Values.metrics.port) -}}
+{{- $override := .Values.config.METRICS_PORT -}}
+{{- if and (include "tavolo.isSet" $override) (ne (include "tavolo.envValue" $override) $port) -}}
+{{- fail (printf "config.METRICS_PORT (%s) must equal metrics.port (%s)" (include "tavolo.envValue" $override) $port) -}}
+{{- end -}}
+{{- $port -}}
+{{- end -}}
+
 {{/*
 FORWARDED_ALLOW_IPS: config.FORWARDED_ALLOW_IPS when set; else, with the chart's Ingress, the
 private ranges its controller's pods connect from (a cluster's pod network), so that the
@@ -155,7 +165,7 @@ addresses and the OIDC providers' public settings.
 */}}
 {{- define "tavolo.configData" -}}
 {{- $root := . -}}
-{{- $computed := dict "APP_PORT" (include "tavolo.appPort" .) -}}
+{{- $computed := dict "APP_PORT" (include "tavolo.appPort" .) "METRICS_PORT" (include "tavolo.metricsPort" .) -}}
 {{- range $component := list "lobby" "game" "deadlines" "stats" -}}
 {{- $ctx := dict "root" $root "component" $component -}}
 {{- $_ := set $computed (include "tavolo.addrVariable" $ctx) (include "tavolo.addr" $ctx) -}}

@@ -1,0 +1,138 @@
+"""Prometheus in the chart: the metrics ports, the optional ServiceMonitor and PodMonitors, the
+optional Grafana dashboard."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+import jsonschema
+import pytest
+
+from .support import COMPONENTS, GRPC_COMPONENTS, REPO, Rendered, validate
+
+MONITORED = {"metrics": {"serviceMonitor": {"enabled": True, "interval": "15s",
+                                            "labels": {"release": "kube-prometheus-stack"}}}}
+
+
+def _container(rendered: Rendered, component: str) -> dict[str, Any]:
+    (container,) = rendered.component("Deployment", component)["spec"]["template"]["spec"]["containers"]
+    return container
+
+
+def _ports(rendered: Rendered, component: str) -> dict[str, int]:
+    return {port["name"]: port["containerPort"] for port in _container(rendered, component)["ports"]}
+
+
+def _monitor(rendered: Rendered, component: str) -> dict[str, Any]:
+    found = [obj for obj in rendered.objects if obj["apiVersion"].startswith("monitoring.coreos.com/")
+             and obj["metadata"]["labels"]["app.kubernetes.io/component"] == component]
+    assert len(found) == 1, component
+    return found[0]
+
+
+@pytest.mark.parametrize("component", GRPC_COMPONENTS)
+def test_each_service_exposes_its_metrics_port(default_render: Rendered, component: str) -> None:
+    assert _ports(default_render, component)["metrics"] == 9464
+    config = default_render.get("ConfigMap", "rel-tavolo")["data"]
+    assert config["METRICS_PORT"] == "9464"
+
+
+def test_the_gateway_serves_metrics_on_its_own_port(default_render: Rendered) -> None:
+    assert _ports(default_render, "gateway") == {"http": 8080}
+
+
+def test_no_monitor_unless_asked(default_render: Rendered) -> None:
+    assert not [obj for obj in default_render.objects
+                if obj["apiVersion"].startswith("monitoring.coreos.com/")]
+
+
+def test_monitors_scrape_every_component_and_validate(render: Callable[..., Rendered]) -> None:
+    rendered = render(MONITORED)
+
+    gateway = _monitor(rendered, "gateway")
+    assert gateway["kind"] == "ServiceMonitor"
+    assert gateway["spec"]["endpoints"] == [{"port": "http", "path": "/metrics", "interval": "15s"}]
+    service = rendered.component("Service", "gateway")
+    assert gateway["spec"]["selector"]["matchLabels"].items() <= service["metadata"]["labels"].items()
+    assert [port["name"] for port in service["spec"]["ports"]] == ["http"]
+    for component in GRPC_COMPONENTS:
+        monitor = _monitor(rendered, component)
+        assert monitor["kind"] == "PodMonitor"
+        assert monitor["spec"]["podMetricsEndpoints"] == [
+            {"port": "metrics", "path": "/metrics", "interval": "15s"}]
+        pod_labels = rendered.component("Deployment", component)["spec"]["template"]["metadata"]["labels"]
+        assert monitor["spec"]["selector"]["matchLabels"].items() <= pod_labels.items()
+        assert "metrics" in _ports(rendered, component)
+    for component in COMPONENTS:
+        monitor = _monitor(rendered, component)
+        assert monitor["metadata"]["labels"]["release"] == "kube-prometheus-stack"
+        assert monitor["spec"]["namespaceSelector"] == {"matchNames": ["games"]}
+        validate(monitor)
+
+
+def test_the_monitor_schema_rejects_a_malformed_monitor(render: Callable[..., Rendered]) -> None:
+    monitor = copy.deepcopy(_monitor(render(MONITORED), "game"))
+    monitor["spec"]["podMetricsEndpoints"][0]["interval"] = "half a minute"
+
+    with pytest.raises(jsonschema.ValidationError, match="half a minute"):
+        validate(monitor)
+
+
+def test_metrics_off_leave_no_port_and_no_monitor(render: Callable[..., Rendered]) -> None:
+    rendered = render({"metrics": {"port": 0, "serviceMonitor": {"enabled": True}}})
+
+    for component in GRPC_COMPONENTS:
+        assert "metrics" not in _ports(rendered, component)
+    assert not [obj for obj in rendered.objects
+                if obj["apiVersion"].startswith("monitoring.coreos.com/")]
+    assert rendered.get("ConfigMap", "rel-tavolo")["data"]["METRICS_PORT"] == "0"
+
+
+def test_a_custom_metrics_port_follows_everywhere(render: Callable[..., Rendered]) -> None:
+    rendered = render({**MONITORED, "config": {"METRICS_PORT": 9100},
+                       "metrics": {**MONITORED["metrics"], "port": 9100}})
+
+    assert rendered.get("ConfigMap", "rel-tavolo")["data"]["METRICS_PORT"] == "9100"
+    assert _ports(rendered, "stats")["metrics"] == 9100
+
+
+def test_a_metrics_port_other_than_the_charts_is_refused(render: Callable[..., Rendered]) -> None:
+    with pytest.raises(Exception, match="config.METRICS_PORT"):
+        render({"config": {"METRICS_PORT": 9100}})
+
+
+# -- the Grafana dashboard -----------------------------------------------------------------------
+
+
+def _dashboard(rendered: Rendered) -> dict[str, Any]:
+    config_map = rendered.get("ConfigMap", "rel-tavolo-dashboard")
+    assert config_map["metadata"]["labels"]["grafana_dashboard"] == "1"
+    return json.loads(config_map["data"]["tavolo.json"])
+
+
+def test_the_dashboard_is_optional(default_render: Rendered, render: Callable[..., Rendered]) -> None:
+    assert not [obj for obj in default_render.of_kind("ConfigMap")
+                if obj["metadata"]["name"].endswith("-dashboard")]
+    dashboard = _dashboard(render({"metrics": {"grafanaDashboard": {"enabled": True}}}))
+    titles = {panel["title"] for panel in dashboard["panels"]}
+    assert {"Moves per second", "Move latency (gateway -> game Act)", "Open WebSockets",
+            "Matches", "Deadline lateness", "gRPC errors per second"} <= titles
+
+
+def test_every_metric_the_dashboard_queries_is_documented(render: Callable[..., Rendered]) -> None:
+    """The dashboard asks only for metrics the README's operator section lists, under the names
+    Prometheus gives them."""
+    dashboard = _dashboard(render({"metrics": {"grafanaDashboard": {"enabled": True}}}))
+    readme = (REPO / "README.md").read_text()
+    operator = readme[readme.index("## Operating"):]
+    documented = set(re.findall(r"`([a-z_]+)`", operator))
+    queried = set()
+    for panel in dashboard["panels"]:
+        for target in panel["targets"]:
+            queried |= set(re.findall(r"\b((?:tavolo|rpc|http|process)_[a-z_]+)\b", target["expr"]))
+    base = {re.sub(r"_(bucket|count|sum|total)$", "", name) for name in queried}
+    assert base and base <= {re.sub(r"_total$", "", name) for name in documented}
