@@ -356,6 +356,7 @@ class Telemetry:
         from starlette.responses import Response
 
         registry = self.registry
+        assert registry is not None, "metrics are not scraped (METRICS_PORT=0)"
 
         async def endpoint(request) -> Response:
             # Collecting walks every instrument: off the event loop, as a service's thread does.
@@ -368,6 +369,7 @@ class Telemetry:
         """Serve ``/metrics`` on ``host:port`` from a thread (a gRPC service); the port bound."""
         from prometheus_client import start_http_server
 
+        assert self.registry is not None, "metrics are not scraped (METRICS_PORT=0)"
         try:
             server, _ = start_http_server(port, addr=host, registry=self.registry)
         except OSError as error:

@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import helm_python
 import jsonschema
 import pytest
 
@@ -101,7 +102,7 @@ def test_a_custom_metrics_port_follows_everywhere(render: Callable[..., Rendered
 
 
 def test_a_metrics_port_other_than_the_charts_is_refused(render: Callable[..., Rendered]) -> None:
-    with pytest.raises(Exception, match="config.METRICS_PORT"):
+    with pytest.raises(helm_python.HelmError, match=r"config\.METRICS_PORT \(9100\) must equal"):
         render({"config": {"METRICS_PORT": 9100}})
 
 

@@ -335,11 +335,17 @@ async def test_http_request_span_is_tagged_and_continues_over_grpc(collector, te
     assert b"one-time-code-xyz" not in exported
 
 
-async def test_excluded_paths_make_no_span_and_no_duration(collector, telemetries):
+async def test_excluded_paths_make_no_span_and_no_duration(collector, telemetries, monkeypatch):
+    # The SDK's own variable (regexes) is honoured beside OTEL_EXCLUDED_PATHS (exact paths).
+    monkeypatch.setenv("OTEL_PYTHON_ASGI_EXCLUDED_URLS", "/api/docs$")
     async with gateway_with_lobby(telemetries) as gateway:
         async with httpx.AsyncClient(base_url=f"http://{gateway.address}") as client:
             assert (await client.get("/api/health")).status_code == 200
             assert (await client.get("/api/me")).status_code == 401
+            assert (await client.get("/api/docs")).status_code == 200
+            scraped = await client.get("/metrics")   # Prometheus' scrape: never traced
+            assert scraped.status_code == 200
+            assert "http_server_request_duration_seconds" in scraped.text
 
     names = [s.name for s in collector.spans() if s.service == "tavolo-gateway"]
     assert names == ["GET /api/me"]
