@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
 
 import httpx
 
+from testing.processes import free_address
 from testing.servers import ADMIN_DSN
 from testing.stack import SERVICES, Stack
 
@@ -74,10 +76,25 @@ def _alive(pid: int) -> bool:
 
 def test_an_address_that_cannot_be_bound_is_one_line_naming_the_variable():
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_", "REDIS_"))}
-    result = _tavolo("serve", "deadlines", env={**env, "DEADLINES_ADDR": "192.0.2.1:50053"})
+    result = _tavolo("serve", "deadlines", env={**env, "DEADLINES_ADDR": "192.0.2.1:50053",
+                                                "METRICS_PORT": "0"})
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     assert "tavolo serve deadlines: cannot listen on 192.0.2.1:50053 (DEADLINES_ADDR)" in result.stderr
+
+
+def test_a_metrics_port_that_cannot_be_bound_is_one_line_naming_the_variable():
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_", "REDIS_"))}
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = _tavolo("serve", "stats", env={**env, "STATS_ADDR": free_address(),
+                                                 "METRICS_PORT": str(port)})
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert f"tavolo serve stats: cannot serve metrics on 127.0.0.1:{port} (METRICS_PORT)" \
+        in result.stderr
 
 
 def test_migrate_against_a_refusing_database_is_one_line():
