@@ -105,7 +105,7 @@ async def _run() -> None:
     env = {key: value for key, value in os.environ.items()
            if not key.startswith(("REDIS_", "DATABASE_", "DEADLINE"))}
     env.update(REDIS_URL=REDIS_URL, REDIS_KEY_PREFIX=prefix, DEADLINES_ADDR=deadlines_addr,
-               GAME_ADDR=game_addr, LOG_LEVEL="WARNING")
+               GAME_ADDR=game_addr, LOG_LEVEL="WARNING", METRICS_PORT="0")
     log = tempfile.TemporaryFile()  # noqa: SIM115 - closed in the finally below, after the crash report
     tavolo = str(Path(sys.executable).with_name("tavolo"))
     service = subprocess.Popen([tavolo, "serve", "deadlines"], env=env, stdout=log,

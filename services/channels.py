@@ -113,6 +113,7 @@ def open_channel(address: str, service: str, idempotent: tuple[str, ...] = (),
         "grpc.max_reconnect_backoff_ms": 2000,
     }
     defaults.update(dict(options))
-    # telemetry hook: client spans and the W3C traceparent in the metadata (None when off)
+    # telemetry hook: call durations, and client spans with the W3C traceparent in the metadata
+    # when tracing (None when telemetry is off)
     return grpc.aio.insecure_channel(address, options=list(defaults.items()),
                                      interceptors=client_interceptors())

@@ -633,8 +633,9 @@ def test_every_component_process_exports_under_its_own_service_name(collector):
 # -- a move, end to end -------------------------------------------------------------------------
 
 
-async def _play_one_move(stack) -> None:
-    """Four players at a new table; the one whose turn it is plays a card, once."""
+async def _play_one_move(stack) -> list[str]:
+    """Four players at a new table; the one whose turn it is plays a card, once. Their session
+    ids."""
     from game.scopone.rules import legal_plays
     from testing.players import Player, receive, seat_four
 
@@ -653,6 +654,7 @@ async def _play_one_move(stack) -> None:
         await asyncio.sleep(0.5)  # the move's background work: snapshot, deadlines
         for socket in sockets:
             await socket.close()
+        return [player.cookie for player in players if player.cookie]
     finally:
         for player in players:
             await player.close()
@@ -670,7 +672,7 @@ def traced_stack(collector):
 
 async def test_a_move_is_one_trace_from_its_message_to_the_stores_and_the_deadlines(
         collector, traced_stack):
-    await _play_one_move(traced_stack)
+    session_ids = await _play_one_move(traced_stack)
     await asyncio.to_thread(traced_stack.stop)  # SIGTERM: every process flushes what it recorded
 
     spans = collector.spans()
@@ -705,6 +707,10 @@ async def test_a_move_is_one_trace_from_its_message_to_the_stores_and_the_deadli
     assert stores("tavolo-deadlines", ("redis",)), "no Redis span in the deadline service"
     # Nothing of the socket's other traffic (its view feed, its session checks) joined.
     assert not [s for s in trace if s.name == "/tavolo.game.v1.GameService/WatchTable"]
+    # The Redis commands carry no key (a session's key holds its id): nowhere a session id.
+    exported = collector.raw()
+    assert len(session_ids) == 4
+    assert not [sid for sid in session_ids if sid.encode() in exported]
 
 
 # -- the SDK's own variables ---------------------------------------------------------------------
