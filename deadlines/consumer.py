@@ -197,7 +197,7 @@ class Consumer:
             if outcome is FireOutcome.TABLE_GONE:
                 log.info("table %s is gone: dropped its %s deadline", entry.table_id, entry.kind)
             lateness = wall_clock_ms() - claim.due_ms
-            metrics.deadline_fired(entry.kind, outcome.value, lateness / 1000)
+            metrics.deadline_fired(entry.kind, outcome.value, lateness / 1000, "backstop")
             log.debug("fired %s/%s for table %s (%s, %.0f ms after due)", entry.kind,
                       entry.token, entry.table_id, outcome.value, lateness)
             await self.queue.ack(claim)

@@ -23,6 +23,7 @@ MOVE_TYPE = "tavolo.move.type"
 REFUSAL = "tavolo.refusal.reason"
 DEADLINE_KIND = "tavolo.deadline.kind"
 DEADLINE_OUTCOME = "tavolo.deadline.outcome"
+DEADLINE_FIRED_BY = "tavolo.deadline.fired_by"
 STORE = "tavolo.store"
 ERROR_TYPE = "error.type"
 DIRECTION = "tavolo.websocket.direction"
@@ -147,10 +148,14 @@ class waited:  # lower case: used like a function, ``async with waited(lock):``
 
 # -- the deadline service ------------------------------------------------------------------------
 
-def deadline_fired(kind: str, outcome: str, lateness_seconds: float) -> None:
+def deadline_fired(kind: str, outcome: str, lateness_seconds: float,
+                   fired_by: str = "backstop") -> None:
+    """A deadline was fired ``lateness_seconds`` after it fell due, by the game replica's own
+    timer (``replica``) or by the deadline service (``backstop``)."""
     if _current is not None:
         _current.deadline_lateness.record(max(0.0, lateness_seconds),
-                                          {DEADLINE_KIND: kind, DEADLINE_OUTCOME: outcome})
+                                          {DEADLINE_KIND: kind, DEADLINE_OUTCOME: outcome,
+                                           DEADLINE_FIRED_BY: fired_by})
 
 
 # -- every service -------------------------------------------------------------------------------

@@ -205,6 +205,17 @@ def instrument_redis(client: Any) -> None:
         RedisInstrumentor.instrument_client(client, tracer_provider=_active.tracer_provider)
 
 
+def job_span(name: str, attributes: dict[str, Any] | None = None
+             ) -> contextlib.AbstractContextManager[Any]:
+    """A span for work no request started (a timer's fire), current for the block: the root of
+    a trace of its own, whatever context the work inherited. Nothing when not tracing."""
+    if _active is None or not _active.tracing:
+        return contextlib.nullcontext()
+    from opentelemetry.context import Context
+
+    return _active.tracer.start_as_current_span(name, context=Context(), attributes=attributes)
+
+
 class CannotServeMetrics(OSError):
     """METRICS_PORT cannot be bound; the message names the variable."""
 

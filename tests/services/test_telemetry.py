@@ -633,25 +633,31 @@ def test_every_component_process_exports_under_its_own_service_name(collector):
 # -- a move, end to end -------------------------------------------------------------------------
 
 
-async def _play_one_move(stack) -> list[str]:
-    """Four players at a new table; the one whose turn it is plays a card, once. Their session
-    ids."""
+async def _play_the_first_hand(stack) -> list[str]:
+    """Four players at a new table play its first hand, card by card, and leave the hand end
+    to its timer. Their session ids."""
     from game.scopone.rules import legal_plays
     from testing.players import Player, receive, seat_four
 
+    async def seat(socket) -> None:
+        while True:
+            message = await receive(socket, timeout=30)
+            if message["type"] == "game_over":
+                return
+            game = message.get("game") or {}
+            if message["type"] != "state" or game["status"] != "playing":
+                return
+            if game.get("your_turn"):
+                card, capture = legal_plays(game["hand"], game["table"], False)[0]
+                await socket.send(json.dumps({"action": "play", "card": card,
+                                              "capture": capture, "revision": game["revision"]}))
+
     players = [await Player(stack, name).login() for name in ("alice", "bob", "carol", "dave")]
     try:
-        lobby = await seat_four(players, {"target_score": 11})
+        lobby = await seat_four(players, {"target_score": 11, "napola": False})
         sockets = [await player.socket(lobby["id"]) for player in players]
-        views = [(await receive(socket, "state"))["game"] for socket in sockets]
-        await asyncio.sleep(0.5)  # the table's first deadlines are in the queue by now
-        (mover, view), = [(s, v) for s, v in zip(sockets, views) if v.get("your_turn")]
-        card, capture = legal_plays(view["hand"], view["table"], False)[0]
-        await mover.send(json.dumps({"action": "play", "card": card, "capture": capture,
-                                     "revision": view["revision"]}))
-        while (await receive(mover, "state"))["game"]["revision"] == view["revision"]:
-            pass
-        await asyncio.sleep(0.5)  # the move's background work: snapshot, deadlines
+        await asyncio.gather(*(seat(socket) for socket in sockets))
+        await asyncio.sleep(2.5)  # the hand end's timer (1 s) fires; the background work settles
         for socket in sockets:
             await socket.close()
         return [player.cookie for player in players if player.cookie]
@@ -662,51 +668,76 @@ async def _play_one_move(stack) -> list[str]:
 
 @pytest.fixture
 def traced_stack(collector):
-    """The whole stack on real Redis and Postgres, exporting to the collector."""
+    """The whole stack on real Redis and Postgres, exporting to the collector; hand ends wait
+    one second for the players."""
     from testing.stack import real_stack
 
-    with real_stack({"OTEL_ENABLED": "true", "OTEL_EXPORTER_OTLP_ENDPOINT": collector.endpoint},
-                    label="trace") as stack:
+    with real_stack({"OTEL_ENABLED": "true", "OTEL_EXPORTER_OTLP_ENDPOINT": collector.endpoint,
+                     "HAND_ACK_TIMEOUT_SECONDS": "1"}, label="trace") as stack:
         yield stack
+
+
+MESSAGE = "WS /ws/games/{id} message"
+ACT = "/tavolo.game.v1.GameService/Act"
+HAND_OVER = "/tavolo.deadlines.v1.DeadlineService/SetTableDeadlines"
+
+
+def _stores(trace: list[SpanSeen], service: str, system: str) -> list[SpanSeen]:
+    return [s for s in trace if s.service == service and s.attributes.get("db.system") == system]
 
 
 async def test_a_move_is_one_trace_from_its_message_to_the_stores_and_the_deadlines(
         collector, traced_stack):
-    session_ids = await _play_one_move(traced_stack)
+    session_ids = await _play_the_first_hand(traced_stack)
     await asyncio.to_thread(traced_stack.stop)  # SIGTERM: every process flushes what it recorded
 
     spans = collector.spans()
-    message = _one(spans, service="tavolo-gateway", name="WS /ws/games/{id} message")
-    assert message.span.kind == Span.SPAN_KIND_SERVER
-    assert message.span.parent_span_id == b""       # the root of a trace of its own...
-    (link,) = message.span.links                    # ...linked to its socket's span
-    socket_span = next(s for s in spans if s.span.span_id == link.span_id)
-    assert socket_span.name == "/ws/games/{id}" and socket_span.trace_id != message.trace_id
-    assert message.attributes["user.id"] == socket_span.attributes["user.id"]
+    messages = [s for s in spans if s.service == "tavolo-gateway" and s.name == MESSAGE]
+    assert len(messages) == 40   # a hand: forty cards, each sent in a message of its own
+    assert len({m.trace_id for m in messages}) == 40
+    sockets = {s.span.span_id: s for s in spans if s.name == "/ws/games/{id}"}
+    for message in messages:
+        assert message.span.kind == Span.SPAN_KIND_SERVER
+        assert message.span.parent_span_id == b""       # the root of a trace of its own...
+        (link,) = message.span.links                    # ...linked to its socket's span
+        socket_span = sockets[link.span_id]
+        assert socket_span.trace_id != message.trace_id
+        assert message.attributes["user.id"] == socket_span.attributes["user.id"]
 
-    trace = [s for s in spans if s.trace_id == message.trace_id]
-    act = "/tavolo.game.v1.GameService/Act"
-    act_client = _one(trace, service="tavolo-gateway", name=act)
-    act_server = _one(trace, service="tavolo-game", name=act)
-    assert act_client.span.parent_span_id == message.span.span_id
+    def trace_of(span: SpanSeen) -> list[SpanSeen]:
+        return [s for s in spans if s.trace_id == span.trace_id]
+
+    # The first card: the message, the gateway's Act and the game's, the log's append in
+    # Postgres, the snapshot and its signal in Redis.
+    first = min(messages, key=lambda m: m.span.start_time_unix_nano)
+    trace = trace_of(first)
+    act_client = _one(trace, service="tavolo-gateway", name=ACT)
+    act_server = _one(trace, service="tavolo-game", name=ACT)
+    assert act_client.span.parent_span_id == first.span.span_id
     assert act_server.span.parent_span_id == act_client.span.span_id
-
-    def stores(service: str, system: str) -> list[SpanSeen]:
-        return [s for s in trace if s.service == service and s.attributes.get("db.system") in system]
-
-    appended = stores("tavolo-game", ("postgresql",))
-    assert appended, "no Postgres span in the move's trace"
-    assert all(s.span.kind == Span.SPAN_KIND_CLIENT for s in appended)
-    assert stores("tavolo-game", ("redis",)), "no Redis span (the snapshot, its signal)"
-    deadline_calls = [s for s in trace if s.service == "tavolo-game"
-                      and s.name.startswith("/tavolo.deadlines.v1.DeadlineService/")]
-    assert {s.name.rsplit("/", 1)[1] for s in deadline_calls} >= {"Schedule", "Cancel"}
-    served = [s for s in trace if s.service == "tavolo-deadlines"
-              and s.span.kind == Span.SPAN_KIND_SERVER]
-    assert {s.name for s in served} == {s.name for s in deadline_calls}
-    assert stores("tavolo-deadlines", ("redis",)), "no Redis span in the deadline service"
+    appended = _stores(trace, "tavolo-game", "postgresql")
+    assert appended and all(s.span.kind == Span.SPAN_KIND_CLIENT for s in appended)
+    assert _stores(trace, "tavolo-game", "redis"), "no Redis span (the snapshot, its signal)"
     # Nothing of the socket's other traffic (its view feed, its session checks) joined.
-    assert not [s for s in trace if s.name == "/tavolo.game.v1.GameService/WatchTable"]
+    assert not [s for s in trace if s.name.endswith("/WatchTable")]
+
+    # The last card brought the hand-end deadline earlier than the deadline service's backstop
+    # held: that move's trace goes on into the deadline service, and its Redis.
+    (hand_over,) = [s for s in spans if s.service == "tavolo-game" and s.name == HAND_OVER
+                    and any(m.trace_id == s.trace_id for m in messages)]
+    trace = trace_of(hand_over)
+    _one(trace, service="tavolo-gateway", name=MESSAGE)
+    _one(trace, service="tavolo-game", name=ACT)
+    assert _stores(trace, "tavolo-game", "postgresql")
+    served = _one(trace, service="tavolo-deadlines", name=HAND_OVER)
+    assert served.span.parent_span_id == hand_over.span.span_id
+    assert _stores(trace, "tavolo-deadlines", "redis"), "no Redis span in the deadline service"
+
+    # The hand end's timer fired in the game replica: a trace of its own, with its move.
+    (fire,) = [s for s in spans if s.service == "tavolo-game" and s.name == "deadline fire"]
+    assert fire.span.parent_span_id == b"" and fire.attributes["tavolo.deadline.kind"]
+    assert _stores(trace_of(fire), "tavolo-game", "postgresql")
+
     # The Redis commands carry no key (a session's key holds its id): nowhere a session id.
     exported = collector.raw()
     assert len(session_ids) == 4
