@@ -15,12 +15,12 @@ the hooks below cost nothing (no middleware, no interceptors). When on, a proces
 
 and, exporting, also:
 
-- a span per HTTP request and per WebSocket connection (OpenTelemetry's ASGI middleware, named
-  by the route template, with the stable HTTP semantic conventions; OTEL_EXCLUDED_PATHS and
-  the SDK's OTEL_PYTHON_ASGI_EXCLUDED_URLS / OTEL_PYTHON_EXCLUDED_URLS are left out of traces
-  and metrics, and so is ``/metrics``), tagged with ``session.id`` (a truncated SHA-256 of the
-  session id, never the cookie) and ``user.id`` (the OIDC sub once the request's member is
-  known);
+- a span per HTTP request and per WebSocket connection (services.http_telemetry, around
+  OpenTelemetry's ASGI middleware: named by the route template, with the stable HTTP semantic
+  conventions; OTEL_EXCLUDED_PATHS and the SDK's OTEL_PYTHON_ASGI_EXCLUDED_URLS /
+  OTEL_PYTHON_EXCLUDED_URLS are left out of traces and metrics, and so is ``/metrics``), tagged
+  with ``session.id`` (a truncated SHA-256 of the session id, never the cookie) and ``user.id``
+  (the OIDC sub once the request's member is known);
 - a trace per WebSocket message (:meth:`Telemetry.message_span`), linked to its connection's
   span: a move is one trace, however long the socket lives;
 - a span per gRPC call on both sides (OpenTelemetry's grpc.aio interceptors), the W3C
@@ -51,12 +51,10 @@ import hashlib
 import ipaddress
 import logging
 import os
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qsl
 
 from services.cancellation import raise_if_cancelled
 from services.config import Settings, TelemetrySettings
@@ -71,10 +69,6 @@ log = logging.getLogger(__name__)
 METRICS_PATH = "/metrics"
 SESSION_ID = "session.id"
 USER_ID = "user.id"
-HTTP_SERVER_REQUEST_DURATION = "http.server.request.duration"
-# The stable HTTP semantic conventions' advisory buckets, in seconds.
-_DURATION_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5,
-                     10.0)
 _PROCESS_METRICS: dict[str, list[str] | None] = {
     "process.cpu.time": ["user", "system"],
     "process.cpu.utilization": None,
@@ -83,9 +77,6 @@ _PROCESS_METRICS: dict[str, list[str] | None] = {
     "process.thread.count": None,
     "process.open_file_descriptor.count": None,
 }
-# Headers whose values never go into a span, even if an operator asks the ASGI instrumentation
-# to capture headers (OTEL_INSTRUMENTATION_HTTP_CAPTURE_HEADERS_*).
-_SECRET_HEADERS = ["cookie", "set-cookie", "authorization", "proxy-authorization"]
 # Loggers of the export path itself: their records are not exported (a collector that is down
 # would otherwise feed its own failures back into the queue).
 _EXPORT_LOGGERS = ("opentelemetry", "urllib3", "requests")
@@ -317,7 +308,9 @@ class Telemetry:
         ``session_of(scope)`` gives the request's session id (None without one); its hash is
         the span's ``session.id``.
         """
-        return _HttpTelemetry(app, self, session_of)
+        from services.http_telemetry import HttpTelemetry
+
+        return HttpTelemetry(app, self, session_of)
 
     def user_tagging(self, lookup: Callable[[Any], Awaitable[Any]]):
         """``lookup`` (connection -> member with ``.sub``, or None), also tagging the current
@@ -496,144 +489,6 @@ class PolledGauges:
     def lifespan(self, app) -> contextlib.AbstractAsyncContextManager[None]:
         """A Starlette ``lifespan``: the poll loop runs while the application does."""
         return self.polling()
-
-
-class _HttpTelemetry:
-    """OpenTelemetry's ASGI middleware (the spans, when tracing) plus
-    ``http.server.request.duration``.
-
-    The duration histogram is recorded here, for every request of the route Starlette matched,
-    whether or not spans are made; the library's own HTTP metrics are switched off. Excluded
-    paths (OTEL_EXCLUDED_PATHS by exact match, ``/metrics``, and the SDK's
-    OTEL_PYTHON_ASGI_EXCLUDED_URLS / OTEL_PYTHON_EXCLUDED_URLS by regex) skip both.
-    """
-
-    def __init__(self, app, telemetry: Telemetry, session_of: Callable[[dict], str | None] | None):
-        from opentelemetry import trace
-        from opentelemetry.util.http import get_excluded_urls, sanitize_method
-
-        self.app = app
-        self.excluded = frozenset((*telemetry.settings.excluded_paths, METRICS_PATH))
-        self.excluded_urls = get_excluded_urls("ASGI")  # the SDK's variables, as it reads them
-        self.session_of = session_of
-        self._current_span = trace.get_current_span
-        self._method = sanitize_method
-        self.traced = app
-        if telemetry.tracing:
-            from opentelemetry.instrumentation.asgi import OpenTelemetryMiddleware
-            from opentelemetry.metrics import NoOpMeter
-
-            self.traced = OpenTelemetryMiddleware(
-                app,
-                excluded_urls=self.excluded_urls,
-                tracer_provider=telemetry.tracer_provider,
-                meter=NoOpMeter("tavolo.http"),
-                server_request_hook=self._tag_request,
-                exclude_spans=["receive", "send"],  # a span per request or connection, none per message
-                http_capture_headers_sanitize_fields=_SECRET_HEADERS,
-            )
-        self.duration = telemetry.meter.create_histogram(
-            HTTP_SERVER_REQUEST_DURATION, unit="s", description="Duration of HTTP server requests.",
-            explicit_bucket_boundaries_advisory=_DURATION_BUCKETS)
-
-    async def __call__(self, scope, receive, send) -> None:
-        kind = scope["type"]
-        if kind not in ("http", "websocket") or scope.get("path") in self.excluded or (
-                self.excluded_urls is not None
-                and self.excluded_urls.url_disabled(_url(scope))):
-            return await self.app(scope, receive, send)
-        if kind == "websocket":
-            return await self.traced(scope, receive, self._naming(scope, send))
-        start = time.perf_counter()
-        status: int | None = None
-        error: str | None = None
-
-        async def sending(message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-            await send(message)
-
-        try:
-            await self.traced(scope, receive, self._naming(scope, sending))
-        except BaseException as exc:
-            error = type(exc).__qualname__
-            raise
-        finally:
-            self.duration.record(time.perf_counter() - start, _duration_attributes(
-                scope, self._method(scope.get("method", "")), status, error))
-
-    def _naming(self, scope, send):
-        """``send``, first naming the span after the route that answered (``GET /api/games/{id}``)
-        and setting ``http.route``."""
-        named = False
-
-        async def naming_send(message) -> None:
-            nonlocal named
-            if not named:
-                named = True
-                route = _route(scope)
-                if route is not None:
-                    span = self._current_span()
-                    method = scope.get("method")
-                    span.update_name(f"{method} {route}" if method else route)
-                    span.set_attribute("http.route", route)
-            await send(message)
-
-        return naming_send
-
-    def _tag_request(self, span, scope) -> None:
-        if not span.is_recording():
-            return
-        query = scope.get("query_string") or b""
-        if query:
-            # The library puts the query in url.query (http.url under the old conventions);
-            # values may be codes or states (the OIDC callback), so only the names stay.
-            names = _query_names(query)
-            set_by_library = getattr(span, "attributes", None) or {}
-            if "url.query" in set_by_library:
-                span.set_attribute("url.query", names)
-            if "http.url" in set_by_library:
-                span.set_attribute("http.url", _url(scope) + "?" + names)
-        if self.session_of is not None:
-            session_id = self.session_of(scope)
-            if session_id:
-                span.set_attribute(SESSION_ID, session_tag(session_id))
-
-
-def _route(scope) -> str | None:
-    """The route template Starlette's router matched (it leaves the route in the scope)."""
-    route = scope.get("route")
-    template = getattr(route, "path_format", None) or getattr(route, "path", None)
-    return template if isinstance(template, str) and template else None
-
-
-def _duration_attributes(scope, method: str, status: int | None,
-                         error: str | None) -> dict[str, Any]:
-    attributes: dict[str, Any] = {"http.request.method": method,
-                                  "url.scheme": scope.get("scheme", "http")}
-    route = _route(scope)
-    if route is not None:
-        attributes["http.route"] = route
-    if status is not None:
-        attributes["http.response.status_code"] = status
-    if error is not None:
-        attributes["error.type"] = error
-    elif status is not None and status >= 500:
-        attributes["error.type"] = str(status)
-    return attributes
-
-
-def _url(scope) -> str:
-    """The request's URL without its query (what the excluded-URL patterns are matched with)."""
-    headers = dict(scope.get("headers") or [])
-    host = headers.get(b"host", b"").decode("latin-1") or "localhost"
-    return f"{scope.get('scheme', 'http')}://{host}{scope.get('path', '')}"
-
-
-def _query_names(query: bytes) -> str:
-    names = [name for name, _ in parse_qsl(query.decode("latin-1"), keep_blank_values=True)]
-    return "&".join(f"{name}=REDACTED" for name in names)
 
 
 def _metrics_host(address: str) -> str:
