@@ -16,6 +16,12 @@ What is measured, in one run (issue 16):
   transactions (``pg_stat_database.xact_commit`` of the bench's database) per move;
 - the idle cost: CPU ms per second of each process, Redis commands and Postgres transactions per
   second, with the 2,000 sockets of the 500 tables open and nobody moving (15 s);
+- the deadline backstop's round trip, which the phases above never reach (their timers are at an
+  hour, and a move only pushes the backstop's entry later): one stale entry per table, all due
+  at once, each fired at the game service, which hands the table's current deadlines over in its
+  place. CPU per round trip by process, Redis commands and Postgres transactions per round trip.
+  With the default 30 s turn timeout, a table whose players keep moving pays one such round trip
+  every 32 s or so (the timeout and the 2 s grace), whatever the number of its moves;
 - garbage-collection pauses of each Python process of the stack in those phases: the longest
   (the wall-clock time the process stood still, which includes waiting for a core, and the
   collector's own CPU time), and how many lasted 1 ms or more. bench/gc_probe is a
@@ -62,6 +68,7 @@ import psutil
 import redis.asyncio as aioredis
 import websockets
 
+from deadlines.client import DeadlinesClient
 from game.scopone.rules import legal_plays
 from gateway.sessions import COOKIE_NAME
 from testing.players import Player
@@ -77,6 +84,7 @@ SETTLE_SECONDS = 10.5    # Postgres flushes an idle backend's counters within 10
 DRAIN_SECONDS = 0.25     # after a phase's last state, for the writes that follow it
 HANG_SECONDS = 120.0     # a socket that stays silent this long stops the bench (not a measure)
 SETUP_CONCURRENCY = 25
+STALE_DELAY_SECONDS = 1.0  # between putting the stale entries in and their falling due
 GC_PROBE = Path(__file__).parent / "gc_probe"
 
 SERVICES = ("gateway", "lobby", "game", "deadlines", "stats", "idp")
@@ -101,6 +109,7 @@ class _Table:
 
     def __init__(self, sockets):
         self.sockets = sockets
+        self.game_id = ""
         self.queues: list[asyncio.Queue] = [asyncio.Queue() for _ in sockets]
         self.readers = [asyncio.create_task(self._read(s, q)) for s, q in zip(sockets, self.queues)]
         self.views: list[dict] = []
@@ -176,13 +185,19 @@ class _Table:
         return view
 
     async def _answer(self, seat: int, error: dict, sent: str | None) -> None:
-        """An error on the seat's socket: ``unavailable`` sends the seat's action again (an
-        answer that comes after the action's effect, to an action done with, is only counted);
-        the refusal of an action sent again is expected. Anything else stops the bench."""
+        """An error on the seat's socket: ``unavailable`` or ``unconfirmed`` sends the seat's
+        action again (an answer that comes after the action's effect, to an action done with, is
+        only counted); the refusal of an action sent again is expected. Anything else stops the
+        bench."""
         if error["code"] == "unavailable":
             self.errors += 1
             if sent is not None:
                 self.resent += 1
+                await self.sockets[seat].send(sent)
+        elif error["code"] == "unconfirmed":  # made or not: the next state tells (the contract)
+            self.errors += 1
+            if sent is not None:
+                self.resent += 1  # the move is sent again with its revision: never made twice
                 await self.sockets[seat].send(sent)
         elif not (self.resent and error["code"] in ("concurrent_move", "illegal_move")):
             raise Failed(f"seat {seat} got {error}")
@@ -209,6 +224,7 @@ async def _seat_table(players: list[Player], limit: asyncio.Semaphore) -> _Table
         for player in players[1:]:
             (await player.http.post("/api/games/join", json={"code": lobby["join_code"]})).raise_for_status()
         table = _Table([await _open_socket(player, lobby["id"]) for player in players])
+        table.game_id = lobby["id"]
         await table.start()
         return table
 
@@ -396,6 +412,9 @@ async def _bench(stack: Stack, redis_url: str, redis_process: psutil.Process | N
             phases.append(await _measured(meter, f"closed {count}", tables, _closed(tables[:count], moves_each)))
         for rate, moves_each in PACED:
             phases.append(await _measured(meter, f"paced {rate}", tables, _paced(tables, rate, moves_each)))
+        due_at = await _stale_entries(stack, tables)
+        phases.append(await _measured(meter, f"stale {TABLES}", tables,
+                                      _stale_fires(stack, len(tables), due_at)))
         assert idle is not None, "CLOSED ends with TABLES"
         windows = [p.window for p in (*phases, idle)]
         _print(phases, idle, _gc_pauses(stack, gc_folder, windows), redis_process is not None)
@@ -404,6 +423,37 @@ async def _bench(stack: Stack, redis_url: str, redis_process: psutil.Process | N
         await asyncio.gather(*(table.close() for table in tables), return_exceptions=True)
         for player in players:
             await player.close()
+
+
+async def _stale_entries(stack: Stack, tables: list[_Table]) -> float:
+    """Put one stale entry per table in the backstop, due STALE_DELAY_SECONDS from now (so that
+    they fire inside the phase measured next, without their own hand-over); when they fall due."""
+    due_at = time.time() + STALE_DELAY_SECONDS
+    client = DeadlinesClient(stack.address("deadlines"))
+    try:
+        await client.set_table_deadlines(
+            {table.game_id: [("turn", "stale", int(due_at * 1000))] for table in tables})
+    finally:
+        await client.close()
+    return due_at
+
+
+def _stale_fires(stack: Stack, count: int, due_at: float):
+    """Wait until every stale entry was fired and replaced (nothing due or in flight)."""
+    async def work(latencies: list[float]) -> int:
+        prefix = stack.env["REDIS_KEY_PREFIX"]
+        redis = aioredis.Redis.from_url(stack.env["REDIS_URL"])
+        try:
+            await asyncio.sleep(max(0.0, due_at - time.time()))
+            while True:
+                now_ms = int(time.time() * 1000)
+                due = await redis.zcount(f"{prefix}:deadlines", "-inf", now_ms)
+                if due == 0 and await redis.zcard(f"{prefix}:deadlines:inflight") == 0:
+                    return count
+                await asyncio.sleep(0.05)
+        finally:
+            await redis.aclose()
+    return work
 
 
 async def _seat(players: list[Player], tables: list[_Table], count: int) -> None:
@@ -426,7 +476,8 @@ def _print(phases: list[Phase], idle: Phase, gc_pauses: dict[str, Pauses], priva
     paced = [p for p in phases if p.name.startswith("paced")]
     print("   closed loop (next card once all four sockets have the last state); latency: play sent ->"
           " state on all 4;")
-    print("   unavail: plays and acks the gateway answered 'unavailable' (sent again; latency from the first)")
+    print("   unavail: plays and acks the gateway answered 'unavailable' or 'unconfirmed' (sent again;"
+          " latency from the first)")
     print(f"     {'tables':>7} {'moves':>6} {'moves/s':>10} {'p50 ms':>7} {'p99 ms':>7} {'':>8} {'unavail':>7}")
     for phase, (count, _) in zip(closed, CLOSED):
         ordered = sorted(phase.latencies)
@@ -439,8 +490,11 @@ def _print(phases: list[Phase], idle: Phase, gc_pauses: dict[str, Pauses], priva
         ordered = sorted(phase.latencies)
         print(f"     {rate:>7} {phase.moves:>6} {phase.moves / phase.seconds:>10.1f} {_percentile(ordered, 0.5):>7.1f} "
               f"{_percentile(ordered, 0.99):>7.1f} {_percentile(ordered, 0.999):>8.1f} {phase.errors:>7}")
-    heads = [p.name.replace("closed ", "c").replace("paced ", "p") for p in phases]
-    print(f"   per move (CPU ms; store operations), by phase; idle: per second, {4 * TABLES} sockets open")
+    heads = [p.name.replace("closed ", "c").replace("paced ", "p").replace("stale ", "s")
+             for p in phases]
+    print(f"   per move (CPU ms; store operations), by phase; idle: per second, {4 * TABLES} sockets open;")
+    print(f"   s{TABLES}: per round trip of a stale backstop entry (fired, stale, the table's deadlines"
+          " handed over in its place)")
     print(f"     {'':<22}" + "".join(f"{h:>9}" for h in heads) + f"{'idle/s':>9}")
     rows = [*SERVICES, "redis", "pg", "pg_shared", "client"]
     for role in rows:

@@ -23,6 +23,7 @@ import asyncio
 import functools
 import itertools
 import logging
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Protocol
 
@@ -36,6 +37,7 @@ log = logging.getLogger(__name__)
 BACKSTOP_GRACE_MS = 2000  # the backstop fires this long after the owner would have
 HANDOVER_SECONDS = 0.2    # how long the changes of a batch gather before it leaves
 BATCH_TABLES = 1000       # the deadline service's limit per SetTableDeadlines call
+HELD_TABLES = 100_000     # tables whose hand-over is remembered (the others are sent again)
 
 
 class BackstopQueue(Protocol):
@@ -61,10 +63,11 @@ class DeadlineKeeper:
         self._clock = clock
         self.grace_ms = grace_ms
         self._handover_seconds = handover_seconds
-        self._timers: dict[str, list[asyncio.TimerHandle]] = {}
+        self._timers: dict[str, dict[Deadline, asyncio.TimerHandle]] = {}
         # table -> the earliest due this replica last handed over (the backstop holds it, or
-        # an entry another replica handed over later, which is no later)
-        self._held: dict[str, int] = {}
+        # an entry another replica handed over later, which is no later); the least recently
+        # handed over are forgotten past HELD_TABLES (another replica may have finished them)
+        self._held: OrderedDict[str, int] = OrderedDict()
         self._owed: dict[str, tuple[Deadline, ...]] = {}  # the next batch, by table
         self._handing_over = False
         self.handed_over = 0  # tables sent so far (for tests and the bench)
@@ -84,16 +87,22 @@ class DeadlineKeeper:
         earliest = min(deadline.due_ms for deadline in deadlines) + self.grace_ms
         held = self._held.get(table_id)
         if resend or held is None or earliest < held or table_id in self._owed:
-            self._held[table_id] = earliest
+            self._hold(table_id, earliest)
             self._owe(table_id, tuple(deadlines))
 
     async def hand_over_now(self, table_id: str, deadlines: Sequence[Deadline]) -> None:
         """Hand the table's deadlines to the backstop before returning; a ServiceError: they
-        were not (a batch still owes them if one did)."""
-        await self._backstop.set_table_deadlines({table_id: self._entries(deadlines)})
-        self._owed.pop(table_id, None)
-        if deadlines:
-            self._held[table_id] = min(deadline.due_ms for deadline in deadlines) + self.grace_ms
+        were not, and a batch owes them again if one did."""
+        owed = self._owed.pop(table_id, None)
+        if deadlines:  # from now on, changes compare with what is on its way
+            self._hold(table_id, min(deadline.due_ms for deadline in deadlines) + self.grace_ms)
+        try:
+            await self._backstop.set_table_deadlines({table_id: self._entries(deadlines)})
+        except BaseException:
+            self._held.pop(table_id, None)  # the backstop may hold nothing: the next change sends
+            if owed is not None and table_id not in self._owed:
+                self._owe(table_id, owed)
+            raise
         self.handed_over += 1
 
     def forget(self, table_id: str) -> None:
@@ -107,25 +116,42 @@ class DeadlineKeeper:
     def stop(self) -> None:
         """Cancel every timer (the replica stops: the backstop fires what is left)."""
         for handles in self._timers.values():
-            for handle in handles:
+            for handle in handles.values():
                 handle.cancel()
         self._timers.clear()
+
+    @property
+    def timed_tables(self) -> int:
+        """How many tables have a timer here."""
+        return len(self._timers)
+
+    def _hold(self, table_id: str, earliest: int) -> None:
+        self._held[table_id] = earliest
+        self._held.move_to_end(table_id)
+        while len(self._held) > HELD_TABLES:
+            self._held.popitem(last=False)
 
     # -- the timers ---------------------------------------------------------------------------
 
     def _arm(self, table_id: str, deadlines: Sequence[Deadline]) -> None:
-        for handle in self._timers.pop(table_id, ()):
+        for handle in self._timers.pop(table_id, {}).values():
             handle.cancel()
         if not deadlines:
             return
         loop = asyncio.get_running_loop()
         now = self._clock()
-        self._timers[table_id] = [
-            loop.call_later(max(0, deadline.due_ms - now) / 1000, self._due, table_id, deadline)
+        self._timers[table_id] = {
+            deadline: loop.call_later(max(0, deadline.due_ms - now) / 1000, self._due, table_id,
+                                      deadline)
             for deadline in deadlines
-        ]
+        }
 
     def _due(self, table_id: str, deadline: Deadline) -> None:
+        handles = self._timers.get(table_id)
+        if handles is not None:
+            handles.pop(deadline, None)
+            if not handles:
+                del self._timers[table_id]
         self._background.start(self._fire_here(table_id, deadline),
                                key=f"deadline {table_id} {deadline.kind} {deadline.token}")
 

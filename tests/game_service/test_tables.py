@@ -415,7 +415,7 @@ async def test_the_backstop_hears_of_a_new_table_and_of_its_end_not_of_every_mov
     await tables.act(table_id, "seat:1", _add())
     await tables.act(table_id, "seat:2", _add())  # team A reaches 2: finished
     await tables.drain()
-    assert fakes.deadlines.pending(table_id) == {}
+    assert fakes.deadlines.pending(table_id) == {} and tables.deadline_keeper.timed_tables == 0
     sent = [call for call in fakes.deadlines.calls if call[1] == table_id]
     assert sent == [("set", table_id, "turn:0"), ("set", table_id)]  # one call each way
 
