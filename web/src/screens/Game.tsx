@@ -60,7 +60,9 @@ export function GameScreen({ id, onUnauthenticated }: { id: string; onUnauthenti
   } else if (view.status === "hand_end") {
     screen = <HandEndScreen view={view as GameView} game={game} alert={alert} />;
   } else {
-    screen = <GameOverScreen view={view as GameView} commitment={state.commitment} rematch={state.rematch} />;
+    screen = (
+      <GameOverScreen view={view as GameView} commitment={state.commitment} rematch={state.rematch} connection={connection} />
+    );
   }
   return (
     <>

@@ -8,6 +8,7 @@ import { api, ApiError, logUrl } from "../api";
 import { verifyLog, type Verification } from "../fairness";
 import { tx } from "../i18n";
 import { navigate } from "../router";
+import type { ConnectionStatus } from "../socket";
 import type { GameView, RematchNotice } from "../types";
 import { rememberedCommitment } from "../usegame";
 import { Alert } from "../widgets";
@@ -120,7 +121,18 @@ function PlayAgain({ id, invitation }: { id: string; invitation: RematchNotice |
   );
 }
 
-export function GameOverScreen({ view, commitment, rematch }: { view: GameView; commitment: string | null; rematch: RematchNotice | null }) {
+export function GameOverScreen({
+  view,
+  commitment,
+  rematch,
+  connection,
+}: {
+  view: GameView;
+  commitment: string | null;
+  rematch: RematchNotice | null;
+  /** The socket's state: an invitation can only arrive while it is open. */
+  connection: ConnectionStatus;
+}) {
   const mine = view.players.find((p) => p.seat === view.you)?.team;
   const winner = view.winner;
   const won = winner !== undefined && winner === mine;
@@ -128,7 +140,7 @@ export function GameOverScreen({ view, commitment, rematch }: { view: GameView; 
   const partner = view.players.find((p) => p.team === mine && p.seat !== view.you)?.name ?? tx("your partner", "il tuo compagno");
   const winners = view.players.filter((p) => p.team === winner).map((p) => p.name).join(tx(" and ", " e "));
   return (
-    <section class="panel game-over" data-testid="screen-game-over">
+    <section class="panel game-over" data-testid="screen-game-over" data-connection={connection}>
       <h1>{winner ? tx(`Team ${winner} wins`, `Vince la squadra ${winner}`) : tx("The game is over", "La partita è finita")}</h1>
       {winner && (
         <p class={`outcome ${won ? "won" : "lost"}`}>

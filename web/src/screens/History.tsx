@@ -52,8 +52,8 @@ function MatchRow({ match, me, types }: { match: MatchItem; me: string; types: G
       <a href={`/history/${match.id}`} class={`match-item${mine?.won ? " is-won" : " is-lost"}`}>
         <span class="match-item-head">
           <span class={`match-outcome${mine?.won ? " won" : " lost"}`}>{outcome}</span>
-          <span class="match-score">
-            {scores.A}–{scores.B}
+          <span class="match-score" title={tx("Your team's points first", "Prima i punti della tua squadra")}>
+            {mine?.team === "B" ? `${scores.B}–${scores.A}` : `${scores.A}–${scores.B}`}
           </span>
           {mine && (
             <span class="match-elo">
@@ -172,6 +172,11 @@ async function findMatch(id: string): Promise<MatchItem | null> {
   return null;
 }
 
+function winnerFirst(scores: Record<Team, number>, winner: Team): string {
+  const other: Team = winner === "A" ? "B" : "A";
+  return `${scores[winner]}–${scores[other]}`;
+}
+
 function TeamTable({ match, me }: { match: MatchItem; me: string }) {
   const winner = winnerOf(match);
   const scores = finalScores(match);
@@ -255,7 +260,9 @@ export function MatchScreen({ id, me }: { id: string; me: string }) {
         <a href="/history">← {tx("Your matches", "Le tue partite giocate")}</a>
       </p>
       <h1>
-        {winner ? tx(`Team ${winner} won ${scores.A}–${scores.B}`, `Ha vinto la squadra ${winner}, ${scores.A}–${scores.B}`) : tx("Match", "Partita")}
+        {winner
+          ? tx(`Team ${winner} won ${winnerFirst(scores, winner)}`, `Ha vinto la squadra ${winner}, ${winnerFirst(scores, winner)}`)
+          : tx("Match", "Partita")}
       </h1>
       <p class="helper">
         {typeName(types, match.game_type)} · {formatWhen(match.finished_at)}
