@@ -3,6 +3,8 @@ client of DeadlineService, owned by the deadline service."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+
 from services.rpc_client import RpcClient
 from tavolo.deadlines.v1 import deadlines_pb2, deadlines_pb2_grpc
 
@@ -18,7 +20,8 @@ class DeadlinesClient(RpcClient):
 
     def __init__(self, address: str, timeout_seconds: float = 5.0):
         super().__init__(address, SERVICE_NAME,
-                         idempotent=("Schedule", "Cancel", "CancelTable", "GetQueueEpoch"),
+                         idempotent=("Schedule", "Cancel", "CancelTable", "GetQueueEpoch",
+                                     "SetTableDeadlines"),
                          timeout_seconds=timeout_seconds)
         self._stub = deadlines_pb2_grpc.DeadlineServiceStub(self._channel)
 
@@ -37,6 +40,16 @@ class DeadlinesClient(RpcClient):
         """Remove every pending entry of the table; how many there were."""
         request = deadlines_pb2.CancelTableRequest(table_id=table_id)
         return (await self._call(self._stub.CancelTable, request)).cancelled
+
+    async def set_table_deadlines(
+            self, tables: Mapping[str, Iterable[tuple[str, str, int]]]) -> None:
+        """Make each table's entries exactly its (kind, token, due ms) triples; none: no entry."""
+        request = deadlines_pb2.SetTableDeadlinesRequest()
+        for table_id, deadlines in tables.items():
+            table = request.tables.add(table_id=table_id)
+            for kind, token, due_ms in deadlines:
+                table.deadlines.add(kind=kind, token=token).due_at.FromMilliseconds(due_ms)
+        await self._call(self._stub.SetTableDeadlines, request)
 
     async def queue_epoch(self) -> str:
         """The queue's epoch: it changes only when the queue lost its entries."""

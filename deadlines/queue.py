@@ -22,7 +22,7 @@ compact JSON of :attr:`Entry.member`:
 - ``<prefix>:deadlines:inflight``: sorted set, claimed entries, score = lease expiry (ms);
 - ``<prefix>:deadlines:attempts``: hash, member -> failed fires so far (for the backoff);
 - ``<prefix>:deadlines:table:<table id>``: set, the table's members (pending or in flight), so
-  CancelTable removes a table's entries without scanning the queue;
+  CancelTable and SetTableDeadlines replace a table's entries without scanning the queue;
 - ``<prefix>:deadlines:events``: pub/sub channel; each schedule and requeue publishes the due
   time, so every consumer re-plans at once (its heartbeat is only the backstop);
 - ``<prefix>:deadlines:epoch``: a random id set once (SET NX) and never changed: when the
@@ -38,7 +38,7 @@ import itertools
 import logging
 import secrets
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
 import redis.asyncio as redis
@@ -81,6 +81,11 @@ class DeadlineQueue(ABC):
     @abstractmethod
     async def cancel_table(self, table_id: str) -> int:
         """Remove every entry of the table; how many were pending."""
+
+    @abstractmethod
+    async def set_tables(self, tables: Mapping[str, Sequence[tuple[Entry, int]]]) -> None:
+        """Make each table's entries exactly its (entry, due ms) pairs, pending; every other
+        entry of those tables goes, claimed ones too. One wake-up for the earliest due."""
 
     @abstractmethod
     async def epoch(self) -> str:
@@ -181,6 +186,17 @@ class MemoryDeadlineQueue(DeadlineQueue):
             self._in_flight.pop(entry, None)
             self._attempts.pop(entry, None)
         return removed
+
+    async def set_tables(self, tables: Mapping[str, Sequence[tuple[Entry, int]]]) -> None:
+        earliest: int | None = None
+        for table_id, entries in tables.items():
+            await self.cancel_table(table_id)
+            for entry, due_ms in entries:
+                self._put(self._pending, self._pending_heap, entry, due_ms)
+                self._tables.setdefault(table_id, set()).add(entry)
+                earliest = due_ms if earliest is None else min(earliest, due_ms)
+        if earliest is not None:
+            self._wake(earliest)
 
     async def epoch(self) -> str:
         return self._epoch
@@ -287,6 +303,39 @@ redis.call('DEL', KEYS[4])
 return removed
 """
 
+# KEYS[1] pending, KEYS[2] in flight, KEYS[3] attempts, KEYS[3 + i] the i-th table's index
+# ARGV[1] events channel, then for each table: its entry count n, then n (member, due) pairs.
+_SET_TABLES = """
+local earliest = false
+local at = 2
+for i = 4, #KEYS do
+  local old = redis.call('SMEMBERS', KEYS[i])
+  if #old > 0 then
+    redis.call('ZREM', KEYS[1], unpack(old))
+    redis.call('ZREM', KEYS[2], unpack(old))
+    redis.call('HDEL', KEYS[3], unpack(old))
+    redis.call('DEL', KEYS[i])
+  end
+  local count = tonumber(ARGV[at])
+  at = at + 1
+  if count > 0 then
+    local scored, members = {}, {}
+    for _ = 1, count do
+      local member, due = ARGV[at], tonumber(ARGV[at + 1])
+      at = at + 2
+      scored[#scored + 1] = due
+      scored[#scored + 1] = member
+      members[#members + 1] = member
+      if not earliest or due < earliest then earliest = due end
+    end
+    redis.call('ZADD', KEYS[1], unpack(scored))
+    redis.call('SADD', KEYS[i], unpack(members))
+  end
+end
+if earliest then redis.call('PUBLISH', ARGV[1], earliest) end
+return 1
+"""
+
 # KEYS[1] pending, KEYS[2] in flight, KEYS[3] attempts
 # ARGV[1] now (ms), ARGV[2] lease expiry of new claims (ms), ARGV[3] claim limit,
 # ARGV[4] sweep limit
@@ -369,6 +418,7 @@ class RedisDeadlineQueue(DeadlineQueue):
         self._schedule = client.register_script(_SCHEDULE)
         self._cancel = client.register_script(_CANCEL)
         self._cancel_table = client.register_script(_CANCEL_TABLE)
+        self._set_tables = client.register_script(_SET_TABLES)
         self._poll = client.register_script(_POLL)
         self._ack = client.register_script(_ACK)
         self._requeue = client.register_script(_REQUEUE)
@@ -393,6 +443,19 @@ class RedisDeadlineQueue(DeadlineQueue):
     @_unavailable
     async def cancel_table(self, table_id: str) -> int:
         return int(await self._cancel_table(keys=self._all_keys(table_id)))
+
+    @_unavailable
+    async def set_tables(self, tables: Mapping[str, Sequence[tuple[Entry, int]]]) -> None:
+        if not tables:
+            return
+        keys = [self.pending_key, self.in_flight_key, self.attempts_key]
+        args: list[str | int] = [self.channel]
+        for table_id, entries in tables.items():
+            keys.append(self.table_key(table_id))
+            args.append(len(entries))
+            for entry, due_ms in entries:
+                args += [entry.member, due_ms]
+        await self._set_tables(keys=keys, args=args)
 
     @_unavailable
     async def epoch(self) -> str:

@@ -11,6 +11,10 @@ from tavolo.deadlines.v1 import deadlines_pb2, deadlines_pb2_grpc
 
 SERVICE_NAME = deadlines_pb2.DESCRIPTOR.services_by_name["DeadlineService"].full_name
 
+# One SetTableDeadlines call: a batch of the game service's tables, each with its few deadlines.
+MAX_TABLES_PER_CALL = 1000
+MAX_DEADLINES_PER_TABLE = 16
+
 # google.protobuf.Timestamp's valid range: 0001-01-01T00:00:00Z .. 9999-12-31T23:59:59Z.
 _MIN_SECONDS = -62_135_596_800
 _MAX_SECONDS = 253_402_300_799
@@ -50,6 +54,31 @@ class DeadlineServicer(deadlines_pb2_grpc.DeadlineServiceServicer):
                      ) -> deadlines_pb2.CancelResponse:
         entry = _entry(request.table_id, request.kind, request.token)
         return deadlines_pb2.CancelResponse(cancelled=await self.queue.cancel(entry))
+
+    async def SetTableDeadlines(self, request: deadlines_pb2.SetTableDeadlinesRequest, context
+                                ) -> deadlines_pb2.SetTableDeadlinesResponse:
+        if len(request.tables) > MAX_TABLES_PER_CALL:
+            raise ServiceError(Reason.INVALID_ARGUMENT,
+                               f"at most {MAX_TABLES_PER_CALL} tables per call", field="tables")
+        tables: dict[str, list[tuple[Entry, int]]] = {}
+        for index, table in enumerate(request.tables):
+            table_id = _entry(table.table_id, "-", "-").table_id  # the same checks as an entry's
+            if table_id in tables:
+                raise ServiceError(Reason.INVALID_ARGUMENT, f"table {table_id} is listed twice",
+                                   field=f"tables[{index}].table_id")
+            if len(table.deadlines) > MAX_DEADLINES_PER_TABLE:
+                raise ServiceError(Reason.INVALID_ARGUMENT,
+                                   f"at most {MAX_DEADLINES_PER_TABLE} deadlines per table",
+                                   field=f"tables[{index}].deadlines")
+            entries = tables[table_id] = []
+            for deadline in table.deadlines:
+                if not deadline.HasField("due_at"):
+                    raise ServiceError(Reason.INVALID_ARGUMENT, "due_at must be set",
+                                       field=f"tables[{index}].deadlines.due_at")
+                entries.append((_entry(table_id, deadline.kind, deadline.token),
+                                due_ms_from(deadline.due_at)))
+        await self.queue.set_tables(tables)
+        return deadlines_pb2.SetTableDeadlinesResponse()
 
     async def GetQueueEpoch(self, request: deadlines_pb2.GetQueueEpochRequest, context
                             ) -> deadlines_pb2.GetQueueEpochResponse:

@@ -1,34 +1,18 @@
-"""Work that outlives the call that caused it: retried calls, and keeping the deadline queue in step.
-
-After each change the deadline service must learn the table's new pending deadlines and forget
-the old ones. That happens here, in the background, one worker per table: changes that arrive
-while the worker is busy (or while the queue is down and being retried) merge into one batch,
-so a deadline that came and went in between is never sent at all.
-"""
+"""Work that outlives the call that caused it: background jobs, and calls retried until they succeed."""
 
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 import random
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Iterable
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any
 
-from game.engine import Deadline
 from services.errors import ServiceError
 
 log = logging.getLogger(__name__)
-
-
-class DeadlineScheduler(Protocol):
-    """The deadline service as the game service uses it (every call idempotent)."""
-
-    async def schedule(self, table_id: str, kind: str, token: str, due_ms: int) -> None: ...
-
-    async def cancel(self, table_id: str, kind: str, token: str) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -123,68 +107,3 @@ class Background:
         finally:
             if key is not None:
                 self._keys.discard(key)
-
-
-@dataclass
-class _Batch:
-    """The calls owed to the deadline queue for one table, by (kind, token)."""
-
-    schedule: dict[tuple[str, str], tuple[Deadline, bool]] = field(default_factory=dict)
-    cancel: dict[tuple[str, str], Deadline] = field(default_factory=dict)
-
-    def add_schedule(self, deadline: Deadline, new: bool) -> None:
-        key = (deadline.kind, deadline.token)
-        self.cancel.pop(key, None)
-        self.schedule[key] = (deadline, new)
-
-    def add_cancel(self, deadline: Deadline) -> None:
-        key = (deadline.kind, deadline.token)
-        pending = self.schedule.pop(key, None)
-        if pending is None or not pending[1]:  # it may be in the queue: take it out
-            self.cancel[key] = deadline
-
-
-class DeadlineSync:
-    """Keeps the deadline queue equal to every table's pending deadlines, eventually."""
-
-    def __init__(self, scheduler: DeadlineScheduler, background: Background, retry: Retry):
-        self._scheduler = scheduler
-        self._background = background
-        self._retry = retry
-        self._batches: dict[str, _Batch] = {}
-        self._working: set[str] = set()
-
-    def changed(self, table_id: str, before: Iterable[Deadline], after: Iterable[Deadline]) -> None:
-        """The table's pending deadlines went from ``before`` to ``after``."""
-        old = {(d.kind, d.token): d for d in before}
-        new = {(d.kind, d.token): d for d in after}
-        batch = self._batches.setdefault(table_id, _Batch())
-        for key, deadline in old.items():
-            if key not in new:
-                batch.add_cancel(deadline)
-        for key, deadline in new.items():
-            if key not in old or old[key].due_ms != deadline.due_ms:
-                batch.add_schedule(deadline, new=key not in old)
-        if not batch.schedule and not batch.cancel:
-            del self._batches[table_id]
-        elif table_id not in self._working:
-            self._working.add(table_id)
-            self._background.start(self._work(table_id))
-
-    async def _work(self, table_id: str) -> None:
-        try:
-            while True:
-                batch = self._batches.pop(table_id, None)
-                if batch is None:
-                    return
-                await asyncio.gather(
-                    *(self._retry(f"scheduling deadline {d.token} of table {table_id}",
-                                  functools.partial(self._scheduler.schedule, table_id, d.kind, d.token,
-                                                    d.due_ms))
-                      for d, _ in batch.schedule.values()),
-                    *(self._retry(f"cancelling deadline {d.token} of table {table_id}",
-                                  functools.partial(self._scheduler.cancel, table_id, d.kind, d.token))
-                      for d in batch.cancel.values()),
-                )
-        finally:
-            self._working.discard(table_id)

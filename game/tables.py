@@ -7,8 +7,9 @@ position. The condition is the guard, between replicas too: a stale state makes 
 and the call then reloads from the log and decides again; a refusal is only given after the
 state was checked against the log. Then the new state is remembered and handed to this
 replica's watchers (game.feeds); its snapshot is saved and the change signalled to the other
-replicas in the background (game.snapshots), and so are the table's deadlines brought up to date
-(game.background) and a finished match handed to stats (game.recording).
+replicas in the background (game.snapshots), its deadlines are timed here and, when the
+backstop needs to know, handed to the deadline service (game.deadline_keeper), and a finished
+match is handed to stats (game.recording).
 
 Reads check the log's header (one row) and use the state only when it is at the header's
 position (game.states resolves it from the memo, the snapshot or the log).
@@ -27,8 +28,9 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, replace
 
 from game import fairness, inputs
-from game.background import Background, DeadlineScheduler, DeadlineSync, Retry
+from game.background import Background, Retry
 from game.cache import TableCache
+from game.deadline_keeper import BACKSTOP_GRACE_MS, BackstopQueue, DeadlineKeeper
 from game.engine import Engine, GameError, Move, OptionsError, compact_json
 from game.feeds import Feeds
 from game.live import FINISHED, Live
@@ -120,8 +122,9 @@ class Tables:
     """Every call of the game service, independent of gRPC and of where the stores live."""
 
     def __init__(self, registry: Registry, log_store: LogStore, cache: TableCache,
-                 deadlines: DeadlineScheduler | None = None, stats: MatchRecorder | None = None,
+                 deadlines: BackstopQueue | None = None, stats: MatchRecorder | None = None,
                  *, clock: Callable[[], int] = now_ms, memo_size: int = 512,
+                 backstop_grace_ms: int = BACKSTOP_GRACE_MS,
                  watch_poll_seconds: float = 15.0, retry_seconds: float = 0.2,
                  retry_cap_seconds: float = 30.0, record_cap_seconds: float = RECORD_CAP_SECONDS,
                  record_sweep_seconds: float = RECORD_SWEEP_SECONDS,
@@ -140,7 +143,9 @@ class Tables:
                                    self.retry, clock, first_seconds=retry_seconds,
                                    cap_seconds=record_cap_seconds, sweep_seconds=record_sweep_seconds,
                                    warn_seconds=record_warn_seconds)
-        self._deadline_sync = DeadlineSync(deadlines, self.background, self.retry) if deadlines is not None else None
+        self.deadline_keeper = None if deadlines is None else DeadlineKeeper(
+            deadlines, self.fire_deadline, self.background, self.retry, clock,
+            grace_ms=backstop_grace_ms)
         self._local_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self._rendered: OrderedDict[tuple[str, str, int], TableViews] = OrderedDict()
 
@@ -178,7 +183,13 @@ class Tables:
             return CreatedTable(stored.table_id, stored.seed_commitment, stored.revision)
         live = Live(table_id, engine.id, seated, record.seed_commitment, now, state, 0, 0,
                     record.status, now)
-        self._after_change(engine, None, live)
+        self._after_change(engine, live)
+        if self.deadline_keeper is not None:
+            try:  # the backstop holds the table before anyone hears of it
+                await self.deadline_keeper.hand_over_now(table_id, engine.deadlines(state))
+            except ServiceError as error:  # the deadline service is down: the batch retries
+                log.warning("the deadlines of new table %s are handed over later: %s",
+                            table_id, error.message)
         log.info("table %s created (%s)", table_id, engine.id)
         return CreatedTable(table_id, record.seed_commitment, 0)
 
@@ -273,6 +284,12 @@ class Tables:
         live, fired = await self._mutate(table_id, plan)
         if fired:
             log.info("deadline %s of table %s fired (revision %d)", kind or token, table_id, live.revision)
+        elif self.deadline_keeper is not None and live.status != FINISHED:
+            # A stale entry of the backstop (it holds an early one, lazily): it gets the
+            # current deadlines before the stale one is settled (a failure here leaves that one
+            # to be fired again). Timed by the replica that made the state, not here.
+            engine = self._engine(live.game_type)
+            await self.deadline_keeper.hand_over_now(table_id, engine.deadlines(live.state))
         return fired, live.revision
 
     async def take_back(self, table_id: str, expected_revision: int | None = None) -> int:
@@ -295,7 +312,6 @@ class Tables:
             if header.move_count == 0:
                 raise ServiceError(Reason.TAKE_BACK_UNSUPPORTED, "There is no move to take back",
                                    table_id=table_id)
-            old = await self.current(table_id, header)
             previous = await self.states.replayer.state_at(header, header.move_count - 1)
             try:
                 await self.log.take_back(table_id, header.position, previous.status)
@@ -305,7 +321,7 @@ class Tables:
                                    table_id=table_id,
                                    revision=str(fresh.revision if fresh else header.revision)) from None
             live = replace(previous, revision=header.revision + 1, updated_ms=self.clock())
-            self._after_change(engine, old, live)
+            self._after_change(engine, live)
         log.info("table %s: move %d taken back", table_id, header.move_count)
         return live.revision
 
@@ -317,6 +333,8 @@ class Tables:
             await self.snapshots.settle(table_id)
             await self.cache.forget(table_id)
             self.states.forget(table_id)
+            if self.deadline_keeper is not None:
+                self.deadline_keeper.forget(table_id)
         return deleted
 
     # -- background work --------------------------------------------------------------------
@@ -337,13 +355,16 @@ class Tables:
         return await self.log.unrecorded_count()
 
     async def resume_deadlines(self, page_size: int = 500) -> int:
-        """Hand the queue every running table's pending deadlines again; how many tables.
+        """Hand the backstop every running table's pending deadlines again; how many tables.
 
-        A process that stopped between logging a move and scheduling its deadline would leave
-        the table waiting forever; Schedule is idempotent, so sending them all again is safe.
+        At start (the replica that timed a table may have died before handing it over) and
+        after the queue lost its entries; SetTableDeadlines is idempotent, so sending them all
+        again is safe. They are not timed here: the backstop fires them, and the replica it
+        reaches times the table from then on.
         """
-        if self._deadline_sync is None:
+        if self.deadline_keeper is None:
             return 0
+        self.deadline_keeper.forget_handed_over()
         resumed, after = 0, ""
         while page := await self.log.unfinished(after, page_size):
             for table_id in page:
@@ -354,7 +375,8 @@ class Tables:
                         raise
                     continue
                 engine = self._engine(live.game_type)
-                self._deadline_sync.changed(table_id, [], engine.deadlines(live.state))
+                self.deadline_keeper.changed(table_id, engine.deadlines(live.state),
+                                             time_here=False, resend=True)
                 resumed += 1
             after = page[-1]
         if resumed:
@@ -372,8 +394,11 @@ class Tables:
             self.stop_watching()
 
     def stop_watching(self) -> None:
-        """End every view stream (the service is stopping; callers reconnect elsewhere)."""
+        """End every view stream (the service is stopping; callers reconnect elsewhere) and
+        stop timing deadlines (the backstop fires them)."""
         self.feeds.close()
+        if self.deadline_keeper is not None:
+            self.deadline_keeper.stop()
 
     async def drain(self, timeout: float | None = None) -> None:
         """Wait for the background work started so far (deadlines, recordings)."""
@@ -428,7 +453,7 @@ class Tables:
                 raise ServiceError(Reason.CONCURRENT_MOVE, "The table keeps changing: try again",
                                    table_id=table_id, revision=str(live.revision))
             # Still under the lock: the next mutation queued here starts from this state.
-            self._after_change(engine, live, new)
+            self._after_change(engine, new)
         log.debug("table %s: move %d %s (revision %d)", table_id, new.move_count, entry.type, new.revision)
         return new, True
 
@@ -451,16 +476,16 @@ class Tables:
             local = self._local_locks[table_id] = asyncio.Lock()
         return local
 
-    def _after_change(self, engine: Engine, old: Live | None, new: Live) -> None:
+    def _after_change(self, engine: Engine, new: Live) -> None:
         """A change is in the log: remember the state and hand it to this replica's watchers;
-        in the background, save its snapshot and signal it to the other replicas, sync the
-        deadlines and record a finished match."""
+        time its deadlines; in the background, save its snapshot and signal it to the other
+        replicas, hand the deadlines to the backstop if it needs them and record a finished
+        match."""
         self.states.remember(new)
         self.feeds.changed(new)
         self.snapshots.submit(new)
-        if self._deadline_sync is not None:
-            before = engine.deadlines(old.state) if old is not None else []
-            self._deadline_sync.changed(new.table_id, before, engine.deadlines(new.state))
+        if self.deadline_keeper is not None:
+            self.deadline_keeper.changed(new.table_id, engine.deadlines(new.state))
         if new.status == FINISHED:
             log.info("table %s finished (revision %d)", new.table_id, new.revision)
             self.recording.submit(new.table_id)

@@ -57,11 +57,13 @@ class Player:
         assert self.cookie, "the callback set no session cookie"
         return self
 
-    async def socket(self, game_id: str, origin: str | None = None):
+    async def socket(self, game_id: str, origin: str | None = None, gateway_url: str | None = None):
+        """The game's socket, on the stack's (first) gateway or on ``gateway_url``."""
         headers = {"Cookie": f"{COOKIE_NAME}={self.cookie}"} if self.cookie else {}
         if origin is not None:
             headers["Origin"] = origin
-        url = self.stack.gateway_url.replace("http://", "ws://") + f"/ws/games/{game_id}"
+        base = gateway_url or self.stack.gateway_url
+        url = base.replace("http://", "ws://") + f"/ws/games/{game_id}"
         return await websockets.connect(url, additional_headers=headers, open_timeout=10)
 
 

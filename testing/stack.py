@@ -2,6 +2,12 @@
 
 Every process gets free ports on 127.0.0.1; the gateway's default OIDC provider is a
 `tavolo dev-idp` of the stack's own. Stores: in memory unless redis_url / database_url given.
+
+With ``game_replicas`` > 1 the game service runs as that many processes ("game", "game2", ...),
+and its callers find them as Kubernetes' headless service would give them: one gRPC target
+listing every replica (``ipv4:a,b``), whose first live one is used. With ``gateways`` > 1
+there are as many gateways ("gateway", "gateway2", ...), and gateway N calls game replica N
+when there is one, so that the moves of one table cross replicas.
 """
 
 from __future__ import annotations
@@ -25,10 +31,20 @@ from testing.servers import REDIS_URL, create_database, delete_keys, drop_databa
 SERVICES = ("game", "deadlines", "stats", "lobby")
 
 
+def _numbered(service: str, count: int) -> list[str]:
+    return [service if number == 1 else f"{service}{number}" for number in range(1, count + 1)]
+
+
 class Stack:
-    def __init__(self, extra_env: dict[str, str] | None = None):
-        self.ports = {name: free_port() for name in (*SERVICES, "gateway", "idp")}
-        self.gateway_url = f"http://127.0.0.1:{self.ports['gateway']}"
+    def __init__(self, extra_env: dict[str, str] | None = None, *, game_replicas: int = 1,
+                 gateways: int = 1):
+        self.games = _numbered("game", game_replicas)
+        self.gateways = _numbered("gateway", gateways)
+        self.service_of = ({name: name for name in SERVICES} | dict.fromkeys(self.games, "game")
+                           | dict.fromkeys(self.gateways, "gateway"))
+        self.ports = {name: free_port() for name in (*self.service_of, "idp")}
+        self.gateway_urls = [f"http://127.0.0.1:{self.ports[name]}" for name in self.gateways]
+        self.gateway_url = self.gateway_urls[0]
         self.issuer = f"http://127.0.0.1:{self.ports['idp']}/tavolo"
         env = {key: value for key, value in os.environ.items()
                if not key.startswith(("OIDC_", "DATABASE_", "REDIS_", "CORS_"))}
@@ -44,8 +60,18 @@ class Stack:
             "OIDC_0_REDIRECT_URI": f"{self.gateway_url}/auth/default/callback",
             "LOG_LEVEL": "WARNING",
         })
+        if game_replicas > 1:
+            env["GAME_ADDR"] = "ipv4:" + ",".join(self.address(name) for name in self.games)
         env.update(extra_env or {})
         self.env = env
+        self.own_env: dict[str, dict[str, str]] = {name: {"GAME_ADDR": self.address(name)}
+                                                   for name in self.games}
+        for number, name in enumerate(self.gateways[1:], start=1):
+            self.own_env[name] = {"APP_PORT": str(self.ports[name])}
+            if number < len(self.games):
+                self.own_env[name]["GAME_ADDR"] = self.address(self.games[number])
+        if len(self.gateways) > 1 and len(self.games) > 1:
+            self.own_env["gateway"] = {"GAME_ADDR": self.address("game")}
         self.processes: dict[str, subprocess.Popen] = {}
 
     def address(self, service: str) -> str:
@@ -53,18 +79,20 @@ class Stack:
 
     def start(self, timeout: float = 30.0) -> Stack:
         self._spawn("idp", ["dev-idp", "--port", str(self.ports["idp"]), "--issuer", self.issuer])
-        for name in (*SERVICES, "gateway"):
-            self._spawn(name, ["serve", name])
+        for name in self.service_of:
+            self._spawn(name, ["serve", self.service_of[name]])
         deadline = time.monotonic() + timeout
-        for name in SERVICES:
-            self.wait_serving(name, deadline)
-        self._wait_http(f"{self.gateway_url}/api/health", deadline)
+        for name in self.service_of:
+            if name not in self.gateways:
+                self.wait_serving(name, deadline)
+        for url in self.gateway_urls:
+            self._wait_http(f"{url}/api/health", deadline)
         self._wait_http(f"{self.issuer}/.well-known/openid-configuration", deadline)
         return self
 
     def _spawn(self, name: str, args: list[str]) -> None:
         self.processes[name] = subprocess.Popen(
-            [sys.executable, "-m", "services.cli", *args], env=self.env,
+            [sys.executable, "-m", "services.cli", *args], env={**self.env, **self.own_env.get(name, {})},
         )
 
     def restart(self, name: str) -> None:
@@ -73,9 +101,10 @@ class Stack:
 
     def start_again(self, name: str) -> None:
         """Start a component that was stopped (``kill``) and wait until it serves."""
-        self._spawn(name, ["serve", name])
-        if name == "gateway":
-            self._wait_http(f"{self.gateway_url}/api/health", time.monotonic() + 30)
+        self._spawn(name, ["serve", self.service_of[name]])
+        if name in self.gateways:
+            url = self.gateway_urls[self.gateways.index(name)]
+            self._wait_http(f"{url}/api/health", time.monotonic() + 30)
         else:
             self.wait_serving(name, time.monotonic() + 20)
 
@@ -131,11 +160,13 @@ class Stack:
 
 
 @contextmanager
-def real_stack(extra_env: dict[str, str] | None = None, label: str = "e2e") -> Iterator[Stack]:
-    """A started Stack on the real servers: a migrated database and a Redis key prefix of its own."""
+def real_stack(extra_env: dict[str, str] | None = None, label: str = "e2e",
+               **replicas: int) -> Iterator[Stack]:
+    """A started Stack on the real servers: a migrated database and a Redis key prefix of its
+    own; ``replicas`` as Stack's (game_replicas, gateways)."""
     database, prefix = asyncio.run(create_database(label)), new_prefix(label)
     stack = Stack({"DATABASE_URL": dsn_for(database), "REDIS_URL": REDIS_URL,
-                   "REDIS_KEY_PREFIX": prefix, **(extra_env or {})})
+                   "REDIS_KEY_PREFIX": prefix, **(extra_env or {})}, **replicas)
     try:
         subprocess.run([sys.executable, "-m", "services.cli", "migrate"], env=stack.env,
                        check=True, capture_output=True)

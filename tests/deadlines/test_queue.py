@@ -155,6 +155,55 @@ async def test_cancel_table_removes_only_that_tables_entries(queue):
         entry("a", table="t2")]
 
 
+async def test_set_tables_replaces_each_listed_tables_entries_and_no_others(backend, queue,
+                                                                            redis_client):
+    for token in ("a", "b"):
+        await queue.schedule(entry(token, table="t1"), T0)
+    await queue.schedule(entry("a", table="t2"), T0 + 5)
+    await queue.schedule(entry("kept", table="t3"), T0 + 7)
+    [claimed] = (await queue.poll(T0, T0 + LEASE, 1)).claims  # one of t1's is in flight
+    await queue.set_tables({"t1": [(entry("c", table="t1"), T0 + 20)],
+                            "t2": [],  # none left
+                            "t4": [(entry("x", table="t4"), T0 + 10),
+                                   (entry("y", table="t4", kind="hand_end"), T0 + 30)]})
+    assert await queue.counts() == (4, 0)  # the claimed one went too
+    assert await queue.ack(claimed) is False
+    due = (await queue.poll(T0 + 100, T0 + LEASE, 10)).claims
+    assert [(c.entry, c.due_ms) for c in due] == [
+        (entry("kept", table="t3"), T0 + 7), (entry("x", table="t4"), T0 + 10),
+        (entry("c", table="t1"), T0 + 20), (entry("y", table="t4", kind="hand_end"), T0 + 30)]
+    await queue.set_tables({"t1": [], "t3": [], "t4": []})
+    assert await queue.cancel_table("t4") == 0
+    if backend.name == "redis":  # the emptied tables leave no index behind
+        left = [key async for key in redis_client.scan_iter(f"{backend.prefix}:deadlines:table:*")]
+        assert left == []
+
+
+async def test_set_tables_wakes_the_listeners_once_with_the_earliest_due(backend):
+    setter, listener_queue = backend.handle(), backend.handle()
+    heard: list[int | None] = []
+    subscribed = asyncio.Event()
+
+    def on_wake(due):
+        heard.append(due)
+        if due is None:
+            subscribed.set()
+
+    task = asyncio.create_task(listener_queue.listen(on_wake))
+    try:
+        await asyncio.wait_for(subscribed.wait(), 5)
+        await setter.set_tables({"t1": [(entry("a", table="t1"), T0 + 50)],
+                                 "t2": [(entry("a", table="t2"), T0 + 40)]})
+        await asyncio.wait_for(_until(lambda: T0 + 40 in heard), 5)
+        await setter.set_tables({"t1": []})  # nothing scheduled: no wake-up
+        await setter.schedule(entry("z"), T0 + 99)
+        await asyncio.wait_for(_until(lambda: T0 + 99 in heard), 5)
+        assert [due for due in heard if due is not None] == [T0 + 40, T0 + 99]
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+
 async def test_the_table_index_forgets_settled_entries(backend, queue, redis_client):
     await queue.schedule(entry("a"), T0)
     await queue.schedule(entry("b"), T0)

@@ -75,6 +75,55 @@ async def test_cancel_and_cancel_table_report_what_they_removed(service):
     assert await client.cancel_table("t2") == 1
 
 
+async def test_set_table_deadlines_replaces_a_batch_of_tables_entries(service):
+    _, client, game = service
+    due = now_ms() + 60_000
+    await client.schedule("t1", "turn", "old", due)
+    soon = now_ms() + 100
+    token = due_token(soon)
+    await client.set_table_deadlines({"t1": [("turn", token, soon)],
+                                      "t2": [("turn", "a", due), ("hand_end", "b", due)]})
+    assert await client.cancel("t1", "turn", "old") is False  # replaced
+    [call] = await game.wait_for(token)
+    assert (call.table_id, call.kind, call.answer) == ("t1", "turn", "fired")
+    await client.set_table_deadlines({"t2": []})
+    assert await client.cancel_table("t2") == 0
+
+
+def _batch(*tables: tuple[str, list[tuple[str, str, int | None]]]):
+    request = deadlines_pb2.SetTableDeadlinesRequest()
+    for table_id, deadlines in tables:
+        table = request.tables.add(table_id=table_id)
+        for kind, token, due_ms in deadlines:
+            deadline = table.deadlines.add(kind=kind, token=token)
+            if due_ms is not None:
+                deadline.due_at.FromMilliseconds(due_ms)
+    return request
+
+
+@pytest.mark.parametrize("request_, message", [
+    (_batch(*[(f"t{i}", []) for i in range(1001)]), "at most 1000 tables"),
+    (_batch(("t", []), ("t", [])), "table t is listed twice"),
+    (_batch(("t", [("turn", f"x{i}", 1) for i in range(17)])), "at most 16 deadlines"),
+    (_batch(("", [])), "table_id"),
+    (_batch(("t", [("", "x", 1)])), "kind"),
+    (_batch(("t", [("turn", "x" * 257, 1)])), "token"),
+    (_batch(("t", [("turn", "x", None)])), "due_at must be set"),
+])
+async def test_set_table_deadlines_refuses_a_bad_batch_and_changes_nothing(service, request_,
+                                                                           message):
+    address, client, _ = service
+    due = now_ms() + 60_000
+    await client.schedule("t", "turn", "kept", due)
+    async with grpc.aio.insecure_channel(address) as channel:
+        stub = deadlines_pb2_grpc.DeadlineServiceStub(channel)
+        with pytest.raises(grpc.RpcError) as caught:
+            await stub.SetTableDeadlines(request_, timeout=5)
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert message in caught.value.details()
+    assert await client.cancel("t", "turn", "kept") is True
+
+
 @pytest.mark.parametrize("table_id, kind, token, missing", [
     ("", "turn", "x", "table_id"), ("t", "", "x", "kind"), ("t", "turn", "", "token"),
     ("t" * 257, "turn", "x", "table_id"), ("t", "turn", "x" * 257, "token"),

@@ -169,7 +169,7 @@ class Replicas:
         self._opened: list = []
 
     async def open(self, *, stats: bool = True, deadlines: bool = True, counting: bool = False,
-                   **options) -> Tables:
+                   turn_timeout_ms: int = 30000, **options) -> Tables:
         """A replica; with ``counting`` its stores count the calls it makes (``tables.log.calls``,
         ``tables.cache.calls``)."""
         log_store = await self.backend.open_log()
@@ -180,7 +180,8 @@ class Replicas:
         stats_client = StatsClient(self.fakes.stats_addr) if stats else None
         options.setdefault("retry_seconds", 0.02)
         options.setdefault("retry_cap_seconds", 0.1)
-        tables = Tables(default_registry(turn_timeout_ms=30000, hand_ack_timeout_ms=30000, dummy=True),
+        tables = Tables(default_registry(turn_timeout_ms=turn_timeout_ms, hand_ack_timeout_ms=30000,
+                                         dummy=True),
                         log_store, cache, deadline_client, stats_client, **options)
         self._opened.append((tables, deadline_client, stats_client))
         return tables

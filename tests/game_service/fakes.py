@@ -45,6 +45,17 @@ class FakeDeadlines(deadlines_pb2_grpc.DeadlineServiceServicer):
             del self.entries[key]
         return deadlines_pb2.CancelTableResponse(cancelled=len(doomed))
 
+    async def SetTableDeadlines(self, request, context):
+        await self._maybe_fail(context)
+        for table in request.tables:
+            self.calls.append(("set", table.table_id, *(d.token for d in table.deadlines)))
+            for key in [key for key in self.entries if key[0] == table.table_id]:
+                del self.entries[key]
+            for deadline in table.deadlines:
+                self.entries[(table.table_id, deadline.kind, deadline.token)] = \
+                    deadline.due_at.ToMilliseconds()
+        return deadlines_pb2.SetTableDeadlinesResponse()
+
     def pending(self, table_id: str) -> dict[tuple[str, str], int]:
         return {(k, t): due for (tid, k, t), due in self.entries.items() if tid == table_id}
 

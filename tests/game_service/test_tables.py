@@ -402,39 +402,76 @@ async def test_a_long_log_is_replayed_one_window_at_a_time(replicas, monkeypatch
 
 # -- deadlines and results ------------------------------------------------------------------
 
-async def test_the_pending_deadline_is_scheduled_and_the_stale_one_cancelled(tables, fakes):
+async def test_the_backstop_hears_of_a_new_table_and_of_its_end_not_of_every_move(tables, fakes):
+    grace = tables.deadline_keeper.grace_ms
     table_id = await _dummy(tables, target=2)
     await tables.drain()
     (key, due), = fakes.deadlines.pending(table_id).items()
-    assert key == ("turn", "turn:0") and due == (await tables.current(table_id)).state["turn_deadline_ms"]
-    await tables.act(table_id, "seat:0", _add())
+    assert key == ("turn", "turn:0")
+    assert due == (await tables.current(table_id)).state["turn_deadline_ms"] + grace
+    await tables.act(table_id, "seat:0", _add())  # the turn deadline moves later: nothing sent
     await tables.drain()
-    assert list(fakes.deadlines.pending(table_id)) == [("turn", "turn:1")]
+    assert list(fakes.deadlines.pending(table_id)) == [("turn", "turn:0")]
     await tables.act(table_id, "seat:1", _add())
     await tables.act(table_id, "seat:2", _add())  # team A reaches 2: finished
     await tables.drain()
     assert fakes.deadlines.pending(table_id) == {}
+    sent = [call for call in fakes.deadlines.calls if call[1] == table_id]
+    assert sent == [("set", table_id, "turn:0"), ("set", table_id)]  # one call each way
 
 
-async def test_deadline_calls_are_retried_until_the_queue_answers(tables, fakes):
+async def test_a_stale_backstop_fire_hands_over_the_current_deadlines(tables, fakes):
+    table_id = await _dummy(tables, target=100)
+    await tables.drain()
+    await play(tables, table_id, 5)
+    await tables.drain()
+    assert list(fakes.deadlines.pending(table_id)) == [("turn", "turn:0")]  # early: harmless
+    assert await tables.fire_deadline(table_id, "turn:0", "turn") == (False, 5)  # the backstop's
+    await tables.drain()
+    due = (await tables.current(table_id)).state["turn_deadline_ms"]
+    assert fakes.deadlines.pending(table_id) == {("turn", "turn:5"): due + tables.deadline_keeper.grace_ms}
+
+
+async def test_the_hand_over_is_retried_until_the_queue_answers(tables, fakes):
     fakes.deadlines.failures = 3
     table_id = await _dummy(tables)
     await tables.drain(timeout=10)
     assert list(fakes.deadlines.pending(table_id)) == [("turn", "turn:0")]
 
 
-async def test_deadlines_that_come_and_go_while_the_queue_is_down_are_never_sent(tables, fakes):
+async def test_tables_that_change_while_the_queue_is_down_are_sent_once_as_they_end_up(
+        tables, fakes):
     fakes.deadlines.failures = 10_000  # down
-    table_id = await _dummy(tables, target=100)
-    await asyncio.sleep(0.05)  # the first batch is on its way (and failing)
-    await play(tables, table_id, 5)
-    await asyncio.sleep(0.1)
+    first = await _dummy(tables, target=100)
+    await asyncio.sleep(0.3)  # the first batch is on its way (and failing)
+    second, third = await _dummy(tables, target=100), await _dummy(tables, target=1)
+    await tables.act(third, "seat:0", _add())  # finished before its batch left
     fakes.deadlines.failures = 0       # back
     await tables.drain(timeout=10)
-    assert list(fakes.deadlines.pending(table_id)) == [("turn", "turn:5")]
-    sent = [(call[0], call[3]) for call in fakes.deadlines.calls if call[1] == table_id]
-    assert sent[0] == ("schedule", "turn:0")  # the first batch, retried until the queue was back
-    assert sorted(sent[1:]) == [("cancel", "turn:0"), ("schedule", "turn:5")]  # turns 1 to 4 merged away
+    assert list(fakes.deadlines.pending(first)) == list(fakes.deadlines.pending(second)) == [
+        ("turn", "turn:0")]
+    assert fakes.deadlines.pending(third) == {}
+    sent = [call[1:] for call in fakes.deadlines.calls if call[1] in (first, second, third)]
+    assert sorted(sent) == sorted([(first, "turn:0"), (second, "turn:0"), (third,)])
+
+
+async def test_the_replica_that_moved_a_table_fires_its_deadline_itself(replicas, fakes):
+    tables = await replicas.open(turn_timeout_ms=100)
+    table_id = await _dummy(tables, target=100)
+    await tables.act(table_id, "seat:0", _add())
+    loop = asyncio.get_running_loop()
+    give_up_at = loop.time() + 10
+    while (live := await tables.current(table_id)).move_count < 3:  # the move, two timeouts
+        assert loop.time() < give_up_at, "the replica's timers never fired"
+        await asyncio.sleep(0.02)
+    auto = [move.auto for move in await tables.log.moves(table_id, 0)]
+    assert auto[:3] == [False, True, True]
+    await tables.drain()
+    # the backstop was told of the new table once (its first batch), and of no move after:
+    # each one, the timed-out ones included, pushed the deadline later
+    (sent,) = [call for call in fakes.deadlines.calls if call[1] == table_id]
+    (token,) = sent[2:]
+    assert int(token.removeprefix("turn:")) <= 2 and live.move_count >= 3
 
 
 async def test_a_due_deadline_plays_for_the_seat_and_a_stale_one_changes_nothing(tables):
@@ -527,7 +564,7 @@ async def test_a_restarted_service_hands_the_running_tables_deadlines_to_the_que
     assert await restarted.resume_deadlines(page_size=1) >= 1  # other tests' tables may run too
     await restarted.drain(timeout=10)
     due = (await restarted.current(running)).state["turn_deadline_ms"]
-    assert fakes.deadlines.pending(running) == {("turn", "turn:1"): due}
+    assert fakes.deadlines.pending(running) == {("turn", "turn:1"): due + restarted.deadline_keeper.grace_ms}
     assert fakes.deadlines.pending(done) == {}
 
 

@@ -1,0 +1,122 @@
+"""Several replicas serve one table: two gateways and two game replicas, and a replica killed.
+
+Every component is its own process, on real Redis and Postgres. The game's callers find its
+replicas as a Kubernetes headless service gives them (testing.stack): one target listing both.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from game.client import GameClient
+from testing.players import Player, play_until_over, receive, seat_four
+from testing.stack import real_stack
+from testing.waiting import eventually
+
+
+@pytest.fixture
+def two_by_two():
+    """Two gateways, two game replicas; turns time out in 5 s (the players answer at once)."""
+    with real_stack({"TURN_TIMEOUT_SECONDS": "5", "HAND_ACK_TIMEOUT_SECONDS": "5"},
+                    label="replicas", game_replicas=2, gateways=2) as stack:
+        yield stack
+
+
+@pytest.fixture
+def two_game_replicas():
+    """Two game replicas; turns time out in half a second, so a table left alone moves on."""
+    with real_stack({"TURN_TIMEOUT_SECONDS": "0.5", "HAND_ACK_TIMEOUT_SECONDS": "0.5"},
+                    label="replicakill", game_replicas=2) as stack:
+        yield stack
+
+
+async def _login(stack, names) -> list[Player]:
+    return [await Player(stack, name).login() for name in names]
+
+
+async def _play_and_keep_revisions(socket, revisions: list[int]) -> dict:
+    """The seat plays the match to its end; every state's revision goes to ``revisions``."""
+    async def recorded():
+        while True:
+            text = await socket.recv()
+            message = json.loads(text)
+            if message["type"] == "state":
+                revisions.append(message["game"]["revision"])
+            yield text
+
+    class Recording:  # what play_until_over reads: a socket whose states are counted
+        async def recv(self):
+            return await anext(messages)
+
+        async def send(self, text):
+            await socket.send(text)
+
+    messages = recorded()
+    return await play_until_over(Recording(), asso=False)
+
+
+async def test_two_gateways_and_two_game_replicas_show_every_move_in_order_on_every_socket(
+        two_by_two):
+    stack = two_by_two
+    players = await _login(stack, ("ann", "ben", "cat", "dan"))
+    try:
+        lobby = await seat_four(players, {"target_score": 1})
+        # seats 0 and 1 on the first gateway (game replica 1), 2 and 3 on the second
+        urls = [stack.gateway_urls[0]] * 2 + [stack.gateway_urls[1]] * 2
+        sockets = [await player.socket(lobby["id"], gateway_url=url)
+                   for player, url in zip(players, urls)]
+        revisions: list[list[int]] = [[] for _ in sockets]
+        overs = await asyncio.wait_for(asyncio.gather(*(
+            _play_and_keep_revisions(socket, seen) for socket, seen in zip(sockets, revisions))),
+            timeout=180)
+        for socket in sockets:
+            await socket.close()
+    finally:
+        for player in players:
+            await player.close()
+    last = revisions[0][-1]
+    assert last >= 40  # a whole hand at least, played through both replicas
+    for seen in revisions:  # every revision from the first one shown, in order, none twice
+        assert seen == list(range(seen[0], last + 1))
+    assert len({json.dumps(over, sort_keys=True) for over in overs}) == 1  # one result for all
+
+
+async def test_a_killed_game_replicas_tables_go_on_at_the_other_with_their_deadlines(
+        two_game_replicas):
+    stack = two_game_replicas
+    players = await _login(stack, ("ann", "ben", "cat", "dan"))
+    watcher = GameClient(stack.address("game2"))
+    try:
+        lobby = await seat_four(players, {"target_score": 1})
+        async with await players[0].socket(lobby["id"]) as socket:
+            game = (await receive(socket, "state"))["game"]
+            table_id = game["id"]
+            while not game["your_turn"]:  # the others time out: replica 1 fires for them
+                game = (await receive(socket, "state"))["game"]
+            card = game["legal"][0]
+            await socket.send(json.dumps({"action": "play", "card": card["card"],
+                                          "capture": card["captures"][0],
+                                          "revision": game["revision"]}))
+            played = (await receive(socket, "state"))["game"]
+            assert played["revision"] == game["revision"] + 1
+        stack.kill("game")  # SIGKILL: its timers die with it
+
+        async def moved_on():  # replica 2 alone: the backstop fires there, then it times
+            header, moves, _ = await watcher.get_log(table_id)
+            return (header, moves) if header.revision >= played["revision"] + 6 else None
+
+        header, moves = await eventually(moved_on, timeout=60)
+        mine = [move for move in moves if move.seat == header.seats[0] and not move.auto]
+        assert len(mine) == 1  # the move played before the kill is there, once
+        assert all(move.auto for move in moves[played["revision"]:])
+        # the game goes on through the gateway, which now reaches replica 2
+        async with await players[0].socket(lobby["id"]) as socket:
+            state = (await receive(socket, "state"))["game"]
+            assert state["revision"] >= len(moves)
+    finally:
+        await watcher.close()
+        for player in players:
+            await player.close()
