@@ -3,7 +3,8 @@
 A socket's session is checked when it opens, when its player sends a message, when it
 expires, and when an event (gateway.events) says it may have ended: a logout closes the
 sockets of that session, an erasure re-checks the member's, and a listener that was deaf for a
-while re-checks them all. A rematch created is told to the sockets open at the finished game. Names are re-read by the table feeds the events name. Nothing polls.
+while re-checks them all. Names are re-read by the table feeds the events name. A rematch
+created is told to the sockets open at the finished game. Nothing polls.
 """
 
 from __future__ import annotations

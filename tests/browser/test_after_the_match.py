@@ -28,6 +28,7 @@ STACK_ENV = {"TURN_TIMEOUT_SECONDS": "0.25"}
 ANY_LIVE_SCREEN = ("[data-testid=screen-table], [data-testid=screen-hand-end], "
                    "[data-testid=screen-game-over]")
 DELETED = "deleted player"
+MINUS, DASH = "\u2212", "\u2013"  # the app writes an Elo loss and a score with these
 
 
 def screenshot(page: Page, name: str) -> None:
@@ -86,16 +87,16 @@ def test_each_player_finds_the_match_in_history_with_the_right_elo_changes_and_i
         expect(history).to_be_visible()
         expect(player.page).to_have_url(re.compile(r"/history$"))
         row = history.get_by_role("link").filter(has=player.page.get_by_test_id("elo-delta")).first
-        expected = "+16" if player.name in match["winners"] else "−16"
+        expected = "+16" if player.name in match["winners"] else f"{MINUS}16"
         expect(row.get_by_test_id("elo-delta")).to_have_text(expected)
         expect(row).to_contain_text("Won" if player.name in match["winners"] else "Lost")
         mine = next(p["team"] for p in match["players"] if p["name"] == player.name)
         theirs = "B" if mine == "A" else "A"
-        expect(row).to_contain_text(f"{match['scores'][mine]}–{match['scores'][theirs]}")  # yours first
+        expect(row).to_contain_text(f"{match['scores'][mine]}{DASH}{match['scores'][theirs]}")  # yours first
         recorded = player.api("/api/me/matches")["items"][0]
         assert recorded["id"] == match["id"]
         assert {p["name"]: p["elo_delta"] for p in recorded["players"]} == {
-            **{name: 16 for name in match["winners"]}, **{name: -16 for name in match["losers"]}}
+            **dict.fromkeys(match["winners"], 16), **dict.fromkeys(match["losers"], -16)}
 
         row.click()
         detail = player.screen("match")
@@ -103,7 +104,7 @@ def test_each_player_finds_the_match_in_history_with_the_right_elo_changes_and_i
         rows = detail.get_by_test_id("match-player")
         expect(rows).to_have_count(4)
         for name in match["winners"] | match["losers"]:
-            delta = "+16" if name in match["winners"] else "−16"
+            delta = "+16" if name in match["winners"] else f"{MINUS}16"
             expect(rows.filter(has_text=name).get_by_test_id("elo-delta")).to_have_text(delta)
         expect(detail.locator("tr.is-me")).to_contain_text(player.name)
         audit = detail.get_by_test_id("hand-audit")

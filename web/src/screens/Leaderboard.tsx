@@ -126,6 +126,7 @@ export function LeaderboardScreen({ me }: { me: string | null }) {
               </thead>
               <tbody>
                 {board.entries.map((e) => {
+                  // The entries carry names, not ids: the row with your name is yours.
                   const mine = me !== null && e.name === me;
                   return (
                     <tr key={`${e.rank}-${e.name}`} class={mine ? "is-me" : ""} aria-current={mine ? "true" : undefined} data-testid="leaderboard-row">
