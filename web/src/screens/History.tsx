@@ -2,7 +2,7 @@
 // game type. /history/<id>: one match: the teams, the final score, everyone's Elo change, the
 // scoring of every hand, the move log and the deal check.
 
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { api, ApiError, gameTypesCached, logUrl } from "../api";
 import { finalScores, myRow, teamPlayers, winnerOf } from "../history";
 import { formatDelta, formatWhen, tx } from "../i18n";
@@ -83,14 +83,19 @@ export function HistoryScreen({ me }: { me: string }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
+  // Only the newest request may fill the list: a page of the filter left behind is dropped.
+  const latest = useRef(0);
   const load = async (from: string | null, type: string, before: MatchItem[]) => {
+    const request = ++latest.current;
     setBusy(true);
     setError(null);
     try {
       const page = await api.matches({ limit: PAGE, cursor: from, gameType: type || null });
+      if (request !== latest.current) return;
       setItems([...before, ...page.items]);
       setCursor(page.next_cursor);
     } catch (e) {
+      if (request !== latest.current) return;
       setError(errorOf(e));
       if (!before.length) setItems(null);
     }
