@@ -30,8 +30,8 @@ export function lastPlayText(view: GameView, play: LastPlay | null): string {
   let text: string;
   if (play.auto) {
     text = mine
-      ? tx(`Your time ran out: ${card} was auto-played`, `Il tuo tempo è scaduto: ${card} è stata giocata in automatico`)
-      : tx(`${who}'s time ran out: ${card} was auto-played`, `Il tempo di ${who} è scaduto: ${card} è stata giocata in automatico`);
+      ? tx(`Your time ran out: ${card} was auto-played`, `Il tuo tempo è scaduto: la carta ${card} è stata giocata in automatico`)
+      : tx(`${who}'s time ran out: ${card} was auto-played`, `Il tempo di ${who} è scaduto: la carta ${card} è stata giocata in automatico`);
   } else {
     text = mine ? tx(`You played ${card}`, `Hai giocato ${card}`) : tx(`${who} played ${card}`, `${who} ha giocato ${card}`);
   }
