@@ -19,9 +19,9 @@ What is measured, in one run (issue 16):
 - the deadline backstop's round trip, which the phases above never reach (their timers are at an
   hour, and a move only pushes the backstop's entry later): one stale entry per table, all due
   at once, each fired at the game service, which hands the table's current deadlines over in its
-  place. CPU per round trip by process, Redis commands and Postgres transactions per round trip.
-  With the default 30 s turn timeout, a table whose players keep moving pays one such round trip
-  every 32 s or so (the timeout and the 2 s grace), whatever the number of its moves;
+  place. CPU per round trip by process, Redis commands and Postgres transactions per round trip;
+  and, for comparison, one SetTableDeadlines batch of every table (what the game replicas send
+  every few seconds to move early entries before they fire), per table;
 - garbage-collection pauses of each Python process of the stack in those phases: the longest
   (the wall-clock time the process stood still, which includes waiting for a core, and the
   collector's own CPU time), and how many lasted 1 ms or more. bench/gc_probe is a
@@ -412,6 +412,7 @@ async def _bench(stack: Stack, redis_url: str, redis_process: psutil.Process | N
             phases.append(await _measured(meter, f"closed {count}", tables, _closed(tables[:count], moves_each)))
         for rate, moves_each in PACED:
             phases.append(await _measured(meter, f"paced {rate}", tables, _paced(tables, rate, moves_each)))
+        phases.append(await _measured(meter, f"batch {TABLES}", tables, _hand_over(stack, tables)))
         due_at = await _stale_entries(stack, tables)
         phases.append(await _measured(meter, f"stale {TABLES}", tables,
                                       _stale_fires(stack, len(tables), due_at)))
@@ -436,6 +437,21 @@ async def _stale_entries(stack: Stack, tables: list[_Table]) -> float:
     finally:
         await client.close()
     return due_at
+
+
+def _hand_over(stack: Stack, tables: list[_Table]):
+    """One SetTableDeadlines call for every table, as a game replica's batch (entries an hour
+    ahead): what the backstop's upkeep costs per table, without a fire."""
+    async def work(latencies: list[float]) -> int:
+        due_ms = int((time.time() + 3600) * 1000)
+        client = DeadlinesClient(stack.address("deadlines"))
+        try:
+            await client.set_table_deadlines(
+                {table.game_id: [("turn", "batched", due_ms)] for table in tables})
+        finally:
+            await client.close()
+        return len(tables)
+    return work
 
 
 def _stale_fires(stack: Stack, count: int, due_at: float):
@@ -490,11 +506,11 @@ def _print(phases: list[Phase], idle: Phase, gc_pauses: dict[str, Pauses], priva
         ordered = sorted(phase.latencies)
         print(f"     {rate:>7} {phase.moves:>6} {phase.moves / phase.seconds:>10.1f} {_percentile(ordered, 0.5):>7.1f} "
               f"{_percentile(ordered, 0.99):>7.1f} {_percentile(ordered, 0.999):>8.1f} {phase.errors:>7}")
-    heads = [p.name.replace("closed ", "c").replace("paced ", "p").replace("stale ", "s")
-             for p in phases]
+    heads = [p.name.replace("closed ", "c").replace("paced ", "p").replace("batch ", "b")
+             .replace("stale ", "s") for p in phases]
     print(f"   per move (CPU ms; store operations), by phase; idle: per second, {4 * TABLES} sockets open;")
-    print(f"   s{TABLES}: per round trip of a stale backstop entry (fired, stale, the table's deadlines"
-          " handed over in its place)")
+    print(f"   b{TABLES}: per table of one hand-over batch to the backstop; s{TABLES}: per round trip of"
+          " a stale backstop entry (fired, stale, the table's deadlines handed over in its place)")
     print(f"     {'':<22}" + "".join(f"{h:>9}" for h in heads) + f"{'idle/s':>9}")
     rows = [*SERVICES, "redis", "pg", "pg_shared", "client"]
     for role in rows:

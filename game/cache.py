@@ -4,7 +4,8 @@ Redis keys (every one built from the configured prefix, ``tavolo`` by default):
 - ``tavolo:game:<id>``: the JSON snapshot, sliding TTL. A save is a compare-and-set on the
   snapshot's ``revision`` (a Lua script), so a slow writer never replaces a newer snapshot.
 - ``tavolo:game:<id>:events``: a pub/sub channel; the message is the new revision.
-- ``tavolo:games:ongoing``: sorted set of running tables (score: the last change, ms).
+- ``tavolo:games:ongoing``: sorted set of running tables (score: when the table entered it, ms:
+  its first save in this Redis, so a table comes back after a loss of Redis with its next move).
 
 Nothing here guards a change: the move log's revision-checked append does (game.tables). A save
 is one script call that stores the snapshot, updates the running set and signals the change.
@@ -29,11 +30,13 @@ from services.stores import Keys
 log = logging.getLogger(__name__)
 
 # KEYS: snapshot, ongoing set. ARGV: revision, snapshot, ttl seconds, table id, ongoing score
-# ("" removes the table from the set), channel ("" publishes nothing). The stored revision is
-# read from the snapshot's first bytes (Live.snapshot_json writes it first): decoding the whole
-# state on every save would cost Redis more than the save itself.
+# ("" removes the table from the set), channel ("" publishes nothing). The snapshot is written
+# first (SET ... GET: one command a move) and the old one put back in the rare case it was
+# newer. The stored revision is read from the snapshot's first bytes (Live.snapshot_json writes
+# it first): decoding the whole state on every save would cost Redis more than the save itself.
+# The running set changes only when a table enters it (no snapshot before) or leaves it.
 _SAVE_SCRIPT = """
-local current = redis.call('GET', KEYS[1])
+local current = redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3], 'GET')
 local newer = true
 if current then
   local stored = tonumber(string.match(current, '^{"revision":(%d+),'))
@@ -45,13 +48,13 @@ if current then
   end
   if stored ~= nil and stored >= tonumber(ARGV[1]) then
     newer = false
+    redis.call('SET', KEYS[1], current, 'KEEPTTL')
   end
 end
 if newer then
-  redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
   if ARGV[5] == '' then
     redis.call('ZREM', KEYS[2], ARGV[4])
-  else
+  elseif not current then
     redis.call('ZADD', KEYS[2], ARGV[5], ARGV[4])
   end
 end
@@ -94,8 +97,9 @@ class TableCache(ABC):
     async def save(self, write: SnapshotWrite) -> bool:
         """Store the snapshot unless one of this revision or later is there (then False).
 
-        A stored snapshot also updates the running set (``ongoing_score`` None removes the
-        table); ``publish`` signals the table's subscribers either way, with the revision.
+        A stored snapshot also updates the running set: a table enters it with its first
+        snapshot (scored ``ongoing_score``), and ``ongoing_score`` None removes it; ``publish``
+        signals the table's subscribers either way, with the revision.
         """
 
     @abstractmethod
@@ -150,7 +154,7 @@ class MemoryTableCache(TableCache):
             self._snapshots[table_id] = (write.snapshot, time.monotonic() + self.ttl_seconds)
             if write.ongoing_score is None:
                 self._ongoing.pop(table_id, None)
-            else:
+            elif current is None:
                 self._ongoing[table_id] = write.ongoing_score
         if write.publish:
             self._hub.notify(table_id, str(write.revision))

@@ -387,11 +387,15 @@ class Tables:
 
     async def run(self) -> None:
         """The service's background job: resume, then sweep for matches waiting to be recorded
-        (those of a replica that stopped without restarting); when stopped, end the view streams.
+        (those of a replica that stopped without restarting), and move the deadline backstop's
+        early entries before they fire (DeadlineKeeper.run); when stopped, end the view streams.
         The running tables' deadlines are handed over by game.queue_watch, at start and after
         the queue lost them."""
         try:
-            await self.recording.run()
+            if self.deadline_keeper is None:
+                await self.recording.run()
+            else:
+                await asyncio.gather(self.recording.run(), self.deadline_keeper.run())
         finally:
             self.stop_watching()
 

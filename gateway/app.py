@@ -58,6 +58,8 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
         Route("/api/games/preview", games.preview),
         Route("/api/games/{id}", games.get_game),
         Route("/api/games/{id}/log", games.get_log),
+        Route("/api/games/{id}/rematch", games.rematch, methods=["POST"]),
+        Route("/api/games/{id}/rematch", method_not_allowed),
         WebSocketRoute("/ws/games/{id}", ws.game_socket),
     ]
     if telemetry is not None and telemetry.scraped:

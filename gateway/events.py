@@ -1,5 +1,5 @@
 """What one gateway process tells every other: a session ended, a member's sessions ended, the
-names at some tables changed.
+names at some tables changed, a finished game's rematch was created.
 
 An open game socket must stop acting for a seat once its session ends (a logout, DELETE
 /api/me), and the other players' views must name an erased member "deleted player". Instead of
@@ -61,11 +61,22 @@ class SeatingChanged:
 
 
 @dataclass(frozen=True)
+class RematchOffered:
+    """A player of the finished game ``table`` (named ``by``) created its rematch ``game_id``:
+    the sockets still open at ``table`` are told, so the others can join with one click."""
+
+    table: str
+    game_id: str
+    join_code: str
+    by: str
+
+
+@dataclass(frozen=True)
 class Missed:
     """The listener was deaf for a while (its connection was lost): anything may have changed."""
 
 
-Event = SessionEnded | MemberEnded | SeatingChanged | Missed
+Event = SessionEnded | MemberEnded | SeatingChanged | RematchOffered | Missed
 Handler = Callable[[Event], None]
 
 
@@ -81,6 +92,9 @@ def encode(event: Event) -> str:
         body = {"kind": "member", "sub": event.sub}
     elif isinstance(event, SeatingChanged):
         body = {"kind": "seating", "tables": list(event.tables)}
+    elif isinstance(event, RematchOffered):
+        body = {"kind": "rematch", "table": event.table, "game_id": event.game_id,
+                "join_code": event.join_code, "by": event.by}
     else:
         body = {"kind": "missed"}
     return json.dumps(body, separators=(",", ":"))
@@ -97,6 +111,9 @@ def decode(text: str | bytes) -> Event | None:
             return MemberEnded(str(body["sub"]))
         if kind == "seating":
             return SeatingChanged(tuple(str(table) for table in body["tables"]))
+        if kind == "rematch":
+            return RematchOffered(str(body["table"]), str(body["game_id"]),
+                                  str(body["join_code"]), str(body["by"]))
         if kind == "missed":
             return Missed()
     except (ValueError, TypeError, KeyError):

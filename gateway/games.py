@@ -13,6 +13,7 @@ from starlette.responses import JSONResponse
 
 from gateway.backends import backends_of
 from gateway.bodies import json_object
+from gateway.events import RematchOffered
 from gateway.members import require_member
 from gateway.views import (
     game_type_item,
@@ -77,6 +78,28 @@ async def join_game(request: Request) -> JSONResponse:
     result = await backends.lobby.join_game(member.sub, member.name, body["code"].strip())
     log.info("member joined game %s%s", result.game.id, " (the game starts)" if result.started else "")
     return JSONResponse(await _personal_view(request, result.game, member.sub))
+
+
+async def rematch(request: Request) -> JSONResponse:
+    """A new game like this finished one, for the same players: the first seated player who
+    asks creates it (201, the lobby, seated at 0) and the players still at the finished game's
+    socket get a ``rematch`` notice; every later one is seated at the same game (200, the
+    lobby, or the game view when this call filled it)."""
+    member = await require_member(request)
+    game_id = game_id_of(request)
+    await json_object(request, {}, optional=True)  # no fields: an empty body or {}
+    result = await backends_of(request).lobby.rematch(member.sub, member.name, game_id)
+    if not result.created:
+        log.info("member joined rematch %s of %s", result.game.id, game_id)
+        return JSONResponse(await _personal_view(request, result.game, member.sub))
+    log.info("rematch %s of game %s created", result.game.id, game_id)
+    try:
+        await request.app.state.sockets.bus.publish(RematchOffered(
+            table=game_id, game_id=result.game.id, join_code=result.game.join_code,
+            by=member.name))
+    except ServiceError as error:  # the notice is a convenience: "play again" joins it too
+        log.warning("rematch %s: the notice was not sent: %s", result.game.id, error.message)
+    return JSONResponse(await _personal_view(request, result.game, member.sub), status_code=201)
 
 
 async def preview(request: Request) -> JSONResponse:

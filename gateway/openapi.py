@@ -248,6 +248,8 @@ def _core_schemas() -> dict[str, Schema]:
         "JoinRequest": _object("The join code of the game.", {
             "code": _string("The join code, case-insensitive.", minLength=1),
         }, closed=True, example={"code": "K7QX2M"}),
+        "RematchRequest": _object("No fields: an empty object (or no body at all).", {}, closed=True,
+                                  example={}),
     }
 
 
@@ -451,6 +453,14 @@ def _socket_schemas() -> dict[str, Schema]:
         "WsGameOver": _object("Sent after the final state.", {
             "type": _string("`game_over`.", enum=["game_over"]), "scores": _ref("Scores"), "winner": _ref("Team"),
         }, example={"type": "game_over", "scores": {"A": 11, "B": 7}, "winner": "A"}),
+        "WsRematch": _object("A player of this finished game created its rematch "
+                             "(POST /api/games/{id}/rematch): join it with the same call.", {
+            "type": _string("`rematch`.", enum=["rematch"]),
+            "game_id": _string("The new game's id.", format="uuid"),
+            "join_code": _string("The new game's join code."),
+            "by": _string("The name of the player who created it."),
+        }, example={"type": "rematch", "game_id": "0b7e6a55-3a1c-5d1e-9f3b-2c4d5e6f7a8b",
+                    "join_code": "Q4WZ7N", "by": "alice"}),
         "WsError": _object("A refused message; the game is unchanged and the socket stays open. "
                            "`unconfirmed` alone says that the outcome of a move is not known "
                            "(docs/websocket.md, A move under overload).", {
@@ -459,7 +469,7 @@ def _socket_schemas() -> dict[str, Schema]:
             "message": _string("For people."),
         }, example={"type": "error", "code": "not_your_turn", "message": "Not your turn"}),
         "WsServerMessage": {"oneOf": [_ref("WsLobby"), _ref("WsState"), _ref("WsGameOver"),
-                                      _ref("WsError")],
+                                      _ref("WsRematch"), _ref("WsError")],
                             "description": "Any message the server sends."},
         "WsPlay": _object("Play a card.", {
             "action": _string("`play`.", enum=["play"]), "card": _ref("Card"),
@@ -693,6 +703,29 @@ def _game_paths() -> dict[str, dict]:
              "405": _shared("MethodNotAllowed"),
              "409": _error("Every seat is taken by others.", "Game is full")},
             body=_body("JoinRequest", "The join code.", required=True, example={"code": "K7QX2M"}))},
+        "/api/games/{id}/rematch": {"post": _operation(
+            "rematchGame", "games", "Play a finished game again with the same players",
+            {"201": _json("This call created the rematch: a new game of the same type and options, "
+                          "the caller at seat 0. The players with a socket open at the finished game "
+                          "get a `rematch` message (WsRematch).", _ref("Lobby"),
+                          example=_LOBBY_EXAMPLE),
+             "200": _json("The rematch existed already (another player asked first, or the caller "
+                          "asked before): the caller is seated at it (idempotent). The lobby, or the "
+                          "game view when this call took the last seat (the game starts).",
+                          lobby_or_game, examples={"lobby": _LOBBY_EXAMPLE, "started": _STARTED_EXAMPLE}),
+             "400": _error("A body that is not a JSON object, or any field (the body is empty or `{}`).",
+                           *_BODY_ERRORS),
+             "403": not_seated,
+             "404": _shared("GameNotFound"),
+             "405": _shared("MethodNotAllowed"),
+             "409": _error("The game waits for players or is still being played; or every seat of the "
+                           "rematch is taken by others.", "The game is not finished", "Game is full")},
+            description="For the seated players of a finished game. Every player who asks while the "
+                        "finished game lives (GAME_TTL_SECONDS after it was last read) gets the same new "
+                        "game: the first creates it, the others take the next free seats in the order "
+                        "they ask, and the fourth starts it.",
+            parameters=(_GAME_ID_PARAM,),
+            body=_body("RematchRequest", "Optional: no body, or `{}`.", required=False, example={}))},
         "/api/games/preview": {"get": _operation(
             "previewGame", "games", "See the game behind a code",
             {"200": _json("The game.", _ref("Preview")),

@@ -3,7 +3,8 @@
 A socket's session is checked when it opens, when its player sends a message, when it
 expires, and when an event (gateway.events) says it may have ended: a logout closes the
 sockets of that session, an erasure re-checks the member's, and a listener that was deaf for a
-while re-checks them all. Names are re-read by the table feeds the events name. Nothing polls.
+while re-checks them all. Names are re-read by the table feeds the events name. A rematch
+created is told to the sockets open at the finished game. Nothing polls.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from gateway.events import (
     EventBus,
     MemberEnded,
     Missed,
+    RematchOffered,
     SeatingChanged,
     SessionEnded,
 )
@@ -24,6 +26,10 @@ from gateway.tables_feed import TableFeeds
 class LiveSocket(Protocol):
     sub: str  # the member
     session: str  # the digest of its session id (gateway.events.session_digest)
+    game_id: str  # the game it is open at
+
+    def tell(self, message: dict) -> None:
+        """Send ``message`` in line with the game's own messages."""
 
     def end_session(self) -> None:
         """Close: the session ended."""
@@ -40,6 +46,7 @@ class SocketRegistry:
         self.feeds = feeds
         self._by_session: dict[str, set[LiveSocket]] = {}
         self._by_member: dict[str, set[LiveSocket]] = {}
+        self._by_game: dict[str, set[LiveSocket]] = {}
         self.events_seen = 0  # lets an opening socket learn that an event came meanwhile
 
     async def listening(self) -> None:
@@ -49,9 +56,11 @@ class SocketRegistry:
     def add(self, socket: LiveSocket) -> None:
         self._by_session.setdefault(socket.session, set()).add(socket)
         self._by_member.setdefault(socket.sub, set()).add(socket)
+        self._by_game.setdefault(socket.game_id, set()).add(socket)
 
     def discard(self, socket: LiveSocket) -> None:
-        for index, key in ((self._by_session, socket.session), (self._by_member, socket.sub)):
+        for index, key in ((self._by_session, socket.session), (self._by_member, socket.sub),
+                           (self._by_game, socket.game_id)):
             sockets = index.get(key)
             if sockets is not None:
                 sockets.discard(socket)
@@ -73,6 +82,11 @@ class SocketRegistry:
                 socket.check_session()
         elif isinstance(event, SeatingChanged):
             self.feeds.names_changed(event.tables)
+        elif isinstance(event, RematchOffered):
+            notice = {"type": "rematch", "game_id": event.game_id, "join_code": event.join_code,
+                      "by": event.by}
+            for socket in list(self._by_game.get(event.table, ())):
+                socket.tell(notice)
         elif isinstance(event, Missed):
             self.feeds.names_changed(None)
             for sockets in list(self._by_session.values()):

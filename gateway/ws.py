@@ -185,6 +185,11 @@ class _Connection:
         with suppress(WebSocketDisconnect, OSError, RuntimeError):
             await self.websocket.close(code=code, reason=reason)
 
+    def tell(self, message: dict) -> None:
+        """The registry's: a notice for this game's players (a ``rematch``)."""
+        if self.subscriber is not None:
+            self.subscriber.put(message)
+
     def _error(self, code: str, message: str) -> None:
         assert self.subscriber is not None
         self.subscriber.put({"type": "error", "code": code, "message": message})

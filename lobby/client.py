@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-from lobby.models import Game, GameType, JoinResult, Seat
+from lobby.models import Game, GameType, JoinResult, RematchResult, Seat
 from services.channels import SERVICE_CALLS, CallPolicy
 from services.rpc_client import RpcClient
 from tavolo.lobby.v1 import lobby_pb2, lobby_pb2_grpc
@@ -87,6 +87,13 @@ class LobbyClient(RpcClient):
         response = await self._call(self._stub.EraseMember,
                                     lobby_pb2.EraseMemberRequest(member_id=member_id))
         return list(response.table_ids)
+
+    async def rematch(self, member_id: str, display_name: str, game_id: str) -> RematchResult:
+        """Seat the member at the rematch of the finished game ``game_id`` (made if need be)."""
+        response = await self._call(self._stub.Rematch, lobby_pb2.RematchRequest(
+            game_id=game_id, member_id=member_id, display_name=display_name))
+        return RematchResult(game_from_message(response.game), created=response.created,
+                             started=response.started)
 
 
 def seat_from_message(message: lobby_pb2.SeatAssignment) -> Seat:

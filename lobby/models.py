@@ -94,3 +94,13 @@ class JoinResult:
 
     game: Game
     started: bool
+
+
+@dataclass(frozen=True)
+class RematchResult:
+    """The new game of a rematch after the member was seated at it; ``created`` when this call
+    made it (the member at seat 0), ``started`` when this call took its last seat."""
+
+    game: Game
+    created: bool
+    started: bool

@@ -80,12 +80,19 @@ class PostgresLobbyStore(LobbyStore):
                     "SELECT 1 FROM lobby_game WHERE join_code = $1 AND expires_at > now()",
                     game.join_code):
                 return False
+            # A rematch id (lobby.service.rematch_id) may name an expired game: it goes; a live
+            # one keeps its id, and this creation is refused (ON CONFLICT: a racing creator).
             await connection.execute(
-                "INSERT INTO lobby_game (id, game_type, join_code, options_json, seats_total, "
-                "created_at_ms, updated_at_ms, started, expires_at) "
-                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now() + make_interval(secs => $9))",
-                game.id, game.game_type, game.join_code, game.options_json, game.seats_total,
-                game.created_at_ms, game.updated_at_ms, game.started, float(self.ttl_seconds))
+                "DELETE FROM lobby_game WHERE id = $1 AND expires_at <= now()", game.id)
+            if not await connection.fetchval(
+                    "INSERT INTO lobby_game (id, game_type, join_code, options_json, seats_total, "
+                    "created_at_ms, updated_at_ms, started, expires_at) "
+                    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now() + make_interval(secs => $9)) "
+                    "ON CONFLICT (id) DO NOTHING RETURNING true",
+                    game.id, game.game_type, game.join_code, game.options_json, game.seats_total,
+                    game.created_at_ms, game.updated_at_ms, game.started,
+                    float(self.ttl_seconds)):
+                return False
             await connection.executemany(
                 "INSERT INTO lobby_seat (game_id, seat_index, member_id, display_name, erased) "
                 "VALUES ($1, $2, $3, $4, $5)",

@@ -27,7 +27,7 @@ from typing import Any, Protocol
 
 from lobby import inputs
 from lobby.codes import generate_code, normalize_code
-from lobby.models import Game, GameType, JoinResult, Seat, seat_id
+from lobby.models import Game, GameType, JoinResult, RematchResult, Seat, seat_id
 from lobby.store import JoinOutcome, LobbyStore
 from services.errors import Reason, ServiceError
 from services.timeutil import now_ms
@@ -49,9 +49,22 @@ class GameService(Protocol):
     async def create_table(self, game_type: str, seats: Sequence[str], options: str,
                            table_id: str) -> object: ...
 
+    async def get_result(self, table_id: str) -> object: ...
+
 
 def new_game_id() -> str:
     return str(uuid.uuid4())
+
+
+# Rematch ids are derived from the finished game's id (uuid5 in this namespace): every player
+# who asks names the same new game without a shared record of it, and two first askers racing
+# each other cannot make two games (a store creates a game only if its id is free).
+REMATCH_NAMESPACE = uuid.UUID("0d4bd7a4-93c6-4c55-9d8e-7f1a2f5e6b01")
+
+
+def rematch_id(game_id: str) -> str:
+    """The id of the rematch of ``game_id`` (a canonical uuid)."""
+    return str(uuid.uuid5(REMATCH_NAMESPACE, game_id))
 
 
 def new_member_id() -> str:
@@ -100,20 +113,56 @@ class Lobby:
             raise ServiceError(Reason.UNKNOWN_GAME_TYPE, f"Unknown game type: {game_type}",
                                game_type=game_type)
         normalized = _json_text(await self.games.normalize_options(game_type, options_json))
-        game_id = self.new_game_id()
+        game = await self._create(self.new_game_id(), member_id, display_name, game_type,
+                                  normalized, kind.players)
+        assert game is not None  # a fresh uuid is nobody's
+        return game
+
+    async def _create(self, game_id: str, member_id: str, display_name: str, game_type: str,
+                      options_json: str, seats_total: int) -> Game | None:
+        """A new game ``game_id`` with the member at seat 0 and a free join code; None when a
+        live game has that id already."""
         created_at_ms = self.clock()
         for _ in range(self.code_attempts):
             game = Game(id=game_id, game_type=game_type, join_code=self.new_code(),
-                        options_json=normalized, seats_total=kind.players,
+                        options_json=options_json, seats_total=seats_total,
                         created_at_ms=created_at_ms, updated_at_ms=created_at_ms,
                         seats=(Seat(0, member_id, display_name),))
             if await self.store.create(game):
                 log.info("game %s created (%s), code %s", game.id, game_type, game.join_code)
                 return await self._retry_start(game)  # a one-seat game type starts at once
+            if await self.store.get(game_id) is not None:
+                return None
             log.info("join code %s is taken by a live game; drawing another", game.join_code)
         raise ServiceError(
             Reason.UNAVAILABLE,
             f"Could not find a free join code in {self.code_attempts} attempts; try again")
+
+    async def rematch(self, member_id: str, display_name: str, game_id: str) -> RematchResult:
+        """Seat the member at the rematch of a finished game they sat at, creating it (the
+        member at seat 0) when nobody asked before."""
+        member_id = inputs.member_id(member_id)
+        display_name = inputs.display_name(display_name)
+        finished = await self._game(game_id, "game_id")
+        if finished.seat_of(member_id) is None:
+            raise ServiceError(Reason.NOT_SEATED, "Not seated at this game", table_id=finished.id)
+        if not finished.started:
+            raise ServiceError(Reason.MATCH_NOT_FINISHED, "The game is not finished",
+                               table_id=finished.id)
+        await self.games.get_result(finished.id)  # MATCH_NOT_FINISHED while it is played
+        new_id = rematch_id(finished.id)
+        for _ in range(3):  # found, else created, else found (another asker created it)
+            existing = await self.store.touch(new_id)
+            if existing is not None:
+                joined = await self.join_game(member_id, display_name, existing.join_code)
+                return RematchResult(joined.game, created=False, started=joined.started)
+            created = await self._create(new_id, member_id, display_name, finished.game_type,
+                                         finished.options_json, finished.seats_total)
+            if created is not None:
+                log.info("game %s is the rematch of %s", created.id, finished.id)
+                return RematchResult(created, created=True, started=created.started)
+        raise ServiceError(Reason.UNAVAILABLE, "The rematch could not be set up; try again",
+                           game_id=new_id)
 
     async def join_game(self, member_id: str, display_name: str, join_code: str) -> JoinResult:
         """Seat the member at the next free seat; the join that takes the last one starts the table."""

@@ -75,6 +75,12 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         table_ids = await self.lobby.erase_member(request.member_id)
         return lobby_pb2.EraseMemberResponse(table_ids=table_ids)
 
+    async def Rematch(self, request, context):
+        result = await self.lobby.rematch(request.member_id, request.display_name,
+                                          request.game_id)
+        return lobby_pb2.RematchResponse(game=game_message(result.game), created=result.created,
+                                         started=result.started)
+
 
 def register(server: grpc.aio.Server, lobby: Lobby) -> None:
     lobby_pb2_grpc.add_LobbyServiceServicer_to_server(LobbyServicer(lobby), server)

@@ -76,7 +76,8 @@ class LobbyStore(ABC):
 
     @abstractmethod
     async def create(self, game: Game) -> bool:
-        """Store a new game and its code; False (nothing stored) when a live game has the code."""
+        """Store a new game and its code; False (nothing stored) when a live game has the code
+        or the id."""
 
     @abstractmethod
     async def game_id_for_code(self, code: str) -> str | None:
@@ -140,7 +141,7 @@ class MemoryLobbyStore(LobbyStore):
 
     async def create(self, game: Game) -> bool:
         self._sweep()
-        if self._live_code(game.join_code) is not None:
+        if self._live_code(game.join_code) is not None or self._live_game(game.id) is not None:
             return False
         self._store(game)
         for seat in game.seats:
@@ -245,8 +246,12 @@ class MemoryLobbyStore(LobbyStore):
 # -- Redis ----------------------------------------------------------------------------------
 
 # KEYS: code, lobby hash, then one member index per seated member. ARGV: game id, ttl, then
-# the hash's field/value pairs. Refuses (0) when the code is taken; else writes everything.
+# the hash's field/value pairs. Refuses (0) when the id or the code is taken; else writes
+# everything.
 _CREATE = """
+if redis.call('EXISTS', KEYS[2]) == 1 then
+  return 0
+end
 if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', ARGV[2]) then
   return 0
 end

@@ -48,6 +48,8 @@ async def test_the_running_set_follows_the_saves(cache, table_id):
     await cache.save(SnapshotWrite(table_id, 1, _snapshot(1), 200, False))
     await cache.save(SnapshotWrite(other, 1, _snapshot(1), 100, False))
     assert await cache.ongoing() == [other, table_id] and await cache.ongoing_count() == 2
+    await cache.save(SnapshotWrite(other, 2, _snapshot(2), 300, False))  # a move: still entered at 100
+    assert await cache.ongoing() == [other, table_id]
     await cache.save(SnapshotWrite(table_id, 2, _snapshot(2), None, False))  # finished
     assert await cache.ongoing() == [other] and await cache.ongoing_count() == 1
     assert not await cache.save(SnapshotWrite(other, 1, _snapshot(1), None, False))  # a stale save

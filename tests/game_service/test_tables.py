@@ -432,6 +432,20 @@ async def test_a_stale_backstop_fire_hands_over_the_current_deadlines(tables, fa
     assert fakes.deadlines.pending(table_id) == {("turn", "turn:5"): due + tables.deadline_keeper.grace_ms}
 
 
+async def test_an_early_entry_about_to_fall_due_is_moved_before_it_fires(tables, fakes):
+    keeper = tables.deadline_keeper
+    table_id = await _dummy(tables, target=100)
+    await play(tables, table_id, 3)
+    await tables.drain()
+    assert list(fakes.deadlines.pending(table_id)) == [("turn", "turn:0")]  # early
+    assert keeper.refresh(ahead_ms=1000) == 0  # not due soon: left alone
+    assert keeper.refresh(ahead_ms=60_000) == 1
+    await tables.drain()
+    due = (await tables.current(table_id)).state["turn_deadline_ms"]
+    assert fakes.deadlines.pending(table_id) == {("turn", "turn:3"): due + keeper.grace_ms}
+    assert keeper.refresh(ahead_ms=60_000) == 0  # what it holds is the current deadline
+
+
 async def test_the_hand_over_is_retried_until_the_queue_answers(tables, fakes):
     fakes.deadlines.failures = 3
     table_id = await _dummy(tables)

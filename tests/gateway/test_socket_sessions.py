@@ -17,6 +17,7 @@ from gateway.events import (
     MemberEnded,
     Missed,
     RedisEventBus,
+    RematchOffered,
     SeatingChanged,
     SessionEnded,
     session_digest,
@@ -187,9 +188,10 @@ async def test_every_process_hears_the_logouts_and_erasures_published_on_redis(r
         await store.delete(session.id)
         await store.delete_member("olga")
         await buses[1].publish(SeatingChanged(("t1", "t2")))
+        await buses[1].publish(RematchOffered("t1", "t9", "Q4WZ7N", "olga"))
         expected = [SessionEnded(session_digest(session.id)), MemberEnded("olga"),
-                    SeatingChanged(("t1", "t2"))]
-        await until(lambda: all(len(events) == 3 for events in heard), "events not heard")
+                    SeatingChanged(("t1", "t2")), RematchOffered("t1", "t9", "Q4WZ7N", "olga")]
+        await until(lambda: all(len(events) == 4 for events in heard), "events not heard")
         assert heard == [expected, expected]
         assert session.id not in json.dumps([str(e) for e in heard[0]])  # never the cookie itself
 

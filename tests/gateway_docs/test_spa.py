@@ -29,7 +29,8 @@ def built(tmp_path):
 def test_files_are_served_and_page_routes_get_the_index(built):
     client = _client(built)
     assert client.get("/assets/app.js").text == "console.log('tavolo')"
-    for path in ("/", "/games/K7QX2M", "/me/history/"):
+    for path in ("/", "/games/K7QX2M", "/me/history/", "/history", "/history/6f1c2a9e-3b7d-4c51-9a0e-2f8d6b4c1e7a",
+                 "/leaderboard", "/me", "/join/K7QX2M"):
         response = client.get(path, headers=PAGE)
         assert response.status_code == 200 and response.text.endswith("<title>app</title>")
         assert response.headers["cache-control"] == "no-cache"

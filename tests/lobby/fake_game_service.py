@@ -31,6 +31,7 @@ class FakeGameService(game_pb2_grpc.GameServiceServicer):
         self.engines = {game_id: registry.get(game_id) for game_id in game_types}
         self.tables: dict[str, game_pb2.CreateTableRequest] = {}
         self.create_calls: list[str] = []
+        self.finished: set[str] = set()  # tables whose match is over (GetResult answers)
         self.fail_creates = 0
         self.land_failed_creates = False
         # A deadline is not retried by the channel (UNAVAILABLE is: see the channel's retry policy).
@@ -85,6 +86,14 @@ class FakeGameService(game_pb2_grpc.GameServiceServicer):
         self.tables.setdefault(request.table_id, request)
         return game_pb2.CreateTableResponse(table_id=request.table_id, seed_commitment="0" * 64,
                                             revision=1)
+
+
+    async def GetResult(self, request, context):
+        if request.table_id not in self.tables:
+            raise ServiceError(Reason.TABLE_NOT_FOUND, "Table not found")
+        if request.table_id not in self.finished:
+            raise ServiceError(Reason.MATCH_NOT_FINISHED, "The match is not finished")
+        return game_pb2.GetResultResponse(result_json=json.dumps({"winner": "A"}))
 
 
 @asynccontextmanager

@@ -1,16 +1,20 @@
 // The REST client of the contract. Every error is an ApiError carrying the server's `detail`.
 
 import { noteServerDate } from "./clock";
+import { tx } from "./i18n";
 import type {
   AnyView,
   GameLog,
   GameType,
+  Leaderboard,
   LobbyView,
+  MatchPage,
   Me,
   MyGame,
   Options,
   Preview,
   Provider,
+  Rating,
 } from "./types";
 
 export class ApiError extends Error {
@@ -37,7 +41,7 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
-    throw new ApiError(0, "The server cannot be reached. Check your connection and try again.");
+    throw new ApiError(0, tx("The server cannot be reached. Check your connection and try again.", "Il server non è raggiungibile. Controlla la connessione e riprova."));
   }
   noteServerDate(response.headers.get("date"), sent, Date.now());
   if (response.status === 204) return undefined as T;
@@ -51,7 +55,7 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
     const detail =
       data && typeof data === "object" && typeof (data as { detail?: unknown }).detail === "string"
         ? (data as { detail: string }).detail
-        : `The server answered ${response.status}`;
+        : tx(`The server answered ${response.status}`, `Il server ha risposto ${response.status}`);
     throw new ApiError(response.status, detail);
   }
   return data as T;
@@ -69,7 +73,24 @@ export const api = {
   game: (id: string) => request<AnyView>("GET", `/api/games/${encodeURIComponent(id)}`),
   log: (id: string) => request<GameLog>("GET", logUrl(id)),
   myGames: async () => (await request<{ games: MyGame[] }>("GET", "/api/me/games")).games,
+  matches: (query: { limit?: number; cursor?: string | null; gameType?: string | null }) =>
+    request<MatchPage>("GET", `/api/me/matches${queryString({
+      limit: query.limit, cursor: query.cursor, game_type: query.gameType,
+    })}`),
+  ratings: async () => (await request<{ ratings: Rating[] }>("GET", "/api/me/ratings")).ratings,
+  leaderboard: (gameType: string, limit = 100) =>
+    request<Leaderboard>("GET", `/api/leaderboard${queryString({ game_type: gameType, limit })}`),
+  deleteMe: () => request<void>("DELETE", "/api/me"),
+  rematch: (id: string) => request<AnyView>("POST", `/api/games/${encodeURIComponent(id)}/rematch`, {}),
 };
+
+/** "?a=1&b=x" of the given values, leaving out the empty ones. */
+export function queryString(params: Record<string, string | number | null | undefined>): string {
+  const parts = Object.entries(params)
+    .filter(([, value]) => value !== undefined && value !== null && value !== "")
+    .map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(String(value))}`);
+  return parts.length ? `?${parts.join("&")}` : "";
+}
 
 let typesOnce: Promise<GameType[]> | null = null;
 

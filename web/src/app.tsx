@@ -1,21 +1,87 @@
-// The shell: who is logged in, the header, and which screen the path shows.
+// The shell: who is logged in, the header with the app's sections and the language switch,
+// and which screen the path shows.
 
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { api, ApiError } from "./api";
 import { takeDeepLink } from "./afterlogin";
-import { matchRoute, navigate, onLinkClick, usePath } from "./router";
+import { LANGS, setLang, tx, useLang, type Lang } from "./i18n";
+import { matchRoute, navigate, onLinkClick, usePath, type Route } from "./router";
+import { AccountScreen } from "./screens/Account";
 import { GameScreen } from "./screens/Game";
+import { HistoryScreen, MatchScreen } from "./screens/History";
 import { HomeScreen } from "./screens/Home";
 import { JoinScreen } from "./screens/Join";
+import { LeaderboardScreen } from "./screens/Leaderboard";
 import { LoginScreen } from "./screens/Login";
 import type { Me } from "./types";
 import { Alert } from "./widgets";
 
-type Session = { state: "loading" } | { state: "out"; reason?: string } | { state: "in"; me: Me } | { state: "error"; detail: string };
+type Session =
+  | { state: "loading" }
+  | { state: "out"; reason?: "ended" | "deleted" }
+  | { state: "in"; me: Me }
+  | { state: "error"; detail: string };
+
+const LANG_NAMES: Record<Lang, string> = { en: "English", it: "Italiano" };
+
+function LanguageSwitch({ current }: { current: Lang }) {
+  return (
+    <div class="lang-switch" role="group" aria-label={tx("Language", "Lingua")}>
+      {LANGS.map((l) => (
+        <button
+          key={l}
+          type="button"
+          lang={l}
+          class={`lang-option${l === current ? " is-current" : ""}`}
+          aria-pressed={l === current ? "true" : "false"}
+          onClick={() => setLang(l)}
+        >
+          {LANG_NAMES[l]}
+        </button>
+      ))}
+    </div>
+  );
+}
+
+function Nav({ route, loggedIn }: { route: Route; loggedIn: boolean }) {
+  const links: { href: string; label: string; active: boolean }[] = [
+    ...(loggedIn ? [{ href: "/", label: tx("Play", "Gioca"), active: route.name === "home" }] : []),
+    ...(loggedIn
+      ? [{ href: "/history", label: tx("History", "Storico"), active: route.name === "history" || route.name === "match" }]
+      : []),
+    { href: "/leaderboard", label: tx("Leaderboard", "Classifica"), active: route.name === "leaderboard" },
+  ];
+  return (
+    <nav class="sections" aria-label={tx("Sections", "Sezioni")}>
+      {links.map((l) => (
+        <a key={l.href} href={l.href} class={l.active ? "is-active" : ""} aria-current={l.active ? "page" : undefined}>
+          {l.label}
+        </a>
+      ))}
+    </nav>
+  );
+}
+
+function NotFound({ path }: { path: string }) {
+  return (
+    <section class="panel" data-testid="screen-not-found">
+      <h1>{tx("Page not found", "Pagina non trovata")}</h1>
+      <p>
+        {tx(`There is nothing at ${path}. `, `Non c'è niente all'indirizzo ${path}. `)}
+        <a href="/">{tx("Go to the start page", "Vai alla pagina iniziale")}</a>.
+      </p>
+    </section>
+  );
+}
 
 export function App() {
   const path = usePath();
+  const lang = useLang();
   const [session, setSession] = useState<Session>({ state: "loading" });
+
+  useEffect(() => {
+    document.documentElement.lang = lang;
+  }, [lang]);
 
   const load = useCallback(() => {
     api.me().then(
@@ -34,63 +100,90 @@ export function App() {
   useEffect(load, [load]);
 
   // A socket or request found the session gone: show the login, keeping the current path.
-  const loggedOut = useCallback(() => setSession({ state: "out", reason: "Your session ended. Log in again to go on." }), []);
+  const loggedOut = useCallback(() => setSession({ state: "out", reason: "ended" }), []);
+  const deleted = useCallback(() => {
+    setSession({ state: "out", reason: "deleted" });
+    navigate("/", { replace: true });
+  }, []);
 
   const route = matchRoute(path);
   let screen;
   if (session.state === "loading") {
-    screen = <p class="loading">Loading…</p>;
+    screen = <p class="loading">{tx("Loading…", "Caricamento…")}</p>;
   } else if (session.state === "error") {
     screen = (
       <section class="panel">
-        <h1>tavolo cannot reach its server</h1>
+        <h1>{tx("tavolo cannot reach its server", "tavolo non raggiunge il suo server")}</h1>
         <Alert>{session.detail}</Alert>
         <button type="button" class="button" onClick={load}>
-          Try again
+          {tx("Try again", "Riprova")}
         </button>
       </section>
     );
+  } else if (route.name === "leaderboard") {
+    // Open to everyone: the leaderboard needs no login.
+    screen = <LeaderboardScreen me={session.state === "in" ? session.me.name : null} />;
   } else if (session.state === "out") {
-    screen = <LoginScreen reason={session.reason} />;
+    const reason =
+      session.reason === "ended"
+        ? tx("Your session ended. Log in again to go on.", "La sessione è terminata. Accedi di nuovo per continuare.")
+        : session.reason === "deleted"
+          ? tx("Your account was deleted. Goodbye, and thank you for playing.", "Il tuo account è stato eliminato. Arrivederci, e grazie di aver giocato.")
+          : undefined;
+    screen = <LoginScreen reason={reason} />;
   } else if (route.name === "home") {
     screen = <HomeScreen />;
   } else if (route.name === "join") {
     screen = <JoinScreen code={route.code} onUnauthenticated={loggedOut} />;
   } else if (route.name === "game") {
     screen = <GameScreen key={route.id} id={route.id} onUnauthenticated={loggedOut} />;
+  } else if (route.name === "history") {
+    screen = <HistoryScreen me={session.me.name} />;
+  } else if (route.name === "match") {
+    screen = <MatchScreen key={route.id} id={route.id} me={session.me.name} />;
+  } else if (route.name === "account") {
+    screen = <AccountScreen me={session.me} onDeleted={deleted} />;
   } else {
-    screen = (
-      <section class="panel" data-testid="screen-not-found">
-        <h1>Page not found</h1>
-        <p>
-          There is nothing at {route.path}. <a href="/">Go to the start page</a>.
-        </p>
-      </section>
-    );
+    screen = <NotFound path={route.path} />;
   }
 
   return (
     <div class="shell" onClick={onLinkClick}>
       <header class="site-header">
-        <a href="/" class="brand" aria-label="tavolo, start page">
+        <a href="/" class="brand" aria-label={tx("tavolo, start page", "tavolo, pagina iniziale")}>
           <span class="brand-mark" aria-hidden="true">♦</span>
           <span class="brand-name">tavolo</span>
-          <span class="brand-tag">scopone scientifico online</span>
+          <span class="brand-tag">{tx("scopone scientifico online", "scopone scientifico online")}</span>
         </a>
-        {session.state === "in" && (
-          <nav class="user" aria-label="Account">
-            <span class="user-name" title={`Logged in with ${session.me.provider}`}>
-              {session.me.name}
-            </span>
-            <a href="/auth/logout" class="logout">
-              Log out
-            </a>
-          </nav>
-        )}
+        <div class="header-right">
+          <LanguageSwitch current={lang} />
+          {session.state === "in" && (
+            <nav class="user" aria-label={tx("Account", "Account")}>
+              <a
+                href="/me"
+                class="user-name"
+                title={tx(`Logged in with ${session.me.provider}: your account`, `Accesso con ${session.me.provider}: il tuo account`)}
+                aria-current={route.name === "account" ? "page" : undefined}
+              >
+                {session.me.name}
+              </a>
+              <a href="/auth/logout" class="logout">
+                {tx("Log out", "Esci")}
+              </a>
+            </nav>
+          )}
+        </div>
       </header>
+      {session.state !== "loading" && session.state !== "error" && (
+        <Nav route={route} loggedIn={session.state === "in"} />
+      )}
       <main class="content">{screen}</main>
       <footer class="site-footer">
-        tavolo is an open platform: every deal is committed before play and can be checked after. <a href="/api/docs">API</a>
+        {tx(
+          "tavolo is an open platform: every deal is committed before play and can be checked after. ",
+          "tavolo è una piattaforma aperta: ogni smazzata è fissata prima del gioco e si può verificare dopo. ",
+        )}
+        <a href="/api/docs">API</a>
       </footer>
     </div>
   );

@@ -3,6 +3,7 @@
 
 import { cardList } from "./deck";
 import type { GameView, LegalPlay } from "./types";
+import { tx } from "./i18n";
 
 export interface PlayMessage {
   action: "play";
@@ -45,7 +46,7 @@ export function intentFor(view: GameView, card: string): CardIntent {
 
 /** The chooser's button text: "Take 3 of spade, 4 of bastoni". */
 export function captureLabel(capture: readonly string[]): string {
-  return capture.length === 0 ? "Lay it on the table" : `Take ${cardList(capture)}`;
+  return capture.length === 0 ? tx("Lay it on the table", "Lasciala sul tavolo") : tx(`Take ${cardList(capture)}`, `Prendi ${cardList(capture)}`);
 }
 
 /** Table cards that belong to at least one of the captures: highlighted while choosing. */

@@ -2,6 +2,8 @@
 // clock may be off: an offset estimated from the server's Date header corrects a clock that is
 // clearly wrong, and the result never goes below 0.
 
+import { tx } from "./i18n";
+
 /** Whole seconds left (rounded up, so "1" shows until the very end); 0 once past or unknown. */
 export function secondsLeft(deadlineIso: string | undefined | null, nowMs: number, offsetMs = 0): number {
   if (!deadlineIso) return 0;
@@ -44,9 +46,9 @@ export function timeAgo(iso: string | undefined, nowMs: number, offsetMs = 0): s
   const then = iso ? Date.parse(iso) : NaN;
   if (Number.isNaN(then)) return "";
   const s = Math.max(0, Math.floor((nowMs + offsetMs - then) / 1000));
-  if (s < 60) return "just now";
-  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
-  if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
+  if (s < 60) return tx("just now", "proprio ora");
+  if (s < 3600) return tx(`${Math.floor(s / 60)} min ago`, `${Math.floor(s / 60)} min fa`);
+  if (s < 86400) return tx(`${Math.floor(s / 3600)} h ago`, `${Math.floor(s / 3600)} h fa`);
   const d = Math.floor(s / 86400);
-  return d === 1 ? "1 day ago" : `${d} days ago`;
+  return d === 1 ? tx("1 day ago", "1 giorno fa") : tx(`${d} days ago`, `${d} giorni fa`);
 }

@@ -1,5 +1,7 @@
 // Card codes (CONTRACT: "RRS", rank 01..10, suit D/C/S/B) and the names people read.
 
+import { tx } from "./i18n";
+
 export type Suit = "D" | "C" | "S" | "B";
 
 export const SUITS: readonly Suit[] = ["D", "C", "S", "B"];
@@ -30,10 +32,11 @@ export function parseCard(code: string): ParsedCard {
   return { rank, suit };
 }
 
-/** "7 of denari (settebello)", "8 of spade (fante)", "1 of coppe": the accessible name of a card. */
+/** "7 of denari (settebello)", "8 of spade (fante)", "1 of coppe" ("7 di denari (settebello)" in
+ * Italian): the accessible name of a card; suits and figures keep their Italian names. */
 export function cardName(code: string): string {
   const { rank, suit } = parseCard(code);
-  const base = `${rank} of ${SUIT_NAMES[suit]}`;
+  const base = tx(`${rank} of ${SUIT_NAMES[suit]}`, `${rank} di ${SUIT_NAMES[suit]}`);
   if (code === "07D") return `${base} (settebello)`;
   const figure = FIGURES[rank];
   return figure ? `${base} (${figure})` : base;

@@ -1,6 +1,7 @@
 // Sentences the table shows: where each seat sits, whose turn it is, what the last play did.
 
 import { cardList, cardName } from "./deck";
+import { tx } from "./i18n";
 import type { GamePlayer, GameView, LastPlay } from "./types";
 
 /**
@@ -13,34 +14,45 @@ export function seatsAround(you: number): { bottom: number; right: number; top: 
 
 export function playerName(view: GameView, seat: number): string {
   const p = view.players.find((x) => x.seat === seat);
-  return p?.name || `Seat ${seat + 1}`;
+  return p?.name || tx(`Seat ${seat + 1}`, `Posto ${seat + 1}`);
 }
 
 export function whoText(view: GameView, seat: number): string {
-  return seat === view.you ? "You" : playerName(view, seat);
+  return seat === view.you ? tx("You", "Tu") : playerName(view, seat);
 }
 
 /** "bob played 5 of spade and took 2 of coppe, 3 of denari. Scopa!" */
 export function lastPlayText(view: GameView, play: LastPlay | null): string {
-  if (!play) return "No card has been played yet in this hand.";
-  const who = whoText(view, play.seat);
-  let text = play.auto
-    ? `${who === "You" ? "Your" : `${who}'s`} time ran out: ${cardName(play.card)} was auto-played`
-    : `${who} played ${cardName(play.card)}`;
-  text += play.capture.length > 0 ? ` and took ${cardList(play.capture)}.` : " on the table.";
+  if (!play) return tx("No card has been played yet in this hand.", "In questa mano non è ancora stata giocata nessuna carta.");
+  const mine = play.seat === view.you;
+  const who = playerName(view, play.seat);
+  const card = cardName(play.card);
+  let text: string;
+  if (play.auto) {
+    text = mine
+      ? tx(`Your time ran out: ${card} was auto-played`, `Il tuo tempo è scaduto: la carta ${card} è stata giocata in automatico`)
+      : tx(`${who}'s time ran out: ${card} was auto-played`, `Il tempo di ${who} è scaduto: la carta ${card} è stata giocata in automatico`);
+  } else {
+    text = mine ? tx(`You played ${card}`, `Hai giocato ${card}`) : tx(`${who} played ${card}`, `${who} ha giocato ${card}`);
+  }
+  text += play.capture.length > 0
+    ? tx(` and took ${cardList(play.capture)}.`, ` e ha preso ${cardList(play.capture)}.`)
+    : tx(" on the table.", " sul tavolo.");
   if (play.scopa) text += " Scopa!";
   return text;
 }
 
 export function turnText(view: GameView): string {
   if (view.status !== "playing" || view.turn === null || view.turn === undefined) return "";
-  if (view.your_turn || view.turn === view.you) return "Your turn";
-  return `${playerName(view, view.turn)}'s turn`;
+  if (view.your_turn || view.turn === view.you) return tx("Your turn", "Tocca a te");
+  return tx(`${playerName(view, view.turn)}'s turn`, `Tocca a ${playerName(view, view.turn)}`);
 }
 
 export function relation(view: GameView, player: GamePlayer): string {
-  if (player.seat === view.you) return "you";
-  return player.team === view.players.find((p) => p.seat === view.you)?.team ? "partner" : "opponent";
+  if (player.seat === view.you) return tx("you", "tu");
+  return player.team === view.players.find((p) => p.seat === view.you)?.team
+    ? tx("partner", "compagno")
+    : tx("opponent", "avversario");
 }
 
 /**
@@ -54,22 +66,34 @@ export function matchGoesOnText(view: GameView): string {
   const scores = view.last_hand?.scores ?? view.scores;
   if (scores.A >= target || scores.B >= target) {
     if (scores.A === scores.B) {
-      return `Both teams have ${scores.A}, and the target is ${target}: a team needs a clear lead to win, so another hand decides.`;
+      return tx(
+        `Both teams have ${scores.A}, and the target is ${target}: a team needs a clear lead to win, so another hand decides.`,
+        `Entrambe le squadre hanno ${scores.A} e l'obiettivo è ${target}: per vincere serve un vantaggio, quindi decide un'altra mano.`,
+      );
     }
     return "";
   }
   const mine = view.players.find((p) => p.seat === view.you)?.team;
   const need = (team: "A" | "B") => target - scores[team];
   const part = (team: "A" | "B") =>
-    `${mine === team ? "your team" : `team ${team}`} needs ${need(team)} more`;
+    mine === team
+      ? tx(`your team needs ${need(team)} more`, `alla tua squadra mancano ${need(team)} punti`)
+      : tx(`team ${team} needs ${need(team)} more`, `alla squadra ${team} mancano ${need(team)} punti`);
   const first: "A" | "B" = mine === "B" ? "B" : "A";
   const second: "A" | "B" = first === "A" ? "B" : "A";
-  return `The match goes on to ${target} points: ${part(first)}, ${part(second)}.`;
+  return tx(`The match goes on to ${target} points: ${part(first)}, ${part(second)}.`,
+    `La partita continua fino a ${target} punti: ${part(first)}, ${part(second)}.`);
 }
 
 /** The waiting room's invitation: as many friends as there are open seats. */
 export function inviteText(seatsOpen: number): string {
-  if (seatsOpen <= 0) return "Every seat is taken: the table is opening.";
-  const who = ["one more friend", "two more friends", "three friends"][seatsOpen - 1] ?? `${seatsOpen} friends`;
-  return `Send the code or the link to ${who}. The table opens by itself as soon as the fourth player sits down; you can keep this page open or come back to it from the start page.`;
+  if (seatsOpen <= 0) return tx("Every seat is taken: the table is opening.", "Tutti i posti sono presi: il tavolo si sta aprendo.");
+  const who = tx(
+    ["one more friend", "two more friends", "three friends"][seatsOpen - 1] ?? `${seatsOpen} friends`,
+    ["un altro amico", "altri due amici", "tre amici"][seatsOpen - 1] ?? `${seatsOpen} amici`,
+  );
+  return tx(
+    `Send the code or the link to ${who}. The table opens by itself as soon as the fourth player sits down; you can keep this page open or come back to it from the start page.`,
+    `Manda il codice o il link a ${who}. Il tavolo si apre da solo appena si siede il quarto giocatore; puoi tenere aperta questa pagina o tornarci dalla pagina iniziale.`,
+  );
 }

@@ -5,6 +5,7 @@
 
 import { DECK } from "./deck";
 import type { GameLog } from "./types";
+import { tx } from "./i18n";
 
 const WORD_SPACE = 2 ** 32;
 const CARDS_PER_HAND = 40;
@@ -12,12 +13,12 @@ const CARDS_PER_HAND = 40;
 function subtle(): SubtleCrypto {
   const s = globalThis.crypto?.subtle;
   // crypto.subtle exists only in secure contexts (https or localhost).
-  if (!s) throw new Error("This browser offers no WebCrypto here (it needs https or localhost)");
+  if (!s) throw new Error(tx("This browser offers no WebCrypto here (it needs https or localhost)", "Questo browser qui non offre WebCrypto (serve https o localhost)"));
   return s;
 }
 
 export function hexToBytes(hex: string): Uint8Array<ArrayBuffer> {
-  if (!/^([0-9a-f]{2})*$/i.test(hex)) throw new Error("The seed is not hexadecimal");
+  if (!/^([0-9a-f]{2})*$/i.test(hex)) throw new Error(tx("The seed is not hexadecimal", "Il seed non è esadecimale"));
   const out = new Uint8Array(hex.length / 2);
   for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
   return out;
@@ -112,23 +113,23 @@ export type Verification =
  * and every hand's plays are exactly its 40 dealt cards, each played by the seat it was dealt to.
  */
 export async function verifyLog(log: GameLog, commitmentSeen: string | null): Promise<Verification> {
-  if (!log.seed) return { ok: false, message: "The seed is not revealed yet: the game is not over" };
+  if (!log.seed) return { ok: false, message: tx("The seed is not revealed yet: the game is not over", "Il seed non è ancora rivelato: la partita non è finita") };
   const seed = hexToBytes(log.seed);
   const commitment = await commitmentOf(seed);
   if (commitmentSeen && commitment !== commitmentSeen.toLowerCase()) {
     return {
       ok: false,
-      message: `Mismatch: SHA-256 of the seed is ${commitment}, but the game showed ${commitmentSeen}`,
+      message: tx(`Mismatch: SHA-256 of the seed is ${commitment}, but the game showed ${commitmentSeen}`, `Non corrisponde: lo SHA-256 del seed è ${commitment}, ma la partita mostrava ${commitmentSeen}`),
     };
   }
   if (log.seed_commitment && commitment !== log.seed_commitment.toLowerCase()) {
     return {
       ok: false,
-      message: `Mismatch: SHA-256 of the seed is ${commitment}, but the log's commitment is ${log.seed_commitment}`,
+      message: tx(`Mismatch: SHA-256 of the seed is ${commitment}, but the log's commitment is ${log.seed_commitment}`, `Non corrisponde: lo SHA-256 del seed è ${commitment}, ma l'impegno del registro è ${log.seed_commitment}`),
     };
   }
   const hands = playsByHand(log);
-  if (hands.length === 0) return { ok: false, message: "The log has no plays to check" };
+  if (hands.length === 0) return { ok: false, message: tx("The log has no plays to check", "Il registro non ha giocate da verificare") };
   let plays = 0;
   for (let h = 0; h < hands.length; h++) {
     const number = h + 1;
@@ -136,18 +137,18 @@ export async function verifyLog(log: GameLog, commitmentSeen: string | null): Pr
     const left = new Set(dealt.flat());
     for (const play of hands[h]) {
       if (!(play.seat >= 0 && play.seat < dealt.length)) {
-        return { ok: false, message: `Mismatch in hand ${number}: move ${play.number} names no seat` };
+        return { ok: false, message: tx(`Mismatch in hand ${number}: move ${play.number} names no seat`, `Non corrisponde nella mano ${number}: la mossa ${play.number} non indica un posto`) };
       }
       if (!dealt[play.seat].includes(play.card)) {
         return {
           ok: false,
-          message: `Mismatch in hand ${number}: move ${play.number}, seat ${play.seat} played ${play.card}, which was not dealt to that seat`,
+          message: tx(`Mismatch in hand ${number}: move ${play.number}, seat ${play.seat} played ${play.card}, which was not dealt to that seat`, `Non corrisponde nella mano ${number}: alla mossa ${play.number} il posto ${play.seat} ha giocato ${play.card}, che non gli era stata distribuita`),
         };
       }
       if (!left.delete(play.card)) {
         return {
           ok: false,
-          message: `Mismatch in hand ${number}: move ${play.number} plays ${play.card} a second time`,
+          message: tx(`Mismatch in hand ${number}: move ${play.number} plays ${play.card} a second time`, `Non corrisponde nella mano ${number}: la mossa ${play.number} gioca ${play.card} una seconda volta`),
         };
       }
       plays++;
@@ -156,7 +157,7 @@ export async function verifyLog(log: GameLog, commitmentSeen: string | null): Pr
     if (left.size > 0) {
       return {
         ok: false,
-        message: `Mismatch in hand ${number}: ${left.size} dealt cards were never played (${[...left].sort().join(" ")})`,
+        message: tx(`Mismatch in hand ${number}: ${left.size} dealt cards were never played (${[...left].sort().join(" ")})`, `Non corrisponde nella mano ${number}: ${left.size} carte distribuite non sono mai state giocate (${[...left].sort().join(" ")})`),
       };
     }
   }
@@ -165,6 +166,6 @@ export async function verifyLog(log: GameLog, commitmentSeen: string | null): Pr
     ok: true,
     hands: n,
     plays,
-    message: `${n} hand${n === 1 ? "" : "s"}, ${plays} plays, each card played by the seat it was dealt to; commitment ok`,
+    message: tx(`${n} hand${n === 1 ? "" : "s"}, ${plays} plays, each card played by the seat it was dealt to; commitment ok`, `${n} man${n === 1 ? "o" : "i"}, ${plays} giocate, ogni carta giocata dal posto a cui era stata distribuita; impegno verificato`),
   };
 }

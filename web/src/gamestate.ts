@@ -1,8 +1,9 @@
 // What the app knows about one game, folded from REST answers and socket messages. Pure, so the
 // ordering rules (a late REST answer never rolls the table back) are tested without a browser.
 
-import type { AnyView, GameView, ServerMessage, Scores, Team } from "./types";
+import type { AnyView, GameView, RematchNotice, ServerMessage, Scores, Team } from "./types";
 import { isLobby } from "./types";
+import { tx } from "./i18n";
 
 export interface ServerError {
   code: string;
@@ -19,6 +20,8 @@ export interface GameState {
   error: ServerError | null;
   /** The revision a play was sent at: the hand is locked until a newer view or an error. */
   pendingRevision: number | null;
+  /** Another player created the rematch of this finished game: the invitation to show. */
+  rematch: RematchNotice | null;
 }
 
 export const initialGameState: GameState = {
@@ -27,6 +30,7 @@ export const initialGameState: GameState = {
   gameOver: null,
   error: null,
   pendingRevision: null,
+  rematch: null,
 };
 
 export type GameEvent =
@@ -84,6 +88,8 @@ export function reduce(state: GameState, event: GameEvent): GameState {
           return withView(state, m.game);
         case "game_over":
           return { ...state, gameOver: { scores: m.scores, winner: m.winner } };
+        case "rematch":
+          return { ...state, rematch: { game_id: m.game_id, join_code: m.join_code, by: m.by } };
         case "error":
           return {
             ...state,
@@ -106,15 +112,15 @@ export function reduce(state: GameState, event: GameEvent): GameState {
 export function errorText(error: ServerError): string {
   switch (error.code) {
     case "concurrent_move":
-      return "Too late: the table changed before your move arrived, so it was not played.";
+      return tx("Too late: the table changed before your move arrived, so it was not played.", "Troppo tardi: il tavolo è cambiato prima che arrivasse la tua mossa, che non è stata giocata.");
     case "not_your_turn":
-      return "Not your turn any more: your move was not played.";
+      return tx("Not your turn any more: your move was not played.", "Non è più il tuo turno: la tua mossa non è stata giocata.");
     case "unavailable":
-      return "The server did not answer; nothing was played. Try again.";
+      return tx("The server did not answer; nothing was played. Try again.", "Il server non ha risposto; non è stato giocato niente. Riprova.");
     case "game_finished":
-      return "The game is over: no more moves.";
+      return tx("The game is over: no more moves.", "La partita è finita: niente più mosse.");
     default:
-      return error.message || "The server refused the move.";
+      return error.message || tx("The server refused the move.", "Il server ha rifiutato la mossa.");
   }
 }
 
@@ -133,8 +139,8 @@ export type LoadFailure =
  */
 export function classifyLoadFailure(status: number | null, detail: string): LoadFailure {
   if (status === 401) return { kind: "unauthenticated" };
-  if (status === 404) return { kind: "fatal", message: "Game not found. The link may be wrong, or the game has expired." };
-  if (status === 403) return { kind: "fatal", message: "You are not seated at this game. Ask a player for its join code." };
+  if (status === 404) return { kind: "fatal", message: tx("Game not found. The link may be wrong, or the game has expired.", "Partita non trovata. Il link potrebbe essere sbagliato, o la partita è scaduta.") };
+  if (status === 403) return { kind: "fatal", message: tx("You are not seated at this game. Ask a player for its join code.", "Non sei seduto a questa partita. Chiedi a un giocatore il codice per unirti.") };
   if (status !== null && status >= 400 && status < 500 && status !== 408 && status !== 429) {
     return { kind: "fatal", message: detail };
   }

@@ -1,4 +1,4 @@
-// A small history-API router: the app has four kinds of page, so a library would be overkill.
+// A small history-API router: the app has a handful of pages, so a library would be overkill.
 
 import { useEffect, useState } from "preact/hooks";
 
@@ -6,6 +6,10 @@ export type Route =
   | { name: "home" }
   | { name: "join"; code: string }
   | { name: "game"; id: string }
+  | { name: "history" }
+  | { name: "match"; id: string }
+  | { name: "leaderboard" }
+  | { name: "account" }
   | { name: "not-found"; path: string };
 
 export function matchRoute(path: string): Route {
@@ -15,6 +19,11 @@ export function matchRoute(path: string): Route {
   if (m) return { name: "join", code: m[1].toUpperCase() };
   m = /^\/games\/([A-Za-z0-9-]+)$/.exec(clean);
   if (m) return { name: "game", id: m[1] };
+  if (clean === "/history") return { name: "history" };
+  m = /^\/history\/([A-Za-z0-9-]+)$/.exec(clean);
+  if (m) return { name: "match", id: m[1] };
+  if (clean === "/leaderboard") return { name: "leaderboard" };
+  if (clean === "/me") return { name: "account" };
   return { name: "not-found", path };
 }
 

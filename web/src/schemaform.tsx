@@ -2,7 +2,35 @@
 // inputs with their bounds, booleans checkboxes; the title labels a field and the description
 // explains it. New options of a game type then need no change here.
 
+import { lang, tx } from "./i18n";
 import type { OptionsSchema, Options } from "./types";
+
+// The server describes its games and options in English; the ones it has today are said in
+// Italian here too (a new option shows the server's words until it is added).
+const ITALIAN_OPTIONS: Record<string, { title: string; description: string }> = {
+  target_score: {
+    title: "Punteggio obiettivo",
+    description: "La partita finisce quando una squadra lo raggiunge con un vantaggio (in caso di parità si gioca un'altra mano).",
+  },
+  napola: {
+    title: "Napola",
+    description: "Una scala di denari dall'asso vale la sua lunghezza da tre carte in su; tutti e dieci vincono la partita.",
+  },
+  asso_pigliatutto: {
+    title: "Asso pigliatutto",
+    description: "Un asso giocato senza assi sul tavolo prende tutto il tavolo (mai scopa).",
+  },
+};
+
+const ITALIAN_TYPES: Record<string, string> = {
+  scopone_scientifico:
+    "Il gioco di carte italiano a coppie: quattro giocatori in due squadre, dieci carte a testa e il tavolo vuoto; si prende per valore uguale o per somma, chi pulisce il tavolo fa scopa, e si contano carte, denari, settebello, primiera e napola.",
+};
+
+/** A game type's description in the current language (the server's own when there is none). */
+export function typeDescription(type: { id: string; description: string }): string {
+  return (lang() === "it" && ITALIAN_TYPES[type.id]) || type.description;
+}
 
 export interface Field {
   key: string;
@@ -20,11 +48,12 @@ export function fieldsOf(schema: OptionsSchema | undefined): Field[] {
     const kind: Field["kind"] =
       p.type === "integer" || p.type === "number" || p.type === "boolean" ? p.type : "string";
     const fallback = kind === "boolean" ? false : kind === "string" ? "" : (p.minimum ?? 0);
+    const italian = lang() === "it" ? ITALIAN_OPTIONS[key] : undefined;
     return {
       key,
       kind,
-      title: p.title ?? key.replace(/_/g, " "),
-      description: p.description,
+      title: italian?.title ?? p.title ?? key.replace(/_/g, " "),
+      description: italian?.description ?? p.description,
       min: p.minimum,
       max: p.maximum,
       default: p.default ?? fallback,
@@ -54,7 +83,7 @@ export function OptionsForm({
   onChange: (values: Options) => void;
 }) {
   const fields = fieldsOf(schema);
-  if (fields.length === 0) return <p class="helper">This game has no options.</p>;
+  if (fields.length === 0) return <p class="helper">{tx("This game has no options.", "Questo gioco non ha opzioni.")}</p>;
   return (
     <div class="options-form">
       {fields.map((f) => {
@@ -103,6 +132,6 @@ export function OptionsForm({
 }
 
 function rangeText(f: Field): string {
-  if (f.min !== undefined && f.max !== undefined) return ` (${f.min} to ${f.max})`;
+  if (f.min !== undefined && f.max !== undefined) return tx(` (${f.min} to ${f.max})`, ` (da ${f.min} a ${f.max})`);
   return "";
 }

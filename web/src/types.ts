@@ -169,10 +169,70 @@ export interface GameLog {
   status?: string;
 }
 
+export interface MatchPlayer {
+  seat: number;
+  name: string;
+  team: Team;
+  won: boolean;
+  points: number;
+  elo_delta: number;
+}
+
+/** The engine's result of a finished match (scopone: the final scores and the per-hand audit). */
+export interface MatchResult {
+  scores?: Scores;
+  winner?: Team;
+  target_score?: number;
+  hands?: number;
+  audit?: LastHand[];
+}
+
+export interface MatchItem {
+  id: string;
+  game_type: string;
+  started_at: string;
+  finished_at: string;
+  result: MatchResult;
+  players: MatchPlayer[];
+}
+
+export interface MatchPage {
+  items: MatchItem[];
+  next_cursor: string | null;
+}
+
+export interface Rating {
+  game_type: string;
+  rating: number;
+  matches: number;
+}
+
+export interface LeaderboardEntry {
+  rank: number;
+  name: string;
+  rating: number;
+  wins: number;
+  matches: number;
+  points: number;
+}
+
+export interface Leaderboard {
+  game_type: string;
+  entries: LeaderboardEntry[];
+}
+
+/** A player of a finished game created its rematch (docs/websocket.md, `rematch`). */
+export interface RematchNotice {
+  game_id: string;
+  join_code: string;
+  by: string;
+}
+
 export type ServerMessage =
   | { type: "lobby"; game: LobbyView }
   | { type: "state"; game: GameView }
   | { type: "game_over"; scores: Scores; winner: Team }
+  | ({ type: "rematch" } & RematchNotice)
   | { type: "error"; code: string; message: string };
 
 export function isLobby(view: AnyView): view is LobbyView {

@@ -1,12 +1,14 @@
 // One game's live connection for the screens: the first view over REST, then the socket's
 // messages folded by gamestate.reduce. When the socket drops, GET /api/games/<id> tells why
-// (a browser only ever sees close code 1006) and brings the view up to date meanwhile.
+// (a browser only ever sees close code 1006) and brings the view up to date meanwhile. The
+// socket stays open at a finished game, where a `rematch` invitation may come.
 
 import { useCallback, useEffect, useReducer, useRef, useState } from "preact/hooks";
 import { api, ApiError } from "./api";
 import { classifyLoadFailure, initialGameState, reduce, type GameState, type LoadFailure } from "./gamestate";
 import { GameSocket, gameSocketUrl, type ConnectionStatus } from "./socket";
 import type { AnyView } from "./types";
+import { tx } from "./i18n";
 
 export interface GameConnection {
   state: GameState;
@@ -80,13 +82,13 @@ export function useGame(id: string, onUnauthenticated: () => void): GameConnecti
             return false;
           }
           if (code === 1000 && reason === "Game not found") {
-            setFatal("Game not found: it expired before enough players joined.");
+            setFatal(tx("Game not found: it expired before enough players joined.", "Partita non trovata: è scaduta prima che arrivassero abbastanza giocatori."));
             return false;
           }
           try {
             const view = await api.game(id);
             if (!cancelled) dispatch({ type: "view", view });
-            return view.status !== "finished";
+            return true; // a finished game too: its socket brings a rematch invitation
           } catch (error) {
             const failure = failureOf(error);
             if (failure.kind === "unauthenticated") {
@@ -109,8 +111,8 @@ export function useGame(id: string, onUnauthenticated: () => void): GameConnecti
       (view) => {
         if (cancelled) return;
         dispatch({ type: "view", view });
-        if (view.status !== "finished") openSocket();
-        else setConnection("closed");
+        // A finished game's socket stays open too: another player's rematch arrives on it.
+        openSocket();
       },
       (error) => {
         if (cancelled) return;

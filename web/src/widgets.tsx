@@ -4,6 +4,7 @@ import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { serverOffset } from "./clock";
 import { formatSeconds, secondsLeft } from "./countdown";
+import { tx } from "./i18n";
 
 /** Re-renders every quarter second while mounted: enough for a seconds display. */
 function useNow(periodMs = 250): number {
@@ -67,7 +68,7 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
       <button
         type="button"
         class="button secondary"
-        onClick={async () => setNote((await copyText(text)) ? "Copied" : "Select it and copy by hand")}
+        onClick={async () => setNote((await copyText(text)) ? tx("Copied", "Copiato") : tx("Select it and copy by hand", "Selezionalo e copialo a mano"))}
       >
         {label}
       </button>
@@ -82,7 +83,13 @@ export function ReconnectBanner({ show }: { show: boolean }) {
   if (!show) return null;
   return (
     <div class="banner" role="status">
-      Reconnecting… <span class="banner-detail">The connection to the table dropped; the game goes on and you will be back in a moment.</span>
+      {tx("Reconnecting…", "Riconnessione…")}{" "}
+      <span class="banner-detail">
+        {tx(
+          "The connection to the table dropped; the game goes on and you will be back in a moment.",
+          "La connessione al tavolo è caduta; la partita continua e tra un momento sarai di nuovo al tavolo.",
+        )}
+      </span>
     </div>
   );
 }
@@ -95,7 +102,7 @@ export function Alert({ children, onClose }: { children: ComponentChildren; onCl
         {children}
       </div>
       {onClose && (
-        <button type="button" class="alert-close" aria-label="Dismiss" onClick={onClose}>
+        <button type="button" class="alert-close" aria-label={tx("Dismiss", "Chiudi")} onClick={onClose}>
           ×
         </button>
       )}
@@ -106,8 +113,8 @@ export function Alert({ children, onClose }: { children: ComponentChildren; onCl
 export function TeamBadge({ team, mine }: { team: "A" | "B"; mine?: boolean }) {
   return (
     <span class={`team-badge team-${team}`}>
-      Team {team}
-      {mine ? " (yours)" : ""}
+      {tx(`Team ${team}`, `Squadra ${team}`)}
+      {mine ? tx(" (yours)", " (la tua)") : ""}
     </span>
   );
 }

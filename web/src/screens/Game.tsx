@@ -3,6 +3,7 @@
 
 import { useEffect } from "preact/hooks";
 import { errorText } from "../gamestate";
+import { tx } from "../i18n";
 import type { GameView, LobbyView } from "../types";
 import { useGame } from "../usegame";
 import { Alert, ReconnectBanner } from "../widgets";
@@ -26,21 +27,22 @@ export function GameScreen({ id, onUnauthenticated }: { id: string; onUnauthenti
   if (fatal) {
     return (
       <section class="panel" data-testid="screen-game-error">
-        <h1>This game cannot be shown</h1>
+        <h1>{tx("This game cannot be shown", "Questa partita non si può mostrare")}</h1>
         <Alert>{fatal}</Alert>
         <p>
-          <a href="/" class="button secondary">Back to the start page</a>
+          <a href="/" class="button secondary">{tx("Back to the start page", "Torna alla pagina iniziale")}</a>
         </p>
       </section>
     );
   }
   const view = state.view;
-  const banner = <ReconnectBanner show={connection === "reconnecting"} />;
+  // At a finished game the socket only waits for a rematch invitation: no banner for it.
+  const banner = <ReconnectBanner show={connection === "reconnecting" && state.view?.status !== "finished"} />;
   if (!view) {
     return (
       <>
         {banner}
-        <p class="loading">Opening the table…</p>
+        <p class="loading">{tx("Opening the table…", "Apertura del tavolo…")}</p>
       </>
     );
   }
@@ -58,7 +60,9 @@ export function GameScreen({ id, onUnauthenticated }: { id: string; onUnauthenti
   } else if (view.status === "hand_end") {
     screen = <HandEndScreen view={view as GameView} game={game} alert={alert} />;
   } else {
-    screen = <GameOverScreen view={view as GameView} commitment={state.commitment} />;
+    screen = (
+      <GameOverScreen view={view as GameView} commitment={state.commitment} rematch={state.rematch} connection={connection} />
+    );
   }
   return (
     <>

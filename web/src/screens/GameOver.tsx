@@ -1,17 +1,23 @@
-// The end of the match: who won, the final score, and the deal check. The revealed seed must
-// hash to the commitment shown during play, and re-deal every hand to the cards actually played.
+// The end of the match: who won, the final score, the deal check, and playing again. The
+// revealed seed must hash to the commitment shown during play, and re-deal every hand to the
+// cards actually played. "Play again" creates the rematch (or joins it, when another player
+// was first: their invitation arrives on the socket).
 
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { api, ApiError, logUrl } from "../api";
 import { verifyLog, type Verification } from "../fairness";
-import type { GameView } from "../types";
+import { tx } from "../i18n";
+import { navigate } from "../router";
+import type { ConnectionStatus } from "../socket";
+import type { GameView, RematchNotice } from "../types";
 import { rememberedCommitment } from "../usegame";
+import { Alert } from "../widgets";
 import { HandSummary } from "./HandEnd";
 import { ScoreBoard } from "./Table";
 
 type Check = { state: "running" } | { state: "done"; result: Verification } | { state: "error"; message: string };
 
-function DealCheck({ id, commitment }: { id: string; commitment: string | null }) {
+export function DealCheck({ id, commitment }: { id: string; commitment: string | null }) {
   const [check, setCheck] = useState<Check>({ state: "running" });
   const run = useCallback(async () => {
     setCheck({ state: "running" });
@@ -27,85 +33,150 @@ function DealCheck({ id, commitment }: { id: string; commitment: string | null }
   }, [run]);
 
   let result;
-  if (check.state === "running") result = <p data-testid="verify-result" class="verify running">Checking the deals…</p>;
+  if (check.state === "running")
+    result = (
+      <p data-testid="verify-result" class="verify running">
+        {tx("Checking the deals…", "Verifica delle smazzate in corso…")}
+      </p>
+    );
   else if (check.state === "error")
     result = (
       <p data-testid="verify-result" class="verify bad" role="alert">
-        The check could not run: {check.message}
+        {tx("The check could not run: ", "La verifica non è riuscita: ")}
+        {check.message}
       </p>
     );
   else if (check.result.ok)
     result = (
       <p data-testid="verify-result" class="verify good">
-        <strong>The deals match</strong>: {check.result.message}.
+        <strong>{tx("The deals match", "Le smazzate corrispondono")}</strong>: {check.result.message}.
       </p>
     );
   else
     result = (
       <p data-testid="verify-result" class="verify bad" role="alert">
-        <strong>The deals do not match.</strong> {check.result.message}
+        <strong>{tx("The deals do not match.", "Le smazzate non corrispondono.")}</strong> {check.result.message}
       </p>
     );
 
   return (
     <section class="deal-check" aria-labelledby="check-title">
-      <h2 id="check-title">Check this deal</h2>
+      <h2 id="check-title">{tx("Check this deal", "Verifica la smazzata")}</h2>
       <p class="helper">
-        Before the first card, the server fixed a secret seed and showed its SHA-256 fingerprint
-        (the commitment). Now the seed is revealed: your browser checks that it matches the
-        fingerprint, re-shuffles every hand from it and checks each card played against the cards
-        dealt to that seat. Nobody could have changed the deals during the game.
+        {tx(
+          "Before the first card, the server fixed a secret seed and showed its SHA-256 fingerprint (the commitment). Now the seed is revealed: your browser checks that it matches the fingerprint, re-shuffles every hand from it and checks each card played against the cards dealt to that seat. Nobody could have changed the deals during the game.",
+          "Prima della prima carta il server ha fissato un seed segreto e ne ha mostrato l'impronta SHA-256 (l'impegno). Ora il seed è rivelato: il tuo browser controlla che corrisponda all'impronta, rimescola ogni mano a partire da esso e confronta ogni carta giocata con le carte distribuite a quel posto. Nessuno ha potuto cambiare le carte durante la partita.",
+        )}
       </p>
       {result}
       <p class="check-actions">
         <button type="button" class="button secondary" onClick={() => void run()} disabled={check.state === "running"}>
-          Check again
+          {tx("Check again", "Verifica di nuovo")}
         </button>
         <a href={logUrl(id)} target="_blank" rel="noopener">
-          Raw move log (JSON)
+          {tx("Raw move log (JSON)", "Registro delle mosse (JSON)")}
         </a>
       </p>
     </section>
   );
 }
 
-export function GameOverScreen({ view, commitment }: { view: GameView; commitment: string | null }) {
+function PlayAgain({ id, invitation }: { id: string; invitation: RematchNotice | null }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const go = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      const game = await api.rematch(id);
+      navigate(`/games/${game.id}`);
+    } catch (e) {
+      setError(e instanceof ApiError ? e.detail : String(e));
+      setBusy(false);
+    }
+  };
+  return (
+    <section class={`play-again${invitation ? " is-invited" : ""}`} aria-labelledby="again-title" data-testid="play-again">
+      <h2 id="again-title">{tx("Play again", "Gioca ancora")}</h2>
+      {invitation ? (
+        <p class="rematch-invite" role="status" data-testid="rematch-invite">
+          {tx(
+            `${invitation.by} started a rematch with the same rules (code ${invitation.join_code}). Join to sit at the table again.`,
+            `${invitation.by} ha proposto la rivincita con le stesse regole (codice ${invitation.join_code}). Unisciti per tornare al tavolo.`,
+          )}
+        </p>
+      ) : (
+        <p class="helper">
+          {tx(
+            "A new game with the same rules and the same four players: the others are invited at once and join with one click.",
+            "Una nuova partita con le stesse regole e gli stessi quattro giocatori: gli altri ricevono subito l'invito e si uniscono con un clic.",
+          )}
+        </p>
+      )}
+      <button type="button" class="button big" onClick={() => void go()} disabled={busy}>
+        {invitation ? tx("Join the rematch", "Unisciti alla rivincita") : tx("Play again", "Gioca ancora")}
+      </button>
+      {error && <Alert>{error}</Alert>}
+    </section>
+  );
+}
+
+export function GameOverScreen({
+  view,
+  commitment,
+  rematch,
+  connection,
+}: {
+  view: GameView;
+  commitment: string | null;
+  rematch: RematchNotice | null;
+  /** The socket's state: an invitation can only arrive while it is open. */
+  connection: ConnectionStatus;
+}) {
   const mine = view.players.find((p) => p.seat === view.you)?.team;
   const winner = view.winner;
   const won = winner !== undefined && winner === mine;
   const seen = rememberedCommitment(view.id) ?? commitment ?? view.seed_commitment;
-  const partner = view.players.find((p) => p.team === mine && p.seat !== view.you)?.name ?? "your partner";
-  const winners = view.players.filter((p) => p.team === winner).map((p) => p.name).join(" and ");
+  const partner = view.players.find((p) => p.team === mine && p.seat !== view.you)?.name ?? tx("your partner", "il tuo compagno");
+  const winners = view.players.filter((p) => p.team === winner).map((p) => p.name).join(tx(" and ", " e "));
   return (
-    <section class="panel game-over" data-testid="screen-game-over">
-      <h1>{winner ? `Team ${winner} wins` : "The game is over"}</h1>
+    <section class="panel game-over" data-testid="screen-game-over" data-connection={connection}>
+      <h1>{winner ? tx(`Team ${winner} wins`, `Vince la squadra ${winner}`) : tx("The game is over", "La partita è finita")}</h1>
       {winner && (
         <p class={`outcome ${won ? "won" : "lost"}`}>
-          {won ? `Your team won: well played, you and ${partner}!` : `Your team lost this one. Congratulations to ${winners}.`}
+          {won
+            ? tx(`Your team won: well played, you and ${partner}!`, `La tua squadra ha vinto: ben giocato, tu e ${partner}!`)
+            : tx(`Your team lost this one. Congratulations to ${winners}.`, `Questa volta la tua squadra ha perso. Complimenti a ${winners}.`)}
         </p>
       )}
       <ScoreBoard view={view} />
       <p class="final-score">
-        Final score: Team A {view.scores.A}, Team B {view.scores.B} (target {String(view.options?.target_score ?? "")}).
+        {tx(
+          `Final score: Team A ${view.scores.A}, Team B ${view.scores.B} (target ${String(view.options?.target_score ?? "")}).`,
+          `Punteggio finale: squadra A ${view.scores.A}, squadra B ${view.scores.B} (obiettivo ${String(view.options?.target_score ?? "")}).`,
+        )}
       </p>
+      <PlayAgain id={view.id} invitation={rematch} />
       {view.last_hand && <HandSummary hand={view.last_hand} mine={mine} napola={view.options?.napola !== false} />}
       <dl class="seed">
         <div>
-          <dt>Seed commitment (shown during the game)</dt>
+          <dt>{tx("Seed commitment (shown during the game)", "Impegno del seed (mostrato durante la partita)")}</dt>
           <dd>
             <code>{seen}</code>
           </dd>
         </div>
         <div>
-          <dt>Seed (revealed now)</dt>
+          <dt>{tx("Seed (revealed now)", "Seed (rivelato ora)")}</dt>
           <dd>
-            <code>{view.seed ?? "not revealed"}</code>
+            <code>{view.seed ?? tx("not revealed", "non rivelato")}</code>
           </dd>
         </div>
       </dl>
       <DealCheck id={view.id} commitment={seen} />
-      <p>
-        <a href="/" class="button">Back to the start page</a>
+      <p class="game-over-links">
+        <a href={`/history/${view.id}`}>{tx("See this match in your history", "Vedi questa partita nello storico")}</a>
+        {" · "}
+        <a href="/">{tx("Back to the start page", "Torna alla pagina iniziale")}</a>
       </p>
     </section>
   );

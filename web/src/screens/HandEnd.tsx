@@ -9,36 +9,41 @@ import type { GameView, LastHand, Team } from "../types";
 import type { GameConnection } from "../usegame";
 import { Countdown, TeamBadge } from "../widgets";
 import { ScoreBoard } from "./Table";
+import { tx } from "../i18n";
 
-const ROWS: { label: string; award?: string; value: (t: LastHand["teams"]["A"]) => string; help: string }[] = [
-  { label: "Cards", award: "carte", value: (t) => String(t.cards), help: "more than 20 cards" },
-  { label: "Denari", award: "denara", value: (t) => String(t.denari), help: "more than 5 denari" },
-  { label: "Settebello", award: "settebello", value: (t) => (t.settebello ? "yes" : "no"), help: "the 7 of denari" },
-  { label: "Primiera", award: "primiera", value: (t) => String(t.primiera), help: "best card of each suit" },
-  { label: "Napola", award: "napola", value: (t) => String(t.napola), help: "run of denari from the ace" },
-  { label: "Scope", value: (t) => String(t.scope), help: "one point each" },
-];
+// The rows of the scoring, built when drawn (the words follow the language); the categories
+// keep their Italian names in both languages.
+function rows(): { label: string; award?: string; value: (t: LastHand["teams"]["A"]) => string; help: string }[] {
+  return [
+    { label: tx("Cards", "Carte"), award: "carte", value: (t) => String(t.cards), help: tx("more than 20 cards", "più di 20 carte") },
+    { label: "Denari", award: "denara", value: (t) => String(t.denari), help: tx("more than 5 denari", "più di 5 denari") },
+    { label: "Settebello", award: "settebello", value: (t) => (t.settebello ? tx("yes", "sì") : "no"), help: tx("the 7 of denari", "il 7 di denari") },
+    { label: "Primiera", award: "primiera", value: (t) => String(t.primiera), help: tx("best card of each suit", "la carta migliore di ogni seme") },
+    { label: "Napola", award: "napola", value: (t) => String(t.napola), help: tx("run of denari from the ace", "scala di denari dall'asso") },
+    { label: "Scope", value: (t) => String(t.scope), help: tx("one point each", "un punto ciascuna") },
+  ];
+}
 
 function awardText(team: Team | null | undefined): string {
   if (team === undefined) return "";
-  return team ? `Team ${team}` : "nobody (tie)";
+  return team ? tx(`Team ${team}`, `Squadra ${team}`) : tx("nobody (tie)", "nessuno (pari)");
 }
 
 export function HandSummary({ hand, mine, napola }: { hand: LastHand; mine?: Team; napola: boolean }) {
-  const rows = ROWS.filter((r) => napola || r.award !== "napola");
+  const shown = rows().filter((r) => napola || r.award !== "napola");
   return (
     <table class="summary">
-      <caption>Scoring of hand {hand.hand}</caption>
+      <caption>{tx(`Scoring of hand ${hand.hand}`, `Punteggio della mano ${hand.hand}`)}</caption>
       <thead>
         <tr>
-          <th scope="col">Category</th>
-          <th scope="col">Team A{mine === "A" ? " (you)" : ""}</th>
-          <th scope="col">Team B{mine === "B" ? " (you)" : ""}</th>
-          <th scope="col">Point to</th>
+          <th scope="col">{tx("Category", "Categoria")}</th>
+          <th scope="col">{tx("Team A", "Squadra A")}{mine === "A" ? tx(" (you)", " (tu)") : ""}</th>
+          <th scope="col">{tx("Team B", "Squadra B")}{mine === "B" ? tx(" (you)", " (tu)") : ""}</th>
+          <th scope="col">{tx("Point to", "Punto a")}</th>
         </tr>
       </thead>
       <tbody>
-        {rows.map((r) => {
+        {shown.map((r) => {
           const award = r.award ? hand.award?.[r.award] : undefined;
           return (
             <tr key={r.label}>
@@ -53,25 +58,25 @@ export function HandSummary({ hand, mine, napola }: { hand: LastHand; mine?: Tea
                     <>
                       <span class="award-mark" aria-hidden="true"> ✓</span>
                       {/* The "Point to" column is hidden on narrow screens: say it here too. */}
-                      <span class="visually-hidden"> (point to team {t})</span>
+                      <span class="visually-hidden">{tx(` (point to team ${t})`, ` (punto alla squadra ${t})`)}</span>
                     </>
                   )}
                 </td>
               ))}
-              <td>{r.award ? awardText(award) : "each scopa"}</td>
+              <td>{r.award ? awardText(award) : tx("each scopa", "ogni scopa")}</td>
             </tr>
           );
         })}
       </tbody>
       <tfoot>
         <tr>
-          <th scope="row">Points this hand</th>
+          <th scope="row">{tx("Points this hand", "Punti della mano")}</th>
           <td>{hand.teams.A.points}</td>
           <td>{hand.teams.B.points}</td>
           <td></td>
         </tr>
         <tr>
-          <th scope="row">Match score</th>
+          <th scope="row">{tx("Match score", "Punteggio della partita")}</th>
           <td>{hand.scores.A}</td>
           <td>{hand.scores.B}</td>
           <td></td>
@@ -98,15 +103,17 @@ export function HandEndScreen({ view, game, alert }: { view: GameView; game: Gam
   }, []);
   return (
     <section class="panel hand-end" data-testid="screen-hand-end">
-      <h1>Hand {hand?.hand ?? view.hand_number} is over</h1>
+      <h1>{tx(`Hand ${hand?.hand ?? view.hand_number} is over`, `La mano ${hand?.hand ?? view.hand_number} è finita`)}</h1>
       <p class="helper">
-        Here is how the hand scored. Press OK when you have seen it; the next hand is dealt when all
-        four players have, or when the time runs out.
+        {tx(
+          "Here is how the hand scored. Press OK when you have seen it; the next hand is dealt when all four players have, or when the time runs out.",
+          "Ecco il punteggio della mano. Premi OK quando l'hai visto; la mano successiva viene distribuita quando l'hanno premuto tutti e quattro, o allo scadere del tempo.",
+        )}
       </p>
       <ScoreBoard view={view} />
       {goesOn && <p class="goes-on">{goesOn}</p>}
       {/* The 40th card ends the hand at once: say what it did, nobody saw it on the table. */}
-      {view.last_play && <p class="helper">Last card of the hand: {lastPlayText(view, view.last_play)}</p>}
+      {view.last_play && <p class="helper">{tx("Last card of the hand: ", "Ultima carta della mano: ")}{lastPlayText(view, view.last_play)}</p>}
       {alert}
       <div class="ack-row">
         <button
@@ -117,20 +124,20 @@ export function HandEndScreen({ view, game, alert }: { view: GameView; game: Gam
           // No revision on an ack: four players pressing OK at once must not refuse each other.
           onClick={() => game.send({ action: "ack" }, view.revision)}
         >
-          {done ? "Waiting for the others" : "OK"}
+          {done ? tx("Waiting for the others", "In attesa degli altri") : "OK"}
         </button>
-        <Countdown deadline={view.hand_end_deadline} label="Next hand in" />
+        <Countdown deadline={view.hand_end_deadline} label={tx("Next hand in", "Prossima mano tra")} />
       </div>
-      <h2 class="ack-title">Ready for the next hand</h2>
+      <h2 class="ack-title">{tx("Ready for the next hand", "Pronti per la prossima mano")}</h2>
       <ul class="ack-list">
         {view.players.map((p) => {
           const ok = acked.includes(p.seat);
           return (
             <li key={p.seat} class={ok ? "is-acked" : ""}>
               <span class="ack-mark" aria-hidden="true">{ok ? "✓" : "○"}</span>
-              <span>{p.seat === view.you ? "You" : playerName(view, p.seat)}</span>
+              <span>{p.seat === view.you ? tx("You", "Tu") : playerName(view, p.seat)}</span>
               <TeamBadge team={p.team} />
-              <span class="ack-state">{ok ? "ready" : "not yet"}</span>
+              <span class="ack-state">{ok ? tx("ready", "pronto") : tx("not yet", "non ancora")}</span>
             </li>
           );
         })}

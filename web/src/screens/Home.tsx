@@ -5,18 +5,21 @@ import { api, ApiError, gameTypesCached } from "../api";
 import { serverOffset } from "../clock";
 import { timeAgo } from "../countdown";
 import { navigate } from "../router";
-import { defaultsOf, OptionsForm } from "../schemaform";
+import { defaultsOf, OptionsForm, typeDescription } from "../schemaform";
 import type { GameType, MyGame, Options } from "../types";
 import { Alert } from "../widgets";
+import { tx } from "../i18n";
 
 export function statusText(game: Pick<MyGame, "status" | "seats_open">): string {
   switch (game.status) {
     case "lobby":
-      return game.seats_open === 1 ? "Waiting for 1 more player" : `Waiting for ${game.seats_open} more players`;
+      return game.seats_open === 1
+        ? tx("Waiting for 1 more player", "Manca 1 giocatore")
+        : tx(`Waiting for ${game.seats_open} more players`, `Mancano ${game.seats_open} giocatori`);
     case "playing":
-      return "Playing";
+      return tx("Playing", "In corso");
     case "hand_end":
-      return "Hand over, next hand soon";
+      return tx("Hand over, next hand soon", "Mano finita, tra poco la prossima");
     default:
       return game.status;
   }
@@ -56,21 +59,31 @@ function MyGames() {
   }, [load]);
   return (
     <section class="panel" aria-labelledby="my-games-title">
-      <h2 id="my-games-title">Your games</h2>
-      <p class="helper">Games you sit at that are not over yet, the most recent first. Open one to go back to your seat.</p>
+      <h2 id="my-games-title">{tx("Your games", "Le tue partite")}</h2>
+      <p class="helper">
+        {tx(
+          "Games you sit at that are not over yet, the most recent first. Open one to go back to your seat.",
+          "Le partite non ancora finite a cui sei seduto, dalla più recente. Aprine una per tornare al tuo posto.",
+        )}
+      </p>
       {error && (
         <>
-          <Alert>Your games cannot be listed right now: {error}</Alert>
+          <Alert>{tx("Your games cannot be listed right now: ", "Le tue partite non si possono elencare ora: ")}{error}</Alert>
           <p>
             <button type="button" class="button secondary" onClick={load}>
-              Try again
+              {tx("Try again", "Riprova")}
             </button>
           </p>
         </>
       )}
-      {games === null && !error && <p class="loading">Loading…</p>}
+      {games === null && !error && <p class="loading">{tx("Loading…", "Caricamento…")}</p>}
       {games && games.length === 0 && (
-        <p class="empty">You have no unfinished games. Start one below, or join a friend's with a code.</p>
+        <p class="empty">
+          {tx(
+            "You have no unfinished games. Start one below, or join a friend's with a code.",
+            "Non hai partite in corso. Iniziane una qui sotto, o unisciti a quella di un amico con un codice.",
+          )}
+        </p>
       )}
       {games && games.length > 0 && (
         <ul class="game-list">
@@ -83,7 +96,7 @@ function MyGames() {
                   <span class="game-item-status">{statusText(g)}</span>
                   {g.your_turn && (
                     <span class="badge turn-badge" data-testid="your-turn-badge">
-                      Your turn
+                      {tx("Your turn", "Tocca a te")}
                     </span>
                   )}
                 </span>
@@ -92,7 +105,7 @@ function MyGames() {
                     const p = g.players.find((x) => x.seat === seat);
                     return (
                       <span key={seat} class={`chip team-${seat % 2 === 0 ? "A" : "B"}`}>
-                        {p ? `${p.name}${p.is_you ? " (you)" : ""}` : "open"}
+                        {p ? `${p.name}${p.is_you ? tx(" (you)", " (tu)") : ""}` : tx("open", "libero")}
                       </span>
                     );
                   })}
@@ -143,14 +156,19 @@ function CreateGame() {
 
   return (
     <section class="panel" aria-labelledby="create-title">
-      <h2 id="create-title">Start a game</h2>
-      <p class="helper">Pick the rules, create the table, then send its join code to three friends. You take the first seat, in team A.</p>
-      {types === null && !error && <p class="loading">Loading…</p>}
+      <h2 id="create-title">{tx("Start a game", "Inizia una partita")}</h2>
+      <p class="helper">
+        {tx(
+          "Pick the rules, create the table, then send its join code to three friends. You take the first seat, in team A.",
+          "Scegli le regole, crea il tavolo, poi manda il codice a tre amici. Tu prendi il primo posto, nella squadra A.",
+        )}
+      </p>
+      {types === null && !error && <p class="loading">{tx("Loading…", "Caricamento…")}</p>}
       {types && (
         <form onSubmit={submit} class="form">
           {types.length > 1 ? (
             <div class="field">
-              <label for="game-type">Game type</label>
+              <label for="game-type">{tx("Game type", "Tipo di gioco")}</label>
               <select
                 id="game-type"
                 value={typeId}
@@ -168,12 +186,12 @@ function CreateGame() {
               </select>
             </div>
           ) : (
-            type && <p class="game-type-name">Game type: <strong>{type.name}</strong></p>
+            type && <p class="game-type-name">{tx("Game type: ", "Tipo di gioco: ")}<strong>{type.name}</strong></p>
           )}
-          {type && <p class="field-help">{type.description}</p>}
+          {type && <p class="field-help">{typeDescription(type)}</p>}
           {type && <OptionsForm schema={type.options_schema} values={options} onChange={setOptions} />}
           <button type="submit" class="button big" disabled={busy || !type}>
-            Create game
+            {tx("Create game", "Crea la partita")}
           </button>
         </form>
       )}
@@ -187,19 +205,24 @@ function JoinWithCode() {
   const [error, setError] = useState<string | null>(null);
   return (
     <section class="panel" aria-labelledby="join-title">
-      <h2 id="join-title">Join with a code</h2>
-      <p class="helper">A friend started a game? Type the six-character code they sent you.</p>
+      <h2 id="join-title">{tx("Join with a code", "Unisciti con un codice")}</h2>
+      <p class="helper">
+        {tx(
+          "A friend started a game? Type the six-character code they sent you.",
+          "Un amico ha iniziato una partita? Scrivi il codice di sei caratteri che ti ha mandato.",
+        )}
+      </p>
       <form
         class="form inline-form"
         onSubmit={(e) => {
           e.preventDefault();
           const clean = code.replace(/[^A-Za-z0-9]/g, "").toUpperCase();
-          if (!clean) return setError("Type a join code first.");
+          if (!clean) return setError(tx("Type a join code first.", "Scrivi prima un codice."));
           navigate(`/join/${clean}`);
         }}
       >
         <div class="field">
-          <label for="join-code-input">Join code</label>
+          <label for="join-code-input">{tx("Join code", "Codice")}</label>
           <input
             id="join-code-input"
             class="code-input"
@@ -213,7 +236,7 @@ function JoinWithCode() {
           />
         </div>
         <button type="submit" class="button">
-          Join
+          {tx("Join", "Unisciti")}
         </button>
       </form>
       {error && <Alert>{error}</Alert>}

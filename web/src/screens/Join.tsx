@@ -3,9 +3,10 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, ApiError, gameTypesCached } from "../api";
 import { navigate } from "../router";
-import { fieldsOf } from "../schemaform";
+import { fieldsOf, typeDescription } from "../schemaform";
 import type { GameType, Options, Preview } from "../types";
 import { Alert } from "../widgets";
+import { tx } from "../i18n";
 
 export function OptionsList({ options, gameType }: { options: Options; gameType?: string }) {
   const [types, setTypes] = useState<GameType[] | null>(null);
@@ -19,7 +20,7 @@ export function OptionsList({ options, gameType }: { options: Options; gameType?
       {Object.entries(options).map(([key, value]) => (
         <div key={key}>
           <dt>{titles[key] ?? key.replace(/_/g, " ")}</dt>
-          <dd>{typeof value === "boolean" ? (value ? "on" : "off") : String(value)}</dd>
+          <dd>{typeof value === "boolean" ? (value ? tx("on", "sì") : tx("off", "no")) : String(value)}</dd>
         </div>
       ))}
     </dl>
@@ -60,11 +61,16 @@ export function JoinScreen({ code, onUnauthenticated }: { code: string; onUnauth
   if (notFound) {
     return (
       <section class="panel" data-testid="screen-join">
-        <h1>Game not found</h1>
-        <Alert>Game not found: no game has the code {code}.</Alert>
-        <p class="helper">Check the code with the friend who sent it: codes are six characters, without 0, O, 1, I or L. A game that never filled up expires after a while.</p>
+        <h1>{tx("Game not found", "Partita non trovata")}</h1>
+        <Alert>{tx(`Game not found: no game has the code ${code}.`, `Partita non trovata: nessuna partita ha il codice ${code}.`)}</Alert>
+        <p class="helper">
+          {tx(
+            "Check the code with the friend who sent it: codes are six characters, without 0, O, 1, I or L. A game that never filled up expires after a while.",
+            "Controlla il codice con l'amico che te l'ha mandato: i codici hanno sei caratteri, senza 0, O, 1, I o L. Una partita che non si è mai riempita scade dopo un po'.",
+          )}
+        </p>
         <p>
-          <a href="/" class="button secondary">Back to the start page</a>
+          <a href="/" class="button secondary">{tx("Back to the start page", "Torna alla pagina iniziale")}</a>
         </p>
       </section>
     );
@@ -72,38 +78,46 @@ export function JoinScreen({ code, onUnauthenticated }: { code: string; onUnauth
 
   return (
     <section class="panel" data-testid="screen-join">
-      <h1>Join game {code}</h1>
+      <h1>{tx(`Join game ${code}`, `Unisciti alla partita ${code}`)}</h1>
       <p class="helper">
         {preview && preview.seats_open === 0
-          ? `This table is full${preview.status === "lobby" ? "" : " and its game has started"}. If you are one of its four players, Join game takes you back to your seat; anyone else needs a table of their own.`
-          : "You were invited to a table. Check the rules below, then take a seat; the game starts as soon as all four seats are taken."}
+          ? tx(
+              `This table is full${preview.status === "lobby" ? "" : " and its game has started"}. If you are one of its four players, Join game takes you back to your seat; anyone else needs a table of their own.`,
+              `Questo tavolo è pieno${preview.status === "lobby" ? "" : " e la partita è iniziata"}. Se sei uno dei quattro giocatori, "Unisciti alla partita" ti riporta al tuo posto; gli altri hanno bisogno di un tavolo loro.`,
+            )
+          : tx(
+              "You were invited to a table. Check the rules below, then take a seat; the game starts as soon as all four seats are taken.",
+              "Sei stato invitato a un tavolo. Guarda le regole qui sotto, poi siediti; la partita inizia appena tutti e quattro i posti sono presi.",
+            )}
       </p>
-      {!preview && !error && <p class="loading">Loading…</p>}
+      {!preview && !error && <p class="loading">{tx("Loading…", "Caricamento…")}</p>}
       {preview && (
         <div class="preview">
           <h2>{preview.name}</h2>
-          {preview.description && <p>{preview.description}</p>}
-          <h3>Rules of this table</h3>
+          {preview.description && <p>{typeDescription({ id: preview.game_type, description: preview.description })}</p>}
+          <h3>{tx("Rules of this table", "Regole di questo tavolo")}</h3>
           <OptionsList options={preview.options} gameType={preview.game_type} />
-          <h3>At the table</h3>
+          <h3>{tx("At the table", "Al tavolo")}</h3>
           <ul class="seat-list">
             {[0, 1, 2, 3].map((seat) => {
               const p = preview.players.find((x) => x.seat === seat);
               return (
                 <li key={seat} class={`seat-row team-${seat % 2 === 0 ? "A" : "B"}`}>
-                  <span class="seat-team">Team {seat % 2 === 0 ? "A" : "B"}</span>
-                  <span class="seat-name">{p ? p.name : <em>open</em>}</span>
+                  <span class="seat-team">{tx("Team", "Squadra")} {seat % 2 === 0 ? "A" : "B"}</span>
+                  <span class="seat-name">{p ? p.name : <em>{tx("open", "libero")}</em>}</span>
                 </li>
               );
             })}
           </ul>
           <p class="seats-open">
             {preview.seats_open === 0
-              ? "No seat is open."
-              : `${preview.seats_open} seat${preview.seats_open === 1 ? "" : "s"} open.`}
+              ? tx("No seat is open.", "Nessun posto libero.")
+              : preview.seats_open === 1
+                ? tx("1 seat open.", "1 posto libero.")
+                : tx(`${preview.seats_open} seats open.`, `${preview.seats_open} posti liberi.`)}
           </p>
           <button type="button" class="button big" onClick={join} disabled={busy}>
-            Join game
+            {tx("Join game", "Unisciti alla partita")}
           </button>
         </div>
       )}

@@ -5,6 +5,7 @@ import { api, ApiError } from "../api";
 import { rememberDeepLink } from "../afterlogin";
 import type { Provider } from "../types";
 import { Alert } from "../widgets";
+import { tx } from "../i18n";
 
 export function LoginScreen({ reason }: { reason?: string }) {
   const [providers, setProviders] = useState<Provider[] | null>(null);
@@ -15,18 +16,18 @@ export function LoginScreen({ reason }: { reason?: string }) {
   const deepLink = location.pathname !== "/";
   return (
     <section class="panel welcome" data-testid="screen-login">
-      <h1>Scopone scientifico, four friends, one table</h1>
+      <h1>{tx("Scopone scientifico, four friends, one table", "Scopone scientifico: quattro amici, un tavolo")}</h1>
       <p class="lead">
-        tavolo is an open table for <strong>scopone scientifico</strong>, the Italian partnership card
-        game: two teams of two, ten cards each, capture by rank or by sum and sweep the table for a
-        scopa. Start a game, send the join code to three friends and play in real time, from a phone
-        or a computer.
+        {tx(
+          "tavolo is an open table for scopone scientifico, the Italian partnership card game: two teams of two, ten cards each, capture by rank or by sum and sweep the table for a scopa. Start a game, send the join code to three friends and play in real time, from a phone or a computer.",
+          "tavolo è un tavolo aperto per lo scopone scientifico, il gioco di carte italiano a coppie: due squadre di due, dieci carte a testa, si prende per valore o per somma e chi pulisce il tavolo fa scopa. Inizia una partita, manda il codice a tre amici e gioca in tempo reale, dal telefono o dal computer.",
+        )}
       </p>
       {reason && <Alert>{reason}</Alert>}
-      {deepLink && <p class="helper">Log in first; you will come back to the page you opened.</p>}
-      {error && <Alert>Login is not available right now: {error}</Alert>}
-      {providers === null && !error && <p class="loading">Loading…</p>}
-      {providers && providers.length === 0 && <Alert>No login provider is configured on this server.</Alert>}
+      {deepLink && <p class="helper">{tx("Log in first; you will come back to the page you opened.", "Prima accedi; tornerai poi alla pagina che avevi aperto.")}</p>}
+      {error && <Alert>{tx("Login is not available right now: ", "L'accesso non è disponibile ora: ")}{error}</Alert>}
+      {providers === null && !error && <p class="loading">{tx("Loading…", "Caricamento…")}</p>}
+      {providers && providers.length === 0 && <Alert>{tx("No login provider is configured on this server.", "Su questo server non è configurato nessun servizio di accesso.")}</Alert>}
       <div class="providers">
         {providers?.map((p) => (
           <a
@@ -35,14 +36,23 @@ export function LoginScreen({ reason }: { reason?: string }) {
             href={p.login_url}
             onClick={() => rememberDeepLink(location.pathname)}
           >
-            Log in with {p.name}
+            {tx(`Log in with ${p.name}`, `Accedi con ${p.name}`)}
           </a>
         ))}
       </div>
       <ul class="features">
-        <li>Every deal is fixed in advance by a secret seed whose fingerprint you see during play; at the end the seed is revealed and your browser checks the deals.</li>
-        <li>If time runs out, a random legal card is played for you, so nobody waits for ever.</li>
-        <li>Lost the connection? Open the game again and you are back at your seat.</li>
+        <li>
+          {tx(
+            "Every deal is fixed in advance by a secret seed whose fingerprint you see during play; at the end the seed is revealed and your browser checks the deals.",
+            "Ogni smazzata è fissata in anticipo da un seed segreto di cui vedi l'impronta durante il gioco; alla fine il seed viene rivelato e il tuo browser verifica le carte.",
+          )}
+        </li>
+        <li>{tx("If time runs out, a random legal card is played for you, so nobody waits for ever.", "Se il tempo scade, viene giocata per te una carta valida a caso: nessuno aspetta all'infinito.")}</li>
+        <li>{tx("Lost the connection? Open the game again and you are back at your seat.", "Connessione persa? Riapri la partita e sei di nuovo al tuo posto.")}</li>
+        <li>
+          {tx("See who leads: ", "Guarda chi è in testa: ")}
+          <a href="/leaderboard">{tx("the leaderboard", "la classifica")}</a>.
+        </li>
       </ul>
     </section>
   );

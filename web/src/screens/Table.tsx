@@ -17,6 +17,7 @@ import { CardBack, CardButton } from "../cards";
 import { cardName } from "../deck";
 import { usingKeyboard } from "../inputmode";
 import { lastPlayText, playerName, relation, seatsAround, turnText } from "../describe";
+import { tx } from "../i18n";
 import type { GamePlayer, GameView } from "../types";
 import type { GameConnection } from "../usegame";
 import { Countdown, TeamBadge } from "../widgets";
@@ -31,7 +32,7 @@ export function ScoreBoard({ view }: { view: GameView }) {
   const mine = view.players.find((p) => p.seat === view.you)?.team;
   const target = view.options?.target_score;
   return (
-    <div class="scoreboard" role="group" aria-label="Match score">
+    <div class="scoreboard" role="group" aria-label={tx("Match score", "Punteggio della partita")}>
       <span class={`score team-A${mine === "A" ? " is-mine" : ""}`}>
         <TeamBadge team="A" mine={mine === "A"} /> <strong>{view.scores.A}</strong>
       </span>
@@ -40,8 +41,8 @@ export function ScoreBoard({ view }: { view: GameView }) {
         <strong>{view.scores.B}</strong> <TeamBadge team="B" mine={mine === "B"} />
       </span>
       <span class="score-meta">
-        Hand {view.hand_number}
-        {target !== undefined && <> · playing to {String(target)}</>}
+        {tx(`Hand ${view.hand_number}`, `Mano ${view.hand_number}`)}
+        {target !== undefined && <> · {tx(`playing to ${String(target)}`, `si gioca a ${String(target)}`)}</>}
       </span>
     </div>
   );
@@ -60,16 +61,17 @@ function Scope({ count }: { count: number }) {
 
 function SeatInfo({ view, player }: { view: GameView; player: GamePlayer }) {
   const rel = relation(view, player);
+  const isYou = player.seat === view.you;
   return (
     <div class="seat-info">
       <span class="seat-player">
-        <span class="seat-player-name">{player.seat === view.you ? "You" : player.name || `Seat ${player.seat + 1}`}</span>
+        <span class="seat-player-name">{isYou ? tx("You", "Tu") : playerName(view, player.seat)}</span>
         <span class={`seat-rel team-${player.team}`}>
-          {rel === "you" ? `team ${player.team}` : `${rel}, team ${player.team}`}
+          {isYou ? tx(`team ${player.team}`, `squadra ${player.team}`) : tx(`${rel}, team ${player.team}`, `${rel}, squadra ${player.team}`)}
         </span>
       </span>
       <span class="seat-stats">
-        <span title="Cards captured this hand">taken {player.captured_count}</span>
+        <span title={tx("Cards captured this hand", "Carte prese in questa mano")}>{tx(`taken ${player.captured_count}`, `prese ${player.captured_count}`)}</span>
         <Scope count={player.scope} />
       </span>
     </div>
@@ -84,7 +86,14 @@ function Opponent({ view, seat, where }: { view: GameView; seat: number; where: 
   return (
     <div class={`seat seat-${where}${onTurn ? " is-on-turn" : ""}`}>
       <SeatInfo view={view} player={player} />
-      <div class="backs" role="img" aria-label={`${player.name || `Seat ${seat + 1}`} holds ${player.card_count} card${player.card_count === 1 ? "" : "s"}`}>
+      <div
+        class="backs"
+        role="img"
+        aria-label={tx(
+          `${playerName(view, seat)} holds ${player.card_count} card${player.card_count === 1 ? "" : "s"}`,
+          `${playerName(view, seat)} ha ${player.card_count} cart${player.card_count === 1 ? "a" : "e"} in mano`,
+        )}
+      >
         {Array.from({ length: backs }, (_, i) => (
           <span class="back" key={i} style={{ "--i": i }}>
             <CardBack />
@@ -92,7 +101,7 @@ function Opponent({ view, seat, where }: { view: GameView; seat: number; where: 
         ))}
         <span class="back-count" aria-hidden="true">{player.card_count}</span>
       </div>
-      {onTurn && <span class="on-turn-tag">to play</span>}
+      {onTurn && <span class="on-turn-tag">{tx("to play", "di turno")}</span>}
     </div>
   );
 }
@@ -103,13 +112,13 @@ function Fingerprint({ commitment }: { commitment: string }) {
   return (
     <details class="fingerprint">
       <summary>
-        Fair deal · fingerprint <code>{commitment.slice(0, 12)}…</code>
+        {tx("Fair deal · fingerprint", "Smazzata equa · impronta")} <code>{commitment.slice(0, 12)}…</code>
       </summary>
       <p>
-        Before the first card, the server fixed a secret seed that decides every deal of this match,
-        and this is its SHA-256 fingerprint (the seed commitment). The seed is revealed when the
-        game ends; your browser then checks that it has this fingerprint and that it deals exactly
-        the cards that were played.
+        {tx(
+          "Before the first card, the server fixed a secret seed that decides every deal of this match, and this is its SHA-256 fingerprint (the seed commitment). The seed is revealed when the game ends; your browser then checks that it has this fingerprint and that it deals exactly the cards that were played.",
+          "Prima della prima carta il server ha fissato un seed segreto che decide ogni smazzata di questa partita, e questa è la sua impronta SHA-256 (l'impegno del seed). Il seed viene rivelato a fine partita; il tuo browser controlla allora che abbia questa impronta e che distribuisca esattamente le carte giocate.",
+        )}
       </p>
       <code class="fingerprint-full">{commitment}</code>
     </details>
@@ -187,11 +196,23 @@ export function TableScreen({ view, game, alert }: { view: GameView; game: GameC
   const yourTurn = Boolean(view.your_turn);
 
   let help: string;
-  if (!connected) help = "Not connected: your cards wake up again as soon as the table is back.";
-  else if (waiting) help = "Sending your card…";
-  else if (choosing) help = `Your ${cardName(choosing.card)} can take more than one set: choose one below, or tap the highlighted table cards.`;
-  else if (yourTurn) help = "Pick a card to play. A card that can capture takes its cards; if it can take different sets, you choose which.";
-  else help = `Waiting for ${playerName(view, view.turn ?? 0)} to play. Your playable cards light up when it is your turn.`;
+  if (!connected) help = tx("Not connected: your cards wake up again as soon as the table is back.", "Non connesso: le tue carte si riattivano appena il tavolo torna.");
+  else if (waiting) help = tx("Sending your card…", "Invio della carta…");
+  else if (choosing)
+    help = tx(
+      `Your ${cardName(choosing.card)} can take more than one set: choose one below, or tap the highlighted table cards.`,
+      `Il tuo ${cardName(choosing.card)} può prendere più di una combinazione: scegline una qui sotto, o tocca le carte evidenziate sul tavolo.`,
+    );
+  else if (yourTurn)
+    help = tx(
+      "Pick a card to play. A card that can capture takes its cards; if it can take different sets, you choose which.",
+      "Scegli una carta da giocare. Una carta che può prendere prende le sue carte; se può prendere combinazioni diverse, scegli tu quale.",
+    );
+  else
+    help = tx(
+      `Waiting for ${playerName(view, view.turn ?? 0)} to play. Your playable cards light up when it is your turn.`,
+      `In attesa che giochi ${playerName(view, view.turn ?? 0)}. Le carte che puoi giocare si illuminano quando tocca a te.`,
+    );
 
   return (
     <section class="table-screen" data-testid="screen-table">
@@ -201,7 +222,7 @@ export function TableScreen({ view, game, alert }: { view: GameView; game: GameC
           <span class="turn-text" data-testid="turn-indicator" aria-live="polite">
             {turn}
           </span>
-          <Countdown deadline={view.turn_deadline} label="Time left:" />
+          <Countdown deadline={view.turn_deadline} label={tx("Time left:", "Tempo rimasto:")} />
         </div>
       </div>
       {alert}
@@ -209,8 +230,8 @@ export function TableScreen({ view, game, alert }: { view: GameView; game: GameC
         <Opponent view={view} seat={seats.top} where="top" />
         <Opponent view={view} seat={seats.left} where="left" />
         <div class="table-middle">
-          <div class="table-cards" role="region" aria-label="Table">
-            {view.table.length === 0 && <p class="table-empty">The table is empty</p>}
+          <div class="table-cards" role="region" aria-label={tx("Table", "Tavolo")}>
+            {view.table.length === 0 && <p class="table-empty">{tx("The table is empty", "Il tavolo è vuoto")}</p>}
             {view.table.map((card) => (
               <CardButton
                 key={card}
@@ -231,8 +252,8 @@ export function TableScreen({ view, game, alert }: { view: GameView; game: GameC
         <div class={`seat seat-bottom${view.turn === view.you ? " is-on-turn" : ""}`}>
           {me && <SeatInfo view={view} player={me} />}
           {choosing && (
-            <div class="chooser" role="group" aria-label="Choose a capture" ref={chooserRef}>
-              <span class="chooser-title">Capture with your {cardName(choosing.card)}:</span>
+            <div class="chooser" role="group" aria-label={tx("Choose a capture", "Scegli una presa")} ref={chooserRef}>
+              <span class="chooser-title">{tx(`Capture with your ${cardName(choosing.card)}:`, `Prendi con il tuo ${cardName(choosing.card)}:`)}</span>
               {choosing.captures.map((capture) => (
                 <button
                   type="button"
@@ -244,12 +265,12 @@ export function TableScreen({ view, game, alert }: { view: GameView; game: GameC
                 </button>
               ))}
               <button type="button" class="button secondary" onClick={cancel}>
-                Cancel
+                {tx("Cancel", "Annulla")}
               </button>
             </div>
           )}
-          <div class={`hand${canAct ? " is-your-turn" : ""}`} role="region" aria-label="Your hand" ref={handRef}>
-            {view.hand.length === 0 && <p class="table-empty">No cards left in your hand</p>}
+          <div class={`hand${canAct ? " is-your-turn" : ""}`} role="region" aria-label={tx("Your hand", "La tua mano")} ref={handRef}>
+            {view.hand.length === 0 && <p class="table-empty">{tx("No cards left in your hand", "Non hai più carte in mano")}</p>}
             {view.hand.map((card) => (
               <CardButton
                 key={card}

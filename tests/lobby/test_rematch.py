@@ -1,0 +1,97 @@
+"""Rematch through the gRPC API, on every store: one new game per finished game, the same for
+every player who asks, with the first asker at seat 0 and the last one starting it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from lobby.service import rematch_id
+from services.errors import Reason
+from tests.lobby.helpers import fails, full_game
+
+PLAYERS = ("alice", "bob", "carol", "dave")
+
+
+async def finished_game(harness, options: dict | None = None):
+    game = await harness.client.create_game("alice", "Alice", "scopone_scientifico",
+                                            json.dumps(options or {"target_score": 5}))
+    for member in PLAYERS[1:]:
+        game = (await harness.client.join_game(member, member.title(), game.join_code)).game
+    harness.games.finished.add(game.id)
+    return game
+
+
+async def test_the_first_asker_creates_the_rematch_with_the_same_options_at_seat_0(harness):
+    finished = await finished_game(harness, {"target_score": 5, "napola": False})
+
+    result = await harness.client.rematch("carol", "Carol", finished.id)
+
+    assert result.created and not result.started
+    game = result.game
+    assert game.id == rematch_id(finished.id) != finished.id
+    assert game.status == "lobby" and game.join_code != finished.join_code
+    assert [(s.index, s.member_id, s.display_name) for s in game.seats] == [(0, "carol", "Carol")]
+    assert game.options == finished.options
+    assert game.options["target_score"] == 5 and game.options["napola"] is False
+    assert game.game_type == finished.game_type and game.seats_total == 4
+
+
+async def test_every_other_player_gets_the_same_game_and_the_fourth_starts_it(harness):
+    finished = await finished_game(harness)
+    first = await harness.client.rematch("bob", "Bob", finished.id)
+    again = await harness.client.rematch("bob", "Bob", finished.id)  # idempotent
+    assert not again.created and again.game.id == first.game.id and len(again.game.seats) == 1
+
+    second = await harness.client.rematch("dave", "Dave", finished.id)
+    third = await harness.client.rematch("alice", "Alice", finished.id)
+    fourth = await harness.client.rematch("carol", "Carol", finished.id)
+
+    assert {second.game.id, third.game.id, fourth.game.id} == {first.game.id}
+    assert not (second.created or third.created or fourth.created)
+    assert not second.started and not third.started and fourth.started
+    assert fourth.game.status == "started"
+    assert [s.member_id for s in fourth.game.seats] == ["bob", "dave", "alice", "carol"]
+    assert first.game.id in harness.games.tables  # the table exists in the game service
+
+
+async def test_players_asking_at_once_end_in_one_game(harness):
+    finished = await finished_game(harness)
+    results = await asyncio.gather(*(harness.client.rematch(m, m.title(), finished.id)
+                                     for m in PLAYERS))
+    assert len({r.game.id for r in results}) == 1
+    assert sum(r.created for r in results) == 1 and sum(r.started for r in results) == 1
+    game = await harness.client.get_game(results[0].game.id)
+    assert sorted(s.member_id for s in game.seats) == sorted(PLAYERS)
+
+
+async def test_only_a_seated_player_of_a_finished_game_may_ask(harness):
+    waiting = await harness.client.create_game("alice", "Alice", "scopone_scientifico")
+    await fails(harness.client.rematch("alice", "Alice", waiting.id), Reason.MATCH_NOT_FINISHED,
+                "The game is not finished")
+    playing = await full_game(harness.client)
+    await fails(harness.client.rematch("alice", "Alice", playing.id), Reason.MATCH_NOT_FINISHED)
+    harness.games.finished.add(playing.id)
+    await fails(harness.client.rematch("erin", "Erin", playing.id), Reason.NOT_SEATED,
+                "Not seated at this game")
+    await fails(harness.client.rematch("alice", "Alice", "6f1c0000-0000-4000-8000-000000000000"),
+                Reason.GAME_NOT_FOUND, "Game not found")
+    await fails(harness.client.rematch("alice", "Alice", "not-a-uuid"), Reason.GAME_NOT_FOUND)
+    await fails(harness.client.rematch("", "Alice", playing.id), Reason.INVALID_ARGUMENT)
+    assert await harness.store.get(rematch_id(playing.id)) is None  # nothing was made
+
+
+async def test_a_creation_under_a_live_id_is_refused(store):
+    from lobby.models import Game, Seat
+
+    game = Game(id="0d4bd7a4-93c6-4c55-9d8e-000000000001", game_type="scopone_scientifico",
+                join_code="AAAAAA", options_json="{}", seats_total=4, created_at_ms=1,
+                seats=(Seat(0, "alice", "Alice"),))
+    assert await store.create(game)
+    clash = Game(id=game.id, game_type="scopone_scientifico", join_code="BBBBBB",
+                 options_json="{}", seats_total=4, created_at_ms=2, seats=(Seat(0, "bob", "Bob"),))
+    assert not await store.create(clash)
+    kept = await store.get(game.id)
+    assert kept is not None and kept.join_code == "AAAAAA"
+    assert [s.member_id for s in kept.seats] == ["alice"]
+    assert await store.game_id_for_code("BBBBBB") is None

@@ -1,0 +1,311 @@
+// /history: the player's finished matches, newest first, a page at a time ("More"), filtered by
+// game type. /history/<id>: one match: the teams, the final score, everyone's Elo change, the
+// scoring of every hand, the move log and the deal check.
+
+import { useEffect, useRef, useState } from "preact/hooks";
+import { api, ApiError, gameTypesCached, logUrl } from "../api";
+import { finalScores, myRow, teamPlayers, winnerOf } from "../history";
+import { formatDelta, formatWhen, tx } from "../i18n";
+import type { GameType, MatchItem, MatchPlayer, Team } from "../types";
+import { Alert, TeamBadge } from "../widgets";
+import { DealCheck } from "./GameOver";
+import { HandSummary } from "./HandEnd";
+
+const PAGE = 10;
+
+function errorOf(e: unknown): string {
+  return e instanceof ApiError ? e.detail : String(e);
+}
+
+function useGameTypes(): GameType[] {
+  const [types, setTypes] = useState<GameType[]>([]);
+  useEffect(() => {
+    gameTypesCached().then(setTypes, () => setTypes([]));
+  }, []);
+  return types;
+}
+
+function typeName(types: GameType[], id: string): string {
+  return types.find((t) => t.id === id)?.name ?? id;
+}
+
+export function EloDelta({ delta }: { delta: number }) {
+  const kind = delta > 0 ? "up" : delta < 0 ? "down" : "even";
+  return (
+    <span class={`elo-delta is-${kind}`} data-testid="elo-delta">
+      {formatDelta(delta)}
+    </span>
+  );
+}
+
+function names(players: MatchPlayer[], me: string): string {
+  return players.map((p) => (p.name === me ? tx("you", "tu") : p.name)).join(" · ");
+}
+
+function MatchRow({ match, me, types }: { match: MatchItem; me: string; types: GameType[] }) {
+  const mine = myRow(match, me);
+  const scores = finalScores(match);
+  const winner = winnerOf(match);
+  const outcome = mine ? (mine.won ? tx("Won", "Vinta") : tx("Lost", "Persa")) : "";
+  return (
+    <li>
+      <a href={`/history/${match.id}`} class={`match-item${mine?.won ? " is-won" : " is-lost"}`}>
+        <span class="match-item-head">
+          <span class={`match-outcome${mine?.won ? " won" : " lost"}`}>{outcome}</span>
+          <span class="match-score" title={tx("Your team's points first", "Prima i punti della tua squadra")}>
+            {mine?.team === "B" ? `${scores.B}–${scores.A}` : `${scores.A}–${scores.B}`}
+          </span>
+          {mine && (
+            <span class="match-elo">
+              Elo <EloDelta delta={mine.elo_delta} />
+            </span>
+          )}
+          <span class="game-item-when">{formatWhen(match.finished_at)}</span>
+        </span>
+        <span class="match-item-teams">
+          {(["A", "B"] as const).map((team) => (
+            <span key={team} class={`chip team-${team}${winner === team ? " is-winner" : ""}`}>
+              {tx("Team", "Squadra")} {team}: {names(teamPlayers(match, team), me)}
+            </span>
+          ))}
+          {types.length > 1 && <span class="game-item-type">{typeName(types, match.game_type)}</span>}
+        </span>
+      </a>
+    </li>
+  );
+}
+
+export function HistoryScreen({ me }: { me: string }) {
+  const types = useGameTypes();
+  const [gameType, setGameType] = useState("");
+  const [items, setItems] = useState<MatchItem[] | null>(null);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  // Only the newest request may fill the list: a page of the filter left behind is dropped.
+  const latest = useRef(0);
+  const load = async (from: string | null, type: string, before: MatchItem[]) => {
+    const request = ++latest.current;
+    setBusy(true);
+    setError(null);
+    try {
+      const page = await api.matches({ limit: PAGE, cursor: from, gameType: type || null });
+      if (request !== latest.current) return;
+      setItems([...before, ...page.items]);
+      setCursor(page.next_cursor);
+    } catch (e) {
+      if (request !== latest.current) return;
+      setError(errorOf(e));
+      if (!before.length) setItems(null);
+    }
+    setBusy(false);
+  };
+  useEffect(() => {
+    setItems(null);
+    void load(null, gameType, []);
+  }, [gameType]);
+
+  return (
+    <section class="panel history" data-testid="screen-history" aria-labelledby="history-title">
+      <h1 id="history-title">{tx("Your matches", "Le tue partite giocate")}</h1>
+      <p class="helper">
+        {tx(
+          "Every match you finished, the newest first. Open one for the scoring of each hand, everyone's Elo change and the deal check.",
+          "Tutte le partite che hai finito, dalla più recente. Aprine una per il punteggio di ogni mano, la variazione Elo di ciascuno e la verifica delle carte distribuite.",
+        )}
+      </p>
+      {types.length > 0 && (
+        <div class="field filter">
+          <label for="history-type">{tx("Game type", "Tipo di gioco")}</label>
+          <select id="history-type" value={gameType} onChange={(e) => setGameType((e.currentTarget as HTMLSelectElement).value)}>
+            <option value="">{tx("All game types", "Tutti i tipi di gioco")}</option>
+            {types.map((t) => (
+              <option key={t.id} value={t.id}>
+                {t.name}
+              </option>
+            ))}
+          </select>
+        </div>
+      )}
+      {items === null && !error && <p class="loading">{tx("Loading…", "Caricamento…")}</p>}
+      {items && items.length === 0 && (
+        <p class="empty">
+          {tx("No finished matches yet. ", "Ancora nessuna partita finita. ")}
+          <a href="/">{tx("Start a game", "Inizia una partita")}</a>
+        </p>
+      )}
+      {items && items.length > 0 && (
+        <ul class="game-list match-list" aria-label={tx("Finished matches", "Partite finite")}>
+          {items.map((m) => (
+            <MatchRow key={m.id} match={m} me={me} types={types} />
+          ))}
+        </ul>
+      )}
+      {error && (
+        <Alert>
+          {tx("Your matches cannot be listed right now: ", "Le tue partite non si possono elencare ora: ")}
+          {error}
+        </Alert>
+      )}
+      {(cursor || error) && (
+        <p>
+          <button
+            type="button"
+            class="button secondary"
+            disabled={busy}
+            onClick={() => void load(cursor, gameType, items ?? [])}
+          >
+            {busy ? tx("Loading…", "Caricamento…") : error ? tx("Try again", "Riprova") : tx("More", "Altre")}
+          </button>
+        </p>
+      )}
+    </section>
+  );
+}
+
+/** The match with this id: the history has no single-match read, so its pages are walked. */
+async function findMatch(id: string): Promise<MatchItem | null> {
+  let cursor: string | null = null;
+  for (let page = 0; page < 50; page++) {
+    const found = await api.matches({ limit: 100, cursor });
+    const match = found.items.find((m) => m.id === id);
+    if (match) return match;
+    if (!found.next_cursor) return null;
+    cursor = found.next_cursor;
+  }
+  return null;
+}
+
+function winnerFirst(scores: Record<Team, number>, winner: Team): string {
+  const other: Team = winner === "A" ? "B" : "A";
+  return `${scores[winner]}–${scores[other]}`;
+}
+
+function TeamTable({ match, me }: { match: MatchItem; me: string }) {
+  const winner = winnerOf(match);
+  const scores = finalScores(match);
+  return (
+    <table class="summary players-table">
+      <caption>{tx("Players and Elo", "Giocatori ed Elo")}</caption>
+      <thead>
+        <tr>
+          <th scope="col">{tx("Team", "Squadra")}</th>
+          <th scope="col">{tx("Player", "Giocatore")}</th>
+          <th scope="col">{tx("Points", "Punti")}</th>
+          <th scope="col">{tx("Elo change", "Variazione Elo")}</th>
+        </tr>
+      </thead>
+      <tbody>
+        {(["A", "B"] as Team[]).flatMap((team) =>
+          teamPlayers(match, team).map((p) => (
+            <tr key={p.seat} class={p.name === me ? "is-me" : ""} data-testid="match-player">
+              <td>
+                <TeamBadge team={team} />
+                {winner === team && <span class="win-mark"> {tx("won", "vince")}</span>}
+              </td>
+              <th scope="row" class="player-name">
+                {p.name}
+                {p.name === me && <span class="you-tag"> ({tx("you", "tu")})</span>}
+              </th>
+              <td>{scores[team]}</td>
+              <td>
+                <EloDelta delta={p.elo_delta} />
+              </td>
+            </tr>
+          )),
+        )}
+      </tbody>
+    </table>
+  );
+}
+
+export function MatchScreen({ id, me }: { id: string; me: string }) {
+  const types = useGameTypes();
+  const [match, setMatch] = useState<MatchItem | null | undefined>(undefined);
+  const [error, setError] = useState<string | null>(null);
+  const [checking, setChecking] = useState(false);
+  useEffect(() => {
+    setMatch(undefined);
+    findMatch(id).then(setMatch, (e) => setError(errorOf(e)));
+  }, [id]);
+
+  if (error) {
+    return (
+      <section class="panel" data-testid="screen-match">
+        <h1>{tx("This match cannot be shown", "Questa partita non si può mostrare")}</h1>
+        <Alert>{error}</Alert>
+        <p>
+          <a href="/history" class="button secondary">{tx("Back to your matches", "Torna alle tue partite")}</a>
+        </p>
+      </section>
+    );
+  }
+  if (match === undefined) return <p class="loading">{tx("Loading…", "Caricamento…")}</p>;
+  if (match === null) {
+    return (
+      <section class="panel" data-testid="screen-match">
+        <h1>{tx("Match not found", "Partita non trovata")}</h1>
+        <p class="helper">
+          {tx("None of your finished matches has this id.", "Nessuna delle tue partite finite ha questo id.")}
+        </p>
+        <p>
+          <a href="/history" class="button secondary">{tx("Back to your matches", "Torna alle tue partite")}</a>
+        </p>
+      </section>
+    );
+  }
+  const mine = myRow(match, me);
+  const scores = finalScores(match);
+  const winner = winnerOf(match);
+  const audit = match.result?.audit ?? [];
+  return (
+    <section class="panel match-detail" data-testid="screen-match">
+      <p class="crumbs">
+        <a href="/history">← {tx("Your matches", "Le tue partite giocate")}</a>
+      </p>
+      <h1>
+        {winner
+          ? tx(`Team ${winner} won ${winnerFirst(scores, winner)}`, `Ha vinto la squadra ${winner}, ${winnerFirst(scores, winner)}`)
+          : tx("Match", "Partita")}
+      </h1>
+      <p class="helper">
+        {typeName(types, match.game_type)} · {formatWhen(match.finished_at)}
+        {match.result?.target_score !== undefined && <> · {tx(`playing to ${match.result.target_score}`, `ai ${match.result.target_score} punti`)}</>}
+        {mine && (
+          <>
+            {" · "}
+            {mine.won ? tx("you won", "hai vinto") : tx("you lost", "hai perso")}, Elo <EloDelta delta={mine.elo_delta} />
+          </>
+        )}
+      </p>
+      <TeamTable match={match} me={me} />
+      <h2>{tx("Hand by hand", "Mano per mano")}</h2>
+      {audit.length === 0 && <p class="empty">{tx("This match has no hand record.", "Questa partita non ha il dettaglio delle mani.")}</p>}
+      <div class="audit" data-testid="hand-audit">
+        {audit.map((hand) => (
+          <HandSummary key={hand.hand} hand={hand} mine={mine?.team} napola={true} />
+        ))}
+      </div>
+      <h2>{tx("The move log", "Il registro delle mosse")}</h2>
+      <p class="helper">
+        {tx(
+          "Every card played, in order, with the revealed seed: anyone can replay the match from it.",
+          "Ogni carta giocata, in ordine, con il seed rivelato: chiunque può rigiocare la partita da lì.",
+        )}{" "}
+        <a href={logUrl(match.id)} target="_blank" rel="noopener">
+          {tx("Open the move log (JSON)", "Apri il registro delle mosse (JSON)")}
+        </a>
+      </p>
+      {checking ? (
+        <DealCheck id={match.id} commitment={null} />
+      ) : (
+        <p>
+          <button type="button" class="button secondary" onClick={() => setChecking(true)}>
+            {tx("Check this deal", "Verifica la smazzata")}
+          </button>
+        </p>
+      )}
+    </section>
+  );
+}
