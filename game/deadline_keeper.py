@@ -12,7 +12,7 @@ deadlines (Tables.fire_deadline). So the deadline service hears of a table only 
 deadline comes before what the service holds (as far as this replica knows), when the table is
 new to this replica, and when it finishes. So that early entries seldom fire, every
 REFRESH_SECONDS the tables timed here whose entry falls due within REFRESH_AHEAD_MS are handed
-over as they are now (`make bench`: a stale round trip costs about 5.6 ms of CPU over every
+over as they are now (`make bench`: a stale round trip costs about 5 ms of CPU over every
 process, a table's share of a batched hand-over 0.1 ms). All of it in batches, one
 SetTableDeadlines call every HANDOVER_SECONDS at most for all such tables; a table that changes
 again before its batch leaves is sent once, as it is then. Two hand-overs cannot wait for a
