@@ -28,9 +28,12 @@ BREAKING_AGAINST ?= .git\#branch=main,subdir=protos
 run: $(RUN_STAMP) $(GEN) $(WEB_DIST)
 	$(VENV)/bin/tavolo run
 
-# The app's unit tests (Vitest), then the whole Python suite, browser tests included.
+# The app's unit tests (Vitest), then the whole Python suite, browser tests included, in two
+# workers (most tests wait on sockets and processes); a test file stays in one worker, so its
+# module-scoped stack is started once. PYTEST_WORKERS=0 runs it in this process.
+PYTEST_WORKERS ?= 2
 test: $(TEST_STAMP) $(GEN) $(WEB_DIST) web-test
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 web: $(WEB_DIST)
 

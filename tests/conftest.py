@@ -6,10 +6,16 @@ Postgres tests get a fresh database (dropped afterwards); Redis tests get a fres
 
 from __future__ import annotations
 
+import os
+
 import pytest
 import redis.asyncio as redis
 
 from testing.servers import REDIS_URL, scratch_database, scratch_prefix
+
+# The services the tests start serve no Prometheus port unless a test gives them one: the
+# default (9464) would be taken by two at once (the suite runs in two workers).
+os.environ["METRICS_PORT"] = "0"
 
 
 @pytest.fixture

@@ -88,7 +88,7 @@ async def test_creating_with_a_taken_id_but_other_settings_is_table_exists(
 
 @pytest.mark.parametrize("table_id, game_type, options, seats, reason", [
     ("not-a-uuid", "dummy", "", SEATS, Reason.INVALID_ARGUMENT),
-    (str(uuid.uuid4()).upper(), "dummy", "", SEATS, Reason.INVALID_ARGUMENT),
+    ("804730CF-AF3A-44B5-9B44-F9A49B7DD911", "dummy", "", SEATS, Reason.INVALID_ARGUMENT),
     ("", "chess", "", SEATS, Reason.UNKNOWN_GAME_TYPE),
     ("", "dummy", "{target: 3", SEATS, Reason.INVALID_OPTIONS),
     ("", "dummy", "[1]", SEATS, Reason.INVALID_OPTIONS),

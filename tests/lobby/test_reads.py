@@ -51,7 +51,7 @@ async def test_get_game_waiting_and_started(client):
 
 
 @pytest.mark.parametrize("game_id, reason, message", [
-    (str(uuid.uuid4()), Reason.GAME_NOT_FOUND, "Game not found"),
+    ("5f0c8f0e-2a59-4f59-9a3e-1d6b1b0c9e42", Reason.GAME_NOT_FOUND, "Game not found"),
     ("not-a-uuid", Reason.GAME_NOT_FOUND, "Game not found"),
     ("", Reason.INVALID_ARGUMENT, "game_id is required"),
 ])

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from lobby.client import LobbyClient
 from lobby.server import run
-from services.config import Settings
+from services.config import Settings, TelemetrySettings
 from services.errors import Reason
 from testing.processes import free_address
 from tests.lobby.helpers import fails
@@ -30,6 +31,7 @@ async def _serving(address: str) -> bool:
 
 
 async def _running(settings: Settings):
+    settings = replace(settings, telemetry=TelemetrySettings(metrics_port=0))  # no fixed port
     started, stop = asyncio.Event(), asyncio.Event()
     task = asyncio.create_task(run(settings, started=started, stop=stop))
     await asyncio.wait_for(started.wait(), 5)

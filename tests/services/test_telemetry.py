@@ -657,7 +657,11 @@ async def _play_the_first_hand(stack) -> list[str]:
         lobby = await seat_four(players, {"target_score": 11, "napola": False})
         sockets = [await player.socket(lobby["id"]) for player in players]
         await asyncio.gather(*(seat(socket) for socket in sockets))
-        await asyncio.sleep(2.5)  # the hand end's timer (1 s) fires; the background work settles
+        while True:  # the hand end's timer (1 s) fires: the next hand is dealt
+            game = (await receive(sockets[0], "state", timeout=30))["game"]
+            if game["status"] == "playing":
+                break
+        await asyncio.sleep(0.5)  # the background work after the fire settles
         for socket in sockets:
             await socket.close()
         return [player.cookie for player in players if player.cookie]
