@@ -118,3 +118,20 @@ export function TeamBadge({ team, mine }: { team: "A" | "B"; mine?: boolean }) {
     </span>
   );
 }
+
+/** Something that could not be loaded: ``what`` (ending in ": "), why, and a button to load it again. */
+export function LoadFailed({ what, error, retry }: { what: string; error: string; retry: () => void }) {
+  return (
+    <>
+      <Alert>
+        {what}
+        {error}
+      </Alert>
+      <p>
+        <button type="button" class="button secondary" onClick={retry}>
+          {tx("Try again", "Riprova")}
+        </button>
+      </p>
+    </>
+  );
+}

@@ -7,7 +7,7 @@ import { timeAgo } from "../countdown";
 import { navigate } from "../router";
 import { defaultsOf, OptionsForm, typeDescription } from "../schemaform";
 import type { GameType, MyGame, Options } from "../types";
-import { Alert } from "../widgets";
+import { Alert, LoadFailed } from "../widgets";
 import { tx } from "../i18n";
 
 export function statusText(game: Pick<MyGame, "status" | "seats_open">): string {
@@ -66,16 +66,7 @@ function MyGames() {
           "Le partite non ancora finite a cui sei seduto, dalla più recente. Aprine una per tornare al tuo posto.",
         )}
       </p>
-      {error && (
-        <>
-          <Alert>{tx("Your games cannot be listed right now: ", "Le tue partite non si possono elencare ora: ")}{error}</Alert>
-          <p>
-            <button type="button" class="button secondary" onClick={load}>
-              {tx("Try again", "Riprova")}
-            </button>
-          </p>
-        </>
-      )}
+      {error && <LoadFailed what={tx("Your games cannot be listed right now: ", "Le tue partite non si possono elencare ora: ")} error={error} retry={load} />}
       {games === null && !error && <p class="loading">{tx("Loading…", "Caricamento…")}</p>}
       {games && games.length === 0 && (
         <p class="empty">

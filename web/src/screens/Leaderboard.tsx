@@ -6,7 +6,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, ApiError, gameTypesCached } from "../api";
 import { tx } from "../i18n";
 import type { GameType, Leaderboard, Rating } from "../types";
-import { Alert } from "../widgets";
+import { Alert, LoadFailed } from "../widgets";
 
 const DEFAULT_TYPE = "scopone_scientifico";
 
@@ -96,16 +96,7 @@ export function LeaderboardScreen({ me }: { me: string | null }) {
             </select>
           </div>
         )}
-        {error && (
-          <>
-            <Alert>{tx("The leaderboard cannot be shown right now: ", "La classifica non si può mostrare ora: ")}{error}</Alert>
-            <p>
-              <button type="button" class="button secondary" onClick={load}>
-                {tx("Try again", "Riprova")}
-              </button>
-            </p>
-          </>
-        )}
+        {error && <LoadFailed what={tx("The leaderboard cannot be shown right now: ", "La classifica non si può mostrare ora: ")} error={error} retry={load} />}
         {board === null && !error && <p class="loading">{tx("Loading…", "Caricamento…")}</p>}
         {board && board.entries.length === 0 && (
           <p class="empty">{tx("Nobody has finished a match yet.", "Nessuno ha ancora finito una partita.")}</p>
