@@ -53,7 +53,8 @@ class BackstopQueue(Protocol):
             self, tables: Mapping[str, Iterable[tuple[str, str, int]]]) -> None: ...
 
 
-FireDeadline = Callable[[str, str, str], Awaitable[object]]  # (table_id, token, kind)
+# (table_id, token, kind) -> (fired, revision): Tables.fire_deadline
+FireDeadline = Callable[[str, str, str], Awaitable[tuple[bool, int]]]
 
 
 class DeadlineKeeper:
@@ -188,13 +189,12 @@ class DeadlineKeeper:
         lateness = (self._clock() - deadline.due_ms) / 1000
         try:
             with telemetry.job_span("deadline fire", {"tavolo.deadline.kind": deadline.kind}):
-                answer = await self._fire(table_id, deadline.token, deadline.kind)
+                fired, _ = await self._fire(table_id, deadline.token, deadline.kind)
         except ServiceError as error:  # a store is down, say: the backstop fires it later
             log.warning("deadline %s of table %s not fired here (%s: %s); the deadline "
                         "service will fire it", deadline.kind, table_id, error.reason.name,
                         error.message)
             return
-        fired = answer[0] if isinstance(answer, tuple) else bool(answer)
         metrics.deadline_fired(deadline.kind, "fired" if fired else "stale", lateness, "replica")
 
     # -- the hand-over ------------------------------------------------------------------------

@@ -27,6 +27,11 @@ export class ApiError extends Error {
   }
 }
 
+/** What to tell the player of a failed call: the server's detail, else the error itself. */
+export function errorText(e: unknown): string {
+  return e instanceof ApiError ? e.detail : String(e);
+}
+
 async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
   const sent = Date.now();
   let response: Response;

@@ -5,6 +5,7 @@ import { useEffect, useState } from "preact/hooks";
 import { serverOffset } from "./clock";
 import { formatSeconds, secondsLeft } from "./countdown";
 import { tx } from "./i18n";
+import type { GameType } from "./types";
 
 /** Re-renders every quarter second while mounted: enough for a seconds display. */
 function useNow(periodMs = 250): number {
@@ -133,5 +134,28 @@ export function LoadFailed({ what, error, retry }: { what: string; error: string
         </button>
       </p>
     </>
+  );
+}
+
+/** The game-type filter of a list; with ``allLabel``, a first choice of every type (value ""). */
+export function GameTypeFilter({ id, types, value, onChange, allLabel }: {
+  id: string;
+  types: GameType[];
+  value: string;
+  onChange: (gameType: string) => void;
+  allLabel?: string;
+}) {
+  return (
+    <div class="field filter">
+      <label for={id}>{tx("Game type", "Tipo di gioco")}</label>
+      <select id={id} value={value} onChange={(e) => onChange((e.currentTarget as HTMLSelectElement).value)}>
+        {allLabel !== undefined && <option value="">{allLabel}</option>}
+        {types.map((t) => (
+          <option key={t.id} value={t.id}>
+            {t.name}
+          </option>
+        ))}
+      </select>
+    </div>
   );
 }

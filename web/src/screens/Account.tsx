@@ -2,7 +2,7 @@
 // (DELETE /api/me), explained first and confirmed by typing the name.
 
 import { useState } from "preact/hooks";
-import { api, ApiError } from "../api";
+import { api, errorText } from "../api";
 import { tx } from "../i18n";
 import type { Me } from "../types";
 import { Alert } from "../widgets";
@@ -22,7 +22,7 @@ export function AccountScreen({ me, onDeleted }: { me: Me; onDeleted: () => void
       await api.deleteMe();
       onDeleted();
     } catch (e) {
-      setError(e instanceof ApiError ? e.detail : String(e));
+      setError(errorText(e));
       setBusy(false);
     }
   };

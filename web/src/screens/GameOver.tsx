@@ -4,7 +4,7 @@
 // was first: their invitation arrives on the socket).
 
 import { useCallback, useEffect, useState } from "preact/hooks";
-import { api, ApiError, logUrl } from "../api";
+import { api, ApiError, logUrl, errorText } from "../api";
 import { verifyLog, type Verification } from "../fairness";
 import { tx } from "../i18n";
 import { navigate } from "../router";
@@ -91,7 +91,7 @@ function PlayAgain({ id, invitation }: { id: string; invitation: RematchNotice |
       const game = await api.rematch(id);
       navigate(`/games/${game.id}`);
     } catch (e) {
-      setError(e instanceof ApiError ? e.detail : String(e));
+      setError(errorText(e));
       setBusy(false);
     }
   };

@@ -3,19 +3,16 @@
 // scoring of every hand, the move log and the deal check.
 
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, ApiError, gameTypesCached, logUrl } from "../api";
+import { api, gameTypesCached, logUrl, errorText } from "../api";
 import { finalScores, myRow, teamPlayers, winnerOf } from "../history";
 import { formatDelta, formatWhen, tx } from "../i18n";
 import type { GameType, MatchItem, MatchPlayer, Team } from "../types";
-import { Alert, TeamBadge } from "../widgets";
+import { Alert, GameTypeFilter, TeamBadge } from "../widgets";
 import { DealCheck } from "./GameOver";
 import { HandSummary } from "./HandEnd";
 
 const PAGE = 10;
 
-function errorOf(e: unknown): string {
-  return e instanceof ApiError ? e.detail : String(e);
-}
 
 function useGameTypes(): GameType[] {
   const [types, setTypes] = useState<GameType[]>([]);
@@ -96,7 +93,7 @@ export function HistoryScreen({ me }: { me: string }) {
       setCursor(page.next_cursor);
     } catch (e) {
       if (request !== latest.current) return;
-      setError(errorOf(e));
+      setError(errorText(e));
       if (!before.length) setItems(null);
     }
     setBusy(false);
@@ -116,17 +113,8 @@ export function HistoryScreen({ me }: { me: string }) {
         )}
       </p>
       {types.length > 0 && (
-        <div class="field filter">
-          <label for="history-type">{tx("Game type", "Tipo di gioco")}</label>
-          <select id="history-type" value={gameType} onChange={(e) => setGameType((e.currentTarget as HTMLSelectElement).value)}>
-            <option value="">{tx("All game types", "Tutti i tipi di gioco")}</option>
-            {types.map((t) => (
-              <option key={t.id} value={t.id}>
-                {t.name}
-              </option>
-            ))}
-          </select>
-        </div>
+        <GameTypeFilter id="history-type" types={types} value={gameType} onChange={setGameType}
+          allLabel={tx("All game types", "Tutti i tipi di gioco")} />
       )}
       {items === null && !error && <p class="loading">{tx("Loading…", "Caricamento…")}</p>}
       {items && items.length === 0 && (
@@ -227,7 +215,7 @@ export function MatchScreen({ id, me }: { id: string; me: string }) {
   const [checking, setChecking] = useState(false);
   useEffect(() => {
     setMatch(undefined);
-    findMatch(id).then(setMatch, (e) => setError(errorOf(e)));
+    findMatch(id).then(setMatch, (e) => setError(errorText(e)));
   }, [id]);
 
   if (error) {

@@ -1,7 +1,7 @@
 // The start page once logged in: the player's unfinished games, a new game, joining by code.
 
 import { useCallback, useEffect, useState } from "preact/hooks";
-import { api, ApiError, gameTypesCached } from "../api";
+import { api, gameTypesCached, errorText } from "../api";
 import { serverOffset } from "../clock";
 import { timeAgo } from "../countdown";
 import { navigate } from "../router";
@@ -37,7 +37,7 @@ function MyGames() {
         setGames(list);
         setError(null);
       },
-      (e) => setError(e instanceof ApiError ? e.detail : String(e)),
+      (e) => setError(errorText(e)),
     );
   }, []);
   useEffect(() => {
@@ -126,7 +126,7 @@ function CreateGame() {
           setOptions(defaultsOf(list[0].options_schema));
         }
       },
-      (e) => setError(e instanceof ApiError ? e.detail : String(e)),
+      (e) => setError(errorText(e)),
     );
   }, []);
   const type = types?.find((t) => t.id === typeId);
@@ -140,7 +140,7 @@ function CreateGame() {
       const lobby = await api.createGame(type.id, options);
       navigate(`/games/${lobby.id}`);
     } catch (e) {
-      setError(e instanceof ApiError ? e.detail : String(e));
+      setError(errorText(e));
       setBusy(false);
     }
   };

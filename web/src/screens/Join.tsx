@@ -1,7 +1,7 @@
 // /join/<CODE>: what the invitation is for, then a seat at the table.
 
 import { useEffect, useState } from "preact/hooks";
-import { api, ApiError, gameTypesCached } from "../api";
+import { api, ApiError, gameTypesCached, errorText } from "../api";
 import { navigate } from "../router";
 import { fieldsOf, typeDescription } from "../schemaform";
 import type { GameType, Options, Preview } from "../types";
@@ -40,7 +40,7 @@ export function JoinScreen({ code, onUnauthenticated }: { code: string; onUnauth
     api.preview(code).then(setPreview, (e) => {
       if (e instanceof ApiError && e.status === 401) return onUnauthenticated();
       if (e instanceof ApiError && e.status === 404) return setNotFound(true);
-      setError(e instanceof ApiError ? e.detail : String(e));
+      setError(errorText(e));
     });
   }, [code]);
 
@@ -53,7 +53,7 @@ export function JoinScreen({ code, onUnauthenticated }: { code: string; onUnauth
     } catch (e) {
       if (e instanceof ApiError && e.status === 401) return onUnauthenticated();
       if (e instanceof ApiError && e.status === 404) setNotFound(true);
-      else setError(e instanceof ApiError ? e.detail : String(e));
+      else setError(errorText(e));
       setBusy(false);
     }
   };

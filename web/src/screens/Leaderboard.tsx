@@ -3,22 +3,19 @@
 // to visitors who are not logged in.
 
 import { useEffect, useState } from "preact/hooks";
-import { api, ApiError, gameTypesCached } from "../api";
+import { api, gameTypesCached, errorText } from "../api";
 import { tx } from "../i18n";
 import type { GameType, Leaderboard, Rating } from "../types";
-import { Alert, LoadFailed } from "../widgets";
+import { Alert, GameTypeFilter, LoadFailed } from "../widgets";
 
 const DEFAULT_TYPE = "scopone_scientifico";
 
-function errorOf(e: unknown): string {
-  return e instanceof ApiError ? e.detail : String(e);
-}
 
 function MyRatings({ types }: { types: GameType[] }) {
   const [ratings, setRatings] = useState<Rating[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
-    api.ratings().then(setRatings, (e) => setError(errorOf(e)));
+    api.ratings().then(setRatings, (e) => setError(errorText(e)));
   }, []);
   const name = (id: string) => types.find((t) => t.id === id)?.name ?? id;
   return (
@@ -69,7 +66,7 @@ export function LeaderboardScreen({ me }: { me: string | null }) {
   const load = () => {
     setBoard(null);
     setError(null);
-    api.leaderboard(gameType).then(setBoard, (e) => setError(errorOf(e)));
+    api.leaderboard(gameType).then(setBoard, (e) => setError(errorText(e)));
   };
   useEffect(load, [gameType]);
 
@@ -85,16 +82,7 @@ export function LeaderboardScreen({ me }: { me: string | null }) {
           {!me && <> {tx("Log in to find yourself in it.", "Accedi per trovarti in classifica.")}</>}
         </p>
         {types.length > 1 && (
-          <div class="field filter">
-            <label for="leaderboard-type">{tx("Game type", "Tipo di gioco")}</label>
-            <select id="leaderboard-type" value={gameType} onChange={(e) => setGameType((e.currentTarget as HTMLSelectElement).value)}>
-              {types.map((t) => (
-                <option key={t.id} value={t.id}>
-                  {t.name}
-                </option>
-              ))}
-            </select>
-          </div>
+          <GameTypeFilter id="leaderboard-type" types={types} value={gameType} onChange={setGameType} />
         )}
         {error && <LoadFailed what={tx("The leaderboard cannot be shown right now: ", "La classifica non si può mostrare ora: ")} error={error} retry={load} />}
         {board === null && !error && <p class="loading">{tx("Loading…", "Caricamento…")}</p>}

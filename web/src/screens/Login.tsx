@@ -1,7 +1,7 @@
 // The welcome for a visitor who is not logged in: what tavolo is, and one login link per provider.
 
 import { useEffect, useState } from "preact/hooks";
-import { api, ApiError } from "../api";
+import { api, errorText } from "../api";
 import { rememberDeepLink } from "../afterlogin";
 import type { Provider } from "../types";
 import { Alert } from "../widgets";
@@ -11,7 +11,7 @@ export function LoginScreen({ reason }: { reason?: string }) {
   const [providers, setProviders] = useState<Provider[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
-    api.providers().then(setProviders, (e) => setError(e instanceof ApiError ? e.detail : String(e)));
+    api.providers().then(setProviders, (e) => setError(errorText(e)));
   }, []);
   const deepLink = location.pathname !== "/";
   return (
