@@ -41,6 +41,10 @@ _STATUS = {
     Reason.UNAVAILABLE: 503,
     Reason.TABLE_EXISTS: 409,
     Reason.CORRUPT_LOG: 503,  # the server's fault, not the caller's: logged, never a bare 500
+    # A service refused the gateway itself (its token, certificate or allow list is
+    # misconfigured): the platform's fault, logged, and the player is told to try again later.
+    Reason.UNAUTHENTICATED: 503,
+    Reason.METHOD_NOT_ALLOWED: 503,
 }
 _FIXED_TEXT = {
     Reason.GAME_NOT_FOUND: "Game not found",

@@ -54,6 +54,8 @@ class Reason(enum.Enum):
     UNAVAILABLE = grpc.StatusCode.UNAVAILABLE
     CORRUPT_LOG = grpc.StatusCode.DATA_LOSS
     TABLE_EXISTS = grpc.StatusCode.ALREADY_EXISTS
+    UNAUTHENTICATED = grpc.StatusCode.UNAUTHENTICATED
+    METHOD_NOT_ALLOWED = grpc.StatusCode.PERMISSION_DENIED
 
     @property
     def transient(self) -> bool:
