@@ -23,7 +23,7 @@ BUF         = tools/node_modules/.bin/buf
 # `buf breaking` compares the protos with the last commit of this branch (main in CI).
 BREAKING_AGAINST ?= .git\#branch=main,subdir=protos
 
-.PHONY: run test lint lock web web-test bench gen install clean
+.PHONY: run test lint lock web web-test bench gen install client clean
 
 run: $(RUN_STAMP) $(GEN) $(WEB_DIST)
 	$(VENV)/bin/tavolo run
@@ -63,6 +63,13 @@ install: $(RUN_STAMP)
 
 gen: $(GEN)
 
+# tavolo-api, the wheel of the generated Python messages and stubs for other teams, into dist/
+# (git-ignored). Its setup.py generates them from protos/ at build time; no build isolation, so
+# the code generators and setuptools are the locked ones of this venv (clients/python/pyproject.toml).
+CLIENT_DIST ?= dist
+client: $(RUN_STAMP)
+	$(PY) -m pip wheel --quiet --no-deps --no-build-isolation --wheel-dir $(CLIENT_DIST) clients/python
+
 # The locked dependencies, then the project itself, editable and without dependencies.
 # compat mode puts the repository root on sys.path, so the generated `tavolo` package imports too.
 $(RUN_STAMP): requirements/run.txt pyproject.toml
@@ -95,5 +102,5 @@ $(TOOLS_STAMP): tools/package.json tools/package-lock.json
 	touch $@
 
 clean:
-	rm -rf tavolo $(VENV) .pytest_cache .hypothesis .mypy_cache .ruff_cache web/node_modules web/dist \
+	rm -rf tavolo $(VENV) dist clients/python/build clients/python/*.egg-info .pytest_cache .hypothesis .mypy_cache .ruff_cache web/node_modules web/dist \
 	  tools/node_modules
