@@ -23,7 +23,7 @@ BUF         = tools/node_modules/.bin/buf
 # `buf breaking` compares the protos with the last commit of this branch (main in CI).
 BREAKING_AGAINST ?= .git\#branch=main,subdir=protos
 
-.PHONY: run test lint lock web web-test bench gen install client clean
+.PHONY: run test lint lock web web-test bench gen install client gen-clients clean
 
 run: $(RUN_STAMP) $(GEN) $(WEB_DIST)
 	$(VENV)/bin/tavolo run
@@ -32,7 +32,7 @@ run: $(RUN_STAMP) $(GEN) $(WEB_DIST)
 # workers (most tests wait on sockets and processes); a test file stays in one worker, so its
 # module-scoped stack is started once. PYTEST_WORKERS=0 runs it in this process.
 PYTEST_WORKERS ?= 2
-test: $(TEST_STAMP) $(GEN) $(WEB_DIST) web-test
+test: $(TEST_STAMP) $(GEN) $(WEB_DIST) $(TOOLS_STAMP) web-test
 	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 web: $(WEB_DIST)
@@ -70,6 +70,13 @@ CLIENT_DIST ?= dist
 client: $(RUN_STAMP)
 	$(PY) -m pip wheel --quiet --no-deps --no-build-isolation --wheel-dir $(CLIENT_DIST) clients/python
 
+# The Go and TypeScript clients, by `buf generate` (protos/buf.gen.yaml), into gen/ (git-ignored).
+# Local plugins only: protoc-gen-es from tools/, protoc-gen-go and protoc-gen-go-grpc from Debian's
+# packages of those names (`.ci/run` installs them).
+gen-clients: $(TOOLS_STAMP)
+	rm -rf gen
+	PATH="$(CURDIR)/tools/node_modules/.bin:$$PATH" $(BUF) generate protos --template protos/buf.gen.yaml -o gen
+
 # The locked dependencies, then the project itself, editable and without dependencies.
 # compat mode puts the repository root on sys.path, so the generated `tavolo` package imports too.
 $(RUN_STAMP): requirements/run.txt pyproject.toml
@@ -102,5 +109,5 @@ $(TOOLS_STAMP): tools/package.json tools/package-lock.json
 	touch $@
 
 clean:
-	rm -rf tavolo $(VENV) dist clients/python/build clients/python/*.egg-info .pytest_cache .hypothesis .mypy_cache .ruff_cache web/node_modules web/dist \
-	  tools/node_modules
+	rm -rf tavolo $(VENV) .pytest_cache .hypothesis .mypy_cache .ruff_cache web/node_modules web/dist \
+	  tools/node_modules dist gen clients/python/build clients/python/*.egg-info
