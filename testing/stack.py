@@ -41,13 +41,14 @@ from testing.servers import REDIS_URL, create_database, delete_keys, drop_databa
 SERVICES = ("game", "deadlines", "stats", "lobby")
 COMPONENTS = (*SERVICES, "gateway")
 TEST_CALLER = "tests"  # the tests' own caller: every method
+OUTSIDE_CALLER = "reporting"  # another team's, with the default allow list: reads history
 
 
 def caller_tokens(folder: Path) -> dict[str, Path]:
-    """A token file per component and for the tests, and the callers file naming them all
-    (``callers.yaml``) in ``folder``: the files each process's GRPC_* settings point at."""
+    """A token file per component, for the tests and for an outside team, and the callers file
+    naming them all (``callers.yaml``) in ``folder``: the files the GRPC_* settings name."""
     files, entries = {}, []
-    for name in (*COMPONENTS, TEST_CALLER):
+    for name in (*COMPONENTS, TEST_CALLER, OUTSIDE_CALLER):
         token = secrets.token_urlsafe(32)
         files[name] = folder / f"{name}.token"
         files[name].write_text(token + "\n")
@@ -93,6 +94,7 @@ class Stack:
             "METRICS_PORT": "0",  # per service in _spawn: one port each
         })
         self.credentials = ClientCredentials()
+        self.outside_token: str | None = None  # an outside team's token (read-only)
         self._secrets: str | None = None
         self._token_files: dict[str, Path] = {}
         if caller_auth:
@@ -101,6 +103,7 @@ class Stack:
             env["GRPC_CALLERS_FILE"] = str(self._token_files["callers"])
             self.credentials = ClientCredentials(
                 token=self._token_files[TEST_CALLER].read_text().strip())
+            self.outside_token = self._token_files[OUTSIDE_CALLER].read_text().strip()
         if game_replicas > 1:
             env["GAME_ADDR"] = "ipv4:" + ",".join(self.address(name) for name in self.games)
         env.update(extra_env or {})
