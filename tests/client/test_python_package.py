@@ -78,7 +78,8 @@ def run_in(python: Path, *args: str, cwd: Path, env: dict[str, str] | None = Non
 
 @pytest.fixture(scope="module")
 def stack():
-    """Every component as its own process, in-memory stores; one finished match recorded."""
+    """Every component as its own process, in-memory stores, callers checked (the outside team's
+    token reads history and ratings only); one finished match recorded."""
     running = Stack().start()
     try:
         record_a_match(running)
@@ -89,21 +90,23 @@ def stack():
 
 def record_a_match(stack: Stack) -> None:
     """Four members sit at a lobby game; stats records the game's end, alice's team winning."""
+    metadata = [("authorization", f"Bearer {stack.credentials.token}")]  # the tests' caller: all methods
     with grpc.insecure_channel(stack.address("lobby")) as channel:
         lobby = lobby_pb2_grpc.LobbyServiceStub(channel)
         game = lobby.CreateGame(lobby_pb2.CreateGameRequest(
-            member_id="m-alice", display_name="alice", game_type="scopone_scientifico"), timeout=10).game
+            member_id="m-alice", display_name="alice", game_type="scopone_scientifico"),
+            metadata=metadata, timeout=10).game
         for name in ("bob", "carol", "dave"):
-            lobby.JoinGame(lobby_pb2.JoinGameRequest(
-                member_id=f"m-{name}", display_name=name, join_code=game.join_code), timeout=10)
+            lobby.JoinGame(lobby_pb2.JoinGameRequest(member_id=f"m-{name}", display_name=name,
+                                                     join_code=game.join_code), metadata=metadata, timeout=10)
     request = stats_pb2.RecordMatchRequest(
         table_id=game.id, game_type="scopone_scientifico", result_json="{}",
         seats=[stats_pb2.SeatResult(seat=f"seat:{i}", seat_index=i, team="AB"[i % 2], won=i % 2 == 0,
                                     points=11 if i % 2 == 0 else 7) for i in range(4)])
-    request.started_at.GetCurrentTime()
-    request.finished_at.GetCurrentTime()
+    request.started_at.FromJsonString("2026-01-02T03:00:00Z")
+    request.finished_at.FromJsonString("2026-01-02T03:25:00Z")
     with grpc.insecure_channel(stack.address("stats")) as channel:
-        assert stats_pb2_grpc.StatsServiceStub(channel).RecordMatch(request, timeout=10).created
+        assert stats_pb2_grpc.StatsServiceStub(channel).RecordMatch(request, metadata=metadata, timeout=10).created
 
 
 def test_the_wheel_holds_every_generated_module_with_its_type_stubs_and_ranges_not_pins(wheel):
@@ -147,26 +150,34 @@ def test_the_stubs_import_from_the_installed_package(venv, tmp_path):
     assert "ModuleNotFoundError" in server_import.stderr
 
 
-def test_the_quick_start_lists_game_types_reads_the_leaderboard_and_an_error_reason(venv, stack, tmp_path):
-    ran = run_in(venv, str(QUICKSTART), stack.address("lobby"), stack.address("stats"), cwd=tmp_path,
-                 env={"TAVOLO_GRPC_TOKEN": "a-token-these-services-do-not-check"})
+def test_the_quick_start_reads_the_leaderboard_and_history_with_an_outside_teams_token(venv, stack, tmp_path):
+    ran = run_in(venv, str(QUICKSTART), stack.address("stats"), cwd=tmp_path,
+                 env={"TAVOLO_GRPC_TOKEN": stack.outside_token})
     assert ran.returncode == 0, ran.stderr
-    lines = ran.stdout.splitlines()
-    assert "game type scopone_scientifico: Scopone scientifico, 4 players" in lines
-    start = lines.index("leaderboard of scopone_scientifico:")
-    # Elo: everyone starts at 1500; the winners of an even match gain K/2 = 16.
-    assert lines[start + 1:] == [
+    # Elo: everyone starts at 1500; the winners of an even match gain K/2 = 16. The outside
+    # team may read, not record: its RecordMatch is refused with the reason that says so.
+    assert ran.stdout.splitlines() == [
+        "leaderboard of scopone_scientifico:",
         "  1. alice: 1516 (1 won of 1)",
         "  2. carol: 1516 (1 won of 1)",
         "  3. bob: 1484 (0 won of 1)",
         "  4. dave: 1484 (0 won of 1)",
-        "limit 1000: INVALID_ARGUMENT, reason INVALID_ARGUMENT",
+        "alice's latest matches:",
+        "  2026-01-02T03:25:00Z scopone_scientifico: alice +16, bob -16, carol +16, dave -16",
+        "RecordMatch: PERMISSION_DENIED, reason METHOD_NOT_ALLOWED",
     ]
+
+
+def test_the_quick_start_without_a_token_is_refused_and_says_why(venv, stack, tmp_path):
+    ran = run_in(venv, str(QUICKSTART), stack.address("stats"), cwd=tmp_path)
+    assert ran.returncode == 1
+    assert ran.stderr.startswith("failed: UNAUTHENTICATED, reason UNAUTHENTICATED:"), ran.stderr
+    assert ran.stdout == ""
 
 
 def test_the_quick_start_says_why_it_failed_when_nothing_answers(venv, tmp_path):
     closed = f"127.0.0.1:{free_port()}"
-    ran = run_in(venv, str(QUICKSTART), closed, closed, cwd=tmp_path)
+    ran = run_in(venv, str(QUICKSTART), closed, cwd=tmp_path)
     assert ran.returncode == 1
     assert ran.stderr.startswith("failed: UNAVAILABLE, reason :"), ran.stderr
     assert ran.stdout == ""
