@@ -1,5 +1,6 @@
 """`buf generate` (protos/buf.gen.yaml) writes Go and TypeScript clients that build and work: the
-Go module compiles against Debian's grpc-go and calls the running services, the TypeScript
+Go module compiles against Debian's grpc-go and calls the running services with a token (and
+reads an ErrorInfo reason), the TypeScript
 compiles with tsc and round-trips a message. The plugins and compilers are installed by
 `.ci/run` (Debian: protoc-gen-go, protoc-gen-go-grpc, golang-go and the Go libraries) and by
 tools/package.json (buf, protoc-gen-es, @bufbuild/protobuf, typescript); this test installs
@@ -48,6 +49,8 @@ def generated(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def stack():
+    """Every component as its own process, callers checked; the Go client calls as an outside
+    team (stack.outside_token), which may read ratings and history only."""
     running = Stack().start()
     yield running
     running.stop()
@@ -79,7 +82,10 @@ import (
 	gamev1 "MODULE/tavolo/game/v1"
 	lobbyv1 "MODULE/tavolo/lobby/v1"
 	statsv1 "MODULE/tavolo/stats/v1"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 )
 
 func dial(ctx context.Context, address string) *grpc.ClientConn {
@@ -93,22 +99,26 @@ func dial(ctx context.Context, address string) *grpc.ClientConn {
 func main() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+os.Getenv("TAVOLO_GRPC_TOKEN"))
 	lobbyConn, statsConn := dial(ctx, os.Args[1]), dial(ctx, os.Args[2])
 	defer lobbyConn.Close()
 	defer statsConn.Close()
 	var _ deadlinesv1.DeadlineServiceClient = deadlinesv1.NewDeadlineServiceClient(lobbyConn)
 	var _ gamev1.GameServiceClient = gamev1.NewGameServiceClient(lobbyConn)
-	types, err := lobbyv1.NewLobbyServiceClient(lobbyConn).ListGameTypes(ctx, &lobbyv1.ListGameTypesRequest{})
-	if err != nil {
-		panic(err)
-	}
 	board, err := statsv1.NewStatsServiceClient(statsConn).GetLeaderboard(ctx, &statsv1.GetLeaderboardRequest{Limit: 5})
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(types.GetGameTypes()[0].GetId(), types.GetGameTypes()[0].GetPlayers())
 	fmt.Println(board.GetGameType(), len(board.GetEntries()))
-	fmt.Println(commonv1.ErrorReason_ERROR_REASON_NOT_YOUR_TURN)
+	// An outside team may not call the lobby: the reason is in the status details.
+	_, err = lobbyv1.NewLobbyServiceClient(lobbyConn).ListGameTypes(ctx, &lobbyv1.ListGameTypesRequest{})
+	refused := status.Convert(err)
+	for _, detail := range refused.Details() {
+		if info, ok := detail.(*errdetails.ErrorInfo); ok {
+			fmt.Println(refused.Code(), info.GetReason(), info.GetDomain())
+		}
+	}
+	fmt.Println(commonv1.ErrorReason_ERROR_REASON_METHOD_NOT_ALLOWED)
 }
 """.replace("MODULE", GO_MODULE)
 
@@ -129,10 +139,11 @@ def test_the_go_module_builds_and_calls_the_services(generated, stack, tmp_path)
                             timeout=180, env=env)
     assert vetted.returncode == 0, vetted.stderr
     ran = subprocess.run([tmp_path / "caller", stack.address("lobby"), stack.address("stats")],
-                         capture_output=True, text=True, timeout=30)
+                         capture_output=True, text=True, timeout=30,
+                         env={**os.environ, "TAVOLO_GRPC_TOKEN": stack.outside_token})
     assert ran.returncode == 0, ran.stderr
-    assert ran.stdout.splitlines() == ["scopone_scientifico 4", "scopone_scientifico 0",
-                                       "ERROR_REASON_NOT_YOUR_TURN"]
+    assert ran.stdout.splitlines() == ["scopone_scientifico 0", "PermissionDenied METHOD_NOT_ALLOWED tavolo.dev",
+                                       "ERROR_REASON_METHOD_NOT_ALLOWED"]
 
 
 TS_CHECK = """import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
