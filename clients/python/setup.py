@@ -1,5 +1,6 @@
 """Builds tavolo-api: generates the messages, stubs and type stubs from the repository's protos/
-into build/gen, then packages them (see pyproject.toml for where each version comes from)."""
+into build/gen, then packages them (see pyproject.toml for where each version comes from).
+The build runs on the project's Python (3.11, tomllib); the wheel runs on 3.10 and later."""
 
 from __future__ import annotations
 

@@ -150,6 +150,21 @@ def test_the_stubs_import_from_the_installed_package(venv, tmp_path):
     assert "ModuleNotFoundError" in server_import.stderr
 
 
+def test_type_checkers_see_the_type_stubs_of_the_installed_package(venv, tmp_path):
+    # mypy (the project's) checks a caller's code against the fresh environment's packages: the
+    # py.typed markers make it read the .pyi files, so a wrongly typed use is an error.
+    (tmp_path / "caller.py").write_text(
+        "from tavolo.stats.v1 import stats_pb2\n"
+        "request = stats_pb2.GetLeaderboardRequest(limit=5)\n"
+        "limit: int = request.limit\n"
+        "name: str = request.limit\n")
+    checked = subprocess.run([sys.executable, "-m", "mypy", "--python-executable", str(venv), "--no-incremental",
+                              "caller.py"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert checked.stdout.splitlines()[0] == ('caller.py:4: error: Incompatible types in assignment (expression has '
+                                              'type "int", variable has type "str")  [assignment]'), checked.stdout
+    assert "Found 1 error" in checked.stdout
+
+
 def test_the_quick_start_reads_the_leaderboard_and_history_with_an_outside_teams_token(venv, stack, tmp_path):
     ran = run_in(venv, str(QUICKSTART), stack.address("stats"), cwd=tmp_path,
                  env={"TAVOLO_GRPC_TOKEN": stack.outside_token})
