@@ -17,6 +17,9 @@ import jsonschema
 import pytest
 import yaml
 
+from services.callers import BUILT_IN_METHODS, READ_ONLY_METHODS, Callers
+from services.config import Settings
+
 from .support import (
     CHART,
     COMPONENTS,
@@ -405,6 +408,43 @@ def test_the_defaults_warn_about_nothing_here(default_render: Rendered) -> None:
     assert TOKENS_SECRET in default_render.notes
 
 
+# -- what the services make of it ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("values_name", ["default", "tls", "production+grpc-tls"])
+def test_the_services_accept_the_rendered_callers_file_and_settings(
+    request: pytest.FixtureRequest, values_name: str
+) -> None:
+    """services.callers reads the callers file without a ConfigError (names, hashes, method
+    names), and services.config each component's GRPC_* settings."""
+    rendered = request.getfixturevalue({"default": "default_render", "tls": "tls_render",
+                                        "production+grpc-tls": "grpc_tls_render"}[values_name])
+    callers = Callers.parse(yaml.safe_load(rendered.get("ConfigMap", CALLERS_CONFIG_MAP)["data"]["callers.yaml"]))
+
+    for entry in _callers(rendered):
+        if "certificate" in entry:
+            caller = callers.by_certificate([entry["certificate"]])
+            assert caller is not None and caller.name == entry["name"]
+    for component in COMPONENTS:
+        env = {name: value for name, value in rendered.component_env(component).items()
+               if isinstance(value, str)}
+        security = Settings.from_env(env).grpc_security
+        assert (security.health_port is not None) == (values_name != "default" and component != "gateway")
+        assert security.serves_tls == (values_name != "default")
+
+
+def test_built_in_callers_get_their_components_allow_list(render: Callable[..., Rendered]) -> None:
+    rendered = render({**GIVEN, "grpcAuth": {**GIVEN["grpcAuth"], "callers": EXTRA}})
+    callers = Callers.parse(yaml.safe_load(rendered.get("ConfigMap", CALLERS_CONFIG_MAP)["data"]["callers.yaml"]))
+
+    for component, token in TOKENS.items():
+        caller = callers.by_token(token)
+        assert caller is not None and caller.name == component
+        assert caller.methods == {f"/{method}" for method in BUILT_IN_METHODS[component]}
+    auditor = callers.by_certificate(["auditor.security.svc"])
+    assert auditor is not None and auditor.methods == {f"/{method}" for method in READ_ONLY_METHODS}
+
+
 # -- refusals ------------------------------------------------------------------------------------------
 
 
@@ -428,6 +468,7 @@ def test_the_defaults_warn_about_nothing_here(default_render: Rendered) -> None:
          "/grpcAuth/tls/certManager/privateKey/size"),
         ({"grpcAuth": {"tls": {"certManager": {"duration": "90 days"}}}}, "/grpcAuth/tls/certManager/duration"),
         ({"grpcAuth": {"mtls": True}}, "additional properties 'mtls'"),
+        ({"grpcAuth": {"callers": [{"name": "n" * 65, "certificate": "c"}]}}, "/grpcAuth/callers/0/name"),
     ],
 )
 def test_schema_rejects(render: Callable[..., Rendered], values: dict[str, Any], where: str) -> None:
@@ -452,6 +493,11 @@ def test_schema_rejects(render: Callable[..., Rendered], values: dict[str, Any],
          'grpcAuth.callers[0]: "stats" is a built-in caller\'s name'),
         ({"grpcAuth": {"callers": [{"name": "r", "certificate": "a"}, {"name": "r", "certificate": "b"}]}},
          'grpcAuth.callers: the name "r" is used twice'),
+        ({"grpcAuth": {"callers": [{"name": "a", "tokenSha256": "A" * 64}, {"name": "b", "tokenSha256": "a" * 64}]}},
+         "grpcAuth.callers: a and b have the same token (tokenSha256)"),
+        ({"grpcAuth": {"tls": {"enabled": True, "secretNames": SECRET_NAMES},
+                       "callers": [{"name": "impostor", "certificate": f"{RELEASE}-tavolo-game.{NAMESPACE}.svc"}]}},
+         "grpcAuth.callers: game and impostor have the same certificate"),
         ({"grpcAuth": {"tokens": {"enabled": False}, "callers": EXTRA}},
          "grpcAuth.callers: with grpcAuth.tokens and grpcAuth.tls both off"),
         ({"grpcAuth": {"tls": {"enabled": True}}}, "grpcAuth.tls.secretNames.gateway: name the TLS Secret"),

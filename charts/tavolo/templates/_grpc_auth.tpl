@@ -147,6 +147,19 @@ caller (tokens and TLS both off).
 {{- end -}}
 {{- $callers = append $callers $caller -}}
 {{- end -}}
+{{- /* The services refuse a token or a certificate name that two callers share. */ -}}
+{{- $owners := dict -}}
+{{- range $caller := $callers -}}
+{{- range $field := list "token_sha256" "certificate" -}}
+{{- with get $caller $field -}}
+{{- $key := printf "%s %s" $field . -}}
+{{- if hasKey $owners $key -}}
+{{- fail (printf "grpcAuth.callers: %s and %s have the same %s" (get $owners $key) $caller.name (ternary "token (tokenSha256)" "certificate" (eq $field "token_sha256"))) -}}
+{{- end -}}
+{{- $_ := set $owners $key $caller.name -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
 callers:
 {{- range $caller := $callers }}
   - name: {{ toJson $caller.name }}
