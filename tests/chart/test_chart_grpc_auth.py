@@ -191,15 +191,28 @@ def test_without_a_cluster_each_rendering_generates_new_tokens(render: Callable[
     assert state(render(GIVEN)) == state(render(GIVEN))
 
 
+def _checksums(rendered: Rendered) -> dict[str, str]:
+    return {component: rendered.component("Deployment", component)["spec"]["template"]["metadata"]
+            ["annotations"]["checksum/grpc-auth"] for component in COMPONENTS}
+
+
 @pytest.mark.parametrize("component", COMPONENTS)
-def test_pods_roll_when_a_token_changes(render: Callable[..., Rendered], component: str) -> None:
-    def checksum(rendered: Rendered) -> str:
-        return rendered.component("Deployment", component)["spec"]["template"]["metadata"]["annotations"]["checksum/grpc-auth"]
-
+def test_pods_roll_when_their_token_or_their_callers_change(render: Callable[..., Rendered], component: str) -> None:
+    """The processes read their token and the callers file at start. The gateway serves no gRPC:
+    only its own token rolls it."""
     other = copy.deepcopy(GIVEN)
-    other["grpcAuth"]["tokens"]["values"]["stats"] = "another-stats-token-0123456789"
+    other["grpcAuth"]["tokens"]["values"][component] = f"another-{component}-token-0123456789"
+    before, after = _checksums(render(GIVEN)), _checksums(render(other))
 
-    assert checksum(render(GIVEN)) != checksum(render(other))
+    rolled = {name for name in COMPONENTS if before[name] != after[name]}
+    assert rolled == ({component} | set(GRPC_COMPONENTS))
+
+
+def test_an_outside_caller_rolls_the_services_only(render: Callable[..., Rendered]) -> None:
+    before = _checksums(render(GIVEN))
+    after = _checksums(render({"grpcAuth": {**GIVEN["grpcAuth"], "callers": EXTRA}}))
+
+    assert {name for name in COMPONENTS if before[name] != after[name]} == set(GRPC_COMPONENTS)
 
 
 def test_token_files_are_readable_by_the_pods_group_only(default_render: Rendered, render: Callable[..., Rendered]) -> None:

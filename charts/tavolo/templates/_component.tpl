@@ -75,9 +75,9 @@ spec:
         # Roll the pods when the settings change.
         checksum/config: {{ include "tavolo.configData" $root | sha256sum }}
         checksum/secret: {{ include "tavolo.secretData" $root | sha256sum }}
-        {{- with include "tavolo.grpcCallersFile" $root }}
-        # ... and when a token or a certificate name changes (the callers file holds their hashes).
-        checksum/grpc-auth: {{ . | sha256sum }}
+        {{- with include "tavolo.grpcAuthChecksum" . }}
+        # ... and when its token, or a caller the service accepts, changes.
+        checksum/grpc-auth: {{ . }}
         {{- end }}
         {{- with merge (deepCopy $values.podAnnotations) $root.Values.podAnnotations }}
         {{- toYaml . | nindent 8 }}

@@ -180,6 +180,26 @@ callers:
 {{- end -}}
 
 {{/*
+What rolls a component's pods, which read their credentials at start: for a gRPC service the
+callers file (which holds its own token's hash too), for the gateway its own token's hash and
+certificate name. Empty with tokens and TLS off.
+*/}}
+{{- define "tavolo.grpcAuthChecksum" -}}
+{{- $file := include "tavolo.grpcCallersFile" .root -}}
+{{- if $file -}}
+{{- if eq .component "gateway" -}}
+{{- $own := dict -}}
+{{- range $caller := (fromYaml $file).callers -}}
+{{- if eq $caller.name "gateway" -}}{{- $own = $caller -}}{{- end -}}
+{{- end -}}
+{{- toJson $own | sha256sum -}}
+{{- else -}}
+{{- $file | sha256sum -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
 Checks of grpcAuth made once per render, besides those of the callers file: values that would
 be silently ignored, or that would leave the pods waiting for a Secret nobody makes.
 */}}
