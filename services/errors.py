@@ -99,8 +99,8 @@ RETRY_DELAY_SECONDS = {
     # Another move landed first: nothing has to recover, the caller re-reads the view and
     # decides again. The winning move is committed before the loser hears of it, so the short
     # wait only keeps two contenders (a player and an auto-play, two bots) from colliding again
-    # at once: a quiet table's move takes 6-24 ms (README, p50-p99), and 0.1 s is the channels'
-    # first retry backoff.
+    # at once: a quiet table's move takes 5-24 ms (the README's p50 to p99), and 0.1 s is the
+    # channels' first retry backoff.
     Reason.CONCURRENT_MOVE: 0.1,
 }
 
@@ -141,9 +141,10 @@ class ServiceError(Exception):
         if field:
             self.metadata.setdefault("field", field)
         violations = tuple(field_violations)
-        if not violations and field is not None:
+        invalid = self.code == grpc.StatusCode.INVALID_ARGUMENT
+        if invalid and not violations and field is not None:
             violations = (FieldViolation(field, message),)
-        if self.code == grpc.StatusCode.INVALID_ARGUMENT and not violations:
+        if invalid and not violations:
             raise TypeError(f"ServiceError({reason.name}) is INVALID_ARGUMENT: name the request "
                             "field it is about (field=...; \"\" for the request as a whole)")
         self.field_violations = violations
