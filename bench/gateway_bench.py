@@ -430,7 +430,7 @@ async def _stale_entries(stack: Stack, tables: list[_Table]) -> float:
     """Put one stale entry per table in the backstop, due STALE_DELAY_SECONDS from now (so that
     they fire inside the phase measured next, without their own hand-over); when they fall due."""
     due_at = time.time() + STALE_DELAY_SECONDS
-    client = DeadlinesClient(stack.address("deadlines"))
+    client = DeadlinesClient(stack.address("deadlines"), credentials=stack.credentials)
     try:
         await client.set_table_deadlines(
             {table.game_id: [("turn", "stale", int(due_at * 1000))] for table in tables})
@@ -444,7 +444,7 @@ def _hand_over(stack: Stack, tables: list[_Table]):
     ahead): what the backstop's upkeep costs per table, without a fire."""
     async def work(latencies: list[float]) -> int:
         due_ms = int((time.time() + 3600) * 1000)
-        client = DeadlinesClient(stack.address("deadlines"))
+        client = DeadlinesClient(stack.address("deadlines"), credentials=stack.credentials)
         try:
             await client.set_table_deadlines(
                 {table.game_id: [("turn", "batched", due_ms)] for table in tables})

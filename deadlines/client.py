@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from services.rpc_client import RpcClient
+from services.transport_security import ClientCredentials
 from tavolo.deadlines.v1 import deadlines_pb2, deadlines_pb2_grpc
 
 SERVICE_NAME = deadlines_pb2.DESCRIPTOR.services_by_name["DeadlineService"].full_name
@@ -18,11 +19,12 @@ class DeadlinesClient(RpcClient):
     so the channel retries them when the deadline service is briefly unreachable.
     """
 
-    def __init__(self, address: str, timeout_seconds: float = 5.0):
+    def __init__(self, address: str, timeout_seconds: float = 5.0,
+                 credentials: ClientCredentials | None = None):
         super().__init__(address, SERVICE_NAME,
                          idempotent=("Schedule", "Cancel", "CancelTable", "GetQueueEpoch",
                                      "SetTableDeadlines"),
-                         timeout_seconds=timeout_seconds)
+                         timeout_seconds=timeout_seconds, credentials=credentials)
         self._stub = deadlines_pb2_grpc.DeadlineServiceStub(self._channel)
 
     async def schedule(self, table_id: str, kind: str, token: str, due_ms: int) -> None:

@@ -14,6 +14,7 @@ from services import telemetry
 from services.config import Settings
 from services.server import ServiceSpec, serve
 from services.stores import Keys, redis_client
+from services.transport_security import ClientCredentials
 from tavolo.deadlines.v1 import deadlines_pb2_grpc
 
 
@@ -38,10 +39,11 @@ def fire_timeout_seconds(lease_ms: int) -> float:
     return min(10.0, lease_ms / 3000)
 
 
-def fire_target(game_addr: str, timeout_seconds: float) -> GameClient:
+def fire_target(game_addr: str, timeout_seconds: float,
+                credentials: ClientCredentials | None = None) -> GameClient:
     """The game service as the consumer fires at it: each fire with its own deadline."""
     return GameClient(game_addr, deadline_seconds=timeout_seconds,
-                      channel_options=FIRE_CHANNEL_OPTIONS)
+                      channel_options=FIRE_CHANNEL_OPTIONS, credentials=credentials)
 
 
 def build_service(settings: Settings, lease_ms: int | None = None
@@ -49,7 +51,8 @@ def build_service(settings: Settings, lease_ms: int | None = None
     """The service's spec (API, health probe, the consumer as a background job) and its consumer."""
     lease_ms = settings.deadline_lease_ms if lease_ms is None else lease_ms
     queue = build_queue(settings)
-    target = fire_target(settings.game_addr, fire_timeout_seconds(lease_ms))
+    target = fire_target(settings.game_addr, fire_timeout_seconds(lease_ms),
+                         ClientCredentials.of(settings.grpc_security))
     consumer = Consumer(queue, target, heartbeat_ms=settings.deadline_heartbeat_ms,
                         lease_ms=lease_ms)
     servicer = DeadlineServicer(queue)
@@ -74,4 +77,4 @@ def build_service(settings: Settings, lease_ms: int | None = None
 async def run(settings: Settings) -> None:
     async with telemetry.running(settings, "deadlines"):  # telemetry hook: before any channel opens
         spec, _ = build_service(settings)
-        await serve(spec, settings.deadlines_addr)
+        await serve(spec, settings.deadlines_addr, security=settings.grpc_security)

@@ -14,6 +14,7 @@ from typing import TypedDict
 
 from services.channels import SERVICE_CALLS, CallPolicy
 from services.rpc_client import RpcClient
+from services.transport_security import ClientCredentials
 from tavolo.game.v1 import game_pb2, game_pb2_grpc
 
 SERVICE = game_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
@@ -113,11 +114,12 @@ class GameClient(RpcClient):
     def __init__(self, address: str, timeout_seconds: float = 10.0,
                  policy: CallPolicy = SERVICE_CALLS, *, deadline_seconds: float | None = None,
                  channel_options: tuple[tuple[str, object], ...] = (),
-                 named_tables: bool = False):
+                 named_tables: bool = False, credentials: ClientCredentials | None = None):
         super().__init__(address, SERVICE,
                          idempotent=(*IDEMPOTENT, "CreateTable") if named_tables else IDEMPOTENT,
                          timeout_seconds=timeout_seconds, policy=policy,
-                         deadline_seconds=deadline_seconds, channel_options=channel_options)
+                         deadline_seconds=deadline_seconds, channel_options=channel_options,
+                         credentials=credentials)
         self._named_tables = named_tables
         self._stub = game_pb2_grpc.GameServiceStub(self._channel)
         self._stream_stub = game_pb2_grpc.GameServiceStub(

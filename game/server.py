@@ -21,6 +21,7 @@ from services.config import Settings
 from services.migrations import migrate
 from services.server import ServiceSpec, serve
 from services.stores import Keys, redis_client, when_reachable
+from services.transport_security import ClientCredentials
 from stats.client import StatsClient
 from tavolo.game.v1 import game_pb2_grpc
 
@@ -58,8 +59,9 @@ async def build_service(settings: Settings) -> tuple[ServiceSpec, Tables]:
                                 dummy=settings.dummy_game)
     log_store = await open_log(settings)
     cache = open_cache(settings)
-    deadlines = DeadlinesClient(settings.deadlines_addr)
-    stats = StatsClient(settings.stats_addr)
+    credentials = ClientCredentials.of(settings.grpc_security)
+    deadlines = DeadlinesClient(settings.deadlines_addr, credentials=credentials)
+    stats = StatsClient(settings.stats_addr, credentials=credentials)
     tables = Tables(registry, log_store, cache, deadlines, stats)
     servicer = GameServicer(tables)
 
@@ -88,4 +90,4 @@ async def build_service(settings: Settings) -> tuple[ServiceSpec, Tables]:
 async def run(settings: Settings) -> None:
     async with telemetry.running(settings, "game"):  # telemetry hook: before any channel opens
         spec, _ = await build_service(settings)
-        await serve(spec, settings.game_addr)
+        await serve(spec, settings.game_addr, security=settings.grpc_security)

@@ -20,6 +20,7 @@ from services.channels import PEOPLE_CALLS
 from services.config import Settings
 from services.server import freeze_start_up_heap
 from services.stores import Keys, redis_client
+from services.transport_security import ClientCredentials
 from stats.client import StatsClient
 
 log = logging.getLogger(__name__)
@@ -33,10 +34,11 @@ def build(settings: Settings, telemetry: otel.Telemetry | None = None):
     sessions = (RedisSessionStore(redis, Keys(settings.redis_key_prefix), SESSION_TTL_SECONDS)
                 if redis is not None else MemorySessionStore())
     # People wait for these answers: a service that is down is a 503 within a second.
+    credentials = ClientCredentials.of(settings.grpc_security)
     backends = Backends(
-        lobby=LobbyClient(settings.lobby_addr, policy=PEOPLE_CALLS),
-        game=GameClient(settings.game_addr, policy=PEOPLE_CALLS),
-        stats=StatsClient(settings.stats_addr, policy=PEOPLE_CALLS),
+        lobby=LobbyClient(settings.lobby_addr, policy=PEOPLE_CALLS, credentials=credentials),
+        game=GameClient(settings.game_addr, policy=PEOPLE_CALLS, credentials=credentials),
+        stats=StatsClient(settings.stats_addr, policy=PEOPLE_CALLS, credentials=credentials),
     )
     auth = Auth(settings, sessions)
     app = create_app(settings, backends, auth, telemetry=telemetry)

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from lobby.models import Game, GameType, JoinResult, RematchResult, Seat
 from services.channels import SERVICE_CALLS, CallPolicy
 from services.rpc_client import RpcClient
+from services.transport_security import ClientCredentials
 from tavolo.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 
 SERVICE = lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name
@@ -27,9 +28,9 @@ class LobbyClient(RpcClient):
     (services.channels: SERVICE_CALLS between services, PEOPLE_CALLS in the gateway)."""
 
     def __init__(self, address: str, timeout_seconds: float = 10.0,
-                 policy: CallPolicy = SERVICE_CALLS):
+                 policy: CallPolicy = SERVICE_CALLS, credentials: ClientCredentials | None = None):
         super().__init__(address, SERVICE, idempotent=IDEMPOTENT, streams=("WatchGame",),
-                         timeout_seconds=timeout_seconds, policy=policy)
+                         timeout_seconds=timeout_seconds, policy=policy, credentials=credentials)
         self._stub = lobby_pb2_grpc.LobbyServiceStub(self._channel)
 
     async def list_game_types(self) -> list[GameType]:

@@ -17,6 +17,7 @@ from services.config import Settings
 from services.migrations import migrate
 from services.server import ServiceSpec, serve
 from services.stores import Keys, postgres_pool, redis_client, when_reachable
+from services.transport_security import ClientCredentials
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +55,8 @@ async def _serve(settings: Settings, *, started: asyncio.Event | None,
     # them well under a second of retries (the gateway does not retry a create or a join).
     # No read deadline of its own: the gateway's calls to the lobby have theirs.
     games = GameClient(settings.game_addr, policy=replace(PEOPLE_CALLS, read_deadline_seconds=None),
-                       named_tables=True)
+                       named_tables=True,
+                       credentials=ClientCredentials.of(settings.grpc_security))
     lobby = Lobby(store, games)
 
     async def close() -> None:
@@ -64,4 +66,5 @@ async def _serve(settings: Settings, *, started: asyncio.Event | None,
     spec = ServiceSpec(name="lobby", full_names=(SERVICE,),
                        register=lambda server: register(server, lobby),
                        probe=store.ping, on_stop=close)
-    await serve(spec, settings.lobby_addr, started=started, stop=stop)
+    await serve(spec, settings.lobby_addr, started=started, stop=stop,
+                security=settings.grpc_security)

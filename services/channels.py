@@ -10,6 +10,7 @@ import grpc
 
 # telemetry hook (services.telemetry imports no OpenTelemetry)
 from services.telemetry import client_interceptors
+from services.transport_security import ClientCredentials
 
 
 @dataclass(frozen=True)
@@ -91,16 +92,19 @@ def open_channel(address: str, service: str, idempotent: tuple[str, ...] = (),
                  timeout_seconds: float = 10.0,
                  options: tuple[tuple[str, object], ...] = (),
                  streams: tuple[str, ...] = (),
-                 policy: CallPolicy = SERVICE_CALLS) -> grpc.aio.Channel:
-    """An insecure grpc.aio channel to ``address`` for ``service`` (its full proto name).
+                 policy: CallPolicy = SERVICE_CALLS,
+                 credentials: ClientCredentials | None = None) -> grpc.aio.Channel:
+    """A grpc.aio channel to ``address`` for ``service`` (its full proto name).
 
     ``timeout_seconds`` is the default deadline of unary calls; keep it at 2 s or more (grpcio
     fails every call at once under a service-config timeout of about a second: shorter
     deadlines go with each call). ``policy`` shapes the retries of the ``idempotent`` methods.
     ``options`` add to or override the channel arguments. Calls never wait for the channel to
     become ready: a service that cannot be reached fails them (UNAVAILABLE) as soon as the
-    retries are spent.
+    retries are spent. ``credentials``: TLS and the bearer token (docs/grpc-auth.md); None,
+    plaintext without a token.
     """
+    credentials = credentials or ClientCredentials()
     defaults = {
         "grpc.service_config": service_config(service, idempotent, timeout_seconds, streams,
                                               policy),
@@ -112,8 +116,13 @@ def open_channel(address: str, service: str, idempotent: tuple[str, ...] = (),
         "grpc.initial_reconnect_backoff_ms": 200,
         "grpc.max_reconnect_backoff_ms": 2000,
     }
+    defaults.update(dict(credentials.channel_options()))
     defaults.update(dict(options))
     # telemetry hook: call durations, and client spans with the W3C traceparent in the metadata
     # when tracing (None when telemetry is off)
+    interceptors = [*(client_interceptors() or ()), *credentials.interceptors()]
+    if credentials.channel is not None:
+        return grpc.aio.secure_channel(address, credentials.channel,
+                                       options=list(defaults.items()), interceptors=interceptors)
     return grpc.aio.insecure_channel(address, options=list(defaults.items()),
-                                     interceptors=client_interceptors())
+                                     interceptors=interceptors)

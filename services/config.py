@@ -103,6 +103,30 @@ class TelemetrySettings:
 
 
 @dataclass(frozen=True)
+class GrpcSecurity:
+    """``GRPC_*``: who may call this process's gRPC service, and how it calls the others
+    (docs/grpc-auth.md). All unset: plaintext, and every caller is welcome."""
+
+    callers_file: str | None = None     # the callers it accepts and what each may call
+    token_file: str | None = None       # the bearer token it sends with its own calls
+    tls_cert_file: str | None = None    # its certificate (chain), served and presented
+    tls_key_file: str | None = None
+    tls_ca_file: str | None = None      # verifies the services and, served, requires callers'
+    tls_server_name: str | None = None  # the name expected in the services' certificates
+    health_port: int | None = None      # a plaintext port serving only the health service
+
+    @property
+    def serves_tls(self) -> bool:
+        """A service serves TLS: it has a certificate."""
+        return self.tls_cert_file is not None
+
+    @property
+    def calls_tls(self) -> bool:
+        """Calls to the services go over TLS: a CA verifies them, or a certificate is shown."""
+        return self.tls_ca_file is not None or self.tls_cert_file is not None
+
+
+@dataclass(frozen=True)
 class Settings:
     """The whole configuration of a tavolo process."""
 
@@ -121,6 +145,7 @@ class Settings:
     log_format: str = "text"  # or "json": one object a line
     cors: CorsSettings = field(default_factory=CorsSettings)
     telemetry: TelemetrySettings = field(default_factory=TelemetrySettings)
+    grpc_security: GrpcSecurity = field(default_factory=GrpcSecurity)
     app_host: str = "0.0.0.0"
     app_port: int = 8080
     static_dir: str = "web/dist"
@@ -153,6 +178,7 @@ class Settings:
             log_format=env.choice("LOG_FORMAT", "TEXT", ("TEXT", "JSON")).lower(),
             cors=_cors(env),
             telemetry=_telemetry(env),
+            grpc_security=_grpc_security(env),
             app_host=env.text("APP_HOST") or "0.0.0.0",
             app_port=env.port("APP_PORT", 8080),
             static_dir=env.text("STATIC_DIR") or "web/dist",
@@ -293,6 +319,23 @@ def _telemetry(env: _Env) -> TelemetrySettings:
         # The SDK's own reading of it is "true", case-insensitive; anything else keeps it on.
         sdk_disabled=(env.text("OTEL_SDK_DISABLED") or "").lower() == "true",
         semconv_opt_in=env.text("OTEL_SEMCONV_STABILITY_OPT_IN") or "http",
+    )
+
+
+def _grpc_security(env: _Env) -> GrpcSecurity:
+    cert, key = env.text("GRPC_TLS_CERT_FILE"), env.text("GRPC_TLS_KEY_FILE")
+    if (cert is None) != (key is None):
+        raise ConfigError("GRPC_TLS_CERT_FILE and GRPC_TLS_KEY_FILE go together: set both or "
+                          "neither")
+    health_port = env.port("GRPC_HEALTH_PORT", 0)
+    return GrpcSecurity(
+        callers_file=env.text("GRPC_CALLERS_FILE"),
+        token_file=env.text("GRPC_TOKEN_FILE"),
+        tls_cert_file=cert,
+        tls_key_file=key,
+        tls_ca_file=env.text("GRPC_TLS_CA_FILE"),
+        tls_server_name=env.text("GRPC_TLS_SERVER_NAME"),
+        health_port=health_port or None,
     )
 
 

@@ -15,6 +15,7 @@ import grpc
 
 from services.channels import SERVICE_CALLS, CallPolicy, open_channel
 from services.errors import from_rpc_error
+from services.transport_security import ClientCredentials
 
 Item = TypeVar("Item")
 
@@ -28,14 +29,17 @@ class RpcClient:
     (a call that changes nothing) gets its ``read_deadline_seconds``. ``deadline_seconds``,
     when set, is the deadline of every other call, passed with each call (grpcio mis-times a
     service-config timeout under about two seconds). ``channel_options`` add to or override
-    the channel arguments (services.channels.open_channel).
+    the channel arguments, ``credentials`` are TLS and the bearer token
+    (services.channels.open_channel).
     """
 
     def __init__(self, address: str, service: str, *, idempotent: tuple[str, ...] = (),
                  streams: tuple[str, ...] = (), timeout_seconds: float = 10.0,
                  policy: CallPolicy = SERVICE_CALLS, deadline_seconds: float | None = None,
-                 channel_options: tuple[tuple[str, object], ...] = ()):
+                 channel_options: tuple[tuple[str, object], ...] = (),
+                 credentials: ClientCredentials | None = None):
         self._address = address
+        self._credentials = credentials
         self._service = service
         self._policy = policy
         self._options = channel_options
@@ -50,7 +54,8 @@ class RpcClient:
         """Another channel to the same service, closed with the client."""
         channel = open_channel(self._address, self._service, idempotent=idempotent,
                                timeout_seconds=timeout_seconds, options=self._options,
-                               streams=streams, policy=self._policy)
+                               streams=streams, policy=self._policy,
+                               credentials=self._credentials)
         self._channels.append(channel)
         return channel
 

@@ -26,10 +26,12 @@ from grpc_reflection.v1alpha import reflection
 
 from services.cancellation import raise_if_cancelled
 from services.channels import KEEPALIVE_TIME_MS, KEEPALIVE_TIMEOUT_MS
+from services.config import GrpcSecurity
 from services.errors import Reason, ServiceError
 
 # telemetry hook (services.telemetry imports no OpenTelemetry)
 from services.telemetry import Gauge, Telemetry, active
+from services.transport_security import ServerSecurity
 
 log = logging.getLogger(__name__)
 
@@ -81,8 +83,9 @@ def freeze_start_up_heap() -> None:
 class CannotListen(OSError):
     """The service's address cannot be bound; the message names the variable that sets it."""
 
-    def __init__(self, service: str, address: str, reason: str):
-        super().__init__(f"cannot listen on {address} ({service.upper()}_ADDR): {reason}")
+    def __init__(self, service: str, address: str, reason: str, variable: str | None = None):
+        super().__init__(f"cannot listen on {address} ({variable or service.upper() + '_ADDR'}): "
+                         f"{reason}")
 
 
 def bind_address(address: str) -> str:
@@ -100,6 +103,23 @@ def bind_address(address: str) -> str:
     except ValueError:
         return f"[::]:{port}"
     return address
+
+
+def _server_options(client_keepalive_ms: int) -> list[tuple[str, object]]:
+    return [("grpc.max_receive_message_length", 4 * 1024 * 1024),
+            *server_keepalive_options(client_keepalive_ms)]
+
+
+def _listen(server: grpc.aio.Server, service: str, bound: str,
+            credentials: grpc.ServerCredentials | None, variable: str | None = None) -> None:
+    try:
+        port = (server.add_insecure_port(bound) if credentials is None
+                else server.add_secure_port(bound, credentials))
+    except RuntimeError as error:  # grpcio raises where it used to return 0
+        raise CannotListen(service, bound, str(error), variable) from None
+    if port == 0:
+        raise CannotListen(service, bound, "the port is taken or the address is not local",
+                           variable)
 
 
 class _Undecodable:
@@ -226,23 +246,26 @@ class HealthReporter:
 async def serve(spec: ServiceSpec, address: str, grace_seconds: float = 10.0,
                 started: asyncio.Event | None = None, stop: asyncio.Event | None = None,
                 telemetry: Telemetry | None = None,
-                client_keepalive_ms: int = KEEPALIVE_TIME_MS) -> None:
+                client_keepalive_ms: int = KEEPALIVE_TIME_MS,
+                security: GrpcSecurity | None = None) -> None:
     """Run a service until SIGTERM/SIGINT (or ``stop``), then stop gracefully.
 
     ``telemetry`` defaults to the process's active one (services.telemetry), if any.
     ``client_keepalive_ms``: how often the clients ping (server_keepalive_options).
+    ``security``: TLS, the caller check and the health port (``GRPC_*``,
+    docs/grpc-auth.md); None, plaintext and every caller welcome.
     """
-    # telemetry hook: a span per call and its duration (outside ErrorInterceptor, so that they
-    # see the status it sets)
+    security = security or GrpcSecurity()
+    listening = ServerSecurity.of(security)
+    # telemetry hook: a span per call and its duration (outside the caller check and
+    # ErrorInterceptor, so that they see the status those set)
     telemetry = telemetry or active()
     interceptors: list[grpc.aio.ServerInterceptor] = [ErrorInterceptor()]
+    if listening.caller_check is not None:
+        interceptors.insert(0, listening.caller_check)
     if telemetry is not None:
         interceptors[:0] = telemetry.server_interceptors()
-    server = grpc.aio.server(
-        interceptors=interceptors,
-        options=[("grpc.max_receive_message_length", 4 * 1024 * 1024),
-                 *server_keepalive_options(client_keepalive_ms)],
-    )
+    server = grpc.aio.server(interceptors=interceptors, options=_server_options(client_keepalive_ms))
     spec.register(server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -252,16 +275,22 @@ async def serve(spec: ServiceSpec, address: str, grace_seconds: float = 10.0,
         (*spec.full_names, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
     bound = bind_address(address)
-    try:
-        port = server.add_insecure_port(bound)
-    except RuntimeError as error:  # grpcio raises where it used to return 0
-        raise CannotListen(spec.name, bound, str(error)) from None
-    if port == 0:
-        raise CannotListen(spec.name, bound, "the port is taken or the address is not local")
-    await server.start()
+    _listen(server, spec.name, bound, listening.credentials)
+    servers = [server]
+    if security.health_port is not None:
+        # The kubelet's gRPC probes can neither do TLS nor send a token: health alone, in the
+        # clear, on a port of its own (the same servicer, so both ports tell the same).
+        health_server = grpc.aio.server(options=_server_options(client_keepalive_ms))
+        health_pb2_grpc.add_HealthServicer_to_server(health_servicer, health_server)
+        _listen(health_server, spec.name, f"{bound.rpartition(':')[0]}:{security.health_port}", None,
+                variable="GRPC_HEALTH_PORT")
+        servers.append(health_server)
+    for each in servers:
+        await each.start()
+    listening.warn_if_open(spec.name, bound)
     await health_servicer.set(LIVENESS_SERVICE, health_pb2.HealthCheckResponse.SERVING)
     freeze_start_up_heap()
-    log.info("%s service listening on %s", spec.name, bound)
+    log.info("%s service listening on %s (%s)", spec.name, bound, listening.describe())
 
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -284,7 +313,7 @@ async def serve(spec: ServiceSpec, address: str, grace_seconds: float = 10.0,
             task.cancel()
         # A background job stuck past its cancellation must not hold the process forever.
         await asyncio.wait(tasks, timeout=grace_seconds)
-        await server.stop(grace_seconds)
+        await asyncio.gather(*(each.stop(grace_seconds) for each in servers))
         if spec.on_stop is not None:
             await spec.on_stop()
         for signum in (signal.SIGTERM, signal.SIGINT):

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from services.channels import SERVICE_CALLS, CallPolicy
 from services.rpc_client import RpcClient
+from services.transport_security import ClientCredentials
 from stats import messages
 from stats.model import LeaderboardRow, Match, Rating
 from tavolo.stats.v1 import stats_pb2, stats_pb2_grpc
@@ -93,9 +94,9 @@ class StatsClient(RpcClient):
     PEOPLE_CALLS in the gateway)."""
 
     def __init__(self, address: str, timeout_seconds: float = 10.0,
-                 policy: CallPolicy = SERVICE_CALLS):
+                 policy: CallPolicy = SERVICE_CALLS, credentials: ClientCredentials | None = None):
         super().__init__(address, SERVICE, idempotent=_IDEMPOTENT,
-                         timeout_seconds=timeout_seconds, policy=policy)
+                         timeout_seconds=timeout_seconds, policy=policy, credentials=credentials)
         self._stub = stats_pb2_grpc.StatsServiceStub(self._channel)
 
     async def record_match(self, table_id: str, game_type: str, started_ms: int, finished_ms: int,

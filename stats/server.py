@@ -14,6 +14,7 @@ from services.config import Settings
 from services.migrations import migrate
 from services.server import ServiceSpec, serve
 from services.stores import postgres_pool, when_reachable
+from services.transport_security import ClientCredentials
 from stats.cursor import CursorCodec
 from stats.repository import MemoryStatsRepository, PostgresStatsRepository, StatsRepository
 from stats.service import StatsService
@@ -52,7 +53,8 @@ async def open_repository(settings: Settings) -> StatsRepository:
 async def build(settings: Settings) -> ServiceSpec:
     """The stats ServiceSpec with its stores open; ``on_stop`` closes them."""
     repository = await open_repository(settings)
-    lobby = LobbyClient(settings.lobby_addr, timeout_seconds=5.0)
+    lobby = LobbyClient(settings.lobby_addr, timeout_seconds=5.0,
+                        credentials=ClientCredentials.of(settings.grpc_security))
     service = StatsService(repository, lobby, CursorCodec(cursor_secret(settings)))
 
     async def close() -> None:
@@ -70,4 +72,4 @@ async def build(settings: Settings) -> ServiceSpec:
 
 async def run(settings: Settings) -> None:
     async with telemetry.running(settings, "stats"):  # telemetry hook: before any channel opens
-        await serve(await build(settings), settings.stats_addr)
+        await serve(await build(settings), settings.stats_addr, security=settings.grpc_security)

@@ -8,27 +8,56 @@ and its callers find them as Kubernetes' headless service would give them: one g
 listing every replica (``ipv4:a,b``), whose first live one is used. With ``gateways`` > 1
 there are as many gateways ("gateway", "gateway2", ...), and gateway N calls game replica N
 when there is one, so that the moves of one table cross replicas.
+
+Callers are checked as the chart sets them up (docs/grpc-auth.md): each component sends a token
+of its own and every service holds the callers file; ``caller_auth=False`` turns that off. A
+test calling a service itself uses ``stack.credentials`` (a caller that may call everything).
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
+import secrets
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import grpc
 import httpx
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from services.transport_security import ClientCredentials
 from testing.processes import free_port
 from testing.servers import REDIS_URL, create_database, delete_keys, drop_database, dsn_for, new_prefix
 
 SERVICES = ("game", "deadlines", "stats", "lobby")
+COMPONENTS = (*SERVICES, "gateway")
+TEST_CALLER = "tests"  # the tests' own caller: every method
+OUTSIDE_CALLER = "reporting"  # another team's, with the default allow list: reads history
+
+
+def caller_tokens(folder: Path) -> dict[str, Path]:
+    """A token file per component, for the tests and for an outside team, and the callers file
+    naming them all (``callers.yaml``) in ``folder``: the files the GRPC_* settings name."""
+    files, entries = {}, []
+    for name in (*COMPONENTS, TEST_CALLER, OUTSIDE_CALLER):
+        token = secrets.token_urlsafe(32)
+        files[name] = folder / f"{name}.token"
+        files[name].write_text(token + "\n")
+        entries.append(f"  - name: {name}\n"
+                       f"    token_sha256: {hashlib.sha256(token.encode()).hexdigest()}\n"
+                       + ("    methods: ['*']\n" if name == TEST_CALLER else ""))
+    files["callers"] = folder / "callers.yaml"
+    files["callers"].write_text("callers:\n" + "".join(entries))
+    return files
 
 
 def _numbered(service: str, count: int) -> list[str]:
@@ -37,7 +66,7 @@ def _numbered(service: str, count: int) -> list[str]:
 
 class Stack:
     def __init__(self, extra_env: dict[str, str] | None = None, *, game_replicas: int = 1,
-                 gateways: int = 1):
+                 gateways: int = 1, caller_auth: bool = True):
         self.games = _numbered("game", game_replicas)
         self.gateways = _numbered("gateway", gateways)
         self.service_of = ({name: name for name in SERVICES} | dict.fromkeys(self.games, "game")
@@ -64,6 +93,17 @@ class Stack:
             "LOG_LEVEL": "WARNING",
             "METRICS_PORT": "0",  # per service in _spawn: one port each
         })
+        self.credentials = ClientCredentials()
+        self.outside_token: str | None = None  # an outside team's token (read-only)
+        self._secrets: str | None = None
+        self._token_files: dict[str, Path] = {}
+        if caller_auth:
+            self._secrets = tempfile.mkdtemp(prefix="tavolo-callers-")
+            self._token_files = caller_tokens(Path(self._secrets))
+            env["GRPC_CALLERS_FILE"] = str(self._token_files["callers"])
+            self.credentials = ClientCredentials(
+                token=self._token_files[TEST_CALLER].read_text().strip())
+            self.outside_token = self._token_files[OUTSIDE_CALLER].read_text().strip()
         if game_replicas > 1:
             env["GAME_ADDR"] = "ipv4:" + ",".join(self.address(name) for name in self.games)
         env.update(extra_env or {})
@@ -102,6 +142,9 @@ class Stack:
 
     def _spawn(self, name: str, args: list[str]) -> None:
         env = {**self.env, **self.own_env.get(name, {})}
+        token_file = self._token_files.get(self.service_of.get(name, ""))
+        if token_file is not None:
+            env["GRPC_TOKEN_FILE"] = str(token_file)
         if name in self.metrics_ports:
             env["METRICS_PORT"] = str(self.metrics_ports[name])
         elif self.service_of.get(name) == "gateway":  # any port but 0: /metrics on its own
@@ -172,16 +215,18 @@ class Stack:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+        if self._secrets is not None:
+            shutil.rmtree(self._secrets, ignore_errors=True)
 
 
 @contextmanager
 def real_stack(extra_env: dict[str, str] | None = None, label: str = "e2e",
-               **replicas: int) -> Iterator[Stack]:
+               **options: bool | int) -> Iterator[Stack]:
     """A started Stack on the real servers: a migrated database and a Redis key prefix of its
-    own; ``replicas`` as Stack's (game_replicas, gateways)."""
+    own; ``options`` as Stack's (game_replicas, gateways, caller_auth)."""
     database, prefix = asyncio.run(create_database(label)), new_prefix(label)
     stack = Stack({"DATABASE_URL": dsn_for(database), "REDIS_URL": REDIS_URL,
-                   "REDIS_KEY_PREFIX": prefix, **(extra_env or {})}, **replicas)
+                   "REDIS_KEY_PREFIX": prefix, **(extra_env or {})}, **options)
     try:
         subprocess.run([sys.executable, "-m", "services.cli", "migrate"], env=stack.env,
                        check=True, capture_output=True)

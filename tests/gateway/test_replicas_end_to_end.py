@@ -88,7 +88,7 @@ async def test_a_killed_game_replicas_tables_go_on_at_the_other_with_their_deadl
         two_game_replicas):
     stack = two_game_replicas
     players = await _login(stack, ("ann", "ben", "cat", "dan"))
-    watcher = GameClient(stack.address("game2"))
+    watcher = GameClient(stack.address("game2"), credentials=stack.credentials)
     try:
         lobby = await seat_four(players, {"target_score": 1})
         async with await players[0].socket(lobby["id"]) as socket:

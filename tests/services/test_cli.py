@@ -34,6 +34,18 @@ def test_a_bad_setting_stops_the_command_naming_the_variable():
     assert "GAME_TTL_SECONDS" in result.stderr
 
 
+def test_an_unfit_callers_file_stops_a_service_naming_the_variable_and_the_fault(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_", "REDIS_"))}
+    callers = tmp_path / "callers.yaml"
+    callers.write_text("callers:\n  - name: reporting\n")
+    result = _tavolo("serve", "lobby", env={**env, "LOBBY_ADDR": free_address(),
+                                            "METRICS_PORT": "0",
+                                            "GRPC_CALLERS_FILE": str(callers)})
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert ("tavolo: configuration error: GRPC_CALLERS_FILE: caller 'reporting': give "
+            "token_sha256, certificate or both") in result.stderr
+
+
 def test_migrate_without_a_database_says_so():
     env = {k: v for k, v in os.environ.items() if not k.startswith("DATABASE_")}
     result = _tavolo("migrate", env=env)
@@ -81,6 +93,19 @@ def test_an_address_that_cannot_be_bound_is_one_line_naming_the_variable():
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     assert "tavolo serve deadlines: cannot listen on 192.0.2.1:50053 (DEADLINES_ADDR)" in result.stderr
+
+
+def test_a_health_port_that_cannot_be_bound_is_one_line_naming_the_variable():
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_", "REDIS_"))}
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = _tavolo("serve", "lobby", env={**env, "LOBBY_ADDR": free_address(),
+                                                "METRICS_PORT": "0",
+                                                "GRPC_HEALTH_PORT": str(port)})
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert f"cannot listen on 127.0.0.1:{port} (GRPC_HEALTH_PORT)" in result.stderr
 
 
 def test_a_metrics_port_that_cannot_be_bound_is_one_line_naming_the_variable():
