@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import collections
 import json
 import re
 import time
@@ -237,7 +238,7 @@ def test_every_invalid_argument_raise_site_names_its_field():
 @pytest.fixture(scope="module")
 def services():
     """game, deadlines, stats and lobby as `tavolo serve` processes with in-memory stores (the
-    game service with the dummy game); no gateway, no provider."""
+    game service with the dummy game) and callers checked; no gateway, no provider."""
     stack = Stack({"DUMMY_GAME": "1"})
     try:
         for name in SERVICES:
@@ -250,9 +251,31 @@ def services():
         stack.stop()
 
 
-def _describe_error_reason(address: str) -> tuple[str, list[str], set[str]]:
+class _CallDetails(collections.namedtuple(
+        "_CallDetails", ("method", "timeout", "metadata", "credentials", "wait_for_ready",
+                         "compression")), grpc.ClientCallDetails):
+    pass
+
+
+class _Bearer(grpc.StreamStreamClientInterceptor):
+    """The token on a blocking channel's streams (reflection is one), as grpcurl's -H sends it."""
+
+    def __init__(self, token: str | None):
+        self.token = token
+
+    def intercept_stream_stream(self, continuation, details, requests):
+        metadata = list(details.metadata or ())
+        if self.token is not None:
+            metadata.append(("authorization", f"Bearer {self.token}"))
+        return continuation(_CallDetails(details.method, details.timeout, metadata,
+                                         details.credentials, details.wait_for_ready,
+                                         details.compression), requests)
+
+
+def _describe_error_reason(address: str, token: str | None) -> tuple[str, list[str], set[str]]:
     """(file, values, services) as a reflection client sees them: grpcurl's describe."""
-    with grpc.insecure_channel(address) as channel:
+    with grpc.insecure_channel(address) as plain:
+        channel = grpc.intercept_channel(plain, _Bearer(token))
         database = ProtoReflectionDescriptorDatabase(channel)
         pool = descriptor_pool.DescriptorPool(database)
         enum = pool.FindEnumTypeByName("tavolo.common.v1.ErrorReason")
@@ -263,10 +286,17 @@ def _describe_error_reason(address: str) -> tuple[str, list[str], set[str]]:
 
 @pytest.mark.parametrize("name", SERVICES)
 async def test_every_service_describes_the_error_reasons_by_reflection(services, name):
-    file, values, listed = await asyncio.to_thread(_describe_error_reason, services.address(name))
+    file, values, listed = await asyncio.to_thread(_describe_error_reason, services.address(name),
+                                                   services.credentials.token)
     assert file == "tavolo/common/v1/errors.proto"
     assert set(values) == {"ERROR_REASON_UNSPECIFIED"} | {f"ERROR_REASON_{r.name}" for r in Reason}
     assert API[name] in listed
+
+
+def _channel(stack: Stack, name: str) -> grpc.aio.Channel:
+    """A channel to one of the stack's services, its calls carrying the stack's test token."""
+    return grpc.aio.insecure_channel(stack.address(name),
+                                     interceptors=stack.credentials.interceptors())
 
 
 async def _refused(call) -> grpc.aio.AioRpcError:
@@ -276,7 +306,7 @@ async def _refused(call) -> grpc.aio.AioRpcError:
 
 
 async def test_the_game_service_names_the_field_it_refuses(services):
-    async with grpc.aio.insecure_channel(services.address("game")) as channel:
+    async with _channel(services, "game") as channel:
         game = game_pb2_grpc.GameServiceStub(channel)
         table_id = (await game.CreateTable(game_pb2.CreateTableRequest(
             game_type="dummy", seats=SEATS))).table_id
@@ -308,7 +338,7 @@ async def test_the_game_service_names_the_field_it_refuses(services):
 
 
 async def test_a_stale_expected_revision_is_aborted_with_a_short_retry_delay(services):
-    async with grpc.aio.insecure_channel(services.address("game")) as channel:
+    async with _channel(services, "game") as channel:
         game = game_pb2_grpc.GameServiceStub(channel)
         table_id = (await game.CreateTable(game_pb2.CreateTableRequest(
             game_type="dummy", seats=SEATS))).table_id
@@ -328,7 +358,7 @@ async def test_a_stale_expected_revision_is_aborted_with_a_short_retry_delay(ser
 
 
 async def test_the_lobby_names_the_field_it_refuses_and_the_one_the_game_service_refused(services):
-    async with grpc.aio.insecure_channel(services.address("lobby")) as channel:
+    async with _channel(services, "lobby") as channel:
         lobby = lobby_pb2_grpc.LobbyServiceStub(channel)
         negative = await _refused(lobby.ListMemberGames(
             lobby_pb2.ListMemberGamesRequest(member_id="m1", page_size=-1)))
@@ -349,7 +379,7 @@ async def test_the_lobby_names_the_field_it_refuses_and_the_one_the_game_service
 
 
 async def test_the_stats_service_names_the_field_it_refuses(services):
-    async with grpc.aio.insecure_channel(services.address("stats")) as channel:
+    async with _channel(services, "stats") as channel:
         stats = stats_pb2_grpc.StatsServiceStub(channel)
         token = await _refused(stats.ListMatches(stats_pb2.ListMatchesRequest(
             member_id="m1", page_token="not-a-token")))
@@ -366,7 +396,7 @@ async def test_the_stats_service_names_the_field_it_refuses(services):
 
 
 async def test_the_deadline_service_names_nested_fields_by_their_path(services):
-    async with grpc.aio.insecure_channel(services.address("deadlines")) as channel:
+    async with _channel(services, "deadlines") as channel:
         deadlines = deadlines_pb2_grpc.DeadlineServiceStub(channel)
         unset = await _refused(deadlines.Schedule(deadlines_pb2.ScheduleRequest(
             table_id="t1", kind="turn", token="x")))
@@ -381,7 +411,7 @@ async def test_the_deadline_service_names_nested_fields_by_their_path(services):
 
 
 async def test_a_request_that_is_not_a_message_is_about_the_request_as_a_whole(services):
-    async with grpc.aio.insecure_channel(services.address("game")) as channel:
+    async with _channel(services, "game") as channel:
         act = channel.unary_unary("/tavolo.game.v1.GameService/Act")
         error = await _refused(act(b"\xff\xff\xff\xff"))
     [(path, description)] = _violations(error)
