@@ -18,7 +18,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import grpc
-from google.protobuf import any_pb2, duration_pb2, message
+from google.protobuf import any_pb2, duration_pb2
+from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
@@ -90,8 +91,8 @@ class Reason(enum.Enum):
 
 # google.rpc.RetryInfo.retry_delay, documented with each reason in errors.proto.
 RETRY_DELAY_SECONDS = {
-    # A store or a service behind this one does not answer. The caller's transport has most
-    # likely retried already (services.channels: 0.1 + 0.2 + 0.4 + 0.8 s between services);
+    # A store or a service behind this one does not answer. For an idempotent call the
+    # caller's transport has retried already (services.channels: 0.1 + 0.2 + 0.4 + 0.8 s);
     # 2 s is where that backoff goes on (its next step, 1.6 s, and its cap, max_backoff_seconds)
     # and the channels' longest wait before reconnecting to a peer (max_reconnect_backoff_ms),
     # so a retry sooner would most likely meet the same outage. Back off further after it.
@@ -160,7 +161,7 @@ class ServiceError(Exception):
         are any, in the ``grpc-status-details-bin`` trailer."""
         metadata = {key: clipped(value, METADATA_VALUE_LIMIT)
                      for key, value in self.metadata.items()}
-        details: list[message.Message] = [
+        details: list[Message] = [
             error_details_pb2.ErrorInfo(reason=self.reason.name, domain=DOMAIN, metadata=metadata)
         ]
         if self.field_violations:
@@ -181,7 +182,7 @@ class ServiceError(Exception):
         return rpc_status.to_status(status)
 
 
-def _packed(detail: message.Message) -> any_pb2.Any:
+def _packed(detail: Message) -> any_pb2.Any:
     packed = any_pb2.Any()
     packed.Pack(detail)
     return packed
