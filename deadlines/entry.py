@@ -16,7 +16,12 @@ MAX_FIELD_LENGTH = 256
 
 
 class InvalidEntry(ValueError):
-    """A field of an entry is empty, too long or malformed; the message names the field."""
+    """A field of an entry is empty, too long or malformed; the message names the field, and
+    so does ``field`` (its name: "table_id", "kind", "token"; "" for a stored member)."""
+
+    def __init__(self, message: str, field: str = ""):
+        super().__init__(message)
+        self.field = field
 
 
 @dataclass(frozen=True)
@@ -31,9 +36,9 @@ class Entry:
         for name in ("table_id", "kind", "token"):
             value = getattr(self, name)
             if not isinstance(value, str) or not value:
-                raise InvalidEntry(f"{name} must be a non-empty string")
+                raise InvalidEntry(f"{name} must be a non-empty string", name)
             if len(value) > MAX_FIELD_LENGTH:
-                raise InvalidEntry(f"{name} must be at most {MAX_FIELD_LENGTH} characters")
+                raise InvalidEntry(f"{name} must be at most {MAX_FIELD_LENGTH} characters", name)
 
     @property
     def member(self) -> str:

@@ -20,19 +20,26 @@ _MIN_SECONDS = -62_135_596_800
 _MAX_SECONDS = 253_402_300_799
 
 
-def _entry(table_id: str, kind: str, token: str) -> Entry:
+def _entry(table_id: str, kind: str, token: str, table_at: str = "", deadline_at: str = "") -> Entry:
+    """The entry; INVALID_ARGUMENT naming the refused field, whose path in the request is
+    ``table_at`` + ``table_id`` or ``deadline_at`` + ``kind``/``token`` (ScheduleRequest and
+    CancelRequest: no prefix; SetTableDeadlinesRequest: ``tables[i].``, ``tables[i].deadlines[j].``)."""
     try:
         return Entry(table_id=table_id, kind=kind, token=token)
     except InvalidEntry as error:
-        raise ServiceError(Reason.INVALID_ARGUMENT, str(error)) from None
+        at = table_at if error.field == "table_id" else deadline_at
+        raise ServiceError(Reason.INVALID_ARGUMENT, str(error), field=at + error.field) from None
 
 
-def due_ms_from(timestamp: timestamp_pb2.Timestamp) -> int:
-    """The timestamp in whole milliseconds, rounded up: an entry may fire late, never early."""
+def due_ms_from(timestamp: timestamp_pb2.Timestamp, field: str = "due_at") -> int:
+    """The timestamp in whole milliseconds, rounded up: an entry may fire late, never early.
+    ``field``: its path in the request, for the error."""
     if not _MIN_SECONDS <= timestamp.seconds <= _MAX_SECONDS:
-        raise ServiceError(Reason.INVALID_ARGUMENT, "due_at is out of the Timestamp range")
+        raise ServiceError(Reason.INVALID_ARGUMENT, "due_at is out of the Timestamp range",
+                           field=f"{field}.seconds")
     if not 0 <= timestamp.nanos <= 999_999_999:
-        raise ServiceError(Reason.INVALID_ARGUMENT, "due_at.nanos must be in 0..999999999")
+        raise ServiceError(Reason.INVALID_ARGUMENT, "due_at.nanos must be in 0..999999999",
+                           field=f"{field}.nanos")
     return timestamp.seconds * 1000 + -(-timestamp.nanos // 1_000_000)
 
 
@@ -46,7 +53,7 @@ class DeadlineServicer(deadlines_pb2_grpc.DeadlineServiceServicer):
                        ) -> deadlines_pb2.ScheduleResponse:
         entry = _entry(request.table_id, request.kind, request.token)
         if not request.HasField("due_at"):
-            raise ServiceError(Reason.INVALID_ARGUMENT, "due_at must be set")
+            raise ServiceError(Reason.INVALID_ARGUMENT, "due_at must be set", field="due_at")
         await self.queue.schedule(entry, due_ms_from(request.due_at))
         return deadlines_pb2.ScheduleResponse()
 
@@ -62,21 +69,23 @@ class DeadlineServicer(deadlines_pb2_grpc.DeadlineServiceServicer):
                                f"at most {MAX_TABLES_PER_CALL} tables per call", field="tables")
         tables: dict[str, list[tuple[Entry, int]]] = {}
         for index, table in enumerate(request.tables):
-            table_id = _entry(table.table_id, "-", "-").table_id  # the same checks as an entry's
+            at = f"tables[{index}]."
+            table_id = _entry(table.table_id, "-", "-", at).table_id  # an entry's checks
             if table_id in tables:
                 raise ServiceError(Reason.INVALID_ARGUMENT, f"table {table_id} is listed twice",
-                                   field=f"tables[{index}].table_id")
+                                   field=f"{at}table_id")
             if len(table.deadlines) > MAX_DEADLINES_PER_TABLE:
                 raise ServiceError(Reason.INVALID_ARGUMENT,
                                    f"at most {MAX_DEADLINES_PER_TABLE} deadlines per table",
-                                   field=f"tables[{index}].deadlines")
+                                   field=f"{at}deadlines")
             entries = tables[table_id] = []
-            for deadline in table.deadlines:
+            for number, deadline in enumerate(table.deadlines):
+                deadline_at = f"{at}deadlines[{number}]."
                 if not deadline.HasField("due_at"):
                     raise ServiceError(Reason.INVALID_ARGUMENT, "due_at must be set",
-                                       field=f"tables[{index}].deadlines.due_at")
-                entries.append((_entry(table_id, deadline.kind, deadline.token),
-                                due_ms_from(deadline.due_at)))
+                                       field=f"{deadline_at}due_at")
+                entries.append((_entry(table_id, deadline.kind, deadline.token, at, deadline_at),
+                                due_ms_from(deadline.due_at, f"{deadline_at}due_at")))
         await self.queue.set_tables(tables)
         return deadlines_pb2.SetTableDeadlinesResponse()
 

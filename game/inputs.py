@@ -41,23 +41,26 @@ def seats(values: list[str], players: int) -> tuple[str, ...]:
 def action(text: str) -> dict:
     """A player's action: a JSON object with an "action" member (BAD_REQUEST otherwise)."""
     if len(text) > MAX_ACTION_CHARS:
-        raise ServiceError(Reason.BAD_REQUEST, f"The action is too large (over {MAX_ACTION_CHARS} characters)")
-    value = json_object(text, Reason.BAD_REQUEST, "The action")
+        raise ServiceError(Reason.BAD_REQUEST, f"The action is too large (over {MAX_ACTION_CHARS} characters)",
+                           field="action_json")
+    value = json_object(text, Reason.BAD_REQUEST, "The action", "action_json")
     name = value.get("action")
     if not isinstance(name, str) or not name:
-        raise ServiceError(Reason.BAD_REQUEST, "The action needs an \"action\" member, e.g. {\"action\": \"play\"}")
+        raise ServiceError(Reason.BAD_REQUEST, "The action needs an \"action\" member, e.g. {\"action\": \"play\"}",
+                           field="action_json")
     return value
 
 
-def json_object(text: str, reason: Reason, what: str) -> dict:
+def json_object(text: str, reason: Reason, what: str, field: str) -> dict:
     """``text`` parsed as a JSON object (NaN and Infinity are not JSON, nor are nesting too deep
-    and unpaired surrogates: :func:`services.jsontext.loads`); ``reason`` if it is not one."""
+    and unpaired surrogates: :func:`services.jsontext.loads`); ``reason`` about the request's
+    ``field`` if it is not one."""
     try:
         value = jsontext.loads(text, parse_constant=_no_constant)
     except ValueError as error:
-        raise ServiceError(reason, f"{what}: not valid JSON ({error})") from None
+        raise ServiceError(reason, f"{what}: not valid JSON ({error})", field=field) from None
     if not isinstance(value, dict):
-        raise ServiceError(reason, f"{what}: must be a JSON object")
+        raise ServiceError(reason, f"{what}: must be a JSON object", field=field)
     return value
 
 

@@ -47,7 +47,8 @@ def _stores_unavailable(method):
         except asyncpg.DataError as error:  # data the log cannot hold slipped past the checks
             log.error("%s failed: Postgres refused the data (%s)", method.__name__, error)
             raise ServiceError(Reason.INVALID_ARGUMENT,
-                               "The request holds data the move log cannot store") from None
+                               "The request holds data the move log cannot store",
+                               field="") from None
 
     return call
 

@@ -504,15 +504,18 @@ class Tables:
         try:
             return self.registry.get(game_type)
         except UnknownGameType as error:
-            raise ServiceError(Reason.UNKNOWN_GAME_TYPE, str(error), game_type=str(game_type)) from None
+            raise ServiceError(Reason.UNKNOWN_GAME_TYPE, str(error), field="game_type",
+                               game_type=str(game_type)) from None
 
     @staticmethod
     def _options(engine: Engine, options_json: str) -> dict:
-        options = inputs.json_object(options_json or "{}", Reason.INVALID_OPTIONS, "Invalid options")
+        options = inputs.json_object(options_json or "{}", Reason.INVALID_OPTIONS, "Invalid options",
+                                     "options_json")
         try:
             return engine.normalize_options(options)
         except OptionsError as error:
-            raise ServiceError(Reason.INVALID_OPTIONS, f"Invalid options: {error.message}") from None
+            raise ServiceError(Reason.INVALID_OPTIONS, f"Invalid options: {error.message}",
+                               field="options_json") from None
 
     def _render(self, live: Live, index: int) -> SeatView:
         view = _view_json(self._engine(live.game_type), live, index)
@@ -565,4 +568,7 @@ def _concurrent(live: Live) -> ServiceError:
 
 
 def _refused(error: GameError) -> ServiceError:
-    return ServiceError(_GAME_ERRORS.get(error.code, Reason.ILLEGAL_MOVE), error.message)
+    reason = _GAME_ERRORS.get(error.code, Reason.ILLEGAL_MOVE)
+    # The engine's bad_request and unknown_action are about the action the seat sent.
+    field = "action_json" if reason in (Reason.BAD_REQUEST, Reason.UNKNOWN_ACTION) else None
+    return ServiceError(reason, error.message, field=field)

@@ -83,14 +83,16 @@ def options_json(value: str) -> str:
         return "{}"
     if len(value.encode("utf-8")) > MAX_OPTIONS_BYTES:
         raise ServiceError(Reason.INVALID_OPTIONS,
-                           f"Invalid options: longer than {MAX_OPTIONS_BYTES} bytes")
+                           f"Invalid options: longer than {MAX_OPTIONS_BYTES} bytes",
+                           field="options_json")
     try:
         options = jsontext.loads(value, parse_constant=_refuse_constant)
     except ValueError as error:
         raise ServiceError(Reason.INVALID_OPTIONS,
-                           f"Invalid options: not valid JSON ({error})") from None
+                           f"Invalid options: not valid JSON ({error})", field="options_json") from None
     if not isinstance(options, dict):
-        raise ServiceError(Reason.INVALID_OPTIONS, "Invalid options: must be a JSON object")
+        raise ServiceError(Reason.INVALID_OPTIONS, "Invalid options: must be a JSON object",
+                           field="options_json")
     return json.dumps(options, separators=(",", ":"))
 
 

@@ -111,7 +111,7 @@ class Lobby:
         kind = next((t for t in await self.games.list_game_types() if t.id == game_type), None)
         if kind is None:
             raise ServiceError(Reason.UNKNOWN_GAME_TYPE, f"Unknown game type: {game_type}",
-                               game_type=game_type)
+                               field="game_type", game_type=game_type)
         normalized = _json_text(await self.games.normalize_options(game_type, options_json))
         game = await self._create(self.new_game_id(), member_id, display_name, game_type,
                                   normalized, kind.players)

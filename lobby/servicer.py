@@ -67,8 +67,10 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         except ServiceError as error:
             if error.reason is not Reason.NOT_SEATED:
                 raise
-            raise ServiceError(error.reason, error.message, status_code=grpc.StatusCode.NOT_FOUND,
-                               **error.metadata) from None
+            not_found = ServiceError(error.reason, error.message,
+                                     status_code=grpc.StatusCode.NOT_FOUND)
+            not_found.metadata.update(error.metadata)
+            raise not_found from None
         return lobby_pb2.FindSeatResponse(seat=seat_message(seat))
 
     async def EraseMember(self, request, context):

@@ -2,20 +2,31 @@
 
 Services raise :class:`ServiceError` with a :class:`Reason`; the server interceptor
 (:mod:`services.server`) sends it as a gRPC status whose details carry a
-``google.rpc.ErrorInfo`` (domain ``tavolo.dev``, reason = the name below). Clients call
-:func:`from_rpc_error` to get the same :class:`ServiceError` back, so the gateway can map a
-reason to CONTRACT.md's HTTP status without parsing free text. The reasons are documented for
-other teams in ``protos/tavolo/common/v1/errors.proto`` (a test keeps the two lists equal).
+``google.rpc.ErrorInfo`` (domain ``tavolo.dev``, reason = the name below), a
+``google.rpc.BadRequest`` naming the request field on every INVALID_ARGUMENT, and a
+``google.rpc.RetryInfo`` where waiting and trying again helps (:data:`RETRY_DELAY_SECONDS`).
+Clients call :func:`from_rpc_error` to get the same :class:`ServiceError` back, so the gateway
+can map a reason to CONTRACT.md's HTTP status without parsing free text. The reasons are
+documented for other teams in ``protos/tavolo/common/v1/errors.proto`` (a test keeps the two
+lists equal).
 """
 
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 import grpc
-from google.protobuf import any_pb2
+from google.protobuf import any_pb2, duration_pb2
+from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
+
+# Loads tavolo/common/v1/errors.proto (ErrorReason) into the default descriptor pool, which the
+# servers' reflection serves from: no service imports that file, and without this grpcurl's
+# `describe tavolo.common.v1.ErrorReason` finds nothing. Every server imports this module.
+from tavolo.common.v1 import errors_pb2  # noqa: F401
 
 DOMAIN = "tavolo.dev"
 
@@ -72,42 +83,117 @@ class Reason(enum.Enum):
     def code(self) -> grpc.StatusCode:
         return self.value[1]
 
+    @property
+    def retry_delay_seconds(self) -> float | None:
+        """How long a caller should wait before trying again (RetryInfo), None: no RetryInfo."""
+        return RETRY_DELAY_SECONDS.get(self)
+
+
+# google.rpc.RetryInfo.retry_delay, documented with each reason in errors.proto.
+RETRY_DELAY_SECONDS = {
+    # A store or a service behind this one does not answer. For an idempotent call the
+    # caller's transport has retried already (services.channels: 0.1 + 0.2 + 0.4 + 0.8 s);
+    # 2 s is where that backoff goes on (its next step, 1.6 s, and its cap, max_backoff_seconds)
+    # and the channels' longest wait before reconnecting to a peer (max_reconnect_backoff_ms),
+    # so a retry sooner would most likely meet the same outage. Back off further after it.
+    Reason.UNAVAILABLE: 2.0,
+    # Another move landed first: nothing has to recover, the caller re-reads the view and
+    # decides again. The winning move is committed before the loser hears of it, so the short
+    # wait only keeps two contenders (a player and an auto-play, two bots) from colliding again
+    # at once: a quiet table's move takes 5-24 ms (the README's p50 to p99), and 0.1 s is the
+    # channels' first retry backoff.
+    Reason.CONCURRENT_MOVE: 0.1,
+}
+
+
+@dataclass(frozen=True)
+class FieldViolation:
+    """One field of a request that broke its documented shape (google.rpc.BadRequest).
+
+    ``field`` is the path of the field in the request message: proto field names, dotted into
+    nested messages, ``[i]`` for an element of a repeated field (``options_json``,
+    ``seats[2]``, ``tables[0].deadlines[1].due_at``); ``""`` is the request as a whole (bytes
+    that are not a message of the method). ``description`` says what is wrong, for people.
+    """
+
+    field: str
+    description: str
+
 
 class ServiceError(Exception):
-    """A failure a caller can act on: a reason, a message fit for a user, optional metadata."""
+    """A failure a caller can act on: a reason, a message fit for a user, optional metadata.
 
-    def __init__(self, reason: Reason, message: str, *, status_code: grpc.StatusCode | None = None,
-                 **metadata: str):
+    An INVALID_ARGUMENT names the request field it is about: ``field="page_size"`` (also kept
+    in the ErrorInfo's metadata as ``field``, as before), or ``field_violations`` for several;
+    one without either is a programming error (TypeError), so that every such status carries a
+    google.rpc.BadRequest. ``field=""`` is the request as a whole.
+    """
+
+    def __init__(self, reason: Reason, message: str, *, field: str | None = None,
+                 field_violations: Iterable[FieldViolation] = (),
+                 retry_delay_seconds: float | None = None,
+                 status_code: grpc.StatusCode | None = None, **metadata: str):
         super().__init__(message)
         self.reason = reason
         self.message = message
         # Where an API documents another code for a reason (FindSeat's NOT_SEATED is NOT_FOUND).
         self.code = status_code or reason.code
         self.metadata = {key: str(value) for key, value in metadata.items()}
+        if field:
+            self.metadata.setdefault("field", field)
+        violations = tuple(field_violations)
+        invalid = self.code == grpc.StatusCode.INVALID_ARGUMENT
+        if invalid and not violations and field is not None:
+            violations = (FieldViolation(field, message),)
+        if invalid and not violations:
+            raise TypeError(f"ServiceError({reason.name}) is INVALID_ARGUMENT: name the request "
+                            "field it is about (field=...; \"\" for the request as a whole)")
+        self.field_violations = violations
+        # The reason's delay unless the error says otherwise (a peer's RetryInfo, relayed).
+        self.retry_delay_seconds = (retry_delay_seconds if retry_delay_seconds is not None
+                                    else reason.retry_delay_seconds)
 
     def __repr__(self) -> str:
         return f"ServiceError({self.reason.name}, {self.message!r})"
 
     def to_status(self) -> grpc.Status:
-        """The gRPC status, with the ErrorInfo in the ``grpc-status-details-bin`` trailer."""
+        """The gRPC status, with the ErrorInfo, and the BadRequest and RetryInfo where there
+        are any, in the ``grpc-status-details-bin`` trailer."""
         metadata = {key: clipped(value, METADATA_VALUE_LIMIT)
                      for key, value in self.metadata.items()}
-        info = error_details_pb2.ErrorInfo(reason=self.reason.name, domain=DOMAIN,
-                                           metadata=metadata)
-        detail = any_pb2.Any()
-        detail.Pack(info)
+        details: list[Message] = [
+            error_details_pb2.ErrorInfo(reason=self.reason.name, domain=DOMAIN, metadata=metadata)
+        ]
+        if self.field_violations:
+            details.append(error_details_pb2.BadRequest(field_violations=[
+                error_details_pb2.BadRequest.FieldViolation(
+                    field=clipped(v.field, METADATA_VALUE_LIMIT),
+                    description=clipped(v.description, MESSAGE_LIMIT))
+                for v in self.field_violations
+            ]))
+        if self.retry_delay_seconds is not None:
+            delay = duration_pb2.Duration()
+            delay.FromNanoseconds(round(self.retry_delay_seconds * 1e9))
+            details.append(error_details_pb2.RetryInfo(retry_delay=delay))
         status = status_pb2.Status(
             code=self.code.value[0], message=clipped(self.message, MESSAGE_LIMIT),
-            details=[detail]
+            details=[_packed(detail) for detail in details]
         )
         return rpc_status.to_status(status)
 
 
+def _packed(detail: Message) -> any_pb2.Any:
+    packed = any_pb2.Any()
+    packed.Pack(detail)
+    return packed
+
+
 def from_rpc_error(error: grpc.RpcError) -> ServiceError:
-    """Turn a failed call back into the ServiceError the server raised.
+    """Turn a failed call back into the ServiceError the server raised, its field violations
+    (BadRequest) and retry delay (RetryInfo) included.
 
     A status without tavolo's ErrorInfo (a dead peer, a deadline) becomes UNAVAILABLE or
-    INVALID_ARGUMENT by its code, so callers always get a reason.
+    INVALID_ARGUMENT (about the request as a whole) by its code, so callers always get a reason.
     """
     code = error.code()
     message = error.details() or code.name
@@ -115,12 +201,30 @@ def from_rpc_error(error: grpc.RpcError) -> ServiceError:
         status = rpc_status.from_call(error)
     except ValueError:
         status = None
+    info: error_details_pb2.ErrorInfo | None = None
+    violations: list[FieldViolation] = []
+    retry_delay: float | None = None
     for detail in status.details if status is not None else ():
-        info = error_details_pb2.ErrorInfo()
-        if detail.Is(info.DESCRIPTOR) and detail.Unpack(info) and info.domain == DOMAIN:
-            reason = Reason.__members__.get(info.reason)
-            if reason is not None:
-                return ServiceError(reason, status.message, **dict(info.metadata))
+        found = error_details_pb2.ErrorInfo()
+        bad_request = error_details_pb2.BadRequest()
+        retry = error_details_pb2.RetryInfo()
+        if detail.Unpack(found) and found.domain == DOMAIN and info is None:
+            info = found
+        elif detail.Unpack(bad_request):
+            violations += [FieldViolation(v.field, v.description)
+                           for v in bad_request.field_violations]
+        elif detail.Unpack(retry) and retry.HasField("retry_delay"):
+            retry_delay = retry.retry_delay.ToNanoseconds() / 1e9
+    reason = Reason.__members__.get(info.reason) if info is not None else None
+    if status is not None and info is not None and reason is not None:
+        metadata = dict(info.metadata)
+        field = metadata.pop("field", None)
+        if not violations and field is None and reason.code == grpc.StatusCode.INVALID_ARGUMENT:
+            field = ""  # a peer that named no field: the request as a whole
+        return ServiceError(reason, status.message, field=field, field_violations=violations,
+                            retry_delay_seconds=retry_delay, **metadata)
     if code in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.OUT_OF_RANGE):
-        return ServiceError(Reason.INVALID_ARGUMENT, message)
-    return ServiceError(Reason.UNAVAILABLE, f"{code.name}: {message}")
+        return ServiceError(Reason.INVALID_ARGUMENT, message, field="",
+                            field_violations=violations)
+    return ServiceError(Reason.UNAVAILABLE, f"{code.name}: {message}",
+                        retry_delay_seconds=retry_delay)

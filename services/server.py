@@ -127,8 +127,10 @@ class _Undecodable:
     grpcio's UNKNOWN (which callers could not tell from a crash)."""
 
     def __init__(self, error: Exception):
+        # field "": the request as a whole (its type is in the message, from the DecodeError)
         self.error = ServiceError(Reason.INVALID_ARGUMENT,
-                                  f"The request is not a valid message of this method: {error}")
+                                  f"The request is not a valid message of this method: {error}",
+                                  field="")
 
 
 def _tolerant(deserializer):

@@ -134,7 +134,8 @@ class StatsService:
             try:
                 after = self.cursors.decode(page_token, scope)
             except CursorError as error:
-                raise ServiceError(Reason.INVALID_PAGE_TOKEN, f"Invalid page token: {error}") from None
+                raise ServiceError(Reason.INVALID_PAGE_TOKEN, f"Invalid page token: {error}",
+                                   field="page_token") from None
         matches = await self.repository.list_matches(member_id, kind, size + 1, after)
         token = ""
         fitting = _fitting_a_page(matches[:size])
@@ -159,29 +160,33 @@ class StatsService:
 # -- checks --------------------------------------------------------------------------------
 
 
-def _invalid(message: str, **metadata: str) -> ServiceError:
-    error = ServiceError(Reason.INVALID_ARGUMENT, message)
+def _invalid(field: str, message: str, **metadata: str) -> ServiceError:
+    """INVALID_ARGUMENT about the request's ``field`` (its path: ``seats[1].team``)."""
+    error = ServiceError(Reason.INVALID_ARGUMENT, message, field=field)
     error.metadata.update(metadata)
     return error
 
 
-def _checked_text(field: str, value: str, limit: int) -> str:
+def _checked_text(field: str, value: str, limit: int, name: str | None = None) -> str:
+    """``value`` of the request's ``field``; ``name`` is how messages call it (the field)."""
+    name = name or field
     if "\x00" in value:
-        raise _invalid(f"{field} must not contain NUL characters")
+        raise _invalid(field, f"{name} must not contain NUL characters")
     if len(value) > limit:
-        raise _invalid(f"{field} is longer than {limit} characters")
+        raise _invalid(field, f"{name} is longer than {limit} characters")
     return value
 
 
 def _checked_member(member_id: str) -> str:
     if not member_id:
-        raise _invalid("member_id is required")
+        raise _invalid("member_id", "member_id is required")
     return _checked_text("member_id", member_id, MAX_ID_CHARS)
 
 
 def _checked_game_type(game_type: str) -> str:
     if not _GAME_TYPE.fullmatch(game_type):
-        raise _invalid("game_type must be a lower_snake_case game type id", game_type=game_type[:64])
+        raise _invalid("game_type", "game_type must be a lower_snake_case game type id",
+                       game_type=game_type[:64])
     return game_type
 
 
@@ -189,31 +194,31 @@ def _checked_size(field: str, value: int, default: int) -> int:
     if value == 0:
         return default
     if not 1 <= value <= MAX_PAGE_SIZE:
-        raise _invalid(f"{field} must be between 1 and {MAX_PAGE_SIZE}, got {value}")
+        raise _invalid(field, f"{field} must be between 1 and {MAX_PAGE_SIZE}, got {value}")
     return value
 
 
 def _checked_time(field: str, value: int | None) -> int:
     if value is None:
-        raise _invalid(f"{field} is required")
+        raise _invalid(field, f"{field} is required")
     if not 0 <= value < _LATEST_MS:
-        raise _invalid(f"{field} must lie between 1970 and 9999")
+        raise _invalid(field, f"{field} must lie between 1970 and 9999")
     return value
 
 
 def _checked_uuid(field: str, value: str) -> str:
     if not value:
-        raise _invalid(f"{field} is required")
+        raise _invalid(field, f"{field} is required")
     try:
         canonical = str(uuid.UUID(value))
     except ValueError:
         canonical = None
     if canonical != value.lower():
-        raise _invalid(f"{field} must be a uuid")
+        raise _invalid(field, f"{field} must be a uuid")
     return canonical
 
 
-def _json_object(field: str, text: str) -> dict[str, Any]:
+def _json_object(field: str, text: str, name: str | None = None) -> dict[str, Any]:
     """A JSON object as Postgres jsonb can keep it: finite numbers, text without NUL characters
     or unpaired surrogates (both are valid JSON escapes, neither fits jsonb)."""
     if not text.strip():
@@ -228,14 +233,15 @@ def _json_object(field: str, text: str) -> dict[str, Any]:
             raise ValueError(f"number out of range: {number}")
         return value
 
+    name = name or field
     try:
         value = json.loads(text, parse_constant=reject_constant, parse_float=finite)
     except (ValueError, RecursionError) as error:
-        raise _invalid(f"{field} is not valid JSON: {error}") from None
+        raise _invalid(field, f"{name} is not valid JSON: {error}") from None
     if not isinstance(value, dict):
-        raise _invalid(f"{field} must be a JSON object")
+        raise _invalid(field, f"{name} must be a JSON object")
     if not _storable(value):
-        raise _invalid(f"{field} must not contain NUL characters or unpaired surrogates")
+        raise _invalid(field, f"{name} must not contain NUL characters or unpaired surrogates")
     return value
 
 
@@ -286,38 +292,43 @@ def _fitting_a_page(matches: list[Match]) -> list[Match]:
 def _checked_report(report: MatchReport) -> tuple[str, list[_Outcome], dict[str, Any]]:
     table_id = _checked_uuid("table_id", report.table_id)
     if not report.game_type:
-        raise _invalid("game_type is required")
+        raise _invalid("game_type", "game_type is required")
     game_type = _checked_game_type(report.game_type)
     started_ms = _checked_time("started_at", report.started_ms)
     finished_ms = _checked_time("finished_at", report.finished_ms)
     if finished_ms < started_ms:
-        raise _invalid("finished_at is before started_at")
+        raise _invalid("finished_at", "finished_at is before started_at")
     engine_bytes = len(report.result_json.encode("utf-8", "surrogatepass")) + sum(
         len(seat.details_json.encode("utf-8", "surrogatepass")) for seat in report.seats)
     if engine_bytes > MAX_MATCH_JSON_BYTES:
-        raise _invalid(f"result_json and details_json hold {engine_bytes} bytes together; "
+        raise _invalid("result_json",
+                       f"result_json and details_json hold {engine_bytes} bytes together; "
                        f"at most {MAX_MATCH_JSON_BYTES}")
     result = _json_object("result_json", report.result_json)
     if not report.seats:
-        raise _invalid("seats must name at least one seat")
+        raise _invalid("seats", "seats must name at least one seat")
     outcomes: list[_Outcome] = []
     seen: set[str] = set()
-    for seat in report.seats:
+    for index, seat in enumerate(report.seats):
+        at = f"seats[{index}]"
         parsed = _SEAT.fullmatch(seat.seat)
         if parsed is None:
-            raise _invalid(f"seat must be an opaque seat like 'seat:0', got {seat.seat[:40]!r}")
+            raise _invalid(f"{at}.seat",
+                           f"seat must be an opaque seat like 'seat:0', got {seat.seat[:40]!r}")
         if int(parsed.group(1)) != seat.seat_index:
-            raise _invalid(f"seat_index {seat.seat_index} does not match seat {seat.seat}")
+            raise _invalid(f"{at}.seat_index",
+                           f"seat_index {seat.seat_index} does not match seat {seat.seat}")
         if seat.seat in seen:
-            raise _invalid(f"{seat.seat} is reported twice")
+            raise _invalid(f"{at}.seat", f"{seat.seat} is reported twice")
         seen.add(seat.seat)
-        team = _checked_text("team", seat.team, MAX_TEAM_CHARS) or None
-        details = _json_object(f"details_json of {seat.seat}", seat.details_json)
+        team = _checked_text(f"{at}.team", seat.team, MAX_TEAM_CHARS, "team") or None
+        details = _json_object(f"{at}.details_json", seat.details_json,
+                               f"details_json of {seat.seat}")
         outcomes.append(_Outcome(seat.seat, seat.seat_index, team, seat.won, seat.points, details))
     team_won: dict[str, bool] = {}
     for outcome in outcomes:
         if outcome.team is not None and team_won.setdefault(outcome.team, outcome.won) != outcome.won:
-            raise _invalid(f"the seats of team {outcome.team} disagree on whether it won")
+            raise _invalid("seats", f"the seats of team {outcome.team} disagree on whether it won")
     outcomes.sort(key=lambda o: o.seat_index)
     fields = {"game_type": game_type, "started_ms": started_ms, "finished_ms": finished_ms,
               "result": result}
@@ -335,7 +346,7 @@ def _holders(table_id: str, seats: Sequence[LobbySeat]) -> list[SeatHolder]:
         raise ServiceError(Reason.GAME_NOT_FOUND, "Game not found", table_id=table_id)
     if any(not h.member_id or "\x00" in h.member_id for h in holders):
         # A permanent fault of the lobby's data: retrying cannot help, so not UNAVAILABLE.
-        raise _invalid("The lobby's seating of this table names a malformed member id",
+        raise _invalid("table_id", "The lobby's seating of this table names a malformed member id",
                        table_id=table_id)
     return holders
 
@@ -349,15 +360,16 @@ def _join_seating(table_id: str, outcomes: list[_Outcome], holders: Sequence[Sea
     by_seat = {holder.seat: holder for holder in holders}
     missing = [o.seat for o in outcomes if o.seat not in by_seat]
     if missing:
-        raise _invalid(f"{', '.join(missing)} has no player in the lobby's seating of this table",
+        raise _invalid("seats",
+                       f"{', '.join(missing)} has no player in the lobby's seating of this table",
                        table_id=table_id)
     unreported = sorted(set(by_seat) - {o.seat for o in outcomes})
     if unreported:
-        raise _invalid(f"the report lacks {', '.join(unreported)} of the lobby's seating",
+        raise _invalid("seats", f"the report lacks {', '.join(unreported)} of the lobby's seating",
                        table_id=table_id)
     members = [by_seat[o.seat].member_id for o in outcomes]
     if len(set(members)) != len(members):
-        raise _invalid("one member holds two seats of this table", table_id=table_id)
+        raise _invalid("seats", "one member holds two seats of this table", table_id=table_id)
     players = []
     for o in outcomes:
         holder = by_seat[o.seat]

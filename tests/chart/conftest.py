@@ -10,7 +10,16 @@ import helm_python
 import pytest
 import yaml
 
-from .support import CHART, NAMESPACE, PRODUCTION_VALUES, RELEASE, WITH_DATABASE, Rendered
+from .support import (
+    CHART,
+    GRPC_TLS_VALUES,
+    NAMESPACE,
+    PRODUCTION_VALUES,
+    RELEASE,
+    WITH_DATABASE,
+    Rendered,
+    merged,
+)
 
 
 @pytest.fixture(scope="session")
@@ -36,6 +45,12 @@ def production_values() -> dict[str, Any]:
 
 
 @pytest.fixture(scope="session")
+def grpc_tls_values(production_values: dict[str, Any]) -> dict[str, Any]:
+    """The production-like values with ci/grpc-tls-values.yaml on top (mutual TLS)."""
+    return merged(production_values, yaml.safe_load(GRPC_TLS_VALUES.read_text()))
+
+
+@pytest.fixture(scope="session")
 def default_render(render: Callable[..., Rendered]) -> Rendered:
     return render()
 
@@ -45,13 +60,20 @@ def production_render(render: Callable[..., Rendered], production_values: dict[s
     return render(production_values)
 
 
-@pytest.fixture(scope="session", params=["default", "default+database", "production"])
+@pytest.fixture(scope="session")
+def grpc_tls_render(render: Callable[..., Rendered], grpc_tls_values: dict[str, Any]) -> Rendered:
+    return render(grpc_tls_values)
+
+
+@pytest.fixture(scope="session", params=["default", "default+database", "production", "production+grpc-tls"])
 def any_render(
     request: pytest.FixtureRequest,
     render: Callable[..., Rendered],
     production_values: dict[str, Any],
+    grpc_tls_values: dict[str, Any],
 ) -> Rendered:
-    """The chart rendered with its defaults, with a database (the migration too), and with
-    the production-like values."""
-    values = {"default": {}, "default+database": WITH_DATABASE, "production": production_values}
+    """The chart rendered with its defaults, with a database (the migration too), with the
+    production-like values, and with those plus mutual TLS between the components."""
+    values = {"default": {}, "default+database": WITH_DATABASE, "production": production_values,
+              "production+grpc-tls": grpc_tls_values}
     return render(values[request.param])

@@ -14,6 +14,7 @@ import yaml
 REPO = pathlib.Path(__file__).resolve().parents[2]
 CHART = REPO / "charts" / "tavolo"
 PRODUCTION_VALUES = CHART / "ci" / "production-values.yaml"
+GRPC_TLS_VALUES = CHART / "ci" / "grpc-tls-values.yaml"
 KUBE_VERSION = "1.31.0"
 RELEASE = "rel"
 NAMESPACE = "games"
@@ -22,6 +23,40 @@ GRPC_COMPONENTS = ("lobby", "game", "deadlines", "stats")
 
 # A database, so that the migration Job renders too.
 WITH_DATABASE = {"database": {"url": "postgres://tavolo:secret@postgres.example:5432/tavolo"}}
+
+
+def merged(*layers: dict[str, Any]) -> dict[str, Any]:
+    """Values files layered as `helm -f a -f b` does: maps merge key by key, anything else
+    (lists too) is replaced by the later layer."""
+    result: dict[str, Any] = {}
+    for layer in layers:
+        for key, value in layer.items():
+            if isinstance(value, dict) and isinstance(result.get(key), dict):
+                result[key] = merged(result[key], value)
+            else:
+                result[key] = value
+    return result
+
+
+def table_names(path: pathlib.Path) -> list[str]:
+    """The first cells of the table headed `| Variable | ... |`, split at " / "."""
+    if not path.exists():
+        return []
+    names: list[str] = []
+    in_table = False
+    for line in path.read_text().splitlines():
+        line = line.strip()
+        if not line.startswith("|"):
+            in_table = False
+            continue
+        first = line.strip("|").split("|")[0].strip()
+        if not in_table:
+            in_table = first.strip("`* ").lower() == "variable"
+            continue
+        if set(first) <= set("-: "):
+            continue
+        names.extend(name.strip().strip("`") for name in first.split(" / "))
+    return names
 
 
 @dataclasses.dataclass(frozen=True)
@@ -150,13 +185,59 @@ def _monitor_schema(endpoints: str) -> dict[str, Any]:
 MONITOR_SCHEMAS = {"ServiceMonitor": _monitor_schema("endpoints"),
                    "PodMonitor": _monitor_schema("podMetricsEndpoints")}
 
+# cert-manager's Certificate (cert-manager.io/v1), likewise a custom resource: the fields the
+# chart uses, as cert-manager's API reference defines them, closed to any other key.
+_GO_DURATION = {"type": "string", "pattern": r"^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$"}
+_KEY_USAGES = ["signing", "digital signature", "content commitment", "key encipherment",
+               "key agreement", "data encipherment", "cert sign", "crl sign", "encipher only",
+               "decipher only", "any", "server auth", "client auth", "code signing",
+               "email protection", "s/mime", "ipsec end system", "ipsec tunnel", "ipsec user",
+               "timestamping", "ocsp signing", "microsoft sgc", "netscape sgc"]
+CERTIFICATE_SCHEMA: dict[str, Any] = {
+    "type": "object", "additionalProperties": False,
+    "required": ["apiVersion", "kind", "metadata", "spec"],
+    "properties": {
+        "apiVersion": {"const": "cert-manager.io/v1"},
+        "kind": {"const": "Certificate"},
+        "metadata": {"type": "object", "required": ["name", "namespace"],
+                     "properties": {"labels": _LABELS, "name": {"type": "string"},
+                                    "namespace": {"type": "string"}}},
+        "spec": {
+            "type": "object", "additionalProperties": False, "required": ["secretName", "issuerRef"],
+            "anyOf": [{"required": ["commonName"]}, {"required": ["dnsNames"]}],
+            "properties": {
+                "secretName": {"type": "string", "minLength": 1},
+                "secretTemplate": {"type": "object", "additionalProperties": False,
+                                   "properties": {"labels": _LABELS, "annotations": _LABELS}},
+                "commonName": {"type": "string", "minLength": 1, "maxLength": 64},
+                "dnsNames": {"type": "array", "minItems": 1,
+                             "items": {"type": "string", "pattern": r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$"}},
+                "usages": {"type": "array", "items": {"enum": _KEY_USAGES}},
+                "duration": _GO_DURATION,
+                "renewBefore": _GO_DURATION,
+                "privateKey": {"type": "object", "additionalProperties": False,
+                               "properties": {"algorithm": {"enum": ["RSA", "ECDSA", "Ed25519"]},
+                                              "size": {"type": "integer"},
+                                              "encoding": {"enum": ["PKCS1", "PKCS8"]},
+                                              "rotationPolicy": {"enum": ["Never", "Always"]}}},
+                "issuerRef": {"type": "object", "additionalProperties": False, "required": ["name"],
+                              "properties": {"name": {"type": "string", "minLength": 1},
+                                             "kind": {"type": "string"}, "group": {"type": "string"}}},
+            },
+        },
+    },
+}
+
 
 def validate(obj: dict[str, Any]) -> None:
-    """Validate ``obj`` against Kubernetes' schemas, or the monitors' (see MONITOR_SCHEMAS)."""
+    """Validate ``obj`` against Kubernetes' schemas, or the custom resources' (MONITOR_SCHEMAS,
+    CERTIFICATE_SCHEMA)."""
     import jsonschema
     import kubernetes_validate
 
     if obj["apiVersion"].startswith("monitoring.coreos.com/"):
         jsonschema.validate(obj, MONITOR_SCHEMAS[obj["kind"]])
+    elif obj["apiVersion"].startswith("cert-manager.io/"):
+        jsonschema.validate(obj, CERTIFICATE_SCHEMA)
     else:
         kubernetes_validate.validate(obj, KUBE_VERSION, strict=True)

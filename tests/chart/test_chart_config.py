@@ -15,7 +15,7 @@ import yaml
 
 from services.config import Settings
 
-from .support import CHART, COMPONENTS, REPO, Rendered, SecretKeyRef
+from .support import CHART, COMPONENTS, REPO, Rendered, SecretKeyRef, table_names
 
 # The table lives in README.md. CHART_TESTS_CONFIG_TABLE names another markdown file with the same
 # table, for running these tests before the README has it.
@@ -57,28 +57,10 @@ GRPC_PORTS = {"LOBBY_ADDR": 50051, "GAME_ADDR": 50052, "DEADLINES_ADDR": 50053, 
 GRPC_PORTS_BY_COMPONENT = {name.removesuffix("_ADDR").lower(): port for name, port in GRPC_PORTS.items()}
 
 
-def table_names(path: pathlib.Path) -> list[str]:
-    """The first cells of the table headed `| Variable | ... |`, split at " / "."""
-    if not path.exists():
-        return []
-    names: list[str] = []
-    in_table = False
-    for line in path.read_text().splitlines():
-        line = line.strip()
-        if not line.startswith("|"):
-            in_table = False
-            continue
-        first = line.strip("|").split("|")[0].strip()
-        if not in_table:
-            in_table = first.strip("`* ").lower() == "variable"
-            continue
-        if set(first) <= set("-: "):
-            continue
-        names.extend(name.strip().strip("`") for name in first.split(" / "))
-    return names
-
-
-TABLE = table_names(TABLE_FILE)
+# The settings of caller authentication (docs/grpc-auth.md's table) are not config keys: the chart
+# sets them per component from grpcAuth (test_chart_grpc_auth.py), should the README list them.
+GRPC_AUTH = set(table_names(REPO / "docs" / "grpc-auth.md"))
+TABLE = [name for name in table_names(TABLE_FILE) if name not in GRPC_AUTH]
 
 
 def expand(name: str) -> list[str]:

@@ -12,9 +12,10 @@ from .support import CHART, KUBE_VERSION
 WARNING = 2
 
 
-@pytest.mark.parametrize("values_name", ["default", "production"])
-def test_chart_passes_strict_lint(values_name: str, production_values: dict[str, Any]) -> None:
-    values = production_values if values_name == "production" else None
+@pytest.mark.parametrize("values_name", ["default", "production", "production+grpc-tls"])
+def test_chart_passes_strict_lint(values_name: str, production_values: dict[str, Any],
+                                  grpc_tls_values: dict[str, Any]) -> None:
+    values = {"default": None, "production": production_values, "production+grpc-tls": grpc_tls_values}[values_name]
     report = helm_python.lint(CHART, values, strict=True, kube_version=f"v{KUBE_VERSION}")
 
     assert report["errors"] == []

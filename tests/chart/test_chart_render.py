@@ -213,6 +213,8 @@ def test_migration_reads_hook_copies_of_the_settings_made_before_it(render: Call
     assert set(rendered.get("Secret", f"{RELEASE}-tavolo-migrate")["data"]) == {"DATABASE_URL"}
     stats_env = rendered.component_env("stats")
     assert stats_env.pop("STATS_CURSOR_SECRET") == "for the stats pods only"
+    # nor the gRPC credentials: the migration calls no service
+    assert stats_env.pop("GRPC_TOKEN_FILE") and stats_env.pop("GRPC_CALLERS_FILE")
     assert rendered.env(container) == stats_env
 
 
@@ -220,7 +222,10 @@ def test_migration_can_be_turned_off(render: Callable[..., Rendered]) -> None:
     rendered = render({**WITH_DATABASE, "migration": {"enabled": False}})
 
     assert rendered.of_kind("Job") == []
-    assert [obj["metadata"]["name"] for obj in rendered.of_kind("ConfigMap")] == [f"{RELEASE}-tavolo"]
+    assert [obj["metadata"]["name"] for obj in rendered.of_kind("ConfigMap")
+            if obj["metadata"]["name"].endswith("-migrate")] == []
+    assert [obj["metadata"]["name"] for obj in rendered.of_kind("Secret")
+            if obj["metadata"]["name"].endswith("-migrate")] == []
 
 
 def test_ingress_routes_the_public_paths_to_the_gateway(production_render: Rendered) -> None:

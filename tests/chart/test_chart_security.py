@@ -47,12 +47,19 @@ def test_every_container_is_locked_down(any_render: Rendered) -> None:
 
 
 def test_every_container_writes_only_to_its_tmp_volume(any_render: Rendered) -> None:
+    """Besides /tmp, a container mounts only its gRPC credentials (grpcAuth), read-only."""
     for owner, spec in any_render.pod_specs():
         volumes = {volume["name"]: volume for volume in spec["volumes"]}
         assert "emptyDir" in volumes["tmp"], _name(owner)
         for container in spec["containers"]:
+            where = f"{_name(owner)} {container['name']}"
             mounts = {mount["mountPath"]: mount["name"] for mount in container["volumeMounts"]}
-            assert mounts == {"/tmp": "tmp"}, f"{_name(owner)} {container['name']}"
+            assert mounts.pop("/tmp") == "tmp", where
+            assert set(mounts.values()) <= {"grpc-auth"}, where
+            for mount in container["volumeMounts"]:
+                if mount["name"] == "grpc-auth":
+                    assert mount["readOnly"] is True, where
+                    assert set(volumes["grpc-auth"]) == {"name", "projected"}, where
 
 
 def test_every_container_has_resource_requests_and_a_memory_limit(any_render: Rendered) -> None:

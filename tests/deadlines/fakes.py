@@ -74,7 +74,8 @@ class FakeGame(game_pb2_grpc.GameServiceServicer):
         if answer == "gone":
             raise ServiceError(Reason.TABLE_NOT_FOUND, "Table not found", table_id=request.table_id)
         if answer == "refused":
-            raise ServiceError(Reason.INVALID_ARGUMENT, "table_id must be a lowercase uuid")
+            raise ServiceError(Reason.INVALID_ARGUMENT, "table_id must be a lowercase uuid",
+                               field="table_id")
         if answer == "busy":  # the table kept changing under the fire: worth another go
             raise ServiceError(Reason.CONCURRENT_MOVE, "The table keeps changing: try again",
                                table_id=request.table_id, revision=7)

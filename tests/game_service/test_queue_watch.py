@@ -78,7 +78,7 @@ async def test_a_failing_resend_is_retried_until_it_succeeds():
 
 
 async def test_a_definite_refusal_of_the_epoch_is_not_swallowed():
-    watch = QueueWatch(FakeQueue(ServiceError(Reason.INVALID_ARGUMENT, "bad")), lambda: None,
+    watch = QueueWatch(FakeQueue(ServiceError(Reason.INVALID_ARGUMENT, "bad", field="")), lambda: None,
                        interval_seconds=0.001)
     with pytest.raises(ServiceError):
         await asyncio.wait_for(watch.run(), 2)

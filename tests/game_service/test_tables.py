@@ -537,7 +537,8 @@ async def test_a_restarted_service_resumes_the_unrecorded_finished_matches(repli
 
 
 async def test_a_match_stats_refuses_for_good_is_settled_not_retried_for_ever(replicas, fakes, caplog):
-    fakes.stats.refusal = ServiceError(Reason.INVALID_ARGUMENT, "result_json is not valid JSON")
+    fakes.stats.refusal = ServiceError(Reason.INVALID_ARGUMENT, "result_json is not valid JSON",
+                                       field="result_json")
     tables = await replicas.open()
     table_id = await _dummy(tables, target=1)
     await tables.act(table_id, "seat:0", _add())

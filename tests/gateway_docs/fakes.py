@@ -62,7 +62,7 @@ class FakeLobby:
         if self.down:
             raise unavailable()
         if not game_id.strip():  # as the lobby's inputs.game_id
-            raise ServiceError(Reason.INVALID_ARGUMENT, "game_id is required")
+            raise ServiceError(Reason.INVALID_ARGUMENT, "game_id is required", field="game_id")
         if game_id != GAME_ID:
             raise ServiceError(Reason.GAME_NOT_FOUND, "Game not found")
         return started_game()

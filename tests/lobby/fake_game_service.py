@@ -42,18 +42,20 @@ class FakeGameService(game_pb2_grpc.GameServiceServicer):
             return self.engines[game_type]
         except KeyError:
             raise ServiceError(Reason.UNKNOWN_GAME_TYPE, str(UnknownGameType(game_type)),
-                               game_type=game_type) from None
+                               field="game_type", game_type=game_type) from None
 
     def _normalize(self, game_type: str, options_json: str) -> dict:
         engine = self._engine(game_type)
         try:
             options = json.loads(options_json or "{}")
         except ValueError:
-            raise ServiceError(Reason.INVALID_OPTIONS, "Invalid options: not JSON") from None
+            raise ServiceError(Reason.INVALID_OPTIONS, "Invalid options: not JSON",
+                               field="options_json") from None
         try:
             return engine.normalize_options(options)
         except OptionsError as error:
-            raise ServiceError(Reason.INVALID_OPTIONS, f"Invalid options: {error.message}") from None
+            raise ServiceError(Reason.INVALID_OPTIONS, f"Invalid options: {error.message}",
+                               field="options_json") from None
 
     async def ListGameTypes(self, request, context):
         return game_pb2.ListGameTypesResponse(game_types=[
@@ -75,9 +77,11 @@ class FakeGameService(game_pb2_grpc.GameServiceServicer):
         except ValueError:
             canonical = None
         if canonical != request.table_id:
-            raise ServiceError(Reason.INVALID_ARGUMENT, "table_id must be a lowercase uuid")
+            raise ServiceError(Reason.INVALID_ARGUMENT, "table_id must be a lowercase uuid",
+                               field="table_id")
         if list(request.seats) != [f"seat:{i}" for i in range(engine.seats)]:
-            raise ServiceError(Reason.INVALID_ARGUMENT, f"bad seats {list(request.seats)}")
+            raise ServiceError(Reason.INVALID_ARGUMENT, f"bad seats {list(request.seats)}",
+                               field="seats")
         if self.fail_creates:
             self.fail_creates -= 1
             if self.land_failed_creates:

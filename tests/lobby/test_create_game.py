@@ -43,7 +43,9 @@ async def test_empty_options_are_all_defaults(client):
 async def test_an_unknown_game_type_is_refused(client):
     error = await fails(client.create_game("alice", "Alice", "poker"), Reason.UNKNOWN_GAME_TYPE,
                         "Unknown game type: poker")
-    assert error.metadata == {"game_type": "poker"}
+    assert error.metadata == {"game_type": "poker", "field": "game_type"}
+    assert [(v.field, v.description) for v in error.field_violations] == [
+        ("game_type", "Unknown game type: poker")]
 
 
 @pytest.mark.parametrize("options, message", [

@@ -12,7 +12,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from services.errors import Reason, ServiceError, from_rpc_error
+from services.errors import FieldViolation, Reason, ServiceError, from_rpc_error
 from services.server import LIVENESS_SERVICE, ServiceSpec, bind_address, serve
 from testing.processes import free_port
 
@@ -35,7 +35,7 @@ class _Echo:
     async def fail_long(self, request: bytes, context) -> bytes:
         echoed = "\u00e9" * 20_000  # what a caller sent, echoed back: 40 KB of UTF-8
         raise ServiceError(Reason.UNKNOWN_GAME_TYPE, f"Unknown game type: {echoed}",
-                           game_type=echoed)
+                           field="game_type", game_type=echoed)
 
     async def slow(self, request: bytes, context) -> bytes:
         self.slow_started.set()
@@ -125,6 +125,8 @@ async def test_an_error_echoing_a_huge_input_arrives_clipped_with_its_reason(run
     assert error.reason is Reason.UNKNOWN_GAME_TYPE
     assert error.message.startswith("Unknown game type: \u00e9\u00e9") and len(error.message) == 500
     assert error.message.endswith("\u2026") and len(error.metadata["game_type"]) == 200
+    [violation] = error.field_violations
+    assert violation.field == "game_type" and violation.description == error.message
 
 
 async def test_a_request_that_is_not_its_message_is_invalid_argument_not_unknown(running):
@@ -145,6 +147,9 @@ async def test_a_request_that_is_not_its_message_is_invalid_argument_not_unknown
             error = from_rpc_error(raised.value)
             assert error.reason is Reason.INVALID_ARGUMENT
             assert error.message.startswith("The request is not a valid message of this method")
+            # About the request as a whole (field ""), the description naming its type.
+            [violation] = error.field_violations
+            assert violation.field == "" and "grpc.health.v1.HealthCheckRequest" in violation.description
 
 
 async def test_a_stream_error_arrives_after_the_messages_sent_before_it(running):
@@ -169,7 +174,8 @@ async def test_an_error_without_details_gets_a_reason_from_its_code():
 
 @pytest.mark.parametrize("reason", list(Reason))
 def test_every_reason_round_trips_through_a_status(reason):
-    status = ServiceError(reason, "message").to_status()
+    invalid = reason.code == grpc.StatusCode.INVALID_ARGUMENT
+    status = ServiceError(reason, "message", field="seats[1]" if invalid else None).to_status()
     assert status.code == reason.code
 
     class _Failed(grpc.RpcError):
@@ -184,6 +190,9 @@ def test_every_reason_round_trips_through_a_status(reason):
 
     back = from_rpc_error(_Failed())
     assert (back.reason, back.message) == (reason, "message")
+    assert back.field_violations == (
+        (FieldViolation("seats[1]", "message"),) if invalid else ())
+    assert back.retry_delay_seconds == reason.retry_delay_seconds
 
 
 def test_the_reasons_are_the_ones_documented_in_the_protos():

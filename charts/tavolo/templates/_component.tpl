@@ -25,7 +25,8 @@ automountServiceAccountToken: false
 {{/* The probe handler: the gateway's health route, or the standard gRPC health check.
      .service "liveness" asks only whether the process is up (startup, liveness); the default
      "" follows the stores too (readiness): an outage of Redis or Postgres takes the pods out
-     of their Service without restarting them. */}}
+     of their Service without restarting them. With TLS the kubelet, which can do no TLS, asks
+     the plaintext health port (GRPC_HEALTH_PORT) instead of the serving one. */}}
 {{- define "tavolo.probeHandler" -}}
 {{- if eq .component "gateway" -}}
 httpGet:
@@ -33,7 +34,11 @@ httpGet:
   port: http
 {{- else -}}
 grpc:
+  {{- if .root.Values.grpcAuth.tls.enabled }}
+  port: {{ int .root.Values.grpcAuth.tls.healthPort }}
+  {{- else }}
   port: {{ include "tavolo.port" . }}
+  {{- end }}
   {{- with .service }}
   service: {{ . }}
   {{- end }}
@@ -70,6 +75,10 @@ spec:
         # Roll the pods when the settings change.
         checksum/config: {{ include "tavolo.configData" $root | sha256sum }}
         checksum/secret: {{ include "tavolo.secretData" $root | sha256sum }}
+        {{- with include "tavolo.grpcAuthChecksum" . }}
+        # ... and when its token, or a caller the service accepts, changes.
+        checksum/grpc-auth: {{ . }}
+        {{- end }}
         {{- with merge (deepCopy $values.podAnnotations) $root.Values.podAnnotations }}
         {{- toYaml . | nindent 8 }}
         {{- end }}
@@ -114,6 +123,12 @@ spec:
               containerPort: {{ $root.Values.metrics.port }}
               protocol: TCP
             {{- end }}
+            {{- if and (ne .component "gateway") $root.Values.grpcAuth.tls.enabled }}
+            # Plaintext grpc.health.v1.Health alone, for the kubelet's probes.
+            - name: health
+              containerPort: {{ int $root.Values.grpcAuth.tls.healthPort }}
+              protocol: TCP
+            {{- end }}
           {{- include "tavolo.env" (dict "root" $root "component" .component "config" (include "tavolo.fullname" $root) "secret" (include "tavolo.fullname" $root)) | nindent 10 }}
           startupProbe:
             {{- include "tavolo.probeHandler" (merge (dict "service" "liveness") .) | nindent 12 }}
@@ -129,7 +144,13 @@ spec:
           securityContext:
             {{- toYaml $root.Values.securityContext | nindent 12 }}
           {{- include "tavolo.volumeMounts" $root | nindent 10 }}
+          {{- with include "tavolo.grpcAuthVolumeMounts" . }}
+          {{- . | nindent 12 }}
+          {{- end }}
       {{- include "tavolo.volumes" $root | nindent 6 }}
+      {{- with include "tavolo.grpcAuthVolumes" . }}
+      {{- . | nindent 8 }}
+      {{- end }}
 {{- end -}}
 
 {{- define "tavolo.service" -}}
@@ -324,5 +345,53 @@ spec:
       {{- with $monitor.scrapeTimeout }}
       scrapeTimeout: {{ . }}
       {{- end }}
+{{- end }}
+{{- end -}}
+
+{{/*
+The component's certificate, issued by cert-manager into its TLS Secret when
+grpcAuth.tls.certManager.issuerRef names an issuer: for serving (clients dial the Service's
+name) and for calling (the services know the caller by <service>.<namespace>.svc, its common
+name is the component's).
+*/}}
+{{- define "tavolo.certificate" -}}
+{{- $root := .root -}}
+{{- $tls := $root.Values.grpcAuth.tls -}}
+{{- if and $tls.enabled $tls.certManager.issuerRef.name }}
+{{- $service := include "tavolo.componentName" . }}
+{{- $manager := $tls.certManager }}
+---
+apiVersion: cert-manager.io/v1
+kind: Certificate
+metadata:
+  name: {{ $service }}
+  namespace: {{ $root.Release.Namespace }}
+  labels:
+    {{- include "tavolo.labels" . | nindent 4 }}
+spec:
+  secretName: {{ include "tavolo.grpcTlsSecretName" . }}
+  secretTemplate:
+    labels:
+      {{- include "tavolo.labels" . | nindent 6 }}
+  commonName: {{ .component }}
+  dnsNames:
+    - {{ $service }}
+    - {{ $service }}.{{ $root.Release.Namespace }}
+    - {{ include "tavolo.grpcCertificateName" . }}
+  usages:
+    - server auth
+    - client auth
+    - digital signature
+    {{- if eq $manager.privateKey.algorithm "RSA" }}
+    - key encipherment
+    {{- end }}
+  duration: {{ $manager.duration }}
+  renewBefore: {{ $manager.renewBefore }}
+  privateKey:
+    algorithm: {{ $manager.privateKey.algorithm }}
+    size: {{ $manager.privateKey.size }}
+    rotationPolicy: Always
+  issuerRef:
+    {{- toYaml $manager.issuerRef | nindent 4 }}
 {{- end }}
 {{- end -}}

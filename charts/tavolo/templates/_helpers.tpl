@@ -247,7 +247,8 @@ The environment of a tavolo container: the ConfigMap named by .config (the relea
 the migration hook's copy), each secret setting as a reference to its key, in the Secret named
 by .secret or in an existing Secret, then extraEnv (global, then the component's). The OIDC
 client secrets go to the gateway alone, STATS_CURSOR_SECRET to the stats pods alone: not to the
-migration Job, which runs with the stats environment but sets .job.
+migration Job, which runs with the stats environment but sets .job. The components (not the Job)
+also get their GRPC_* settings (_grpc_auth.tpl).
 */}}
 {{- define "tavolo.env" -}}
 {{- $values := .root.Values -}}
@@ -300,6 +301,9 @@ migration Job, which runs with the stats environment but sets .job.
 {{- end -}}
 {{- range $ref := $refs -}}
 {{- $env = append $env (dict "name" (index $ref 0) "valueFrom" (dict "secretKeyRef" (dict "name" (index $ref 1) "key" (index $ref 2)))) -}}
+{{- end -}}
+{{- if not .job -}}
+{{- $env = concat $env (include "tavolo.grpcAuthEnv" . | fromYamlArray) -}}
 {{- end -}}
 {{- $env = concat $env $values.extraEnv ((index $values .component).extraEnv | default list) -}}
 envFrom:
