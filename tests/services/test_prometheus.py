@@ -101,7 +101,11 @@ async def test_every_process_counts_the_match_it_served(stack):
         assert gateway.value("http_server_request_duration_seconds_count",
                              http_route="/api/games/join", http_request_method="POST",
                              http_response_status_code="200") == 3
-        assert gateway.value("tavolo_active_users") == 4  # polled every second here
+
+        async def four_users() -> bool:  # polled every second here: a quick match beats it
+            return (await scrape(stack, "gateway")).value("tavolo_active_users") == 4
+
+        await eventually(four_users, timeout=10, what="the four sessions were never counted")
 
         lobby_metrics = await scrape(stack, "lobby")
         assert lobby_metrics.value("rpc_server_duration_milliseconds_count",
