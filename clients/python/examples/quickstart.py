@@ -44,7 +44,8 @@ with grpc.insecure_channel(address) as channel:
                 print(f"  {match.finished_at.ToJsonString()} {match.game_type}: {players}")
     except grpc.RpcError as error:  # e.g. UNAVAILABLE: nothing listens; UNAUTHENTICATED: no token
         sys.exit(f"failed: {error.code().name}, reason {reason(error)}: {error.details()}")
-    try:  # only the game service records matches: for others, PERMISSION_DENIED
+    try:  # only the game service may record matches: where callers are checked, others
+        # get PERMISSION_DENIED (with `make run`, INVALID_ARGUMENT: the request is empty)
         stats.RecordMatch(stats_pb2.RecordMatchRequest(), metadata=metadata, timeout=10)
     except grpc.RpcError as error:
         print(f"RecordMatch: {error.code().name}, reason {reason(error)}")
