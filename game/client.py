@@ -168,14 +168,14 @@ class GameClient(RpcClient):
     def watch_views(self, table_id: str, seat: str) -> AsyncIterator[dict]:
         """The seat's view now, then after every change; ends after the finished view."""
         request = game_pb2.WatchViewsRequest(table_id=table_id, seat=seat)
-        return self._stream(lambda: self._stream_stub.WatchViews(request),
+        return self._stream(self._stream_stub.WatchViews, request,
                             lambda response: json.loads(response.view_json))
 
     def watch_table(self, table_id: str) -> AsyncIterator[TableViews]:
         """Every seat's view now, then after every change (one message per revision, each
         rendered once for all seats); ends after the finished views."""
         request = game_pb2.WatchTableRequest(table_id=table_id)
-        return self._stream(lambda: self._stream_stub.WatchTable(request), _table_views)
+        return self._stream(self._stream_stub.WatchTable, request, _table_views)
 
     async def fire_deadline(self, table_id: str, token: str, kind: str = "") -> FiredDeadline:
         """Fire a deadline; TABLE_NOT_FOUND when the table is gone."""

@@ -65,7 +65,7 @@ class LobbyClient(RpcClient):
     def watch_game(self, game_id: str) -> AsyncIterator[Game]:
         """The game now, then after every change of its seating, until and including its start."""
         request = lobby_pb2.WatchGameRequest(game_id=game_id)
-        return self._stream(lambda: self._stub.WatchGame(request),
+        return self._stream(self._stub.WatchGame, request,
                             lambda response: game_from_message(response.game))
 
     async def list_member_games(self, member_id: str, page_size: int = 0) -> list[Game]:

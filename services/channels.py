@@ -101,8 +101,8 @@ def open_channel(address: str, service: str, idempotent: tuple[str, ...] = (),
     deadlines go with each call). ``policy`` shapes the retries of the ``idempotent`` methods.
     ``options`` add to or override the channel arguments. Calls never wait for the channel to
     become ready: a service that cannot be reached fails them (UNAVAILABLE) as soon as the
-    retries are spent. ``credentials``: TLS and the bearer token (docs/grpc-auth.md); None,
-    plaintext without a token.
+    retries are spent. ``credentials``: TLS (docs/grpc-auth.md); None, plaintext. (Their bearer
+    token goes with each call: services.rpc_client.)
     """
     credentials = credentials or ClientCredentials()
     defaults = {
@@ -120,9 +120,9 @@ def open_channel(address: str, service: str, idempotent: tuple[str, ...] = (),
     defaults.update(dict(options))
     # telemetry hook: call durations, and client spans with the W3C traceparent in the metadata
     # when tracing (None when telemetry is off)
-    interceptors = [*(client_interceptors() or ()), *credentials.interceptors()]
     if credentials.channel is not None:
         return grpc.aio.secure_channel(address, credentials.channel,
-                                       options=list(defaults.items()), interceptors=interceptors)
+                                       options=list(defaults.items()),
+                                       interceptors=client_interceptors())
     return grpc.aio.insecure_channel(address, options=list(defaults.items()),
-                                     interceptors=interceptors)
+                                     interceptors=client_interceptors())

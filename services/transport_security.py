@@ -2,8 +2,8 @@
 
 Serving: TLS with ``GRPC_TLS_CERT_FILE``/``KEY_FILE``, mutual when ``GRPC_TLS_CA_FILE`` is set,
 and :class:`~services.callers.CallerCheck` when ``GRPC_CALLERS_FILE`` is. Calling: TLS to the
-services when a CA or a certificate is set, and the bearer token of ``GRPC_TOKEN_FILE`` on
-every call.
+services when a CA or a certificate is set, and the bearer token of ``GRPC_TOKEN_FILE`` with
+every call (services.rpc_client).
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 import ipaddress
 import logging
 import os
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -65,35 +64,9 @@ class ClientCredentials:
             return (("grpc.ssl_target_name_override", self.server_name),)
         return ()
 
-    def interceptors(self) -> list[Any]:
-        if self.token is None:
-            return []
-        return [_UnaryBearerToken(self.token), _StreamBearerToken(self.token)]
-
-
-class _BearerToken:
-    """Adds ``authorization: Bearer <token>`` to a call's metadata."""
-
-    def __init__(self, token: str):
-        self._header = ("authorization", f"Bearer {token}")
-
-    def _with_token(self, details: grpc.aio.ClientCallDetails) -> grpc.aio.ClientCallDetails:
-        metadata = grpc.aio.Metadata(*(details.metadata or ()), self._header)
-        return grpc.aio.ClientCallDetails(details.method, details.timeout, metadata,
-                                          details.credentials, details.wait_for_ready)
-
-
-# One interceptor object per kind of call: a channel files each under the first kind it is.
-class _UnaryBearerToken(_BearerToken, grpc.aio.UnaryUnaryClientInterceptor):
-    async def intercept_unary_unary(self, continuation: Callable, details: Any,
-                                    request: Any) -> Any:
-        return await continuation(self._with_token(details), request)
-
-
-class _StreamBearerToken(_BearerToken, grpc.aio.UnaryStreamClientInterceptor):
-    async def intercept_unary_stream(self, continuation: Callable, details: Any,
-                                     request: Any) -> Any:
-        return await continuation(self._with_token(details), request)
+    def call_metadata(self) -> tuple[tuple[str, str], ...] | None:
+        """What each call carries: the bearer token, if any (services.rpc_client sends it)."""
+        return None if self.token is None else (("authorization", f"Bearer {self.token}"),)
 
 
 @dataclass

@@ -293,10 +293,21 @@ async def test_every_service_describes_the_error_reasons_by_reflection(services,
     assert API[name] in listed
 
 
+class _WithToken(grpc.aio.UnaryUnaryClientInterceptor):
+    """Adds the stack's test token to each call of a raw stub."""
+
+    def __init__(self, stack: Stack):
+        self.metadata = stack.credentials.call_metadata()
+
+    async def intercept_unary_unary(self, continuation, details, request):
+        details = grpc.aio.ClientCallDetails(details.method, details.timeout, self.metadata,
+                                             details.credentials, details.wait_for_ready)
+        return await continuation(details, request)
+
+
 def _channel(stack: Stack, name: str) -> grpc.aio.Channel:
     """A channel to one of the stack's services, its calls carrying the stack's test token."""
-    return grpc.aio.insecure_channel(stack.address(name),
-                                     interceptors=stack.credentials.interceptors())
+    return grpc.aio.insecure_channel(stack.address(name), interceptors=[_WithToken(stack)])
 
 
 async def _refused(call) -> grpc.aio.AioRpcError:
