@@ -3,11 +3,13 @@
 Redis keys (every one built from the configured prefix, ``tavolo`` by default):
 - ``tavolo:game:<id>``: the JSON snapshot, sliding TTL. A save is a compare-and-set on the
   snapshot's ``revision`` (a Lua script), so a slow writer never replaces a newer snapshot.
-- ``tavolo:game:<id>:events``: a pub/sub channel; the message is the new revision.
+- ``tavolo:game:<id>:events``: a pub/sub channel; the message is the new state's snapshot, so a
+  replica that follows the table learns the change without reading anything.
 - ``tavolo:games:ongoing``: sorted set of running tables (score: when the table entered it, ms:
-  its first save in this Redis, so a table comes back after a loss of Redis with its next move).
+  its first save in this Redis, so a table comes back after a loss of Redis with its next save).
 
-Nothing here guards a change: the move log's revision-checked append does (game.tables). A save
+Nothing here guards a change: the move log's revision-checked append does (game.tables). A change
+is signalled on every move (one PUBLISH) but stored only now and then (game.snapshots): a save
 is one script call that stores the snapshot, updates the running set and signals the change.
 The in-memory cache (REDIS_URL unset) keeps the same rules in this process.
 """
@@ -30,7 +32,8 @@ from services.stores import Keys
 log = logging.getLogger(__name__)
 
 # KEYS: snapshot, ongoing set. ARGV: revision, snapshot, ttl seconds, table id, ongoing score
-# ("" removes the table from the set), channel ("" publishes nothing). The snapshot is written
+# ("" removes the table from the set), channel ("" publishes nothing; else the snapshot is the
+# message). The snapshot is written
 # first (SET ... GET: one command a move) and the old one put back in the rare case it was
 # newer. The stored revision is read from the snapshot's first bytes (Live.snapshot_json writes
 # it first): decoding the whole state on every save would cost Redis more than the save itself.
@@ -59,7 +62,7 @@ if newer then
   end
 end
 if ARGV[6] ~= '' then
-  redis.call('PUBLISH', ARGV[6], ARGV[1])
+  redis.call('PUBLISH', ARGV[6], ARGV[2])
 end
 return newer and 1 or 0
 """
@@ -99,13 +102,19 @@ class TableCache(ABC):
 
         A stored snapshot also updates the running set: a table enters it with its first
         snapshot (scored ``ongoing_score``), and ``ongoing_score`` None removes it; ``publish``
-        signals the table's subscribers either way, with the revision.
+        signals the table's subscribers either way, with the snapshot.
         """
+
+    @abstractmethod
+    async def publish(self, table_id: str, snapshot: str) -> None:
+        """Signal the table's subscribers with ``snapshot``, storing nothing (a change made
+        between two stored snapshots)."""
 
     @abstractmethod
     def subscribe(self, table_id: str) -> contextlib.AbstractAsyncContextManager[Signals]:
         """Signals of the table's changes, active once the context is entered; each signal's
-        payload is the revision the change made."""
+        payload is the snapshot of the state the change made (from a replica of an earlier
+        version: its revision alone)."""
 
     @abstractmethod
     async def forget(self, table_id: str) -> None:
@@ -157,8 +166,11 @@ class MemoryTableCache(TableCache):
             elif current is None:
                 self._ongoing[table_id] = write.ongoing_score
         if write.publish:
-            self._hub.notify(table_id, str(write.revision))
+            self._hub.notify(table_id, write.snapshot)
         return newer
+
+    async def publish(self, table_id: str, snapshot: str) -> None:
+        self._hub.notify(table_id, snapshot)
 
     def put_raw(self, table_id: str, snapshot: str) -> None:
         """Store any text as the snapshot, bypassing the compare-and-set (tests of bad snapshots)."""
@@ -212,6 +224,9 @@ class RedisTableCache(TableCache):
                                  "" if write.ongoing_score is None else write.ongoing_score,
                                  self.channel(write.table_id) if write.publish else ""]
         return bool(await self._save(keys=keys, args=args))
+
+    async def publish(self, table_id: str, snapshot: str) -> None:
+        await self._redis.publish(self.channel(table_id), snapshot)
 
     def subscribe(self, table_id: str) -> contextlib.AbstractAsyncContextManager[Signals]:
         return self._hub.subscribe(self.channel(table_id))

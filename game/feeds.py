@@ -4,10 +4,10 @@ One feed per watched table, shared by every stream watching it here (a seat's Wa
 gateway's WatchTable). The feed learns each new state once, whoever needs it:
 - a change made on this replica is handed over in-process by the flow (:meth:`Feeds.changed`),
   so it costs no read at all; the signal's echo that follows names a revision already known;
-- a change made by another replica arrives as a signal naming its revision: the feed reads the
-  table only when it does not have that revision yet (game.states: the snapshot, which the
-  signalling save has just written, and the log only when that fails), and replays the moves in
-  between when several came at once;
+- a change made by another replica arrives as a signal carrying the new state's snapshot (sent
+  only once the change is in the log): the feed takes it as it is, and replays the moves in
+  between from the log when several came at once. A signal naming only a revision (a replica of
+  an earlier version) makes it read the table, from the cache or the log (game.states);
 - with no signal for ``poll_seconds`` it checks the log's header anyway (a signal can be lost).
 
 The feed keeps the last states it learned, so a watcher that fell behind catches up step by
@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 from collections import deque
 from collections.abc import AsyncGenerator
 
@@ -166,20 +167,25 @@ class _Feed:
                 self._ready.set()
                 while not self._stopping:
                     signalled = await signals.wait(self._poll_seconds)
-                    announced = _announced(signals.payloads()) if signalled else None
                     newest = self._history[-1] if self._history else None
-                    if announced is not None and newest is not None and announced <= newest.revision:
+                    known = -1 if newest is None else newest.revision
+                    announced, published = _announced(signals.payloads() if signalled else None,
+                                                      self.table_id, known)
+                    if announced is not None and announced <= known:
                         continue  # this replica's own change, or one already learned
-                    await self._learn(newest, announced)
+                    await self._learn(newest, announced, published)
         except Exception as error:  # noqa: BLE001 - handed to the watchers, which end with it
             self._error = error
             self.wake()
 
-    async def _learn(self, known: Live | None, announced: int | None) -> None:
-        """Read the table's state: at the ``announced`` revision or later (None: the log's
-        current one); with several changes since ``known``, the ones in between too (once, for
-        every watcher)."""
-        if known is not None and announced is not None:
+    async def _learn(self, known: Live | None, announced: int | None, published: Live | None) -> None:
+        """The table's state: the ``published`` one, else read at the ``announced`` revision or
+        later (None: the log's current one); with several changes since ``known``, the ones in
+        between too (once, for every watcher)."""
+        if published is not None and (known is None or published.seed_commitment == known.seed_commitment):
+            current = published
+            self._states.remember(current)
+        elif known is not None and announced is not None:
             current = await self._states.at_least(self.table_id, announced, known.seed_commitment)
         else:
             current = await self._states.current(self.table_id)
@@ -193,9 +199,29 @@ class _Feed:
             raise self._error
 
 
-def _announced(payloads: list[str] | None) -> int | None:
-    """The highest revision the signals named (-1 when all were taken already); None when one
-    named none (read the table then)."""
-    if payloads is None or not all(p.isdigit() for p in payloads):
-        return None
-    return max((int(p) for p in payloads), default=-1)
+# A snapshot starts with its revision (Live.snapshot_json): an echo of a change already known is
+# recognised without parsing the state.
+_LEADING_REVISION = re.compile(r'\{"revision":(\d+),')
+
+
+def _announced(payloads: list[str] | None, table_id: str, known: int) -> tuple[int | None, Live | None]:
+    """The highest revision the signals named (-1 when all were taken already) and, when the
+    signal of that revision carried its state, that state. (None, None) when a signal named
+    nothing usable (read the table then)."""
+    if payloads is None:
+        return None, None
+    highest, state = -1, None
+    for payload in payloads:
+        if payload.isdigit():
+            revision, live = int(payload), None
+        else:
+            leading = _LEADING_REVISION.match(payload)
+            if leading is not None and int(leading.group(1)) <= known:
+                continue  # already learned: not worth parsing
+            live = Live.from_snapshot(payload, table_id)
+            if live is None:
+                return None, None
+            revision = live.revision
+        if revision > highest:
+            highest, state = revision, live
+    return highest, state

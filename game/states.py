@@ -114,11 +114,22 @@ class States:
         score = None if live.status == FINISHED else live.updated_ms
         return SnapshotWrite(live.table_id, live.revision, live.snapshot_json(), score, publish)
 
-    async def save(self, live: Live, publish: bool) -> None:
+    async def save(self, live: Live, publish: bool) -> bool:
+        """Store the snapshot of ``live`` (and signal it when ``publish``); False when the cache
+        did not answer."""
         try:
             await self.cache.save(self.write(live, publish))
         except Exception as error:  # noqa: BLE001 - the log has the change; the next reader rebuilds the cache
             log.warning("table %s: cannot save the snapshot (%s)", live.table_id, error)
+            return False
+        return True
+
+    async def signal(self, live: Live) -> None:
+        """Tell the other replicas of ``live`` (its snapshot as the signal), storing nothing."""
+        try:
+            await self.cache.publish(live.table_id, live.snapshot_json())
+        except Exception as error:  # noqa: BLE001 - a lost signal costs the followers a poll of the log
+            log.warning("table %s: cannot signal the change (%s)", live.table_id, error)
 
     async def _load(self, table_id: str) -> str | None:
         try:

@@ -142,7 +142,8 @@ async def fakes():
 class Counting:
     """A store that counts the calls made to it (``calls``), by method name."""
 
-    COUNTED = frozenset({"header", "append", "take_back", "moves", "create", "load", "save", "forget"})
+    COUNTED = frozenset({"header", "append", "take_back", "moves", "create", "load", "save", "publish",
+                         "forget"})
 
     def __init__(self, inner) -> None:
         self._inner = inner

@@ -94,16 +94,25 @@ async def test_the_compare_and_set_reads_the_revision_a_compact_snapshot_starts_
     assert json.loads(await cache.load(table_id))["who"] == "next"
 
 
-async def test_a_signal_names_the_revision_of_the_save_that_sent_it(cache, table_id):
+async def test_a_signal_carries_the_snapshot_of_the_save_or_publish_that_sent_it(cache, table_id):
     async with cache.subscribe(table_id) as signals:
-        for revision in (1, 2, 3):
-            await cache.save(SnapshotWrite(table_id, revision, _snapshot(revision), 1, True))
+        await cache.save(SnapshotWrite(table_id, 1, _snapshot(1), 1, True))
+        await cache.publish(table_id, _snapshot(2))
+        await cache.save(SnapshotWrite(table_id, 3, _snapshot(3), 1, True))
         named: list[str] = []
         while len(named) < 3:
             assert await signals.wait(2)
             named += signals.payloads() or []
-        assert named == ["1", "2", "3"]
+        assert named == [_snapshot(1), _snapshot(2), _snapshot(3)]
         assert signals.payloads() == []
+
+
+async def test_a_publish_stores_nothing(cache, table_id):
+    await cache.publish(table_id, _snapshot(1))
+    assert await cache.load(table_id) is None and await cache.ongoing() == []
+    await cache.save(SnapshotWrite(table_id, 2, _snapshot(2, who="stored"), 1, False))
+    await cache.publish(table_id, _snapshot(3, who="published"))
+    assert json.loads(await cache.load(table_id))["who"] == "stored"
 
 
 async def test_the_redis_snapshot_has_a_sliding_ttl(redis_url, redis_prefix, table_id):

@@ -11,8 +11,10 @@ import uuid
 import grpc
 import pytest
 
+from game.cache import SnapshotWrite
 from game.live import Live
 from game.log_store import LoggedMove
+from game.snapshots import STORE_EVERY
 from services.errors import Reason, ServiceError
 from tests.game_service.conftest import SEATS, play
 
@@ -241,7 +243,7 @@ async def test_two_replicas_racing_at_every_turn_land_exactly_one_move_per_revis
     assert (await first.current(table_id)).state == (await second.current(table_id)).state == replayed.state
 
 
-async def test_a_move_reads_nothing_and_writes_the_log_once_and_the_cache_behind_it(replicas):
+async def test_a_move_reads_nothing_writes_the_log_once_and_signals_its_state_behind_it(replicas):
     tables = await replicas.open(counting=True)
     table_id = await _dummy(tables, target=1000)
     await tables.drain()
@@ -251,9 +253,26 @@ async def test_a_move_reads_nothing_and_writes_the_log_once_and_the_cache_behind
         await tables.act(table_id, SEATS[number % 4], _add())
     await tables.drain()
     assert tables.log.calls == {"append": 8}  # no header read, no lock: the append is the check
-    assert tables.cache.calls["load"] == 0
-    assert 1 <= tables.cache.calls["save"] <= 8  # saves coalesce while one is in flight
-    assert json.loads(await tables.cache.load(table_id))["revision"] == 8
+    assert tables.cache.calls["load"] == tables.cache.calls["save"] == 0  # stored at creation only
+    assert 1 <= tables.cache.calls["publish"] <= 8  # signals coalesce while one is in flight
+    assert json.loads(await tables.cache.load(table_id))["revision"] == 0
+    reader = await replicas.open()  # the stored snapshot and the moves after it in the log
+    assert (await reader.current(table_id)).revision == 8
+
+
+async def test_the_snapshot_is_stored_every_so_many_changes_and_when_the_status_changes(replicas):
+    tables = await replicas.open()
+    target = STORE_EVERY // 2 + 4  # team A adds 1 at every other move: it wins at move 2 * target - 1
+    table_id = await _dummy(tables, target=target)
+    assert await tables.cache.ongoing() == [table_id]  # stored at creation: it entered the running set
+    stored = []
+    for number in range(2 * target - 1):
+        await tables.act(table_id, SEATS[number % 4], _add())
+        await tables.drain()  # one write at a time: none coalesces into the next
+        stored.append(json.loads(await tables.cache.load(table_id))["revision"])
+    assert stored == [0] * (STORE_EVERY - 1) + [STORE_EVERY] * 7 + [STORE_EVERY + 7]
+    assert json.loads(await tables.cache.load(table_id))["status"] == "finished"
+    assert await tables.cache.ongoing() == []
 
 
 async def test_a_replica_with_a_stale_state_plays_against_the_logs(replicas):
@@ -732,7 +751,7 @@ async def test_a_change_made_here_reaches_the_watchers_here_with_no_read(replica
     assert all([m.revision for m in r] == list(range(7)) for r in received)
 
 
-async def test_a_change_made_elsewhere_is_read_once_for_all_the_watchers_here_from_the_cache(replicas):
+async def test_a_change_made_elsewhere_reaches_all_the_watchers_here_without_a_read(replicas):
     here, there = await replicas.open(counting=True), await replicas.open()
     table_id = await _dummy(there, target=1000)
     async with _watching_all(here, table_id) as received:
@@ -740,9 +759,24 @@ async def test_a_change_made_elsewhere_is_read_once_for_all_the_watchers_here_fr
             await there.act(table_id, SEATS[number % 4], _add())
             await _until(lambda number=number: all(r[-1].revision == number + 1 for r in received))
     assert all([m.revision for m in r] == list(range(5)) for r in received)
-    # The signal names the revision and comes with its snapshot: one read per change for the
-    # six watchers, and not of the log.
-    assert here.log.calls == {} and here.cache.calls == {"load": 4}
+    # The signal carries the new state (sent once the change is in the log): no read at all for
+    # the six watchers.
+    assert here.log.calls == {} and here.cache.calls == {}
+
+
+async def test_a_change_signalled_by_its_revision_alone_is_read_from_the_cache(replicas, monkeypatch):
+    here, there = await replicas.open(counting=True), await replicas.open()
+    table_id = await _dummy(there, target=1000)
+
+    async def as_an_earlier_version(live: Live) -> None:  # stored, then signalled by its revision
+        await there.cache.save(SnapshotWrite(table_id, live.revision, live.snapshot_json(), 1, False))
+        await there.cache.publish(table_id, str(live.revision))
+
+    monkeypatch.setattr(there.states, "signal", as_an_earlier_version)
+    async with _watching_all(here, table_id) as received:
+        await there.act(table_id, SEATS[0], _add())
+        await _until(lambda: all(r[-1].revision == 1 for r in received))
+    assert here.log.calls == {} and here.cache.calls == {"load": 1}  # once for every watcher
 
 
 async def test_changes_made_elsewhere_at_once_still_reach_the_watchers_here_one_by_one(replicas):
