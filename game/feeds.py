@@ -8,7 +8,9 @@ gateway's WatchTable). The feed learns each new state once, whoever needs it:
   only once the change is in the log): the feed takes it as it is, and replays the moves in
   between from the log when several came at once. A signal naming only a revision (a replica of
   an earlier version) makes it read the table, from the cache or the log (game.states);
-- with no signal for ``poll_seconds`` it checks the log's header anyway (a signal can be lost).
+- a signal can be lost (a replica that could not send it): every ``poll_seconds`` the replica
+  reads where the logs of all its watched tables stand, in one query, and a feed behind its
+  log reads the table. No per-table polling.
 
 The feed keeps the last states it learned, so a watcher that fell behind catches up step by
 step without reading the log; one that fell behind further replays the moves it missed.
@@ -25,7 +27,9 @@ from collections.abc import AsyncGenerator
 
 from game.cache import TableCache
 from game.live import FINISHED, Live, extends
+from game.log_store import Position
 from game.states import States
+from services.signals import Signals
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +45,7 @@ class Feeds:
         self.poll_seconds = poll_seconds
         self._feeds: dict[str, _Feed] = {}
         self._closing = False
+        self._checking: asyncio.Task | None = None
 
     def changed(self, live: Live) -> None:
         """A change of the table was made on this replica: hand it to the table's watchers."""
@@ -53,7 +58,9 @@ class Feeds:
         the finished one or until the feeds close."""
         feed = self._feeds.get(table_id)
         if feed is None or feed.failed:
-            feed = self._feeds[table_id] = _Feed(table_id, self._states, self._cache, self.poll_seconds)
+            feed = self._feeds[table_id] = _Feed(table_id, self._states, self._cache)
+        if self._checking is None:
+            self._checking = asyncio.create_task(self._check_logs(), name="feeds: logs check")
         feed.watchers += 1
         try:
             await feed.listening()
@@ -78,17 +85,38 @@ class Feeds:
         self._closing = True
         for feed in self._feeds.values():
             feed.close()
+        if self._checking is not None:
+            self._checking.cancel()
+
+    async def _check_logs(self) -> None:
+        """Every ``poll_seconds``: where the watched tables' logs stand, in one read; a feed
+        behind its log (a lost signal) reads its table. A failed read waits for the next round."""
+        while not self._closing:
+            await asyncio.sleep(self.poll_seconds)
+            known = {table_id: feed.position for table_id, feed in self._feeds.items()
+                     if feed.position is not None}
+            if not known:
+                continue
+            try:
+                positions = await self._states.log.positions(list(known))
+            except Exception as error:  # noqa: BLE001 - a check missed; the signals still come
+                log.warning("cannot check the logs of %d watched tables (%s)", len(known), error)
+                continue
+            for table_id in known:
+                feed = self._feeds.get(table_id)
+                if feed is not None and _behind(feed.position, positions.get(table_id)):
+                    feed.recheck()
 
 
 class _Feed:
     """One table's feed: its signal listener and the last states it learned."""
 
-    def __init__(self, table_id: str, states: States, cache: TableCache, poll_seconds: float):
+    def __init__(self, table_id: str, states: States, cache: TableCache):
         self.table_id = table_id
         self.watchers = 0
         self._states = states
         self._cache = cache
-        self._poll_seconds = poll_seconds
+        self._signals: Signals | None = None
         self._history: deque[Live] = deque(maxlen=HISTORY)
         self._changed = asyncio.Event()  # replaced at each change: a generation's wake-up
         self._ready = asyncio.Event()
@@ -100,6 +128,16 @@ class _Feed:
     @property
     def failed(self) -> bool:
         return self._error is not None
+
+    @property
+    def position(self) -> Position | None:
+        """Where the newest state the feed has stands in the log."""
+        return self._history[-1].position if self._history else None
+
+    def recheck(self) -> None:
+        """Read the table: the log moved past the feed without a signal."""
+        if self._signals is not None:
+            self._signals.notify()
 
     def offer(self, live: Live) -> None:
         """Keep ``live`` when it is newer than every state the feed has (or of a recreated table)."""
@@ -164,13 +202,13 @@ class _Feed:
     async def _listen(self) -> None:
         try:
             async with self._cache.subscribe(self.table_id) as signals:
+                self._signals = signals
                 self._ready.set()
                 while not self._stopping:
-                    signalled = await signals.wait(self._poll_seconds)
+                    await signals.wait()
                     newest = self._history[-1] if self._history else None
                     known = -1 if newest is None else newest.revision
-                    announced, published = _announced(signals.payloads() if signalled else None,
-                                                      self.table_id, known)
+                    announced, published = _announced(signals.payloads(), self.table_id, known)
                     if announced is not None and announced <= known:
                         continue  # this replica's own change, or one already learned
                     await self._learn(newest, announced, published)
@@ -197,6 +235,13 @@ class _Feed:
     def _raise_error(self) -> None:
         if self._error is not None:
             raise self._error
+
+
+def _behind(position: Position | None, logged: Position | None) -> bool:
+    """Whether a feed at ``position`` missed a change the log has at ``logged`` (None: the table
+    is gone). A feed that learned a change after the read is not behind."""
+    return (position is None or logged is None or logged.seed_commitment != position.seed_commitment
+            or logged.revision > position.revision)
 
 
 # A snapshot starts with its revision (Live.snapshot_json): an echo of a change already known is

@@ -109,6 +109,10 @@ class LogStore(ABC):
         """The header row alone (one row read)."""
 
     @abstractmethod
+    async def positions(self, table_ids: list[str]) -> dict[str, Position]:
+        """Where each of the tables' logs stands, in one read; unknown tables are left out."""
+
+    @abstractmethod
     async def append(self, table_id: str, expected: Position, move: LoggedMove, status: str,
                      finished_ms: int | None) -> None:
         """Add move number ``expected.move_count + 1`` if the table is still at ``expected``."""
@@ -200,6 +204,10 @@ class MemoryLogStore(LogStore):
 
     async def header(self, table_id: str) -> TableRecord | None:
         return self._tables.get(table_id)
+
+    async def positions(self, table_ids: list[str]) -> dict[str, Position]:
+        found = (self._tables.get(table_id) for table_id in table_ids)
+        return {r.table_id: Position(r.move_count, r.revision, r.seed_commitment) for r in found if r}
 
     async def append(self, table_id: str, expected: Position, move: LoggedMove, status: str,
                      finished_ms: int | None) -> None:
@@ -346,6 +354,13 @@ class PostgresLogStore(LogStore):
         if existing is None:  # deleted between the two statements: try once more
             return await self.create(record)
         return existing, False
+
+    async def positions(self, table_ids: list[str]) -> dict[str, Position]:
+        rows = await self._fetch(
+            "SELECT table_id, move_count, revision, seed_commitment FROM game_table"
+            " WHERE table_id = ANY($1::uuid[])", table_ids)
+        return {str(row["table_id"]): Position(row["move_count"], row["revision"], row["seed_commitment"])
+                for row in rows}
 
     async def header(self, table_id: str) -> TableRecord | None:
         row = await self._fetchrow(

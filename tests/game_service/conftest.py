@@ -142,7 +142,7 @@ async def fakes():
 class Counting:
     """A store that counts the calls made to it (``calls``), by method name."""
 
-    COUNTED = frozenset({"header", "append", "take_back", "moves", "create", "load", "save", "publish",
+    COUNTED = frozenset({"header", "positions", "append", "take_back", "moves", "create", "load", "save", "publish",
                          "forget"})
 
     def __init__(self, inner) -> None:

@@ -802,8 +802,33 @@ async def test_each_change_is_rendered_once_for_every_table_watcher(tables, monk
     assert received[-1] == received[-2]
 
 
+async def test_a_change_whose_signal_was_lost_reaches_the_watchers_at_the_next_check(replicas, monkeypatch):
+    here = await replicas.open(counting=True, watch_poll_seconds=0.05)
+    there = await replicas.open()
+    tables = [await _dummy(there, target=1000) for _ in range(3)]
+    lost = [tables[1]]
+
+    async def signal_unless_lost(live: Live) -> None:
+        if live.table_id not in lost:
+            await there.cache.publish(live.table_id, live.snapshot_json())
+
+    monkeypatch.setattr(there.states, "signal", signal_unless_lost)
+    async with contextlib.AsyncExitStack() as stack:
+        received = [await stack.enter_async_context(_watching_all(here, t)) for t in tables]
+        here.log.calls.clear()
+        await asyncio.sleep(0.3)
+        assert here.log.calls["header"] == 0 and here.log.calls["positions"] >= 2  # one read a check
+        for table_id in tables:
+            await there.act(table_id, SEATS[0], _add())
+        await _until(lambda: all(r[-1].revision == 1 for watched in received for r in watched))
+    # Without the check the lost change would never come; a check may also find a change whose
+    # signal is still on its way, and read it (at most once a table).
+    assert 1 <= here.log.calls["header"] <= 3
+
+
 async def test_watchers_whose_table_cannot_be_read_end_with_the_error(replicas):
     tables = await replicas.open(counting=True, watch_poll_seconds=0.05)
+    there = await replicas.open()
     table_id = await _dummy(tables)
     stream = tables.watch_table(table_id)
     await anext(stream)
@@ -811,9 +836,31 @@ async def test_watchers_whose_table_cannot_be_read_end_with_the_error(replicas):
     async def down(table_id):
         raise ConnectionRefusedError("the log does not answer")
 
-    tables.log.header = down  # the next check of the header (a poll) fails
+    tables.log.header = down
+    there.snapshots.submit = lambda live: None  # its signal is lost: the next check finds it
+    await there.act(table_id, "seat:0", _add())
     with pytest.raises(ConnectionRefusedError):
         await asyncio.wait_for(anext(stream), 5)
+
+
+async def test_a_failed_check_of_the_logs_ends_no_watcher(replicas):
+    tables = await replicas.open(counting=True, watch_poll_seconds=0.05)
+    table_id = await _dummy(tables)
+    received: list = []
+    watching = asyncio.create_task(_collect(tables.watch_table(table_id), received))
+    await _until(lambda: len(received) == 1)
+    checks = tables.log.calls["positions"]
+
+    async def down(table_ids):
+        raise ConnectionRefusedError("the log does not answer")
+
+    original, tables.log.positions = tables.log.positions, down
+    await asyncio.sleep(0.2)
+    tables.log.positions = original
+    await tables.act(table_id, "seat:0", _add())
+    await _until(lambda: len(received) == 2 and tables.log.calls["positions"] > checks)
+    assert not watching.done()
+    watching.cancel()
 
 
 async def test_watching_an_unknown_table_or_seat_is_refused(tables):
