@@ -77,7 +77,7 @@ from testing.servers import ADMIN_DSN, REDIS_URL, create_database, delete_keys, 
 from testing.stack import Stack
 
 TABLES = 500
-CLOSED = ((1, 200), (50, 20), (TABLES, 8))           # (tables, moves per table)
+CLOSED = ((1, 1000), (50, 40), (TABLES, 8))          # (tables, moves per table)
 PACED = ((100, 4), (400, 8))                         # (offered moves/s, moves per table) at TABLES
 IDLE_SECONDS = 15.0      # the before code's view streams poll Postgres every 15 s when nothing moves
 SETTLE_SECONDS = 10.5    # Postgres flushes an idle backend's counters within 10 s
