@@ -29,7 +29,8 @@ What is measured, in one run (issue 16):
   not touched.
 
 How: four players log in through the stack's development OIDC provider and sit at the tables
-(target score 121, turn and hand timers at an hour, so nothing plays by itself), each player with
+(target score 121 and no napola, whose ten denari would end a match at once, so no table stops
+early; turn and hand timers at an hour, so nothing plays by itself), each player with
 one WebSocket per table, opened without client pings (as a browser does). The tables are seated
 as the phases need them: 1, then 49 more, then 450 more; the idle figures are taken once the 500
 are seated, before their first move; each phase plays on from where the last left its tables.
@@ -218,7 +219,7 @@ async def _open_socket(player: Player, game_id: str):
 
 async def _seat_table(players: list[Player], limit: asyncio.Semaphore) -> _Table:
     async with limit:
-        created = await players[0].http.post("/api/games", json={"options": {"target_score": 121}})
+        created = await players[0].http.post("/api/games", json={"options": {"target_score": 121, "napola": False}})
         created.raise_for_status()
         lobby = created.json()
         for player in players[1:]:

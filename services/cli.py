@@ -13,8 +13,6 @@ import sys
 import time
 from urllib.parse import urlsplit
 
-import uvloop
-
 from services.config import ConfigError, Settings
 from services.logs import configure_logging
 from services.server import CannotListen
@@ -83,9 +81,7 @@ def _parser() -> argparse.ArgumentParser:
 def _serve(settings: Settings, args: argparse.Namespace) -> int:
     module = importlib.import_module(COMPONENTS[args.component])
     try:
-        # uvloop: the event loop's own share of a move (selectors, socket writes, callbacks)
-        # was a fifth of the gateway's and the game's CPU under asyncio's default loop.
-        uvloop.run(module.run(settings))
+        asyncio.run(module.run(settings))
     except (StoreUnreachable, CannotListen, CannotServeMetrics) as error:  # an operator's problem
         print(f"tavolo serve {args.component}: {error}", file=sys.stderr)
         return 1
