@@ -33,10 +33,10 @@ log = logging.getLogger(__name__)
 
 # KEYS: snapshot, ongoing set. ARGV: revision, snapshot, ttl seconds, table id, ongoing score
 # ("" removes the table from the set), channel ("" publishes nothing; else the snapshot is the
-# message). The snapshot is written
-# first (SET ... GET: one command a move) and the old one put back in the rare case it was
-# newer. The stored revision is read from the snapshot's first bytes (Live.snapshot_json writes
-# it first): decoding the whole state on every save would cost Redis more than the save itself.
+# message). The snapshot is written first (SET ... GET: one command a save) and the old one put
+# back in the rare case it was newer. The stored revision is read from the snapshot's first
+# bytes (Live.snapshot_json writes it first): decoding the whole state on every save would cost
+# Redis more than the save itself.
 # The running set changes only when a table enters it (no snapshot before) or leaves it.
 _SAVE_SCRIPT = """
 local current = redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3], 'GET')
