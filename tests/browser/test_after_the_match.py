@@ -193,7 +193,6 @@ def test_a_rematch_started_by_one_is_joined_by_the_others_from_the_invitation(ho
 
 @pytest.mark.timeout(240)
 def test_the_app_switched_to_italian_speaks_italian_on_every_screen(home, match, browser, stack):
-    alice, bob, carol, dave = home
     try:
         speak_italian_on_every_screen(home, match, browser, stack)
     finally:  # back to English for the rest of the module, whatever failed
