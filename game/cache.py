@@ -226,7 +226,7 @@ class RedisTableCache(TableCache):
         return bool(await self._save(keys=keys, args=args))
 
     async def publish(self, table_id: str, snapshot: str) -> None:
-        await self._redis.publish(self.channel(table_id), snapshot)
+        await self._hub.publish(self.channel(table_id), snapshot)
 
     def subscribe(self, table_id: str) -> contextlib.AbstractAsyncContextManager[Signals]:
         return self._hub.subscribe(self.channel(table_id))
