@@ -31,9 +31,11 @@ What is measured, in one run (issue 16):
 How: four players log in through the stack's development OIDC provider and sit at the tables
 (target score 121 and no napola, whose ten denari would end a match at once, and few enough moves
 that no table reaches the target; turn and hand timers at an hour, so nothing plays by itself),
-each player with one WebSocket per table, opened without client pings (as a browser does). The tables are seated
-as the phases need them: 1, then 49 more, then 450 more; the idle figures are taken once the 500
-are seated, before their first move; each phase plays on from where the last left its tables.
+each player with one WebSocket per table, opened without client pings (as a browser does). The
+tables are seated as the phases need them: 1, then 49 more, then 450 more; the idle figures are
+taken once the 500 are seated, before their first move; each phase plays on from where the last
+left its tables. After each seating the load generator leaves what it holds out of its later
+collections, so that its own GC pauses do not count in the latencies it measures.
 Hand ends are acknowledged by all four seats as they come (not counted as moves; their cost is in
 the phase's). The Postgres is the machine's (TAVOLO_TEST_POSTGRES), in a database of the bench's
 own; the Redis is a private ``redis-server`` the bench starts (so that its command counts and CPU

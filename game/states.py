@@ -128,7 +128,7 @@ class States:
         """Tell the other replicas of ``live`` (its snapshot as the signal), storing nothing."""
         try:
             await self.cache.publish(live.table_id, live.snapshot_json())
-        except Exception as error:  # noqa: BLE001 - a lost signal costs the followers a poll of the log
+        except Exception as error:  # noqa: BLE001 - followers find the change at their next check of the logs
             log.warning("table %s: cannot signal the change (%s)", live.table_id, error)
 
     async def _load(self, table_id: str) -> str | None:
