@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
+import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -18,11 +21,38 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from gateway.server import uvicorn_config
 from services.config import Settings
 
+# Servers get ports below the kernel's ephemeral range (32768-60999 on Linux). A port that
+# bind(0) picked from that range could be taken by any outgoing connection (a Postgres or Redis
+# client of the other test worker) between the pick and the server's own bind. Each pytest-xdist
+# worker draws from a slice of its own, in turn, so two workers never pick the same port either.
+_SERVER_PORTS = range(20000, 32000)
+_candidates: Iterator[int] | None = None
+
+
+def _worker_ports() -> Iterator[int]:
+    """This process's slice of _SERVER_PORTS, endlessly, from a random place in it."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+    index = int(worker) if worker.isdigit() else 0
+    count = max(int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")), index + 1)
+    size = len(_SERVER_PORTS) // count
+    mine = _SERVER_PORTS[index * size:(index + 1) * size]
+    first = secrets.randbelow(size)
+    return itertools.cycle([*mine[first:], *mine[:first]])
+
 
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    """A port on 127.0.0.1 that no one listens on, for a server this process starts next."""
+    global _candidates
+    if _candidates is None:
+        _candidates = _worker_ports()
+    for port in _candidates:
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:  # in use, or still in TIME_WAIT
+                continue
+            return port
+    raise AssertionError("unreachable: the candidates cycle")
 
 
 def free_address() -> str:
