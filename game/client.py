@@ -7,11 +7,13 @@ integer milliseconds since the epoch. A failed call raises the ServiceError the 
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import TypedDict
 
+from game.relay import RelayClient, RelayUnsupported
 from services.channels import SERVICE_CALLS, CallPolicy
 from services.rpc_client import RpcClient
 from services.transport_security import ClientCredentials
@@ -124,6 +126,14 @@ class GameClient(RpcClient):
         self._stub = game_pb2_grpc.GameServiceStub(self._channel)
         self._stream_stub = game_pb2_grpc.GameServiceStub(
             self._open(("WatchViews", "WatchTable"), _STREAM_TIMEOUT_SECONDS))
+        # Moves and table watches share one stream (game.relay); an Act waits as long as the
+        # unary call would.
+        self._relay = RelayClient(lambda: self._stream_stub.Relay(metadata=self._metadata))
+        self._act_timeout = deadline_seconds if deadline_seconds is not None else timeout_seconds
+
+    async def close(self) -> None:
+        await self._relay.aclose()
+        await super().close()
 
     async def list_game_types(self) -> list[GameType]:
         response = await self._call(self._stub.ListGameTypes, game_pb2.ListGameTypesRequest(),
@@ -162,6 +172,12 @@ class GameClient(RpcClient):
         request = game_pb2.ActRequest(table_id=table_id, seat=seat, action_json=_text(action))
         if expected_revision is not None:
             request.expected_revision = expected_revision
+        if self._relay.supported:
+            try:
+                response = await self._relay.act(request, self._act_timeout)
+                return json.loads(response.view_json)
+            except RelayUnsupported:
+                pass  # an older replica: the move was not run, so make it the older way
         response = await self._call(self._stub.Act, request)
         return json.loads(response.view_json)
 
@@ -174,8 +190,20 @@ class GameClient(RpcClient):
     def watch_table(self, table_id: str) -> AsyncIterator[TableViews]:
         """Every seat's view now, then after every change (one message per revision, each
         rendered once for all seats); ends after the finished views."""
-        request = game_pb2.WatchTableRequest(table_id=table_id)
-        return self._stream(self._stream_stub.WatchTable, request, _table_views)
+        return self._watch_table(game_pb2.WatchTableRequest(table_id=table_id))
+
+    async def _watch_table(self, request: game_pb2.WatchTableRequest
+                           ) -> AsyncGenerator[TableViews, None]:
+        if self._relay.supported:
+            try:
+                async with contextlib.aclosing(self._relay.watch_table(request)) as relayed:
+                    async for response in relayed:  # its end cancels the relayed watch
+                        yield _table_views(response)
+                return
+            except RelayUnsupported:
+                pass  # an older replica (before any view): watch the older way
+        async for views in self._stream(self._stream_stub.WatchTable, request, _table_views):
+            yield views
 
     async def fire_deadline(self, table_id: str, token: str, kind: str = "") -> FiredDeadline:
         """Fire a deadline; TABLE_NOT_FOUND when the table is gone."""

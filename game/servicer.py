@@ -16,6 +16,7 @@ import asyncpg
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from game.log_store import LoggedMove, TableRecord
+from game.relay import serve_relay
 from game.tables import SeatView, Tables, TableViews
 from services import metrics
 from services.errors import Reason, ServiceError
@@ -102,6 +103,11 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         with unavailable_on(STORES_DOWN, _STORE):
             async for views in self.tables.watch_table(request.table_id):
                 yield _table_views(views)
+
+    async def Relay(self, request_iterator, context) -> AsyncIterator[game_pb2.RelayResponse]:
+        """Act and WatchTable calls of many tables on one stream (game.relay)."""
+        async for response in serve_relay(self, request_iterator, context):
+            yield response
 
     @_stores_unavailable
     async def FireDeadline(self, request, context):

@@ -159,6 +159,10 @@ class ServiceError(Exception):
     def to_status(self) -> grpc.Status:
         """The gRPC status, with the ErrorInfo, and the BadRequest and RetryInfo where there
         are any, in the ``grpc-status-details-bin`` trailer."""
+        return rpc_status.to_status(self.to_status_message())
+
+    def to_status_message(self) -> status_pb2.Status:
+        """The google.rpc.Status of :meth:`to_status` (for a call carried in a stream)."""
         metadata = {key: clipped(value, METADATA_VALUE_LIMIT)
                      for key, value in self.metadata.items()}
         details: list[Message] = [
@@ -175,17 +179,19 @@ class ServiceError(Exception):
             delay = duration_pb2.Duration()
             delay.FromNanoseconds(round(self.retry_delay_seconds * 1e9))
             details.append(error_details_pb2.RetryInfo(retry_delay=delay))
-        status = status_pb2.Status(
+        return status_pb2.Status(
             code=self.code.value[0], message=clipped(self.message, MESSAGE_LIMIT),
             details=[_packed(detail) for detail in details]
         )
-        return rpc_status.to_status(status)
 
 
 def _packed(detail: Message) -> any_pb2.Any:
     packed = any_pb2.Any()
     packed.Pack(detail)
     return packed
+
+
+_CODES = {code.value[0]: code for code in grpc.StatusCode}
 
 
 def from_rpc_error(error: grpc.RpcError) -> ServiceError:
@@ -196,11 +202,24 @@ def from_rpc_error(error: grpc.RpcError) -> ServiceError:
     INVALID_ARGUMENT (about the request as a whole) by its code, so callers always get a reason.
     """
     code = error.code()
-    message = error.details() or code.name
     try:
         status = rpc_status.from_call(error)
     except ValueError:
         status = None
+    return from_status(code, error.details() or code.name, status)
+
+
+def from_status_message(status: status_pb2.Status) -> ServiceError:
+    """The ServiceError of a google.rpc.Status (a call carried in a stream), as
+    :func:`from_rpc_error` makes it of a failed call."""
+    code = _CODES.get(status.code, grpc.StatusCode.UNKNOWN)
+    return from_status(code, status.message or code.name, status)
+
+
+def from_status(code: grpc.StatusCode, message: str,
+                status: status_pb2.Status | None) -> ServiceError:
+    """The ServiceError of a status ``code`` and ``message``, with what the details of
+    ``status`` (when there is one) say: its reason, field violations and retry delay."""
     info: error_details_pb2.ErrorInfo | None = None
     violations: list[FieldViolation] = []
     retry_delay: float | None = None

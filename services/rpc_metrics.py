@@ -29,6 +29,11 @@ def _attributes(method: str, code: grpc.StatusCode) -> dict[str, Any]:
             "rpc.grpc.status_code": code.value[0]}
 
 
+def record_duration(histogram: Any, method: str, code: grpc.StatusCode, start: float) -> None:
+    """A call's duration since ``start`` (time.perf_counter), with its attributes."""
+    histogram.record((time.perf_counter() - start) * 1000, _attributes(method, code))
+
+
 def _histogram(meter: Any, name: str, side: str) -> Any:
     return meter.create_histogram(name, unit="ms", description=f"Duration of {side} RPCs.",
                                   explicit_bucket_boundaries_advisory=_BUCKETS)
@@ -85,7 +90,7 @@ class ServerDurations(grpc.aio.ServerInterceptor):
 
     def _recorder(self, method: str):
         def record(start: float, code: grpc.StatusCode) -> None:
-            self.duration.record((time.perf_counter() - start) * 1000, _attributes(method, code))
+            record_duration(self.duration, method, code, start)
         return record
 
 

@@ -198,7 +198,32 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
             return grpc.unary_stream_rpc_method_handler(
                 unary_stream, _tolerant(handler.request_deserializer), handler.response_serializer
             )
+        if handler.stream_stream is not None:
+            inner_streams = handler.stream_stream
+
+            async def stream_stream(requests, context):
+                try:
+                    responses = inner_streams(_decoded(requests), context)
+                    if inspect.isawaitable(responses):  # a handler that writes with context.write
+                        await responses
+                        return
+                    async for response in responses:
+                        yield response
+                except ServiceError as error:
+                    await _abort(context, error)
+
+            return grpc.stream_stream_rpc_method_handler(
+                stream_stream, _tolerant(handler.request_deserializer), handler.response_serializer
+            )
         return handler
+
+
+async def _decoded(requests):
+    """A request stream's messages; one that cannot be decoded ends the call (INVALID_ARGUMENT)."""
+    async for request in requests:
+        if isinstance(request, _Undecodable):
+            raise request.error
+        yield request
 
 
 async def _abort(context: grpc.aio.ServicerContext, error: ServiceError) -> None:

@@ -251,8 +251,9 @@ class Telemetry:
                                                            metric_readers=readers)
         self.meter = self.meter_provider.get_meter("tavolo")
         self.instruments = metrics.bind(self.meter)
-        self._server_durations = rpc_metrics.ServerDurations(self.meter)
-        self.client_interceptors: list = [rpc_metrics.ClientDurations(self.meter)]
+        self.server_durations = rpc_metrics.ServerDurations(self.meter)
+        self.client_durations = rpc_metrics.ClientDurations(self.meter)
+        self.client_interceptors: list = [self.client_durations]
         self._gauges: list[PolledGauges] = []
         self._metrics_server: Any = None
         self._process_metrics = _process_metrics(self.meter_provider)
@@ -292,7 +293,7 @@ class Telemetry:
     def server_interceptors(self) -> list:
         """grpc.aio server interceptors: a span per call (when tracing), its duration (health
         and reflection left out); put them before the ErrorInterceptor."""
-        interceptors: list = [self._server_durations]
+        interceptors: list = [self.server_durations]
         if self.tracing:
             from opentelemetry.instrumentation.grpc import aio_server_interceptor
 
@@ -518,10 +519,17 @@ def _instrument_asyncpg(provider: TracerProvider):
 
 
 def _not_grpc_internal():
-    """A gRPC filter: every call but those of gRPC's own services (health, reflection)."""
-    from opentelemetry.instrumentation.grpc.filters import negate, service_prefix
+    """A gRPC filter: every call but those of gRPC's own services (health, reflection) and the
+    streams that carry calls (GameService.Relay: a span for its whole life would hold nothing;
+    each call it carries gets its own, services.relayed_calls)."""
+    from opentelemetry.instrumentation.grpc.filters import (
+        any_of,
+        method_name,
+        negate,
+        service_prefix,
+    )
 
-    return negate(service_prefix("grpc."))
+    return negate(any_of(service_prefix("grpc."), method_name("Relay")))
 
 
 class _NotExportPath(logging.Filter):

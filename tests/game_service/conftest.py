@@ -207,9 +207,11 @@ async def tables(replicas):
     return await replicas.open()
 
 
-async def start_service(tables: Tables) -> tuple[str, asyncio.Event, asyncio.Task]:
-    """Serve ``tables`` over gRPC (with the kit's error interceptor) on a free port."""
-    address = f"127.0.0.1:{free_port()}"
+async def start_service(tables: Tables, address: str | None = None
+                        ) -> tuple[str, asyncio.Event, asyncio.Task]:
+    """Serve ``tables`` over gRPC (with the kit's error interceptor) on a free port, or at
+    ``address``."""
+    address = address or f"127.0.0.1:{free_port()}"
     servicer = GameServicer(tables)
 
     async def probe() -> None:

@@ -15,6 +15,7 @@ import grpc
 import websockets
 
 from game.client import GameClient
+from game.relay import serve_relay
 from gateway.app import Backends, create_app
 from gateway.auth import Auth
 from gateway.sessions import COOKIE_NAME, MemorySessionStore, Session, new_session_id
@@ -84,6 +85,10 @@ class SlowTable(game_pb2_grpc.GameServiceServicer):
                                         move_count=len(self.moves), revision=self.revision,
                                         status=game_pb2.TABLE_STATUS_PLAYING),
             moves=page, next_after_number=last if last < len(self.moves) else 0)
+
+    async def Relay(self, requests, context):  # the gateway's moves and watches come this way
+        async for response in serve_relay(self, requests, context):
+            yield response
 
     async def Act(self, request, context):
         action = json.loads(request.action_json)

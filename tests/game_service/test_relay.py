@@ -1,0 +1,270 @@
+"""GameService.Relay over real gRPC: many tables' moves and watches on one stream, each call
+answered as the call of its own would be, bad calls refused, a broken stream reopened."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+
+import grpc
+import pytest
+
+from game.client import GameClient
+from game.servicer import GameServicer
+from services.errors import Reason, ServiceError, from_rpc_error, from_status_message
+from services.server import ErrorInterceptor
+from tavolo.game.v1 import game_pb2, game_pb2_grpc
+from tests.game_service.conftest import SEATS, start_service
+
+ADD = '{"action":"add","n":1}'
+
+
+@pytest.fixture
+async def service(tables):
+    address, stop, task = await start_service(tables)
+    yield address
+    stop.set()
+    await asyncio.wait_for(task, 10)
+
+
+@pytest.fixture
+async def client(service):
+    client = GameClient(service)
+    yield client
+    await client.close()
+
+
+@pytest.fixture
+async def relay(service):
+    """A raw Relay stream: the test writes RelayRequests and reads RelayResponses."""
+    channel = grpc.aio.insecure_channel(service)
+    call = game_pb2_grpc.GameServiceStub(channel).Relay()
+    yield call
+    call.cancel()
+    await channel.close()
+
+
+def _act(call_id: int, table_id: str, seat: str, action: str = ADD,
+         expected: int | None = None) -> game_pb2.RelayCall:
+    request = game_pb2.ActRequest(table_id=table_id, seat=seat, action_json=action)
+    if expected is not None:
+        request.expected_revision = expected
+    return game_pb2.RelayCall(call_id=call_id, act=request)
+
+
+def _watch(call_id: int, table_id: str) -> game_pb2.RelayCall:
+    return game_pb2.RelayCall(call_id=call_id,
+                              watch_table=game_pb2.WatchTableRequest(table_id=table_id))
+
+
+async def _events(call, count: int) -> list[game_pb2.RelayEvent]:
+    """The next ``count`` events, however the service grouped them in messages."""
+    events: list[game_pb2.RelayEvent] = []
+    while len(events) < count:
+        response = await asyncio.wait_for(call.read(), 10)
+        assert response is not grpc.aio.EOF, f"the stream ended after {events}"
+        events.extend(response.events)
+    assert len(events) == count, events
+    return events
+
+
+async def test_moves_and_watches_of_several_tables_share_one_stream(client, tables):
+    table_ids = [(await client.create_table("dummy", SEATS, {"target": 50}))["table_id"]
+                 for _ in range(3)]
+    seen: dict[str, list[int]] = {table_id: [] for table_id in table_ids}
+
+    async def follow(table_id: str) -> None:
+        while True:  # as the gateway's feed: a transient end (a read that raced the moves on
+            try:     # the real stores: UNAVAILABLE) is followed by a new watch
+                async for views in client.watch_table(table_id):
+                    if seen[table_id] and views.revision <= seen[table_id][-1]:
+                        continue  # a new watch starts with what was seen already
+                    seen[table_id].append(views.revision)
+                    assert [seat for seat, _ in views.views] == SEATS
+                    if views.revision == 8:
+                        return
+            except ServiceError as error:
+                assert error.reason is Reason.UNAVAILABLE, error
+
+    async def play(table_id: str) -> None:
+        for number in range(8):
+            await client.act(table_id, SEATS[number % 4], {"action": "add", "n": 1},
+                             expected_revision=number)
+
+    watchers = [asyncio.create_task(follow(t)) for t in table_ids]
+    await asyncio.gather(*(play(t) for t in table_ids))
+    await asyncio.wait_for(asyncio.gather(*watchers), 10)
+    for table_id in table_ids:
+        revisions = seen[table_id]
+        assert revisions == sorted(set(revisions)) and revisions[-1] == 8, revisions
+    assert client._relay._stream is not None and not client._relay._stream.broken
+    assert not client._relay._stream.pending, "a finished call is still waited for"
+
+
+async def test_a_refused_move_answers_its_call_and_ends_nothing_else(client, relay):
+    table_id = (await client.create_table("dummy", SEATS))["table_id"]
+    await relay.write(game_pb2.RelayRequest(calls=[_watch(1, table_id)]))
+    [first] = await _events(relay, 1)
+    assert (first.call_id, first.views.revision) == (1, 0)
+
+    # Not seat 1's turn; then a good move of seat 0, in the same message.
+    await relay.write(game_pb2.RelayRequest(calls=[_act(2, table_id, "seat:1"),
+                                                   _act(3, table_id, "seat:0", expected=0)]))
+    events = {(e.call_id, e.WhichOneof("kind")): e for e in await _events(relay, 3)}
+    refused = from_status_message(events[2, "error"].error)
+    assert refused.reason is Reason.NOT_YOUR_TURN and refused.code == grpc.StatusCode.FAILED_PRECONDITION
+    assert events[3, "act"].act.revision == 1
+    assert json.loads(events[3, "act"].act.view_json)["totals"] == [1, 0, 0, 0]
+    assert events[1, "views"].views.revision == 1
+
+    # A stale expected revision: CONCURRENT_MOVE with its retry delay, as the unary Act's.
+    await relay.write(game_pb2.RelayRequest(calls=[_act(4, table_id, "seat:1", expected=0)]))
+    [stale] = await _events(relay, 1)
+    error = from_status_message(stale.error)
+    assert error.reason is Reason.CONCURRENT_MOVE and error.retry_delay_seconds == 0.1
+
+
+async def test_every_kind_of_refusal_names_what_the_unary_call_would(client, relay):
+    table_id = (await client.create_table("dummy", SEATS))["table_id"]
+    unknown = str(uuid.uuid4())
+    await relay.write(game_pb2.RelayRequest(calls=[
+        _act(1, unknown, "seat:0"), _act(2, table_id, "seat:9"), _act(3, table_id, "seat:0", "{x"),
+        _act(4, table_id, "seat:0", '{"action":"fly"}'), _watch(5, unknown)]))
+    reasons = {e.call_id: from_status_message(e.error) for e in await _events(relay, 5)}
+    assert {call_id: error.reason for call_id, error in reasons.items()} == {
+        1: Reason.TABLE_NOT_FOUND, 2: Reason.NOT_SEATED, 3: Reason.BAD_REQUEST,
+        4: Reason.UNKNOWN_ACTION, 5: Reason.TABLE_NOT_FOUND}
+    assert [v.field for v in reasons[3].field_violations] == ["action_json"]
+
+
+async def test_a_cancelled_watch_sends_nothing_more(client, relay):
+    table_id = (await client.create_table("dummy", SEATS))["table_id"]
+    await relay.write(game_pb2.RelayRequest(calls=[_watch(1, table_id), _watch(2, table_id)]))
+    assert sorted(e.call_id for e in await _events(relay, 2)) == [1, 2]
+    await relay.write(game_pb2.RelayRequest(calls=[
+        game_pb2.RelayCall(call_id=1, cancel=game_pb2.CancelCall()),
+        _act(3, table_id, "seat:0")]))
+    events = await _events(relay, 2)  # the act's answer and watch 2's views, not watch 1's
+    assert sorted((e.call_id, e.WhichOneof("kind")) for e in events) == [(2, "views"), (3, "act")]
+    # Call ids of finished or cancelled calls may be used again.
+    await relay.write(game_pb2.RelayRequest(calls=[_watch(1, table_id)]))
+    [again] = await _events(relay, 1)
+    assert (again.call_id, again.views.revision) == (1, 1)
+
+
+@pytest.mark.parametrize("call, field", [
+    (game_pb2.RelayCall(call_id=7), "calls.kind"),
+    (None, "calls.call_id"),  # the id of a watch still running
+])
+async def test_a_malformed_call_ends_the_stream_with_invalid_argument(client, relay, call, field):
+    table_id = (await client.create_table("dummy", SEATS))["table_id"]
+    await relay.write(game_pb2.RelayRequest(calls=[_watch(1, table_id)]))
+    await _events(relay, 1)
+    await relay.write(game_pb2.RelayRequest(calls=[call or _watch(1, table_id)]))
+    with pytest.raises(grpc.aio.AioRpcError) as ended:
+        while True:
+            assert await asyncio.wait_for(relay.read(), 10) is not grpc.aio.EOF
+    error = from_rpc_error(ended.value)
+    assert error.reason is Reason.INVALID_ARGUMENT
+    assert [v.field for v in error.field_violations] == [field]
+
+
+async def test_a_message_that_is_no_relay_request_ends_the_stream(service):
+    async with grpc.aio.insecure_channel(service) as channel:
+        call = channel.stream_stream("/tavolo.game.v1.GameService/Relay")
+        stream = call()
+        await stream.write(b"\xff\xff\xff")
+        with pytest.raises(grpc.aio.AioRpcError) as ended:
+            await asyncio.wait_for(stream.read(), 10)
+    assert from_rpc_error(ended.value).reason is Reason.INVALID_ARGUMENT
+
+
+async def test_a_broken_stream_fails_its_calls_and_the_next_call_opens_another(tables):
+    address, stop, task = await start_service(tables)
+    client = GameClient(address)
+    try:
+        table_id = (await client.create_table("dummy", SEATS, {"target": 50}))["table_id"]
+        watch = client.watch_table(table_id)
+        assert (await anext(watch)).revision == 0
+        await client.act(table_id, "seat:0", ADD, expected_revision=0)
+        assert (await anext(watch)).revision == 1
+        stop.set()  # the replica goes away
+        await asyncio.wait_for(task, 10)
+        with pytest.raises(ServiceError) as broken:
+            await asyncio.wait_for(anext(watch), 10)
+        assert broken.value.reason is Reason.UNAVAILABLE
+        with pytest.raises(ServiceError) as refused:
+            await client.act(table_id, "seat:1", ADD)
+        assert refused.value.reason is Reason.UNAVAILABLE
+
+        # Another replica at the same address: the next calls go through a new stream.
+        _, stop, task = await start_service(tables, address)
+        for _ in range(100):
+            try:
+                view = await client.act(table_id, "seat:1", ADD, expected_revision=1)
+                break
+            except ServiceError as error:
+                assert error.reason is Reason.UNAVAILABLE
+                await asyncio.sleep(0.1)
+        assert view["revision"] == 2
+        watch = client.watch_table(table_id)
+        assert (await anext(watch)).revision == 2
+        await watch.aclose()
+    finally:
+        await client.close()
+        stop.set()
+        await asyncio.wait_for(task, 10)
+
+
+async def test_a_move_not_answered_in_time_is_unavailable_and_cancelled(service, tables,
+                                                                         monkeypatch):
+    client = GameClient(service, deadline_seconds=0.3)
+    table_id = (await client.create_table("dummy", SEATS))["table_id"]
+    started, cancelled = asyncio.Event(), asyncio.Event()
+
+    async def slow_act(*args, **kwargs):
+        started.set()
+        try:
+            await asyncio.sleep(30)
+        finally:
+            cancelled.set()
+
+    monkeypatch.setattr(tables, "act", slow_act)
+    try:
+        with pytest.raises(ServiceError) as late:
+            await client.act(table_id, "seat:0", ADD)
+        assert late.value.reason is Reason.UNAVAILABLE and "DEADLINE_EXCEEDED" in late.value.message
+        await asyncio.wait_for(cancelled.wait(), 5)  # the service stopped working on it
+        assert started.is_set()
+    finally:
+        await client.close()
+
+
+async def test_a_replica_without_relay_is_called_the_older_way(tables):
+    """During a rolling upgrade a new gateway may reach an older game replica: its moves and
+    watches go as calls of their own, and none is lost or made twice."""
+    class OlderGame(GameServicer):
+        async def Relay(self, request_iterator, context):
+            await context.abort(grpc.StatusCode.UNIMPLEMENTED, "Method not found!")
+            yield  # an async generator, as the real one
+
+    server = grpc.aio.server(interceptors=[ErrorInterceptor()])
+    game_pb2_grpc.add_GameServiceServicer_to_server(OlderGame(tables), server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    client = GameClient(f"127.0.0.1:{port}")
+    try:
+        table_id = (await client.create_table("dummy", SEATS, {"target": 50}))["table_id"]
+        assert (await client.act(table_id, "seat:0", ADD, expected_revision=0))["revision"] == 1
+        assert not client._relay.supported
+        watch = client.watch_table(table_id)
+        assert (await anext(watch)).revision == 1
+        await client.act(table_id, "seat:1", ADD, expected_revision=1)
+        assert (await anext(watch)).revision == 2
+        await watch.aclose()
+        _, moves, _ = await client.get_log(table_id)
+        assert [m.seat for m in moves] == ["seat:0", "seat:1"]
+    finally:
+        await client.close()
+        await server.stop(None)
