@@ -127,7 +127,7 @@ class _RelaySession:
 
     async def _act(self, call: game_pb2.RelayCall) -> None:
         try:
-            with relayed_calls.server_call(ACT_METHOD, call.trace_context):
+            with relayed_calls.observed(ACT_METHOD, call.trace_context, server=True):
                 response = await self._servicer.Act(call.act, self._context)
         except ServiceError as error:
             self._push(game_pb2.RelayEvent(call_id=call.call_id, error=_call_status(error)))
@@ -222,7 +222,7 @@ class RelayClient:
         stream.pending[call_id] = answer
         call = game_pb2.RelayCall(call_id=call_id, act=request)
         try:
-            with relayed_calls.client_call(ACT_METHOD, call.trace_context):
+            with relayed_calls.observed(ACT_METHOD, call.trace_context, server=False):
                 stream.send(call)
                 try:
                     async with asyncio.timeout(timeout):

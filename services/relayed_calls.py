@@ -23,25 +23,15 @@ from services.rpc_metrics import record_duration
 
 
 @contextlib.contextmanager
-def client_call(method: str, carrier: MutableMapping[str, str]) -> Iterator[None]:
-    """The caller's side of a relayed call to ``method`` (its full name, ``/package.Service/
-    Method``): its span is current in the block, and its context goes into ``carrier``."""
+def observed(method: str, carrier: MutableMapping[str, str], *, server: bool) -> Iterator[None]:
+    """One side of a relayed call to ``method`` (its full name, ``/package.Service/Method``),
+    current for the block: the caller's span puts its context into ``carrier``, the service's
+    continues the trace ``carrier`` holds."""
     active = telemetry.active()
     if active is None:
         yield
         return
-    with _observed(active, method, server=False, carrier=carrier):
-        yield
-
-
-@contextlib.contextmanager
-def server_call(method: str, carrier: MutableMapping[str, str]) -> Iterator[None]:
-    """The service's side of a relayed call: its span continues the trace ``carrier`` holds."""
-    active = telemetry.active()
-    if active is None:
-        yield
-        return
-    with _observed(active, method, server=True, carrier=carrier):
+    with _observed(active, method, server=server, carrier=carrier):
         yield
 
 

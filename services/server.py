@@ -186,11 +186,7 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
                 try:
                     if isinstance(request, _Undecodable):
                         raise request.error
-                    responses = inner_stream(request, context)
-                    if inspect.isawaitable(responses):  # a handler that writes with context.write
-                        await responses                 # (grpc's own, e.g. Health.Watch)
-                        return
-                    async for response in responses:
+                    async for response in _responses_of(inner_stream(request, context)):
                         yield response
                 except ServiceError as error:
                     await _abort(context, error)
@@ -203,11 +199,8 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
 
             async def stream_stream(requests, context):
                 try:
-                    responses = inner_streams(_decoded(requests), context)
-                    if inspect.isawaitable(responses):  # a handler that writes with context.write
-                        await responses
-                        return
-                    async for response in responses:
+                    async for response in _responses_of(inner_streams(_decoded(requests),
+                                                                      context)):
                         yield response
                 except ServiceError as error:
                     await _abort(context, error)
@@ -216,6 +209,16 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
                 stream_stream, _tolerant(handler.request_deserializer), handler.response_serializer
             )
         return handler
+
+
+async def _responses_of(responses):
+    """A stream handler's responses, whether it yields them or writes them with context.write
+    (grpc's own, e.g. Health.Watch)."""
+    if inspect.isawaitable(responses):
+        await responses
+        return
+    async for response in responses:
+        yield response
 
 
 async def _decoded(requests):
