@@ -67,6 +67,8 @@ class _RelaySession:
 
     async def run(self, requests: AsyncIterator[game_pb2.RelayRequest]
                   ) -> AsyncGenerator[game_pb2.RelayResponse, None]:
+        # At once, so the caller knows the stream is served before it writes a call.
+        await self._context.send_initial_metadata(())
         reader = asyncio.create_task(self._read(requests), name="relay reader")
         try:
             while True:
@@ -289,6 +291,11 @@ class _Stream:
 
     async def _write(self) -> None:
         try:
+            # A service without Relay ends the call at once: no call is written to it, and the
+            # reader gets its UNIMPLEMENTED (a write racing the call's end would get INTERNAL).
+            await self._call.initial_metadata()
+            if self._call.done():
+                return
             while True:
                 if not self._outgoing:
                     self._ready.clear()
@@ -298,9 +305,12 @@ class _Stream:
                 del self._outgoing[:MAX_CALLS_PER_MESSAGE]
                 await self._call.write(game_pb2.RelayRequest(calls=calls))
         except (grpc.RpcError, grpc.aio.UsageError) as error:
+            # The call ended: the reader breaks the stream with the status it ended with (an
+            # UNIMPLEMENTED must reach the calls as such).
             log.info("the relay stream to the game service broke: %r", error)
-        finally:  # however the writer ends, the stream is done
+        except BaseException:
             self._break(None)
+            raise
 
     async def _read(self) -> None:
         failure: ServiceError | None = None
@@ -313,13 +323,20 @@ class _Stream:
                     else:
                         self._deliver(event.call_id, event.act if kind == "act" else event.views)
         except grpc.RpcError as error:
-            if error.code() == grpc.StatusCode.UNIMPLEMENTED:
+            # The call's own status: a read racing the call's end may raise INTERNAL instead.
+            if await self._final_code() == grpc.StatusCode.UNIMPLEMENTED:
                 self._on_unsupported()
                 failure = RelayUnsupported()
             else:
                 failure = from_rpc_error(error)
         finally:
             self._break(failure)
+
+    async def _final_code(self) -> grpc.StatusCode | None:
+        try:
+            return await asyncio.wait_for(self._call.code(), 1.0)
+        except (TimeoutError, grpc.RpcError):
+            return None
 
     def _deliver(self, call_id: int, item: Any) -> None:
         waiting = self.pending.get(call_id)
