@@ -13,13 +13,12 @@ from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import TypedDict
 
-from game.relay import RelayClient, RelayUnsupported
+from game.relay import SERVICE, RelayClient, RelayUnsupported
 from services.channels import SERVICE_CALLS, CallPolicy
 from services.rpc_client import RpcClient
 from services.transport_security import ClientCredentials
 from tavolo.game.v1 import game_pb2, game_pb2_grpc
 
-SERVICE = game_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
 # Calls that change nothing, or nothing twice (a fire is checked against its token).
 IDEMPOTENT = ("ListGameTypes", "NormalizeOptions", "GetView", "GetLog", "GetResult", "FireDeadline")
 # A view stream lives as long as its match; only the unary calls get the default deadline.

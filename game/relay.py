@@ -34,6 +34,7 @@ from tavolo.game.v1 import game_pb2
 
 log = logging.getLogger(__name__)
 
+# The service whose Act and WatchTable calls the stream carries (its full proto name).
 SERVICE = game_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
 ACT_METHOD = f"/{SERVICE}/Act"
 # Events per message: a table's views are ~6 KB, so a message stays far below gRPC's 4 MB.
@@ -323,20 +324,13 @@ class _Stream:
                     else:
                         self._deliver(event.call_id, event.act if kind == "act" else event.views)
         except grpc.RpcError as error:
-            # The call's own status: a read racing the call's end may raise INTERNAL instead.
-            if await self._final_code() == grpc.StatusCode.UNIMPLEMENTED:
+            if error.code() == grpc.StatusCode.UNIMPLEMENTED:
                 self._on_unsupported()
                 failure = RelayUnsupported()
             else:
                 failure = from_rpc_error(error)
         finally:
             self._break(failure)
-
-    async def _final_code(self) -> grpc.StatusCode | None:
-        try:
-            return await asyncio.wait_for(self._call.code(), 1.0)
-        except (TimeoutError, grpc.RpcError):
-            return None
 
     def _deliver(self, call_id: int, item: Any) -> None:
         waiting = self.pending.get(call_id)

@@ -206,17 +206,17 @@ def from_rpc_error(error: grpc.RpcError) -> ServiceError:
         status = rpc_status.from_call(error)
     except ValueError:
         status = None
-    return from_status(code, error.details() or code.name, status)
+    return _from_status(code, error.details() or code.name, status)
 
 
 def from_status_message(status: status_pb2.Status) -> ServiceError:
     """The ServiceError of a google.rpc.Status (a call carried in a stream), as
     :func:`from_rpc_error` makes it of a failed call."""
     code = _CODES.get(status.code, grpc.StatusCode.UNKNOWN)
-    return from_status(code, status.message or code.name, status)
+    return _from_status(code, status.message or code.name, status)
 
 
-def from_status(code: grpc.StatusCode, message: str,
+def _from_status(code: grpc.StatusCode, message: str,
                 status: status_pb2.Status | None) -> ServiceError:
     """The ServiceError of a status ``code`` and ``message``, with what the details of
     ``status`` (when there is one) say: its reason, field violations and retry delay."""
