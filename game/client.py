@@ -10,11 +10,14 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TypedDict
 
+import grpc
+
+from game.owners import Owners
 from game.relay import SERVICE, RelayClient, RelayUnsupported
-from services.channels import SERVICE_CALLS, CallPolicy
+from services.channels import SERVICE_CALLS, CallPolicy, open_channel
 from services.rpc_client import RpcClient
 from services.transport_security import ClientCredentials
 from tavolo.game.v1 import game_pb2, game_pb2_grpc
@@ -104,8 +107,38 @@ class TableViews:
     views: tuple[tuple[str, dict], ...]  # (seat, parsed view), in the table's seat order
 
 
+class _Replica:
+    """One game replica's own channel: the Relay stream to it, and the calls a replica without
+    Relay is called with instead. It is unreachable from when its stream was lost (the replica
+    died, restarted or cannot be connected to) until the channel connects again."""
+
+    def __init__(self, channel: grpc.aio.Channel, metadata: tuple[tuple[str, str], ...] | None):
+        self._channel = channel
+        self.stub = game_pb2_grpc.GameServiceStub(channel)
+        self.relay = RelayClient(lambda: self.stub.Relay(metadata=metadata), on_lost=self._lost)
+        self._lost_contact = False
+
+    def _lost(self) -> None:
+        self._lost_contact = True
+
+    def reachable(self) -> bool:
+        if self._lost_contact and self._channel.get_state(
+                try_to_connect=True) == grpc.ChannelConnectivity.READY:
+            self._lost_contact = False
+        return not self._lost_contact
+
+    async def aclose(self) -> None:
+        await self.relay.aclose()
+        await self._channel.close()
+
+
 class GameClient(RpcClient):
-    """An async client of GameService: unary calls share one channel, view streams another.
+    """An async client of GameService.
+
+    A table's moves and watches go to the replica that owns it (game.owners), on one Relay
+    stream per replica (game.relay); the replicas are those behind ``replicas_address`` (the
+    gateway's GAME_REPLICAS_ADDR), else behind ``address``. Every other call goes to
+    ``address`` on a channel of its own, which reaches any replica.
 
     ``policy``, ``deadline_seconds`` and ``channel_options``: services.rpc_client.RpcClient.
     ``named_tables``: every create_table names its table, which makes CreateTable idempotent
@@ -115,23 +148,35 @@ class GameClient(RpcClient):
     def __init__(self, address: str, timeout_seconds: float = 10.0,
                  policy: CallPolicy = SERVICE_CALLS, *, deadline_seconds: float | None = None,
                  channel_options: tuple[tuple[str, object], ...] = (),
-                 named_tables: bool = False, credentials: ClientCredentials | None = None):
+                 named_tables: bool = False, credentials: ClientCredentials | None = None,
+                 replicas_address: str | None = None):
         super().__init__(address, SERVICE,
                          idempotent=(*IDEMPOTENT, "CreateTable") if named_tables else IDEMPOTENT,
                          timeout_seconds=timeout_seconds, policy=policy,
                          deadline_seconds=deadline_seconds, channel_options=channel_options,
                          credentials=credentials)
         self._named_tables = named_tables
+        self._timeout_seconds = timeout_seconds
         self._stub = game_pb2_grpc.GameServiceStub(self._channel)
         self._stream_stub = game_pb2_grpc.GameServiceStub(
-            self._open(("WatchViews", "WatchTable"), _STREAM_TIMEOUT_SECONDS))
-        # Moves and table watches share one stream (game.relay); an Act waits as long as the
-        # unary call would.
-        self._relay = RelayClient(lambda: self._stream_stub.Relay(metadata=self._metadata))
+            self._open(("WatchViews",), _STREAM_TIMEOUT_SECONDS))
+        # An Act waits as long as the unary call would.
         self._act_timeout = deadline_seconds if deadline_seconds is not None else timeout_seconds
+        self._owners = Owners(replicas_address or address, self._connect)
+
+    def _connect(self, address: str) -> _Replica:
+        credentials = self._credentials
+        if (credentials is not None and credentials.channel is not None
+                and credentials.server_name is None and self._owners.server_name is not None):
+            # dialled by its address: its certificate names the DNS name it was found under
+            credentials = replace(credentials, server_name=self._owners.server_name)
+        channel = open_channel(address, SERVICE, timeout_seconds=self._timeout_seconds,
+                               options=self._options, streams=("Relay", "WatchTable"),
+                               policy=self._policy, credentials=credentials)
+        return _Replica(channel, self._metadata)
 
     async def close(self) -> None:
-        await self._relay.aclose()
+        await self._owners.aclose()
         await super().close()
 
     async def list_game_types(self) -> list[GameType]:
@@ -171,13 +216,14 @@ class GameClient(RpcClient):
         request = game_pb2.ActRequest(table_id=table_id, seat=seat, action_json=_text(action))
         if expected_revision is not None:
             request.expected_revision = expected_revision
-        if self._relay.supported:
+        owner = await self._owners.owner(table_id)
+        if owner.relay.supported:
             try:
-                response = await self._relay.act(request, self._act_timeout)
+                response = await owner.relay.act(request, self._act_timeout)
                 return json.loads(response.view_json)
             except RelayUnsupported:
                 pass  # an older replica: the move was not run, so make it the older way
-        response = await self._call(self._stub.Act, request)
+        response = await self._call(owner.stub.Act, request)
         return json.loads(response.view_json)
 
     def watch_views(self, table_id: str, seat: str) -> AsyncIterator[dict]:
@@ -193,15 +239,16 @@ class GameClient(RpcClient):
 
     async def _watch_table(self, request: game_pb2.WatchTableRequest
                            ) -> AsyncGenerator[TableViews, None]:
-        if self._relay.supported:
+        owner = await self._owners.owner(request.table_id)
+        if owner.relay.supported:
             try:
-                async with contextlib.aclosing(self._relay.watch_table(request)) as relayed:
+                async with contextlib.aclosing(owner.relay.watch_table(request)) as relayed:
                     async for response in relayed:  # its end cancels the relayed watch
                         yield _table_views(response)
                 return
             except RelayUnsupported:
                 pass  # an older replica (before any view): watch the older way
-        async for views in self._stream(self._stream_stub.WatchTable, request, _table_views):
+        async for views in self._stream(owner.stub.WatchTable, request, _table_views):
             yield views
 
     async def fire_deadline(self, table_id: str, token: str, kind: str = "") -> FiredDeadline:

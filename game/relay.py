@@ -193,12 +193,14 @@ class RelayClient:
     use, and after it broke). A call that was running when the stream broke fails with
     UNAVAILABLE (an Act's move may have been made or not: the caller reads the log); the next
     call opens a new stream. A service without Relay fails the calls with RelayUnsupported,
-    and :attr:`supported` is False for RETRY_UNSUPPORTED_SECONDS."""
+    and :attr:`supported` is False for RETRY_UNSUPPORTED_SECONDS. ``on_lost()`` is told when
+    a stream ends because the service could not be reached (UNAVAILABLE)."""
 
     RETRY_UNSUPPORTED_SECONDS = 60.0
 
-    def __init__(self, open_stream: Callable[[], Any]):
+    def __init__(self, open_stream: Callable[[], Any], on_lost: Callable[[], None] = lambda: None):
         self._open_stream = open_stream
+        self._on_lost = on_lost
         self._ids = itertools.count(1)
         self._stream: _Stream | None = None
         self._unsupported_until = 0.0
@@ -213,7 +215,8 @@ class RelayClient:
 
     def _current(self) -> _Stream:
         if self._stream is None or self._stream.broken:
-            self._stream = _Stream(self._open_stream(), on_unsupported=self._unsupported)
+            self._stream = _Stream(self._open_stream(), on_unsupported=self._unsupported,
+                                   on_lost=self._on_lost)
         return self._stream
 
     async def act(self, request: game_pb2.ActRequest, timeout: float) -> game_pb2.ActResponse:
@@ -273,9 +276,11 @@ class RelayClient:
 class _Stream:
     """One open Relay call: a writer that sends what waits, a reader that hands out events."""
 
-    def __init__(self, call: Any, on_unsupported: Callable[[], None]):
+    def __init__(self, call: Any, on_unsupported: Callable[[], None],
+                 on_lost: Callable[[], None]):
         self._call = call
         self._on_unsupported = on_unsupported
+        self._on_lost = on_lost
         self.pending: dict[int, asyncio.Future | asyncio.Queue] = {}
         self._outgoing: list[game_pb2.RelayCall] = []
         self._ready = asyncio.Event()
@@ -328,6 +333,8 @@ class _Stream:
                 self._on_unsupported()
                 failure = RelayUnsupported()
             else:
+                if error.code() == grpc.StatusCode.UNAVAILABLE:
+                    self._on_lost()  # the service went, or could not be reached
                 failure = from_rpc_error(error)
         finally:
             self._break(failure)

@@ -37,7 +37,8 @@ def build(settings: Settings, telemetry: otel.Telemetry | None = None):
     credentials = ClientCredentials.of(settings.grpc_security)
     backends = Backends(
         lobby=LobbyClient(settings.lobby_addr, policy=PEOPLE_CALLS, credentials=credentials),
-        game=GameClient(settings.game_addr, policy=PEOPLE_CALLS, credentials=credentials),
+        game=GameClient(settings.game_addr, policy=PEOPLE_CALLS, credentials=credentials,
+                        replicas_address=settings.game_replicas_addr),
         stats=StatsClient(settings.stats_addr, policy=PEOPLE_CALLS, credentials=credentials),
     )
     auth = Auth(settings, sessions)

@@ -151,6 +151,9 @@ class Settings:
     static_dir: str = "web/dist"
     lobby_addr: str = "127.0.0.1:50051"
     game_addr: str = "127.0.0.1:50052"
+    # Where the gateway finds every game replica, to send each table to its owner (game.owners);
+    # None: behind game_addr.
+    game_replicas_addr: str | None = None
     deadlines_addr: str = "127.0.0.1:50053"
     stats_addr: str = "127.0.0.1:50054"
     # Whose X-Forwarded-* headers the gateway believes: addresses and networks, or ("*",).
@@ -184,6 +187,8 @@ class Settings:
             static_dir=env.text("STATIC_DIR") or "web/dist",
             lobby_addr=env.address("LOBBY_ADDR", "127.0.0.1:50051"),
             game_addr=env.address("GAME_ADDR", "127.0.0.1:50052"),
+            game_replicas_addr=(env.address("GAME_REPLICAS_ADDR", "")
+                                if env.text("GAME_REPLICAS_ADDR") else None),
             deadlines_addr=env.address("DEADLINES_ADDR", "127.0.0.1:50053"),
             stats_addr=env.address("STATS_ADDR", "127.0.0.1:50054"),
             forwarded_allow_ips=_forwarded_allow_ips(env),

@@ -5,9 +5,9 @@ Every process gets free ports on 127.0.0.1; the gateway's default OIDC provider 
 
 With ``game_replicas`` > 1 the game service runs as that many processes ("game", "game2", ...),
 and its callers find them as Kubernetes' headless service would give them: one gRPC target
-listing every replica (``ipv4:a,b``), whose first live one is used. With ``gateways`` > 1
-there are as many gateways ("gateway", "gateway2", ...), and gateway N calls game replica N
-when there is one, so that the moves of one table cross replicas.
+listing every replica (``ipv4:a,b``). The lobby and deadlines call its first live one; the
+gateways send each table's moves and watches to the table's owner (game.owners). With
+``gateways`` > 1 there are as many gateways ("gateway", "gateway2", ...).
 
 Callers are checked as the chart sets them up (docs/grpc-auth.md): each component sends a token
 of its own and every service holds the callers file; ``caller_auth=False`` turns that off. A
@@ -110,12 +110,8 @@ class Stack:
         self.env = env
         self.own_env: dict[str, dict[str, str]] = {name: {"GAME_ADDR": self.address(name)}
                                                    for name in self.games}
-        for number, name in enumerate(self.gateways[1:], start=1):
+        for name in self.gateways[1:]:
             self.own_env[name] = {"APP_PORT": str(self.ports[name])}
-            if number < len(self.games):
-                self.own_env[name]["GAME_ADDR"] = self.address(self.games[number])
-        if len(self.gateways) > 1 and len(self.games) > 1:
-            self.own_env["gateway"] = {"GAME_ADDR": self.address("game")}
         self.processes: dict[str, subprocess.Popen] = {}
 
     def address(self, service: str) -> str:

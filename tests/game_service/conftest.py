@@ -207,12 +207,13 @@ async def tables(replicas):
     return await replicas.open()
 
 
-async def start_service(tables: Tables, address: str | None = None
+async def start_service(tables: Tables, address: str | None = None,
+                        servicer: GameServicer | None = None
                         ) -> tuple[str, asyncio.Event, asyncio.Task]:
-    """Serve ``tables`` over gRPC (with the kit's error interceptor) on a free port, or at
-    ``address``."""
+    """Serve ``tables`` (with ``servicer``, a GameServicer of them by default) over gRPC, with
+    the kit's error interceptor, on a free port or at ``address``."""
     address = address or f"127.0.0.1:{free_port()}"
-    servicer = GameServicer(tables)
+    servicer = servicer or GameServicer(tables)
 
     async def probe() -> None:
         return None

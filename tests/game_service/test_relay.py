@@ -98,8 +98,9 @@ async def test_moves_and_watches_of_several_tables_share_one_stream(client, tabl
     for table_id in table_ids:
         revisions = seen[table_id]
         assert revisions == sorted(set(revisions)) and revisions[-1] == 8, revisions
-    assert client._relay._stream is not None and not client._relay._stream.broken
-    assert not client._relay._stream.pending, "a finished call is still waited for"
+    relay = (await client._owners.owner(table_ids[0])).relay  # the one replica's
+    assert relay._stream is not None and not relay._stream.broken
+    assert not relay._stream.pending, "a finished call is still waited for"
 
 
 async def test_a_refused_move_answers_its_call_and_ends_nothing_else(client, relay):
@@ -257,7 +258,7 @@ async def test_a_replica_without_relay_is_called_the_older_way(tables):
     try:
         table_id = (await client.create_table("dummy", SEATS, {"target": 50}))["table_id"]
         assert (await client.act(table_id, "seat:0", ADD, expected_revision=0))["revision"] == 1
-        assert not client._relay.supported
+        assert not (await client._owners.owner(table_id)).relay.supported
         watch = client.watch_table(table_id)
         assert (await anext(watch)).revision == 1
         await client.act(table_id, "seat:1", ADD, expected_revision=1)

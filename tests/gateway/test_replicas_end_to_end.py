@@ -1,7 +1,8 @@
 """Several replicas serve one table: two gateways and two game replicas, and a replica killed.
 
 Every component is its own process, on real Redis and Postgres. The game's callers find its
-replicas as a Kubernetes headless service gives them (testing.stack): one target listing both.
+replicas as a Kubernetes headless service gives them (testing.stack): one target listing both;
+the gateways send each table to its owner (game.owners).
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ import json
 import pytest
 
 from game.client import GameClient
+from game.owners import owner_of
 from testing.players import Player, play_until_over, receive, seat_four
+from testing.prometheus import scrape
 from testing.stack import real_stack
 from testing.waiting import eventually
 
@@ -37,14 +40,23 @@ async def _login(stack, names) -> list[Player]:
     return [await Player(stack, name).login() for name in names]
 
 
-async def _play_and_keep_revisions(socket, revisions: list[int]) -> dict:
-    """The seat plays the match to its end; every state's revision goes to ``revisions``."""
+def _owner(stack, table_id: str) -> tuple[str, str]:
+    """The table's owner among the game replicas, and the other one."""
+    addresses = [stack.address(name) for name in stack.games]
+    owner = stack.games[addresses.index(owner_of(table_id, addresses))]
+    return owner, next(name for name in stack.games if name != owner)
+
+
+async def _play_and_keep_revisions(socket, revisions: list[int], ids: set[str]) -> dict:
+    """The seat plays the match to its end; every state's revision goes to ``revisions``, its
+    table's id to ``ids``."""
     async def recorded():
         while True:
             text = await socket.recv()
             message = json.loads(text)
             if message["type"] == "state":
                 revisions.append(message["game"]["revision"])
+                ids.add(message["game"]["id"])
             yield text
 
     class Recording:  # what play_until_over reads: a socket whose states are counted
@@ -64,14 +76,15 @@ async def test_two_gateways_and_two_game_replicas_show_every_move_in_order_on_ev
     players = await _login(stack, ("ann", "ben", "cat", "dan"))
     try:
         lobby = await seat_four(players, {"target_score": 1})
-        # seats 0 and 1 on the first gateway (game replica 1), 2 and 3 on the second
+        # seats 0 and 1 on the first gateway, 2 and 3 on the second
         urls = [stack.gateway_urls[0]] * 2 + [stack.gateway_urls[1]] * 2
         sockets = [await player.socket(lobby["id"], gateway_url=url)
                    for player, url in zip(players, urls)]
         revisions: list[list[int]] = [[] for _ in sockets]
+        ids: set[str] = set()
         overs = await asyncio.wait_for(asyncio.gather(*(
-            _play_and_keep_revisions(socket, seen) for socket, seen in zip(sockets, revisions))),
-            timeout=180)
+            _play_and_keep_revisions(socket, seen, ids)
+            for socket, seen in zip(sockets, revisions))), timeout=180)
         for socket in sockets:
             await socket.close()
     finally:
@@ -82,19 +95,29 @@ async def test_two_gateways_and_two_game_replicas_show_every_move_in_order_on_ev
     for seen in revisions:  # every revision from the first one shown, in order, none twice
         assert seen == list(range(seen[0], last + 1))
     assert len({json.dumps(over, sort_keys=True) for over in overs}) == 1  # one result for all
+    # Both gateways sent the table to its owner: it made every move (the players' and the
+    # timed-out ones) and served every watch; the other replica made none.
+    [table_id] = ids
+    owner, other = _owner(stack, table_id)
+    owner_metrics, other_metrics = await scrape(stack, owner), await scrape(stack, other)
+    assert owner_metrics.value("tavolo_moves_total", tavolo_move_type="play") >= 40
+    assert not other_metrics.has("tavolo_moves_total")
+    assert not other_metrics.has("rpc_server_duration_milliseconds_count", rpc_method="Act")
 
 
 async def test_a_killed_game_replicas_tables_go_on_at_the_other_with_their_deadlines(
         two_game_replicas):
     stack = two_game_replicas
     players = await _login(stack, ("ann", "ben", "cat", "dan"))
-    watcher = GameClient(stack.address("game2"), credentials=stack.credentials)
+    watcher = None
     try:
-        lobby = await seat_four(players, {"target_score": 1})
+        lobby = await seat_four(players, {"target_score": 21})  # a match that lasts
         async with await players[0].socket(lobby["id"]) as socket:
             game = (await receive(socket, "state"))["game"]
             table_id = game["id"]
-            while not game["your_turn"]:  # the others time out: replica 1 fires for them
+            owner, other = _owner(stack, table_id)
+            watcher = GameClient(stack.address(other), credentials=stack.credentials)
+            while not game["your_turn"]:  # the others time out: the owner fires for them
                 game = (await receive(socket, "state"))["game"]
             card = game["legal"][0]
             await socket.send(json.dumps({"action": "play", "card": card["card"],
@@ -102,9 +125,9 @@ async def test_a_killed_game_replicas_tables_go_on_at_the_other_with_their_deadl
                                           "revision": game["revision"]}))
             played = (await receive(socket, "state"))["game"]
             assert played["revision"] == game["revision"] + 1
-        stack.kill("game")  # SIGKILL: its timers die with it
+        stack.kill(owner)  # SIGKILL: its timers die with it
 
-        async def moved_on():  # replica 2 alone: the backstop fires there, then it times
+        async def moved_on():  # the other replica alone: the backstop fires there, then it times
             header, moves, _ = await watcher.get_log(table_id)
             return (header, moves) if header.revision >= played["revision"] + 6 else None
 
@@ -112,11 +135,23 @@ async def test_a_killed_game_replicas_tables_go_on_at_the_other_with_their_deadl
         mine = [move for move in moves if move.seat == header.seats[0] and not move.auto]
         assert len(mine) == 1  # the move played before the kill is there, once
         assert all(move.auto for move in moves[played["revision"]:])
-        # the game goes on through the gateway, which now reaches replica 2
+        # the game goes on through the gateway, which sends the table to its next owner
         async with await players[0].socket(lobby["id"]) as socket:
             state = (await receive(socket, "state"))["game"]
             assert state["revision"] >= len(moves)
+            while not state.get("your_turn"):  # (none at a hand's end)
+                state = (await receive(socket, "state"))["game"]
+            card = state["legal"][0]
+            await socket.send(json.dumps({"action": "play", "card": card["card"],
+                                          "capture": card["captures"][0],
+                                          "revision": state["revision"]}))
+            after = (await receive(socket, "state"))["game"]
+            assert after["revision"] == state["revision"] + 1
+        survivor = await scrape(stack, other)
+        assert survivor.value("rpc_server_duration_milliseconds_count", rpc_method="Act",
+                              rpc_grpc_status_code="0") == 1
     finally:
-        await watcher.close()
+        if watcher is not None:
+            await watcher.close()
         for player in players:
             await player.close()

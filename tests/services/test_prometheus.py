@@ -13,10 +13,10 @@ from collections import Counter
 
 import httpx
 import pytest
-from prometheus_client.parser import text_string_to_metric_families
 
 from testing.players import Player, play_until_over, seat_four
-from testing.stack import SERVICES, Stack, real_stack
+from testing.prometheus import scrape
+from testing.stack import SERVICES, real_stack
 from testing.waiting import eventually
 
 ACT = {"rpc_service": "tavolo.game.v1.GameService", "rpc_method": "Act"}
@@ -27,32 +27,6 @@ OK = "0"
 def stack():
     with real_stack({"OTEL_METRICS_POLL_INTERVAL_SECONDS": "1"}, label="prom") as running:
         yield running
-
-
-class Scrape:
-    """One scrape of a process: its samples, summed over the labels a question leaves open."""
-
-    def __init__(self, text: str):
-        self.samples = [sample for family in text_string_to_metric_families(text)
-                        for sample in family.samples]
-
-    def value(self, name: str, **labels: str) -> float:
-        found = [s.value for s in self.samples if s.name == name
-                 and all(s.labels.get(k) == v for k, v in labels.items())]
-        assert found, (name, labels)
-        return sum(found)
-
-    def has(self, name: str, **labels: str) -> bool:
-        return any(s.name == name and all(s.labels.get(k) == v for k, v in labels.items())
-                   for s in self.samples)
-
-
-async def scrape(stack: Stack, component: str) -> Scrape:
-    async with httpx.AsyncClient(timeout=10) as client:
-        response = await client.get(stack.metrics_url(component))
-    assert response.status_code == 200
-    assert response.headers["content-type"].startswith("text/plain")
-    return Scrape(response.text)
 
 
 async def test_every_process_counts_the_match_it_served(stack):
