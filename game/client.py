@@ -15,7 +15,7 @@ from typing import TypedDict
 
 import grpc
 
-from game.owners import Owners
+from game.owners import Owners, ReplicaTarget
 from game.relay import SERVICE, RelayClient, RelayUnsupported
 from services.channels import SERVICE_CALLS, CallPolicy, open_channel
 from services.rpc_client import RpcClient
@@ -162,14 +162,18 @@ class GameClient(RpcClient):
             self._open(("WatchViews",), _STREAM_TIMEOUT_SECONDS))
         # An Act waits as long as the unary call would.
         self._act_timeout = deadline_seconds if deadline_seconds is not None else timeout_seconds
+        # Dialled by its address, a replica's certificate is checked against the name the
+        # service is called by (GAME_ADDR's, which every game certificate holds), else the name
+        # the replicas were found under.
+        self._replica_server_name = (ReplicaTarget.parse(address).host
+                                     or ReplicaTarget.parse(replicas_address or address).host)
         self._owners = Owners(replicas_address or address, self._connect)
 
     def _connect(self, address: str) -> _Replica:
         credentials = self._credentials
         if (credentials is not None and credentials.channel is not None
-                and credentials.server_name is None and self._owners.server_name is not None):
-            # dialled by its address: its certificate names the DNS name it was found under
-            credentials = replace(credentials, server_name=self._owners.server_name)
+                and credentials.server_name is None and self._replica_server_name is not None):
+            credentials = replace(credentials, server_name=self._replica_server_name)
         channel = open_channel(address, SERVICE, timeout_seconds=self._timeout_seconds,
                                options=self._options, streams=("Relay", "WatchTable"),
                                policy=self._policy, credentials=credentials)

@@ -125,11 +125,6 @@ class Owners(Generic[R]):
             self._use(self._target.addresses)
 
     @property
-    def server_name(self) -> str | None:
-        """The DNS name the replicas were found under (what their TLS certificates name)."""
-        return self._target.host
-
-    @property
     def addresses(self) -> tuple[str, ...]:
         return tuple(self._replicas)
 

@@ -36,13 +36,15 @@ class CertificateAuthority:
         self.ca_file.write_bytes(self._certificate.public_bytes(serialization.Encoding.PEM))
 
     def issue(self, common_name: str, dns_names: tuple[str, ...] = (),
-              file_name: str | None = None) -> tuple[Path, Path]:
-        """A certificate for servers and clients alike (127.0.0.1 is among its names, as
-        cert-manager issues one with both usages); its (certificate, key) files."""
+              file_name: str | None = None, ip_address: bool = True) -> tuple[Path, Path]:
+        """A certificate for servers and clients alike (localhost and, with ``ip_address``,
+        127.0.0.1 are among its names, as cert-manager issues one with both usages); its
+        (certificate, key) files."""
         key = ec.generate_private_key(ec.SECP256R1())
         now = datetime.datetime.now(datetime.UTC)
         names: list[x509.GeneralName] = [x509.DNSName(name) for name in (*dns_names, "localhost")]
-        names.append(x509.IPAddress(ipaddress.ip_address("127.0.0.1")))
+        if ip_address:
+            names.append(x509.IPAddress(ipaddress.ip_address("127.0.0.1")))
         certificate = (
             x509.CertificateBuilder().subject_name(_name(common_name))
             .issuer_name(self._certificate.subject).public_key(key.public_key())

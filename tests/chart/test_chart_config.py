@@ -43,6 +43,7 @@ SECRETS = {
 # Text settings the application parses further get values it accepts.
 TEXT_SAMPLES = {
     "DATABASE_ENGINE": "postgresql",
+    "GAME_REPLICAS_ADDR": "dns:///game-replicas.example.internal:50052",
     "CORS_ALLOW_ORIGIN_REGEX": r"https://[a-z]+\.example\.com",
     "OTEL_EXPORTER_OTLP_HEADERS": "authorization=Bearer sample,x-tenant=tavolo",
     "OTEL_EXPORTER_OTLP_ENDPOINT": "https://collector.example:4318",
@@ -189,6 +190,7 @@ def test_unset_values_leave_the_application_defaults(default_render: Rendered) -
         "LOG_FORMAT": "json",
         "LOBBY_ADDR": "rel-tavolo-lobby:50051",
         "GAME_ADDR": "rel-tavolo-game:50052",
+        "GAME_REPLICAS_ADDR": "rel-tavolo-game-replicas:50052",
         "DEADLINES_ADDR": "rel-tavolo-deadlines:50053",
         "STATS_ADDR": "rel-tavolo-stats:50054",
     }

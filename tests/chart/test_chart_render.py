@@ -55,6 +55,21 @@ def test_each_component_has_its_objects(default_render: Rendered, component: str
         assert default_render.component(kind, component)["metadata"]["name"] == f"{RELEASE}-tavolo-{component}"
 
 
+def test_a_headless_service_gives_the_gateways_every_game_replica(render: Callable[..., Rendered]) -> None:
+    """The gateways resolve it to send each table to the game pod that owns it."""
+    rendered = render({"game": {"port": 6002}})
+    headless = rendered.get("Service", f"{RELEASE}-tavolo-game-replicas")
+    deployment = rendered.component("Deployment", "game")
+    assert headless["spec"]["clusterIP"] == "None"
+    assert headless["spec"]["selector"] == deployment["spec"]["selector"]["matchLabels"]
+    assert headless["spec"]["ports"][0]["port"] == 6002
+    assert rendered.component_env("gateway")["GAME_REPLICAS_ADDR"] == f"{RELEASE}-tavolo-game-replicas:6002"
+    # an operator's own GAME_ADDR (another game service) is followed, or their own list
+    assert "GAME_REPLICAS_ADDR" not in render({"config": {"GAME_ADDR": "game.example:50052"}}).component_env("gateway")
+    own = render({"config": {"GAME_REPLICAS_ADDR": "ipv4:10.0.0.1:50052,10.0.0.2:50052"}})
+    assert own.component_env("gateway")["GAME_REPLICAS_ADDR"] == "ipv4:10.0.0.1:50052,10.0.0.2:50052"
+
+
 @pytest.mark.parametrize("component", COMPONENTS)
 def test_each_component_runs_its_serve_command(default_render: Rendered, component: str) -> None:
     spec = default_render.component("Deployment", component)["spec"]["template"]["spec"]

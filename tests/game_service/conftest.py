@@ -20,6 +20,7 @@ from game.log_store import LogStore, MemoryLogStore, PostgresLogStore
 from game.registry import default_registry
 from game.servicer import GameServicer
 from game.tables import Tables
+from services.config import GrpcSecurity
 from services.migrations import migrate
 from services.server import ServiceSpec, serve
 from services.stores import Keys, redis_client
@@ -208,10 +209,12 @@ async def tables(replicas):
 
 
 async def start_service(tables: Tables, address: str | None = None,
-                        servicer: GameServicer | None = None
+                        servicer: GameServicer | None = None,
+                        security: GrpcSecurity | None = None
                         ) -> tuple[str, asyncio.Event, asyncio.Task]:
     """Serve ``tables`` (with ``servicer``, a GameServicer of them by default) over gRPC, with
-    the kit's error interceptor, on a free port or at ``address``."""
+    the kit's error interceptor, on a free port or at ``address``, with ``security`` (TLS,
+    callers) when given."""
     address = address or f"127.0.0.1:{free_port()}"
     servicer = servicer or GameServicer(tables)
 
@@ -222,7 +225,8 @@ async def start_service(tables: Tables, address: str | None = None,
                        register=lambda s: game_pb2_grpc.add_GameServiceServicer_to_server(servicer, s),
                        probe=probe)
     started, stop = asyncio.Event(), asyncio.Event()
-    task = asyncio.create_task(serve(spec, address, grace_seconds=1, started=started, stop=stop))
+    task = asyncio.create_task(serve(spec, address, grace_seconds=1, started=started, stop=stop,
+                                     security=security))
     await asyncio.wait_for(started.wait(), 10)
     return address, stop, task
 

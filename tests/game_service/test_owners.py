@@ -13,7 +13,10 @@ import pytest
 from game.client import GameClient
 from game.owners import Owners, ReplicaTarget, owner_of
 from game.servicer import GameServicer
+from services.config import GrpcSecurity
 from services.errors import Reason, ServiceError
+from services.transport_security import ClientCredentials
+from testing.certificates import CertificateAuthority
 from testing.waiting import eventually
 from tests.game_service.conftest import SEATS, start_service
 
@@ -111,7 +114,6 @@ async def test_the_replicas_follow_the_dns_answer():
     dns = FakeDns(*REPLICAS[:2])
     owners = Owners("dns:///game-replicas:50052", FakeReplica, resolve_addresses=dns,
                     resolve_seconds=0)
-    assert owners.server_name == "game-replicas"
     await owners.owner("t")  # the first call waits for the answer
     assert owners.addresses == REPLICAS[:2]
     gone = next(r for r in [await owners.owner(str(n)) for n in range(50)]
@@ -232,3 +234,28 @@ async def test_each_tables_moves_and_watches_go_to_its_owner_over_real_grpc(tabl
         for _, stop, task in started:
             stop.set()
             await asyncio.wait_for(task, 10)
+
+
+async def test_a_replica_dialled_by_its_address_is_checked_against_the_services_name(
+        tables, tmp_path):
+    """With TLS, each replica is dialled by its address: its certificate is checked against
+    the name the service is called by (here localhost, which the certificate holds; it does
+    not hold 127.0.0.1, the address dialled)."""
+    authority = CertificateAuthority(tmp_path)
+
+    def security(name: str) -> GrpcSecurity:
+        cert, key = authority.issue(name, ip_address=False)
+        return GrpcSecurity(tls_cert_file=str(cert), tls_key_file=str(key),
+                            tls_ca_file=str(authority.ca_file))
+
+    address, stop, task = await start_service(tables, security=security("game"))
+    client = GameClient(f"localhost:{address.rsplit(':', 1)[1]}",
+                        credentials=ClientCredentials.of(security("gateway")))
+    try:
+        table_id = (await client.create_table("dummy", SEATS))["table_id"]
+        assert (await client.act(table_id, SEATS[0], ADD))["revision"] == 1
+        assert client._owners.addresses == (address,)
+    finally:
+        await client.close()
+        stop.set()
+        await asyncio.wait_for(task, 10)

@@ -89,7 +89,7 @@ _DEFAULT_OF = {
     "APP_HOST": lambda s: s.app_host, "APP_PORT": lambda s: s.app_port,
     "STATIC_DIR": lambda s: s.static_dir, "LOBBY_ADDR": lambda s: s.lobby_addr,
     "GAME_ADDR": lambda s: s.game_addr, "DEADLINES_ADDR": lambda s: s.deadlines_addr,
-    "STATS_ADDR": lambda s: s.stats_addr,
+    "STATS_ADDR": lambda s: s.stats_addr, "GAME_REPLICAS_ADDR": lambda s: s.game_replicas_addr,
     "FORWARDED_ALLOW_IPS": lambda s: s.forwarded_allow_ips,
 }
 
@@ -139,6 +139,7 @@ def test_overrides():
         "LOG_FORMAT": "JSON",
         "APP_PORT": "9000",
         "GAME_ADDR": "game.internal:6000",
+        "GAME_REPLICAS_ADDR": "dns:///game-replicas.internal:6000",
         "DUMMY_GAME": "on",
     })
     assert settings.redis_url == "redis://cache:6379/2"
@@ -153,6 +154,7 @@ def test_overrides():
     assert settings.log_format == "json"
     assert settings.app_port == 9000
     assert settings.game_addr == "game.internal:6000"
+    assert settings.game_replicas_addr == "dns:///game-replicas.internal:6000"
     assert settings.dummy_game is True
 
 
@@ -187,6 +189,7 @@ def test_database_parts_build_a_dsn_leaving_out_an_empty_port():
     ({"LOG_FORMAT": "xml"}, "LOG_FORMAT"),
     ({"APP_PORT": "70000"}, "APP_PORT"),
     ({"GAME_ADDR": "nohostport"}, "GAME_ADDR"),
+    ({"GAME_REPLICAS_ADDR": "game-replicas"}, "GAME_REPLICAS_ADDR"),
     ({"LOBBY_ADDR": "host:0"}, "LOBBY_ADDR"),
     ({"DATABASE_ENGINE": "sqlite"}, "DATABASE_ENGINE"),
     ({"DATABASE_URL": "sqlite:///x.db"}, "DATABASE_URL"),

@@ -108,6 +108,21 @@ override must keep the component's port.
 {{- end -}}
 {{- end -}}
 
+{{/*
+Where the gateways find every game replica, to send each table to the replica that owns it
+(GAME_REPLICAS_ADDR): config.GAME_REPLICAS_ADDR when set; else the headless Service
+<fullname>-game-replicas:<game.port> (an address per ready game pod), unless config.GAME_ADDR
+points elsewhere (then nothing: the gateways follow GAME_ADDR).
+*/}}
+{{- define "tavolo.gameReplicasAddr" -}}
+{{- $override := .Values.config.GAME_REPLICAS_ADDR -}}
+{{- if include "tavolo.isSet" $override -}}
+{{- include "tavolo.envValue" $override -}}
+{{- else if not (include "tavolo.isSet" .Values.config.GAME_ADDR) -}}
+{{- printf "%s:%s" (include "tavolo.componentName" (dict "root" . "component" "game-replicas")) (include "tavolo.port" (dict "root" . "component" "game")) -}}
+{{- end -}}
+{{- end -}}
+
 {{/* The gateway's port as APP_PORT: config.APP_PORT when set (it must equal gateway.port). */}}
 {{- define "tavolo.appPort" -}}
 {{- $port := include "tavolo.port" (dict "root" . "component" "gateway") -}}
@@ -178,6 +193,9 @@ addresses and the OIDC providers' public settings.
 {{- end -}}
 {{- with include "tavolo.forwardedAllowIps" . -}}
 {{- $_ := set $computed "FORWARDED_ALLOW_IPS" . -}}
+{{- end -}}
+{{- with include "tavolo.gameReplicasAddr" . -}}
+{{- $_ := set $computed "GAME_REPLICAS_ADDR" . -}}
 {{- end -}}
 {{- $data = merge $computed $data -}}
 {{- $fields := dict "issuer" "ISSUER" "clientId" "CLIENT_ID" "redirectUri" "REDIRECT_URI" "postLoginRedirect" "POST_LOGIN_REDIRECT" "postLogoutRedirect" "POST_LOGOUT_REDIRECT" -}}
