@@ -70,6 +70,9 @@ class SnapshotWriter:
 
     async def _save(self, table_id: str) -> None:
         try:
+            # A loop pass later: the move's answer and its views, which players wait for, go
+            # out first.
+            await asyncio.sleep(0)
             while (live := self._pending.pop(table_id, None)) is not None:
                 if not self.must_store(live):
                     await self._states.signal(live)

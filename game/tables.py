@@ -269,7 +269,11 @@ class Tables:
                 raise _refused(error) from None
 
         live, _ = await self._mutate(table_id, plan)
-        return self._render(live, _seat_index(live, seat))
+        # The seat's view from the rendering of all four, which the table's watchers then send
+        # without rendering again.
+        views = self._render_all(live)
+        return SeatView(views.views[_seat_index(live, seat)][1], live.revision, live.status,
+                        live.updated_ms)
 
     async def fire_deadline(self, table_id: str, token: str, kind: str = "") -> tuple[bool, int]:
         """(fired, revision): a stale token changes nothing and answers fired = False."""
