@@ -106,9 +106,18 @@ class TableCache(ABC):
         """
 
     @abstractmethod
-    async def publish(self, table_id: str, snapshot: str) -> None:
+    async def publish(self, table_id: str, snapshot: str) -> int | None:
         """Signal the table's subscribers with ``snapshot``, storing nothing (a change made
-        between two stored snapshots)."""
+        between two stored snapshots); how many subscriptions, in every process, received it
+        (None: not known)."""
+
+    @abstractmethod
+    async def announce_follower(self, notice: str) -> None:
+        """Tell every replica that a table has a new follower (``notice`` names the table)."""
+
+    @abstractmethod
+    def followers(self) -> contextlib.AbstractAsyncContextManager[Signals]:
+        """The notices of :meth:`announce_follower`, as signal payloads, once entered."""
 
     @abstractmethod
     def subscribe(self, table_id: str) -> contextlib.AbstractAsyncContextManager[Signals]:
@@ -133,6 +142,9 @@ class TableCache(ABC):
 
     async def close(self) -> None:
         """Release connections."""
+
+
+_FOLLOWERS = "followers"  # the memory hub's channel of follower notices (table ids are UUIDs)
 
 
 class MemoryTableCache(TableCache):
@@ -169,8 +181,15 @@ class MemoryTableCache(TableCache):
             self._hub.notify(table_id, write.snapshot)
         return newer
 
-    async def publish(self, table_id: str, snapshot: str) -> None:
+    async def publish(self, table_id: str, snapshot: str) -> int | None:
         self._hub.notify(table_id, snapshot)
+        return None  # one process: its followers learn in-process anyway
+
+    async def announce_follower(self, notice: str) -> None:
+        self._hub.notify(_FOLLOWERS, notice)
+
+    def followers(self) -> contextlib.AbstractAsyncContextManager[Signals]:
+        return self._hub.subscribe(_FOLLOWERS)
 
     def put_raw(self, table_id: str, snapshot: str) -> None:
         """Store any text as the snapshot, bypassing the compare-and-set (tests of bad snapshots)."""
@@ -225,8 +244,18 @@ class RedisTableCache(TableCache):
                                  self.channel(write.table_id) if write.publish else ""]
         return bool(await self._save(keys=keys, args=args))
 
-    async def publish(self, table_id: str, snapshot: str) -> None:
-        await self._hub.publish(self.channel(table_id), snapshot)
+    @property
+    def followers_channel(self) -> str:
+        return self._keys("game", "followers")
+
+    async def publish(self, table_id: str, snapshot: str) -> int | None:
+        return await self._hub.publish(self.channel(table_id), snapshot)
+
+    async def announce_follower(self, notice: str) -> None:
+        await self._hub.publish(self.followers_channel, notice)
+
+    def followers(self) -> contextlib.AbstractAsyncContextManager[Signals]:
+        return self._hub.subscribe(self.followers_channel)
 
     def subscribe(self, table_id: str) -> contextlib.AbstractAsyncContextManager[Signals]:
         return self._hub.subscribe(self.channel(table_id))

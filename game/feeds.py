@@ -42,13 +42,20 @@ HISTORY = 8
 class Feeds:
     """The feeds of the tables watched on this replica."""
 
-    def __init__(self, states: States, cache: TableCache, poll_seconds: float = 15.0):
+    def __init__(self, states: States, cache: TableCache, poll_seconds: float = 15.0,
+                 replica: str = ""):
         self._states = states
         self._cache = cache
         self.poll_seconds = poll_seconds
+        self._replica = replica  # how this replica's follower notices name it
         self._feeds: dict[str, _Feed] = {}
         self._closing = False
         self._checking: asyncio.Task | None = None
+
+    def following(self, table_id: str) -> bool:
+        """Whether this replica receives the table's signals now."""
+        feed = self._feeds.get(table_id)
+        return feed is not None and feed.receiving
 
     def changed(self, live: Live) -> None:
         """A change of the table was made on this replica: hand it to the table's watchers."""
@@ -61,7 +68,8 @@ class Feeds:
         the finished one or until the feeds close."""
         feed = self._feeds.get(table_id)
         if feed is None or feed.failed:
-            feed = self._feeds[table_id] = _Feed(table_id, self._states, self._cache)
+            feed = self._feeds[table_id] = _Feed(table_id, self._states, self._cache,
+                                                 self._replica)
         if self._checking is None:
             self._checking = asyncio.create_task(self._check_logs(), name="feeds: logs check")
         feed.watchers += 1
@@ -114,11 +122,12 @@ class Feeds:
 class _Feed:
     """One table's feed: its signal listener and the last states it learned."""
 
-    def __init__(self, table_id: str, states: States, cache: TableCache):
+    def __init__(self, table_id: str, states: States, cache: TableCache, replica: str):
         self.table_id = table_id
         self.watchers = 0
         self._states = states
         self._cache = cache
+        self._replica = replica
         self._signals: Signals | None = None
         self._history: deque[Live] = deque(maxlen=HISTORY)
         self._changed = asyncio.Event()  # replaced at each change: a generation's wake-up
@@ -131,6 +140,11 @@ class _Feed:
     @property
     def failed(self) -> bool:
         return self._error is not None
+
+    @property
+    def receiving(self) -> bool:
+        """Subscribed to the table's signals, and staying."""
+        return self._ready.is_set() and not self._stopping and self._error is None
 
     @property
     def position(self) -> Position | None:
@@ -206,18 +220,32 @@ class _Feed:
         try:
             async with self._cache.subscribe(self.table_id) as signals:
                 self._signals = signals
+                await self._announce()
                 self._ready.set()
                 while not self._stopping:
                     await signals.wait()
                     newest = self._history[-1] if self._history else None
                     known = -1 if newest is None else newest.revision
-                    announced, published = _announced(signals.payloads(), self.table_id, known)
+                    payloads = signals.payloads()
+                    if payloads is None:  # a reconnect, or a check of the log found it behind
+                        await self._announce()
+                    announced, published = _announced(payloads, self.table_id, known)
                     if announced is not None and announced <= known:
                         continue  # this replica's own change, or one already learned
                     await self._learn(newest, announced, published)
         except Exception as error:  # noqa: BLE001 - handed to the watchers, which end with it
             self._error = error
             self.wake()
+
+    async def _announce(self) -> None:
+        """Tell the replicas that this one follows the table, before it reads the table: one
+        that changes it without signalling (it knew of no follower) signals again, with its
+        newest state (game.snapshots)."""
+        try:
+            await self._cache.announce_follower(f"{self._replica} {self.table_id}")
+        except Exception as error:  # noqa: BLE001 - the next stored snapshot, or the check of the logs, tells
+            log.warning("table %s: cannot announce this replica as a follower (%s)",
+                        self.table_id, error)
 
     async def _learn(self, known: Live | None, announced: int | None, published: Live | None) -> None:
         """The table's state: the ``published`` one, else read at the ``announced`` revision or

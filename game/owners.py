@@ -41,6 +41,8 @@ def owner_of(table_id: str, replicas: Sequence[str]) -> str:
     """The replica (an address of ``replicas``) that owns ``table_id``."""
     if not replicas:
         raise ValueError("no game replica to own the table")
+    if len(replicas) == 1:
+        return replicas[0]
     return max(replicas, key=lambda replica: _weight(replica, table_id))
 
 

@@ -1,13 +1,21 @@
-"""The write-behind of tables' changes: once a change is in the log, the other replicas are told
-(its snapshot, one signal) and now and then the snapshot is stored in the cache, in the
-background and off the call's path.
+"""The write-behind of tables' changes: once a change is in the log, the replicas that follow the
+table are told (its snapshot, one signal) and now and then the snapshot is stored in the cache,
+in the background and off the call's path.
 
-Every change is signalled, with the new state as the signal: a replica that follows the table
-learns it without a read. The snapshot is stored only when a restarted or another replica would
-otherwise replay more than a little of the log: a table's first change on this replica (it
-enters the running set), a change of status (a hand ends, the next begins, the match ends) and
-every ``STORE_EVERY`` changes in between. So a move costs one cache command, not three, and a
-reader of a stored snapshot replays at most ``STORE_EVERY - 1`` moves from the log.
+A change is signalled with the new state as the signal: a replica that follows the table (its
+watchers are there) learns it without a read. It is signalled only while another replica
+follows the table: a signal that reached no other replica's subscription stops the signals of
+the table, and a replica that starts to follow one announces it (Feeds), which starts them
+again at once, with the newest state. Tables are owned (game.owners), so most have no other
+follower, and a move then costs no cache command at all. Until this replica hears the
+announcements (``hear_followers``), and whenever it may have missed one, every change is
+signalled.
+
+The snapshot is stored only when a restarted or another replica would otherwise replay more
+than a little of the log: a table's first change on this replica (it enters the running set),
+a change of status (a hand ends, the next begins, the match ends) and every ``STORE_EVERY``
+changes in between; a stored snapshot is signalled too. So a reader of a stored snapshot
+replays at most ``STORE_EVERY - 1`` moves from the log.
 
 At most one write per table is in flight; the changes made meanwhile coalesce into the newest,
 so a busy table costs one cache call per write, not one per move. The snapshot is a recovery
@@ -18,11 +26,15 @@ log), and a late store never replaces a newer snapshot (the cache's compare-and-
 from __future__ import annotations
 
 import asyncio
+import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from game.background import Background
 from game.live import FINISHED, Live
 from game.states import States
+
+log = logging.getLogger(__name__)
 
 STORE_EVERY = 32  # changes between two stored snapshots of a table whose status stays
 
@@ -37,15 +49,25 @@ class _Stored:
 
 
 class SnapshotWriter:
-    """Signals tables' newest states to the other replicas and stores them now and then, one
-    write per table at a time."""
+    """Signals tables' newest states to the replicas that follow them and stores them now and
+    then, one write per table at a time.
 
-    def __init__(self, states: States, background: Background):
+    ``replica`` names this replica in follower notices; ``following(table_id)`` says whether
+    this replica's own subscription to the table's signals is active (it counts among those a
+    signal reaches)."""
+
+    def __init__(self, states: States, background: Background, replica: str = "",
+                 following: Callable[[str], bool] = lambda table_id: False):
         self._states = states
         self._background = background
+        self._replica = replica
+        self._following = following
         self._pending: dict[str, Live] = {}
         self._saving: dict[str, asyncio.Event] = {}  # set when the table's writes are done
         self._stored: dict[str, _Stored] = {}
+        self._hearing = False  # the follower notices reach this replica
+        self._unfollowed: set[str] = set()  # tables whose changes go unsignalled
+        self._notices = 0  # follower notices heard (a signal sent before one proves nothing)
 
     def submit(self, live: Live) -> None:
         """Signal ``live`` (and store it when due) soon, unless a newer state comes first."""
@@ -61,6 +83,46 @@ class SnapshotWriter:
         if saving is not None:
             await saving.wait()
         self._stored.pop(table_id, None)
+        self._unfollowed.discard(table_id)
+
+    async def hear_followers(self) -> None:
+        """Listen for the replicas that start to follow a table, until cancelled: the signals
+        of a table that reached no other replica stop only while this runs."""
+        while True:
+            try:
+                async with self._states.cache.followers() as notices:
+                    self._hearing = True
+                    self._all_maybe_followed()  # any notice before this one was not heard
+                    while True:
+                        await notices.wait()
+                        heard = notices.payloads()
+                        if heard is None:  # the connection came back: some may be lost
+                            self._all_maybe_followed()
+                            continue
+                        for notice in heard:
+                            replica, _, table_id = notice.partition(" ")
+                            if replica != self._replica:
+                                self.followed(table_id)
+            except Exception as error:  # noqa: BLE001 - meanwhile every change is signalled
+                log.warning("cannot hear the tables' new followers (%s); retrying", error)
+            finally:
+                self._hearing = False
+                self._all_maybe_followed()
+            await asyncio.sleep(1.0)
+
+    def followed(self, table_id: str) -> None:
+        """Another replica started to follow the table: signal its changes again, from the
+        newest state this replica knows (which it may have left unsignalled)."""
+        self._notices += 1
+        if table_id in self._unfollowed:
+            self._unfollowed.discard(table_id)
+            live = self._states.remembered(table_id)
+            if live is not None and live.status != FINISHED:
+                self.submit(live)
+
+    def _all_maybe_followed(self) -> None:
+        self._notices += 1
+        self._unfollowed.clear()
 
     def must_store(self, live: Live) -> bool:
         """Whether ``live``'s snapshot goes to the cache, not only to the other replicas."""
@@ -75,14 +137,25 @@ class SnapshotWriter:
             await asyncio.sleep(0)
             while (live := self._pending.pop(table_id, None)) is not None:
                 if not self.must_store(live):
-                    await self._states.signal(live)
+                    await self._signal(live)
                 elif await self._states.save(live, publish=True):
                     self._remember_stored(live)
         finally:
             self._saving.pop(table_id).set()
 
+    async def _signal(self, live: Live) -> None:
+        """Signal ``live`` unless no other replica follows its table."""
+        if live.table_id in self._unfollowed:
+            return
+        notices = self._notices
+        reached = await self._states.signal(live)
+        if (reached is not None and self._hearing and notices == self._notices
+                and reached <= int(self._following(live.table_id))):
+            self._unfollowed.add(live.table_id)  # only this replica, or nobody, listened
+
     def _remember_stored(self, live: Live) -> None:
         if live.status == FINISHED:  # nothing follows a finished table's last state
             self._stored.pop(live.table_id, None)
+            self._unfollowed.discard(live.table_id)
         else:
             self._stored[live.table_id] = _Stored(live.revision, live.status, live.seed_commitment)

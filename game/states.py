@@ -124,12 +124,14 @@ class States:
             return False
         return True
 
-    async def signal(self, live: Live) -> None:
-        """Tell the other replicas of ``live`` (its snapshot as the signal), storing nothing."""
+    async def signal(self, live: Live) -> int | None:
+        """Tell the other replicas of ``live`` (its snapshot as the signal), storing nothing;
+        how many subscriptions received it (None: not known, or the cache did not answer)."""
         try:
-            await self.cache.publish(live.table_id, live.snapshot_json())
+            return await self.cache.publish(live.table_id, live.snapshot_json())
         except Exception as error:  # noqa: BLE001 - followers find the change at their next check of the logs
             log.warning("table %s: cannot signal the change (%s)", live.table_id, error)
+            return None
 
     async def _load(self, table_id: str) -> str | None:
         try:

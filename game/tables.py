@@ -138,8 +138,10 @@ class Tables:
         self.retry = Retry(retry_seconds, retry_cap_seconds)
         self.background = Background()
         self.states = States(self._engine, log_store, cache, memo_size)
-        self.feeds = Feeds(self.states, cache, watch_poll_seconds)
-        self.snapshots = SnapshotWriter(self.states, self.background)
+        self.replica = uuid.uuid4().hex  # names this replica to the others (follower notices)
+        self.feeds = Feeds(self.states, cache, watch_poll_seconds, replica=self.replica)
+        self.snapshots = SnapshotWriter(self.states, self.background, replica=self.replica,
+                                        following=self.feeds.following)
         self.recording = Recording(stats, self._engine, log_store, self.states, self.background,
                                    self.retry, clock, first_seconds=retry_seconds,
                                    cap_seconds=record_cap_seconds, sweep_seconds=record_sweep_seconds,
@@ -392,14 +394,16 @@ class Tables:
     async def run(self) -> None:
         """The service's background job: resume, then sweep for matches waiting to be recorded
         (those of a replica that stopped without restarting), and move the deadline backstop's
-        early entries before they fire (DeadlineKeeper.run); when stopped, end the view streams.
+        early entries before they fire (DeadlineKeeper.run), and hear which tables other
+        replicas start to follow (SnapshotWriter.hear_followers); when stopped, end the view
+        streams.
         The running tables' deadlines are handed over by game.queue_watch, at start and after
         the queue lost them."""
+        jobs = [self.recording.run(), self.snapshots.hear_followers()]
+        if self.deadline_keeper is not None:
+            jobs.append(self.deadline_keeper.run())
         try:
-            if self.deadline_keeper is None:
-                await self.recording.run()
-            else:
-                await asyncio.gather(self.recording.run(), self.deadline_keeper.run())
+            await asyncio.gather(*jobs)
         finally:
             self.stop_watching()
 

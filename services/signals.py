@@ -115,9 +115,10 @@ class RedisSignalHub:
         self._reader: asyncio.Task | None = None
         self._resubscribing: set[asyncio.Task] = set()
 
-    async def publish(self, channel: str, message: str | int = "") -> None:
-        """Signal every subscriber of ``channel``, in every process."""
-        await self._client.publish(channel, message)
+    async def publish(self, channel: str, message: str | int = "") -> int:
+        """Signal every subscriber of ``channel``, in every process; how many subscriptions
+        (one per subscribed process) received it."""
+        return int(await self._client.publish(channel, message))
 
     @contextlib.asynccontextmanager
     async def subscribe(self, channel: str) -> AsyncIterator[Signals]:

@@ -15,7 +15,7 @@ from game.servicer import GameServicer
 from services.errors import Reason, ServiceError, from_rpc_error, from_status_message
 from services.server import ErrorInterceptor
 from tavolo.game.v1 import game_pb2, game_pb2_grpc
-from tests.game_service.conftest import SEATS, start_service
+from tests.game_service.conftest import SEATS, play, start_service
 
 ADD = '{"action":"add","n":1}'
 
@@ -169,6 +169,33 @@ async def test_a_malformed_call_ends_the_stream_with_invalid_argument(client, re
     error = from_rpc_error(ended.value)
     assert error.reason is Reason.INVALID_ARGUMENT
     assert [v.field for v in error.field_violations] == [field]
+
+
+async def test_a_caller_that_stops_reading_has_its_stream_ended_resource_exhausted(
+        client, service, tables, monkeypatch):
+    """The service holds only so many events for a caller whose stream does not move (HTTP/2
+    flow control stops its sends): past the limit the stream ends, and the caller knows why."""
+    monkeypatch.setattr("game.relay.MAX_WAITING_EVENTS", 100)
+    table_id = (await client.create_table("dummy", SEATS, {"target": 10_000}))["table_id"]
+    # A caller that lets the service send only a kilobyte ahead of what it reads.
+    async with grpc.aio.insecure_channel(service, options=[
+            ("grpc.http2.bdp_probe", 0), ("grpc.http2.lookahead_bytes", 1024)]) as channel:
+        relay = game_pb2_grpc.GameServiceStub(channel).Relay()
+        await relay.write(game_pb2.RelayRequest(calls=[_watch(1, table_id)]))
+        await _events(relay, 1)
+        # Nothing read meanwhile: far more than a kilobyte, and 150 events more than the limit
+        # (but within the 256 moves a watcher is shown one by one, game.replay).
+        changes = 250
+        await play(tables, table_id, changes)
+        received = 0
+        with pytest.raises(grpc.aio.AioRpcError) as ended:
+            while True:
+                response = await asyncio.wait_for(relay.read(), 10)
+                assert response is not grpc.aio.EOF
+                received += len(response.events)
+    assert ended.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert "too slowly" in ended.value.details()
+    assert received < changes  # it ended before every change was sent
 
 
 async def test_a_message_that_is_no_relay_request_ends_the_stream(service):
