@@ -5,12 +5,16 @@ Redis keys (every one built from the configured prefix, ``tavolo`` by default):
   snapshot's ``revision`` (a Lua script), so a slow writer never replaces a newer snapshot.
 - ``tavolo:game:<id>:events``: a pub/sub channel; the message is the new state's snapshot, so a
   replica that follows the table learns the change without reading anything.
+- ``tavolo:game:followers``: a pub/sub channel; a replica that starts to follow a table says so
+  here (``<replica> <table id>``), so that the table's changes are signalled to it
+  (game.snapshots).
 - ``tavolo:games:ongoing``: sorted set of running tables (score: when the table entered it, ms:
   its first save in this Redis, so a table comes back after a loss of Redis with its next save).
 
 Nothing here guards a change: the move log's revision-checked append does (game.tables). A change
-is signalled on every move (one PUBLISH) but stored only now and then (game.snapshots): a save
-is one script call that stores the snapshot, updates the running set and signals the change.
+is signalled (one PUBLISH) while another replica follows the table, and stored only now and then
+(game.snapshots): a save is one script call that stores the snapshot, updates the running set
+and signals the change.
 The in-memory cache (REDIS_URL unset) keeps the same rules in this process.
 """
 
