@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -37,6 +38,9 @@ from game.states import States
 log = logging.getLogger(__name__)
 
 STORE_EVERY = 32  # changes between two stored snapshots of a table whose status stays
+# Tables remembered as followed by no other replica; one forgotten is signalled again at its next
+# change, which finds that out anew (a table that moved to another owner is never seen again).
+UNFOLLOWED_KEPT = 10_000
 
 
 @dataclass(frozen=True)
@@ -66,7 +70,7 @@ class SnapshotWriter:
         self._saving: dict[str, asyncio.Event] = {}  # set when the table's writes are done
         self._stored: dict[str, _Stored] = {}
         self._hearing = False  # the follower notices reach this replica
-        self._unfollowed: set[str] = set()  # tables whose changes go unsignalled
+        self._unfollowed: OrderedDict[str, None] = OrderedDict()  # their changes go unsignalled
         self._notices = 0  # follower notices heard (a signal sent before one proves nothing)
 
     def submit(self, live: Live) -> None:
@@ -83,7 +87,7 @@ class SnapshotWriter:
         if saving is not None:
             await saving.wait()
         self._stored.pop(table_id, None)
-        self._unfollowed.discard(table_id)
+        self._unfollowed.pop(table_id, None)
 
     async def hear_followers(self) -> None:
         """Listen for the replicas that start to follow a table, until cancelled: the signals
@@ -115,7 +119,7 @@ class SnapshotWriter:
         newest state this replica knows (which it may have left unsignalled)."""
         self._notices += 1
         if table_id in self._unfollowed:
-            self._unfollowed.discard(table_id)
+            del self._unfollowed[table_id]
             live = self._states.remembered(table_id)
             if live is not None and live.status != FINISHED:
                 self.submit(live)
@@ -151,11 +155,13 @@ class SnapshotWriter:
         reached = await self._states.signal(live)
         if (reached is not None and self._hearing and notices == self._notices
                 and reached <= int(self._following(live.table_id))):
-            self._unfollowed.add(live.table_id)  # only this replica, or nobody, listened
+            self._unfollowed[live.table_id] = None  # only this replica, or nobody, listened
+            while len(self._unfollowed) > UNFOLLOWED_KEPT:
+                self._unfollowed.popitem(last=False)
 
     def _remember_stored(self, live: Live) -> None:
         if live.status == FINISHED:  # nothing follows a finished table's last state
             self._stored.pop(live.table_id, None)
-            self._unfollowed.discard(live.table_id)
+            self._unfollowed.pop(live.table_id, None)
         else:
             self._stored[live.table_id] = _Stored(live.revision, live.status, live.seed_commitment)

@@ -131,3 +131,22 @@ def _published_more(replica, before: int):
     async def check() -> bool:
         return replica.cache.calls["publish"] > before
     return check
+
+
+async def test_a_table_forgotten_as_unfollowed_is_signalled_again_and_found_out_anew(
+        replicas, monkeypatch):
+    monkeypatch.setattr("game.snapshots.UNFOLLOWED_KEPT", 1)
+    owner = await replicas.open(counting=True)
+    async with _hearing(owner):
+        tables = [(await owner.create_table("", "dummy", json.dumps({"target": 10_000}),
+                                            SEATS)).table_id for _ in range(2)]
+        revisions = dict.fromkeys(tables, 0)
+        for table_id in tables:  # each: its first change signalled, its second not
+            for _ in range(2):
+                revisions[table_id] = await _move(owner, table_id, revisions[table_id])
+        sent = owner.cache.calls["publish"]
+        assert sent == 2
+        first = tables[0]  # forgotten when the second was remembered: signalled once more
+        for _ in range(2):
+            revisions[first] = await _move(owner, first, revisions[first])
+        assert owner.cache.calls["publish"] == sent + 1

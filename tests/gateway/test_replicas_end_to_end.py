@@ -47,6 +47,19 @@ def _owner(stack, table_id: str) -> tuple[str, str]:
     return owner, next(name for name in stack.games if name != owner)
 
 
+async def _play_at_my_turn(socket, game: dict) -> dict:
+    """Wait for the seat's turn (from the ``game`` state on), play its first legal card; the
+    state after the move, which must be the next revision."""
+    while not game.get("your_turn"):  # (none at a hand's end)
+        game = (await receive(socket, "state"))["game"]
+    card = game["legal"][0]
+    await socket.send(json.dumps({"action": "play", "card": card["card"],
+                                  "capture": card["captures"][0], "revision": game["revision"]}))
+    played = (await receive(socket, "state"))["game"]
+    assert played["revision"] == game["revision"] + 1
+    return played
+
+
 async def _play_and_keep_revisions(socket, revisions: list[int], ids: set[str]) -> dict:
     """The seat plays the match to its end; every state's revision goes to ``revisions``, its
     table's id to ``ids``."""
@@ -117,14 +130,8 @@ async def test_a_killed_game_replicas_tables_go_on_at_the_other_with_their_deadl
             table_id = game["id"]
             owner, other = _owner(stack, table_id)
             watcher = GameClient(stack.address(other), credentials=stack.credentials)
-            while not game["your_turn"]:  # the others time out: the owner fires for them
-                game = (await receive(socket, "state"))["game"]
-            card = game["legal"][0]
-            await socket.send(json.dumps({"action": "play", "card": card["card"],
-                                          "capture": card["captures"][0],
-                                          "revision": game["revision"]}))
-            played = (await receive(socket, "state"))["game"]
-            assert played["revision"] == game["revision"] + 1
+            # the others time out: the owner fires for them
+            played = await _play_at_my_turn(socket, game)
         stack.kill(owner)  # SIGKILL: its timers die with it
 
         async def moved_on():  # the other replica alone: the backstop fires there, then it times
@@ -139,14 +146,7 @@ async def test_a_killed_game_replicas_tables_go_on_at_the_other_with_their_deadl
         async with await players[0].socket(lobby["id"]) as socket:
             state = (await receive(socket, "state"))["game"]
             assert state["revision"] >= len(moves)
-            while not state.get("your_turn"):  # (none at a hand's end)
-                state = (await receive(socket, "state"))["game"]
-            card = state["legal"][0]
-            await socket.send(json.dumps({"action": "play", "card": card["card"],
-                                          "capture": card["captures"][0],
-                                          "revision": state["revision"]}))
-            after = (await receive(socket, "state"))["game"]
-            assert after["revision"] == state["revision"] + 1
+            await _play_at_my_turn(socket, state)
         survivor = await scrape(stack, other)
         assert survivor.value("rpc_server_duration_milliseconds_count", rpc_method="Act",
                               rpc_grpc_status_code="0") == 1
