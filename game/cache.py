@@ -115,6 +115,15 @@ class TableCache(ABC):
         between two stored snapshots); how many subscriptions, in every process, received it
         (None: not known)."""
 
+    def receiving(self, table_id: str) -> bool:
+        """Whether this process's subscription to the table's signals is in place now (it is
+        among those a signal reaches)."""
+        return False
+
+    def hearing_followers(self) -> bool:
+        """Whether this process's subscription to the follower notices is in place now."""
+        return False
+
     @abstractmethod
     async def announce_follower(self, notice: str) -> None:
         """Tell every replica that a table has a new follower (``notice`` names the table)."""
@@ -254,6 +263,12 @@ class RedisTableCache(TableCache):
 
     async def publish(self, table_id: str, snapshot: str) -> int | None:
         return await self._hub.publish(self.channel(table_id), snapshot)
+
+    def receiving(self, table_id: str) -> bool:
+        return self._hub.subscribed(self.channel(table_id))
+
+    def hearing_followers(self) -> bool:
+        return self._hub.subscribed(self.followers_channel)
 
     async def announce_follower(self, notice: str) -> None:
         await self._hub.publish(self.followers_channel, notice)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import time
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TypedDict
@@ -110,22 +111,27 @@ class TableViews:
 class _Replica:
     """One game replica's own channel: the Relay stream to it, and the calls a replica without
     Relay is called with instead. It is unreachable from when its stream was lost (the replica
-    died, restarted or cannot be connected to) until the channel connects again."""
+    died, restarted or cannot be connected to) until the channel connects again, and for
+    LOST_SECONDS at least (a channel may still say READY just after its peer went)."""
+
+    LOST_SECONDS = 1.0
 
     def __init__(self, channel: grpc.aio.Channel, metadata: tuple[tuple[str, str], ...] | None):
         self._channel = channel
         self.stub = game_pb2_grpc.GameServiceStub(channel)
         self.relay = RelayClient(lambda: self.stub.Relay(metadata=metadata), on_lost=self._lost)
-        self._lost_contact = False
+        self._lost_at: float | None = None
 
     def _lost(self) -> None:
-        self._lost_contact = True
+        self._lost_at = time.monotonic()
 
     def reachable(self) -> bool:
-        if self._lost_contact and self._channel.get_state(
+        if self._lost_at is None:
+            return True
+        if time.monotonic() - self._lost_at >= self.LOST_SECONDS and self._channel.get_state(
                 try_to_connect=True) == grpc.ChannelConnectivity.READY:
-            self._lost_contact = False
-        return not self._lost_contact
+            self._lost_at = None
+        return self._lost_at is None
 
     async def aclose(self) -> None:
         await self.relay.aclose()

@@ -29,7 +29,7 @@ from game.cache import TableCache
 from game.live import FINISHED, Live, extends
 from game.log_store import Position
 from game.states import States
-from services.signals import Signals
+from services.signals import SUBSCRIBE_TIMEOUT_SECONDS, Signals
 
 log = logging.getLogger(__name__)
 
@@ -52,10 +52,9 @@ class Feeds:
         self._closing = False
         self._checking: asyncio.Task | None = None
 
-    def following(self, table_id: str) -> bool:
-        """Whether this replica receives the table's signals now."""
-        feed = self._feeds.get(table_id)
-        return feed is not None and feed.receiving
+    def watched(self, table_id: str) -> bool:
+        """Whether the table has watchers on this replica."""
+        return table_id in self._feeds
 
     def changed(self, live: Live) -> None:
         """A change of the table was made on this replica: hand it to the table's watchers."""
@@ -140,11 +139,6 @@ class _Feed:
     @property
     def failed(self) -> bool:
         return self._error is not None
-
-    @property
-    def receiving(self) -> bool:
-        """Subscribed to the table's signals, and staying."""
-        return self._ready.is_set() and not self._stopping and self._error is None
 
     @property
     def position(self) -> Position | None:
@@ -242,7 +236,8 @@ class _Feed:
         that changes it without signalling (it knew of no follower) signals again, with its
         newest state (game.snapshots)."""
         try:
-            await self._cache.announce_follower(f"{self._replica} {self.table_id}")
+            async with asyncio.timeout(SUBSCRIBE_TIMEOUT_SECONDS):
+                await self._cache.announce_follower(f"{self._replica} {self.table_id}")
         except Exception as error:  # noqa: BLE001 - the next stored snapshot, or the check of the logs, tells
             log.warning("table %s: cannot announce this replica as a follower (%s)",
                         self.table_id, error)

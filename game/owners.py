@@ -6,7 +6,8 @@ and the table id, and the heaviest one owns the table. When a replica goes, only
 (each to its own next heaviest); when one comes, it takes a fair share, taken from every other.
 
 The list comes from the target the game service is reached at (GAME_REPLICAS_ADDR, else
-GAME_ADDR): a DNS name is resolved again every RESOLVE_SECONDS, one replica per address (a
+GAME_ADDR): a DNS name is resolved again at most every RESOLVE_SECONDS, when calls come, one
+replica per address (a
 Kubernetes headless Service gives one per ready pod); ``ipv4:``/``ipv6:`` lists are taken as
 they are. gRPC's own balancers cannot do this: grpcio has no hash of a request field to pick a
 connection by.
@@ -32,8 +33,9 @@ from typing import Generic, Protocol, TypeVar
 
 log = logging.getLogger(__name__)
 
-# How often a DNS name is resolved again: a replica that came or went is routed to, or not,
-# about this long after the DNS says so (Kubernetes' DNS answers with a 5 s TTL).
+# How often, at most, a DNS name is resolved again (in the background of the calls that find
+# the answer older): a replica that came or went is routed to, or not, about this long after
+# the DNS says so (Kubernetes' DNS answers with a 5 s TTL).
 RESOLVE_SECONDS = 5.0
 
 
@@ -77,12 +79,14 @@ class ReplicaTarget:
 
 
 async def resolve(host: str, port: int) -> tuple[str, ...]:
-    """The addresses ``host`` resolves to, of the first address family the resolver gives (a
-    dual-stack name gives each replica twice, once per family)."""
+    """The addresses ``host`` resolves to, of one family: IPv4 when it has any, else the one
+    the resolver gives (a dual-stack name gives each replica once per family; a server bound
+    to 127.0.0.1 only is not reached at the ::1 a localhost may resolve to first)."""
     infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
     if not infos:
         return ()
-    family = infos[0][0]
+    families = {info[0] for info in infos}
+    family = socket.AF_INET if socket.AF_INET in families else infos[0][0]
     found = dict.fromkeys(
         f"[{info[4][0]}]:{port}" if family == socket.AF_INET6 else f"{info[4][0]}:{port}"
         for info in infos if info[0] == family)
@@ -150,7 +154,7 @@ class Owners(Generic[R]):
         assert self._target.host is not None
         try:
             addresses = await self._resolve(self._target.host, self._target.port)
-        except OSError as error:
+        except Exception as error:  # noqa: BLE001 - any failure: keep what was known
             addresses = ()
             log.warning("could not resolve the game replicas at %s: %s", self._target.host, error)
         self._resolved_at = time.monotonic()
@@ -176,7 +180,7 @@ class Owners(Generic[R]):
     async def aclose(self) -> None:
         if self._refresh is not None:
             self._refresh.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
+            with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._refresh
         for replica in self._replicas.values():
             await replica.aclose()

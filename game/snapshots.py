@@ -28,7 +28,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from game.background import Background
@@ -56,16 +55,12 @@ class SnapshotWriter:
     """Signals tables' newest states to the replicas that follow them and stores them now and
     then, one write per table at a time.
 
-    ``replica`` names this replica in follower notices; ``following(table_id)`` says whether
-    this replica's own subscription to the table's signals is active (it counts among those a
-    signal reaches)."""
+    ``replica`` names this replica in follower notices."""
 
-    def __init__(self, states: States, background: Background, replica: str = "",
-                 following: Callable[[str], bool] = lambda table_id: False):
+    def __init__(self, states: States, background: Background, replica: str = ""):
         self._states = states
         self._background = background
         self._replica = replica
-        self._following = following
         self._pending: dict[str, Live] = {}
         self._saving: dict[str, asyncio.Event] = {}  # set when the table's writes are done
         self._stored: dict[str, _Stored] = {}
@@ -125,8 +120,18 @@ class SnapshotWriter:
                 self.submit(live)
 
     def _all_maybe_followed(self) -> None:
+        """Notices may have been missed: signal every table's changes, starting with the newest
+        state of each one left unsignalled."""
         self._notices += 1
-        self._unfollowed.clear()
+        unsignalled, self._unfollowed = self._unfollowed, OrderedDict()
+        for table_id in unsignalled:
+            live = self._states.remembered(table_id)
+            if live is not None and live.status != FINISHED:
+                self.submit(live)
+
+    def _listening(self) -> bool:
+        """Whether follower notices reach this replica now (else every change is signalled)."""
+        return self._hearing and self._states.cache.hearing_followers()
 
     def must_store(self, live: Live) -> bool:
         """Whether ``live``'s snapshot goes to the cache, not only to the other replicas."""
@@ -149,12 +154,17 @@ class SnapshotWriter:
 
     async def _signal(self, live: Live) -> None:
         """Signal ``live`` unless no other replica follows its table."""
-        if live.table_id in self._unfollowed:
+        cache = self._states.cache
+        if live.table_id in self._unfollowed and self._listening():
             return
         notices = self._notices
+        # This replica's own subscription counts among those reached only if it was in place
+        # all along; a notice heard meanwhile, or notices not heard, prove nothing.
+        own_before = cache.receiving(live.table_id)
         reached = await self._states.signal(live)
-        if (reached is not None and self._hearing and notices == self._notices
-                and reached <= int(self._following(live.table_id))):
+        own = own_before and cache.receiving(live.table_id)
+        if (reached is not None and self._listening() and notices == self._notices
+                and reached <= int(own)):
             self._unfollowed[live.table_id] = None  # only this replica, or nobody, listened
             while len(self._unfollowed) > UNFOLLOWED_KEPT:
                 self._unfollowed.popitem(last=False)

@@ -140,8 +140,7 @@ class Tables:
         self.states = States(self._engine, log_store, cache, memo_size)
         self.replica = uuid.uuid4().hex  # names this replica to the others (follower notices)
         self.feeds = Feeds(self.states, cache, watch_poll_seconds, replica=self.replica)
-        self.snapshots = SnapshotWriter(self.states, self.background, replica=self.replica,
-                                        following=self.feeds.following)
+        self.snapshots = SnapshotWriter(self.states, self.background, replica=self.replica)
         self.recording = Recording(stats, self._engine, log_store, self.states, self.background,
                                    self.retry, clock, first_seconds=retry_seconds,
                                    cap_seconds=record_cap_seconds, sweep_seconds=record_sweep_seconds,
@@ -271,6 +270,8 @@ class Tables:
                 raise _refused(error) from None
 
         live, _ = await self._mutate(table_id, plan)
+        if not self.feeds.watched(table_id):
+            return self._render(live, _seat_index(live, seat))
         # The seat's view from the rendering of all four, which the table's watchers then send
         # without rendering again.
         views = self._render_all(live)

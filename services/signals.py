@@ -115,6 +115,12 @@ class RedisSignalHub:
         self._reader: asyncio.Task | None = None
         self._resubscribing: set[asyncio.Task] = set()
 
+    def subscribed(self, channel: str) -> bool:
+        """Whether this process's subscription to ``channel`` is in place now (confirmed, and
+        its connection not lost since)."""
+        ready = self._ready.get(channel)
+        return ready is not None and ready.is_set()
+
     async def publish(self, channel: str, message: str | int = "") -> int:
         """Signal every subscriber of ``channel``, in every process; how many subscriptions
         (one per subscribed process) received it."""
@@ -155,6 +161,8 @@ class RedisSignalHub:
                 # Any, not only the kit's REDIS_DOWN: the process's one reader must outlive
                 # whatever its connection raises.
                 log.warning("%s connection lost (%s); reconnecting", self._name, error)
+                for confirmed in self._ready.values():  # until each is confirmed again
+                    confirmed.clear()
                 await asyncio.sleep(0.5)
                 continue
             if message is None:

@@ -68,6 +68,9 @@ def test_a_headless_service_gives_the_gateways_every_game_replica(render: Callab
     assert "GAME_REPLICAS_ADDR" not in render({"config": {"GAME_ADDR": "game.example:50052"}}).component_env("gateway")
     own = render({"config": {"GAME_REPLICAS_ADDR": "ipv4:10.0.0.1:50052,10.0.0.2:50052"}})
     assert own.component_env("gateway")["GAME_REPLICAS_ADDR"] == "ipv4:10.0.0.1:50052,10.0.0.2:50052"
+    # a name so long that both Services would be cut to one is refused, not rendered twice
+    with pytest.raises(Exception, match="collide"):
+        render({"fullnameOverride": "t" * 58})
 
 
 @pytest.mark.parametrize("component", COMPONENTS)

@@ -152,11 +152,13 @@ async def test_a_subscriber_hears_of_changes_again_after_its_connection_is_cut(r
     admin = redis_client(redis_url)
     try:
         async with subscriber.subscribe(table_id) as signals:
+            assert subscriber.receiving(table_id)
             clients = await admin.client_list()
             (ours,) = [c for c in clients if c.get("name") == name and int(c.get("sub", 0)) > 0]
             await admin.client_kill_filter(_id=ours["id"])
             await admin.publish(subscriber.channel(table_id), "1")  # may be lost: no one listens
             assert await signals.wait(5)  # the re-subscription counts as a change to re-read
+            assert subscriber.receiving(table_id)  # in place again (the owner counts it)
             await subscriber.save(SnapshotWrite(table_id, 2, _snapshot(2), 1, True))
             assert await signals.wait(5)
     finally:

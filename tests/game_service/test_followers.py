@@ -39,7 +39,7 @@ async def _hearing(*replicas):
 
 def _all_hearing(replicas):
     async def check() -> bool:
-        return all(r.snapshots._hearing for r in replicas)
+        return all(r.snapshots._listening() for r in replicas)
     return check
 
 
@@ -80,7 +80,8 @@ async def test_a_table_nobody_else_follows_costs_no_signal_and_a_new_follower_ge
             await eventually(_seen(seen, revision), timeout=3, interval=0.02,
                              what=f"the follower saw {seen}, the owner is at {revision}")
             assert seen == list(range(first.revision, revision + 1))
-            assert owner.cache.calls["publish"] >= 1 + 5
+            assert owner.cache.calls["publish"] > 1  # signalled again (a change the owner
+            # made before it heard the notice is signalled as part of the newest state)
         finally:
             following.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -123,7 +124,7 @@ def _seen(seen: list[int], revision: int):
 
 def _unsubscribed(replica, table_id: str):
     async def check() -> bool:
-        return not replica.feeds.following(table_id)
+        return not replica.cache.receiving(table_id)
     return check
 
 

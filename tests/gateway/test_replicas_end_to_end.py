@@ -147,9 +147,9 @@ async def test_a_killed_game_replicas_tables_go_on_at_the_other_with_their_deadl
             state = (await receive(socket, "state"))["game"]
             assert state["revision"] >= len(moves)
             await _play_at_my_turn(socket, state)
+        # the player's move went to the survivor (made, or refused if a timed-out turn beat it)
         survivor = await scrape(stack, other)
-        assert survivor.value("rpc_server_duration_milliseconds_count", rpc_method="Act",
-                              rpc_grpc_status_code="0") == 1
+        assert survivor.value("rpc_server_duration_milliseconds_count", rpc_method="Act") == 1
     finally:
         if watcher is not None:
             await watcher.close()
