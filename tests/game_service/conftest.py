@@ -8,8 +8,10 @@ The deadline and stats services are in-process fakes behind real gRPC sockets.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections import Counter
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 
 import pytest
@@ -208,10 +210,23 @@ async def tables(replicas):
     return await replicas.open()
 
 
+@dataclass
+class RunningService:
+    """A game service started by :func:`start_service`, at ``address``."""
+
+    address: str
+    _stop: asyncio.Event
+    _task: asyncio.Task
+
+    async def stop(self) -> None:
+        """Stop it (a second call does nothing more)."""
+        self._stop.set()
+        await asyncio.wait_for(self._task, 10)
+
+
 async def start_service(tables: Tables, address: str | None = None,
                         servicer: GameServicer | None = None,
-                        security: GrpcSecurity | None = None
-                        ) -> tuple[str, asyncio.Event, asyncio.Task]:
+                        security: GrpcSecurity | None = None) -> RunningService:
     """Serve ``tables`` (with ``servicer``, a GameServicer of them by default) over gRPC, with
     the kit's error interceptor, on a free port or at ``address``, with ``security`` (TLS,
     callers) when given."""
@@ -228,7 +243,17 @@ async def start_service(tables: Tables, address: str | None = None,
     task = asyncio.create_task(serve(spec, address, grace_seconds=1, started=started, stop=stop,
                                      security=security))
     await asyncio.wait_for(started.wait(), 10)
-    return address, stop, task
+    return RunningService(address, stop, task)
+
+
+@contextlib.asynccontextmanager
+async def serving(tables: Tables, **options) -> AsyncIterator[RunningService]:
+    """:func:`start_service` for the length of a block, stopped however it ends."""
+    running = await start_service(tables, **options)
+    try:
+        yield running
+    finally:
+        await running.stop()
 
 
 async def play(tables: Tables, table_id: str, moves: int, note: str | None = None) -> int:

@@ -18,7 +18,7 @@ from services.errors import Reason, ServiceError
 from services.transport_security import ClientCredentials
 from testing.certificates import CertificateAuthority
 from testing.waiting import eventually
-from tests.game_service.conftest import SEATS, start_service
+from tests.game_service.conftest import SEATS, serving, start_service
 
 ADD = {"action": "add", "n": 1}
 REPLICAS = ("10.0.0.1:50052", "10.0.0.2:50052", "10.0.0.3:50052")
@@ -181,7 +181,7 @@ async def test_each_tables_moves_and_watches_go_to_its_owner_over_real_grpc(tabl
     other replica, and come back when it is back at its address."""
     replicas = [CountingGame(tables), CountingGame(tables)]
     started = [await start_service(tables, servicer=servicer) for servicer in replicas]
-    addresses = [address for address, _, _ in started]
+    addresses = [service.address for service in started]
     client = GameClient("ipv4:" + ",".join(addresses))
     try:
         table_ids = [(await client.create_table("dummy", SEATS, {"target": 50}))["table_id"]
@@ -200,9 +200,7 @@ async def test_each_tables_moves_and_watches_go_to_its_owner_over_real_grpc(tabl
 
         table_id = table_ids[0]
         owner, other = owner_index[table_id], 1 - owner_index[table_id]
-        _, stop, task = started[owner]
-        stop.set()
-        await asyncio.wait_for(task, 10)
+        await started[owner].stop()
         revision = 1
         moved_before = len(replicas[other].moved)
 
@@ -231,9 +229,8 @@ async def test_each_tables_moves_and_watches_go_to_its_owner_over_real_grpc(tabl
         assert replicas[owner].moved == [table_id]
     finally:
         await client.close()
-        for _, stop, task in started:
-            stop.set()
-            await asyncio.wait_for(task, 10)
+        for service in started:
+            await service.stop()
 
 
 async def test_a_replica_dialled_by_its_address_is_checked_against_the_services_name(
@@ -248,14 +245,12 @@ async def test_a_replica_dialled_by_its_address_is_checked_against_the_services_
         return GrpcSecurity(tls_cert_file=str(cert), tls_key_file=str(key),
                             tls_ca_file=str(authority.ca_file))
 
-    address, stop, task = await start_service(tables, security=security("game"))
-    client = GameClient(f"localhost:{address.rsplit(':', 1)[1]}",
-                        credentials=ClientCredentials.of(security("gateway")))
-    try:
-        table_id = (await client.create_table("dummy", SEATS))["table_id"]
-        assert (await client.act(table_id, SEATS[0], ADD))["revision"] == 1
-        assert client._owners.addresses == (address,)
-    finally:
-        await client.close()
-        stop.set()
-        await asyncio.wait_for(task, 10)
+    async with serving(tables, security=security("game")) as service:
+        client = GameClient(f"localhost:{service.address.rsplit(':', 1)[1]}",
+                            credentials=ClientCredentials.of(security("gateway")))
+        try:
+            table_id = (await client.create_table("dummy", SEATS))["table_id"]
+            assert (await client.act(table_id, SEATS[0], ADD))["revision"] == 1
+            assert client._owners.addresses == (service.address,)
+        finally:
+            await client.close()

@@ -15,17 +15,15 @@ from game.servicer import GameServicer
 from services.errors import Reason, ServiceError, from_rpc_error, from_status_message
 from services.server import ErrorInterceptor
 from tavolo.game.v1 import game_pb2, game_pb2_grpc
-from tests.game_service.conftest import SEATS, play, start_service
+from tests.game_service.conftest import SEATS, play, serving, start_service
 
 ADD = '{"action":"add","n":1}'
 
 
 @pytest.fixture
 async def service(tables):
-    address, stop, task = await start_service(tables)
-    yield address
-    stop.set()
-    await asyncio.wait_for(task, 10)
+    async with serving(tables) as running:
+        yield running.address
 
 
 @pytest.fixture
@@ -209,16 +207,15 @@ async def test_a_message_that_is_no_relay_request_ends_the_stream(service):
 
 
 async def test_a_broken_stream_fails_its_calls_and_the_next_call_opens_another(tables):
-    address, stop, task = await start_service(tables)
-    client = GameClient(address)
+    service = await start_service(tables)
+    client = GameClient(service.address)
     try:
         table_id = (await client.create_table("dummy", SEATS, {"target": 50}))["table_id"]
         watch = client.watch_table(table_id)
         assert (await anext(watch)).revision == 0
         await client.act(table_id, "seat:0", ADD, expected_revision=0)
         assert (await anext(watch)).revision == 1
-        stop.set()  # the replica goes away
-        await asyncio.wait_for(task, 10)
+        await service.stop()  # the replica goes away
         with pytest.raises(ServiceError) as broken:
             await asyncio.wait_for(anext(watch), 10)
         assert broken.value.reason is Reason.UNAVAILABLE
@@ -227,7 +224,7 @@ async def test_a_broken_stream_fails_its_calls_and_the_next_call_opens_another(t
         assert refused.value.reason is Reason.UNAVAILABLE
 
         # Another replica at the same address: the next calls go through a new stream.
-        _, stop, task = await start_service(tables, address)
+        service = await start_service(tables, service.address)
         for _ in range(100):
             try:
                 view = await client.act(table_id, "seat:1", ADD, expected_revision=1)
@@ -241,8 +238,7 @@ async def test_a_broken_stream_fails_its_calls_and_the_next_call_opens_another(t
         await watch.aclose()
     finally:
         await client.close()
-        stop.set()
-        await asyncio.wait_for(task, 10)
+        await service.stop()
 
 
 async def test_a_move_not_answered_in_time_is_unavailable_and_cancelled(service, tables,

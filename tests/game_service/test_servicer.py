@@ -16,18 +16,16 @@ from game.tables import Tables
 from services.errors import Reason, ServiceError
 from services.stores import Keys, redis_client
 from tavolo.game.v1 import game_pb2, game_pb2_grpc
-from tests.game_service.conftest import SEATS, start_service
+from tests.game_service.conftest import SEATS, serving, start_service
 
 
 @pytest.fixture
 async def client(tables):
-    address, stop, task = await start_service(tables)
-    client = GameClient(address)
-    client.address = address
-    yield client
-    await client.close()
-    stop.set()
-    await asyncio.wait_for(task, 10)
+    async with serving(tables) as service:
+        client = GameClient(service.address)
+        client.address = service.address
+        yield client
+        await client.close()
 
 
 async def _refused(reason: Reason, call) -> ServiceError:
@@ -171,8 +169,8 @@ async def test_a_table_stream_over_grpc_sends_every_seats_view_per_revision_unti
 async def test_a_store_that_does_not_answer_is_unavailable_not_internal():
     cache = RedisTableCache(redis_client("redis://127.0.0.1:1/0"), Keys("test-unreachable:tavolo"))
     tables = Tables(default_registry(dummy=True), MemoryLogStore(), cache)
-    address, stop, task = await start_service(tables)
-    client = GameClient(address)
+    service = await start_service(tables)
+    client = GameClient(service.address)
     try:
         table_id = (await client.create_table("dummy", SEATS))["table_id"]  # the log is enough
         assert (await client.get_view(table_id, "seat:0"))["revision"] == 0
@@ -182,8 +180,7 @@ async def test_a_store_that_does_not_answer_is_unavailable_not_internal():
         await _refused(Reason.UNAVAILABLE, anext(client.watch_views(table_id, "seat:0")))
     finally:
         await client.close()
-        stop.set()
-        await asyncio.wait_for(task, 10)
+        await service.stop()
         await cache.close()
 
 

@@ -70,8 +70,8 @@ async def test_a_driver_error_is_unavailable_not_unknown():
 
     log_store = Broken()
     tables = Tables(default_registry(dummy=True), log_store, MemoryTableCache())
-    address, stop, task = await start_service(tables)
-    client = GameClient(address)
+    service = await start_service(tables)
+    client = GameClient(service.address)
     try:
         table_id = (await client.create_table("dummy", SEATS))["table_id"]
         with pytest.raises(ServiceError) as refused:
@@ -80,16 +80,15 @@ async def test_a_driver_error_is_unavailable_not_unknown():
         assert "another operation" not in refused.value.message  # the driver's text stays inside
     finally:
         await client.close()
-        stop.set()
-        await asyncio.wait_for(task, 10)
+        await service.stop()
 
 
 async def test_calls_while_postgres_restarts_fail_unavailable_at_worst_then_succeed(real, fakes):
     replicas = Replicas(real, fakes)
     tables = await replicas.open(deadlines=False, stats=False)
-    address, stop, task = await start_service(tables)
-    client = GameClient(address)
-    channel = grpc.aio.insecure_channel(address)  # no retries: every status as the server sent it
+    service = await start_service(tables)
+    client = GameClient(service.address)
+    channel = grpc.aio.insecure_channel(service.address)  # no retries: every status as the server sent it
     stub = game_pb2_grpc.GameServiceStub(channel)
     codes: Counter[str] = Counter()
     try:
@@ -129,6 +128,5 @@ async def test_calls_while_postgres_restarts_fail_unavailable_at_worst_then_succ
     finally:
         await channel.close()
         await client.close()
-        stop.set()
-        await asyncio.wait_for(task, 10)
+        await service.stop()
         await replicas.close()
