@@ -13,9 +13,10 @@ from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse
 from starlette.routing import Match, Route, WebSocketRoute
 
-from gateway import games, history, members, openapi, ws
+from gateway import games, history, members, openapi, seating, ws
 from gateway.auth import Auth
 from gateway.backends import Backends
+from gateway.events import SeatingChanged
 from gateway.game_types import GameTypes
 from gateway.http_errors import HANDLERS, problem
 from gateway.origins import OriginPolicy
@@ -60,6 +61,14 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
         Route("/api/games/{id}/log", games.get_log),
         Route("/api/games/{id}/rematch", games.rematch, methods=["POST"]),
         Route("/api/games/{id}/rematch", method_not_allowed),
+        Route("/api/games/{id}/bots", seating.add_bot, methods=["POST"]),
+        Route("/api/games/{id}/bots", method_not_allowed),
+        Route("/api/games/{id}/bots/{seat}", seating.remove_bot, methods=["DELETE"]),
+        Route("/api/games/{id}/bots/{seat}", method_not_allowed),
+        Route("/api/games/{id}/leave", seating.leave, methods=["POST"]),
+        Route("/api/games/{id}/leave", method_not_allowed),
+        Route("/api/games/{id}/return", seating.take_seat_back, methods=["POST"]),
+        Route("/api/games/{id}/return", method_not_allowed),
         WebSocketRoute("/ws/games/{id}", ws.game_socket),
     ]
     if telemetry is not None and telemetry.scraped:
@@ -79,7 +88,11 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
 
     # The live path: one feed per table for this process's sockets, and the events (logouts,
     # erasures) heard through the session store's bus.
-    feeds = TableFeeds(backends.game, backends.lobby)
+    async def seating_changed(table_id: str) -> None:
+        await auth.sessions.events.publish(SeatingChanged((table_id,)))
+
+    feeds = TableFeeds(backends.game, backends.lobby, settings.abandon_after_timeouts,
+                       seating_changed)
     sockets = SocketRegistry(auth.sessions.events, feeds)
     middleware, gauges = origins.middleware(), None
     if telemetry is not None:  # telemetry hook: spans tagged session.id/user.id, active-users gauge

@@ -77,7 +77,7 @@ async def join_game(request: Request) -> JSONResponse:
     backends = backends_of(request)
     result = await backends.lobby.join_game(member.sub, member.name, body["code"].strip())
     log.info("member joined game %s%s", result.game.id, " (the game starts)" if result.started else "")
-    return JSONResponse(await _personal_view(request, result.game, member.sub))
+    return JSONResponse(await personal_view(request, result.game, member.sub))
 
 
 async def rematch(request: Request) -> JSONResponse:
@@ -91,7 +91,7 @@ async def rematch(request: Request) -> JSONResponse:
     result = await backends_of(request).lobby.rematch(member.sub, member.name, game_id)
     if not result.created:
         log.info("member joined rematch %s of %s", result.game.id, game_id)
-        return JSONResponse(await _personal_view(request, result.game, member.sub))
+        return JSONResponse(await personal_view(request, result.game, member.sub))
     log.info("rematch %s of game %s created", result.game.id, game_id)
     try:
         await request.app.state.sockets.bus.publish(RematchOffered(
@@ -99,7 +99,7 @@ async def rematch(request: Request) -> JSONResponse:
             by=member.name))
     except ServiceError as error:  # the notice is a convenience: "play again" joins it too
         log.warning("rematch %s: the notice was not sent: %s", result.game.id, error.message)
-    return JSONResponse(await _personal_view(request, result.game, member.sub), status_code=201)
+    return JSONResponse(await personal_view(request, result.game, member.sub), status_code=201)
 
 
 async def preview(request: Request) -> JSONResponse:
@@ -157,7 +157,7 @@ async def get_game(request: Request) -> JSONResponse:
     game = await backends_of(request).lobby.get_game(game_id_of(request))
     if game.seat_of(member.sub) is None:
         raise HTTPException(403, "Not seated at this game")
-    return JSONResponse(await _personal_view(request, game, member.sub))
+    return JSONResponse(await personal_view(request, game, member.sub))
 
 
 async def get_log(request: Request) -> JSONResponse:
@@ -212,7 +212,7 @@ async def _whole_log(game_client, table_id: str, attempts: int = 5):
     raise ServiceError(Reason.UNAVAILABLE, "The log kept changing while it was read; try again")
 
 
-async def _personal_view(request: Request, game, member_id: str) -> dict:
+async def personal_view(request: Request, game, member_id: str) -> dict:
     """The lobby while waiting, the member's game view once started."""
     if not game.started:
         return lobby_view(game, member_id)

@@ -45,6 +45,12 @@ _STATUS = {
     # misconfigured): the platform's fault, logged, and the player is told to try again later.
     Reason.UNAUTHENTICATED: 503,
     Reason.METHOD_NOT_ALLOWED: 503,
+    Reason.NOT_CREATOR: 403,
+    Reason.SEAT_TAKEN: 409,
+    Reason.GAME_STARTED: 409,
+    Reason.NO_BOT: 404,
+    Reason.SEAT_NOT_TAKEN_OVER: 409,
+    Reason.UNKNOWN_BOT_LEVEL: 422,
 }
 _FIXED_TEXT = {
     Reason.GAME_NOT_FOUND: "Game not found",
@@ -53,6 +59,11 @@ _FIXED_TEXT = {
     Reason.NOT_SEATED: "Not seated at this game",
     Reason.UNAVAILABLE: UNAVAILABLE_TEXT,
     Reason.CORRUPT_LOG: "This game cannot be loaded right now",
+    Reason.NOT_CREATOR: "Only the creator can seat a bot",
+    Reason.SEAT_TAKEN: "Seat taken",
+    Reason.GAME_STARTED: "Game already started",
+    Reason.NO_BOT: "No bot at that seat",
+    Reason.SEAT_NOT_TAKEN_OVER: "Seat not taken over",
 }
 
 
@@ -75,6 +86,8 @@ def service_error_response(error: ServiceError) -> JSONResponse:
         detail = f"Unknown game type: {error.metadata['game_type']}"
     elif error.reason is Reason.INVALID_OPTIONS and not detail.startswith("Invalid options: "):
         detail = f"Invalid options: {detail}"
+    elif error.reason is Reason.UNKNOWN_BOT_LEVEL:
+        detail = f"Unknown bot level: {error.metadata.get('level', '')}"
     return problem(_STATUS[error.reason], detail)
 
 

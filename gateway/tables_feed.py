@@ -24,7 +24,7 @@ import contextlib
 import json
 import logging
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 
 from game.client import TableViews
 from gateway.views import game_view, lobby_view
@@ -104,10 +104,11 @@ class Subscriber:
         """Whether the game has started (actions are refused before)."""
         return self._started or self.feed.started
 
-    def put_state(self, revision: int, text: str) -> None:
+    def put_state(self, revision: int, text: str, again: bool = False) -> None:
         """A state of the feed: queued unless a newer (or the same) one was queued already
-        (an answer to ``state`` may have overtaken the feed)."""
-        if revision <= self.revision:
+        (an answer to ``state`` may have overtaken the feed). ``again``: the same revision
+        shown anew (who is connected, or who plays a seat, changed)."""
+        if revision < self.revision or (revision == self.revision and not again):
             return
         self.revision, self._last_state = revision, text
         self.outbox.put(text)
@@ -158,11 +159,18 @@ class TableFeed:
         self.game_over: str | None = None  # the game_over message, once finished
         self._names_stale = False
         self.task: asyncio.Task | None = None
+        self._refresh: asyncio.Task | None = None
+        self._auto_streak: dict[int, int] = {}  # seat index -> auto-plays in a row seen
+        self._taking_over: set[int] = set()
+        self._takeovers: set[asyncio.Task] = set()
 
     # -- subscribers -----------------------------------------------------------------------
 
     def add(self, subscriber: Subscriber, game: Game) -> None:
+        arrived = subscriber.seat not in self.subscribers
         self.subscribers.setdefault(subscriber.seat, set()).add(subscriber)
+        if arrived and self.started and self.views:
+            self._show_again(subscriber)
         if not self.started:
             if not game.started:
                 # The socket's own reading of the lobby is fresh: show it at once (as a watch
@@ -182,6 +190,8 @@ class TableFeed:
             seat.discard(subscriber)
             if not seat:
                 del self.subscribers[subscriber.seat]
+                if self.subscribers and self.started and self.views:
+                    self._show_again()  # the others see the seat go offline
         return not self.subscribers
 
     def _all(self) -> list[Subscriber]:
@@ -190,8 +200,25 @@ class TableFeed:
     # -- rendering -------------------------------------------------------------------------
 
     def render_state(self, view: dict) -> str:
-        """A ``state`` message: the seat's view with the cached names joined in."""
-        return _text({"type": "state", "game": game_view(view, self.game)})
+        """A ``state`` message: the seat's view with the cached names joined in, and who is
+        connected."""
+        return _text({"type": "state", "game": game_view(view, self.game, self.connected())})
+
+    def connected(self) -> set[int]:
+        """The seats with a socket open at this table in this process."""
+        return {int(seat.rpartition(":")[2]) for seat in self.subscribers}
+
+    def _show_again(self, skip: Subscriber | None = None) -> None:
+        """The current revision, rendered anew for every socket (but ``skip``, which gets its
+        state from :meth:`add`)."""
+        self._texts = {}
+        for seat, subscribers in self.subscribers.items():
+            text = self._state_of(seat)
+            if text is None:
+                continue
+            for subscriber in subscribers:
+                if subscriber is not skip:
+                    subscriber.put_state(self.revision, text, again=True)
 
     def _state_of(self, seat: str) -> str | None:
         """The newest state of ``seat`` (rendered once per revision and seat), or None."""
@@ -201,8 +228,17 @@ class TableFeed:
         return text
 
     def names_changed(self) -> None:
-        """The seating changed (an erasure): re-read it before the next state is rendered."""
+        """The seating changed (an erasure, a bot took a seat or left it): re-read it, and show
+        the current state again with it."""
         self._names_stale = True
+        if self.started and self.views and (self._refresh is None or self._refresh.done()):
+            self._refresh = asyncio.create_task(self._refresh_names(),
+                                                name=f"table feed {self.id} names")
+
+    async def _refresh_names(self) -> None:
+        await self._fresh_names()
+        if not self._names_stale:
+            self._show_again()
 
     async def _fresh_names(self) -> None:
         if not self._names_stale:
@@ -295,15 +331,57 @@ class TableFeed:
                 subscriber.put_state(views.revision, text)
                 if self.game_over is not None:
                     subscriber.outbox.put(self.game_over)
+        self._watch_for_abandonment()
+
+    # -- abandonment ------------------------------------------------------------------------
+
+    def _watch_for_abandonment(self) -> None:
+        """A person whose turns keep being auto-played while no socket of theirs is open here
+        has abandoned the seat: after ``abandon_after`` in a row, a bot takes it over
+        (CONTRACT, Bots)."""
+        limit = self.feeds.abandon_after
+        last_play = next(iter(self.views.values()), {}).get("last_play") if self.views else None
+        if not limit or not isinstance(last_play, dict) or not isinstance(last_play.get("seat"), int):
+            return
+        seat = last_play["seat"]
+        self._auto_streak[seat] = self._auto_streak.get(seat, 0) + 1 if last_play.get("auto") else 0
+        occupant = self.game.at(seat)
+        if (self._auto_streak[seat] >= limit and occupant is not None and not occupant.bot
+                and f"seat:{seat}" not in self.subscribers and seat not in self._taking_over):
+            self._taking_over.add(seat)
+            task = asyncio.create_task(self._take_over(seat), name=f"take over {self.id} seat {seat}")
+            self._takeovers.add(task)
+            task.add_done_callback(self._takeovers.discard)
+
+    async def _take_over(self, seat: int) -> None:
+        try:
+            await self.feeds.lobby.take_over_seat(self.id, seat)
+            log.info("game %s: seat %d abandoned; a bot took it over", self.id, seat)
+            await self.feeds.seating_changed(self.id)
+        except ServiceError as error:
+            log.warning("game %s: seat %d not taken over: %s", self.id, seat, error.message)
+        finally:
+            self._taking_over.discard(seat)
+            self._auto_streak[seat] = 0
 
 
 class TableFeeds:
     """This process's feeds, by game id: started by the first socket, stopped after the last."""
 
-    def __init__(self, game, lobby):
+    def __init__(self, game, lobby, abandon_after: int = 0,
+                 seating_changed: Callable[[str], Awaitable[None]] | None = None):
         self.game = game  # GameClient (or a fake with watch_table)
-        self.lobby = lobby  # LobbyClient (or a fake with watch_game and get_game)
+        self.lobby = lobby  # LobbyClient (or a fake with watch_game, get_game, take_over_seat)
+        self.abandon_after = abandon_after  # ABANDON_AFTER_TIMEOUTS; 0: never take a seat over
+        self._seating_changed = seating_changed
         self._feeds: dict[str, TableFeed] = {}
+
+    async def seating_changed(self, table_id: str) -> None:
+        """Tell every gateway process (this one included) that who plays at a table changed."""
+        if self._seating_changed is not None:
+            await self._seating_changed(table_id)
+        else:
+            self.names_changed((table_id,))
 
     def join(self, game: Game, seat: str, member_id: str, outbox: Outbox) -> Subscriber:
         """Add a socket of ``member_id`` at ``seat`` of ``game`` (as the lobby answered it)."""

@@ -10,20 +10,31 @@ names behind them: the views join the two here, so nowhere else needs to know bo
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
+from bots.catalogue import LEVELS
 from game.client import GameType, LogEntry, LogHeader
-from lobby.models import Game, seat_id
+from lobby.models import Game, Seat, seat_id
 from services.timeutil import iso_from_ms
 from stats.client import Leaderboard
-from stats.model import Match, Rating
+from stats.model import Match, Player, Rating
+
+
+def _who_plays(seat: Seat) -> dict:
+    """CONTRACT's ``bot`` and ``took_over`` of a players item: present only when true."""
+    marks: dict = {}
+    if seat.bot:
+        marks["bot"] = seat.bot
+    if seat.took_over:
+        marks["took_over"] = True
+    return marks
 
 
 def _seated(game: Game, member_id: str | None) -> list[dict]:
     return [
         {"seat": seat.index, "name": seat.display_name, "team": seat.team,
-         "is_you": seat.member_id == member_id}
+         "is_you": seat.is_person and seat.member_id == member_id, **_who_plays(seat)}
         for seat in game.seats
     ]
 
@@ -57,16 +68,24 @@ def my_game_item(game: Game, member_id: str, status: str, your_turn: bool,
     }
 
 
-def game_view(view: dict, game: Game) -> dict:
-    """The game service's view of one seat, with the join code and every player's name."""
-    names = {seat.index: seat.display_name for seat in game.seats}
+def game_view(view: dict, game: Game, connected: Collection[int] = ()) -> dict:
+    """The game service's view of one seat, with the join code, every player's name, who plays
+    each seat (``bot``, ``took_over``) and whether they are ``connected``: a bot always is, a
+    person while a socket of theirs is open at the table (``connected``: those seats)."""
+    seats = {seat.index: seat for seat in game.seats}
     joined = dict(view)
     joined["id"] = game.id
     joined["game_type"] = game.game_type
     joined["join_code"] = game.join_code
-    joined["players"] = [
-        {**player, "name": names.get(player["seat"], "")} for player in view.get("players", [])
-    ]
+    players = []
+    for player in view.get("players", []):
+        seat = seats.get(player["seat"])
+        item = {**player, "name": seat.display_name if seat else ""}
+        if seat is not None:
+            item.update(_who_plays(seat))
+        item["connected"] = bool(seat is not None and seat.bot) or player["seat"] in connected
+        players.append(item)
+    joined["players"] = players
     return joined
 
 
@@ -79,7 +98,7 @@ def preview_view(game: Game, game_type: GameType | None, status: str) -> dict:
         "description": game_type.description if game_type else "",
         "status": status,
         "players": [
-            {"seat": seat.index, "name": seat.display_name, "team": seat.team}
+            {"seat": seat.index, "name": seat.display_name, "team": seat.team, **_who_plays(seat)}
             for seat in game.seats
         ],
         "seats_open": game.seats_open,
@@ -90,7 +109,8 @@ def preview_view(game: Game, game_type: GameType | None, status: str) -> dict:
 def game_type_item(game_type: GameType) -> dict:
     """One game type of GET /api/game-types."""
     return {"id": game_type.id, "name": game_type.name, "description": game_type.description,
-            "players": game_type.players, "options_schema": game_type.options_schema}
+            "players": game_type.players, "options_schema": game_type.options_schema,
+            "bot_levels": [{"id": level.id, "name": level.name} for level in LEVELS]}
 
 
 def lobby_log(game: Game) -> dict:
@@ -125,16 +145,28 @@ def table_log(game_id: str, header: LogHeader, moves: Sequence[LogEntry]) -> dic
 
 
 def match_item(match: Match) -> dict[str, Any]:
-    """One match of GET /api/me/matches."""
+    """One match of GET /api/me/matches: ``rated`` false for a practice or an abandoned match;
+    a bot's seat carries ``bot`` (its level), an abandoner ``abandoned``, each only then."""
     return {
         "id": match.id,
         "game_type": match.game_type,
         "started_at": iso_from_ms(match.started_ms),
         "finished_at": iso_from_ms(match.finished_ms),
+        "rated": match.rated,
         "result": match.result,
-        "players": [{"seat": p.seat_index, "name": p.display_name, "team": p.team, "won": p.won,
-                     "points": p.points, "elo_delta": p.elo_delta} for p in match.players],
+        "players": [_match_player(p) for p in match.players],
     }
+
+
+def _match_player(player: Player) -> dict[str, Any]:
+    item: dict[str, Any] = {"seat": player.seat_index, "name": player.display_name,
+                            "team": player.team, "won": player.won, "points": player.points,
+                            "elo_delta": player.elo_delta}
+    if player.bot_level is not None:
+        item["bot"] = player.bot_level
+    if player.abandoned:
+        item["abandoned"] = True
+    return item
 
 
 def ratings_body(ratings: Sequence[Rating]) -> dict[str, Any]:

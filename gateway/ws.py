@@ -293,6 +293,8 @@ class _Connection:
             if action == "state":
                 view = await self.backends.game.get_view(self.game_id, self.seat)
                 self.subscriber.answer_state(view)
+            elif action == "takeback":
+                await self._take_back()
             else:
                 await self.backends.game.act(self.game_id, self.seat, data, revision)
         except ServiceError as error:
@@ -306,6 +308,21 @@ class _Connection:
             if error.reason is Reason.UNKNOWN_ACTION:  # the engine knows its actions, not the socket's
                 message += ", or 'state' for the current view"
             self._error(_CODES.get(error.reason, "bad_request"), message)
+
+    async def _take_back(self) -> None:
+        """Practice take-back (CONTRACT, Bots): the one person at a table of bots takes back
+        their last play, as long as nobody played after it."""
+        game = await self.backends.lobby.get_game(self.game_id)
+        alone = all(seat.bot and not seat.took_over for seat in game.seats if seat.seat != self.seat)
+        if not alone:
+            return self._error("illegal_move", "Only a practice match against bots allows a take-back")
+        header, _, _ = await self.backends.game.get_log(self.game_id, page_size=1)
+        _, moves, _ = await self.backends.game.get_log(self.game_id, max(0, header.move_count - 1))
+        last = moves[-1] if moves and moves[-1].number == header.move_count else None
+        if last is None or last.type != "play" or last.seat != self.seat:
+            return self._error("illegal_move", "Your last play can be taken back only until "
+                                               "somebody plays after it")
+        await self.backends.game.take_back(self.game_id, expected_revision=header.revision)
 
     async def _tell_the_truth(self, action: dict, revision: int | None, seen: int | None,
                               failure: ServiceError) -> None:

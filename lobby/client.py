@@ -18,7 +18,7 @@ from tavolo.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 
 SERVICE = lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name
 IDEMPOTENT = ("ListGameTypes", "PreviewGame", "GetGame", "GetSeating", "FindSeat", "EraseMember",
-              "ListMemberGames")
+              "ListMemberGames", "LeaveGame", "ReturnSeat", "TakeOverSeat")
 
 
 class LobbyClient(RpcClient):
@@ -96,10 +96,37 @@ class LobbyClient(RpcClient):
         return RematchResult(game_from_message(response.game), created=response.created,
                              started=response.started)
 
+    async def add_bot(self, game_id: str, member_id: str, seat_index: int, level: str) -> JoinResult:
+        response = await self._call(self._stub.AddBot, lobby_pb2.AddBotRequest(
+            game_id=game_id, member_id=member_id, seat_index=seat_index, level=level))
+        return JoinResult(game_from_message(response.game), started=response.started)
+
+    async def remove_bot(self, game_id: str, member_id: str, seat_index: int) -> Game:
+        response = await self._call(self._stub.RemoveBot, lobby_pb2.RemoveBotRequest(
+            game_id=game_id, member_id=member_id, seat_index=seat_index))
+        return game_from_message(response.game)
+
+    async def leave_game(self, game_id: str, member_id: str) -> Game | None:
+        """The game after the member left it; None when it is gone (its last person left)."""
+        response = await self._call(self._stub.LeaveGame, lobby_pb2.LeaveGameRequest(
+            game_id=game_id, member_id=member_id))
+        return game_from_message(response.game) if response.HasField("game") else None
+
+    async def return_seat(self, game_id: str, member_id: str) -> Game:
+        response = await self._call(self._stub.ReturnSeat, lobby_pb2.ReturnSeatRequest(
+            game_id=game_id, member_id=member_id))
+        return game_from_message(response.game)
+
+    async def take_over_seat(self, game_id: str, seat_index: int) -> Game:
+        response = await self._call(self._stub.TakeOverSeat, lobby_pb2.TakeOverSeatRequest(
+            game_id=game_id, seat_index=seat_index))
+        return game_from_message(response.game)
+
 
 def seat_from_message(message: lobby_pb2.SeatAssignment) -> Seat:
     return Seat(index=message.seat_index, member_id=message.member_id,
-                display_name=message.display_name, erased=message.erased)
+                display_name=message.display_name, erased=message.erased,
+                bot=message.bot_level, took_over=message.took_over)
 
 
 def game_from_message(message: lobby_pb2.Game) -> Game:

@@ -22,6 +22,12 @@ def seat_id(index: int) -> str:
     return f"seat:{index}"
 
 
+def bot_member_id(index: int) -> str:
+    """The member id of a bot seated in the lobby: no login can have it (ids come from the
+    identity provider as ``<provider>:<sub>``), and it is unique at its game."""
+    return f"bot:{index}"
+
+
 def team_of(index: int) -> str:
     """CONTRACT teams: A = seats 0 and 2, B = seats 1 and 3."""
     return "A" if index % 2 == 0 else "B"
@@ -35,10 +41,22 @@ class Seat:
     member_id: str
     display_name: str
     erased: bool = False  # the member was erased: member_id is a fresh id that is nobody's
+    bot: str = ""  # the level of the bot that plays the seat; "" while a person plays it
+    took_over: bool = False  # the bot replaced the person named here, who may take it back
 
     @property
     def seat(self) -> str:
         return seat_id(self.index)
+
+    @property
+    def is_person(self) -> bool:
+        """A person sits here (a bot may be playing for them: took_over)."""
+        return not self.bot or self.took_over
+
+    @property
+    def played_by_person(self) -> bool:
+        """A person plays this seat now."""
+        return not self.bot
 
     @property
     def team(self) -> str:
@@ -85,7 +103,30 @@ class Game:
         return json.loads(self.options_json)
 
     def seat_of(self, member_id: str) -> Seat | None:
-        return next((seat for seat in self.seats if seat.member_id == member_id), None)
+        """The member's seat; a bot's own seat is nobody's."""
+        return next((seat for seat in self.seats if seat.member_id == member_id and seat.is_person),
+                    None)
+
+    def at(self, index: int) -> Seat | None:
+        return next((seat for seat in self.seats if seat.index == index), None)
+
+    @property
+    def creator(self) -> Seat | None:
+        """Who may seat bots: the lowest-seated person (the creator sits at 0; when they leave,
+        the next person takes their place)."""
+        return next((seat for seat in sorted(self.seats, key=lambda s: s.index) if seat.is_person),
+                    None)
+
+    @property
+    def free_index(self) -> int | None:
+        """The lowest empty seat, None when the game is full."""
+        taken = {seat.index for seat in self.seats}
+        return next((index for index in range(self.seats_total) if index not in taken), None)
+
+    @property
+    def bot_seats(self) -> tuple[Seat, ...]:
+        """The seats bots play now."""
+        return tuple(seat for seat in self.seats if seat.bot)
 
 
 @dataclass(frozen=True)

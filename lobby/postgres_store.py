@@ -22,9 +22,10 @@ import time
 from collections.abc import Callable
 
 import asyncpg
+from asyncpg.pool import PoolConnectionProxy
 
 from lobby.models import DELETED_PLAYER, Game, Seat
-from lobby.store import Joined, JoinOutcome, LobbyStore, refused_join
+from lobby.store import Joined, JoinOutcome, LobbyStore, SeatingChange, not_found, refused_join
 from services.signals import PostgresSignalHub, Signals
 from services.stores import POSTGRES_DOWN, unavailable_when
 
@@ -35,7 +36,7 @@ TOUCH_SLACK_SECONDS = 60.0  # how far a read lets the expiry fall behind GAME_TT
 
 _GAME_COLUMNS = ("g.id::text AS id, g.game_type, g.join_code, g.options_json, g.seats_total, "
                  "g.created_at_ms, g.updated_at_ms, g.started")
-_SEAT_COLUMNS = "s.seat_index, s.member_id, s.display_name, s.erased"
+_SEAT_COLUMNS = "s.seat_index, s.member_id, s.display_name, s.erased, s.bot_level, s.took_over"
 _LIVE_GAME = f"""
 SELECT {_GAME_COLUMNS}, {_SEAT_COLUMNS}
 FROM lobby_game g LEFT JOIN lobby_seat s ON s.game_id = g.id
@@ -93,10 +94,7 @@ class PostgresLobbyStore(LobbyStore):
                     game.created_at_ms, game.updated_at_ms, game.started,
                     float(self.ttl_seconds)):
                 return False
-            await connection.executemany(
-                "INSERT INTO lobby_seat (game_id, seat_index, member_id, display_name, erased) "
-                "VALUES ($1, $2, $3, $4, $5)",
-                [(game.id, s.index, s.member_id, s.display_name, s.erased) for s in game.seats])
+            await _insert_seats(connection, game)
         await self._purge_now_and_then()
         return True
 
@@ -127,13 +125,36 @@ class PostgresLobbyStore(LobbyStore):
             assert game is not None  # refused_join answers NOT_FOUND for a missing game
             await connection.execute(
                 "INSERT INTO lobby_seat (game_id, seat_index, member_id, display_name) "
-                "VALUES ($1, $2, $3, $4)", game.id, len(game.seats), member_id, display_name)
+                "VALUES ($1, $2, $3, $4)", game.id, game.free_index, member_id, display_name)
             await connection.execute(
                 "UPDATE lobby_game SET expires_at = now() + make_interval(secs => $2), "
                 "updated_at_ms = CASE WHEN $3::bigint > 0 THEN $3::bigint ELSE updated_at_ms END "
                 "WHERE id = $1", game.id, float(self.ttl_seconds), at_ms)
             await self._signals.notify_in(connection, game.id)
             return Joined(JoinOutcome.SEATED, _one(await connection.fetch(_LIVE_GAME, game.id)))
+
+    @_unavailable
+    async def modify(self, game_id: str, change: SeatingChange) -> Game | None:
+        async with self.pool.acquire() as connection, connection.transaction():
+            locked = await connection.fetchval(
+                "SELECT true FROM lobby_game WHERE id = $1 AND expires_at > now() FOR UPDATE",
+                game_id)
+            game = _one(await connection.fetch(_LIVE_GAME, game_id)) if locked else None
+            if game is None:
+                raise not_found()
+            changed = change(game)
+            if changed is None:
+                await connection.execute("DELETE FROM lobby_game WHERE id = $1", game_id)
+            else:
+                # The seating is a handful of rows: written anew, as the change left it.
+                await connection.execute("DELETE FROM lobby_seat WHERE game_id = $1", game_id)
+                await _insert_seats(connection, changed)
+                await connection.execute(
+                    "UPDATE lobby_game SET started = $2, updated_at_ms = $3, "
+                    "expires_at = now() + make_interval(secs => $4) WHERE id = $1",
+                    game_id, changed.started, changed.updated_at_ms, float(self.ttl_seconds))
+            await self._signals.notify_in(connection, game_id)
+            return changed
 
     @_unavailable
     async def mark_started(self, game_id: str, at_ms: int = 0) -> Game | None:
@@ -189,6 +210,14 @@ class PostgresLobbyStore(LobbyStore):
             f"DELETE FROM lobby_game WHERE expires_at < now() - interval '{PURGE_AFTER}'")
 
 
+async def _insert_seats(connection: asyncpg.Connection | PoolConnectionProxy, game: Game) -> None:
+    await connection.executemany(
+        "INSERT INTO lobby_seat (game_id, seat_index, member_id, display_name, erased, "
+        "bot_level, took_over) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        [(game.id, s.index, s.member_id, s.display_name, s.erased, s.bot, s.took_over)
+         for s in game.seats])
+
+
 def _one(rows: list[asyncpg.Record]) -> Game | None:
     return _game(rows) if rows else None
 
@@ -202,6 +231,6 @@ def _game(rows: list[asyncpg.Record]) -> Game:
         created_at_ms=first["created_at_ms"], updated_at_ms=first["updated_at_ms"],
         started=first["started"],
         seats=tuple(Seat(row["seat_index"], row["member_id"], row["display_name"],
-                         erased=row["erased"])
+                         erased=row["erased"], bot=row["bot_level"], took_over=row["took_over"])
                     for row in rows if row["seat_index"] is not None),
     )

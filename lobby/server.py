@@ -6,25 +6,26 @@ import asyncio
 import logging
 from dataclasses import replace
 
+from bots.client import BotsClient
 from game.client import GameClient
 from lobby.postgres_store import PostgresLobbyStore
 from lobby.service import Lobby
 from lobby.servicer import SERVICE, register
-from lobby.store import LobbyStore, MemoryLobbyStore, RedisLobbyStore
+from lobby.store import LobbyStore, MemoryLobbyStore
 from services import telemetry
 from services.channels import PEOPLE_CALLS
 from services.config import Settings
 from services.migrations import migrate
 from services.server import ServiceSpec, serve
-from services.stores import Keys, postgres_pool, redis_client, when_reachable
+from services.stores import postgres_pool, when_reachable
 from services.transport_security import ClientCredentials
 
 log = logging.getLogger(__name__)
 
 
 async def build_store(settings: Settings) -> LobbyStore:
-    """Postgres when a database is configured (durable: a flushed Redis loses no seating), else
-    Redis when REDIS_URL is set (replicas share it), else memory (one replica)."""
+    """Postgres when a database is configured (durable: the seating is what a match is recorded
+    with), else memory (one replica)."""
     url = settings.database_url
     if url is not None:
         async def open_postgres() -> LobbyStore:
@@ -33,12 +34,8 @@ async def build_store(settings: Settings) -> LobbyStore:
             return PostgresLobbyStore(await postgres_pool(url), url, settings.game_ttl_seconds)
 
         return await when_reachable("lobby: Postgres", open_postgres)
-    if settings.redis_url is None:
-        log.info("DATABASE_URL and REDIS_URL are unset: games are kept in memory (one replica only)")
-        return MemoryLobbyStore(settings.game_ttl_seconds)
-    log.warning("DATABASE_URL is unset: seatings are kept in Redis only (a flushed Redis loses them)")
-    return RedisLobbyStore(redis_client(settings.redis_url), Keys(settings.redis_key_prefix),
-                           settings.game_ttl_seconds)
+    log.info("DATABASE_URL is unset: games are kept in memory (one replica only)")
+    return MemoryLobbyStore(settings.game_ttl_seconds)
 
 
 async def run(settings: Settings, *, started: asyncio.Event | None = None,
@@ -57,9 +54,12 @@ async def _serve(settings: Settings, *, started: asyncio.Event | None,
     games = GameClient(settings.game_addr, policy=replace(PEOPLE_CALLS, read_deadline_seconds=None),
                        named_tables=True,
                        credentials=ClientCredentials.of(settings.grpc_security))
-    lobby = Lobby(store, games)
+    bots = BotsClient(settings.bots_addr, credentials=ClientCredentials.of(settings.grpc_security))
+    lobby = Lobby(store, games, bots)
 
     async def close() -> None:
+        await lobby.close()
+        await bots.close()
         await games.close()
         await store.close()
 

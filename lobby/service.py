@@ -17,6 +17,7 @@ out may have created the table, which would then run with a seat the lobby gave 
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import secrets
@@ -25,10 +26,13 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
+from bots.catalogue import LEVEL_IDS, TAKEOVER_LEVEL, display_name
+from game.background import Background, Retry
 from lobby import inputs
 from lobby.codes import generate_code, normalize_code
-from lobby.models import Game, GameType, JoinResult, RematchResult, Seat, seat_id
+from lobby.models import Game, GameType, JoinResult, RematchResult, Seat, bot_member_id, seat_id
 from lobby.store import JoinOutcome, LobbyStore
+from services import metrics
 from services.errors import Reason, ServiceError
 from services.timeutil import now_ms
 
@@ -50,6 +54,12 @@ class GameService(Protocol):
                            table_id: str) -> object: ...
 
     async def get_result(self, table_id: str) -> object: ...
+
+
+class BotsService(Protocol):
+    """What the lobby asks of the bots service (bots.client.BotsClient is one)."""
+
+    async def drive_table(self, table_id: str, seats: Sequence[tuple[int, str]]) -> None: ...
 
 
 def new_game_id() -> str:
@@ -84,7 +94,7 @@ def _not_found() -> ServiceError:
 class Lobby:
     """The lobby's use cases, one method per LobbyService call."""
 
-    def __init__(self, store: LobbyStore, games: GameService, *,
+    def __init__(self, store: LobbyStore, games: GameService, bots: BotsService | None = None, *,
                  new_code: Callable[[], str] = generate_code,
                  new_game_id: Callable[[], str] = new_game_id,
                  new_member_id: Callable[[], str] = new_member_id,
@@ -92,6 +102,12 @@ class Lobby:
                  code_attempts: int = CODE_ATTEMPTS):
         self.store = store
         self.games = games
+        self.bots = bots
+        # Telling the bots service who plays which seat is retried in the background until it
+        # is heard: a table whose bots are not driven only auto-plays on timeouts meanwhile.
+        self.background = Background()
+        self.retry = Retry(0.2, 30.0)
+        self._bot_seats: dict[str, tuple[tuple[int, str], ...]] = {}  # waiting to be told
         self.new_code = new_code
         self.new_game_id = new_game_id
         self.new_member_id = new_member_id
@@ -241,6 +257,150 @@ class Lobby:
             log.info("member erased from %d game(s)", len(touched))
         return touched
 
+    # -- bots and leaving --------------------------------------------------------------------
+
+    async def add_bot(self, game_id: str, member_id: str, seat_index: int, level: str) -> JoinResult:
+        """The creator seats a bot of ``level`` at an empty seat; the bot that fills the last
+        seat starts the table."""
+        member_id = inputs.member_id(member_id)
+        if level not in LEVEL_IDS:
+            raise ServiceError(Reason.UNKNOWN_BOT_LEVEL, f"Unknown bot level: {level}",
+                               field="level", level=level)
+        at_ms = self.clock()
+
+        def seat_bot(game: Game) -> Game:
+            _check_creator(game, member_id)
+            if not 0 <= seat_index < game.seats_total or game.at(seat_index) is not None:
+                raise ServiceError(Reason.SEAT_TAKEN, "Seat taken", game_id=game.id)
+            bot = Seat(seat_index, bot_member_id(seat_index), display_name(level), bot=level)
+            return replace(game, seats=_sorted((*game.seats, bot)), updated_at_ms=at_ms)
+
+        game = await self._modify(game_id, seat_bot)
+        log.info("game %s: a bot (%s) sits at seat %d", game.id, level, seat_index)
+        if game.full and not game.started:
+            return JoinResult(await self._start(game), started=True)
+        return JoinResult(game, started=False)
+
+    async def remove_bot(self, game_id: str, member_id: str, seat_index: int) -> Game:
+        """The creator takes a bot off a game still in the lobby."""
+        member_id = inputs.member_id(member_id)
+        at_ms = self.clock()
+
+        def unseat_bot(game: Game) -> Game:
+            _check_creator(game, member_id)
+            seat = game.at(seat_index)
+            if seat is None or seat.is_person:
+                raise ServiceError(Reason.NO_BOT, "No bot at that seat", game_id=game.id)
+            return replace(game, seats=tuple(s for s in game.seats if s.index != seat_index),
+                           updated_at_ms=at_ms)
+
+        game = await self._modify(game_id, unseat_bot)
+        assert game is not None  # a game with a creator is never deleted here
+        return game
+
+    async def leave_game(self, game_id: str, member_id: str) -> Game | None:
+        """In the lobby the member's seat is freed (the game is gone with its last person);
+        once started a bot takes the seat over. None when the game is gone."""
+        member_id = inputs.member_id(member_id)
+        game = await self._game(game_id, "game_id")
+        if game.started:
+            seat = game.seat_of(member_id)
+            if seat is None:
+                raise ServiceError(Reason.NOT_SEATED, "Not seated at this game", table_id=game.id)
+            await self._check_not_finished(game)
+            return await self.take_over_seat(game.id, seat.index)
+        at_ms = self.clock()
+
+        def free_seat(game: Game) -> Game | None:
+            if game.started:  # started meanwhile: the next call takes the seat over
+                raise ServiceError(Reason.GAME_STARTED, "Game already started", game_id=game.id)
+            if game.seat_of(member_id) is None:
+                raise ServiceError(Reason.NOT_SEATED, "Not seated at this game", table_id=game.id)
+            seats = tuple(s for s in game.seats if s.member_id != member_id or not s.is_person)
+            if not any(s.is_person for s in seats):
+                return None
+            return replace(game, seats=seats, updated_at_ms=at_ms)
+
+        left = await self._modify(game_id, free_seat)
+        log.info("game %s: a member left the lobby%s", game.id, "" if left else "; the game is gone")
+        return left
+
+    async def take_over_seat(self, game_id: str, seat_index: int) -> Game:
+        """A bot plays the person's seat of a started game from now on (idempotent)."""
+        def take_over(game: Game) -> Game:
+            seat = game.at(seat_index)
+            if not game.started or seat is None:
+                raise ServiceError(Reason.INVALID_ARGUMENT, "Only a person's seat of a started "
+                                   "game can be taken over", field="seat_index")
+            if seat.bot:
+                return game
+            taken.append(seat_index)
+            return _with_seat(game, replace(seat, bot=TAKEOVER_LEVEL, took_over=True))
+
+        taken: list[int] = []
+        game = await self._modify(game_id, take_over)
+        if taken:
+            metrics.bot_took_over()
+            log.info("game %s: a bot took seat %d over", game.id, seat_index)
+        self._drive(game)
+        return game
+
+    async def return_seat(self, game_id: str, member_id: str) -> Game:
+        """The member takes back the seat a bot took over from them."""
+        member_id = inputs.member_id(member_id)
+        game = await self._game(game_id, "game_id")
+        if game.started:
+            await self._check_not_finished(game)
+
+        def take_back(game: Game) -> Game:
+            seat = game.seat_of(member_id)
+            if seat is None:
+                raise ServiceError(Reason.NOT_SEATED, "Not seated at this game", table_id=game.id)
+            if not seat.took_over:
+                raise ServiceError(Reason.SEAT_NOT_TAKEN_OVER, "Seat not taken over",
+                                   game_id=game.id)
+            return _with_seat(game, replace(seat, bot="", took_over=False))
+
+        game = await self._modify(game_id, take_back)
+        log.info("game %s: a member took their seat back", game.id)
+        self._drive(game)
+        return game
+
+    async def _modify(self, game_id: str, change: Callable[[Game], Game | None]) -> Game:
+        canonical = inputs.game_id(game_id, "game_id")
+        if canonical is None:
+            raise _not_found()
+        return await self.store.modify(canonical, change)  # type: ignore[return-value]
+
+    async def _check_not_finished(self, game: Game) -> None:
+        try:
+            await self.games.get_result(game.id)
+        except ServiceError as error:
+            if error.reason is Reason.MATCH_NOT_FINISHED:
+                return
+            raise
+        raise ServiceError(Reason.GAME_FINISHED, "Game is finished", table_id=game.id)
+
+    def _drive(self, game: Game) -> None:
+        """Tell the bots service which seats of the started table bots play, in the background
+        and until it hears; a newer seating sent meanwhile goes after it, never before."""
+        if self.bots is None or not game.started:
+            return
+        self._bot_seats[game.id] = tuple((seat.index, seat.bot) for seat in game.bot_seats)
+        self.background.start(self._tell_bots(self.bots, game.id), key=f"bots {game.id}")
+
+    async def _tell_bots(self, bots: BotsService, table_id: str) -> None:
+        while True:
+            seats = self._bot_seats[table_id]
+            await self.retry(f"telling the bots service of table {table_id}",
+                             functools.partial(bots.drive_table, table_id, seats))
+            if self._bot_seats[table_id] == seats:
+                del self._bot_seats[table_id]
+                return
+
+    async def close(self) -> None:
+        await self.background.cancel()
+
     async def _game(self, game_id: str, field: str) -> Game:
         """The game with this id; looking it up keeps it alive (its TTL restarts)."""
         canonical = inputs.game_id(game_id, field)
@@ -264,7 +424,10 @@ class Lobby:
                 game_id=game.id) from None
         started = await self.store.mark_started(game.id, at_ms=self.clock())
         log.info("game %s started", game.id)
-        return started if started is not None else replace(game, started=True)
+        started = started if started is not None else replace(game, started=True)
+        if started.bot_seats:
+            self._drive(started)
+        return started
 
     async def _retry_start(self, game: Game) -> Game:
         """The game, started if it was waiting only for its table; unchanged if that fails again."""
@@ -274,3 +437,22 @@ class Lobby:
             return await self._start(game)
         except ServiceError:
             return game
+
+
+def _check_creator(game: Game, member_id: str) -> None:
+    """Refuse a seating change of a started game, or by anyone but its creator."""
+    if game.started:
+        raise ServiceError(Reason.GAME_STARTED, "Game already started", game_id=game.id)
+    if game.seat_of(member_id) is None:
+        raise ServiceError(Reason.NOT_SEATED, "Not seated at this game", table_id=game.id)
+    creator = game.creator
+    if creator is None or creator.member_id != member_id:
+        raise ServiceError(Reason.NOT_CREATOR, "Only the creator can seat a bot", game_id=game.id)
+
+
+def _sorted(seats: Sequence[Seat]) -> tuple[Seat, ...]:
+    return tuple(sorted(seats, key=lambda seat: seat.index))
+
+
+def _with_seat(game: Game, seat: Seat) -> Game:
+    return replace(game, seats=tuple(seat if s.index == seat.index else s for s in game.seats))

@@ -84,6 +84,28 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
                                          started=result.started)
 
 
+    async def AddBot(self, request, context):
+        result = await self.lobby.add_bot(request.game_id, request.member_id, request.seat_index,
+                                          request.level)
+        return lobby_pb2.AddBotResponse(game=game_message(result.game), started=result.started)
+
+    async def RemoveBot(self, request, context):
+        game = await self.lobby.remove_bot(request.game_id, request.member_id, request.seat_index)
+        return lobby_pb2.RemoveBotResponse(game=game_message(game))
+
+    async def LeaveGame(self, request, context):
+        game = await self.lobby.leave_game(request.game_id, request.member_id)
+        return lobby_pb2.LeaveGameResponse(game=game_message(game) if game is not None else None)
+
+    async def ReturnSeat(self, request, context):
+        game = await self.lobby.return_seat(request.game_id, request.member_id)
+        return lobby_pb2.ReturnSeatResponse(game=game_message(game))
+
+    async def TakeOverSeat(self, request, context):
+        game = await self.lobby.take_over_seat(request.game_id, request.seat_index)
+        return lobby_pb2.TakeOverSeatResponse(game=game_message(game))
+
+
 def register(server: grpc.aio.Server, lobby: Lobby) -> None:
     lobby_pb2_grpc.add_LobbyServiceServicer_to_server(LobbyServicer(lobby), server)
 
@@ -98,7 +120,8 @@ def seat_message(seat: Seat, member_id: bool = True) -> lobby_pb2.SeatAssignment
     """The seat; without its member id (left empty) when ``member_id`` is false."""
     return lobby_pb2.SeatAssignment(seat=seat.seat, seat_index=seat.index,
                                     member_id=seat.member_id if member_id else "",
-                                    display_name=seat.display_name, erased=seat.erased)
+                                    display_name=seat.display_name, erased=seat.erased,
+                                    bot_level=seat.bot, took_over=seat.took_over)
 
 
 def game_message(game: Game, member_ids: bool = True) -> lobby_pb2.Game:

@@ -33,7 +33,8 @@ LOBBY = "tavolo.lobby.v1.LobbyService"
 GAME = "tavolo.game.v1.GameService"
 DEADLINES = "tavolo.deadlines.v1.DeadlineService"
 STATS = "tavolo.stats.v1.StatsService"
-_SERVICES = (LOBBY, GAME, DEADLINES, STATS)
+BOTS = "tavolo.bots.v1.BotsService"
+_SERVICES = (LOBBY, GAME, DEADLINES, STATS, BOTS)
 
 # What each tavolo service calls, so what it may call by default (least privilege: a stolen
 # game token cannot erase members). tests/services/test_callers.py plays whole matches with
@@ -42,17 +43,20 @@ BUILT_IN_METHODS: Mapping[str, tuple[str, ...]] = {
     "gateway": (
         *(f"{LOBBY}/{m}" for m in ("ListGameTypes", "CreateGame", "JoinGame", "PreviewGame",
                                    "GetGame", "WatchGame", "ListMemberGames", "EraseMember",
-                                   "Rematch")),
+                                   "Rematch", "AddBot", "RemoveBot", "LeaveGame", "ReturnSeat",
+                                   "TakeOverSeat")),
         *(f"{GAME}/{m}" for m in ("ListGameTypes", "GetView", "Act", "WatchTable", "Relay",
-                                           "GetLog")),
+                                           "GetLog", "TakeBack")),
         *(f"{STATS}/{m}" for m in ("ListMatches", "GetRatings", "GetLeaderboard",
                                    "EraseMember")),
     ),
-    "lobby": tuple(f"{GAME}/{m}" for m in ("ListGameTypes", "NormalizeOptions", "CreateTable",
-                                           "GetResult")),
+    "lobby": (*(f"{GAME}/{m}" for m in ("ListGameTypes", "NormalizeOptions", "CreateTable",
+                                        "GetResult")),
+              f"{BOTS}/DriveTable"),
     "game": (f"{DEADLINES}/*", f"{STATS}/RecordMatch"),
     "deadlines": (f"{GAME}/FireDeadline",),
     "stats": (f"{LOBBY}/GetSeating",),
+    "bots": tuple(f"{GAME}/{m}" for m in ("WatchViews", "Act", "Relay", "GetLog")),
 }
 # Another team's default: read history and ratings, nothing that changes a thing.
 READ_ONLY_METHODS = tuple(f"{STATS}/{m}" for m in ("ListMatches", "GetRatings",
@@ -184,6 +188,7 @@ def _check_method(where: str, method: str) -> None:
 def _methods_of(service: str) -> tuple[str, ...]:
     from google.protobuf import descriptor_pool
 
+    import tavolo.bots.v1.bots_pb2
     import tavolo.deadlines.v1.deadlines_pb2
     import tavolo.game.v1.game_pb2
     import tavolo.lobby.v1.lobby_pb2

@@ -25,10 +25,11 @@ COMPONENTS = {
     "deadlines": "deadlines.server",
     "stats": "stats.server",
     "lobby": "lobby.server",
+    "bots": "bots.server",
     "gateway": "gateway.server",
 }
 DEV_IDP = "devtools.dev_idp"
-STACK = ("game", "deadlines", "stats", "lobby", "gateway")
+STACK = ("game", "deadlines", "stats", "bots", "lobby", "gateway")
 
 log = logging.getLogger("services.cli")
 
@@ -136,9 +137,10 @@ def _local_dev_idp(settings: Settings) -> tuple[int, str] | None:
     return None
 
 
-# `tavolo run` puts four services on one machine: each serves its metrics on a port of its own,
-# counted up from METRICS_PORT in this order (9464 lobby, 9465 game, 9466 deadlines, 9467 stats).
-_METRICS_OFFSETS = {"lobby": 0, "game": 1, "deadlines": 2, "stats": 3}
+# `tavolo run` puts five services on one machine: each serves its metrics on a port of its own,
+# counted up from METRICS_PORT in this order (9464 lobby, 9465 game, 9466 deadlines, 9467 stats,
+# 9468 bots).
+_METRICS_OFFSETS = {"lobby": 0, "game": 1, "deadlines": 2, "stats": 3, "bots": 4}
 
 
 def _child_env(settings: Settings, component: str) -> dict[str, str]:

@@ -156,6 +156,9 @@ class Settings:
     game_replicas_addr: str | None = None
     deadlines_addr: str = "127.0.0.1:50053"
     stats_addr: str = "127.0.0.1:50054"
+    bots_addr: str = "127.0.0.1:50055"
+    bot_think_ms: int = 900  # a bot's pause before each play and acknowledgement
+    abandon_after_timeouts: int = 2  # auto-played turns in a row, offline, before a takeover; 0: never
     # Whose X-Forwarded-* headers the gateway believes: addresses and networks, or ("*",).
     forwarded_allow_ips: tuple[str, ...] = ("127.0.0.1",)
     # Kept out of repr so that a logged Settings does not leak it.
@@ -191,6 +194,9 @@ class Settings:
                                 if env.text("GAME_REPLICAS_ADDR") else None),
             deadlines_addr=env.address("DEADLINES_ADDR", "127.0.0.1:50053"),
             stats_addr=env.address("STATS_ADDR", "127.0.0.1:50054"),
+            bots_addr=env.address("BOTS_ADDR", "127.0.0.1:50055"),
+            bot_think_ms=env.integer("BOT_THINK_MS", 900, minimum=0),
+            abandon_after_timeouts=env.integer("ABANDON_AFTER_TIMEOUTS", 2, minimum=0),
             forwarded_allow_ips=_forwarded_allow_ips(env),
             stats_cursor_secret=env.secret("STATS_CURSOR_SECRET", _MIN_SECRET_LENGTH),
         )

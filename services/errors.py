@@ -67,6 +67,12 @@ class Reason(enum.Enum):
     TABLE_EXISTS = grpc.StatusCode.ALREADY_EXISTS
     UNAUTHENTICATED = grpc.StatusCode.UNAUTHENTICATED
     METHOD_NOT_ALLOWED = grpc.StatusCode.PERMISSION_DENIED
+    NOT_CREATOR = grpc.StatusCode.PERMISSION_DENIED
+    SEAT_TAKEN = grpc.StatusCode.FAILED_PRECONDITION
+    GAME_STARTED = grpc.StatusCode.FAILED_PRECONDITION
+    NO_BOT = grpc.StatusCode.NOT_FOUND
+    SEAT_NOT_TAKEN_OVER = grpc.StatusCode.FAILED_PRECONDITION
+    UNKNOWN_BOT_LEVEL = grpc.StatusCode.INVALID_ARGUMENT
 
     @property
     def transient(self) -> bool:

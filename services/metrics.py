@@ -15,6 +15,8 @@ from typing import Any
 # Histogram boundaries, in seconds: deadline lateness runs from milliseconds (on time) to the
 # heartbeat (a lost wake-up) and beyond (an outage); a lock wait is short unless a table is hot.
 _LATENESS_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+# A bot's decision: microseconds for a beginner, up to a second for a master.
+_DECISION_BUCKETS = (0.0001, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 _LOCK_BUCKETS = (0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
 
 # Attribute names (OpenTelemetry's where one exists).
@@ -27,6 +29,7 @@ DEADLINE_FIRED_BY = "tavolo.deadline.fired_by"
 STORE = "tavolo.store"
 ERROR_TYPE = "error.type"
 DIRECTION = "tavolo.websocket.direction"
+BOT_LEVEL = "tavolo.bot.level"
 
 
 class Instruments:
@@ -65,6 +68,13 @@ class Instruments:
             "tavolo.store.errors", unit="{error}",
             description="Calls that failed because a store (Redis, Postgres) did not answer, by "
                         "store and error type")
+        self.bot_decisions = meter.create_histogram(
+            "tavolo.bot.decision.duration", unit="s",
+            description="CPU time of a bot's decision of a play, by level",
+            explicit_bucket_boundaries_advisory=_DECISION_BUCKETS)
+        self.takeovers = meter.create_counter(
+            "tavolo.bot.takeovers", unit="{seat}",
+            description="Seats a bot took over from a person who left or abandoned them")
 
 
 _current: Instruments | None = None
@@ -126,6 +136,19 @@ def match_finished(game_type: str) -> None:
 def match_recorded() -> None:
     if _current is not None:
         _current.matches_recorded.add(1)
+
+
+# -- bots ----------------------------------------------------------------------------------------
+
+def bot_decided(level: str, cpu_seconds: float) -> None:
+    """One decision of a play by a bot of ``level`` (every decision counts in the histogram)."""
+    if _current is not None:
+        _current.bot_decisions.record(cpu_seconds, {BOT_LEVEL: level})
+
+
+def bot_took_over() -> None:
+    if _current is not None:
+        _current.takeovers.add(1)
 
 
 class waited:  # lower case: used like a function, ``async with waited(lock):``

@@ -30,7 +30,7 @@ CREATE TABLE IF NOT EXISTS schema_migrations (
 )
 """
 
-COMPONENTS = ("game", "lobby", "stats")
+COMPONENTS = ("game", "lobby", "stats", "bots")
 
 
 @dataclass(frozen=True)

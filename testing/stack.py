@@ -38,7 +38,7 @@ from services.transport_security import ClientCredentials
 from testing.processes import free_port
 from testing.servers import REDIS_URL, create_database, delete_keys, drop_database, dsn_for, new_prefix
 
-SERVICES = ("game", "deadlines", "stats", "lobby")
+SERVICES = ("game", "deadlines", "stats", "bots", "lobby")
 COMPONENTS = (*SERVICES, "gateway")
 TEST_CALLER = "tests"  # the tests' own caller: every method
 OUTSIDE_CALLER = "reporting"  # another team's, with the default allow list: reads history
@@ -85,6 +85,8 @@ class Stack:
             "GAME_ADDR": f"127.0.0.1:{self.ports['game']}",
             "DEADLINES_ADDR": f"127.0.0.1:{self.ports['deadlines']}",
             "STATS_ADDR": f"127.0.0.1:{self.ports['stats']}",
+            "BOTS_ADDR": f"127.0.0.1:{self.ports['bots']}",
+            "BOT_THINK_MS": "0",  # tests wait for events, not for people to follow
             "APP_HOST": "127.0.0.1",
             "APP_PORT": str(self.ports["gateway"]),
             "OIDC_0_PROVIDER": "default",

@@ -69,7 +69,9 @@ class ScoponeEngine(Engine):
     )
     seats = table.SEATS
     version = table.VERSION
-    supports_take_back = False
+    # A practice match lets its one person take back their last play (the gateway checks who
+    # may); replaying the log without it gives the state before, deals and all.
+    supports_take_back = True
     options_schema = OPTIONS_SCHEMA
 
     def __init__(self, turn_timeout_ms: int = 30000, hand_ack_timeout_ms: int = 30000):

@@ -122,7 +122,7 @@ def test_default_registry_passes_the_timeouts_to_the_engines():
 def test_scopone_identity():
     engine = ScoponeEngine()
     assert (engine.id, engine.name, engine.seats, engine.supports_take_back) == (
-        "scopone_scientifico", "Scopone scientifico", 4, False
+        "scopone_scientifico", "Scopone scientifico", 4, True
     )
     assert engine.version and engine.description
 

@@ -304,8 +304,6 @@ async def test_a_take_back_restores_the_state_before_the_move_at_a_higher_revisi
 
 
 async def test_a_take_back_is_refused_when_it_cannot_apply(tables):
-    scopone = (await tables.create_table("", "scopone_scientifico", "", SEATS)).table_id
-    await _refused(Reason.TAKE_BACK_UNSUPPORTED, tables.take_back(scopone))
     table_id = await _dummy(tables, target=1)
     await _refused(Reason.TAKE_BACK_UNSUPPORTED, tables.take_back(table_id))  # no move yet
     await tables.act(table_id, "seat:0", _add())

@@ -1,4 +1,4 @@
-"""Fixtures of the lobby's tests: each store (memory and real Redis), a fake game service
+"""Fixtures of the lobby's tests: each store (memory and real Postgres), a fake game service
 over a socket, and the lobby served over a socket behind a LobbyClient."""
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from lobby.client import LobbyClient
 from lobby.postgres_store import PostgresLobbyStore
 from lobby.service import Lobby
 from lobby.servicer import SERVICE, register
-from lobby.store import LobbyStore, MemoryLobbyStore, RedisLobbyStore
+from lobby.store import LobbyStore, MemoryLobbyStore
 from services.migrations import migrate
 from services.server import ServiceSpec, serve
-from services.stores import Keys, postgres_pool, redis_client
+from services.stores import postgres_pool
 from testing.processes import free_address
 from testing.servers import create_database, drop_database, dsn_for
 from tests.lobby.fake_game_service import FakeGameService, running_game_service
@@ -49,24 +49,15 @@ def lobby_database() -> str:
     asyncio.run(drop_database(database))
 
 
-@pytest.fixture(params=["memory", "redis", "postgres"])
-async def store(request, clock, redis_url, redis_prefix, lobby_database) -> LobbyStore:
+@pytest.fixture(params=["memory", "postgres"])
+async def store(request, clock, lobby_database) -> LobbyStore:
     """Each behaviour test runs on every store."""
     if request.param == "memory":
         store = MemoryLobbyStore(TTL_SECONDS, clock=clock)
-    elif request.param == "redis":
-        store = RedisLobbyStore(redis_client(redis_url), Keys(redis_prefix), TTL_SECONDS)
     else:
         pool = await postgres_pool(lobby_database, max_size=4)
         await pool.execute("TRUNCATE lobby_game CASCADE")
         store = PostgresLobbyStore(pool, lobby_database, TTL_SECONDS)
-    yield store
-    await store.close()
-
-
-@pytest.fixture
-async def redis_store(redis_url, redis_prefix) -> RedisLobbyStore:
-    store = RedisLobbyStore(redis_client(redis_url), Keys(redis_prefix), TTL_SECONDS)
     yield store
     await store.close()
 

@@ -54,35 +54,6 @@ async def test_serves_a_whole_game_in_memory(game_service):
         await asyncio.wait_for(task, 10)
 
 
-async def test_serves_on_redis_with_the_configured_prefix_and_ttl(game_service, redis_url,
-                                                                   redis_prefix, redis_client):
-    settings = Settings(lobby_addr=free_address(), game_addr=game_service[1], redis_url=redis_url,
-                        redis_key_prefix=redis_prefix, game_ttl_seconds=321)
-    task, stop = await _running(settings)
-    try:
-        assert await _serving(settings.lobby_addr)
-        async with LobbyClient(settings.lobby_addr) as client:
-            game = await client.create_game("alice", "Alice", "scopone_scientifico")
-        assert 300 < await redis_client.ttl(f"{redis_prefix}:code:{game.join_code}") <= 321
-        assert await redis_client.exists(f"{redis_prefix}:lobby:{game.id}")
-    finally:
-        stop.set()
-        await asyncio.wait_for(task, 10)
-
-
-async def test_not_serving_while_redis_does_not_answer(game_service):
-    settings = Settings(lobby_addr=free_address(), game_addr=game_service[1],
-                        redis_url="redis://127.0.0.1:1/0", redis_key_prefix="test-down:tavolo")
-    task, stop = await _running(settings)
-    try:
-        assert await _health(settings.lobby_addr) == health_pb2.HealthCheckResponse.NOT_SERVING
-        async with LobbyClient(settings.lobby_addr) as client:
-            await fails(client.create_game("alice", "Alice", "scopone_scientifico"), Reason.UNAVAILABLE)
-    finally:
-        stop.set()
-        await asyncio.wait_for(task, 10)
-
-
 async def test_the_client_reports_an_unreachable_lobby_as_unavailable():
     async with LobbyClient(free_address(), timeout_seconds=2) as client:
         await fails(client.create_game("alice", "Alice", "scopone_scientifico"), Reason.UNAVAILABLE)

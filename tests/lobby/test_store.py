@@ -1,4 +1,4 @@
-"""The store's behaviour, the same on memory and on real Redis (the ``store`` fixture runs both)."""
+"""The store's behaviour, the same in memory and in Postgres (the ``store`` fixture runs both)."""
 
 from __future__ import annotations
 
@@ -7,13 +7,8 @@ import itertools
 import uuid
 from dataclasses import replace
 
-import pytest
-import redis.exceptions
-
 from lobby.models import DELETED_PLAYER, Game, Seat
-from lobby.store import JoinOutcome, MemoryLobbyStore, RedisLobbyStore
-from services.errors import Reason, ServiceError
-from services.stores import Keys, redis_client
+from lobby.store import JoinOutcome, MemoryLobbyStore
 from tests.lobby.conftest import TTL_SECONDS
 
 _codes = (f"{a}{b}{c}ABC" for a, b, c in itertools.product("ABCDEFGHJK", repeat=3))
@@ -187,104 +182,6 @@ async def test_memory_sweep_forgets_expired_games(clock):
     await store.create(new_game())
     assert old.id not in store._games and old.join_code not in store._codes
     assert "alice" in store._member_games and old.id not in store._member_games["alice"]
-
-
-async def test_redis_keys_are_the_documented_ones_with_the_game_ttl(redis_store, redis_client,
-                                                                    redis_prefix):
-    game = new_game("K7QX2M")
-    await redis_store.create(game)
-    await redis_store.join("K7QX2M", "bob", "Bob")
-    keys = sorted([key async for key in redis_client.scan_iter(match=f"{redis_prefix}:*")])
-    assert keys == sorted([f"{redis_prefix}:code:K7QX2M", f"{redis_prefix}:lobby:{game.id}",
-                           f"{redis_prefix}:member:alice:games", f"{redis_prefix}:member:bob:games"])
-    for key in keys:
-        assert 0 < await redis_client.ttl(key) <= TTL_SECONDS
-    assert await redis_client.smembers(f"{redis_prefix}:member:bob:games") == {game.id}
-
-
-async def test_redis_join_restarts_the_ttl_of_the_game_and_its_code(redis_store, redis_client,
-                                                                     redis_prefix):
-    game = new_game("K7QX2M")
-    await redis_store.create(game)
-    code_key, game_key = f"{redis_prefix}:code:K7QX2M", f"{redis_prefix}:lobby:{game.id}"
-    for key in (code_key, game_key):
-        await redis_client.expire(key, 5)
-    await redis_store.join("K7QX2M", "bob", "Bob")
-    for key in (code_key, game_key, f"{redis_prefix}:member:bob:games"):
-        assert await redis_client.ttl(key) > TTL_SECONDS - 60
-
-
-async def test_redis_refreshing_a_game_refreshes_every_seated_members_index(
-        redis_store, redis_client, redis_prefix):
-    """Alice's index must outlive the game she sits at, or erasing her would miss it."""
-    game = new_game("K7QX2M")
-    await redis_store.create(game)
-    alice_index = f"{redis_prefix}:member:alice:games"
-    await redis_client.expire(alice_index, 5)
-    await redis_store.join("K7QX2M", "bob", "Bob")
-    assert await redis_client.ttl(alice_index) > TTL_SECONDS - 60
-    for key in (alice_index, f"{redis_prefix}:lobby:{game.id}", f"{redis_prefix}:code:K7QX2M"):
-        await redis_client.expire(key, 5)
-    assert await redis_store.touch(game.id) == await redis_store.get(game.id)
-    for key in (alice_index, f"{redis_prefix}:lobby:{game.id}", f"{redis_prefix}:code:K7QX2M",
-                f"{redis_prefix}:member:bob:games"):
-        assert await redis_client.ttl(key) > TTL_SECONDS - 60, key
-
-
-async def test_redis_never_leaves_a_key_without_ttl(redis_store, redis_client, redis_prefix):
-    game = new_game()
-    await redis_store.create(game)
-    await redis_client.delete(f"{redis_prefix}:lobby:{game.id}")  # the game expired
-    assert await redis_store.mark_started(game.id) is None
-    assert await redis_store.touch(game.id) is None
-    assert (await redis_store.join(game.join_code, "bob", "Bob")).outcome is JoinOutcome.NOT_FOUND
-    assert await redis_store.erase_member("alice", lambda: "anon") == []
-    async for key in redis_client.scan_iter(match=f"{redis_prefix}:*"):
-        assert await redis_client.ttl(key) > 0, key
-
-
-async def test_redis_erasure_empties_the_members_index(redis_store, redis_client, redis_prefix):
-    game = new_game()
-    await redis_store.create(game)
-    await redis_store.erase_member("alice", lambda: "anon-1")
-    assert not await redis_client.exists(f"{redis_prefix}:member:alice:games")
-    assert await redis_client.hget(f"{redis_prefix}:lobby:{game.id}", "member:alice") is None
-
-
-async def test_redis_replicas_racing_for_seats_seat_exactly_four(redis_url, redis_prefix):
-    """Three lobby replicas, each with its own connection pool, hammering the same games."""
-    replicas = [RedisLobbyStore(redis_client(redis_url), Keys(redis_prefix), TTL_SECONDS)
-                for _ in range(3)]
-    try:
-        games = [new_game() for _ in range(4)]
-        for game in games:
-            await replicas[0].create(game)
-        joins = [replicas[n % 3].join(game.join_code, f"member-{n}", f"m{n}")
-                 for game in games for n in range(20)]
-        results = await asyncio.gather(*joins)
-        for game in games:
-            stored = await replicas[1].get(game.id)
-            assert [s.index for s in stored.seats] == [0, 1, 2, 3]
-            assert len({s.member_id for s in stored.seats}) == 4
-            mine = [r for r in results if r.game.id == game.id]
-            assert sum(r.outcome is JoinOutcome.SEATED for r in mine) == 3
-            assert sum(r.took_last_seat for r in mine) == 1
-    finally:
-        for replica in replicas:
-            await replica.close()
-
-
-async def test_redis_that_does_not_answer_is_unavailable():
-    store = RedisLobbyStore(redis_client("redis://127.0.0.1:1/0"), Keys("test-down:tavolo"), 60)
-    try:
-        with pytest.raises(ServiceError) as caught:
-            await store.create(new_game())
-        assert caught.value.reason is Reason.UNAVAILABLE
-        assert caught.value.message.startswith("The lobby store is unavailable")
-        with pytest.raises(redis.exceptions.ConnectionError):
-            await store.ping()
-    finally:
-        await store.close()
 
 
 async def test_a_seat_taken_and_the_start_record_when_the_game_changed(store):

@@ -1,0 +1,152 @@
+"""One table's bots at play: each bot seat watches its own view and acts through the game API.
+
+A bot is a player (DESIGN): it reads only its seat's view (GameService.WatchViews) and the
+table's public log (every play is public), never another seat's cards or the seed, and it
+plays with Act at the revision it saw, so a move that raced another (a person, an auto-play, a
+second replica driving the same table for a moment) is refused and decided again on the next
+view. It waits ``think_ms`` before each play and acknowledgement, so people can follow.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+from bots import levels
+from bots.knowledge import knowledge_from_view
+from game.client import LogEntry
+from services import metrics
+from services.errors import Reason, ServiceError
+
+log = logging.getLogger(__name__)
+
+LOG_TAIL = 64  # moves re-read before a decision: a hand's 40 plays and its acks, with room
+FIRST_BACKOFF_SECONDS = 0.2
+MAX_BACKOFF_SECONDS = 5.0
+
+
+class GameApi(Protocol):
+    """What a bot uses of the game service (game.client.GameClient is one)."""
+
+    def watch_views(self, table_id: str, seat: str) -> Any: ...
+
+    async def act(self, table_id: str, seat: str, action: dict | str,
+                  expected_revision: int | None = None) -> dict: ...
+
+    async def get_log(self, table_id: str, after_number: int = 0,
+                      page_size: int = 0) -> tuple[Any, list[LogEntry], int]: ...
+
+
+class SeatBot:
+    """The bot of one seat of one table."""
+
+    def __init__(self, game: GameApi, table_id: str, seat_index: int, level: str, think_ms: int,
+                 decide: Callable[[Callable[[], tuple[str, list[str]]]], Awaitable] | None = None):
+        self.game = game
+        self.table_id = table_id
+        self.seat_index = seat_index
+        self.seat = f"seat:{seat_index}"
+        self.level = levels.level(level)
+        self.think_seconds = think_ms / 1000
+        # Decisions run off the event loop (a maestro thinks for up to a second).
+        self._decide = decide or asyncio.to_thread
+        self._turn: asyncio.Task | None = None
+
+    async def run(self) -> None:
+        """Play until the match is finished; a lost stream is watched again."""
+        backoff = FIRST_BACKOFF_SECONDS
+        try:
+            while True:
+                try:
+                    async for view in self.game.watch_views(self.table_id, self.seat):
+                        backoff = FIRST_BACKOFF_SECONDS
+                        self._cancel_turn()
+                        if view.get("status") == "finished":
+                            return
+                        if self._owes_move(view):
+                            self._turn = asyncio.create_task(self._move(view),
+                                                             name=f"bot {self.table_id} {self.seat}")
+                except ServiceError as error:
+                    if error.reason in (Reason.TABLE_NOT_FOUND, Reason.NOT_SEATED):
+                        log.warning("table %s: %s's bot stops: %s", self.table_id, self.seat,
+                                    error.message)
+                        return
+                    log.info("table %s: %s's view stream broke (%s); watching again",
+                             self.table_id, self.seat, error.message)
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, MAX_BACKOFF_SECONDS)
+        finally:
+            self._cancel_turn()
+
+    def _owes_move(self, view: dict) -> bool:
+        if view.get("your_turn"):
+            return True
+        return (view.get("status") == "hand_end"
+                and self.seat_index not in view.get("acknowledged", ()))
+
+    def _cancel_turn(self) -> None:
+        if self._turn is not None and not self._turn.done():
+            self._turn.cancel()
+        self._turn = None
+
+    async def _move(self, view: dict) -> None:
+        started = time.monotonic()
+        try:
+            if view.get("your_turn"):
+                moves = await self._public_log()
+                knowledge = knowledge_from_view(view, moves)
+                cpu_started = time.process_time()
+                card, capture = await self._decide(lambda: self.level.choose(knowledge))
+                metrics.bot_decided(self.level.id, time.process_time() - cpu_started)
+                action: dict = {"action": "play", "card": card, "capture": capture}
+            else:
+                action = {"action": "ack"}
+            await asyncio.sleep(max(0.0, self.think_seconds - (time.monotonic() - started)))
+            await self.game.act(self.table_id, self.seat, action,
+                                expected_revision=view.get("revision"))
+        except asyncio.CancelledError:
+            raise
+        except ServiceError as error:
+            # Somebody moved first (the next view decides again), or the table went on.
+            report = log.debug if error.reason is Reason.CONCURRENT_MOVE else log.warning
+            report("table %s: %s's bot could not move: %s", self.table_id, self.seat, error.message)
+        except Exception:
+            log.exception("table %s: %s's bot failed to decide", self.table_id, self.seat)
+
+    async def _public_log(self) -> list[dict]:
+        """The table's latest moves as GET /api/games/{id}/log shows them: every play of the
+        current hand is among them."""
+        header, _, _ = await self.game.get_log(self.table_id, page_size=1)
+        after = max(0, header.move_count - LOG_TAIL)
+        moves: list[dict] = []
+        while True:
+            _, page, after = await self.game.get_log(self.table_id, after_number=after)
+            moves.extend({"number": m.number, "type": m.type, "seat": m.seat or None,
+                          "payload": m.payload, "auto": m.auto} for m in page)
+            if not after:
+                return moves
+
+
+class TableBots:
+    """Every bot of one table, started together and stopped together."""
+
+    def __init__(self, game: GameApi, table_id: str, seats: tuple[tuple[int, str], ...],
+                 think_ms: int, on_finished: Callable[[str], Awaitable[None]]):
+        self.table_id = table_id
+        self.seats = seats
+        self._bots = [SeatBot(game, table_id, index, level, think_ms) for index, level in seats]
+        self._on_finished = on_finished
+        self.task = asyncio.create_task(self._run(), name=f"bots of table {table_id}")
+
+    async def _run(self) -> None:
+        await asyncio.gather(*(bot.run() for bot in self._bots))
+        await self._on_finished(self.table_id)
+
+    async def stop(self) -> None:
+        self.task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self.task

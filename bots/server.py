@@ -1,0 +1,59 @@
+"""``tavolo serve bots``: the bots service on BOTS_ADDR.
+
+With DATABASE_URL set it applies the bots migrations and keeps which tables bots play in
+Postgres, shared by every replica (a replica that dies leaves its tables to the others);
+without, it keeps them in memory for a single replica.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from bots.service import Bots
+from bots.servicer import SERVICE_NAME, register
+from bots.store import DriveStore, MemoryDriveStore, PostgresDriveStore
+from game.client import GameClient
+from services import telemetry
+from services.config import Settings
+from services.migrations import migrate
+from services.server import ServiceSpec, serve
+from services.stores import postgres_pool, when_reachable
+from services.transport_security import ClientCredentials
+
+log = logging.getLogger(__name__)
+
+
+async def open_store(settings: Settings) -> DriveStore:
+    if settings.database_url is None:
+        log.info("bots: DATABASE_URL unset, keeping the bots' tables in memory (one replica only)")
+        return MemoryDriveStore()
+    url = settings.database_url
+
+    async def open_postgres() -> DriveStore:
+        for name in await migrate(url, components=("bots",)):
+            log.info("bots: applied migration %s", name)
+        return PostgresDriveStore(await postgres_pool(url))
+
+    return await when_reachable("bots: Postgres", open_postgres)
+
+
+async def build(settings: Settings) -> ServiceSpec:
+    """The bots ServiceSpec with its store open; ``on_stop`` closes it."""
+    store = await open_store(settings)
+    # A bot's moves go to the table's owner, as a gateway's do (GAME_REPLICAS_ADDR).
+    game = GameClient(settings.game_addr, replicas_address=settings.game_replicas_addr,
+                      credentials=ClientCredentials.of(settings.grpc_security))
+    bots = Bots(store, game, settings.bot_think_ms)
+
+    async def close() -> None:
+        await game.close()
+        await store.close()
+
+    return ServiceSpec(name="bots", full_names=(SERVICE_NAME,),
+                       register=lambda server: register(server, bots),
+                       probe=store.probe, on_stop=close, background=[bots.run])
+
+
+async def run(settings: Settings) -> None:
+    async with telemetry.running(settings, "bots"):  # telemetry hook: before any channel opens
+        await serve(await build(settings), settings.bots_addr, security=settings.grpc_security)

@@ -1,0 +1,75 @@
+"""REST for who plays a seat: bots seated by the creator, leaving a game, taking a seat back.
+
+The lobby owns the seating and decides (lobby.service); this module reads the bodies, calls it,
+answers CONTRACT's shapes, and tells every gateway process when who plays at a started table
+changed, so each table's sockets see the new seating at once (gateway.events.SeatingChanged).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+from gateway.backends import backends_of
+from gateway.bodies import json_object
+from gateway.events import SeatingChanged
+from gateway.games import game_id_of, personal_view
+from gateway.members import require_member
+from gateway.views import lobby_view
+from services.errors import ServiceError
+
+log = logging.getLogger(__name__)
+
+
+async def add_bot(request: Request) -> JSONResponse:
+    member = await require_member(request)
+    game_id = game_id_of(request)
+    body = await json_object(request, {"seat": int, "level": str})
+    if "seat" not in body or "level" not in body:
+        raise HTTPException(400, "seat and level are required")
+    result = await backends_of(request).lobby.add_bot(game_id, member.sub, body["seat"],
+                                                      body["level"])
+    log.info("game %s: a bot sits at seat %d%s", game_id, body["seat"],
+             " (the game starts)" if result.started else "")
+    return JSONResponse(await personal_view(request, result.game, member.sub))
+
+
+async def remove_bot(request: Request) -> JSONResponse:
+    member = await require_member(request)
+    game_id = game_id_of(request)
+    seat = request.path_params["seat"]
+    if not seat.isdigit() or int(seat) > 3:
+        raise HTTPException(404, "No bot at that seat")
+    game = await backends_of(request).lobby.remove_bot(game_id, member.sub, int(seat))
+    return JSONResponse(lobby_view(game, member.sub))
+
+
+async def leave(request: Request) -> JSONResponse:
+    """In the lobby the seat is freed; while playing a bot takes it over."""
+    member = await require_member(request)
+    game_id = game_id_of(request)
+    await json_object(request, {}, optional=True)
+    game = await backends_of(request).lobby.leave_game(game_id, member.sub)
+    if game is not None and game.started:
+        await _seating_changed(request, game_id)
+    log.info("game %s: a member left", game_id)
+    return JSONResponse({"left": True})
+
+
+async def take_seat_back(request: Request) -> JSONResponse:
+    member = await require_member(request)
+    game_id = game_id_of(request)
+    await json_object(request, {}, optional=True)
+    game = await backends_of(request).lobby.return_seat(game_id, member.sub)
+    await _seating_changed(request, game_id)
+    return JSONResponse(await personal_view(request, game, member.sub))
+
+
+async def _seating_changed(request: Request, game_id: str) -> None:
+    try:
+        await request.app.state.sockets.bus.publish(SeatingChanged((game_id,)))
+    except ServiceError as error:  # the next state shows it anyway
+        log.warning("game %s: the seating change was not announced: %s", game_id, error.message)
