@@ -121,7 +121,7 @@ _PLAYING_EXAMPLE: dict[str, Any] = {
     "options": _OPTIONS,
     "players": [
         {"seat": s, "name": _NAMES[s], "team": team_of(s), "card_count": 9 if s < 2 else 10,
-         "captured_count": 2 if s == 0 else 0, "scope": 0, "is_you": s == 0}
+         "captured_count": 2 if s == 0 else 0, "scope": 0, "is_you": s == 0, "connected": s != 3}
         for s in range(4)
     ],
     "you": 0, "hand": ["01C", "03S", "07D"], "table": ["04B", "06C"],
@@ -161,16 +161,29 @@ _FINISHED_EXAMPLE = {
     "last_hand": {**_LAST_HAND_EXAMPLE, "hand": 5, "scores": {"A": 11, "B": 7}},
     "winner": "A", "seed": _SEED, "revision": 201,
 }
+_MATCH_PLAYERS: list[dict[str, Any]] = [
+    {"seat": s, "name": _NAMES[s], "team": team_of(s), "won": s % 2 == 0, "points": 11 if s % 2 == 0 else 7,
+     "elo_delta": 16 if s % 2 == 0 else -16}
+    for s in range(4)
+]
 _MATCH_EXAMPLE = {
     "id": _GAME_ID, "game_type": "scopone_scientifico",
-    "started_at": "2026-12-02T10:00:05.000Z", "finished_at": "2026-12-02T10:41:12.345Z",
+    "started_at": "2026-12-02T10:00:05.000Z", "finished_at": "2026-12-02T10:41:12.345Z", "rated": True,
     "result": {"scores": {"A": 11, "B": 7}, "winner": "A", "target_score": 11, "hands": 5,
                "audit": [_LAST_HAND_EXAMPLE]},
-    "players": [
-        {"seat": s, "name": _NAMES[s], "team": team_of(s), "won": s % 2 == 0, "points": 11 if s % 2 == 0 else 7,
-         "elo_delta": 16 if s % 2 == 0 else -16}
-        for s in range(4)
-    ],
+    "players": _MATCH_PLAYERS,
+}
+# A practice match (bots at seats 1 and 3 from the start) and one bob abandoned: both unrated.
+_PRACTICE_MATCH_EXAMPLE = {
+    **_MATCH_EXAMPLE, "id": "3d2c1b0a-9f8e-4d7c-8b6a-5f4e3d2c1b0a", "rated": False,
+    "players": [{**player, "elo_delta": 0, **({"name": "Expert", "bot": "esperto"} if player["seat"] % 2 else {})}
+                for player in _MATCH_PLAYERS],
+}
+_ABANDONED_MATCH_EXAMPLE = {
+    **_MATCH_EXAMPLE, "id": "7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d", "rated": False,
+    "players": [{**player, "elo_delta": -16 if player["seat"] == 1 else 0,
+                 **({"abandoned": True} if player["seat"] == 1 else {})}
+                for player in _MATCH_PLAYERS],
 }
 _LOG_EXAMPLE = {
     "id": _GAME_ID, "game_type": "scopone_scientifico", "options": _OPTIONS,
@@ -237,7 +250,20 @@ def _core_schemas() -> dict[str, Schema]:
             "players": _integer("How many seats a game of this type has.", examples=[4]),
             "options_schema": {"type": "object", "description": "The JSON Schema (draft 2020-12) the options "
                                "of POST /api/games must satisfy, with their defaults."},
+            "bot_levels": _array(_ref("BotLevel"), "The levels a bot may play at, weakest first."),
         }),
+        "BotLevel": _object("A level of play of the computer players.", {
+            "id": _string("The level's id.", enum=["principiante", "esperto", "maestro"]),
+            "name": _string("Its name in English.", examples=["Expert"]),
+        }, example={"id": "esperto", "name": "Expert"}),
+        "AddBotRequest": _object("Where the bot sits, and how well it plays.", {
+            "seat": _integer("An empty seat, 0..3."),
+            "level": _string("A level id of the game type's `bot_levels`."),
+        }, closed=True, example={"seat": 2, "level": "esperto"}),
+        "NoFieldsRequest": _object("No fields: an empty object (or no body at all).", {}, closed=True,
+                                   example={}),
+        "Left": _object("The caller left the game.", {"left": _boolean("Always true.")},
+                        example={"left": True}),
         "CreateGameRequest": _object("Every field is optional; an empty body creates a default game.", {
             "game_type": _string("The game type id.", default="scopone_scientifico"),
             "options": {**_nullable(_ref("Options"), "Options checked against the type's `options_schema` "
@@ -258,7 +284,11 @@ def _game_schemas() -> dict[str, Schema]:
     return {
         "LobbyPlayer": _object("A seated player of a waiting game.", {
             "seat": _SEAT, "name": _NAME, "team": team, "is_you": _boolean("True for the caller's seat."),
-        }),
+            "bot": _string("Present while a bot plays this seat: its level.",
+                           enum=["principiante", "esperto", "maestro"]),
+            "took_over": _boolean("Present (true) when that bot replaced the person named here, who left "
+                                  "or abandoned the seat and may take it back."),
+        }, optional=("bot", "took_over")),
         "Lobby": _object("A game waiting for players.", {
             "id": _GAME_UUID, "game_type": _GAME_TYPE_ID, "join_code": _JOIN_CODE,
             "status": _string("Always `lobby` while seats are open.", enum=["lobby"]),
@@ -269,7 +299,11 @@ def _game_schemas() -> dict[str, Schema]:
         }, example=_LOBBY_EXAMPLE),
         "PreviewPlayer": _object("A seated player, as anyone with the code sees them.", {
             "seat": _SEAT, "name": _NAME, "team": team,
-        }),
+            "bot": _string("Present while a bot plays this seat: its level.",
+                           enum=["principiante", "esperto", "maestro"]),
+            "took_over": _boolean("Present (true) when that bot replaced the person named here, who left "
+                                  "or abandoned the seat and may take it back."),
+        }, optional=("bot", "took_over")),
         "Preview": _object("The game behind a join code, for someone deciding whether to join.", {
             "id": _GAME_UUID, "game_type": _GAME_TYPE_ID,
             "name": _string("The game type's name."), "description": _string("The game type's description."),
@@ -304,7 +338,13 @@ def _game_schemas() -> dict[str, Schema]:
             "captured_count": _integer("Cards the seat captured this hand.", minimum=0),
             "scope": _integer("Scope the seat made this hand.", minimum=0),
             "is_you": _boolean("True for the caller's seat."),
-        }, optional=("card_count", "captured_count", "scope")),
+            "bot": _string("Present while a bot plays this seat: its level.",
+                           enum=["principiante", "esperto", "maestro"]),
+            "took_over": _boolean("Present (true) when that bot replaced the person named here, who left "
+                                  "or abandoned the seat and may take it back."),
+            "connected": _boolean("True when a bot plays the seat or its player has a socket open at "
+                                  "this table."),
+        }, optional=("card_count", "captured_count", "scope", "bot", "took_over")),
         "LastPlay": _object("The latest play of the hand.", {
             "seat": _SEAT, "card": card,
             "capture": _array(card, "The table cards taken; empty when none."),
@@ -401,8 +441,14 @@ def _record_schemas() -> dict[str, Schema]:
             "seat": _SEAT, "name": _NAME, "team": _nullable(_ref("Team"), "Null when the game has no teams."),
             "won": _boolean("The player's team won."),
             "points": _integer("The team's final score."),
-            "elo_delta": _integer("The rating change this match caused (negative for a loss)."),
-        }),
+            "elo_delta": _integer("The rating change this match caused (negative for a loss): 0 in an unrated "
+                                  "match (`rated` false) but for an abandoner, and always 0 for a bot."),
+            "bot": _string("Only on a bot's seat: the level of the bot that played it from the start (the "
+                           "match is then a practice match). A bot has no rating.", examples=["esperto"]),
+            "abandoned": _boolean("Only on the seat of a player who left the match (a bot took the seat over "
+                                  "and they did not take it back): always true. Their `elo_delta` is what a "
+                                  "lost match cost them.", enum=[True]),
+        }, optional=("bot", "abandoned")),
         "MatchResult": _object("The engine's result (for scopone: scores, winner, target_score, hands and the "
                                "per-hand audit).", {
             "scores": _ref("Scores"), "winner": _ref("Team"), "target_score": _integer("The options' target."),
@@ -411,6 +457,10 @@ def _record_schemas() -> dict[str, Schema]:
         "Match": _object("A finished match.", {
             "id": _GAME_UUID, "game_type": _GAME_TYPE_ID,
             "started_at": _timestamp("When the game started."), "finished_at": _timestamp("When it ended."),
+            "rated": _boolean("True when the match moved the ratings: the four people who started it all "
+                              "finished it. False for a practice match (a bot sat there from the start: "
+                              "nobody's rating moved) and for an abandoned one (only the abandoners lost "
+                              "what a lost match costs)."),
             "result": _ref("MatchResult"),
             "players": _array(_ref("MatchPlayer"), "Every seat, in seat order."),
         }, example=_MATCH_EXAMPLE),
@@ -468,7 +518,12 @@ def _socket_schemas() -> dict[str, Schema]:
             "code": _string("Why.", enum=list(WS_ERROR_CODES)),
             "message": _string("For people."),
         }, example={"type": "error", "code": "not_your_turn", "message": "Not your turn"}),
-        "WsServerMessage": {"oneOf": [_ref("WsLobby"), _ref("WsState"), _ref("WsGameOver"),
+        "WsPresence": _object("Who is connected changed (a seat's first socket opened or its last "
+                              "closed); no state comes with it.", {
+            "type": _string("`presence`.", enum=["presence"]),
+            "connected": _array(_SEAT, "The seats connected now (bots always are), sorted."),
+        }, example={"type": "presence", "connected": [0, 1, 2]}),
+        "WsServerMessage": {"oneOf": [_ref("WsLobby"), _ref("WsState"), _ref("WsGameOver"), _ref("WsPresence"),
                                       _ref("WsRematch"), _ref("WsError")],
                             "description": "Any message the server sends."},
         "WsPlay": _object("Play a card.", {
@@ -482,7 +537,11 @@ def _socket_schemas() -> dict[str, Schema]:
         "WsStateRequest": _object("Ask for the current view again.", {
             "action": _string("`state`.", enum=["state"]), "revision": revision,
         }, optional=("revision",), example={"action": "state"}),
-        "WsClientMessage": {"oneOf": [_ref("WsPlay"), _ref("WsAck"), _ref("WsStateRequest")],
+        "WsTakeBack": _object("Practice only: take back your last play while nobody played after it.", {
+            "action": _string("`takeback`.", enum=["takeback"]), "revision": revision,
+        }, optional=("revision",), example={"action": "takeback"}),
+        "WsClientMessage": {"oneOf": [_ref("WsPlay"), _ref("WsAck"), _ref("WsStateRequest"),
+                                      _ref("WsTakeBack")],
                             "description": f"Any message a client sends: JSON text of at most "
                                            f"{MAX_SOCKET_MESSAGE_BYTES} bytes."},
     }
@@ -726,6 +785,63 @@ def _game_paths() -> dict[str, dict]:
                         "they ask, and the fourth starts it.",
             parameters=(_GAME_ID_PARAM,),
             body=_body("RematchRequest", "Optional: no body, or `{}`.", required=False, example={}))},
+        "/api/games/{id}/bots": {"post": _operation(
+            "addBot", "games", "Seat a bot",
+            {"200": _json("The lobby, or the game view when the bot took the last seat (the game "
+                          "starts).", lobby_or_game,
+                          examples={"lobby": _LOBBY_EXAMPLE, "started": _STARTED_EXAMPLE}),
+             "400": _error("Not a JSON object, an unknown field, a wrong type or a missing field.",
+                           *_BODY_ERRORS, "seat and level are required", "seat must be an integer"),
+             "403": _error("The caller is not the game's creator (its lowest-seated person), or not "
+                           "seated.", "Only the creator can seat a bot", "Not seated at this game"),
+             "404": _shared("GameNotFound"),
+             "405": _shared("MethodNotAllowed"),
+             "409": _error("The seat is taken or not 0..3, or the game has started.", "Seat taken",
+                           "Game already started"),
+             "422": _error("A level the game type does not offer.", "Unknown bot level: grandmaster")},
+            description="The creator seats a bot at an empty seat of a game in the lobby. A practice "
+                        "match (a bot from the start) moves nobody's rating.",
+            parameters=(_GAME_ID_PARAM,),
+            body=_body("AddBotRequest", "The seat and the level.", required=True,
+                       example={"seat": 2, "level": "esperto"}))},
+        "/api/games/{id}/bots/{seat}": {"delete": _operation(
+            "removeBot", "games", "Take a bot off a waiting game",
+            {"200": _json("The lobby.", _ref("Lobby"), example=_LOBBY_EXAMPLE),
+             "403": _error("The caller is not the game's creator, or not seated.",
+                           "Only the creator can seat a bot", "Not seated at this game"),
+             "404": _error("No bot sits there (or no game has this id).", "No bot at that seat",
+                           "Game not found"),
+             "405": _shared("MethodNotAllowed"),
+             "409": _error("The game has started.", "Game already started")},
+            parameters=(_GAME_ID_PARAM,
+                        _param("path", "seat", "The bot's seat, 0..3.", {"type": "integer"},
+                               required=True)))},
+        "/api/games/{id}/leave": {"post": _operation(
+            "leaveGame", "games", "Leave a game",
+            {"200": _json("Left: in the lobby the seat is free (the next person becomes the creator; "
+                          "the game is gone with its last person); while playing an `esperto` bot "
+                          "plays the seat until the caller takes it back.", _ref("Left")),
+             "400": _error("A body that is not a JSON object, or any field.", *_BODY_ERRORS),
+             "403": not_seated,
+             "404": _shared("GameNotFound"),
+             "405": _shared("MethodNotAllowed"),
+             "409": _error("The game is finished.", "Game is finished")},
+            description="Leaving a started match is an abandonment unless the player comes back "
+                        "(POST /api/games/{id}/return): the match is unrated and costs the leaver "
+                        "what a lost match would have.",
+            parameters=(_GAME_ID_PARAM,),
+            body=_body("NoFieldsRequest", "Optional: no body, or `{}`.", required=False, example={}))},
+        "/api/games/{id}/return": {"post": _operation(
+            "returnToGame", "games", "Take back a seat a bot took over",
+            {"200": _json("The game view; the bot left the seat.", _ref("GameView")),
+             "400": _error("A body that is not a JSON object, or any field.", *_BODY_ERRORS),
+             "403": not_seated,
+             "404": _shared("GameNotFound"),
+             "405": _shared("MethodNotAllowed"),
+             "409": _error("No bot took the caller's seat over, or the game is finished.",
+                           "Seat not taken over", "Game is finished")},
+            parameters=(_GAME_ID_PARAM,),
+            body=_body("NoFieldsRequest", "Optional: no body, or `{}`.", required=False, example={}))},
         "/api/games/preview": {"get": _operation(
             "previewGame", "games", "See the game behind a code",
             {"200": _json("The game.", _ref("Preview")),
@@ -779,7 +895,8 @@ def _stats_paths() -> dict[str, dict]:
                           example=_MY_GAMES_EXAMPLE)})},
         "/api/me/matches": {"get": _operation(
             "listMyMatches", "stats", "The caller's finished matches, newest first",
-            {"200": _json("A page.", _ref("MatchPage"), example={"items": [_MATCH_EXAMPLE], "next_cursor": None}),
+            {"200": _json("A page.", _ref("MatchPage"), example={
+                "items": [_MATCH_EXAMPLE, _ABANDONED_MATCH_EXAMPLE, _PRACTICE_MATCH_EXAMPLE], "next_cursor": None}),
              "400": _error("A bad limit or cursor, or an unknown game type.", _LIMIT_ERROR, "Invalid cursor",
                            "Unknown game type: chess")},
             parameters=(_limit_param(20),

@@ -170,7 +170,7 @@ class TableFeed:
         arrived = subscriber.seat not in self.subscribers
         self.subscribers.setdefault(subscriber.seat, set()).add(subscriber)
         if arrived and self.started and self.views:
-            self._show_again(subscriber)
+            self._presence_changed(skip=subscriber)
         if not self.started:
             if not game.started:
                 # The socket's own reading of the lobby is fresh: show it at once (as a watch
@@ -191,7 +191,7 @@ class TableFeed:
             if not seat:
                 del self.subscribers[subscriber.seat]
                 if self.subscribers and self.started and self.views:
-                    self._show_again()  # the others see the seat go offline
+                    self._presence_changed()  # the others see the seat go offline
         return not self.subscribers
 
     def _all(self) -> list[Subscriber]:
@@ -205,20 +205,29 @@ class TableFeed:
         return _text({"type": "state", "game": game_view(view, self.game, self.connected())})
 
     def connected(self) -> set[int]:
-        """The seats with a socket open at this table in this process."""
-        return {int(seat.rpartition(":")[2]) for seat in self.subscribers}
+        """The seats a bot plays, and those with a socket open at this table in this process."""
+        return ({int(seat.rpartition(":")[2]) for seat in self.subscribers}
+                | {seat.index for seat in self.game.bot_seats})
 
-    def _show_again(self, skip: Subscriber | None = None) -> None:
-        """The current revision, rendered anew for every socket (but ``skip``, which gets its
-        state from :meth:`add`)."""
+    def _presence_changed(self, skip: Subscriber | None = None) -> None:
+        """A seat's first socket opened or its last closed: every other socket is told who is
+        connected now (a ``presence`` message, not a state: no change of the game), and the
+        next states are rendered with it."""
+        self._texts = {}
+        text = _text({"type": "presence", "connected": sorted(self.connected())})
+        for subscriber in self._all():
+            if subscriber is not skip:
+                subscriber.outbox.put(text)
+
+    def _show_again(self) -> None:
+        """The current revision, rendered anew for every socket: who plays a seat changed."""
         self._texts = {}
         for seat, subscribers in self.subscribers.items():
             text = self._state_of(seat)
             if text is None:
                 continue
             for subscriber in subscribers:
-                if subscriber is not skip:
-                    subscriber.put_state(self.revision, text, again=True)
+                subscriber.put_state(self.revision, text, again=True)
 
     def _state_of(self, seat: str) -> str | None:
         """The newest state of ``seat`` (rendered once per revision and seat), or None."""
@@ -409,6 +418,11 @@ class TableFeeds:
             feed for id in table_ids if (feed := self._feeds.get(id)) is not None)
         for feed in feeds:
             feed.names_changed()
+
+    def connected(self, table_id: str) -> set[int]:
+        """The seats with a socket open at the table in this process (a REST view shows them)."""
+        feed = self._feeds.get(table_id)
+        return feed.connected() if feed is not None else set()
 
     def __len__(self) -> int:
         """How many subscriptions this process holds (one per game with a socket open)."""

@@ -25,7 +25,9 @@ _IDEMPOTENT = ("RecordMatch", "ListMatches", "GetRatings", "GetLeaderboard", "Er
 
 
 class SeatReport(Protocol):
-    """One seat's outcome of a finished match, as a caller of record_match reports it."""
+    """One seat's outcome of a finished match, as a caller of record_match reports it. Who
+    played it (a person, a bot from the start, a bot that took a person's seat over) is the
+    lobby's seating's, which stats reads itself."""
 
     @property
     def seat(self) -> str: ...  # the table's opaque seat, "seat:<index>"

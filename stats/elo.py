@@ -8,6 +8,9 @@ A side is a team, or a single seat when the game has no teams. With two sides th
 the negation of the first (so rounding can never break the zero sum). With more sides each pair is
 scored as a two-side match at K / (n - 1) and any rounding residue is settled on the sides whose
 rounding lost the most, so the sum stays zero there too.
+
+:func:`loss_delta` is what a side would get for a loss against the others: the cost of an
+abandonment (CONTRACT.md, Bots).
 """
 
 from __future__ import annotations
@@ -53,6 +56,15 @@ def match_deltas(participants: Sequence[Participant], ratings: Mapping[str, int]
     won = {key: sides[key][0].won for key in keys}
     side_delta = _side_deltas(keys, mean, won, k)
     return {p.member_id: side_delta[key] for key in keys for p in sides[key]}
+
+
+def loss_delta(participants: Sequence[Participant], ratings: Mapping[str, int], side: Hashable,
+               k: float = K_FACTOR) -> int:
+    """What losing would cost ``side``: its delta had it lost to every other side (which then
+    draw among themselves), whatever the match's real outcome. 0 with no other side."""
+    lost = [Participant(p.member_id, p.side, p.side != side) for p in participants]
+    deltas = match_deltas(lost, ratings, k)
+    return next((deltas[p.member_id] for p in participants if p.side == side), 0)
 
 
 def _side_deltas(keys: list, mean: dict, won: dict, k: float) -> dict:

@@ -49,9 +49,10 @@ def match_message(match: Match) -> stats_pb2.Match:
             stats_pb2.MatchPlayer(
                 seat_index=p.seat_index, member_id=p.member_id, display_name=p.display_name,
                 team=p.team or "", won=p.won, points=p.points, elo_delta=p.elo_delta,
-                erased=p.erased)
+                erased=p.erased, bot_level=p.bot_level or "", abandoned=p.abandoned)
             for p in match.players
         ],
+        rated=match.rated,
     )
 
 
@@ -65,9 +66,10 @@ def match_from_message(message: stats_pb2.Match) -> Match:
         players=tuple(
             Player(seat_index=p.seat_index, member_id=p.member_id, display_name=p.display_name,
                    team=p.team or None, won=p.won, points=p.points, elo_delta=p.elo_delta,
-                   erased=p.erased)
+                   erased=p.erased, bot_level=p.bot_level or None, abandoned=p.abandoned)
             for p in message.players
         ),
+        rated=message.rated,
     )
 
 

@@ -24,7 +24,7 @@ class Player:
     """One participant of a match: who sat at which seat and how it went for them."""
 
     seat_index: int
-    member_id: str
+    member_id: str  # "" for a bot's seat (bot_level): a bot is nobody's member
     display_name: str
     team: str | None  # None when the game has no teams (each seat plays for itself)
     won: bool
@@ -34,6 +34,12 @@ class Player:
     # Anonymized (a fresh member_id per row, ERASED_NAME). Erased before the match was
     # recorded: never rated (elo_delta 0, see stats.standings); after: the delta stays.
     erased: bool = False
+    # The level of a bot that played this seat from the start ("esperto"); None for a person.
+    # Such a match is practice: nobody's rating moves (see stats.standings).
+    bot_level: str | None = None
+    # A bot took this person's seat over and they did not take it back: the match is unrated,
+    # but this member loses what a lost match would have cost them (see stats.standings).
+    abandoned: bool = False
 
     def anonymized(self, new_member_id: str) -> Player:
         return replace(self, member_id=new_member_id, display_name=ERASED_NAME, erased=True)
@@ -49,6 +55,9 @@ class Match:
     finished_ms: int
     result: dict[str, Any]
     players: tuple[Player, ...]  # in seat order
+    # The match moved ratings as a whole: no bot from the start, nobody abandoned. Set when the
+    # match is recorded (stats.standings.with_deltas).
+    rated: bool = True
 
 
 @dataclass(frozen=True)
@@ -60,6 +69,8 @@ class SeatHolder:
     member_id: str
     display_name: str
     erased: bool = False  # the lobby erased the member: the id stands for nobody
+    bot_level: str = ""  # a bot plays the seat (lobby.models.Seat.bot)
+    took_over: bool = False  # that bot took the seat over from the member named here
 
 
 @dataclass(frozen=True)

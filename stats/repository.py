@@ -46,7 +46,17 @@ from stats.model import (
     RecalculationSummary,
     erased_member_id,
 )
-from stats.standings import Ledger, Standing, history_order, rated, settle, with_deltas
+from stats.standings import (
+    Ledger,
+    Standing,
+    counted,
+    history_order,
+    is_rated,
+    members,
+    moved,
+    settle,
+    with_deltas,
+)
 
 log = logging.getLogger(__name__)
 
@@ -64,8 +74,8 @@ def _erased_meanwhile(match: Match, hashes: Collection[bytes],
     """The match with every player whose member id hashes into ``hashes`` anonymized."""
     if not hashes:
         return match
-    players = tuple(p.anonymized(new_member_id())
-                    if not p.erased and member_hash(p.member_id) in hashes else p
+    erased = {p.seat_index for p in members(match) if member_hash(p.member_id) in hashes}
+    players = tuple(p.anonymized(new_member_id()) if p.seat_index in erased else p
                     for p in match.players)
     return replace(match, players=players)
 
@@ -85,8 +95,9 @@ class StatsRepository(ABC):
     @abstractmethod
     async def record_match(self, match: Match,
                            erasures_after: int | None = None) -> tuple[Match, bool]:
-        """Record ``match`` (its players' deltas are computed here) and update the ratings of
-        its players that are not erased.
+        """Record ``match`` (its players' deltas and whether it is rated are computed here)
+        and update the ratings of the players it moves (stats.standings: not the erased, no
+        bot, nobody in a practice match, only the abandoners in an abandoned one).
 
         With ``erasures_after`` (an ``erasure_mark()``), players whose member was erased since
         that mark are written as erased. Returns the stored match and True; when a match with
@@ -161,7 +172,8 @@ class MemoryStatsRepository(StatsRepository):
         settled = with_deltas(copy.deepcopy(match), self._ledger.settle(match))
         self._matches[match.id] = settled
         for player in settled.players:
-            self._history.setdefault(player.member_id, set()).add(match.id)
+            if player.bot_level is None:  # a bot is nobody: it has no history
+                self._history.setdefault(player.member_id, set()).add(match.id)
         return copy.deepcopy(settled), True
 
     async def list_matches(self, member_id: str, game_type: str | None, limit: int,
@@ -263,13 +275,15 @@ def _database_call(method):
 
 
 _INSERT_MATCH = """
-INSERT INTO match (id, game_type, started_at, finished_at, result)
-VALUES ($1, $2, $3, $4, $5::jsonb)
+INSERT INTO match (id, game_type, started_at, finished_at, result, rated)
+VALUES ($1, $2, $3, $4, $5::jsonb, $6)
 ON CONFLICT (id) DO NOTHING
 RETURNING true
 """
 # Rating rows exist before they are locked, so two first matches of one member serialize on
 # the row instead of both starting from 1500. Sorted inserts and sorted locks: no deadlocks.
+# Rows are made for the players the match moves; those it only reads (the others of an
+# abandoned match) are locked when they exist and are 1500 when they do not.
 _ENSURE_RATINGS = """
 INSERT INTO player_rating (member_id, game_type)
 SELECT member_id, $2 FROM unnest($1::text[]) AS m(member_id) ORDER BY member_id COLLATE "C"
@@ -282,8 +296,8 @@ ORDER BY member_id FOR UPDATE
 """
 _INSERT_PLAYER = """
 INSERT INTO match_player (match_id, member_id, display_name, seat, team, won, points, elo_delta,
-                          details, game_type, finished_at, erased)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12)
+                          details, game_type, finished_at, erased, bot_level, abandoned)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12, $13, $14)
 """
 # Taken by a recording before it looks for erasures: it conflicts with the lock an erasure
 # takes (_ERASE), so an erasure either committed before the look or waits for the recording.
@@ -305,12 +319,12 @@ SET rating = $3, matches = $4, wins = $5, points = $6, display_name = $7, last_f
 WHERE member_id = $1 AND game_type = $2
 """
 _SELECT_MATCHES = """
-SELECT id::text, game_type, started_at, finished_at, result::text FROM match
+SELECT id::text, game_type, started_at, finished_at, result::text, rated FROM match
 WHERE id = ANY($1::uuid[])
 """
 _SELECT_PLAYERS = """
-SELECT match_id::text, seat, member_id, display_name, team, won, points, elo_delta, details::text,
-       erased
+SELECT match_id::text, seat, coalesce(member_id, '') AS member_id, display_name, team, won, points,
+       elo_delta, details::text, erased, bot_level, abandoned
 FROM match_player WHERE match_id = ANY($1::uuid[]) ORDER BY match_id, seat
 """
 _SELECT_RATINGS = """
@@ -340,8 +354,9 @@ _ERASE = (
     "DELETE FROM player_rating WHERE member_id = $1",
 )
 _HISTORY_IN_FINISHED_ORDER = """
-SELECT m.id::text AS match_id, m.game_type, m.finished_at, p.seat, p.member_id, p.display_name,
-       p.team, p.won, p.points, p.elo_delta, p.erased
+SELECT m.id::text AS match_id, m.game_type, m.finished_at, p.seat,
+       coalesce(p.member_id, '') AS member_id, p.display_name, p.team, p.won, p.points,
+       p.elo_delta, p.erased, p.bot_level, p.abandoned
 FROM match m JOIN match_player p ON p.match_id = m.id
 ORDER BY m.finished_at, m.id, p.seat
 """
@@ -395,21 +410,24 @@ class PostgresStatsRepository(StatsRepository):
         async with self._pool.acquire() as connection, connection.transaction():
             inserted = await connection.fetchval(
                 _INSERT_MATCH, match.id, match.game_type, _datetime(match.started_ms),
-                _datetime(match.finished_ms), json.dumps(match.result))
+                _datetime(match.finished_ms), json.dumps(match.result), is_rated(match))
             if not inserted:
                 # Another call recorded it (ON CONFLICT waited for it to commit).
                 (existing,) = await self._fetch_matches(connection, [match.id])
                 return existing, False
             await connection.execute(_LOCK_AGAINST_ERASURE)
             if erasures_after is not None:
-                hashes = [member_hash(p.member_id) for p in rated(match)]
+                hashes = [member_hash(p.member_id) for p in members(match)]
                 found = await connection.fetch(_ERASED_SINCE, erasures_after, hashes)
                 match = _erased_meanwhile(match, {bytes(row[0]) for row in found},
                                           erased_member_id)
-            members = sorted(p.member_id for p in rated(match))
-            await connection.execute(_ENSURE_RATINGS, members, match.game_type)
-            rows = await connection.fetch(_LOCK_RATINGS, match.game_type, members)
-            standings = {
+            movers = sorted(p.member_id for p in moved(match))
+            readers = sorted(p.member_id for p in counted(match))
+            if movers:
+                await connection.execute(_ENSURE_RATINGS, movers, match.game_type)
+            rows = await connection.fetch(_LOCK_RATINGS, match.game_type, readers) if readers else []
+            # A player only read may have no row yet: a first match, at 1500.
+            standings = {member: Standing() for member in readers} | {
                 row["member_id"]: Standing(
                     row["rating"], row["matches"], row["wins"], row["points"],
                     row["display_name"],
@@ -419,13 +437,15 @@ class PostgresStatsRepository(StatsRepository):
             settled = with_deltas(match, settle(match, standings))
             finished_at = _datetime(match.finished_ms)
             await connection.executemany(_INSERT_PLAYER, [
-                (match.id, p.member_id, p.display_name, p.seat_index, p.team, p.won, p.points,
-                 p.elo_delta, json.dumps(p.details), match.game_type, finished_at, p.erased)
+                (match.id, p.member_id if p.bot_level is None else None, p.display_name,
+                 p.seat_index, p.team, p.won, p.points, p.elo_delta, json.dumps(p.details),
+                 match.game_type, finished_at, p.erased, p.bot_level, p.abandoned)
                 for p in settled.players])
             await connection.executemany(_UPDATE_RATING, [
-                (member, match.game_type, s.rating, s.matches, s.wins, s.points,
-                 s.display_name, _datetime(s.last_finished_ms))
-                for member, s in sorted(standings.items())])
+                (member, match.game_type, standings[member].rating, standings[member].matches,
+                 standings[member].wins, standings[member].points,
+                 standings[member].display_name, _datetime(standings[member].last_finished_ms))
+                for member in movers])
         return settled, True
 
     @_database_call
@@ -478,11 +498,12 @@ class PostgresStatsRepository(StatsRepository):
                 seat_index=row["seat"], member_id=row["member_id"],
                 display_name=row["display_name"], team=row["team"], won=row["won"],
                 points=row["points"], elo_delta=row["elo_delta"],
-                details=json.loads(row["details"]), erased=row["erased"]))
+                details=json.loads(row["details"]), erased=row["erased"],
+                bot_level=row["bot_level"], abandoned=row["abandoned"]))
         found = {
             row["id"]: Match(row["id"], row["game_type"], _ms(row["started_at"]),
                              _ms(row["finished_at"]), json.loads(row["result"]),
-                             tuple(players.get(row["id"], ())))
+                             tuple(players.get(row["id"], ())), rated=row["rated"])
             for row in rows
         }
         return [found[match_id] for match_id in ids if match_id in found]
@@ -500,9 +521,10 @@ async def _recalculate(connection: _Connection) -> RecalculationSummary:
         match = Match(first["match_id"], first["game_type"], 0, _ms(first["finished_at"]), {},
                       tuple(Player(row["seat"], row["member_id"], row["display_name"],
                                    row["team"], row["won"], row["points"], row["elo_delta"],
-                                   erased=row["erased"])
+                                   erased=row["erased"], bot_level=row["bot_level"],
+                                   abandoned=row["abandoned"])
                             for row in rows))
-        deltas = ledger.replay(match)  # erased players are never in the ledger
+        deltas = ledger.replay(match)  # only the players it moves are in the ledger
         for player in match.players:
             if player.elo_delta != deltas[player.member_id]:
                 changed.append((match.id, player.seat_index, deltas[player.member_id]))

@@ -41,6 +41,7 @@ MAX_MATCH_JSON_BYTES = 256 * 1024
 # 100 large matches must not overrun gRPC's 4 MiB message cap.
 PAGE_JSON_BYTES = 1024 * 1024
 _GAME_TYPE = re.compile(r"[a-z][a-z0-9_]{0,63}")
+_BOT_LEVEL = _GAME_TYPE  # "esperto": an id of the same shape
 _SEAT = re.compile(r"seat:(0|[1-9][0-9]{0,2})")
 _LATEST_MS = 253402300800000  # 10000-01-01: beyond every timestamp Postgres and Python share
 
@@ -62,6 +63,12 @@ class LobbySeat(Protocol):
 
     @property
     def erased(self) -> bool: ...  # the lobby erased the member: the id stands for nobody
+
+    @property
+    def bot(self) -> str: ...  # the level of the bot playing the seat; "" for a person
+
+    @property
+    def took_over(self) -> bool: ...  # that bot replaced the person named here
 
 
 class SeatingSource(Protocol):
@@ -337,17 +344,13 @@ def _checked_report(report: MatchReport) -> tuple[str, list[_Outcome], dict[str,
 
 def _holders(table_id: str, seats: Sequence[LobbySeat]) -> list[SeatHolder]:
     """The lobby's seating as stats keeps it (names without NUL characters); a seating that
-    names nobody is GAME_NOT_FOUND, one with a malformed member id INVALID_ARGUMENT."""
+    names nobody is GAME_NOT_FOUND."""
     holders = [SeatHolder(seat=s.seat or f"seat:{s.index}", seat_index=s.index,
                           member_id=s.member_id, display_name=s.display_name.replace("\x00", ""),
-                          erased=s.erased)
+                          erased=s.erased, bot_level=s.bot, took_over=s.took_over)
                for s in seats]
     if not holders:
         raise ServiceError(Reason.GAME_NOT_FOUND, "Game not found", table_id=table_id)
-    if any(not h.member_id or "\x00" in h.member_id for h in holders):
-        # A permanent fault of the lobby's data: retrying cannot help, so not UNAVAILABLE.
-        raise _invalid("table_id", "The lobby's seating of this table names a malformed member id",
-                       table_id=table_id)
     return holders
 
 
@@ -355,8 +358,11 @@ def _join_seating(table_id: str, outcomes: list[_Outcome], holders: Sequence[Sea
                   new_member_id: Callable[[], str]) -> tuple[Player, ...]:
     """Every reported seat with the member the lobby seated there; both must cover the same seats.
 
-    A seat the lobby says is erased becomes an erased player (stats' own fresh id, "deleted
-    player"), never rated: see stats.standings."""
+    The lobby's seating is the one truth of who played: a seat where a bot sat from the start
+    (a bot, not taken over) is a bot's, with the lobby's name and no member id, so no member,
+    rating or history is ever made for it; a seat a bot took over from a person who did not
+    take it back is that person's abandonment. A seat the lobby says is erased becomes an erased
+    player (stats' own fresh id, "deleted player"), never rated: see stats.standings."""
     by_seat = {holder.seat: holder for holder in holders}
     missing = [o.seat for o in outcomes if o.seat not in by_seat]
     if missing:
@@ -367,14 +373,32 @@ def _join_seating(table_id: str, outcomes: list[_Outcome], holders: Sequence[Sea
     if unreported:
         raise _invalid("seats", f"the report lacks {', '.join(unreported)} of the lobby's seating",
                        table_id=table_id)
-    members = [by_seat[o.seat].member_id for o in outcomes]
+    bot_seats = {seat for seat, holder in by_seat.items() if holder.bot_level and not holder.took_over}
+    for seat in bot_seats:
+        if not _BOT_LEVEL.fullmatch(by_seat[seat].bot_level):
+            raise _invalid("table_id", "The lobby's seating of this table names a malformed bot "
+                           "level", table_id=table_id)
+    people = [o for o in outcomes if o.seat not in bot_seats]
+    for o in people:
+        member_id = by_seat[o.seat].member_id
+        if not member_id or "\x00" in member_id:
+            # A permanent fault of the lobby's data: retrying cannot help, so not UNAVAILABLE.
+            raise _invalid("table_id",
+                           "The lobby's seating of this table names a malformed member id",
+                           table_id=table_id)
+    members = [by_seat[o.seat].member_id for o in people]
     if len(set(members)) != len(members):
         raise _invalid("seats", "one member holds two seats of this table", table_id=table_id)
     players = []
     for o in outcomes:
         holder = by_seat[o.seat]
+        if o.seat in bot_seats:
+            players.append(Player(seat_index=o.seat_index, member_id="",
+                                  display_name=holder.display_name, team=o.team, won=o.won,
+                                  points=o.points, details=o.details, bot_level=holder.bot_level))
+            continue
         player = Player(seat_index=o.seat_index, member_id=holder.member_id,
                         display_name=holder.display_name, team=o.team, won=o.won,
-                        points=o.points, details=o.details)
+                        points=o.points, details=o.details, abandoned=holder.took_over)
         players.append(player.anonymized(new_member_id()) if holder.erased else player)
     return tuple(players)

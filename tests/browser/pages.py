@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from playwright.sync_api import Locator, Page, expect
@@ -315,3 +316,24 @@ def table_snapshot(player: Player) -> dict:
         "turn": player.turn_indicator.inner_text(),
         "last_play": player.last_play.inner_text(),
     }
+
+
+def poll(player: Player, path: str, until: Callable[[dict], bool], what: str,
+         timeout: float = 30.0, every: float = 0.25) -> dict:
+    """GET ``path`` as ``player`` until ``until(answer)``; fail naming ``what``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        answer = player.api(path)
+        if until(answer):
+            return answer
+        assert time.monotonic() < deadline, f"{what}: never happened within {timeout} s; last answer {answer}"
+        time.sleep(every)
+
+
+def seat(view: dict, number: int) -> dict:
+    return next(p for p in view["players"] if p["seat"] == number)
+
+
+def open_history(player: Player) -> None:
+    player.page.get_by_role("navigation", name="Sections").get_by_role("link", name="History").click()
+    expect(player.screen("history")).to_be_visible()

@@ -18,8 +18,8 @@ GRPC_TLS_VALUES = CHART / "ci" / "grpc-tls-values.yaml"
 KUBE_VERSION = "1.31.0"
 RELEASE = "rel"
 NAMESPACE = "games"
-COMPONENTS = ("gateway", "lobby", "game", "deadlines", "stats")
-GRPC_COMPONENTS = ("lobby", "game", "deadlines", "stats")
+COMPONENTS = ("gateway", "lobby", "game", "deadlines", "stats", "bots")
+GRPC_COMPONENTS = ("lobby", "game", "deadlines", "stats", "bots")
 
 # A database, so that the migration Job renders too.
 WITH_DATABASE = {"database": {"url": "postgres://tavolo:secret@postgres.example:5432/tavolo"}}

@@ -54,7 +54,8 @@ TEXT_SAMPLES = {
 }
 GATEWAY_ONLY = re.compile(r"^OIDC_[0-9]+_CLIENT_SECRET$")
 STATS_ONLY = {"STATS_CURSOR_SECRET"}
-GRPC_PORTS = {"LOBBY_ADDR": 50051, "GAME_ADDR": 50052, "DEADLINES_ADDR": 50053, "STATS_ADDR": 50054}
+GRPC_PORTS = {"LOBBY_ADDR": 50051, "GAME_ADDR": 50052, "DEADLINES_ADDR": 50053, "STATS_ADDR": 50054,
+              "BOTS_ADDR": 50055}
 GRPC_PORTS_BY_COMPONENT = {name.removesuffix("_ADDR").lower(): port for name, port in GRPC_PORTS.items()}
 
 
@@ -157,7 +158,8 @@ def test_each_config_key_is_documented_next_to_its_default() -> None:
 def test_variable_reaches_the_containers_that_read_it(everything_set: tuple[Rendered, dict[str, str]], variable: str) -> None:
     """Every component and the migration get every setting, but for the secrets, which go only
     to who reads them: the OIDC client secrets to the gateway, the page-token key to the stats
-    pods, Postgres to its owners (game, stats) and the migration, Redis to all but stats."""
+    pods, Postgres to its owners (lobby, game, stats, bots) and the migration, Redis to the
+    gateway, game and deadlines (lobby, stats and bots keep nothing in Redis)."""
     rendered, expected = everything_set
     assert variable in expected, f"{variable} cannot be set from the chart's values"
     if GATEWAY_ONLY.match(variable):
@@ -165,9 +167,9 @@ def test_variable_reaches_the_containers_that_read_it(everything_set: tuple[Rend
     elif variable in STATS_ONLY:
         readers = ["Deployment/stats"]
     elif variable in ("DATABASE_URL", "DATABASE_PASSWORD"):
-        readers = ["Deployment/lobby", "Deployment/game", "Deployment/stats", "Job/migrate"]
+        readers = ["Deployment/lobby", "Deployment/game", "Deployment/stats", "Deployment/bots", "Job/migrate"]
     elif variable == "REDIS_URL":
-        readers = [f"Deployment/{component}" for component in COMPONENTS if component != "stats"]
+        readers = ["Deployment/gateway", "Deployment/game", "Deployment/deadlines"]
     else:
         readers = [*(f"Deployment/{component}" for component in COMPONENTS), "Job/migrate"]
     seen = {}
@@ -193,6 +195,7 @@ def test_unset_values_leave_the_application_defaults(default_render: Rendered) -
         "GAME_REPLICAS_ADDR": "rel-tavolo-game-replicas:50052",
         "DEADLINES_ADDR": "rel-tavolo-deadlines:50053",
         "STATS_ADDR": "rel-tavolo-stats:50054",
+        "BOTS_ADDR": "rel-tavolo-bots:50055",
     }
     assert default_render.get("Secret", "rel-tavolo").get("data") is None
 
@@ -244,6 +247,10 @@ def test_existing_secrets_are_referenced_not_copied(production_render: Rendered)
     assert game["REDIS_URL"] == gateway["REDIS_URL"] == SecretKeyRef("tavolo-redis", "url")
     assert env["DATABASE_URL"] == game["DATABASE_URL"] == SecretKeyRef("tavolo-db-app", "uri")
     assert "DATABASE_URL" not in gateway and "REDIS_URL" not in env
+    for component in ("lobby", "bots"):  # Postgres alone
+        own = production_render.component_env(component)
+        assert own["DATABASE_URL"] == SecretKeyRef("tavolo-db-app", "uri")
+        assert "REDIS_URL" not in own
     assert "DATABASE_PASSWORD" not in env
     assert gateway["OIDC_0_CLIENT_SECRET"] == SecretKeyRef("tavolo-oidc", "keycloak-client-secret")
     assert gateway["OIDC_1_CLIENT_SECRET"] == SecretKeyRef("tavolo-oidc", "google-client-secret")

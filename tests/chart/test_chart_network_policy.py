@@ -1,5 +1,6 @@
-"""Each component admits only its callers: gateway -> lobby, game, stats; lobby -> game;
-game -> deadlines, stats; deadlines -> game; stats -> lobby. The gateway is the way in."""
+"""Each component admits only its callers: gateway -> lobby, game, stats; lobby -> game, bots;
+game -> deadlines, stats; deadlines -> game; stats -> lobby; bots -> game. The gateway is the
+way in."""
 
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ from .support import COMPONENTS, RELEASE, Rendered
 
 CALLS = {
     "gateway": {"lobby", "game", "stats"},
-    "lobby": {"game"},
+    "lobby": {"game", "bots"},
     "game": {"deadlines", "stats"},
     "deadlines": {"game"},
     "stats": {"lobby"},
+    "bots": {"game"},
 }
 CALLERS = {component: {caller for caller, callees in CALLS.items() if component in callees} for component in COMPONENTS}
 
@@ -64,6 +66,22 @@ def test_a_service_admits_only_its_callers(default_render: Rendered, component: 
 
     assert _caller_components(rule) == CALLERS[component]
     assert rule["ports"] == [{"port": _port(default_render, component), "protocol": "TCP"}]
+
+
+def test_the_bots_admit_only_the_lobby_and_the_game_admits_the_bots(default_render: Rendered,
+                                                                    render: Callable[..., Rendered]) -> None:
+    """The lobby hands the bots their seats (DriveTable); the bots play them through the game."""
+    assert _caller_components(_rule(default_render, "bots")) == {"lobby"}
+    assert _rule(default_render, "bots")["ports"] == [{"port": 50055, "protocol": "TCP"}]
+    assert "bots" in _caller_components(_rule(default_render, "game"))
+    for component in ("gateway", "deadlines", "stats"):
+        assert "bots" not in _caller_components(_rule(default_render, component))
+    # a custom port, and the peers another team's pods are admitted by, follow
+    rendered = render({"bots": {"port": 7055, "networkPolicy": {"extraFrom": [
+        {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "qa"}}}]}}})
+    rule = _rule(rendered, "bots")
+    assert rule["ports"] == [{"port": 7055, "protocol": "TCP"}]
+    assert rule["from"][-1] == {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "qa"}}}
 
 
 def test_the_gateway_admits_any_source_on_its_port(default_render: Rendered) -> None:

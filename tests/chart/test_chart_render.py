@@ -73,6 +73,38 @@ def test_a_headless_service_gives_the_gateways_every_game_replica(render: Callab
         render({"fullnameOverride": "t" * 58})
 
 
+def test_the_bots_run_on_bots_addr_where_the_lobby_finds_them(render: Callable[..., Rendered]) -> None:
+    """`tavolo serve bots` binds BOTS_ADDR, the lobby dials it, and the bots reach the game
+    replica that owns each table (GAME_REPLICAS_ADDR); their tables and leases are in Postgres."""
+    rendered = render({**REDIS, **WITH_DATABASE, "bots": {"port": 6055}})
+    deployment = rendered.component("Deployment", "bots")
+    (container,) = deployment["spec"]["template"]["spec"]["containers"]
+    service = rendered.component("Service", "bots")
+    env = rendered.component_env("bots")
+
+    assert deployment["metadata"]["name"] == service["metadata"]["name"] == f"{RELEASE}-tavolo-bots"
+    assert container["args"] == ["serve", "bots"]
+    assert container["ports"][0] == {"name": "grpc", "containerPort": 6055, "protocol": "TCP"}
+    assert service["spec"]["ports"][0]["port"] == 6055
+    assert service["spec"]["selector"] == deployment["spec"]["selector"]["matchLabels"]
+    assert env["BOTS_ADDR"] == f"{RELEASE}-tavolo-bots:6055"
+    for component in COMPONENTS:  # the lobby calls it; everyone reads the same settings
+        assert rendered.component_env(component)["BOTS_ADDR"] == f"{RELEASE}-tavolo-bots:6055"
+    assert env["GAME_REPLICAS_ADDR"] == f"{RELEASE}-tavolo-game-replicas:50052"
+    assert env["DATABASE_URL"] == WITH_DATABASE["database"]["url"]
+    assert "REDIS_URL" not in env
+    assert container["resources"]["requests"]["cpu"] == "250m"
+    # the application's own defaults apply unless set
+    assert "BOT_THINK_MS" not in env and "ABANDON_AFTER_TIMEOUTS" not in env
+    tuned = render({"config": {"BOT_THINK_MS": 0, "ABANDON_AFTER_TIMEOUTS": 3}})
+    assert tuned.component_env("bots")["BOT_THINK_MS"] == "0"
+    assert tuned.component_env("gateway")["ABANDON_AFTER_TIMEOUTS"] == "3"
+    # an operator's own address must keep the bots' port, which the service binds
+    assert render({"config": {"BOTS_ADDR": "bots.example:50055"}}).component_env("lobby")["BOTS_ADDR"] == "bots.example:50055"
+    with pytest.raises(Exception, match=r"config\.BOTS_ADDR \(bots.example:6000\) must end with the port of bots.port \(50055\)"):
+        render({"config": {"BOTS_ADDR": "bots.example:6000"}})
+
+
 @pytest.mark.parametrize("component", COMPONENTS)
 def test_each_component_runs_its_serve_command(default_render: Rendered, component: str) -> None:
     spec = default_render.component("Deployment", component)["spec"]["template"]["spec"]

@@ -20,15 +20,16 @@ REDIS = {"redis": {"url": "redis://redis.example:6379/0"}}
 DATABASE = {"database": {"url": "postgres://tavolo:secret@postgres.example:5432/tavolo"}}
 STORES = {"Redis": REDIS, "Postgres": DATABASE}
 # The stores each component keeps its state in (gateway/server.py, lobby/server.py, game/server.py,
-# deadlines/server.py, stats/server.py), so those it needs to run more than one replica. The stats
-# keeps nothing in Redis (the chart does not even give it REDIS_URL); the lobby needs either
-# store (Postgres keeps its seatings durably, Redis only as a cache would).
+# deadlines/server.py, stats/server.py, bots/server.py), so those it needs to run more than one
+# replica. Lobby, stats and bots keep nothing in Redis (the chart does not even give them
+# REDIS_URL): the seatings, the matches and the bots' tables and leases are in Postgres.
 NEEDS = {
     "gateway": {"Redis"},
-    "lobby": {"Redis"},
+    "lobby": {"Postgres"},
     "game": {"Redis", "Postgres"},
     "deadlines": {"Redis"},
     "stats": {"Postgres"},
+    "bots": {"Postgres"},
 }
 
 
@@ -115,6 +116,8 @@ def test_schema_rejects(render: Callable[..., Rendered], values: dict[str, Any],
         ({"game": {"autoscaling": {"enabled": True}}}, "game: more than one replica (or autoscaling) needs Redis"),
         ({**REDIS, "stats": {"replicas": 2}}, "stats: more than one replica (or autoscaling) needs Postgres"),
         ({**REDIS, "game": {"replicas": 2}}, "game: more than one replica (or autoscaling) needs Postgres"),
+        ({**REDIS, "lobby": {"replicas": 2}}, "lobby: more than one replica (or autoscaling) needs Postgres"),
+        ({**REDIS, "bots": {"autoscaling": {"enabled": True}}}, "bots: more than one replica (or autoscaling) needs Postgres"),
         ({"config": {"APP_PORT": 9090}}, "config.APP_PORT (9090) must equal gateway.port (8080)"),
         ({"config": {"GAME_ADDR": "game.example:6000"}}, "config.GAME_ADDR (game.example:6000) must end with the port of game.port (50052)"),
         ({"oidc": {"providers": [{"name": "sso"}, {"name": "sso"}]}}, 'the name "sso" is used twice'),
@@ -177,15 +180,18 @@ def test_autoscaling_refuses_more_min_than_max_replicas(render: Callable[..., Re
     assert f"{component}.autoscaling: minReplicas (5) must not be greater than maxReplicas (3)" in str(error.value)
 
 
-def test_the_lobby_scales_with_postgres_alone(render: Callable[..., Rendered]) -> None:
-    rendered = render({**DATABASE, "lobby": {"replicas": 3}})
+@pytest.mark.parametrize("component", ["lobby", "bots"])
+def test_the_lobby_and_the_bots_scale_with_postgres_alone(render: Callable[..., Rendered], component: str) -> None:
+    rendered = render({**DATABASE, component: {"replicas": 3}})
 
-    assert rendered.component("Deployment", "lobby")["spec"]["replicas"] == 3
-    assert "DATABASE_URL" in rendered.component_env("lobby")
+    assert rendered.component("Deployment", component)["spec"]["replicas"] == 3
+    env = rendered.component_env(component)
+    assert "DATABASE_URL" in env
+    assert "REDIS_URL" not in render({**DATABASE, **REDIS}).component_env(component), "it keeps nothing in Redis"
 
 
 def test_autoscaling_accepts_equal_min_and_max_replicas(render: Callable[..., Rendered]) -> None:
-    values = {**REDIS, "lobby": {"autoscaling": {"enabled": True, "minReplicas": 4, "maxReplicas": 4}}}
+    values = {**DATABASE, "lobby": {"autoscaling": {"enabled": True, "minReplicas": 4, "maxReplicas": 4}}}
 
     spec = render(values).component("HorizontalPodAutoscaler", "lobby")["spec"]
 
@@ -193,7 +199,7 @@ def test_autoscaling_accepts_equal_min_and_max_replicas(render: Callable[..., Re
 
 
 @pytest.mark.parametrize("component", COMPONENTS)
-def test_several_replicas_render_with_redis(render: Callable[..., Rendered], component: str) -> None:
+def test_several_replicas_render_with_both_stores(render: Callable[..., Rendered], component: str) -> None:
     values: dict[str, Any] = {**REDIS, "database": {"url": "postgres://db/tavolo"}, component: {"replicas": 3}}
 
     assert render(values).component("Deployment", component)["spec"]["replicas"] == 3
@@ -268,6 +274,11 @@ APPLICATION_REFUSES = [
     ("DUMMY_GAME", "enabled"),
     ("LOG_LEVEL", "verbose"),
     ("DATABASE_ENGINE", "mysql"),
+    ("BOT_THINK_MS", -1),
+    ("BOT_THINK_MS", "0.5"),
+    ("ABANDON_AFTER_TIMEOUTS", "-1"),
+    ("ABANDON_AFTER_TIMEOUTS", "twice"),
+    ("BOTS_ADDR", "bots"),
 ]
 
 
@@ -311,6 +322,11 @@ APPLICATION_ACCEPTS = [
     ("LOG_LEVEL", "Warning"),
     ("DATABASE_ENGINE", "PostgreSQL"),
     ("GAME_ADDR", "game.example:50052"),
+    ("BOT_THINK_MS", 0),
+    ("BOT_THINK_MS", "1500"),
+    ("ABANDON_AFTER_TIMEOUTS", 0),
+    ("ABANDON_AFTER_TIMEOUTS", "3"),
+    ("BOTS_ADDR", "bots.example:50055"),
 ]
 
 

@@ -3,7 +3,7 @@ privilege escalation, no capabilities, the runtime's seccomp profile, no API tok
 
 from __future__ import annotations
 
-from .support import Rendered
+from .support import COMPONENTS, Rendered
 
 POD = {
     "runAsNonRoot": True,
@@ -72,5 +72,5 @@ def test_every_container_has_resource_requests_and_a_memory_limit(any_render: Re
 def test_service_accounts_carry_no_api_token(any_render: Rendered) -> None:
     accounts = any_render.of_kind("ServiceAccount")
 
-    assert len(accounts) == 5
+    assert len(accounts) == len(COMPONENTS)
     assert all(account["automountServiceAccountToken"] is False for account in accounts)

@@ -149,7 +149,7 @@ def test_the_protoc_step_generates_importable_stubs(tmp_path: pathlib.Path) -> N
     ("argv", "expected"),
     [
         (["--help"], ["serve", "migrate"]),
-        (["serve", "--help"], ["gateway", "lobby", "game", "deadlines", "stats"]),
+        (["serve", "--help"], ["gateway", "lobby", "game", "deadlines", "stats", "bots"]),
         (["migrate", "--help"], ["migrate"]),
     ],
 )

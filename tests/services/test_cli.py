@@ -65,7 +65,7 @@ def test_run_starts_every_component_and_a_signal_stops_them_all():
         discovery = httpx.get(f"{stack.issuer}/.well-known/openid-configuration").json()
         assert discovery["issuer"] == stack.issuer
         children = _children(process.pid)
-        assert len(children) == 6  # four services, the gateway, the development provider
+        assert len(children) == 7  # five services, the gateway, the development provider
     finally:
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=30) == 0

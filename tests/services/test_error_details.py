@@ -48,7 +48,8 @@ PROTO = ROOT / "protos" / "tavolo" / "common" / "v1" / "errors.proto"
 INVALID = [reason for reason in Reason if reason.code == grpc.StatusCode.INVALID_ARGUMENT]
 SEATS = ["seat:0", "seat:1", "seat:2", "seat:3"]
 API = {"game": "tavolo.game.v1.GameService", "lobby": "tavolo.lobby.v1.LobbyService",
-       "stats": "tavolo.stats.v1.StatsService", "deadlines": "tavolo.deadlines.v1.DeadlineService"}
+       "stats": "tavolo.stats.v1.StatsService", "deadlines": "tavolo.deadlines.v1.DeadlineService",
+       "bots": "tavolo.bots.v1.BotsService"}
 
 
 class _Failed(grpc.RpcError):
@@ -95,7 +96,7 @@ def _violations(error: grpc.RpcError) -> list[tuple[str, str]]:
 def test_the_invalid_argument_reasons_are_the_documented_ones():
     assert {r.name for r in INVALID} == {
         "UNKNOWN_GAME_TYPE", "INVALID_OPTIONS", "BAD_REQUEST", "UNKNOWN_ACTION",
-        "IDENTIFYING_SEAT", "INVALID_ARGUMENT", "INVALID_PAGE_TOKEN"}
+        "IDENTIFYING_SEAT", "INVALID_ARGUMENT", "INVALID_PAGE_TOKEN", "UNKNOWN_BOT_LEVEL"}
 
 
 @pytest.mark.parametrize("reason", INVALID, ids=lambda r: r.name)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from dataclasses import replace
 
 from stats.client import SeatOutcome
 from stats.model import Match, Player
@@ -43,3 +44,16 @@ def result_of(winner: str = "A", scores: tuple[int, int] = (11, 7)) -> dict:
     other = "B" if winner == "A" else "A"
     return {"scores": {winner: scores[0], other: scores[1]}, "winner": winner,
             "target_score": 11, "hands": 2, "audit": [{"hand": 1}, {"hand": 2}]}
+
+
+def with_bots(match: Match, *seats: int, level: str = "esperto") -> Match:
+    """The match with a bot from the start at ``seats``: no member, the lobby's bot name."""
+    return replace(match, players=tuple(
+        replace(p, member_id="", display_name="Expert", bot_level=level) if p.seat_index in seats
+        else p for p in match.players))
+
+
+def abandoned_at(match: Match, *seats: int) -> Match:
+    """The match with the people at ``seats`` having left it to a bot for good."""
+    return replace(match, players=tuple(replace(p, abandoned=True) if p.seat_index in seats else p
+                                        for p in match.players))

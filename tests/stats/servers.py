@@ -25,7 +25,9 @@ TEST_SECRET = b"tests-only-page-token-key-0123456789"
 
 
 class FakeLobby(lobby_pb2_grpc.LobbyServiceServicer):
-    """The lobby's GetSeating from a dict of table id -> [(member id, name)] in seat order.
+    """The lobby's GetSeating from a dict of table id -> [(member id, name)] in seat order, and
+    who plays which seat: ``bots`` (table id -> {seat index: level}) and ``took_over`` (table id
+    -> the seats a bot took over from their members).
 
     Members in ``erased`` are answered as the lobby answers an erased seat; ``on_seating``
     (when set) is awaited after the seating is read and before it is answered: a stand-in for
@@ -33,14 +35,19 @@ class FakeLobby(lobby_pb2_grpc.LobbyServiceServicer):
 
     def __init__(self) -> None:
         self.seatings: dict[str, list[tuple[str, str]]] = {}
+        self.bots: dict[str, dict[int, str]] = {}
+        self.took_over: dict[str, set[int]] = {}
         self.erased: set[str] = set()
         self.on_seating: Callable[[], Awaitable[None]] | None = None
         self.calls = 0
         self.address = ""
 
-    def seat(self, table_id: str, *members: str, names: dict[str, str] | None = None) -> None:
+    def seat(self, table_id: str, *members: str, names: dict[str, str] | None = None,
+             bots: dict[int, str] | None = None, took_over: set[int] | None = None) -> None:
         names = names or {}
         self.seatings[table_id] = [(m, names.get(m, m.title())) for m in members]
+        self.bots[table_id] = {**(bots or {}), **dict.fromkeys(took_over or (), "esperto")}
+        self.took_over[table_id] = set(took_over or ())
 
     async def GetSeating(self, request, context):
         self.calls += 1
@@ -50,7 +57,9 @@ class FakeLobby(lobby_pb2_grpc.LobbyServiceServicer):
         response = lobby_pb2.GetSeatingResponse(seats=[
             lobby_pb2.SeatAssignment(seat=f"seat:{i}", seat_index=i, member_id=member,
                                      display_name="deleted player" if member in self.erased
-                                     else name, erased=member in self.erased)
+                                     else name, erased=member in self.erased,
+                                     bot_level=self.bots.get(request.table_id, {}).get(i, ""),
+                                     took_over=i in self.took_over.get(request.table_id, ()))
             for i, (member, name) in enumerate(seating)])
         if self.on_seating is not None:
             await self.on_seating()
@@ -91,10 +100,12 @@ class Stack:
     service: StatsService
     address: str
 
-    def table(self, *members: str, names: dict[str, str] | None = None) -> str:
-        """A fresh table id seated (in the fake lobby) by ``members`` in seat order."""
+    def table(self, *members: str, names: dict[str, str] | None = None,
+              bots: dict[int, str] | None = None, took_over: set[int] | None = None) -> str:
+        """A fresh table id seated (in the fake lobby) by ``members`` in seat order; ``bots``
+        from the start ({seat index: level}), and seats a bot ``took_over``."""
         table_id = str(uuid.uuid4())
-        self.lobby.seat(table_id, *members, names=names)
+        self.lobby.seat(table_id, *members, names=names, bots=bots, took_over=took_over)
         return table_id
 
 

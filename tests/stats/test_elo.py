@@ -11,6 +11,7 @@ from stats.elo import (
     START_RATING,
     Participant,
     expected_score,
+    loss_delta,
     match_deltas,
     round_half_even,
 )
@@ -113,3 +114,15 @@ def test_any_number_of_sides_sums_to_zero(seats):
     players = [Participant(f"m{i}", ("seat", i), won) for i, (_, won) in enumerate(seats)]
     ratings = {f"m{i}": rating for i, (rating, _) in enumerate(seats)}
     assert sum(match_deltas(players, ratings).values()) == 0
+
+
+@pytest.mark.parametrize("won_a", [True, False])
+def test_a_loss_delta_is_what_the_side_gets_for_a_loss_whatever_happened(won_a):
+    # As above: A (1550) losing to B (1450) costs -20, B losing to A costs -12.
+    ratings = {"a1": 1600, "a2": 1500, "b1": 1500, "b2": 1400}
+    assert loss_delta(teams(won_a), ratings, "A") == -20
+    assert loss_delta(teams(won_a), ratings, "B") == -12
+
+
+def test_a_loss_delta_with_nobody_to_lose_to_is_zero():
+    assert loss_delta([Participant("a1", "A", True)], {"a1": 1500}, "A") == 0

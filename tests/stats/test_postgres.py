@@ -16,11 +16,12 @@ from services.migrations import migrate
 from stats import backfill
 from stats.model import erased_member_id
 from stats.repository import PostgresStatsRepository, member_hash
-from tests.stats.helpers import BASE_MS, SCOPONE, team_match
+from tests.stats.helpers import BASE_MS, SCOPONE, abandoned_at, team_match, with_bots
 from tests.stats.servers import postgres_repository
 
 TABLES = {"match", "match_player", "player_rating", "erased_member"}
-MIGRATIONS = ["stats/0001_match_history.sql", "stats/0002_erasure.sql"]
+MIGRATIONS = ["stats/0001_match_history.sql", "stats/0002_erasure.sql",
+              "stats/0003_bots_and_abandonment.sql"]
 
 
 async def _tables(dsn: str) -> set[str]:
@@ -244,6 +245,114 @@ async def test_backfill_command_agrees_with_live_recording_of_erased_players(pos
             WHERE match_id NOT IN (SELECT match_id FROM match_player WHERE erased)""")
         await connection.execute("UPDATE player_rating SET rating = 0, wins = 99")
         await connection.execute("DELETE FROM player_rating WHERE member_id = 'm0'")
+    finally:
+        await connection.close()
+    assert await asyncio.to_thread(backfill.main, Settings(database_url=postgres_dsn)) == 0
+    assert await _rows(postgres_dsn) == live
+
+
+# -- bots and abandonment -------------------------------------------------------------------------
+
+
+async def test_a_bot_row_has_no_member_and_nobody_unmoved_gets_a_rating_row(postgres_dsn):
+    repository = await postgres_repository(postgres_dsn)
+    try:
+        practice = with_bots(team_match(("alice", "bob", "carol", "dave")), 1, 3)
+        left = abandoned_at(team_match(("erin", "frank", "gina", "hal")), 1)
+        await repository.record_match(practice)
+        await repository.record_match(left)
+    finally:
+        await repository.close()
+    connection = await asyncpg.connect(postgres_dsn)
+    try:
+        rows = await connection.fetch(
+            "SELECT seat, member_id, bot_level, abandoned FROM match_player WHERE match_id = $1 "
+            "ORDER BY seat", uuid.UUID(practice.id))
+        assert [tuple(r) for r in rows] == [(0, "alice", None, False), (1, None, "esperto", False),
+                                            (2, "carol", None, False), (3, None, "esperto", False)]
+        assert [tuple(r) for r in await connection.fetch(
+            "SELECT id::text, rated FROM match ORDER BY rated")] == [(practice.id, False),
+                                                                     (left.id, False)]
+        # Only the leaver's rating moved, so only the leaver has a rating row.
+        assert [tuple(r) for r in await connection.fetch(
+            "SELECT member_id, rating, matches FROM player_rating")] == [("frank", 1484, 1)]
+    finally:
+        await connection.close()
+
+
+@pytest.mark.parametrize("member, level, abandoned", [
+    ("alice", "esperto", False),  # a bot is nobody
+    (None, None, False),          # a person has a member id
+    (None, "", False),            # a level is not empty
+    (None, "esperto", True),      # a bot from the start abandons nothing
+])
+async def test_the_schema_refuses_a_row_neither_a_persons_nor_a_bots(postgres_dsn, member, level,
+                                                                      abandoned):
+    await migrate(postgres_dsn, components=("stats",))
+    connection = await asyncpg.connect(postgres_dsn)
+    try:
+        match_id = uuid.uuid4()
+        await connection.execute(
+            "INSERT INTO match (id, game_type, started_at, finished_at, result) "
+            "VALUES ($1, 'scopone_scientifico', now(), now(), '{}')", match_id)
+        with pytest.raises(asyncpg.CheckViolationError):
+            await connection.execute(
+                "INSERT INTO match_player (match_id, member_id, display_name, seat, won, points, "
+                "elo_delta, game_type, finished_at, bot_level, abandoned) VALUES ($1, $2, 'x', 0, "
+                "false, 0, 0, 'scopone_scientifico', now(), $3, $4)",
+                match_id, member, level, abandoned)
+    finally:
+        await connection.close()
+
+
+async def test_matches_recorded_before_0003_read_as_rated_with_people_only(postgres_dsn):
+    folder = resources.files("stats") / "migrations"
+    connection = await asyncpg.connect(postgres_dsn)
+    try:
+        for name in ("0001_match_history.sql", "0002_erasure.sql"):
+            await connection.execute((folder / name).read_text())
+        match = team_match(("alice", "bob", "carol", "dave"))
+        await connection.execute(
+            "INSERT INTO match (id, game_type, started_at, finished_at, result) "
+            "VALUES ($1, 'scopone_scientifico', now(), now(), '{}')", uuid.UUID(match.id))
+        for p in match.players:
+            await connection.execute(
+                "INSERT INTO match_player (match_id, member_id, display_name, seat, team, won, "
+                "points, elo_delta, game_type, finished_at) VALUES ($1, $2, $3, $4, $5, $6, $7, "
+                "$8, 'scopone_scientifico', now())", uuid.UUID(match.id), p.member_id,
+                p.display_name, p.seat_index, p.team, p.won, p.points, 16 if p.won else -16)
+    finally:
+        await connection.close()
+    assert await migrate(postgres_dsn, components=("stats",)) == MIGRATIONS
+    repository = await postgres_repository(postgres_dsn)
+    try:
+        stored = await repository.get_match(match.id)
+    finally:
+        await repository.close()
+    assert stored.rated
+    assert [(p.bot_level, p.abandoned, p.elo_delta) for p in stored.players] == [
+        (None, False, 16), (None, False, -16), (None, False, 16), (None, False, -16)]
+
+
+async def test_backfill_command_agrees_with_live_recording_of_bots_and_abandonments(postgres_dsn):
+    repository = await postgres_repository(postgres_dsn)
+    members = ["m0", "m1", "m2", "m3", "m4", "m5", "m6"]
+    try:
+        for i in range(12):
+            match = team_match(tuple(members[(i * 3 + j) % 7] for j in range(4)),
+                               winner="AB"[i % 2 or i % 3 == 0], finished_ms=BASE_MS + i * 1000)
+            if i in (2, 7):
+                match = with_bots(match, 1, 3)
+            if i in (4, 5, 9):
+                match = abandoned_at(match, i % 4)
+            await repository.record_match(match)
+    finally:
+        await repository.close()
+    live = await _rows(postgres_dsn)
+    connection = await asyncpg.connect(postgres_dsn)
+    try:  # wreck what the backfill must rebuild
+        await connection.execute("UPDATE match_player SET elo_delta = elo_delta + 7")
+        await connection.execute("UPDATE player_rating SET rating = 0, wins = 99, points = 0")
     finally:
         await connection.close()
     assert await asyncio.to_thread(backfill.main, Settings(database_url=postgres_dsn)) == 0

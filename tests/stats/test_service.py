@@ -268,6 +268,83 @@ async def test_an_erasure_racing_the_recording_is_not_undone(stack):
     assert (await stack.client.ratings("bob"))[0].matches == 1
 
 
+# -- bots and abandonment ---------------------------------------------------------------------
+
+BOT_NAMES = {"bot:1": "Expert", "bot:3": "Master"}
+
+
+async def test_a_practice_match_records_the_bots_by_level_never_as_members(stack):
+    """The lobby lists a bot's seat as "bot:<index>" with the bot's name and level; stats keeps
+    no member id, rating or leaderboard row for it."""
+    table = stack.table("alice", "bot:1", "carol", "bot:3", names=BOT_NAMES,
+                        bots={1: "esperto", 3: "maestro"})
+    seats = team_seats("B")
+    recorded = await record(stack, table, winner="B", seats=seats)
+    match = recorded.match
+    assert recorded.created and not match.rated
+    assert [(p.member_id, p.display_name, p.bot_level, p.won, p.elo_delta)
+            for p in match.players] == [
+        ("alice", "Alice", None, False, 0), ("", "Expert", "esperto", True, 0),
+        ("carol", "Carol", None, False, 0), ("", "Master", "maestro", True, 0)]
+    assert await stack.client.ratings("alice") == []
+    for bot in ("bot:1", "bot:3"):
+        assert await stack.client.ratings(bot) == []
+        assert (await stack.client.list_matches(bot)).matches == []
+    assert (await stack.client.leaderboard()).entries == []
+    assert (await stack.client.list_matches("alice")).matches == [match]
+    # The wire carries it all.
+    raw = await _raw(stack, "ListMatches", stats_pb2.ListMatchesRequest(member_id="carol"))
+    assert not raw.matches[0].rated
+    assert [(p.member_id, p.bot_level) for p in raw.matches[0].players] == [
+        ("alice", ""), ("", "esperto"), ("carol", ""), ("", "maestro")]
+    # Recording it again is answered from the store.
+    again = await record(stack, table, winner="B", seats=seats)
+    assert not again.created and again.match == match
+
+
+async def test_an_abandoned_match_charges_the_leaver_a_loss(stack):
+    await record(stack, stack.table(*FOUR))  # alice, carol 1516; bob, dave 1484
+    table = stack.table(*FOUR, took_over={3})
+    recorded = await record(stack, table, winner="B", finished_ms=BASE_MS + 1,
+                            seats=team_seats("B"))
+    match = recorded.match
+    # dave's side B (1484) losing to A (1516) would have cost 32 * -0.45407 = -14.53 -> -15.
+    assert not match.rated
+    assert [(p.member_id, p.abandoned, p.elo_delta) for p in match.players] == [
+        ("alice", False, 0), ("bob", False, 0), ("carol", False, 0), ("dave", True, -15)]
+    assert await stack.client.ratings("dave") == [Rating(SCOPONE, 1469, 2)]
+    assert await stack.client.ratings("bob") == [Rating(SCOPONE, 1484, 1)]
+    raw = await _raw(stack, "ListMatches", stats_pb2.ListMatchesRequest(member_id="bob"))
+    assert [(m.rated, [p.abandoned for p in m.players]) for m in raw.matches] == [
+        (False, [False, False, False, True]), (True, [False] * 4)]
+    assert (await record(stack, table, seats=team_seats("A"))).match == match
+
+
+async def test_a_bots_seat_is_the_bots_whatever_member_id_the_lobby_lists(memory_stack):
+    table = memory_stack.table("alice", "", "carol", "bob", names={"": "Beginner"},
+                               bots={1: "principiante", 3: "esperto"})
+    match = (await record(memory_stack, table)).match
+    assert [(p.member_id, p.display_name, p.bot_level) for p in match.players] == [
+        ("alice", "Alice", None), ("", "Beginner", "principiante"), ("carol", "Carol", None),
+        ("", "Bob", "esperto")]
+    assert await memory_stack.client.ratings("bob") == []
+
+
+async def test_a_seat_taken_over_and_given_back_is_the_persons(memory_stack):
+    """A person who took their seat back finished the match: it is rated as usual."""
+    table = memory_stack.table(*FOUR)  # the lobby's seating at the end: nobody taken over
+    match = (await record(memory_stack, table)).match
+    assert match.rated and not any(p.abandoned for p in match.players)
+
+
+async def test_a_seating_with_a_malformed_bot_level_is_refused(memory_stack):
+    table = memory_stack.table("alice", "bot:1", "carol", "dave", bots={1: "Esperto!"})
+    with pytest.raises(ServiceError, match="malformed bot level") as caught:
+        await record(memory_stack, table)
+    assert caught.value.reason is Reason.INVALID_ARGUMENT
+    assert await memory_stack.client.ratings("alice") == []
+
+
 # -- bad input: every one a clear INVALID_ARGUMENT (or its reason), never INTERNAL --------
 
 

@@ -6,7 +6,9 @@ import type {
   AnyView,
   GameLog,
   GameType,
+  GameView,
   Leaderboard,
+  LeaveAnswer,
   LobbyView,
   MatchPage,
   Me,
@@ -87,6 +89,15 @@ export const api = {
     request<Leaderboard>("GET", `/api/leaderboard${queryString({ game_type: gameType, limit })}`),
   deleteMe: () => request<void>("DELETE", "/api/me"),
   rematch: (id: string) => request<AnyView>("POST", `/api/games/${encodeURIComponent(id)}/rematch`, {}),
+  /** The creator seats a bot: the lobby, or the game view when this filled the last seat. */
+  addBot: (id: string, seat: number, level: string) =>
+    request<AnyView>("POST", `/api/games/${encodeURIComponent(id)}/bots`, { seat, level }),
+  removeBot: (id: string, seat: number) =>
+    request<LobbyView>("DELETE", `/api/games/${encodeURIComponent(id)}/bots/${seat}`),
+  /** In the lobby: frees the seat. While playing: a bot plays it for the rest of the match. */
+  leave: (id: string) => request<LeaveAnswer>("POST", `/api/games/${encodeURIComponent(id)}/leave`),
+  /** Take back the seat a bot took over: the game view. */
+  returnToSeat: (id: string) => request<GameView>("POST", `/api/games/${encodeURIComponent(id)}/return`),
 };
 
 /** "?a=1&b=x" of the given values, leaving out the empty ones. */

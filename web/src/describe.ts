@@ -1,5 +1,6 @@
 // Sentences the table shows: where each seat sits, whose turn it is, what the last play did.
 
+import { displayName } from "./bots";
 import { cardList, cardName } from "./deck";
 import { tx } from "./i18n";
 import type { GamePlayer, GameView, LastPlay } from "./types";
@@ -14,7 +15,7 @@ export function seatsAround(you: number): { bottom: number; right: number; top: 
 
 export function playerName(view: GameView, seat: number): string {
   const p = view.players.find((x) => x.seat === seat);
-  return p?.name || tx(`Seat ${seat + 1}`, `Posto ${seat + 1}`);
+  return (p && displayName(p)) || tx(`Seat ${seat + 1}`, `Posto ${seat + 1}`);
 }
 
 export function whoText(view: GameView, seat: number): string {

@@ -22,6 +22,9 @@ export interface GameState {
   pendingRevision: number | null;
   /** Another player created the rematch of this finished game: the invitation to show. */
   rematch: RematchNotice | null;
+  /** The revision at which this page last sent a play: the view right after it is that play's
+   * (a practice player may take it back while nobody has played after it). */
+  playedAt: number | null;
 }
 
 export const initialGameState: GameState = {
@@ -31,6 +34,7 @@ export const initialGameState: GameState = {
   error: null,
   pendingRevision: null,
   rematch: null,
+  playedAt: null,
 };
 
 export type GameEvent =
@@ -39,7 +43,8 @@ export type GameEvent =
   /** The socket (re)opened: a move sent before is either in the next state or lost. */
   | { type: "connected" }
   | { type: "message"; message: ServerMessage }
-  | { type: "sent"; revision: number }
+  /** An action was sent at this revision; `play` when it was a card. */
+  | { type: "sent"; revision: number; play?: boolean }
   | { type: "dismiss" };
 
 /** A view replaces the current one unless it is older: a lobby never replaces a started game,
@@ -68,6 +73,15 @@ function withView(state: GameState, view: AnyView): GameState {
   };
 }
 
+/** Who is connected changed (a `presence` message): the players' `connected` marks follow it;
+ * the game itself did not change. */
+function withPresence(state: GameState, connected: number[]): GameState {
+  const view = state.view;
+  if (!view || isLobby(view)) return state;
+  const players = view.players.map((p) => ({ ...p, connected: connected.includes(p.seat) }));
+  return { ...state, view: { ...view, players } };
+}
+
 export function reduce(state: GameState, event: GameEvent): GameState {
   switch (event.type) {
     case "view":
@@ -77,7 +91,12 @@ export function reduce(state: GameState, event: GameEvent): GameState {
     case "connected":
       return { ...state, pendingRevision: null };
     case "sent":
-      return { ...state, pendingRevision: event.revision, error: null };
+      return {
+        ...state,
+        pendingRevision: event.revision,
+        error: null,
+        playedAt: event.play ? event.revision : state.playedAt,
+      };
     case "dismiss":
       return { ...state, error: null };
     case "message": {
@@ -90,6 +109,8 @@ export function reduce(state: GameState, event: GameEvent): GameState {
           return { ...state, gameOver: { scores: m.scores, winner: m.winner } };
         case "rematch":
           return { ...state, rematch: { game_id: m.game_id, join_code: m.join_code, by: m.by } };
+        case "presence":
+          return withPresence(state, m.connected);
         case "error":
           return {
             ...state,

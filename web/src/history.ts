@@ -1,10 +1,11 @@
-// What the history screens work out from a match item: whose match it is, the teams, the outcome.
+// What the history screens work out from a match item: whose match it is, the teams, the outcome,
+// whether it was rated, and which Elo change each row shows.
 
 import type { MatchItem, MatchPlayer, Team } from "./types";
 
-/** The caller's own row of a match (the contract's items carry names, not ids). */
+/** The caller's own row of a match (the contract's items carry names, not ids; a bot is never you). */
 export function myRow(match: MatchItem, myName: string): MatchPlayer | undefined {
-  return match.players.find((p) => p.name === myName);
+  return match.players.find((p) => p.name === myName && !p.bot);
 }
 
 export function teamPlayers(match: MatchItem, team: Team): MatchPlayer[] {
@@ -20,4 +21,27 @@ export function finalScores(match: MatchItem): Record<Team, number> {
 
 export function winnerOf(match: MatchItem): Team | undefined {
   return match.result?.winner ?? match.players.find((p) => p.won)?.team;
+}
+
+/** A practice match: a bot sat at the table from the start, so it was not rated. */
+export function isPractice(match: MatchItem): boolean {
+  return match.rated === false && match.players.some((p) => Boolean(p.bot));
+}
+
+/** How the list and the match page label a match that changed no rating, or "" for a rated one. */
+export type Unrated = "practice" | "unrated" | "";
+
+export function unratedKind(match: MatchItem): Unrated {
+  if (match.rated !== false) return "";
+  return isPractice(match) ? "practice" : "unrated";
+}
+
+/**
+ * The Elo change a row shows, or null for none: a bot has no rating, and an unrated match changed
+ * nobody's, except that a player who abandoned it lost what a lost match costs (CONTRACT, Bots).
+ */
+export function eloChange(match: MatchItem, player: MatchPlayer): number | null {
+  if (player.bot || typeof player.elo_delta !== "number") return null;
+  if (match.rated === false && !player.abandoned) return null;
+  return player.elo_delta;
 }

@@ -29,17 +29,32 @@ export interface OptionsSchema {
   properties?: Record<string, JsonSchemaProperty>;
 }
 
+/** A strength of bot the server offers for a game type (`bot_levels`, weakest first). */
+export interface BotLevel {
+  id: string;
+  name: string;
+}
+
 export interface GameType {
   id: string;
   name: string;
   description: string;
   players: number;
   options_schema: OptionsSchema;
+  bot_levels: BotLevel[];
 }
 
 export type Options = Record<string, unknown>;
 
-export interface LobbyPlayer {
+/** What every `players` item may carry about who plays the seat (CONTRACT, Games). */
+export interface SeatOccupant {
+  /** A bot plays the seat, at this level (an id of the type's `bot_levels`). */
+  bot?: string;
+  /** That bot replaced a human who left; the item keeps the human's name. */
+  took_over?: boolean;
+}
+
+export interface LobbyPlayer extends SeatOccupant {
   seat: number;
   name: string;
   team: Team;
@@ -68,7 +83,7 @@ export interface Preview {
   options: Options;
 }
 
-export interface GamePlayer {
+export interface GamePlayer extends SeatOccupant {
   seat: number;
   name: string;
   team: Team;
@@ -76,6 +91,8 @@ export interface GamePlayer {
   captured_count: number;
   scope: number;
   is_you: boolean;
+  /** A bot plays the seat, or its player has a socket open at this table. */
+  connected: boolean;
 }
 
 export interface LastPlay {
@@ -149,6 +166,11 @@ export interface MyGame {
   updated_at: string;
 }
 
+/** POST /api/games/{id}/leave. */
+export interface LeaveAnswer {
+  left: boolean;
+}
+
 export interface LogMove {
   number: number;
   type: string;
@@ -175,7 +197,12 @@ export interface MatchPlayer {
   team: Team;
   won: boolean;
   points: number;
-  elo_delta: number;
+  /** Absent (or null) for a bot, which has no rating. */
+  elo_delta?: number | null;
+  /** A bot played this seat, at this level. */
+  bot?: string;
+  /** The player's seat was taken over by a bot and not taken back. */
+  abandoned?: boolean;
 }
 
 /** The engine's result of a finished match (scopone: the final scores and the per-hand audit). */
@@ -192,6 +219,8 @@ export interface MatchItem {
   game_type: string;
   started_at: string;
   finished_at: string;
+  /** False for a practice match (a bot sat from the start) and for one a person left. */
+  rated: boolean;
   result: MatchResult;
   players: MatchPlayer[];
 }
@@ -233,6 +262,7 @@ export type ServerMessage =
   | { type: "state"; game: GameView }
   | { type: "game_over"; scores: Scores; winner: Team }
   | ({ type: "rematch" } & RematchNotice)
+  | { type: "presence"; connected: number[] }
   | { type: "error"; code: string; message: string };
 
 export function isLobby(view: AnyView): view is LobbyView {

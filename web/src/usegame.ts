@@ -17,6 +17,8 @@ export interface GameConnection {
   fatal: string | null;
   /** Send an action; false when the socket is not open. */
   send(action: object, revision?: number): boolean;
+  /** Show a view a REST call answered (a bot seated, a seat taken back) before the socket's. */
+  adopt(view: AnyView): void;
   dismissError(): void;
 }
 
@@ -143,11 +145,14 @@ export function useGame(id: string, onUnauthenticated: () => void): GameConnecti
 
   const send = useCallback((action: object, revision?: number) => {
     const ok = socketRef.current?.send(action) ?? false;
-    if (ok && revision !== undefined) dispatch({ type: "sent", revision });
+    if (ok && revision !== undefined) {
+      dispatch({ type: "sent", revision, play: (action as { action?: unknown }).action === "play" });
+    }
     return ok;
   }, []);
+  const adopt = useCallback((view: AnyView) => dispatch({ type: "view", view }), []);
   const dismissError = useCallback(() => dispatch({ type: "dismiss" }), []);
 
-  return { state, connection, fatal, send, dismissError };
+  return { state, connection, fatal, send, adopt, dismissError };
 }
 

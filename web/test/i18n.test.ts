@@ -47,7 +47,7 @@ function view(extra: Partial<GameView> = {}): GameView {
     options: { target_score: 11, napola: true, asso_pigliatutto: false },
     players: [0, 1, 2, 3].map((seat) => ({
       seat, name: ["alice", "bob", "carol", "dave"][seat], team: seat % 2 ? "B" : "A",
-      card_count: 9, captured_count: 0, scope: 0, is_you: seat === 0,
+      card_count: 9, captured_count: 0, scope: 0, is_you: seat === 0, connected: true,
     })),
     you: 0, hand: [], table: [], turn: 1, hand_number: 1, scores: { A: 0, B: 0 }, last_play: null,
     seed_commitment: "c1", revision: 3, ...extra,
@@ -98,7 +98,7 @@ describe("the new pages", () => {
 
   it("read a match item: the caller's row, the teams, the score and the winner", () => {
     const match: MatchItem = {
-      id: "m", game_type: "scopone_scientifico", started_at: "", finished_at: "",
+      id: "m", game_type: "scopone_scientifico", started_at: "", finished_at: "", rated: true,
       result: { scores: { A: 11, B: 7 }, winner: "A", audit: [] },
       players: [
         { seat: 1, name: "bob", team: "B", won: false, points: 7, elo_delta: -16 },

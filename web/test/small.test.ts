@@ -100,7 +100,7 @@ function gameView(extra: Partial<GameView> = {}): GameView {
     id: "g", game_type: "scopone_scientifico", join_code: "K7QX2M", status: "playing", options: {},
     players: [0, 1, 2, 3].map((seat) => ({
       seat, name: ["alice", "bob", "carol", "dave"][seat], team: seat % 2 ? "B" : "A",
-      card_count: 10, captured_count: 0, scope: 0, is_you: seat === 2,
+      card_count: 10, captured_count: 0, scope: 0, is_you: seat === 2, connected: true,
     })),
     you: 2, hand: [], table: [], turn: 1, hand_number: 1, scores: { A: 0, B: 0 }, last_play: null,
     seed_commitment: "c1", revision: 5, ...extra,

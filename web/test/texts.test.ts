@@ -11,7 +11,7 @@ function view(extra: Partial<GameView> = {}): GameView {
     options: { target_score: 11, napola: true, asso_pigliatutto: false },
     players: [0, 1, 2, 3].map((seat) => ({
       seat, name: ["alice", "bob", "carol", "dave"][seat], team: seat % 2 ? "B" : "A",
-      card_count: 0, captured_count: 0, scope: 0, is_you: seat === 1,
+      card_count: 0, captured_count: 0, scope: 0, is_you: seat === 1, connected: true,
     })),
     you: 1, hand: [], table: [], turn: null, hand_number: 1, scores: { A: 0, B: 0 }, last_play: null,
     seed_commitment: "c1", revision: 40, ...extra,

@@ -6,7 +6,7 @@ secret: token hashes and certificate names), and the components' TLS certificate
 
 {{/* The components that call others (each has a token and, with TLS, a certificate). */}}
 {{- define "tavolo.grpcCallers" -}}
-{{- toJson (list "gateway" "lobby" "game" "deadlines" "stats") -}}
+{{- toJson (list "gateway" "lobby" "game" "deadlines" "stats" "bots") -}}
 {{- end -}}
 
 {{/* Whether the services check their callers: with tokens or TLS on, a callers file. */}}
@@ -230,7 +230,7 @@ be silently ignored, or that would leave the pods waiting for a Secret nobody ma
 {{- end -}}
 {{- end -}}
 {{- $health := int $auth.tls.healthPort -}}
-{{- range $component := list "lobby" "game" "deadlines" "stats" -}}
+{{- range $component := list "lobby" "game" "deadlines" "stats" "bots" -}}
 {{- if eq $health (int (index $root.Values $component).port) -}}
 {{- fail (printf "grpcAuth.tls.healthPort (%d) must differ from %s.port" $health $component) -}}
 {{- end -}}

@@ -109,10 +109,10 @@ override must keep the component's port.
 {{- end -}}
 
 {{/*
-Where the gateways find every game replica, to send each table to the replica that owns it
-(GAME_REPLICAS_ADDR): config.GAME_REPLICAS_ADDR when set; else the headless Service
+Where the gateways and the bots find every game replica, to send each table to the replica that
+owns it (GAME_REPLICAS_ADDR): config.GAME_REPLICAS_ADDR when set; else the headless Service
 <fullname>-game-replicas:<game.port> (an address per ready game pod), unless config.GAME_ADDR
-points elsewhere (then nothing: the gateways follow GAME_ADDR).
+points elsewhere (then nothing: they follow GAME_ADDR).
 */}}
 {{- define "tavolo.gameReplicasAddr" -}}
 {{- $override := .Values.config.GAME_REPLICAS_ADDR -}}
@@ -181,7 +181,7 @@ addresses and the OIDC providers' public settings.
 {{- define "tavolo.configData" -}}
 {{- $root := . -}}
 {{- $computed := dict "APP_PORT" (include "tavolo.appPort" .) "METRICS_PORT" (include "tavolo.metricsPort" .) -}}
-{{- range $component := list "lobby" "game" "deadlines" "stats" -}}
+{{- range $component := list "lobby" "game" "deadlines" "stats" "bots" -}}
 {{- $ctx := dict "root" $root "component" $component -}}
 {{- $_ := set $computed (include "tavolo.addrVariable" $ctx) (include "tavolo.addr" $ctx) -}}
 {{- end -}}
@@ -273,9 +273,10 @@ also get their GRPC_* settings (_grpc_auth.tpl).
 {{- $secret := .secret -}}
 {{- $env := list -}}
 {{- $refs := list -}}
-{{- /* Each secret goes only to who reads it: Redis to all but stats (which keeps nothing in
-     Redis) and the migration job; Postgres to lobby, game and stats (and the job), its owners. */ -}}
-{{- if and (ne .component "stats") (not .job) -}}
+{{- /* Each secret goes only to who reads it: Redis to the gateway, game and deadlines (lobby,
+     stats and bots keep nothing in Redis, nor does the migration job); Postgres to lobby, game,
+     stats and bots (and the job), its owners. */ -}}
+{{- if has .component (list "gateway" "game" "deadlines") -}}
 {{- with $values.redis -}}
 {{- if .existingSecret.name -}}
 {{- $refs = append $refs (list "REDIS_URL" .existingSecret.name .existingSecret.key) -}}
@@ -284,7 +285,7 @@ also get their GRPC_* settings (_grpc_auth.tpl).
 {{- end -}}
 {{- end -}}
 {{- end -}}
-{{- if has .component (list "lobby" "game" "stats") -}}
+{{- if has .component (list "lobby" "game" "stats" "bots") -}}
 {{- with $values.database -}}
 {{- if and .existingSecret.name .existingSecret.urlKey -}}
 {{- $refs = append $refs (list "DATABASE_URL" .existingSecret.name .existingSecret.urlKey) -}}
@@ -374,23 +375,21 @@ tolerations:
 Checks made once per render. State that lives in memory cannot be shared by several replicas, so
 a component that scales out (replicas > 1, or autoscaling) needs the stores it keeps its state
 in: Redis for the gateway (sessions), game (snapshots, locks, change signals) and deadlines (the
-queue); Postgres for game (move logs) and stats (matches, ratings); Postgres (durable) or else
-Redis for the lobby (games, seats, join codes). Stats never reads REDIS_URL (the chart does not
-give it), so it scales without Redis. And an autoscaler's range must not be empty.
+queue); Postgres for lobby (games, seats, join codes), game (move logs), stats (matches, ratings)
+and bots (which tables bots play, and the lease of the replica that drives each). Lobby, stats
+and bots never read REDIS_URL (the chart does not give it), so they scale without Redis. And an
+autoscaler's range must not be empty.
 */}}
 {{- define "tavolo.checks" -}}
 {{- $root := . -}}
 {{- $needsRedis := list "gateway" "game" "deadlines" -}}
-{{- $needsPostgres := list "game" "stats" -}}
-{{- range $component := list "gateway" "lobby" "game" "deadlines" "stats" -}}
+{{- $needsPostgres := list "lobby" "game" "stats" "bots" -}}
+{{- range $component := list "gateway" "lobby" "game" "deadlines" "stats" "bots" -}}
 {{- $values := index $root.Values $component -}}
 {{- $hpa := $values.autoscaling -}}
 {{- $scaled := or $hpa.enabled (gt (int $values.replicas) 1) -}}
 {{- if and $scaled (has $component $needsRedis) (not (include "tavolo.redisConfigured" $root)) -}}
 {{- fail (printf "%s: more than one replica (or autoscaling) needs Redis (redis.url or redis.existingSecret): without it each pod keeps its own in-memory state" $component) -}}
-{{- end -}}
-{{- if and $scaled (eq $component "lobby") (not (include "tavolo.redisConfigured" $root)) (not (include "tavolo.databaseConfigured" $root)) -}}
-{{- fail "lobby: more than one replica (or autoscaling) needs Redis or Postgres (Postgres keeps the seatings durably): without either each pod keeps its own in-memory games" -}}
 {{- end -}}
 {{- if and $scaled (has $component $needsPostgres) (not (include "tavolo.databaseConfigured" $root)) -}}
 {{- fail (printf "%s: more than one replica (or autoscaling) needs Postgres (database.url, database.existingSecret or the DATABASE_* parts): without it each pod keeps its own in-memory store" $component) -}}

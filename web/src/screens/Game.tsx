@@ -5,6 +5,8 @@ import { useEffect } from "preact/hooks";
 import { errorText } from "../gamestate";
 import { tx } from "../i18n";
 import type { GameView, LobbyView } from "../types";
+import { yourSeatTakenOver } from "../bots";
+import { TakenOverBanner } from "../seatcontrols";
 import { useGame } from "../usegame";
 import { Alert, ReconnectBanner } from "../widgets";
 import { GameOverScreen } from "./GameOver";
@@ -54,7 +56,7 @@ export function GameScreen({ id, onUnauthenticated }: { id: string; onUnauthenti
   ) : null;
   let screen;
   if (view.status === "lobby") {
-    screen = <WaitingScreen lobby={view as LobbyView} />;
+    screen = <WaitingScreen lobby={view as LobbyView} game={game} />;
   } else if (view.status === "playing") {
     screen = <TableScreen view={view as GameView} game={game} alert={alert} />;
   } else if (view.status === "hand_end") {
@@ -64,9 +66,12 @@ export function GameScreen({ id, onUnauthenticated }: { id: string; onUnauthenti
       <GameOverScreen view={view as GameView} commitment={state.commitment} rematch={state.rematch} connection={connection} />
     );
   }
+  // A bot plays your seat (you left, or missed your turns with the page closed): say so first.
+  const takenOver = view.status !== "lobby" && view.status !== "finished" && yourSeatTakenOver(view as GameView);
   return (
     <>
       {banner}
+      {takenOver && <TakenOverBanner id={view.id} adopt={game.adopt} />}
       {screen}
     </>
   );

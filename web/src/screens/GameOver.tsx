@@ -5,6 +5,8 @@
 
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { api, ApiError, logUrl, errorText } from "../api";
+import { isPracticeView, playAgainWithBots } from "../bots";
+import { playerName } from "../describe";
 import { verifyLog, type Verification } from "../fairness";
 import { tx } from "../i18n";
 import { navigate } from "../router";
@@ -81,14 +83,16 @@ export function DealCheck({ id, commitment }: { id: string; commitment: string |
   );
 }
 
-function PlayAgain({ id, invitation }: { id: string; invitation: RematchNotice | null }) {
+function PlayAgain({ view, invitation }: { view: GameView; invitation: RematchNotice | null }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  // A practice match comes back with the same bots in their seats.
+  const practice = isPracticeView(view);
   const go = async () => {
     setBusy(true);
     setError(null);
     try {
-      const game = await api.rematch(id);
+      const game = practice ? await playAgainWithBots(view) : await api.rematch(view.id);
       navigate(`/games/${game.id}`);
     } catch (e) {
       setError(errorText(e));
@@ -107,10 +111,15 @@ function PlayAgain({ id, invitation }: { id: string; invitation: RematchNotice |
         </p>
       ) : (
         <p class="helper">
-          {tx(
-            "A new game with the same rules and the same four players: the others are invited at once and join with one click.",
-            "Una nuova partita con le stesse regole e gli stessi quattro giocatori: gli altri ricevono subito l'invito e si uniscono con un clic.",
-          )}
+          {practice
+            ? tx(
+                "A new practice game with the same rules and the same bots in their seats; anyone else who played is invited at once.",
+                "Una nuova partita di allenamento con le stesse regole e gli stessi bot ai loro posti; chi altro ha giocato riceve subito l'invito.",
+              )
+            : tx(
+                "A new game with the same rules and the same four players: the others are invited at once and join with one click.",
+                "Una nuova partita con le stesse regole e gli stessi quattro giocatori: gli altri ricevono subito l'invito e si uniscono con un clic.",
+              )}
         </p>
       )}
       <button type="button" class="button big" onClick={() => void go()} disabled={busy}>
@@ -137,8 +146,9 @@ export function GameOverScreen({
   const winner = view.winner;
   const won = winner !== undefined && winner === mine;
   const seen = rememberedCommitment(view.id) ?? commitment ?? view.seed_commitment;
-  const partner = view.players.find((p) => p.team === mine && p.seat !== view.you)?.name ?? tx("your partner", "il tuo compagno");
-  const winners = view.players.filter((p) => p.team === winner).map((p) => p.name).join(tx(" and ", " e "));
+  const partnerSeat = view.players.find((p) => p.team === mine && p.seat !== view.you)?.seat;
+  const partner = partnerSeat === undefined ? tx("your partner", "il tuo compagno") : playerName(view, partnerSeat);
+  const winners = view.players.filter((p) => p.team === winner).map((p) => playerName(view, p.seat)).join(tx(" and ", " e "));
   return (
     <section class="panel game-over" data-testid="screen-game-over" data-connection={connection}>
       <h1>{winner ? tx(`Team ${winner} wins`, `Vince la squadra ${winner}`) : tx("The game is over", "La partita è finita")}</h1>
@@ -156,7 +166,7 @@ export function GameOverScreen({
           `Punteggio finale: squadra A ${view.scores.A}, squadra B ${view.scores.B} (obiettivo ${String(view.options?.target_score ?? "")}).`,
         )}
       </p>
-      <PlayAgain id={view.id} invitation={rematch} />
+      <PlayAgain view={view} invitation={rematch} />
       {view.last_hand && <HandSummary hand={view.last_hand} mine={mine} napola={view.options?.napola !== false} />}
       <dl class="seed">
         <div>

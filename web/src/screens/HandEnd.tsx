@@ -3,9 +3,12 @@
 
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef } from "preact/hooks";
+import { isPracticeView, yourSeatTakenOver } from "../bots";
+import { SeatMarks, useBotLevels } from "../botmarks";
 import { lastPlayText, matchGoesOnText, playerName } from "../describe";
 import { usingKeyboard } from "../inputmode";
 import type { GameView, LastHand, Team } from "../types";
+import { LeaveMatch, TakeBack } from "../seatcontrols";
 import type { GameConnection } from "../usegame";
 import { Countdown, TeamBadge } from "../widgets";
 import { ScoreBoard } from "./Table";
@@ -94,6 +97,9 @@ export function HandEndScreen({ view, game, alert }: { view: GameView; game: Gam
   const connected = game.connection === "open";
   const waitingForAck = game.state.pendingRevision !== null;
   const goesOn = matchGoesOnText(view);
+  const levels = useBotLevels(view.game_type);
+  // A bot plays your seat: it acknowledges for you, until you take the seat back.
+  const takenOver = yourSeatTakenOver(view);
 
   // A keyboard player lands on OK (focus was on a card that is gone); nobody else is moved.
   const okRef = useRef<HTMLButtonElement>(null);
@@ -120,7 +126,7 @@ export function HandEndScreen({ view, game, alert }: { view: GameView; game: Gam
           ref={okRef}
           type="button"
           class="button big"
-          disabled={done || !connected || waitingForAck}
+          disabled={done || !connected || waitingForAck || takenOver}
           // No revision on an ack: four players pressing OK at once must not refuse each other.
           onClick={() => game.send({ action: "ack" }, view.revision)}
         >
@@ -128,6 +134,7 @@ export function HandEndScreen({ view, game, alert }: { view: GameView; game: Gam
         </button>
         <Countdown deadline={view.hand_end_deadline} label={tx("Next hand in", "Prossima mano tra")} />
       </div>
+      <TakeBack view={view} game={game} />
       <h2 class="ack-title">{tx("Ready for the next hand", "Pronti per la prossima mano")}</h2>
       <ul class="ack-list">
         {view.players.map((p) => {
@@ -137,12 +144,14 @@ export function HandEndScreen({ view, game, alert }: { view: GameView; game: Gam
               <span class="ack-mark" aria-hidden="true">{ok ? "✓" : "○"}</span>
               <span>{p.seat === view.you ? tx("You", "Tu") : playerName(view, p.seat)}</span>
               <TeamBadge team={p.team} />
+              <SeatMarks player={p} levels={levels} yours={p.seat === view.you} />
               <span class="ack-state">{ok ? tx("ready", "pronto") : tx("not yet", "non ancora")}</span>
             </li>
           );
         })}
       </ul>
       {hand && <HandSummary hand={hand} mine={mine} napola={view.options?.napola !== false} />}
+      {!takenOver && <LeaveMatch id={view.id} practice={isPracticeView(view)} />}
     </section>
   );
 }

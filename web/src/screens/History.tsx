@@ -4,9 +4,11 @@
 
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, gameTypesCached, logUrl, errorText } from "../api";
-import { finalScores, myRow, teamPlayers, winnerOf } from "../history";
+import { displayName } from "../bots";
+import { BotMark } from "../botmarks";
+import { eloChange, finalScores, myRow, teamPlayers, unratedKind, winnerOf, type Unrated } from "../history";
 import { formatDelta, formatWhen, tx } from "../i18n";
-import type { GameType, MatchItem, MatchPlayer, Team } from "../types";
+import type { BotLevel, GameType, MatchItem, MatchPlayer, Team } from "../types";
 import { Alert, GameTypeFilter, TeamBadge } from "../widgets";
 import { DealCheck } from "./GameOver";
 import { HandSummary } from "./HandEnd";
@@ -35,8 +37,58 @@ export function EloDelta({ delta }: { delta: number }) {
   );
 }
 
-function names(players: MatchPlayer[], me: string): string {
-  return players.map((p) => (p.name === me ? tx("you", "tu") : p.name)).join(" · ");
+/** The bot levels of every type, for the names of the bots' levels. */
+function levelsOf(types: GameType[], id: string): BotLevel[] {
+  return types.find((t) => t.id === id)?.bot_levels ?? [];
+}
+
+/** "abandoned": a player whose seat a bot took over and who did not take it back. */
+function AbandonedMark() {
+  return <span class="abandoned-mark">{tx("abandoned", "ha abbandonato")}</span>;
+}
+
+/** "Practice" or "Unrated" by a match that changed no rating. */
+export function UnratedBadge({ kind }: { kind: Unrated }) {
+  if (!kind) return null;
+  return (
+    <span class={`badge unrated-badge is-${kind}`} data-testid="unrated-badge">
+      {kind === "practice" ? tx("Practice", "Allenamento") : tx("Unrated", "Non valutata")}
+    </span>
+  );
+}
+
+function PlayerName({ player, me, levels }: { player: MatchPlayer; me: string; levels: BotLevel[] }) {
+  return (
+    <span class="match-player-name">
+      {!player.bot && player.name === me ? tx("you", "tu") : displayName(player, levels)}
+      {player.bot && <> <BotMark level={player.bot} levels={levels} /></>}
+      {player.abandoned && <> <AbandonedMark /></>}
+    </span>
+  );
+}
+
+function Names({ players, me, levels }: { players: MatchPlayer[]; me: string; levels: BotLevel[] }) {
+  return (
+    <>
+      {players.map((p, i) => (
+        <span key={p.seat}>
+          {i > 0 && " · "}
+          <PlayerName player={p} me={me} levels={levels} />
+        </span>
+      ))}
+    </>
+  );
+}
+
+/** An Elo change, or a dash for a bot and for a match that changed no rating. */
+function EloCell({ change }: { change: number | null }) {
+  if (change !== null) return <EloDelta delta={change} />;
+  return (
+    <span class="elo-none">
+      <span aria-hidden="true">—</span>
+      <span class="visually-hidden">{tx("no change", "nessuna variazione")}</span>
+    </span>
+  );
 }
 
 function MatchRow({ match, me, types }: { match: MatchItem; me: string; types: GameType[] }) {
@@ -44,6 +96,8 @@ function MatchRow({ match, me, types }: { match: MatchItem; me: string; types: G
   const scores = finalScores(match);
   const winner = winnerOf(match);
   const outcome = mine ? (mine.won ? tx("Won", "Vinta") : tx("Lost", "Persa")) : "";
+  const change = mine ? eloChange(match, mine) : null;
+  const levels = levelsOf(types, match.game_type);
   return (
     <li>
       <a href={`/history/${match.id}`} class={`match-item${mine?.won ? " is-won" : " is-lost"}`}>
@@ -52,9 +106,11 @@ function MatchRow({ match, me, types }: { match: MatchItem; me: string; types: G
           <span class="match-score" title={tx("Your team's points first", "Prima i punti della tua squadra")}>
             {mine?.team === "B" ? `${scores.B}–${scores.A}` : `${scores.A}–${scores.B}`}
           </span>
-          {mine && (
+          <UnratedBadge kind={unratedKind(match)} />
+          {mine?.abandoned && <AbandonedMark />}
+          {change !== null && (
             <span class="match-elo">
-              Elo <EloDelta delta={mine.elo_delta} />
+              Elo <EloDelta delta={change} />
             </span>
           )}
           <span class="game-item-when">{formatWhen(match.finished_at)}</span>
@@ -62,7 +118,7 @@ function MatchRow({ match, me, types }: { match: MatchItem; me: string; types: G
         <span class="match-item-teams">
           {(["A", "B"] as const).map((team) => (
             <span key={team} class={`chip team-${team}${winner === team ? " is-winner" : ""}`}>
-              {tx("Team", "Squadra")} {team}: {names(teamPlayers(match, team), me)}
+              {tx("Team", "Squadra")} {team}: <Names players={teamPlayers(match, team)} me={me} levels={levels} />
             </span>
           ))}
           {types.length > 1 && <span class="game-item-type">{typeName(types, match.game_type)}</span>}
@@ -170,7 +226,7 @@ function winnerFirst(scores: Record<Team, number>, winner: Team): string {
   return `${scores[winner]}–${scores[other]}`;
 }
 
-function TeamTable({ match, me }: { match: MatchItem; me: string }) {
+function TeamTable({ match, me, levels }: { match: MatchItem; me: string; levels: BotLevel[] }) {
   const winner = winnerOf(match);
   const scores = finalScores(match);
   return (
@@ -187,18 +243,20 @@ function TeamTable({ match, me }: { match: MatchItem; me: string }) {
       <tbody>
         {(["A", "B"] as Team[]).flatMap((team) =>
           teamPlayers(match, team).map((p) => (
-            <tr key={p.seat} class={p.name === me ? "is-me" : ""} data-testid="match-player">
+            <tr key={p.seat} class={p.name === me && !p.bot ? "is-me" : ""} data-testid="match-player">
               <td>
                 <TeamBadge team={team} />
                 {winner === team && <span class="win-mark"> {tx("won", "vince")}</span>}
               </td>
               <th scope="row" class="player-name">
-                {p.name}
-                {p.name === me && <span class="you-tag"> ({tx("you", "tu")})</span>}
+                {displayName(p, levels)}
+                {p.name === me && !p.bot && <span class="you-tag"> ({tx("you", "tu")})</span>}
+                {p.bot && <> <BotMark level={p.bot} levels={levels} /></>}
+                {p.abandoned && <> <AbandonedMark /></>}
               </th>
               <td>{scores[team]}</td>
               <td>
-                <EloDelta delta={p.elo_delta} />
+                <EloCell change={eloChange(match, p)} />
               </td>
             </tr>
           )),
@@ -247,6 +305,8 @@ export function MatchScreen({ id, me }: { id: string; me: string }) {
   const scores = finalScores(match);
   const winner = winnerOf(match);
   const audit = match.result?.audit ?? [];
+  const unrated = unratedKind(match);
+  const change = mine ? eloChange(match, mine) : null;
   return (
     <section class="panel match-detail" data-testid="screen-match">
       <p class="crumbs">
@@ -263,11 +323,23 @@ export function MatchScreen({ id, me }: { id: string; me: string }) {
         {mine && (
           <>
             {" · "}
-            {mine.won ? tx("you won", "hai vinto") : tx("you lost", "hai perso")}, Elo <EloDelta delta={mine.elo_delta} />
+            {mine.won ? tx("you won", "hai vinto") : tx("you lost", "hai perso")}
+            {change !== null && <>, Elo <EloDelta delta={change} /></>}
           </>
         )}
       </p>
-      <TeamTable match={match} me={me} />
+      {unrated && (
+        <p class="unrated-note">
+          <UnratedBadge kind={unrated} />{" "}
+          {unrated === "practice"
+            ? tx("A bot played from the start: a practice match changes no rating.", "Un bot ha giocato dall'inizio: una partita di allenamento non cambia il punteggio Elo.")
+            : tx(
+                "Not every player who started this match finished it, so it changed no rating; a player who abandoned it lost what a lost match costs.",
+                "Non tutti i giocatori che l'hanno iniziata l'hanno finita, quindi non ha cambiato il punteggio Elo; chi l'ha abbandonata ha perso quanto costa una sconfitta.",
+              )}
+        </p>
+      )}
+      <TeamTable match={match} me={me} levels={levelsOf(types, match.game_type)} />
       <h2>{tx("Hand by hand", "Mano per mano")}</h2>
       {audit.length === 0 && <p class="empty">{tx("This match has no hand record.", "Questa partita non ha il dettaglio delle mani.")}</p>}
       <div class="audit" data-testid="hand-audit">

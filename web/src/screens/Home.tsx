@@ -1,7 +1,9 @@
 // The start page once logged in: the player's unfinished games, a new game, joining by code.
 
-import { useCallback, useEffect, useState } from "preact/hooks";
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { api, gameTypesCached, errorText } from "../api";
+import { botLevels, defaultBotLevel, displayName, levelName, playAgainstComputer, type ComputerGame } from "../bots";
+import { SeatMarks } from "../botmarks";
 import { serverOffset } from "../clock";
 import { timeAgo } from "../countdown";
 import { navigate } from "../router";
@@ -96,7 +98,8 @@ function MyGames() {
                     const p = g.players.find((x) => x.seat === seat);
                     return (
                       <span key={seat} class={`chip team-${seat % 2 === 0 ? "A" : "B"}`}>
-                        {p ? `${p.name}${p.is_you ? tx(" (you)", " (tu)") : ""}` : tx("open", "libero")}
+                        {p ? `${displayName(p)}${p.is_you ? tx(" (you)", " (tu)") : ""}` : tx("open", "libero")}
+                        {p && <> <SeatMarks player={p} yours={p.is_you} /></>}
                       </span>
                     );
                   })}
@@ -111,12 +114,96 @@ function MyGames() {
   );
 }
 
+/**
+ * "Play against the computer": one click creates the game with the rules of the form and seats
+ * the bots, so the table opens at once (or, with a friend, waits only for them).
+ */
+function PlayAgainstComputer({ type, options, valid, busy, setBusy }: {
+  type: GameType;
+  options: Options;
+  /** Checks the rules of the form, telling the player what is wrong. */
+  valid: () => boolean;
+  busy: boolean;
+  setBusy: (busy: boolean) => void;
+}) {
+  const levels = botLevels(type);
+  const [mode, setMode] = useState<ComputerGame>("alone");
+  const [level, setLevel] = useState(defaultBotLevel(levels));
+  const [error, setError] = useState<{ text: string; gameId: string | null } | null>(null);
+  if (levels.length === 0) return null;
+  const chosen = levels.some((l) => l.id === level) ? level : defaultBotLevel(levels);
+
+  const start = async () => {
+    if (!valid()) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const started = await playAgainstComputer(type.id, options, mode, chosen);
+      if (started.error === null) return navigate(`/games/${started.id}`);
+      setError({ text: started.error, gameId: started.id });
+    } catch (e) {
+      setError({ text: errorText(e), gameId: null });
+    }
+    setBusy(false);
+  };
+
+  return (
+    <fieldset class="computer" aria-describedby="computer-help">
+      <legend>{tx("Play against the computer", "Gioca contro il computer")}</legend>
+      <p id="computer-help" class="field-help">
+        {tx(
+          "One click starts a practice game with these rules and bots in the other seats, so the cards are dealt at once (or as soon as your friend opens the invite link); no rating changes.",
+          "Un clic avvia una partita di allenamento con queste regole e dei bot negli altri posti, così le carte vengono distribuite subito (o appena il tuo amico apre il link d'invito); il punteggio Elo non cambia.",
+        )}
+      </p>
+      <div class="computer-choices">
+        <div class="field">
+          <label for="computer-mode">{tx("Who plays", "Chi gioca")}</label>
+          <select id="computer-mode" value={mode} disabled={busy}
+            onChange={(e) => setMode((e.currentTarget as HTMLSelectElement).value as ComputerGame)}>
+            <option value="alone">{tx("You and three bots", "Tu e tre bot")}</option>
+            <option value="with-friend">{tx("You and a friend against two bots", "Tu e un amico contro due bot")}</option>
+          </select>
+        </div>
+        <div class="field">
+          <label for="computer-level">{tx("Bot level", "Livello dei bot")}</label>
+          <select id="computer-level" value={chosen} disabled={busy}
+            onChange={(e) => setLevel((e.currentTarget as HTMLSelectElement).value)}>
+            {levels.map((l) => (
+              <option key={l.id} value={l.id}>
+                {levelName(l.id, levels)}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+      <button type="button" class="button big" disabled={busy} onClick={() => void start()}>
+        {tx("Play against the computer", "Gioca contro il computer")}
+      </button>
+      {error && (
+        <Alert>
+          {error.text}
+          {error.gameId && (
+            <>
+              {" "}
+              <a href={`/games/${error.gameId}`}>
+                {tx("Open the new table to seat the bots there.", "Apri il nuovo tavolo per farli sedere da lì.")}
+              </a>
+            </>
+          )}
+        </Alert>
+      )}
+    </fieldset>
+  );
+}
+
 function CreateGame() {
   const [types, setTypes] = useState<GameType[] | null>(null);
   const [typeId, setTypeId] = useState<string>("");
   const [options, setOptions] = useState<Options>({});
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const formRef = useRef<HTMLFormElement>(null);
   useEffect(() => {
     gameTypesCached().then(
       (list) => {
@@ -156,7 +243,7 @@ function CreateGame() {
       </p>
       {types === null && !error && <p class="loading">{tx("Loading…", "Caricamento…")}</p>}
       {types && (
-        <form onSubmit={submit} class="form">
+        <form onSubmit={submit} class="form" ref={formRef}>
           {types.length > 1 ? (
             <div class="field">
               <label for="game-type">{tx("Game type", "Tipo di gioco")}</label>
@@ -184,6 +271,16 @@ function CreateGame() {
           <button type="submit" class="button big" disabled={busy || !type}>
             {tx("Create game", "Crea la partita")}
           </button>
+          {type && (
+            <PlayAgainstComputer
+              key={type.id}
+              type={type}
+              options={options}
+              valid={() => formRef.current?.reportValidity() ?? true}
+              busy={busy}
+              setBusy={setBusy}
+            />
+          )}
         </form>
       )}
       {error && <Alert>{error}</Alert>}

@@ -2,6 +2,8 @@
 
 import { useEffect, useState } from "preact/hooks";
 import { api, ApiError, gameTypesCached, errorText } from "../api";
+import { displayName } from "../bots";
+import { SeatMarks } from "../botmarks";
 import { navigate } from "../router";
 import { fieldsOf, typeDescription } from "../schemaform";
 import type { GameType, Options, Preview } from "../types";
@@ -104,7 +106,8 @@ export function JoinScreen({ code, onUnauthenticated }: { code: string; onUnauth
               return (
                 <li key={seat} class={`seat-row team-${seat % 2 === 0 ? "A" : "B"}`}>
                   <span class="seat-team">{tx("Team", "Squadra")} {seat % 2 === 0 ? "A" : "B"}</span>
-                  <span class="seat-name">{p ? p.name : <em>{tx("open", "libero")}</em>}</span>
+                  <span class="seat-name">{p ? displayName(p) : <em>{tx("open", "libero")}</em>}</span>
+                  {p && <SeatMarks player={p} />}
                 </li>
               );
             })}

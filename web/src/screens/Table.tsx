@@ -13,12 +13,15 @@ import {
   pickTableCard,
   type PlayMessage,
 } from "../captures";
+import { isPracticeView, yourSeatTakenOver } from "../bots";
+import { SeatMarks, useBotLevels } from "../botmarks";
 import { CardBack, CardButton } from "../cards";
 import { cardName } from "../deck";
 import { usingKeyboard } from "../inputmode";
 import { lastPlayText, playerName, relation, seatsAround, turnText } from "../describe";
 import { tx } from "../i18n";
-import type { GamePlayer, GameView } from "../types";
+import { LeaveMatch, TakeBack } from "../seatcontrols";
+import type { BotLevel, GamePlayer, GameView } from "../types";
 import type { GameConnection } from "../usegame";
 import { Countdown, TeamBadge } from "../widgets";
 
@@ -59,16 +62,17 @@ function Scope({ count }: { count: number }) {
   );
 }
 
-function SeatInfo({ view, player }: { view: GameView; player: GamePlayer }) {
+export function SeatInfo({ view, player, levels }: { view: GameView; player: GamePlayer; levels?: BotLevel[] }) {
   const rel = relation(view, player);
   const isYou = player.seat === view.you;
   return (
-    <div class="seat-info">
+    <div class="seat-info" data-testid="seat-info" data-seat={player.seat}>
       <span class="seat-player">
         <span class="seat-player-name">{isYou ? tx("You", "Tu") : playerName(view, player.seat)}</span>
         <span class={`seat-rel team-${player.team}`}>
           {isYou ? tx(`team ${player.team}`, `squadra ${player.team}`) : tx(`${rel}, team ${player.team}`, `${rel}, squadra ${player.team}`)}
         </span>
+        <SeatMarks player={player} levels={levels} yours={isYou} />
       </span>
       <span class="seat-stats">
         <span title={tx("Cards captured this hand", "Carte prese in questa mano")}>{tx(`taken ${player.captured_count}`, `prese ${player.captured_count}`)}</span>
@@ -78,14 +82,19 @@ function SeatInfo({ view, player }: { view: GameView; player: GamePlayer }) {
   );
 }
 
-function Opponent({ view, seat, where }: { view: GameView; seat: number; where: "left" | "top" | "right" }) {
+function Opponent({ view, seat, where, levels }: {
+  view: GameView;
+  seat: number;
+  where: "left" | "top" | "right";
+  levels: BotLevel[];
+}) {
   const player = view.players.find((p) => p.seat === seat);
   if (!player) return null;
   const onTurn = view.turn === seat;
   const backs = Math.min(player.card_count, 10);
   return (
     <div class={`seat seat-${where}${onTurn ? " is-on-turn" : ""}`}>
-      <SeatInfo view={view} player={player} />
+      <SeatInfo view={view} player={player} levels={levels} />
       <div
         class="backs"
         role="img"
@@ -129,6 +138,7 @@ export function TableScreen({ view, game, alert }: { view: GameView; game: GameC
   const [choosing, setChoosing] = useState<Choosing | null>(null);
   const chooserRef = useRef<HTMLDivElement>(null);
   const handRef = useRef<HTMLDivElement>(null);
+  const levels = useBotLevels(view.game_type);
 
   // A new view (any change at the table) ends a choice that was made for the old one.
   useEffect(() => setChoosing(null), [view.revision]);
@@ -141,7 +151,9 @@ export function TableScreen({ view, game, alert }: { view: GameView; game: GameC
 
   const connected = game.connection === "open";
   const waiting = game.state.pendingRevision !== null;
-  const canAct = connected && !waiting && Boolean(view.your_turn);
+  // While a bot plays your seat the cards are its to play, until you take the seat back.
+  const takenOver = yourSeatTakenOver(view);
+  const canAct = connected && !waiting && !takenOver && Boolean(view.your_turn);
 
   // Your turn comes round: a keyboard player's focus goes to the first playable card, unless
   // it is somewhere else on purpose (a link, the chooser).
@@ -196,7 +208,8 @@ export function TableScreen({ view, game, alert }: { view: GameView; game: GameC
   const yourTurn = Boolean(view.your_turn);
 
   let help: string;
-  if (!connected) help = tx("Not connected: your cards wake up again as soon as the table is back.", "Non connesso: le tue carte si riattivano appena il tavolo torna.");
+  if (takenOver) help = tx("A bot is playing your seat: take it back to play your cards.", "Un bot sta giocando al tuo posto: riprendilo per giocare le tue carte.");
+  else if (!connected) help = tx("Not connected: your cards wake up again as soon as the table is back.", "Non connesso: le tue carte si riattivano appena il tavolo torna.");
   else if (waiting) help = tx("Sending your card…", "Invio della carta…");
   else if (choosing)
     help = tx(
@@ -227,8 +240,8 @@ export function TableScreen({ view, game, alert }: { view: GameView; game: GameC
       </div>
       {alert}
       <div class="felt">
-        <Opponent view={view} seat={seats.top} where="top" />
-        <Opponent view={view} seat={seats.left} where="left" />
+        <Opponent view={view} seat={seats.top} where="top" levels={levels} />
+        <Opponent view={view} seat={seats.left} where="left" levels={levels} />
         <div class="table-middle">
           <div class="table-cards" role="region" aria-label={tx("Table", "Tavolo")}>
             {view.table.length === 0 && <p class="table-empty">{tx("The table is empty", "Il tavolo è vuoto")}</p>}
@@ -248,9 +261,9 @@ export function TableScreen({ view, game, alert }: { view: GameView; game: GameC
             {lastPlayText(view, view.last_play)}
           </p>
         </div>
-        <Opponent view={view} seat={seats.right} where="right" />
+        <Opponent view={view} seat={seats.right} where="right" levels={levels} />
         <div class={`seat seat-bottom${view.turn === view.you ? " is-on-turn" : ""}`}>
-          {me && <SeatInfo view={view} player={me} />}
+          {me && <SeatInfo view={view} player={me} levels={levels} />}
           {choosing && (
             <div class="chooser" role="group" aria-label={tx("Choose a capture", "Scegli una presa")} ref={chooserRef}>
               <span class="chooser-title">{tx(`Capture with your ${cardName(choosing.card)}:`, `Prendi con il tuo ${cardName(choosing.card)}:`)}</span>
@@ -281,10 +294,13 @@ export function TableScreen({ view, game, alert }: { view: GameView; game: GameC
               />
             ))}
           </div>
+          {/* Under the hand, so its coming and going never moves a card from under a finger. */}
+          <TakeBack view={view} game={game} />
         </div>
       </div>
       <p class="helper table-help">{help}</p>
       <Fingerprint commitment={view.seed_commitment} />
+      {!takenOver && <LeaveMatch id={view.id} practice={isPracticeView(view)} />}
     </section>
   );
 }

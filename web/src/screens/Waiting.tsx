@@ -1,15 +1,139 @@
 // The waiting room: the join code to share and the seats filling up live (socket `lobby`
-// messages). When the fourth player sits down a `state` arrives and the table opens by itself.
+// messages). The creator may seat a bot at an open seat, at a level of their choice, and remove
+// it again. When the fourth seat fills a `state` arrives and the table opens by itself.
 
+import { useState } from "preact/hooks";
+import { api, errorText } from "../api";
+import { defaultBotLevel, displayName, levelName, youAreCreator } from "../bots";
+import { SeatMarks, useBotLevels } from "../botmarks";
 import { inviteText } from "../describe";
-import type { LobbyView } from "../types";
-import { CopyButton } from "../widgets";
-import { OptionsList } from "./Join";
 import { tx } from "../i18n";
+import { navigate } from "../router";
+import type { BotLevel, LobbyPlayer, LobbyView } from "../types";
+import type { GameConnection } from "../usegame";
+import { Alert, CopyButton } from "../widgets";
+import { OptionsList } from "./Join";
 
-export function WaitingScreen({ lobby }: { lobby: LobbyView }) {
+/** "Leave": frees your seat (the game is gone when no person is left) and goes to the start page. */
+export function LeaveLobby({ id }: { id: string }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const leave = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      await api.leave(id);
+      navigate("/");
+    } catch (e) {
+      setError(errorText(e));
+      setBusy(false);
+    }
+  };
+  return (
+    <div class="leave-row">
+      <button type="button" class="button secondary" disabled={busy} onClick={() => void leave()}>
+        {tx("Leave", "Lascia il tavolo")}
+      </button>
+      <span class="helper">{tx("Frees your seat and goes back to the start page.", "Libera il tuo posto e torna alla pagina iniziale.")}</span>
+      {error && <Alert>{error}</Alert>}
+    </div>
+  );
+}
+
+function OpenSeatControls({ seat, levels, busy, onAdd }: {
+  seat: number;
+  levels: BotLevel[];
+  busy: boolean;
+  onAdd: (seat: number, level: string) => void;
+}) {
+  const [level, setLevel] = useState(defaultBotLevel(levels));
+  const n = seat + 1;
+  return (
+    <span class="seat-controls">
+      <select
+        aria-label={tx(`Level of the bot for seat ${n}`, `Livello del bot per il posto ${n}`)}
+        value={levels.some((l) => l.id === level) ? level : defaultBotLevel(levels)}
+        onChange={(e) => setLevel((e.currentTarget as HTMLSelectElement).value)}
+        disabled={busy}
+      >
+        {levels.map((l) => (
+          <option key={l.id} value={l.id}>
+            {levelName(l.id, levels)}
+          </option>
+        ))}
+      </select>
+      <button
+        type="button"
+        class="button secondary small"
+        aria-label={tx(`Add a bot at seat ${n}`, `Aggiungi un bot al posto ${n}`)}
+        disabled={busy}
+        onClick={() => onAdd(seat, levels.some((l) => l.id === level) ? level : defaultBotLevel(levels))}
+      >
+        {tx("Add a bot", "Aggiungi un bot")}
+      </button>
+    </span>
+  );
+}
+
+function SeatRow({ seat, player, creator, levels, busy, onAdd, onRemove }: {
+  seat: number;
+  player: LobbyPlayer | undefined;
+  creator: boolean;
+  levels: BotLevel[];
+  busy: boolean;
+  onAdd: (seat: number, level: string) => void;
+  onRemove: (seat: number) => void;
+}) {
+  const team = seat % 2 === 0 ? "A" : "B";
+  const n = seat + 1;
+  return (
+    <li class={`seat-row team-${team}${player ? "" : " is-open"}${player?.bot ? " is-bot" : ""}`}>
+      <span class="seat-team">{tx(`Team ${team} · seat\u00a0${n}`, `Squadra ${team} · posto\u00a0${n}`)}</span>
+      <span class="seat-name">
+        {player ? `${displayName(player, levels)}${player.is_you ? tx(" (you)", " (tu)") : ""}` : tx("open", "libero")}
+      </span>
+      {player && <SeatMarks player={player} levels={levels} yours={player.is_you} />}
+      {creator && player?.bot && (
+        <span class="seat-controls">
+          <button
+            type="button"
+            class="button secondary small"
+            aria-label={tx(`Remove the bot at seat ${n}`, `Togli il bot dal posto ${n}`)}
+            disabled={busy}
+            onClick={() => onRemove(seat)}
+          >
+            {tx("Remove", "Togli")}
+          </button>
+        </span>
+      )}
+      {creator && !player && levels.length > 0 && (
+        <OpenSeatControls seat={seat} levels={levels} busy={busy} onAdd={onAdd} />
+      )}
+    </li>
+  );
+}
+
+export function WaitingScreen({ lobby, game }: { lobby: LobbyView; game: Pick<GameConnection, "adopt"> }) {
   const link = `${location.origin}/join/${lobby.join_code}`;
   const open = lobby.seats_open;
+  const levels = useBotLevels(lobby.game_type);
+  const creator = youAreCreator(lobby);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  const act = async (call: () => Promise<Parameters<typeof game.adopt>[0]>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      game.adopt(await call());
+    } catch (e) {
+      setError(errorText(e));
+    }
+    setBusy(false);
+  };
+  const add = (seat: number, level: string) => void act(() => api.addBot(lobby.id, seat, level));
+  const remove = (seat: number) => void act(() => api.removeBot(lobby.id, seat));
+
   return (
     <section class="panel waiting" data-testid="screen-waiting">
       <h1>{tx("Waiting for players", "In attesa dei giocatori")}</h1>
@@ -35,24 +159,33 @@ export function WaitingScreen({ lobby }: { lobby: LobbyView }) {
         {open === 0
           ? tx("Every seat is taken: the game is starting.", "Tutti i posti sono presi: la partita sta iniziando.")
           : tx(
-              `${open} seat${open === 1 ? "" : "s"} open. Partners sit across from each other: team A is the 1st and 3rd to join, team B the 2nd and 4th.`,
-              `${open} post${open === 1 ? "o libero" : "i liberi"}. I compagni siedono uno di fronte all'altro: la squadra A è il 1º e il 3º ad arrivare, la squadra B il 2º e il 4º.`,
+              `${open} seat${open === 1 ? "" : "s"} open. Partners sit across from each other: team A has seats 1 and 3, team B seats 2 and 4.`,
+              `${open} post${open === 1 ? "o libero" : "i liberi"}. I compagni siedono uno di fronte all'altro: la squadra A ha i posti 1 e 3, la squadra B i posti 2 e 4.`,
             )}
+        {creator && levels.length > 0 && open > 0 &&
+          tx(
+            " You can seat a bot at an open seat; a match with a bot is a practice match, and no rating changes.",
+            " Puoi far sedere un bot a un posto libero; una partita con un bot è un allenamento, e il punteggio Elo non cambia.",
+          )}
       </p>
       <ul class="seat-list" aria-label={tx("Seats", "Posti")}>
-        {[0, 1, 2, 3].map((seat) => {
-          const p = lobby.players.find((x) => x.seat === seat);
-          const team = seat % 2 === 0 ? "A" : "B";
-          return (
-            <li key={seat} class={`seat-row team-${team}${p ? "" : " is-open"}`}>
-              <span class="seat-team">{tx(`Team ${team}`, `Squadra ${team}`)}</span>
-              <span class="seat-name">{p ? `${p.name}${p.is_you ? tx(" (you)", " (tu)") : ""}` : tx("open", "libero")}</span>
-            </li>
-          );
-        })}
+        {[0, 1, 2, 3].map((seat) => (
+          <SeatRow
+            key={seat}
+            seat={seat}
+            player={lobby.players.find((x) => x.seat === seat)}
+            creator={creator}
+            levels={levels}
+            busy={busy}
+            onAdd={add}
+            onRemove={remove}
+          />
+        ))}
       </ul>
+      {error && <Alert>{error}</Alert>}
       <h2>{tx("Rules of this table", "Regole di questo tavolo")}</h2>
       <OptionsList options={lobby.options} gameType={lobby.game_type} />
+      <LeaveLobby id={lobby.id} />
     </section>
   );
 }

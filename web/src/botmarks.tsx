@@ -1,0 +1,79 @@
+// How a seat shows who plays it: a small robot and the level for a bot, "(bot for alice)" for a
+// bot standing in for a person who left, "offline" for a person with no page open at the table.
+// The marks use no hooks, so they render (and are tested) as plain functions.
+
+import { useEffect, useState } from "preact/hooks";
+import { gameTypesCached } from "./api";
+import { botForText, botLevels, levelName, seatState } from "./bots";
+import { tx } from "./i18n";
+import type { BotLevel, SeatOccupant } from "./types";
+
+/** The robot drawn by code (no image files, no emoji font needed); its words are beside it. */
+export function RobotIcon() {
+  return (
+    <svg class="robot-icon" viewBox="0 0 16 16" width="14" height="14" aria-hidden="true" focusable="false">
+      <g fill="none" stroke="currentColor" stroke-linecap="round">
+        <path d="M8 1.8v2" stroke-width="1.4" />
+        <rect x="2.6" y="3.8" width="10.8" height="9" rx="2.4" stroke-width="1.5" />
+        <path d="M5.8 10.5h4.4M1.2 7.4v2.6M14.8 7.4v2.6" stroke-width="1.3" />
+      </g>
+      <circle cx="8" cy="1.5" r="1.1" fill="currentColor" />
+      <circle cx="6" cy="7.6" r="1.2" fill="currentColor" />
+      <circle cx="10" cy="7.6" r="1.2" fill="currentColor" />
+    </svg>
+  );
+}
+
+/** "🤖 bot" beside a bot's name (its level, see bots.displayName). */
+export function BotMark({ level, levels }: { level: string; levels?: BotLevel[] }) {
+  const name = levelName(level, levels);
+  return (
+    <span class="bot-mark" data-testid="bot-mark" data-level={level} title={tx(`Bot, level ${name}`, `Bot, livello ${name}`)}>
+      <RobotIcon />
+      bot
+    </span>
+  );
+}
+
+/** Every mark of one seat: the bot and its level, the bot standing in for a person, or offline. */
+export function SeatMarks({ player, levels, yours = false }: {
+  player: SeatOccupant & { name: string; connected?: boolean };
+  levels?: BotLevel[];
+  /** The seat is the viewer's own: never "offline" (this page is here), "bot for you". */
+  yours?: boolean;
+}) {
+  const state = seatState(player);
+  if (state.kind === "bot") return <BotMark level={state.level} levels={levels} />;
+  if (state.kind === "took_over") {
+    return (
+      <span class="bot-mark is-stand-in" data-testid="bot-mark" title={tx(`Bot, level ${levelName(state.level, levels)}`, `Bot, livello ${levelName(state.level, levels)}`)}>
+        <RobotIcon />({botForText(state.name, yours)})
+      </span>
+    );
+  }
+  if (state.offline && !yours) {
+    return (
+      <span class="offline-mark" data-testid="offline-mark">
+        <span class="offline-dot" aria-hidden="true" />
+        {tx("offline", "non connesso")}
+      </span>
+    );
+  }
+  return null;
+}
+
+/** The bot levels of a game type (none until the types are read, or when it offers no bots). */
+export function useBotLevels(gameType: string | undefined): BotLevel[] {
+  const [levels, setLevels] = useState<BotLevel[]>([]);
+  useEffect(() => {
+    let live = true;
+    gameTypesCached().then(
+      (types) => live && setLevels(botLevels(types.find((t) => t.id === gameType))),
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, [gameType]);
+  return levels;
+}
