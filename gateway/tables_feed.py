@@ -40,6 +40,11 @@ FIRST_BACKOFF_SECONDS = 0.2
 MAX_BACKOFF_SECONDS = 5.0
 
 
+def _who_plays(game: Game) -> list[tuple[int, str, bool]]:
+    """Which seats bots play, and which of those they took over."""
+    return [(seat.index, seat.bot, seat.took_over) for seat in game.seats]
+
+
 def _text(message: dict) -> str:
     return json.dumps(message, separators=(",", ":"))
 
@@ -245,9 +250,10 @@ class TableFeed:
                                                 name=f"table feed {self.id} names")
 
     async def _refresh_names(self) -> None:
+        before = _who_plays(self.game)
         await self._fresh_names()
-        if not self._names_stale:
-            self._show_again()
+        if not self._names_stale and _who_plays(self.game) != before:
+            self._show_again()  # a bot took a seat over or gave it back: show it at once
 
     async def _fresh_names(self) -> None:
         if not self._names_stale:

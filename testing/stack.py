@@ -7,7 +7,9 @@ With ``game_replicas`` > 1 the game service runs as that many processes ("game",
 and its callers find them as Kubernetes' headless service would give them: one gRPC target
 listing every replica (``ipv4:a,b``). The lobby and deadlines call its first live one; the
 gateways send each table's moves and watches to the table's owner (game.owners). With
-``gateways`` > 1 there are as many gateways ("gateway", "gateway2", ...).
+``gateways`` > 1 there are as many gateways ("gateway", "gateway2", ...); with
+``bots_replicas`` > 1 as many bots services ("bots", "bots2", ...), which the lobby finds as
+one ``ipv4:`` target too (its first live one).
 
 Callers are checked as the chart sets them up (docs/grpc-auth.md): each component sends a token
 of its own and every service holds the callers file; ``caller_auth=False`` turns that off. A
@@ -66,11 +68,12 @@ def _numbered(service: str, count: int) -> list[str]:
 
 class Stack:
     def __init__(self, extra_env: dict[str, str] | None = None, *, game_replicas: int = 1,
-                 gateways: int = 1, caller_auth: bool = True):
+                 gateways: int = 1, bots_replicas: int = 1, caller_auth: bool = True):
         self.games = _numbered("game", game_replicas)
         self.gateways = _numbered("gateway", gateways)
+        self.bots = _numbered("bots", bots_replicas)
         self.service_of = ({name: name for name in SERVICES} | dict.fromkeys(self.games, "game")
-                           | dict.fromkeys(self.gateways, "gateway"))
+                           | dict.fromkeys(self.gateways, "gateway") | dict.fromkeys(self.bots, "bots"))
         self.ports = {name: free_port() for name in (*self.service_of, "idp")}
         self.gateway_urls = [f"http://127.0.0.1:{self.ports[name]}" for name in self.gateways]
         self.gateway_url = self.gateway_urls[0]
@@ -108,10 +111,13 @@ class Stack:
             self.outside_token = self._token_files[OUTSIDE_CALLER].read_text().strip()
         if game_replicas > 1:
             env["GAME_ADDR"] = "ipv4:" + ",".join(self.address(name) for name in self.games)
+        if bots_replicas > 1:
+            env["BOTS_ADDR"] = "ipv4:" + ",".join(self.address(name) for name in self.bots)
         env.update(extra_env or {})
         self.env = env
         self.own_env: dict[str, dict[str, str]] = {name: {"GAME_ADDR": self.address(name)}
                                                    for name in self.games}
+        self.own_env.update({name: {"BOTS_ADDR": self.address(name)} for name in self.bots})
         for name in self.gateways[1:]:
             self.own_env[name] = {"APP_PORT": str(self.ports[name])}
         self.processes: dict[str, subprocess.Popen] = {}
@@ -221,7 +227,7 @@ class Stack:
 def real_stack(extra_env: dict[str, str] | None = None, label: str = "e2e",
                **options: bool | int) -> Iterator[Stack]:
     """A started Stack on the real servers: a migrated database and a Redis key prefix of its
-    own; ``options`` as Stack's (game_replicas, gateways, caller_auth)."""
+    own; ``options`` as Stack's (game_replicas, gateways, bots_replicas, caller_auth)."""
     database, prefix = asyncio.run(create_database(label)), new_prefix(label)
     stack = Stack({"DATABASE_URL": dsn_for(database), "REDIS_URL": REDIS_URL,
                    "REDIS_KEY_PREFIX": prefix, **(extra_env or {})}, **options)

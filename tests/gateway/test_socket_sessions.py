@@ -65,7 +65,11 @@ async def _open(address: str, session: Session):
 
 
 async def _state(socket) -> dict:
-    message = json.loads(await asyncio.wait_for(socket.recv(), 5))
+    """The next state (a ``presence`` message on the way is skipped: the game did not change)."""
+    while True:
+        message = json.loads(await asyncio.wait_for(socket.recv(), 5))
+        if message["type"] != "presence":
+            break
     assert message["type"] == "state", message
     return message["game"]
 

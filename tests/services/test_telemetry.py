@@ -644,6 +644,8 @@ async def _play_the_first_hand(stack) -> list[str]:
             message = await receive(socket, timeout=30)
             if message["type"] == "game_over":
                 return
+            if message["type"] == "presence":  # who is connected: the game did not change
+                continue
             game = message.get("game") or {}
             if message["type"] != "state" or game["status"] != "playing":
                 return
