@@ -87,6 +87,9 @@ def test_the_bots_run_on_bots_addr_where_the_lobby_finds_them(render: Callable[.
     assert container["ports"][0] == {"name": "grpc", "containerPort": 6055, "protocol": "TCP"}
     assert service["spec"]["ports"][0]["port"] == 6055
     assert service["spec"]["selector"] == deployment["spec"]["selector"]["matchLabels"]
+    # Headless: the name resolves to every bots pod, and the lobby spreads its calls over them.
+    assert service["spec"]["clusterIP"] == "None"
+    assert "clusterIP" not in rendered.component("Service", "stats")["spec"]
     assert env["BOTS_ADDR"] == f"{RELEASE}-tavolo-bots:6055"
     for component in COMPONENTS:  # the lobby calls it; everyone reads the same settings
         assert rendered.component_env(component)["BOTS_ADDR"] == f"{RELEASE}-tavolo-bots:6055"

@@ -170,6 +170,9 @@ metadata:
   {{- end }}
 spec:
   type: {{ $values.service.type }}
+  {{- if $values.service.headless }}
+  clusterIP: None
+  {{- end }}
   selector:
     {{- include "tavolo.selectorLabels" . | nindent 4 }}
   ports:
