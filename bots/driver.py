@@ -42,11 +42,14 @@ class GameApi(Protocol):
 
 
 class SeatBot:
-    """The bot of one seat of one table."""
+    """The bot of one seat of one table. ``still_plays()`` is asked before each move: the seat's
+    person may have taken it back meanwhile (the replica hears of it at its next claim)."""
 
     def __init__(self, game: GameApi, table_id: str, seat_index: int, level: str, think_ms: int,
+                 still_plays: Callable[[], Awaitable[bool]],
                  decide: Callable[[Callable[[], tuple[str, list[str]]]], Awaitable] | None = None):
         self.game = game
+        self.still_plays = still_plays
         self.table_id = table_id
         self.seat_index = seat_index
         self.seat = f"seat:{seat_index}"
@@ -106,6 +109,9 @@ class SeatBot:
             else:
                 action = {"action": "ack"}
             await asyncio.sleep(max(0.0, self.think_seconds - (time.monotonic() - started)))
+            if not await self.still_plays():
+                log.info("table %s: %s was taken back; its bot stops", self.table_id, self.seat)
+                return
             await self.game.act(self.table_id, self.seat, action,
                                 expected_revision=view.get("revision"))
         except asyncio.CancelledError:
@@ -135,10 +141,18 @@ class TableBots:
     """Every bot of one table, started together and stopped together."""
 
     def __init__(self, game: GameApi, table_id: str, seats: tuple[tuple[int, str], ...],
-                 think_ms: int, on_finished: Callable[[str], Awaitable[None]]):
+                 think_ms: int, on_finished: Callable[[str], Awaitable[None]],
+                 seats_now: Callable[[str], Awaitable[tuple[tuple[int, str], ...]]]):
         self.table_id = table_id
         self.seats = seats
-        self._bots = [SeatBot(game, table_id, index, level, think_ms) for index, level in seats]
+
+        def still_plays(index: int, level: str) -> Callable[[], Awaitable[bool]]:
+            async def ask() -> bool:
+                return (index, level) in await seats_now(table_id)
+            return ask
+
+        self._bots = [SeatBot(game, table_id, index, level, think_ms, still_plays(index, level))
+                      for index, level in seats]
         self._on_finished = on_finished
         self.task = asyncio.create_task(self._run(), name=f"bots of table {table_id}")
 

@@ -65,7 +65,8 @@ class Bots:
         if running is not None:
             running.task.cancel()
         self._driving[assignment.table_id] = TableBots(
-            self.game, assignment.table_id, assignment.seats, self.think_ms, self._finished)
+            self.game, assignment.table_id, assignment.seats, self.think_ms, self._finished,
+            self.store.seats)
         log.info("table %s: bots play seats %s", assignment.table_id,
                  ", ".join(f"{index} ({level})" for index, level in assignment.seats))
 

@@ -43,6 +43,10 @@ class DriveStore(ABC):
         """Renew ``owner``'s leases and take every lapsed one; all the tables it now drives."""
 
     @abstractmethod
+    async def seats(self, table_id: str) -> BotSeats:
+        """The seats bots play at the table now (none when it is forgotten)."""
+
+    @abstractmethod
     async def forget(self, table_id: str) -> None:
         """The table finished: no bot plays there any more."""
 
@@ -74,6 +78,9 @@ class MemoryDriveStore(DriveStore):
                 claimed.append(Assignment(table_id, seats))
         return claimed
 
+    async def seats(self, table_id: str) -> BotSeats:
+        return self._tables.get(table_id, ((), "", 0.0))[0]
+
     async def forget(self, table_id: str) -> None:
         self._tables.pop(table_id, None)
 
@@ -98,9 +105,13 @@ class PostgresDriveStore(DriveStore):
             "UPDATE bot_table SET owner = $1, lease_until = now() + make_interval(secs => $2) "
             "WHERE owner = $1 OR lease_until < now() RETURNING table_id, seats::text",
             owner, float(lease_seconds))
-        return [Assignment(row["table_id"],
-                           tuple((int(index), str(level)) for index, level in json.loads(row["seats"])))
-                for row in rows]
+        return [Assignment(row["table_id"], _seats(row["seats"])) for row in rows]
+
+    @_unavailable
+    async def seats(self, table_id: str) -> BotSeats:
+        text = await self.pool.fetchval("SELECT seats::text FROM bot_table WHERE table_id = $1",
+                                        table_id)
+        return _seats(text) if text is not None else ()
 
     @_unavailable
     async def forget(self, table_id: str) -> None:
@@ -111,3 +122,7 @@ class PostgresDriveStore(DriveStore):
 
     async def close(self) -> None:
         await self.pool.close()
+
+
+def _seats(text: str) -> BotSeats:
+    return tuple((int(index), str(level)) for index, level in json.loads(text))

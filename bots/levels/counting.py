@@ -58,7 +58,7 @@ class Hand:
     captured: tuple[tuple[str, ...], tuple[str, ...]]  # per team (A, B)
     scope: tuple[int, int]
     last_capturer: int | None
-    laid: tuple[tuple[int, str], ...]  # (seat, card) of every card laid down without capturing
+    laid: tuple[tuple[int, str, bool], ...]  # (seat, card, onto an empty table) of every card laid down
 
     def unseen_of_rank(self, r: int) -> int:
         return sum(1 for c in self.unseen if rank(c) == r)
@@ -74,7 +74,7 @@ def read(knowledge: Knowledge) -> Hand:
     captured: tuple[list[str], list[str]] = ([], [])
     scope = [0, 0]
     last: int | None = None
-    laid: list[tuple[int, str]] = []
+    laid: list[tuple[int, str, bool]] = []
     seen: set[str] = set()
     for play in knowledge.plays:
         seen.add(play.card)
@@ -86,7 +86,7 @@ def read(knowledge: Knowledge) -> Hand:
             if not table:
                 scope[team(play.seat)] += 1  # never the 40th play: that one ends the hand
         else:
-            laid.append((play.seat, play.card))
+            laid.append((play.seat, play.card, not table))
             table.append(play.card)
             continue
         captured[team(play.seat)].extend([play.card, *taken])
@@ -98,7 +98,7 @@ def read(knowledge: Knowledge) -> Hand:
         hand=tuple(knowledge.hand),
         table=tuple(knowledge.table),
         asso=asso,
-        played=len(knowledge.plays),
+        played=HAND_PLAYS - sum(knowledge.card_counts),
         leader=leader,
         unseen=tuple(c for c in DECK if c not in known),
         counts=knowledge.card_counts,

@@ -20,7 +20,8 @@ from game.scopone.cards import DECK, rank
 _RANKS = range(1, 11)
 # How much of the partner's best capture on the table we leave counts for us: the opponent in
 # between may change the table first, so only part of it.
-_PARTNER_SHARE = 0.3
+_PARTNER_SHARE = 0.0
+_SCOPA_RISK = 2.2
 # Spariglio (Chitarrella 28): breaking the pairs of ranks helps the team that leads the hand
 # (coppia di mano), keeping them paired helps the dealer's team, which plays the last card.
 _SPARIGLIO = 0.08
@@ -57,8 +58,9 @@ class _Reader:
         self.opponent = (hand.seat + 1) % 4
         self.partner = (hand.seat + 2) % 4
         self.last_play = hand.plays_left() == 1
-        # The partner's signals: ranks he laid down this hand whose pair may still be in his hand.
-        self.accused = {rank(card) for seat, card in hand.laid if seat == self.partner}
+        # The partner's signals: ranks he led onto an empty table this hand (accusare: he leads from
+        # a pair), whose other copy may still be in his hand.
+        self.accused = {rank(card) for seat, card, empty in hand.laid if seat == self.partner and empty}
         self.unseen = {r: hand.unseen_of_rank(r) for r in _RANKS}
         self.sample = {r: next((c for c in DECK if rank(c) == r), "") for r in _RANKS}
         self.unseen_worth = {
@@ -117,12 +119,15 @@ class _Reader:
         options: list[tuple[float, float]] = []
         for r in _RANKS:
             copies = self.unseen[r]
-            if seat == self.partner and r in self.accused and copies:
-                p = 1.0  # he told us he holds it
-            else:
-                if seat != self.partner and r in self.accused:
-                    copies -= 1  # one copy is (by his signal) in the partner's hand
-                p = counting.holds_one(h.counts[seat], unseen_total, copies)
+            p = counting.holds_one(h.counts[seat], unseen_total, copies)
+            if r in self.accused and copies:
+                # A signal, not a certainty: halfway between the count and what the signal says
+                # (the partner holds one copy, the opponents share the others).
+                if seat == self.partner:
+                    signalled = 1.0
+                else:
+                    signalled = counting.holds_one(h.counts[seat], unseen_total, copies - 1)
+                p = (p + signalled) / 2
             if p <= 0.0:
                 continue
             best = 0.0
@@ -133,7 +138,7 @@ class _Reader:
                     continue
                 value = self.unseen_worth[r] + sum(WORTH[c] for c in took)
                 if can_sweep and capture and len(capture) == len(left) and not rules.sweeps(sample, left, h.asso):
-                    value += SCOPA
+                    value += _SCOPA_RISK
                 best = max(best, value)
             if best > 0.0:
                 options.append((best, p))
