@@ -260,6 +260,9 @@ def _core_schemas() -> dict[str, Schema]:
             "seat": _integer("An empty seat, 0..3."),
             "level": _string("A level id of the game type's `bot_levels`."),
         }, closed=True, example={"seat": 2, "level": "esperto"}),
+        "ChangeSeatRequest": _object("The seat to move to.", {
+            "seat": _integer("An empty seat, 0..3."),
+        }, closed=True, example={"seat": 2}),
         "NoFieldsRequest": _object("No fields: an empty object (or no body at all).", {}, closed=True,
                                    example={}),
         "Left": _object("The caller left the game.", {"left": _boolean("Always true.")},
@@ -781,8 +784,9 @@ def _game_paths() -> dict[str, dict]:
                            "rematch is taken by others.", "The game is not finished", "Game is full")},
             description="For the seated players of a finished game. Every player who asks while the "
                         "finished game lives (GAME_TTL_SECONDS after it was last read) gets the same new "
-                        "game: the first creates it, the others take the next free seats in the order "
-                        "they ask, and the fourth starts it.",
+                        "game, at the seat they had (partners stay partners): the first creates it (with "
+                        "the finished game's bots from the start at their seats), the others join it, and "
+                        "the one who fills it starts it.",
             parameters=(_GAME_ID_PARAM,),
             body=_body("RematchRequest", "Optional: no body, or `{}`.", required=False, example={}))},
         "/api/games/{id}/bots": {"post": _operation(
@@ -816,6 +820,21 @@ def _game_paths() -> dict[str, dict]:
             parameters=(_GAME_ID_PARAM,
                         _param("path", "seat", "The bot's seat, 0..3.", {"type": "integer"},
                                required=True)))},
+        "/api/games/{id}/seat": {"post": _operation(
+            "changeSeat", "games", "Move to another seat",
+            {"200": _json("The lobby.", _ref("Lobby"), example=_LOBBY_EXAMPLE),
+             "400": _error("Not a JSON object, an unknown field, a wrong type or no seat.",
+                           *_BODY_ERRORS, "seat is required", "seat must be an integer"),
+             "403": not_seated,
+             "404": _shared("GameNotFound"),
+             "405": _shared("MethodNotAllowed"),
+             "409": _error("The seat is taken or not 0..3, or the game has started.", "Seat taken",
+                           "Game already started")},
+            description="A seated player moves to an empty seat of a game still in the lobby (their "
+                        "own seat: nothing changes). The creator is the lowest-seated person.",
+            parameters=(_GAME_ID_PARAM,),
+            body=_body("ChangeSeatRequest", "The empty seat to move to.", required=True,
+                       example={"seat": 2}))},
         "/api/games/{id}/leave": {"post": _operation(
             "leaveGame", "games", "Leave a game",
             {"200": _json("Left: in the lobby the seat is free (the next person becomes the creator; "

@@ -1,4 +1,5 @@
-"""REST for who plays a seat: bots seated by the creator, leaving a game, taking a seat back.
+"""REST for who plays a seat: bots seated by the creator, moving to another seat, leaving a
+game, taking a seat back.
 
 The lobby owns the seating and decides (lobby.service); this module reads the bodies, calls it,
 answers CONTRACT's shapes, and tells every gateway process when who plays at a started table
@@ -35,6 +36,16 @@ async def add_bot(request: Request) -> JSONResponse:
     log.info("game %s: a bot sits at seat %d%s", game_id, body["seat"],
              " (the game starts)" if result.started else "")
     return JSONResponse(await personal_view(request, result.game, member.sub))
+
+
+async def change_seat(request: Request) -> JSONResponse:
+    member = await require_member(request)
+    game_id = game_id_of(request)
+    body = await json_object(request, {"seat": int})
+    if "seat" not in body:
+        raise HTTPException(400, "seat is required")
+    game = await backends_of(request).lobby.change_seat(game_id, member.sub, body["seat"])
+    return JSONResponse(lobby_view(game, member.sub))
 
 
 async def remove_bot(request: Request) -> JSONResponse:

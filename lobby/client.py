@@ -18,7 +18,7 @@ from tavolo.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 
 SERVICE = lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name
 IDEMPOTENT = ("ListGameTypes", "PreviewGame", "GetGame", "GetSeating", "FindSeat", "EraseMember",
-              "ListMemberGames", "LeaveGame", "ReturnSeat", "TakeOverSeat")
+              "ListMemberGames", "LeaveGame", "ReturnSeat", "TakeOverSeat", "ChangeSeat")
 
 
 class LobbyClient(RpcClient):
@@ -100,6 +100,11 @@ class LobbyClient(RpcClient):
         response = await self._call(self._stub.AddBot, lobby_pb2.AddBotRequest(
             game_id=game_id, member_id=member_id, seat_index=seat_index, level=level))
         return JoinResult(game_from_message(response.game), started=response.started)
+
+    async def change_seat(self, game_id: str, member_id: str, seat_index: int) -> Game:
+        response = await self._call(self._stub.ChangeSeat, lobby_pb2.ChangeSeatRequest(
+            game_id=game_id, member_id=member_id, seat_index=seat_index))
+        return game_from_message(response.game)
 
     async def remove_bot(self, game_id: str, member_id: str, seat_index: int) -> Game:
         response = await self._call(self._stub.RemoveBot, lobby_pb2.RemoveBotRequest(

@@ -135,15 +135,16 @@ class Lobby:
         return game
 
     async def _create(self, game_id: str, member_id: str, display_name: str, game_type: str,
-                      options_json: str, seats_total: int) -> Game | None:
-        """A new game ``game_id`` with the member at seat 0 and a free join code; None when a
-        live game has that id already."""
+                      options_json: str, seats_total: int, seat_index: int = 0,
+                      bots: Sequence[Seat] = ()) -> Game | None:
+        """A new game ``game_id`` with the member at ``seat_index`` (and ``bots`` at theirs) and
+        a free join code; None when a live game has that id already."""
         created_at_ms = self.clock()
         for _ in range(self.code_attempts):
             game = Game(id=game_id, game_type=game_type, join_code=self.new_code(),
                         options_json=options_json, seats_total=seats_total,
                         created_at_ms=created_at_ms, updated_at_ms=created_at_ms,
-                        seats=(Seat(0, member_id, display_name),))
+                        seats=_sorted((Seat(seat_index, member_id, display_name), *bots)))
             if await self.store.create(game):
                 log.info("game %s created (%s), code %s", game.id, game_type, game.join_code)
                 return await self._retry_start(game)  # a one-seat game type starts at once
@@ -155,12 +156,14 @@ class Lobby:
             f"Could not find a free join code in {self.code_attempts} attempts; try again")
 
     async def rematch(self, member_id: str, display_name: str, game_id: str) -> RematchResult:
-        """Seat the member at the rematch of a finished game they sat at, creating it (the
-        member at seat 0) when nobody asked before."""
+        """Seat the member at the rematch of a finished game they sat at, at the seat they had
+        there (partners stay partners), creating it when nobody asked before; the bots that sat
+        at the finished game from its start sit at the rematch too."""
         member_id = inputs.member_id(member_id)
         display_name = inputs.display_name(display_name)
         finished = await self._game(game_id, "game_id")
-        if finished.seat_of(member_id) is None:
+        own = finished.seat_of(member_id)
+        if own is None:
             raise ServiceError(Reason.NOT_SEATED, "Not seated at this game", table_id=finished.id)
         if not finished.started:
             raise ServiceError(Reason.MATCH_NOT_FINISHED, "The game is not finished",
@@ -170,10 +173,13 @@ class Lobby:
         for _ in range(3):  # found, else created, else found (another asker created it)
             existing = await self.store.touch(new_id)
             if existing is not None:
-                joined = await self.join_game(member_id, display_name, existing.join_code)
+                joined = await self._join_at(existing, member_id, display_name, own.index)
                 return RematchResult(joined.game, created=False, started=joined.started)
+            bots = tuple(replace(seat, took_over=False) for seat in finished.seats
+                         if seat.bot and not seat.took_over)
             created = await self._create(new_id, member_id, display_name, finished.game_type,
-                                         finished.options_json, finished.seats_total)
+                                         finished.options_json, finished.seats_total,
+                                         seat_index=own.index, bots=bots)
             if created is not None:
                 log.info("game %s is the rematch of %s", created.id, finished.id)
                 return RematchResult(created, created=True, started=created.started)
@@ -201,6 +207,47 @@ class Lobby:
             game = await self._start(game)
             return JoinResult(game, started=joined.took_last_seat)
         return JoinResult(game, started=False)
+
+    async def _join_at(self, game: Game, member_id: str, display_name: str,
+                       index: int) -> JoinResult:
+        """Seat the member at seat ``index`` of ``game`` (the lowest empty one if it is taken);
+        the seat that fills the game starts it. Idempotent for a member seated there."""
+        at_ms = self.clock()
+        took: list[bool] = []
+
+        def seat_member(game: Game) -> Game:
+            if game.seat_of(member_id) is not None:
+                return game
+            free = index if game.at(index) is None else game.free_index
+            if free is None or game.started:
+                raise ServiceError(Reason.GAME_FULL, "Game is full", game_id=game.id)
+            took.append(True)
+            return replace(game, seats=_sorted((*game.seats, Seat(free, member_id, display_name))),
+                           updated_at_ms=at_ms)
+
+        seated = await self._modify(game.id, seat_member)
+        if seated.full and not seated.started:
+            return JoinResult(await self._start(seated), started=bool(took))
+        return JoinResult(seated, started=False)
+
+    async def change_seat(self, game_id: str, member_id: str, seat_index: int) -> Game:
+        """A seated member moves to an empty seat of a game still in the lobby."""
+        member_id = inputs.member_id(member_id)
+        at_ms = self.clock()
+
+        def move(game: Game) -> Game:
+            if game.started:
+                raise ServiceError(Reason.GAME_STARTED, "Game already started", game_id=game.id)
+            seat = game.seat_of(member_id)
+            if seat is None:
+                raise ServiceError(Reason.NOT_SEATED, "Not seated at this game", table_id=game.id)
+            if seat.index == seat_index:
+                return game
+            if not 0 <= seat_index < game.seats_total or game.at(seat_index) is not None:
+                raise ServiceError(Reason.SEAT_TAKEN, "Seat taken", game_id=game.id)
+            return _with_seats(game, seat, replace(seat, index=seat_index), at_ms)
+
+        return await self._modify(game_id, move)
 
     async def preview_game(self, join_code: str) -> Game:
         code = normalize_code(inputs.join_code(join_code))
@@ -452,6 +499,12 @@ def _check_creator(game: Game, member_id: str) -> None:
 
 def _sorted(seats: Sequence[Seat]) -> tuple[Seat, ...]:
     return tuple(sorted(seats, key=lambda seat: seat.index))
+
+
+def _with_seats(game: Game, old: Seat, new: Seat, at_ms: int) -> Game:
+    """``game`` with ``old`` replaced by ``new`` (which may sit elsewhere)."""
+    return replace(game, seats=_sorted((*(s for s in game.seats if s != old), new)),
+                   updated_at_ms=at_ms)
 
 
 def _with_seat(game: Game, seat: Seat) -> Game:

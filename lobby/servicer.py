@@ -89,6 +89,10 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
                                           request.level)
         return lobby_pb2.AddBotResponse(game=game_message(result.game), started=result.started)
 
+    async def ChangeSeat(self, request, context):
+        game = await self.lobby.change_seat(request.game_id, request.member_id, request.seat_index)
+        return lobby_pb2.ChangeSeatResponse(game=game_message(game))
+
     async def RemoveBot(self, request, context):
         game = await self.lobby.remove_bot(request.game_id, request.member_id, request.seat_index)
         return lobby_pb2.RemoveBotResponse(game=game_message(game))

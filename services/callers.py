@@ -44,7 +44,7 @@ BUILT_IN_METHODS: Mapping[str, tuple[str, ...]] = {
         *(f"{LOBBY}/{m}" for m in ("ListGameTypes", "CreateGame", "JoinGame", "PreviewGame",
                                    "GetGame", "WatchGame", "ListMemberGames", "EraseMember",
                                    "Rematch", "AddBot", "RemoveBot", "LeaveGame", "ReturnSeat",
-                                   "TakeOverSeat")),
+                                   "TakeOverSeat", "ChangeSeat")),
         *(f"{GAME}/{m}" for m in ("ListGameTypes", "GetView", "Act", "WatchTable", "Relay",
                                            "GetLog", "TakeBack")),
         *(f"{STATS}/{m}" for m in ("ListMatches", "GetRatings", "GetLeaderboard",

@@ -100,6 +100,14 @@ async def test_bot_rows_refuse_bad_input_with_the_contracts_errors(stack):
             assert (response.status_code, response.json()) == (403, {"detail": "Not seated at this game"})
         finally:
             await outsider.close()
+        seat = f"/api/games/{lobby['id']}/seat"
+        for body, status, detail in (({"seat": 0}, 409, "Seat taken"), ({"seat": 9}, 409, "Seat taken"),
+                                     ({}, 400, "seat is required"),
+                                     ({"seat": True}, 400, "seat must be an integer")):
+            response = await bob.http.post(seat, json=body)
+            assert (response.status_code, response.json()) == (status, {"detail": detail}), body
+        moved = await bob.http.post(seat, json={"seat": 3})
+        assert [p["seat"] for p in moved.json()["players"]] == [0, 3]
         # bob leaves the lobby: his seat is free again, alice is still the creator.
         assert (await bob.http.post(f"/api/games/{lobby['id']}/leave")).json() == {"left": True}
         seated = (await alice.http.get(f"/api/games/{lobby['id']}")).json()

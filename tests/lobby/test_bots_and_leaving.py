@@ -163,3 +163,19 @@ async def test_an_abandoned_seat_is_taken_over_once(client, bots):
     await bots.last(game.id, ((3, "esperto"),))
     lobby_game = await client.create_game("erin", "Erin", "scopone_scientifico")
     await fails(client.take_over_seat(lobby_game.id, 0), Reason.INVALID_ARGUMENT)
+
+
+async def test_a_seated_member_moves_to_an_empty_seat_in_the_lobby(client):
+    game = await client.create_game("alice", "Alice", "scopone_scientifico")
+    await client.join_game("bob", "Bob", game.join_code)
+    moved = await client.change_seat(game.id, "bob", 3)
+    assert [(s.index, s.member_id) for s in moved.seats] == [(0, "alice"), (3, "bob")]
+    assert await client.change_seat(game.id, "bob", 3) == moved  # its own seat: nothing changes
+    await fails(client.change_seat(game.id, "bob", 0), Reason.SEAT_TAKEN, "Seat taken")
+    await fails(client.change_seat(game.id, "bob", 4), Reason.SEAT_TAKEN)
+    await fails(client.change_seat(game.id, "carol", 2), Reason.NOT_SEATED)
+    joined = await client.join_game("carol", "Carol", game.join_code)
+    assert [s.index for s in joined.game.seats] == [0, 1, 3]  # the lowest empty seat
+    started = await full_game(client)
+    await fails(client.change_seat(started.id, "bob", 1), Reason.GAME_STARTED,
+                "Game already started")

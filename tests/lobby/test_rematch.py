@@ -1,5 +1,6 @@
 """Rematch through the gRPC API, on every store: one new game per finished game, the same for
-every player who asks, with the first asker at seat 0 and the last one starting it."""
+every player who asks, each at the seat they had (partners stay partners), the last one
+starting it."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ async def finished_game(harness, options: dict | None = None):
     return game
 
 
-async def test_the_first_asker_creates_the_rematch_with_the_same_options_at_seat_0(harness):
+async def test_the_first_asker_creates_the_rematch_with_the_same_options_at_their_seat(harness):
     finished = await finished_game(harness, {"target_score": 5, "napola": False})
 
     result = await harness.client.rematch("carol", "Carol", finished.id)
@@ -31,7 +32,7 @@ async def test_the_first_asker_creates_the_rematch_with_the_same_options_at_seat
     game = result.game
     assert game.id == rematch_id(finished.id) != finished.id
     assert game.status == "lobby" and game.join_code != finished.join_code
-    assert [(s.index, s.member_id, s.display_name) for s in game.seats] == [(0, "carol", "Carol")]
+    assert [(s.index, s.member_id, s.display_name) for s in game.seats] == [(2, "carol", "Carol")]
     assert game.options == finished.options
     assert game.options["target_score"] == 5 and game.options["napola"] is False
     assert game.game_type == finished.game_type and game.seats_total == 4
@@ -51,7 +52,8 @@ async def test_every_other_player_gets_the_same_game_and_the_fourth_starts_it(ha
     assert not (second.created or third.created or fourth.created)
     assert not second.started and not third.started and fourth.started
     assert fourth.game.status == "started"
-    assert [s.member_id for s in fourth.game.seats] == ["bob", "dave", "alice", "carol"]
+    # Whatever the order they asked in, everyone sits where they sat: partners stay partners.
+    assert [s.member_id for s in fourth.game.seats] == ["alice", "bob", "carol", "dave"]
     assert first.game.id in harness.games.tables  # the table exists in the game service
 
 
@@ -95,3 +97,29 @@ async def test_a_creation_under_a_live_id_is_refused(store):
     assert kept is not None and kept.join_code == "AAAAAA"
     assert [s.member_id for s in kept.seats] == ["alice"]
     assert await store.game_id_for_code("BBBBBB") is None
+
+
+async def test_a_seat_taken_meanwhile_gives_the_lowest_free_one(harness):
+    finished = await finished_game(harness)
+    first = await harness.client.rematch("bob", "Bob", finished.id)  # seat 1
+    joined = await harness.client.join_game("erin", "Erin", first.game.join_code)  # seat 0
+    assert [(s.index, s.member_id) for s in joined.game.seats] == [(0, "erin"), (1, "bob")]
+    alice = await harness.client.rematch("alice", "Alice", finished.id)
+    assert [(s.index, s.member_id) for s in alice.game.seats] == [
+        (0, "erin"), (1, "bob"), (2, "alice")]
+    await harness.client.rematch("carol", "Carol", finished.id)  # the last seat: 3
+    await fails(harness.client.rematch("dave", "Dave", finished.id), Reason.GAME_FULL)
+
+
+async def test_a_practice_rematch_brings_the_same_bots_to_the_same_seats(harness):
+    game = await harness.client.create_game("alice", "Alice", "scopone_scientifico")
+    await harness.client.add_bot(game.id, "alice", 1, "esperto")
+    await harness.client.join_game("bob", "Bob", game.join_code)  # seat 2
+    await harness.client.add_bot(game.id, "alice", 3, "maestro")
+    await harness.client.leave_game(game.id, "bob")  # a bot takes bob's seat over
+    harness.games.finished.add(game.id)
+    again = await harness.client.rematch("bob", "Bob", game.id)
+    assert [(s.index, s.member_id, s.bot, s.took_over) for s in again.game.seats] == [
+        (1, "bot:1", "esperto", False), (2, "bob", "", False), (3, "bot:3", "maestro", False)]
+    done = await harness.client.rematch("alice", "Alice", game.id)
+    assert done.started
