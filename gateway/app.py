@@ -16,10 +16,10 @@ from starlette.routing import Match, Route, WebSocketRoute
 from gateway import games, history, members, openapi, seating, ws
 from gateway.auth import Auth
 from gateway.backends import Backends
-from gateway.events import SeatingChanged
 from gateway.game_types import GameTypes
 from gateway.http_errors import HANDLERS, problem
 from gateway.origins import OriginPolicy
+from gateway.presence import Presence
 from gateway.sessions import session_id
 from gateway.socket_registry import SocketRegistry
 from gateway.spa import SinglePageApp
@@ -40,7 +40,9 @@ async def health(request) -> JSONResponse:
 
 
 def create_app(settings: Settings, backends: Backends, auth: Auth,
-               telemetry: Telemetry | None = None) -> Starlette:
+               telemetry: Telemetry | None = None, presence: Presence | None = None) -> Starlette:
+    """The app; ``presence`` is shared by the gateway processes (gateway.presence; None: this
+    process alone)."""
     origins = OriginPolicy(settings.cors)
     routes = [
         Route("/api/health", health),
@@ -90,11 +92,8 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
 
     # The live path: one feed per table for this process's sockets, and the events (logouts,
     # erasures) heard through the session store's bus.
-    async def seating_changed(table_id: str) -> None:
-        await auth.sessions.events.publish(SeatingChanged((table_id,)))
-
     feeds = TableFeeds(backends.game, backends.lobby, settings.abandon_after_timeouts,
-                       seating_changed)
+                       auth.sessions.events.publish, presence)
     sockets = SocketRegistry(auth.sessions.events, feeds)
     middleware, gauges = origins.middleware(), None
     if telemetry is not None:  # telemetry hook: spans tagged session.id/user.id, active-users gauge

@@ -1,5 +1,6 @@
 """What one gateway process tells every other: a session ended, a member's sessions ended, the
-names at some tables changed, a finished game's rematch was created.
+names at some tables changed, a finished game's rematch was created, who is connected at a
+table changed.
 
 An open game socket must stop acting for a seat once its session ends (a logout, DELETE
 /api/me), and the other players' views must name an erased member "deleted player". Instead of
@@ -72,11 +73,19 @@ class RematchOffered:
 
 
 @dataclass(frozen=True)
+class PresenceChanged:
+    """A seat of ``table`` got its first socket in some gateway process, or lost its last one
+    there: the others re-read who is connected (gateway.presence)."""
+
+    table: str
+
+
+@dataclass(frozen=True)
 class Missed:
     """The listener was deaf for a while (its connection was lost): anything may have changed."""
 
 
-Event = SessionEnded | MemberEnded | SeatingChanged | RematchOffered | Missed
+Event = SessionEnded | MemberEnded | SeatingChanged | RematchOffered | PresenceChanged | Missed
 Handler = Callable[[Event], None]
 
 
@@ -95,6 +104,8 @@ def encode(event: Event) -> str:
     elif isinstance(event, RematchOffered):
         body = {"kind": "rematch", "table": event.table, "game_id": event.game_id,
                 "join_code": event.join_code, "by": event.by}
+    elif isinstance(event, PresenceChanged):
+        body = {"kind": "presence", "table": event.table}
     else:
         body = {"kind": "missed"}
     return json.dumps(body, separators=(",", ":"))
@@ -114,6 +125,8 @@ def decode(text: str | bytes) -> Event | None:
         if kind == "rematch":
             return RematchOffered(str(body["table"]), str(body["game_id"]),
                                   str(body["join_code"]), str(body["by"]))
+        if kind == "presence":
+            return PresenceChanged(str(body["table"]))
         if kind == "missed":
             return Missed()
     except (ValueError, TypeError, KeyError):

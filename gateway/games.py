@@ -220,4 +220,4 @@ async def personal_view(request: Request, game, member_id: str) -> dict:
     if seat is None:
         raise ServiceError(Reason.NOT_SEATED, "Not seated at this game")
     view = await backends_of(request).game.get_view(game.id, seat.seat)
-    return game_view(view, game, request.app.state.feeds.connected(game.id))
+    return game_view(view, game, await request.app.state.feeds.connected_at(game.id))

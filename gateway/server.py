@@ -13,6 +13,7 @@ import uvicorn
 from game.client import GameClient
 from gateway.app import Backends, close_live, create_app
 from gateway.auth import Auth
+from gateway.presence import MemoryPresence, RedisPresence
 from gateway.sessions import SESSION_TTL_SECONDS, MemorySessionStore, RedisSessionStore
 from lobby.client import LobbyClient
 from services import telemetry as otel
@@ -42,7 +43,9 @@ def build(settings: Settings, telemetry: otel.Telemetry | None = None):
         stats=StatsClient(settings.stats_addr, policy=PEOPLE_CALLS, credentials=credentials),
     )
     auth = Auth(settings, sessions)
-    app = create_app(settings, backends, auth, telemetry=telemetry)
+    presence = (RedisPresence(redis, Keys(settings.redis_key_prefix)) if redis is not None
+                else MemoryPresence())
+    app = create_app(settings, backends, auth, telemetry=telemetry, presence=presence)
 
     async def close() -> None:
         await close_live(app)

@@ -16,6 +16,7 @@ from gateway.events import (
     EventBus,
     MemberEnded,
     Missed,
+    PresenceChanged,
     RematchOffered,
     SeatingChanged,
     SessionEnded,
@@ -87,8 +88,11 @@ class SocketRegistry:
                       "by": event.by}
             for socket in list(self._by_game.get(event.table, ())):
                 socket.tell(notice)
+        elif isinstance(event, PresenceChanged):
+            self.feeds.presence_changed(event.table)
         elif isinstance(event, Missed):
             self.feeds.names_changed(None)
+            self.feeds.presence_changed(None)
             for sockets in list(self._by_session.values()):
                 for socket in list(sockets):
                     socket.check_session()

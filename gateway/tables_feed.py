@@ -27,6 +27,8 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 
 from game.client import TableViews
+from gateway.events import Event, PresenceChanged, SeatingChanged
+from gateway.presence import RENEW_SECONDS, MemoryPresence, Presence
 from gateway.views import game_view, lobby_view
 from lobby.models import Game
 from services.errors import Reason, ServiceError
@@ -38,6 +40,11 @@ TOO_SLOW = (1013, "Too slow")  # 1013 Try Again Later: reconnect, and the next v
 GAME_GONE = (1000, "Game not found")  # a game that expired before it started
 FIRST_BACKOFF_SECONDS = 0.2
 MAX_BACKOFF_SECONDS = 5.0
+
+
+def _index(seat: str) -> int:
+    """The number of an opaque seat ``seat:<n>``."""
+    return int(seat.rpartition(":")[2])
 
 
 def _who_plays(game: Game) -> list[tuple[int, str, bool]]:
@@ -168,14 +175,18 @@ class TableFeed:
         self._auto_streak: dict[int, int] = {}  # seat index -> auto-plays in a row seen
         self._taking_over: set[int] = set()
         self._takeovers: set[asyncio.Task] = set()
+        self.elsewhere: set[int] = set()  # seats connected in any process (gateway.presence)
+        self._announced: set[int] | None = None  # the connected seats the sockets were told
 
     # -- subscribers -----------------------------------------------------------------------
 
     def add(self, subscriber: Subscriber, game: Game) -> None:
         arrived = subscriber.seat not in self.subscribers
         self.subscribers.setdefault(subscriber.seat, set()).add(subscriber)
-        if arrived and self.started and self.views:
-            self._presence_changed(skip=subscriber)
+        if arrived:
+            self.feeds.mark(self.id, _index(subscriber.seat), True)
+            if self.started and self.views:
+                self._announce_presence(skip=subscriber)
         if not self.started:
             if not game.started:
                 # The socket's own reading of the lobby is fresh: show it at once (as a watch
@@ -195,8 +206,10 @@ class TableFeed:
             seat.discard(subscriber)
             if not seat:
                 del self.subscribers[subscriber.seat]
+                self.elsewhere.discard(_index(subscriber.seat))  # until another process says so
+                self.feeds.mark(self.id, _index(subscriber.seat), False)
                 if self.subscribers and self.started and self.views:
-                    self._presence_changed()  # the others see the seat go offline
+                    self._announce_presence()  # the others see the seat go offline
         return not self.subscribers
 
     def _all(self) -> list[Subscriber]:
@@ -210,19 +223,33 @@ class TableFeed:
         return _text({"type": "state", "game": game_view(view, self.game, self.connected())})
 
     def connected(self) -> set[int]:
-        """The seats a bot plays, and those with a socket open at this table in this process."""
-        return ({int(seat.rpartition(":")[2]) for seat in self.subscribers}
+        """The seats a bot plays, and those with a socket open at this table in this process
+        or, as gateway.presence last said, in any other."""
+        return ({_index(seat) for seat in self.subscribers} | self.elsewhere
                 | {seat.index for seat in self.game.bot_seats})
 
-    def _presence_changed(self, skip: Subscriber | None = None) -> None:
-        """A seat's first socket opened or its last closed: every other socket is told who is
-        connected now (a ``presence`` message, not a state: no change of the game), and the
-        next states are rendered with it."""
+    def _announce_presence(self, skip: Subscriber | None = None) -> None:
+        """Who is connected changed: every other socket is told (a ``presence`` message, not a
+        state: the game did not change), and the next states are rendered with it."""
+        connected = self.connected()
+        if connected == self._announced:
+            return
+        self._announced = connected
         self._texts = {}
-        text = _text({"type": "presence", "connected": sorted(self.connected())})
+        text = _text({"type": "presence", "connected": sorted(connected)})
         for subscriber in self._all():
             if subscriber is not skip:
                 subscriber.outbox.put(text)
+
+    async def refresh_presence(self, announce: bool = True) -> None:
+        """Re-read who is connected in every process (after a PresenceChanged)."""
+        try:
+            self.elsewhere = await self.feeds.presence.seats(self.id)
+        except ServiceError as error:  # Redis briefly down: this process's sockets will do
+            log.info("game %s: presence not refreshed: %s", self.id, error.message)
+            return
+        if announce and self.started and self.views:
+            self._announce_presence()
 
     def _show_again(self) -> None:
         """The current revision, rendered anew for every socket: who plays a seat changed."""
@@ -275,6 +302,7 @@ class TableFeed:
         try:
             if not self.started and not await self._follow_lobby():
                 return
+            await self.refresh_presence(announce=False)
             await self._follow_table()
         except asyncio.CancelledError:
             raise
@@ -362,7 +390,7 @@ class TableFeed:
         self._auto_streak[seat] = self._auto_streak.get(seat, 0) + 1 if last_play.get("auto") else 0
         occupant = self.game.at(seat)
         if (self._auto_streak[seat] >= limit and occupant is not None and not occupant.bot
-                and f"seat:{seat}" not in self.subscribers and seat not in self._taking_over):
+                and seat not in self.connected() and seat not in self._taking_over):
             self._taking_over.add(seat)
             task = asyncio.create_task(self._take_over(seat), name=f"take over {self.id} seat {seat}")
             self._takeovers.add(task)
@@ -384,19 +412,72 @@ class TableFeeds:
     """This process's feeds, by game id: started by the first socket, stopped after the last."""
 
     def __init__(self, game, lobby, abandon_after: int = 0,
-                 seating_changed: Callable[[str], Awaitable[None]] | None = None):
+                 publish: Callable[[Event], Awaitable[None]] | None = None,
+                 presence: Presence | None = None):
         self.game = game  # GameClient (or a fake with watch_table)
         self.lobby = lobby  # LobbyClient (or a fake with watch_game, get_game, take_over_seat)
         self.abandon_after = abandon_after  # ABANDON_AFTER_TIMEOUTS; 0: never take a seat over
-        self._seating_changed = seating_changed
+        self._publish = publish  # to every gateway process, this one included (gateway.events)
+        self.presence = presence or MemoryPresence()
         self._feeds: dict[str, TableFeed] = {}
+        self._marking: set[asyncio.Task] = set()
+        self._renewing: asyncio.Task | None = None
 
     async def seating_changed(self, table_id: str) -> None:
         """Tell every gateway process (this one included) that who plays at a table changed."""
-        if self._seating_changed is not None:
-            await self._seating_changed(table_id)
+        if self._publish is not None:
+            await self._publish(SeatingChanged((table_id,)))
         else:
             self.names_changed((table_id,))
+
+    def mark(self, table_id: str, seat: int, present: bool) -> None:
+        """This process's first socket at a seat opened (or its last closed): mark it where
+        every process reads presence, then tell them."""
+        task = asyncio.create_task(self._mark(table_id, seat, present), name=f"presence {table_id}")
+        self._marking.add(task)
+        task.add_done_callback(self._marking.discard)
+        if self._renewing is None or self._renewing.done():
+            self._renewing = asyncio.create_task(self._renew(), name="presence renewal")
+
+    async def _mark(self, table_id: str, seat: int, present: bool) -> None:
+        try:
+            await self.presence.mark(table_id, seat, present)
+            if self._publish is not None:
+                await self._publish(PresenceChanged(table_id))
+            else:
+                self.presence_changed(table_id)
+        except ServiceError as error:  # this process's own sockets still count
+            log.info("game %s: presence not shared: %s", table_id, error.message)
+
+    async def _renew(self) -> None:
+        """Keep this process's marks from lapsing while its sockets stay open."""
+        while self._feeds:
+            await asyncio.sleep(RENEW_SECONDS)
+            marks = [(feed.id, _index(seat)) for feed in self._feeds.values()
+                     for seat in feed.subscribers]
+            try:
+                await self.presence.renew(marks)
+            except ServiceError as error:
+                log.info("presence not renewed: %s", error.message)
+
+    def presence_changed(self, table_id: str | None) -> None:
+        """Who is connected at this table (None: at any) changed in some process."""
+        feeds = self._feeds.values() if table_id is None else (
+            feed for feed in (self._feeds.get(table_id),) if feed is not None)
+        for feed in feeds:
+            task = asyncio.create_task(feed.refresh_presence(), name=f"presence {feed.id}")
+            self._marking.add(task)
+            task.add_done_callback(self._marking.discard)
+
+    async def connected_at(self, table_id: str) -> set[int]:
+        """The seats with a socket open at the table in any process, for a REST view."""
+        feed = self._feeds.get(table_id)
+        if feed is not None:
+            return {_index(seat) for seat in feed.subscribers} | feed.elsewhere
+        try:
+            return await self.presence.seats(table_id)
+        except ServiceError:
+            return set()
 
     def join(self, game: Game, seat: str, member_id: str, outbox: Outbox) -> Subscriber:
         """Add a socket of ``member_id`` at ``seat`` of ``game`` (as the lobby answered it)."""
@@ -425,17 +506,13 @@ class TableFeeds:
         for feed in feeds:
             feed.names_changed()
 
-    def connected(self, table_id: str) -> set[int]:
-        """The seats with a socket open at the table in this process (a REST view shows them)."""
-        feed = self._feeds.get(table_id)
-        return feed.connected() if feed is not None else set()
-
     def __len__(self) -> int:
         """How many subscriptions this process holds (one per game with a socket open)."""
         return len(self._feeds)
 
     async def aclose(self) -> None:
         tasks = [feed.task for feed in self._feeds.values() if feed.task is not None]
+        tasks += [*self._marking, *([self._renewing] if self._renewing is not None else [])]
         self._feeds.clear()
         for task in tasks:
             task.cancel()

@@ -295,6 +295,9 @@ class _Connection:
                 self.subscriber.answer_state(view)
             elif action == "takeback":
                 await self._take_back()
+            elif self._taken_over():
+                self._error("illegal_move", "A bot plays your seat: take it back first "
+                                            "(POST /api/games/{id}/return)")
             else:
                 await self.backends.game.act(self.game_id, self.seat, data, revision)
         except ServiceError as error:
@@ -308,6 +311,13 @@ class _Connection:
             if error.reason is Reason.UNKNOWN_ACTION:  # the engine knows its actions, not the socket's
                 message += ", or 'state' for the current view"
             self._error(_CODES.get(error.reason, "bad_request"), message)
+
+    def _taken_over(self) -> bool:
+        """A bot plays this seat for its person, who left (the feed's seating, kept fresh by
+        the gateway's events)."""
+        assert self.subscriber is not None
+        seat = self.subscriber.feed.game.at(int(self.seat.rpartition(":")[2]))
+        return seat is not None and seat.took_over
 
     async def _take_back(self) -> None:
         """Practice take-back (CONTRACT, Bots): the one person at a table of bots takes back

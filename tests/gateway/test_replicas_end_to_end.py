@@ -93,6 +93,13 @@ async def test_two_gateways_and_two_game_replicas_show_every_move_in_order_on_ev
         urls = [stack.gateway_urls[0]] * 2 + [stack.gateway_urls[1]] * 2
         sockets = [await player.socket(lobby["id"], gateway_url=url)
                    for player, url in zip(players, urls)]
+        # Who is connected is shared between the gateways: ann, on the first, sees dan, on
+        # the second, connected (over REST too).
+        async def everyone_connected():
+            view = (await players[0].http.get(f"/api/games/{lobby['id']}")).json()
+            return all(p["connected"] for p in view["players"])
+
+        await eventually(everyone_connected, timeout=10)
         revisions: list[list[int]] = [[] for _ in sockets]
         ids: set[str] = set()
         overs = await asyncio.wait_for(asyncio.gather(*(
