@@ -216,7 +216,9 @@ class MemoryLobbyStore(LobbyStore):
             seat = game.seat_of(member_id) if game is not None else None
             if game is None or seat is None:
                 continue
-            erased = Seat(seat.index, new_member_id(), DELETED_PLAYER, erased=True)
+            # Who plays the seat (a bot for them) stays: only the person is erased.
+            erased = replace(seat, member_id=new_member_id(), display_name=DELETED_PLAYER,
+                             erased=True)
             seats = tuple(erased if s.index == seat.index else s for s in game.seats)
             self._games[game_id] = (replace(game, seats=seats), self._games[game_id][1])
             self._hub.notify(game_id)

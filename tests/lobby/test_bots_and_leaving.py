@@ -179,3 +179,11 @@ async def test_a_seated_member_moves_to_an_empty_seat_in_the_lobby(client):
     started = await full_game(client)
     await fails(client.change_seat(started.id, "bob", 1), Reason.GAME_STARTED,
                 "Game already started")
+
+
+async def test_erasing_a_member_whose_seat_a_bot_plays_keeps_the_bot(client):
+    game = await full_game(client)
+    await client.leave_game(game.id, "bob")
+    await client.erase_member("bob")
+    seat = (await client.get_game(game.id)).at(1)
+    assert seat is not None and (seat.erased, seat.bot, seat.took_over) == (True, "esperto", True)
