@@ -11,6 +11,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from playwright.sync_api import Locator, Page, expect
 
@@ -337,3 +338,78 @@ def seat(view: dict, number: int) -> dict:
 def open_history(player: Player) -> None:
     player.page.get_by_role("navigation", name="Sections").get_by_role("link", name="History").click()
     expect(player.screen("history")).to_be_visible()
+
+
+# -- accessibility and layout ----------------------------------------------------------------------
+
+AXE_SCRIPT = Path(__file__).resolve().parents[2] / "web" / "node_modules" / "axe-core" / "axe.min.js"
+SERIOUS = ("serious", "critical")
+
+
+def axe_violations(page: Page) -> list[dict]:
+    """axe-core's serious and critical violations on the page as it is now (its script from the
+    app's npm devDependencies, injected once per page)."""
+    assert AXE_SCRIPT.is_file(), (f"{AXE_SCRIPT} is missing: the accessibility checks need the app's "
+                                  "npm devDependencies (cd web && npm ci)")
+    if not page.evaluate("typeof window.axe === 'object'"):
+        page.add_script_tag(content=AXE_SCRIPT.read_text())
+    found = page.evaluate("""async () => {
+        const result = await axe.run(document, {resultTypes: ['violations']});
+        return result.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+            nodes: v.nodes.slice(0, 4).map(n => n.target.join(' '))}));
+    }""")
+    return [v for v in found if v["impact"] in SERIOUS]
+
+
+def expect_accessible(page: Page, what: str) -> None:
+    """No serious or critical axe-core violation on the page."""
+    bad = axe_violations(page)
+    assert not bad, f"axe-core on {what} ({page.url}): " + "; ".join(
+        f"{v['impact']} {v['id']} ({v['help']}) at {v['nodes']}" for v in bad)
+
+
+def expect_inside_viewport(page: Page, what: dict[str, Locator]) -> None:
+    """Every element of every locator is visible and entirely inside the viewport, with the page
+    not scrolled: seen without scrolling."""
+    size = page.viewport_size
+    assert size
+    assert page.evaluate("window.scrollY") == 0, "the page is scrolled"
+    for name, locator in what.items():
+        count = locator.count()
+        assert count > 0, f"{name}: not on the page at {size}"
+        for i in range(count):
+            box = locator.nth(i).bounding_box()
+            assert box is not None, f"{name} #{i}: not visible at {size}"
+            inside = (box["x"] >= -0.5 and box["y"] >= -0.5 and box["x"] + box["width"] <= size["width"] + 0.5
+                      and box["y"] + box["height"] <= size["height"] + 0.5)
+            assert inside, f"{name} #{i} at {box} is not inside the {size['width']}x{size['height']} viewport"
+
+
+# -- against the computer ---------------------------------------------------------------------------
+
+def start_against_bots(player: Player, target_score: int, napola: bool = True) -> str:
+    """On the home screen: "Play against the computer" alone with three bots; the game's id once
+    the table is open."""
+    page = player.page
+    player.go_home()
+    page.get_by_label("Target score").fill(str(target_score))
+    if not napola:
+        page.get_by_label("Napola").uncheck()
+    page.get_by_role("group", name="Play against the computer").get_by_role(
+        "button", name="Play against the computer").click()
+    expect(player.screen("table")).to_be_visible()
+    return page.url.rstrip("/").rsplit("/", 1)[1]
+
+
+def play_my_turns(player: Player, game_id: str, record: MatchRecord, until: Callable[[dict], bool],
+                  timeout: float = 30.0) -> dict:
+    """Click a card on each of the player's turns until ``until(view)``; the last view read."""
+    while True:
+        view = player.wait_for_view(
+            game_id, lambda v: until(v) or v.get("your_turn") is True or v["status"] != "playing",
+            "the player's turn or the end", timeout=timeout)
+        if until(view) or view["status"] != "playing":
+            return view
+        play = play_a_turn(player, game_id, record)
+        player.wait_for_view(game_id, lambda v, after=play.revision: v["revision"] > after,
+                             f"{player.name}'s play of {play.card} reaching the server", timeout=timeout)

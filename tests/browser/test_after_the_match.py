@@ -68,7 +68,11 @@ def match(players) -> dict:
         join_through_invite(player, invite.link)
     view = wait_until_finished(players, invite.game_id)
     for player in players:
-        expect(player.screen("game-over")).to_be_visible()
+        over = player.screen("game-over")
+        expect(over).to_be_visible()
+        # Everyone's Elo change, once the history has the match: 1500 each, so 16 either way.
+        expect(over.get_by_test_id("game-elo")).to_contain_text("+16")
+        expect(over.get_by_test_id("game-elo")).to_contain_text(f"{MINUS}16")
     winner = view["winner"]
     return {**view, "winners": {p["name"] for p in view["players"] if p["team"] == winner},
             "losers": {p["name"] for p in view["players"] if p["team"] != winner}}
@@ -174,7 +178,7 @@ def test_a_rematch_started_by_one_is_joined_by_the_others_from_the_invitation(ho
     lobby = alice.view(new_id)
     assert lobby["status"] == "lobby" and lobby["options"] == match["options"]
 
-    for player in others:
+    for player in reversed(others):  # in another order than they first sat down
         invitation = player.page.get_by_test_id("rematch-invite")
         expect(invitation).to_contain_text("alice")
         expect(invitation).to_contain_text(lobby["join_code"])
@@ -184,7 +188,9 @@ def test_a_rematch_started_by_one_is_joined_by_the_others_from_the_invitation(ho
         expect(player.page.locator(ANY_LIVE_SCREEN)).to_be_visible()
     started = alice.view(new_id)
     assert started["status"] != "lobby"
-    assert [p["name"] for p in started["players"]] == ["alice", *(p.name for p in others)]
+    # Everyone sits where they sat in the finished game: partners stay partners.
+    seats = {p["seat"]: p["name"] for p in match["players"]}
+    assert {p["seat"]: p["name"] for p in started["players"]} == seats
     wait_until_finished(home, new_id)
     alice.page.goto("/history")  # both matches, the rematch first
     expect(alice.screen("history").get_by_test_id("elo-delta")).to_have_count(2)
@@ -197,6 +203,7 @@ def test_the_app_switched_to_italian_speaks_italian_on_every_screen(home, match,
         speak_italian_on_every_screen(home, match, browser, stack)
     finally:  # back to English for the rest of the module, whatever failed
         for player in home:
+            player.page.goto("/")  # a table in play has no header: the switch is in its menu
             player.page.get_by_role("button", name="English").click()
             expect(player.page.locator("html")).to_have_attribute("lang", "en")
 
@@ -263,7 +270,7 @@ def speak_italian_on_every_screen(home, match, browser, stack):
     expect(alice.screen("leaderboard")).to_contain_text("Il tuo punteggio Elo")
     page.get_by_role("link", name="alice").click()
     expect(alice.screen("account")).to_contain_text("Elimina il mio account")
-    expect(alice.screen("account")).to_contain_text("deleted player")
+    expect(alice.screen("account")).to_contain_text("giocatore eliminato")
 
     visitor = browser.new_context(base_url=stack.gateway_url, locale="it-IT")
     try:  # a visitor whose browser speaks Italian gets Italian without switching

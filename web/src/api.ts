@@ -94,6 +94,9 @@ export const api = {
     request<AnyView>("POST", `/api/games/${encodeURIComponent(id)}/bots`, { seat, level }),
   removeBot: (id: string, seat: number) =>
     request<LobbyView>("DELETE", `/api/games/${encodeURIComponent(id)}/bots/${seat}`),
+  /** In the lobby: move to another empty seat. */
+  takeSeat: (id: string, seat: number) =>
+    request<LobbyView>("POST", `/api/games/${encodeURIComponent(id)}/seat`, { seat }),
   /** In the lobby: frees the seat. While playing: a bot plays it for the rest of the match. */
   leave: (id: string) => request<LeaveAnswer>("POST", `/api/games/${encodeURIComponent(id)}/leave`),
   /** Take back the seat a bot took over: the game view. */

@@ -4,7 +4,7 @@
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { api, ApiError } from "./api";
 import { takeDeepLink } from "./afterlogin";
-import { LANGS, setLang, tx, useLang, type Lang } from "./i18n";
+import { tx, useLang } from "./i18n";
 import { matchRoute, navigate, onLinkClick, usePath, type Route } from "./router";
 import { AccountScreen } from "./screens/Account";
 import { GameScreen } from "./screens/Game";
@@ -13,35 +13,15 @@ import { HomeScreen } from "./screens/Home";
 import { JoinScreen } from "./screens/Join";
 import { LeaderboardScreen } from "./screens/Leaderboard";
 import { LoginScreen } from "./screens/Login";
+import { RulesScreen } from "./screens/Rules";
 import type { Me } from "./types";
-import { Alert } from "./widgets";
+import { Alert, LanguageSwitch } from "./widgets";
 
 type Session =
   | { state: "loading" }
   | { state: "out"; reason?: "ended" | "deleted" }
   | { state: "in"; me: Me }
   | { state: "error"; detail: string };
-
-const LANG_NAMES: Record<Lang, string> = { en: "English", it: "Italiano" };
-
-function LanguageSwitch({ current }: { current: Lang }) {
-  return (
-    <div class="lang-switch" role="group" aria-label={tx("Language", "Lingua")}>
-      {LANGS.map((l) => (
-        <button
-          key={l}
-          type="button"
-          lang={l}
-          class={`lang-option${l === current ? " is-current" : ""}`}
-          aria-pressed={l === current ? "true" : "false"}
-          onClick={() => setLang(l)}
-        >
-          {LANG_NAMES[l]}
-        </button>
-      ))}
-    </div>
-  );
-}
 
 function Nav({ route, loggedIn }: { route: Route; loggedIn: boolean }) {
   const links: { href: string; label: string; active: boolean }[] = [
@@ -50,6 +30,7 @@ function Nav({ route, loggedIn }: { route: Route; loggedIn: boolean }) {
       ? [{ href: "/history", label: tx("History", "Storico"), active: route.name === "history" || route.name === "match" }]
       : []),
     { href: "/leaderboard", label: tx("Leaderboard", "Classifica"), active: route.name === "leaderboard" },
+    { href: "/rules", label: tx("Rules", "Regole"), active: route.name === "rules" },
   ];
   return (
     <nav class="sections" aria-label={tx("Sections", "Sezioni")}>
@@ -120,6 +101,9 @@ export function App() {
         </button>
       </section>
     );
+  } else if (route.name === "rules") {
+    // Open to everyone, like the leaderboard.
+    screen = <RulesScreen />;
   } else if (route.name === "leaderboard") {
     // Open to everyone: the leaderboard needs no login.
     screen = <LeaderboardScreen me={session.state === "in" ? session.me.name : null} />;
@@ -147,12 +131,15 @@ export function App() {
     screen = <NotFound path={route.path} />;
   }
 
+  // A game's page keeps the screen for the table (the game screen shows the header when it is
+  // not being played).
+  const gameRoute = route.name === "game" && (session.state === "in" || session.state === "loading");
   return (
-    <div class="shell" onClick={onLinkClick}>
+    <div class={`shell${gameRoute ? " is-game-route" : ""}`} onClick={onLinkClick}>
       <header class="site-header">
-        <a href="/" class="brand" aria-label={tx("tavolo, start page", "tavolo, pagina iniziale")}>
+        <a href="/" class="brand" aria-label={tx("tavolo, scopone scientifico online: start page", "tavolo, scopone scientifico online: pagina iniziale")}>
           <span class="brand-mark" aria-hidden="true">♦</span>
-          <span class="brand-name">tavolo</span>
+          <span class="brand-name">tavolo</span>{" "}
           <span class="brand-tag">{tx("scopone scientifico online", "scopone scientifico online")}</span>
         </a>
         <div class="header-right">

@@ -24,6 +24,16 @@ export function RobotIcon() {
   );
 }
 
+/** A person's head and shoulders, drawn by code. */
+export function PersonIcon() {
+  return (
+    <svg class="person-icon" viewBox="0 0 16 16" width="14" height="14" aria-hidden="true" focusable="false">
+      <circle cx="8" cy="5.2" r="3" fill="currentColor" />
+      <path d="M2.2 15c0-3.6 2.6-5.6 5.8-5.6s5.8 2 5.8 5.6Z" fill="currentColor" />
+    </svg>
+  );
+}
+
 /** "🤖 bot" beside a bot's name (its level, see bots.displayName). */
 export function BotMark({ level, levels }: { level: string; levels?: BotLevel[] }) {
   const name = levelName(level, levels);

@@ -47,9 +47,17 @@ export function isBot(player: SeatOccupant): boolean {
  * a person keeps that person's name, and so does every person.
  */
 export function displayName(player: SeatOccupant & { name: string }, levels: BotLevel[] = []): string {
-  if (!player.bot || player.took_over) return player.name;
+  if (!player.bot || player.took_over) return personName(player.name);
   const known = LEVEL_NAMES[player.bot] !== undefined || levels.some((l) => l.id === player.bot);
   return known ? levelName(player.bot, levels) : player.name || levelName(player.bot, levels);
+}
+
+/** The name the server gives an erased account (CONTRACT, Privacy). */
+export const DELETED_PLAYER = "deleted player";
+
+/** A person's name as shown: an erased account reads "giocatore eliminato" in Italian. */
+export function personName(name: string): string {
+  return name === DELETED_PLAYER ? tx("deleted player", "giocatore eliminato") : name;
 }
 
 /**

@@ -1,7 +1,7 @@
 // Which cards may be played and with which capture. The server's `legal` list is the only source:
 // the app never re-implements the rules, so it cannot offer a move the engine would refuse.
 
-import { cardList } from "./deck";
+import { cardList, cardsPhrase } from "./deck";
 import type { GameView, LegalPlay } from "./types";
 import { tx } from "./i18n";
 
@@ -46,7 +46,7 @@ export function intentFor(view: GameView, card: string): CardIntent {
 
 /** The chooser's button text: "Take 3 of spade, 4 of bastoni". */
 export function captureLabel(capture: readonly string[]): string {
-  return capture.length === 0 ? tx("Lay it on the table", "Lasciala sul tavolo") : tx(`Take ${cardList(capture)}`, `Prendi ${cardList(capture)}`);
+  return capture.length === 0 ? tx("Lay it on the table", "Lasciala sul tavolo") : tx(`Take ${cardList(capture)}`, `Prendi ${cardsPhrase(capture)}`);
 }
 
 /** Table cards that belong to at least one of the captures: highlighted while choosing. */

@@ -1,6 +1,6 @@
 // Card codes (CONTRACT: "RRS", rank 01..10, suit D/C/S/B) and the names people read.
 
-import { tx } from "./i18n";
+import { lang, tx } from "./i18n";
 
 export type Suit = "D" | "C" | "S" | "B";
 
@@ -42,9 +42,42 @@ export function cardName(code: string): string {
   return figure ? `${base} (${figure})` : base;
 }
 
-/** Names joined for a sentence: "3 of spade, 4 of bastoni". */
+/** Names joined for a list: "3 of spade, 4 of bastoni". */
 export function cardList(codes: readonly string[]): string {
   return codes.map(cardName).join(", ");
+}
+
+const ITALIAN_RANKS: Record<number, string> = { 1: "asso", 8: "fante", 9: "cavallo", 10: "re" };
+
+/** A card as an Italian sentence names it after "il tuo": "asso di coppe", "7 di denari
+ * (settebello)", "fante di spade"; in English the accessible name. */
+export function cardNoun(code: string): string {
+  const { rank, suit } = parseCard(code);
+  if (lang() === "en") return cardName(code);
+  const noun = `${ITALIAN_RANKS[rank] ?? rank} di ${SUIT_NAMES[suit]}`;
+  return code === "07D" ? `${noun} (settebello)` : noun;
+}
+
+/** A card in a sentence, with its article in Italian: "il 7 di denari (settebello)",
+ * "l'asso di coppe", "il fante di spade"; in English the accessible name. */
+export function cardPhrase(code: string): string {
+  const noun = cardNoun(code);
+  if (lang() === "en") return noun;
+  return parseCard(code).rank === 1 ? `l'${noun}` : `il ${noun}`;
+}
+
+/** Cards in a sentence: "3 of spade, 4 of bastoni" / "il 3 di spade e il 4 di bastoni". */
+export function cardsPhrase(codes: readonly string[]): string {
+  if (lang() === "en") return cardList(codes);
+  return andList(codes.map(cardPhrase));
+}
+
+/** "a, b and c" / "a, b e c" ("ed" before a word starting with e, as Italian writes it). */
+export function andList(items: readonly string[]): string {
+  if (items.length <= 1) return items.join("");
+  const head = items.slice(0, -1).join(", ");
+  const last = items[items.length - 1];
+  return tx(`${head} and ${last}`, `${head} ${/^[eèé]/i.test(last) ? "ed" : "e"} ${last}`);
 }
 
 export function teamOf(seat: number): "A" | "B" {

@@ -1,8 +1,8 @@
 // Sentences the table shows: where each seat sits, whose turn it is, what the last play did.
 
 import { displayName } from "./bots";
-import { cardList, cardName } from "./deck";
-import { tx } from "./i18n";
+import { cardName, cardPhrase, cardsPhrase, cardList } from "./deck";
+import { pointsItalian, tx } from "./i18n";
 import type { GamePlayer, GameView, LastPlay } from "./types";
 
 /**
@@ -13,7 +13,7 @@ export function seatsAround(you: number): { bottom: number; right: number; top: 
   return { bottom: you, right: (you + 1) % 4, top: (you + 2) % 4, left: (you + 3) % 4 };
 }
 
-export function playerName(view: GameView, seat: number): string {
+export function playerName(view: Pick<GameView, "players">, seat: number): string {
   const p = view.players.find((x) => x.seat === seat);
   return (p && displayName(p)) || tx(`Seat ${seat + 1}`, `Posto ${seat + 1}`);
 }
@@ -22,25 +22,41 @@ export function whoText(view: GameView, seat: number): string {
   return seat === view.you ? tx("You", "Tu") : playerName(view, seat);
 }
 
-/** "bob played 5 of spade and took 2 of coppe, 3 of denari. Scopa!" */
+/** "bob played 5 of spade and took 2 of coppe, 3 of denari. Scopa!" ("bob ha giocato il 5 di
+ * spade e ha preso il 2 di coppe e il 3 di denari. Scopa!"). A card that ended up in the player's
+ * pile with no capture listed (an asso pigliatutto on an empty table) says so when ``taken``. */
 export function lastPlayText(view: GameView, play: LastPlay | null): string {
   if (!play) return tx("No card has been played yet in this hand.", "In questa mano non è ancora stata giocata nessuna carta.");
   const mine = play.seat === view.you;
   const who = playerName(view, play.seat);
-  const card = cardName(play.card);
+  const en = cardName(play.card);
+  const it = cardPhrase(play.card);
   let text: string;
   if (play.auto) {
     text = mine
-      ? tx(`Your time ran out: ${card} was auto-played`, `Il tuo tempo è scaduto: la carta ${card} è stata giocata in automatico`)
-      : tx(`${who}'s time ran out: ${card} was auto-played`, `Il tempo di ${who} è scaduto: la carta ${card} è stata giocata in automatico`);
+      ? tx(`Your time ran out: ${en} was auto-played`, `Il tuo tempo è scaduto: ${it} è stato giocato in automatico`)
+      : tx(`${who}'s time ran out: ${en} was auto-played`, `Il tempo di ${who} è scaduto: ${it} è stato giocato in automatico`);
   } else {
-    text = mine ? tx(`You played ${card}`, `Hai giocato ${card}`) : tx(`${who} played ${card}`, `${who} ha giocato ${card}`);
+    text = mine ? tx(`You played ${en}`, `Hai giocato ${it}`) : tx(`${who} played ${en}`, `${who} ha giocato ${it}`);
   }
   text += play.capture.length > 0
-    ? tx(` and took ${cardList(play.capture)}.`, ` e ha preso ${cardList(play.capture)}.`)
+    ? tx(` and took ${cardList(play.capture)}.`, ` e ${mine && !play.auto ? "hai" : "ha"} preso ${cardsPhrase(play.capture)}.`)
     : tx(" on the table.", " sul tavolo.");
   if (play.scopa) text += " Scopa!";
   return text;
+}
+
+/** A short line for a play in the list of the hand's plays: "bob: 5 of spade, took 2 of coppe"
+ * ("bob gioca il 5 di spade e prende il 2 di coppe"). */
+export function playLine(view: Pick<GameView, "players" | "you">, play: LastPlay): string {
+  const mine = play.seat === view.you;
+  const who = mine ? tx("You", "Tu") : playerName(view, play.seat);
+  const took = play.capture.length > 0;
+  const en = `${who}: ${cardName(play.card)}${took ? `, took ${cardList(play.capture)}` : " on the table"}`;
+  const it = mine
+    ? `Giochi ${cardPhrase(play.card)}${took ? ` e prendi ${cardsPhrase(play.capture)}` : " sul tavolo"}`
+    : `${who} gioca ${cardPhrase(play.card)}${took ? ` e prende ${cardsPhrase(play.capture)}` : " sul tavolo"}`;
+  return `${tx(en, it)}${play.scopa ? " · Scopa!" : ""}${play.auto ? tx(" (auto)", " (automatica)") : ""}`;
 }
 
 export function turnText(view: GameView): string {
@@ -78,12 +94,17 @@ export function matchGoesOnText(view: GameView): string {
   const need = (team: "A" | "B") => target - scores[team];
   const part = (team: "A" | "B") =>
     mine === team
-      ? tx(`your team needs ${need(team)} more`, `alla tua squadra mancano ${need(team)} punti`)
-      : tx(`team ${team} needs ${need(team)} more`, `alla squadra ${team} mancano ${need(team)} punti`);
+      ? tx(`your team needs ${need(team)} more`, `alla tua squadra ${missing(need(team))}`)
+      : tx(`team ${team} needs ${need(team)} more`, `alla squadra ${team} ${missing(need(team))}`);
   const first: "A" | "B" = mine === "B" ? "B" : "A";
   const second: "A" | "B" = first === "A" ? "B" : "A";
   return tx(`The match goes on to ${target} points: ${part(first)}, ${part(second)}.`,
-    `La partita continua fino a ${target} punti: ${part(first)}, ${part(second)}.`);
+    `La partita continua fino ${pointsItalian(target)}: ${part(first)}, ${part(second)}.`);
+}
+
+/** "manca 1 punto", "mancano 4 punti". */
+function missing(n: number): string {
+  return n === 1 ? "manca 1 punto" : `mancano ${n} punti`;
 }
 
 /** The waiting room's invitation: as many friends as there are open seats. */

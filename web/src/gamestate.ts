@@ -4,6 +4,15 @@
 import type { AnyView, GameView, RematchNotice, ServerMessage, Scores, Team } from "./types";
 import { isLobby } from "./types";
 import { tx } from "./i18n";
+import { extendTrail, finalSweep, type Sweep, type Trail } from "./plays";
+
+/** The end of a hand seen as it happened: the view before its last play, the view after it, and
+ * where the cards left on the table went. The table shows it before the hand's summary. */
+export interface Ending {
+  before: GameView;
+  after: GameView;
+  sweep: Sweep;
+}
 
 export interface ServerError {
   code: string;
@@ -25,6 +34,12 @@ export interface GameState {
   /** The revision at which this page last sent a play: the view right after it is that play's
    * (a practice player may take it back while nobody has played after it). */
   playedAt: number | null;
+  /** The plays of the hand being played, kept from each view's `last_play`. */
+  trail: Trail | null;
+  /** The last view of a hand being played (null once a hand ended). */
+  lastPlaying: GameView | null;
+  /** The end of the latest hand this page saw happen. */
+  ending: Ending | null;
 }
 
 export const initialGameState: GameState = {
@@ -35,6 +50,9 @@ export const initialGameState: GameState = {
   pendingRevision: null,
   rematch: null,
   playedAt: null,
+  trail: null,
+  lastPlaying: null,
+  ending: null,
 };
 
 export type GameEvent =
@@ -61,9 +79,18 @@ function withView(state: GameState, view: AnyView): GameState {
   const game = isLobby(view) ? null : (view as GameView);
   const changed = !game || state.view === null || isLobby(state.view) ||
     game.revision !== (state.view as GameView).revision;
+  let ending = state.ending;
+  const before = state.lastPlaying;
+  if (game && game.status !== "playing" && before && before.hand_number === game.hand_number) {
+    const sweep = finalSweep(before, game);
+    if (sweep) ending = { before, after: game, sweep };
+  }
   return {
     ...state,
     view,
+    trail: game ? extendTrail(state.trail, game) : state.trail,
+    lastPlaying: game ? (game.status === "playing" ? game : null) : state.lastPlaying,
+    ending,
     commitment: state.commitment ?? game?.seed_commitment ?? null,
     gameOver:
       game?.status === "finished" && game.winner

@@ -87,3 +87,17 @@ export function formatDelta(delta: number): string {
   if (delta < 0) return `−${Math.abs(delta)}`;
   return "0";
 }
+
+/** "a" before a name, "ad" before one starting with a ("Complimenti ad alice"): Italian only. */
+export function aItalian(name: string): string {
+  return /^[aàá]/i.test(name) ? `ad ${name}` : `a ${name}`;
+}
+
+/** "agli 11 punti", "ai 21 punti", "a 1 punto": the target of a match as Italian says it (the
+ * article follows how the number is spoken: undici, otto, ottanta... start with a vowel). */
+export function pointsItalian(n: number): string {
+  if (n === 1) return "a 1 punto";
+  const digits = String(n);
+  const vowel = digits.startsWith("8") || digits === "11" || /^11\d{3}$/.test(digits);
+  return `${vowel ? "agli" : "ai"} ${n} punti`;
+}

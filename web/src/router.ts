@@ -10,6 +10,7 @@ export type Route =
   | { name: "match"; id: string }
   | { name: "leaderboard" }
   | { name: "account" }
+  | { name: "rules" }
   | { name: "not-found"; path: string };
 
 export function matchRoute(path: string): Route {
@@ -24,6 +25,7 @@ export function matchRoute(path: string): Route {
   if (m) return { name: "match", id: m[1] };
   if (clean === "/leaderboard") return { name: "leaderboard" };
   if (clean === "/me") return { name: "account" };
+  if (clean === "/rules") return { name: "rules" };
   return { name: "not-found", path };
 }
 

@@ -6,6 +6,7 @@
 import { useCallback, useEffect, useReducer, useRef, useState } from "preact/hooks";
 import { api, ApiError } from "./api";
 import { classifyLoadFailure, initialGameState, reduce, type GameState, type LoadFailure } from "./gamestate";
+import { loadTrail, saveTrail } from "./plays";
 import { GameSocket, gameSocketUrl, type ConnectionStatus } from "./socket";
 import type { AnyView } from "./types";
 import { tx } from "./i18n";
@@ -47,7 +48,7 @@ function failureOf(error: unknown): LoadFailure {
 }
 
 export function useGame(id: string, onUnauthenticated: () => void): GameConnection {
-  const [state, dispatch] = useReducer(reduce, initialGameState);
+  const [state, dispatch] = useReducer(reduce, id, (gameId) => ({ ...initialGameState, trail: loadTrail(gameId) }));
   const [connection, setConnection] = useState<ConnectionStatus>("connecting");
   const [fatal, setFatal] = useState<string | null>(null);
   const socketRef = useRef<GameSocket | null>(null);
@@ -137,6 +138,12 @@ export function useGame(id: string, onUnauthenticated: () => void): GameConnecti
       socketRef.current = null;
     };
   }, [id]);
+
+  // The hand's plays survive a reload of the page.
+  const trail = state.trail;
+  useEffect(() => {
+    if (trail) saveTrail(id, trail);
+  }, [id, trail]);
 
   const commitment = state.commitment;
   useEffect(() => {

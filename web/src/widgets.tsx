@@ -1,24 +1,30 @@
 // Small pieces several screens share: the countdown, copy buttons, the reconnect banner, alerts.
 
 import type { ComponentChildren } from "preact";
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useMemo, useState } from "preact/hooks";
 import { serverOffset } from "./clock";
 import { formatSeconds, secondsLeft } from "./countdown";
-import { tx } from "./i18n";
+import { formatDelta, LANGS, setLang, tx, type Lang } from "./i18n";
 import type { GameType } from "./types";
 
-/** Re-renders every quarter second while mounted: enough for a seconds display. */
-function useNow(periodMs = 250): number {
-  const [now, setNow] = useState(Date.now());
+/** Re-renders when the whole seconds left to `deadline` change (and never without one): a
+ * countdown shows whole seconds, so rendering more often only costs a phone's battery. */
+function useSecondsLeft(deadline: string | undefined): number {
+  const [, tick] = useState(0);
+  const seconds = secondsLeft(deadline, Date.now(), serverOffset());
   useEffect(() => {
-    const t = setInterval(() => setNow(Date.now()), periodMs);
-    return () => clearInterval(t);
-  }, [periodMs]);
-  return now;
+    if (!deadline || seconds <= 0) return;
+    const left = Date.parse(deadline) - (Date.now() + serverOffset());
+    // The next change of the displayed number: just past the next whole second.
+    const wait = ((left % 1000) + 1000) % 1000 + 15;
+    const t = setTimeout(() => tick((n) => n + 1), wait);
+    return () => clearTimeout(t);
+  });
+  return seconds;
 }
 
 export function Countdown({ deadline, label }: { deadline?: string; label: string }) {
-  const seconds = secondsLeft(deadline, useNow(), serverOffset());
+  const seconds = useSecondsLeft(deadline);
   if (!deadline) return null;
   return (
     <span class={`countdown${seconds <= 5 ? " is-urgent" : ""}`} title={label}>
@@ -157,5 +163,86 @@ export function GameTypeFilter({ id, types, value, onChange, allLabel }: {
         ))}
       </select>
     </div>
+  );
+}
+
+const LANG_NAMES: Record<Lang, string> = { en: "English", it: "Italiano" };
+
+export function LanguageSwitch({ current }: { current: Lang }) {
+  return (
+    <div class="lang-switch" role="group" aria-label={tx("Language", "Lingua")}>
+      {LANGS.map((l) => (
+        <button
+          key={l}
+          type="button"
+          lang={l}
+          class={`lang-option${l === current ? " is-current" : ""}`}
+          aria-pressed={l === current ? "true" : "false"}
+          onClick={() => setLang(l)}
+        >
+          {LANG_NAMES[l]}
+        </button>
+      ))}
+    </div>
+  );
+}
+
+
+/** A ring that empties as the time to a deadline runs out (the seat on turn wears it), by a CSS
+ * animation from the time left when it appears, a step a second: no re-rendering while it runs. The whole ring
+ * is the time left when the deadline was first seen; it turns red for the last five seconds. */
+export function TurnRing({ deadline }: { deadline?: string }) {
+  const offset = serverOffset();
+  const { left, total } = useMemo(() => {
+    const now = Date.now() + offset;
+    const left = deadline ? Math.max(0, Date.parse(deadline) - now) : 0;
+    return { left, total: Math.max(left, 1000) };
+  }, [deadline]);
+  if (!deadline) return null;
+  const circumference = 2 * Math.PI * 16;
+  const elapsed = Math.min(1, 1 - left / total);
+  return (
+    <svg
+      class="turn-ring"
+      viewBox="0 0 36 36"
+      aria-hidden="true"
+      focusable="false"
+      key={deadline}
+      style={{
+        "--ring": circumference.toFixed(2),
+        "--ring-from": (circumference * elapsed).toFixed(2),
+        "--ring-left": `${left}ms`,
+        "--ring-urgent": `${Math.max(0, left - 5000)}ms`,
+        // One step a second: the ring ticks like the countdown, and the page paints it once a
+        // second rather than every frame.
+        "--ring-steps": String(Math.max(1, Math.round(left / 1000))),
+      }}
+    >
+      <circle class="turn-ring-track" cx="18" cy="18" r="16" />
+      <circle class="turn-ring-left" cx="18" cy="18" r="16" stroke-dasharray={circumference.toFixed(2)} transform="rotate(-90 18 18)" />
+    </svg>
+  );
+}
+
+/** A loudspeaker, with sound waves or crossed out. */
+export function SpeakerIcon({ on }: { on: boolean }) {
+  return (
+    <svg class="icon" viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" focusable="false">
+      <path d="M4 9h4l5-4v14l-5-4H4Z" fill="currentColor" />
+      {on ? (
+        <path d="M16 8.5a5 5 0 0 1 0 7M18.5 6a8.5 8.5 0 0 1 0 12" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" />
+      ) : (
+        <path d="m16 9 5 6m0-6-5 6" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" />
+      )}
+    </svg>
+  );
+}
+
+export function EloDelta({ delta }: { delta: number }) {
+  const kind = delta > 0 ? "up" : delta < 0 ? "down" : "even";
+  return (
+    <span class={`elo-delta is-${kind}`} data-testid="elo-delta">
+      {formatDelta(delta)}
+    </span>
   );
 }

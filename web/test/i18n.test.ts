@@ -62,7 +62,7 @@ describe("Italian texts", () => {
     expect(cardName("07D")).toBe("7 di denari (settebello)");
     expect(cardName("09S")).toBe("9 di spade (cavallo)");
     const play = { seat: 1, card: "07D", capture: ["03C", "04S"], scopa: true, auto: false };
-    expect(lastPlayText(view(), play)).toBe("bob ha giocato 7 di denari (settebello) e ha preso 3 di coppe, 4 di spade. Scopa!");
+    expect(lastPlayText(view(), play)).toBe("bob ha giocato il 7 di denari (settebello) e ha preso il 3 di coppe e il 4 di spade. Scopa!");
     expect(inviteText(3)).toMatch(/^Manda il codice o il link a tre amici\./);
     expect(errorText({ code: "concurrent_move", message: "", serial: 1 })).toMatch(/^Troppo tardi/);
     expect(fieldsOf({ properties: { target_score: { type: "integer", title: "Target score" } } })[0].title).toBe("Punteggio obiettivo");

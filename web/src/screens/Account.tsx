@@ -58,7 +58,7 @@ export function AccountScreen({ me, onDeleted }: { me: Me; onDeleted: () => void
         <p data-testid="delete-explained">
           {tx(
             "Deleting your account erases you from tavolo: your name is removed from every table you sat at and from every match you played (they show \"deleted player\" instead), your Elo ratings are removed and you are logged out everywhere. The matches themselves stay, so the others keep their history, and every finished game's move log stays replayable and checkable, with \"deleted player\" in your seat. This cannot be undone; logging in again later starts a new, empty account.",
-            "Eliminando l'account sparisci da tavolo: il tuo nome viene tolto da ogni tavolo a cui ti sei seduto e da ogni partita giocata (al suo posto compare \"deleted player\"), i tuoi punteggi Elo vengono cancellati ed esci da ogni dispositivo. Le partite restano, così gli altri conservano la loro storia, e il registro delle mosse di ogni partita finita resta rigiocabile e verificabile, con \"deleted player\" al tuo posto. Non si può annullare; se accedi di nuovo più avanti, ricominci con un account nuovo e vuoto.",
+            "Eliminando l'account sparisci da tavolo: il tuo nome viene tolto da ogni tavolo a cui ti sei seduto e da ogni partita giocata (al suo posto compare \"giocatore eliminato\"), i tuoi punteggi Elo vengono cancellati ed esci da ogni dispositivo. Le partite restano, così gli altri conservano la loro storia, e il registro delle mosse di ogni partita finita resta rigiocabile e verificabile, con \"giocatore eliminato\" al tuo posto. Non si può annullare; se accedi di nuovo più avanti, ricominci con un account nuovo e vuoto.",
           )}
         </p>
         <form class="form" onSubmit={erase}>

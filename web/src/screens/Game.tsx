@@ -1,7 +1,11 @@
 // /games/<id>: one live game. The view's status picks the screen: the waiting room, the table,
 // the hand-end summary or the game over. The socket keeps it current.
 
-import { useEffect } from "preact/hooks";
+import { useEffect, useLayoutEffect } from "preact/hooks";
+import { useTurnAlerts } from "../alerts";
+import type { Ending } from "../gamestate";
+import { useHold } from "../pacing";
+import { playsDown } from "../plays";
 import { errorText } from "../gamestate";
 import { tx } from "../i18n";
 import type { GameView, LobbyView } from "../types";
@@ -14,9 +18,52 @@ import { HandEndScreen } from "./HandEnd";
 import { TableScreen } from "./Table";
 import { WaitingScreen } from "./Waiting";
 
+/**
+ * The table as it stands right after the hand's last play, before the summary: the view before
+ * that play with the play made (its card gone from the hand, the last cards on the table), no
+ * turn, the match score not yet counted.
+ */
+export function closingView(closing: Ending): GameView {
+  const { before, after, sweep } = closing;
+  const play = after.last_play;
+  return {
+    ...before,
+    revision: after.revision,
+    players: after.players.map((p) => ({ ...p, card_count: 0 })),
+    hand: before.hand.filter((c) => c !== play?.card),
+    table: sweep.cards,
+    turn: null,
+    your_turn: undefined,
+    legal: undefined,
+    turn_deadline: undefined,
+    last_play: play,
+  };
+}
+
+/** While a hand is played the site's header, sections and footer give the table the screen; a
+ * game's page starts without them and shows them for the other phases (before the paint, so
+ * nothing jumps). */
+function usePlayingLayout(playing: boolean): void {
+  useLayoutEffect(() => {
+    document.body.classList.toggle("with-chrome", !playing);
+    return () => document.body.classList.remove("with-chrome");
+  }, [playing]);
+}
+
 export function GameScreen({ id, onUnauthenticated }: { id: string; onUnauthenticated: () => void }) {
   const game = useGame(id, onUnauthenticated);
   const { state, connection, fatal } = game;
+  const hold = useHold(state.ending);
+  const current = state.view && state.view.status !== "lobby" ? (state.view as GameView) : null;
+  // The end of the hand stays on the table while the view is that hand's end (not the next hand).
+  const closing = current && current.status !== "playing" && hold.closing?.after.hand_number === current.hand_number
+    ? hold.closing
+    : null;
+  // Until the view is known the page keeps the table's layout (the usual case on a reload).
+  usePlayingLayout(!current ? !fatal && state.view?.status !== "lobby" : current.status === "playing" || Boolean(closing));
+  useTurnAlerts(
+    current?.status === "playing" && current.your_turn ? `${current.id}:${current.hand_number}:${playsDown(current)}` : null,
+  );
 
   // A refused move is shown for a few seconds; the next view is already on its way.
   const error = state.error;
@@ -57,8 +104,16 @@ export function GameScreen({ id, onUnauthenticated }: { id: string; onUnauthenti
   let screen;
   if (view.status === "lobby") {
     screen = <WaitingScreen lobby={view as LobbyView} game={game} />;
-  } else if (view.status === "playing") {
-    screen = <TableScreen view={view as GameView} game={game} alert={alert} />;
+  } else if (view.status === "playing" || closing) {
+    screen = (
+      <TableScreen
+        view={closing ? closingView(closing) : (view as GameView)}
+        game={game}
+        alert={alert}
+        trail={state.trail}
+        closing={closing ? { sweep: closing.sweep, skip: hold.skip } : null}
+      />
+    );
   } else if (view.status === "hand_end") {
     screen = <HandEndScreen view={view as GameView} game={game} alert={alert} />;
   } else {

@@ -8,12 +8,16 @@ import { api, ApiError, logUrl, errorText } from "../api";
 import { isPracticeView, playAgainWithBots } from "../bots";
 import { playerName } from "../describe";
 import { verifyLog, type Verification } from "../fairness";
-import { tx } from "../i18n";
+import { aItalian, tx } from "../i18n";
+import { andList } from "../deck";
+import { LastHandTally } from "../tally";
+import { eloChange } from "../history";
+import type { MatchItem } from "../types";
 import { navigate } from "../router";
 import type { ConnectionStatus } from "../socket";
 import type { GameView, RematchNotice } from "../types";
 import { rememberedCommitment } from "../usegame";
-import { Alert } from "../widgets";
+import { Alert, EloDelta } from "../widgets";
 import { HandSummary } from "./HandEnd";
 import { ScoreBoard } from "./Table";
 
@@ -117,8 +121,8 @@ function PlayAgain({ view, invitation }: { view: GameView; invitation: RematchNo
                 "Una nuova partita di allenamento con le stesse regole e gli stessi bot ai loro posti; chi altro ha giocato riceve subito l'invito.",
               )
             : tx(
-                "A new game with the same rules and the same four players: the others are invited at once and join with one click.",
-                "Una nuova partita con le stesse regole e gli stessi quattro giocatori: gli altri ricevono subito l'invito e si uniscono con un clic.",
+                "A new game with the same rules and the same four players, each in the same seat (partners stay partners): the others are invited at once and join with one click.",
+                "Una nuova partita con le stesse regole e gli stessi quattro giocatori, ognuno al suo posto (i compagni restano compagni): gli altri ricevono subito l'invito e si uniscono con un clic.",
               )}
         </p>
       )}
@@ -126,6 +130,82 @@ function PlayAgain({ view, invitation }: { view: GameView; invitation: RematchNo
         {invitation ? tx("Join the rematch", "Unisciti alla rivincita") : tx("Play again", "Gioca ancora")}
       </button>
       {error && <Alert>{error}</Alert>}
+    </section>
+  );
+}
+
+/** How often, and how many times, the game over asks the history for the finished match: the
+ * stats service records it a moment after the end. */
+const ELO_POLL_MS = 1500;
+const ELO_TRIES = 12;
+
+/** The match as the history recorded it, once it is there (null while waiting or if it never
+ * comes). */
+function useRecordedMatch(id: string): MatchItem | null | "gone" {
+  const [match, setMatch] = useState<MatchItem | null | "gone">(null);
+  useEffect(() => {
+    let live = true;
+    let tries = 0;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const look = async () => {
+      tries++;
+      try {
+        const page = await api.matches({ limit: 10 });
+        const found = page.items.find((m) => m.id === id);
+        if (!live) return;
+        if (found) return setMatch(found);
+      } catch {
+        /* the history is not reachable now: try again */
+      }
+      if (!live) return;
+      if (tries >= ELO_TRIES) return setMatch("gone");
+      timer = setTimeout(() => void look(), ELO_POLL_MS);
+    };
+    void look();
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [id]);
+  return match;
+}
+
+/** Everyone's Elo change, as soon as the history has recorded the match. */
+function EloOutcome({ view }: { view: GameView }) {
+  const match = useRecordedMatch(view.id);
+  if (match === "gone") return null;
+  if (match === null) {
+    return (
+      <p class="elo-outcome is-waiting" data-testid="game-elo">
+        {tx("Elo: counting the ratings…", "Elo: calcolo dei punteggi…")}
+      </p>
+    );
+  }
+  const rows = [...match.players].sort((a, b) => a.seat - b.seat);
+  const anyChange = rows.some((p) => eloChange(match, p) !== null);
+  return (
+    <section class="elo-outcome" data-testid="game-elo" aria-labelledby="elo-title">
+      <h2 id="elo-title">{tx("Elo change", "Variazione Elo")}</h2>
+      {!anyChange ? (
+        <p class="helper">
+          {match.rated === false
+            ? tx("A practice match: no rating changes.", "Una partita di allenamento: nessun punteggio Elo cambia.")
+            : tx("No rating changed.", "Nessun punteggio Elo è cambiato.")}
+        </p>
+      ) : (
+        <ul class="elo-list">
+          {rows.map((p) => {
+            const change = eloChange(match, p);
+            const you = p.seat === view.you;
+            return (
+              <li key={p.seat} class={you ? "is-you" : ""}>
+                <span class="name-text">{you ? tx("You", "Tu") : playerName(view, p.seat)}</span>{" "}
+                {change === null ? <span class="elo-none">—</span> : <EloDelta delta={change} />}
+              </li>
+            );
+          })}
+        </ul>
+      )}
     </section>
   );
 }
@@ -148,7 +228,7 @@ export function GameOverScreen({
   const seen = rememberedCommitment(view.id) ?? commitment ?? view.seed_commitment;
   const partnerSeat = view.players.find((p) => p.team === mine && p.seat !== view.you)?.seat;
   const partner = partnerSeat === undefined ? tx("your partner", "il tuo compagno") : playerName(view, partnerSeat);
-  const winners = view.players.filter((p) => p.team === winner).map((p) => playerName(view, p.seat)).join(tx(" and ", " e "));
+  const winners = andList(view.players.filter((p) => p.team === winner).map((p) => playerName(view, p.seat)));
   return (
     <section class="panel game-over" data-testid="screen-game-over" data-connection={connection}>
       <h1>{winner ? tx(`Team ${winner} wins`, `Vince la squadra ${winner}`) : tx("The game is over", "La partita è finita")}</h1>
@@ -156,7 +236,7 @@ export function GameOverScreen({
         <p class={`outcome ${won ? "won" : "lost"}`}>
           {won
             ? tx(`Your team won: well played, you and ${partner}!`, `La tua squadra ha vinto: ben giocato, tu e ${partner}!`)
-            : tx(`Your team lost this one. Congratulations to ${winners}.`, `Questa volta la tua squadra ha perso. Complimenti a ${winners}.`)}
+            : tx(`Your team lost this one. Congratulations to ${winners}.`, `Questa volta la tua squadra ha perso. Complimenti ${aItalian(winners)}.`)}
         </p>
       )}
       <ScoreBoard view={view} />
@@ -167,7 +247,9 @@ export function GameOverScreen({
         )}
       </p>
       <PlayAgain view={view} invitation={rematch} />
+      <EloOutcome view={view} />
       {view.last_hand && <HandSummary hand={view.last_hand} mine={mine} napola={view.options?.napola !== false} />}
+      {view.last_hand && <LastHandTally id={view.id} hand={view.last_hand} mine={mine} />}
       <dl class="seed">
         <div>
           <dt>{tx("Seed commitment (shown during the game)", "Impegno del seed (mostrato durante la partita)")}</dt>

@@ -12,6 +12,7 @@ import { LeaveMatch, TakeBack } from "../seatcontrols";
 import type { GameConnection } from "../usegame";
 import { Countdown, TeamBadge } from "../widgets";
 import { ScoreBoard } from "./Table";
+import { LastHandTally } from "../tally";
 import { tx } from "../i18n";
 
 // The rows of the scoring, built when drawn (the words follow the language); the categories
@@ -142,7 +143,7 @@ export function HandEndScreen({ view, game, alert }: { view: GameView; game: Gam
           return (
             <li key={p.seat} class={ok ? "is-acked" : ""}>
               <span class="ack-mark" aria-hidden="true">{ok ? "✓" : "○"}</span>
-              <span>{p.seat === view.you ? tx("You", "Tu") : playerName(view, p.seat)}</span>
+              <span class="ack-name">{p.seat === view.you ? tx("You", "Tu") : playerName(view, p.seat)}</span>
               <TeamBadge team={p.team} />
               <SeatMarks player={p} levels={levels} yours={p.seat === view.you} />
               <span class="ack-state">{ok ? tx("ready", "pronto") : tx("not yet", "non ancora")}</span>
@@ -151,6 +152,7 @@ export function HandEndScreen({ view, game, alert }: { view: GameView; game: Gam
         })}
       </ul>
       {hand && <HandSummary hand={hand} mine={mine} napola={view.options?.napola !== false} />}
+      {hand && <LastHandTally id={view.id} hand={hand} mine={mine} />}
       {!takenOver && <LeaveMatch id={view.id} practice={isPracticeView(view)} />}
     </section>
   );

@@ -7,11 +7,12 @@ import { api, gameTypesCached, logUrl, errorText } from "../api";
 import { displayName } from "../bots";
 import { BotMark } from "../botmarks";
 import { eloChange, finalScores, myRow, teamPlayers, unratedKind, winnerOf, type Unrated } from "../history";
-import { formatDelta, formatWhen, tx } from "../i18n";
+import { formatWhen, pointsItalian, tx } from "../i18n";
 import type { BotLevel, GameType, MatchItem, MatchPlayer, Team } from "../types";
-import { Alert, GameTypeFilter, TeamBadge } from "../widgets";
+import { Alert, EloDelta, GameTypeFilter, TeamBadge } from "../widgets";
 import { DealCheck } from "./GameOver";
 import { HandSummary } from "./HandEnd";
+import { Replay } from "./Replay";
 
 const PAGE = 10;
 
@@ -28,14 +29,6 @@ function typeName(types: GameType[], id: string): string {
   return types.find((t) => t.id === id)?.name ?? id;
 }
 
-export function EloDelta({ delta }: { delta: number }) {
-  const kind = delta > 0 ? "up" : delta < 0 ? "down" : "even";
-  return (
-    <span class={`elo-delta is-${kind}`} data-testid="elo-delta">
-      {formatDelta(delta)}
-    </span>
-  );
-}
 
 /** The bot levels of every type, for the names of the bots' levels. */
 function levelsOf(types: GameType[], id: string): BotLevel[] {
@@ -60,7 +53,7 @@ export function UnratedBadge({ kind }: { kind: Unrated }) {
 function PlayerName({ player, me, levels }: { player: MatchPlayer; me: string; levels: BotLevel[] }) {
   return (
     <span class="match-player-name">
-      {!player.bot && player.name === me ? tx("you", "tu") : displayName(player, levels)}
+      <span class="name-text">{!player.bot && player.name === me ? tx("you", "tu") : displayName(player, levels)}</span>
       {player.bot && <> <BotMark level={player.bot} levels={levels} /></>}
       {player.abandoned && <> <AbandonedMark /></>}
     </span>
@@ -249,7 +242,7 @@ function TeamTable({ match, me, levels }: { match: MatchItem; me: string; levels
                 {winner === team && <span class="win-mark"> {tx("won", "vince")}</span>}
               </td>
               <th scope="row" class="player-name">
-                {displayName(p, levels)}
+                <span class="name-text" title={displayName(p, levels)}>{displayName(p, levels)}</span>
                 {p.name === me && !p.bot && <span class="you-tag"> ({tx("you", "tu")})</span>}
                 {p.bot && <> <BotMark level={p.bot} levels={levels} /></>}
                 {p.abandoned && <> <AbandonedMark /></>}
@@ -319,7 +312,7 @@ export function MatchScreen({ id, me }: { id: string; me: string }) {
       </h1>
       <p class="helper">
         {typeName(types, match.game_type)} · {formatWhen(match.finished_at)}
-        {match.result?.target_score !== undefined && <> · {tx(`playing to ${match.result.target_score}`, `ai ${match.result.target_score} punti`)}</>}
+        {match.result?.target_score !== undefined && <> · {tx(`playing to ${match.result.target_score}`, `si gioca ${pointsItalian(match.result.target_score)}`)}</>}
         {mine && (
           <>
             {" · "}
@@ -340,6 +333,7 @@ export function MatchScreen({ id, me }: { id: string; me: string }) {
         </p>
       )}
       <TeamTable match={match} me={me} levels={levelsOf(types, match.game_type)} />
+      <Replay match={match} me={me} levels={levelsOf(types, match.game_type)} />
       <h2>{tx("Hand by hand", "Mano per mano")}</h2>
       {audit.length === 0 && <p class="empty">{tx("This match has no hand record.", "Questa partita non ha il dettaglio delle mani.")}</p>}
       <div class="audit" data-testid="hand-audit">

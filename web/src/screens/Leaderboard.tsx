@@ -111,7 +111,7 @@ export function LeaderboardScreen({ me }: { me: string | null }) {
                     <tr key={`${e.rank}-${e.name}`} class={mine ? "is-me" : ""} aria-current={mine ? "true" : undefined} data-testid="leaderboard-row">
                       <td>{e.rank}</td>
                       <th scope="row" class="player-name">
-                        {e.name}
+                        <span class="name-text" title={e.name}>{e.name}</span>
                         {mine && <span class="you-tag"> ({tx("you", "tu")})</span>}
                       </th>
                       <td>

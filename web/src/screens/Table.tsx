@@ -1,9 +1,18 @@
-// The table while a hand is played: your hand at the bottom, your partner across, the opponents
-// left and right, the table cards in the middle. Playable cards and their captures come only
-// from the view's `legal` list, so nothing the server would refuse can be sent.
+// The table while a hand is played, laid out to fit a phone's screen in either orientation
+// without scrolling: a bar with the score, whose turn it is and the time left; your partner
+// across, the opponents left and right, the table cards and the hand's last plays in the middle;
+// your hand at the bottom. Playable cards and their captures come only from the view's `legal`
+// list, so nothing the server would refuse can be sent.
+//
+// Every play is shown: the card laid comes onto the table from its player's side and stays lit
+// until the next play; a capture leaves the cards it took on the table, lit, for a moment; the
+// hand's plays are listed, the newest four always in view. At the end of a hand the table stays
+// with its last play and the last cards going to the last capture (the "closing" view) before
+// the summary.
 
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
+import { setSound, useSound } from "../alerts";
 import {
   candidateCards,
   captureLabel,
@@ -14,16 +23,18 @@ import {
   type PlayMessage,
 } from "../captures";
 import { isPracticeView, yourSeatTakenOver } from "../bots";
-import { SeatMarks, useBotLevels } from "../botmarks";
-import { CardBack, CardButton } from "../cards";
-import { cardName } from "../deck";
+import { PersonIcon, RobotIcon, SeatMarks, useBotLevels } from "../botmarks";
+import { CardBack, CardButton, CardFace } from "../cards";
+import { cardName, cardNoun, cardsPhrase, cardList } from "../deck";
 import { usingKeyboard } from "../inputmode";
-import { lastPlayText, playerName, relation, seatsAround, turnText } from "../describe";
-import { tx } from "../i18n";
+import { lastPlayText, playerName, playLine, relation, seatsAround, turnText } from "../describe";
+import { aItalian, tx, useLang } from "../i18n";
+import { TAKEN_MS } from "../pacing";
+import { playsDown, takenBy, type Sweep, type Trail, type TrailPlay } from "../plays";
 import { LeaveMatch, TakeBack } from "../seatcontrols";
 import type { BotLevel, GamePlayer, GameView } from "../types";
 import type { GameConnection } from "../usegame";
-import { Countdown, TeamBadge } from "../widgets";
+import { Countdown, LanguageSwitch, SpeakerIcon, TeamBadge, TurnRing } from "../widgets";
 
 interface Choosing {
   card: string;
@@ -31,17 +42,28 @@ interface Choosing {
   picked: string[];
 }
 
-export function ScoreBoard({ view }: { view: GameView }) {
+type Where = "bottom" | "right" | "top" | "left";
+
+export function ScoreBoard({ view, compact = false }: { view: GameView; compact?: boolean }) {
   const mine = view.players.find((p) => p.seat === view.you)?.team;
   const target = view.options?.target_score;
+  const team = (t: "A" | "B") =>
+    compact ? (
+      <span class={`team-letter team-${t}`}>
+        <span aria-hidden="true">{t}</span>
+        <span class="visually-hidden">{tx(`Team ${t}`, `Squadra ${t}`)}{mine === t ? tx(" (yours)", " (la tua)") : ""}</span>
+      </span>
+    ) : (
+      <TeamBadge team={t} mine={mine === t} />
+    );
   return (
-    <div class="scoreboard" role="group" aria-label={tx("Match score", "Punteggio della partita")}>
+    <div class={`scoreboard${compact ? " is-compact" : ""}`} role="group" aria-label={tx("Match score", "Punteggio della partita")}>
       <span class={`score team-A${mine === "A" ? " is-mine" : ""}`}>
-        <TeamBadge team="A" mine={mine === "A"} /> <strong>{view.scores.A}</strong>
+        {team("A")} <strong>{view.scores.A}</strong>
       </span>
       <span class="score-sep" aria-hidden="true">–</span>
       <span class={`score team-B${mine === "B" ? " is-mine" : ""}`}>
-        <strong>{view.scores.B}</strong> <TeamBadge team="B" mine={mine === "B"} />
+        <strong>{view.scores.B}</strong> {team("B")}
       </span>
       <span class="score-meta">
         {tx(`Hand ${view.hand_number}`, `Mano ${view.hand_number}`)}
@@ -65,10 +87,11 @@ function Scope({ count }: { count: number }) {
 export function SeatInfo({ view, player, levels }: { view: GameView; player: GamePlayer; levels?: BotLevel[] }) {
   const rel = relation(view, player);
   const isYou = player.seat === view.you;
+  const name = isYou ? tx("You", "Tu") : playerName(view, player.seat);
   return (
     <div class="seat-info" data-testid="seat-info" data-seat={player.seat}>
       <span class="seat-player">
-        <span class="seat-player-name">{isYou ? tx("You", "Tu") : playerName(view, player.seat)}</span>
+        <span class="seat-player-name" title={name}>{name}</span>
         <span class={`seat-rel team-${player.team}`}>
           {isYou ? tx(`team ${player.team}`, `squadra ${player.team}`) : tx(`${rel}, team ${player.team}`, `${rel}, squadra ${player.team}`)}
         </span>
@@ -79,6 +102,17 @@ export function SeatInfo({ view, player, levels }: { view: GameView; player: Gam
         <Scope count={player.scope} />
       </span>
     </div>
+  );
+}
+
+/** A round badge for the seat (a person, or a robot for a bot; nothing to read twice: the name
+ * is beside it); the seat on turn wears the ring of its time left. */
+function Avatar({ view, player, onTurn }: { view: GameView; player: GamePlayer; onTurn: boolean }) {
+  return (
+    <span class={`avatar team-${player.team}${onTurn ? " is-on-turn" : ""}`} aria-hidden="true">
+      {player.bot ? <RobotIcon /> : <PersonIcon />}
+      {onTurn && <TurnRing deadline={view.turn_deadline} />}
+    </span>
   );
 }
 
@@ -94,6 +128,7 @@ function Opponent({ view, seat, where, levels }: {
   const backs = Math.min(player.card_count, 10);
   return (
     <div class={`seat seat-${where}${onTurn ? " is-on-turn" : ""}`}>
+      <Avatar view={view} player={player} onTurn={onTurn} />
       <SeatInfo view={view} player={player} levels={levels} />
       <div
         class="backs"
@@ -104,7 +139,7 @@ function Opponent({ view, seat, where, levels }: {
         )}
       >
         {Array.from({ length: backs }, (_, i) => (
-          <span class="back" key={i} style={{ "--i": i }}>
+          <span class="back" key={i}>
             <CardBack />
           </span>
         ))}
@@ -134,7 +169,141 @@ function Fingerprint({ commitment }: { commitment: string }) {
   );
 }
 
-export function TableScreen({ view, game, alert }: { view: GameView; game: GameConnection; alert: ComponentChildren }) {
+/** The sound of your turn: off until turned on, remembered. */
+export function SoundToggle() {
+  const on = useSound();
+  return (
+    <button
+      type="button"
+      class="bar-icon"
+      aria-pressed={on ? "true" : "false"}
+      aria-label={tx("Sound when it is your turn", "Suono quando tocca a te")}
+      title={on ? tx("Sound on", "Suono attivo") : tx("Sound off", "Suono spento")}
+      onClick={() => setSound(!on)}
+    >
+      <SpeakerIcon on={on} />
+    </button>
+  );
+}
+
+/** The table's menu: the rules (in a new tab, the table stays open), the language, the deal's
+ * fingerprint and leaving the match; the table keeps the whole screen. */
+function TableMenu({ children }: { children: ComponentChildren }) {
+  const lang = useLang();
+  const ref = useRef<HTMLDetailsElement>(null);
+  useEffect(() => {
+    const close = (e: Event) => {
+      if (ref.current?.open && !ref.current.contains(e.target as Node)) ref.current.open = false;
+    };
+    document.addEventListener("pointerdown", close);
+    return () => document.removeEventListener("pointerdown", close);
+  }, []);
+  return (
+    <details class="table-menu" ref={ref}>
+      <summary class="bar-icon" aria-label={tx("Menu", "Menu")}>
+        <span aria-hidden="true">☰</span>
+      </summary>
+      <div class="menu-panel">
+        <a href="/rules" target="_blank" rel="noopener">{tx("Rules of scopone", "Regole dello scopone")}</a>
+        <a href="/">{tx("Start page", "Pagina iniziale")}</a>
+        <LanguageSwitch current={lang} />
+        {children}
+      </div>
+    </details>
+  );
+}
+
+/** Where a seat sits as the viewer sees it. */
+function whereOf(view: GameView, seat: number): Where {
+  const s = seatsAround(view.you);
+  return seat === s.bottom ? "bottom" : seat === s.right ? "right" : seat === s.top ? "top" : "left";
+}
+
+/** Which way a seat sits from the middle of the table. */
+const ARROWS: Record<Where, string> = { bottom: "↓", right: "→", top: "↑", left: "←" };
+
+/** The hand's plays, the newest last: the newest four always shown, every one on a tap. */
+function PlayTrail({ view, trail }: { view: GameView; trail: Trail | null }) {
+  const plays = trail && trail.hand === view.hand_number ? trail.plays : [];
+  if (plays.length === 0) return null;
+  const recent = plays.slice(-4);
+  const item = (p: TrailPlay) => {
+    const player = view.players.find((x) => x.seat === p.seat);
+    const name = p.seat === view.you ? tx("You", "Tu") : playerName(view, p.seat);
+    const where = whereOf(view, p.seat);
+    return (
+      <li key={p.n} class={`trail-play team-${player?.team ?? "A"}${p.scopa ? " is-scopa" : ""}`}>
+        <span class="mini-card" aria-hidden="true">
+          <CardFace code={p.card} />
+        </span>
+        <span class="trail-who" aria-hidden="true">
+          <span class="trail-dir">{ARROWS[where]}</span>
+          <span class="trail-name">{name}</span>
+          {p.capture.length > 0 && <span class="trail-took">+{p.capture.length}</span>}
+          {p.scopa && <span class="trail-scopa">★</span>}
+        </span>
+        <span class="visually-hidden">{playLine(view, p)}</span>
+      </li>
+    );
+  };
+  return (
+    <div class="trail-box">
+      <ol class="trail" aria-label={tx("Last plays", "Ultime giocate")} start={recent[0].n}>
+        {recent.map(item)}
+      </ol>
+      {plays.length > 4 && (
+        <details class="trail-all">
+          <summary>
+            <span aria-hidden="true">≡ {plays.length}</span>
+            <span class="visually-hidden">{tx(`All ${plays.length} plays`, `Tutte le ${plays.length} giocate`)}</span>
+          </summary>
+          <ol class="trail-list" aria-label={tx("Plays of this hand", "Giocate di questa mano")}>
+            {[...plays].reverse().map((p) => (
+              <li key={p.n}>
+                <span class="trail-n">{p.n}.</span> {playLine(view, p)}
+              </li>
+            ))}
+          </ol>
+        </details>
+      )}
+    </div>
+  );
+}
+
+/** A card lit on the table for a moment: taken by a capture, or swept at the end of the hand. */
+function GhostCard({ code, kind, to }: { code: string; kind: "taken" | "swept"; to: Where }) {
+  return (
+    <span class={`card ghost is-${kind} to-${to}`} aria-hidden="true">
+      <CardFace code={code} />
+    </span>
+  );
+}
+
+/** What the end of a hand shows while it is held on the table. */
+export interface ClosingShow {
+  sweep: Sweep;
+  skip: () => void;
+}
+
+function sweepText(view: GameView, sweep: Sweep): string {
+  if (sweep.cards.length === 0 || sweep.seat === null) {
+    return tx("Hand over: no cards were left on the table.", "Mano finita: sul tavolo non è rimasta nessuna carta.");
+  }
+  const who = sweep.seat === view.you ? tx("you", "te") : playerName(view, sweep.seat);
+  const n = sweep.cards.length;
+  return tx(
+    `Hand over: the last ${n === 1 ? "card" : `${n} cards`} (${cardList(sweep.cards)}) go to ${who}, who made the last capture.`,
+    `Mano finita: ${n === 1 ? "l'ultima carta" : `le ultime ${n} carte`} (${cardsPhrase(sweep.cards)}) ${n === 1 ? "va" : "vanno"} ${sweep.seat === view.you ? "a te" : aItalian(who)}, che ha fatto l'ultima presa.`,
+  );
+}
+
+export function TableScreen({ view, game, alert, trail = null, closing = null }: {
+  view: GameView;
+  game: GameConnection;
+  alert: ComponentChildren;
+  trail?: Trail | null;
+  closing?: ClosingShow | null;
+}) {
   const [choosing, setChoosing] = useState<Choosing | null>(null);
   const chooserRef = useRef<HTMLDivElement>(null);
   const handRef = useRef<HTMLDivElement>(null);
@@ -142,6 +311,24 @@ export function TableScreen({ view, game, alert }: { view: GameView; game: GameC
 
   // A new view (any change at the table) ends a choice that was made for the old one.
   useEffect(() => setChoosing(null), [view.revision]);
+
+  // A capture: the cards it took stay on the table, lit, for a moment (only for a play seen
+  // arriving, not on the first view of a page).
+  const [taken, setTaken] = useState<{ cards: string[]; seat: number } | null>(null);
+  const lastDown = useRef<number | null>(null);
+  useEffect(() => {
+    const down = playsDown(view);
+    const before = lastDown.current;
+    lastDown.current = down;
+    if (before === null || down !== before + 1 || !view.last_play) return;
+    const cards = takenBy(view.last_play, view.table);
+    if (cards.length > 0) setTaken({ cards, seat: view.last_play.seat });
+  }, [view.revision]);
+  useEffect(() => {
+    if (!taken) return;
+    const t = setTimeout(() => setTaken(null), TAKEN_MS);
+    return () => clearTimeout(t);
+  }, [taken]);
 
   // When the choice opens, put the keyboard on its first option.
   const choosingCard = choosing?.card;
@@ -153,7 +340,7 @@ export function TableScreen({ view, game, alert }: { view: GameView; game: GameC
   const waiting = game.state.pendingRevision !== null;
   // While a bot plays your seat the cards are its to play, until you take the seat back.
   const takenOver = yourSeatTakenOver(view);
-  const canAct = connected && !waiting && !takenOver && Boolean(view.your_turn);
+  const canAct = !closing && connected && !waiting && !takenOver && Boolean(view.your_turn);
 
   // Your turn comes round: a keyboard player's focus goes to the first playable card, unless
   // it is somewhere else on purpose (a link, the chooser).
@@ -204,17 +391,20 @@ export function TableScreen({ view, game, alert }: { view: GameView; game: GameC
 
   const seats = seatsAround(view.you);
   const me = view.players.find((p) => p.seat === view.you);
-  const turn = turnText(view);
-  const yourTurn = Boolean(view.your_turn);
+  const turn = closing ? tx("Hand over", "Mano finita") : turnText(view);
+  const yourTurn = !closing && Boolean(view.your_turn);
+  const last = view.last_play;
+  const lastFrom = last ? whereOf(view, last.seat) : "bottom";
 
   let help: string;
-  if (takenOver) help = tx("A bot is playing your seat: take it back to play your cards.", "Un bot sta giocando al tuo posto: riprendilo per giocare le tue carte.");
+  if (closing) help = sweepText(view, closing.sweep);
+  else if (takenOver) help = tx("A bot is playing your seat: take it back to play your cards.", "Un bot sta giocando al tuo posto: riprendilo per giocare le tue carte.");
   else if (!connected) help = tx("Not connected: your cards wake up again as soon as the table is back.", "Non connesso: le tue carte si riattivano appena il tavolo torna.");
   else if (waiting) help = tx("Sending your card…", "Invio della carta…");
   else if (choosing)
     help = tx(
       `Your ${cardName(choosing.card)} can take more than one set: choose one below, or tap the highlighted table cards.`,
-      `Il tuo ${cardName(choosing.card)} può prendere più di una combinazione: scegline una qui sotto, o tocca le carte evidenziate sul tavolo.`,
+      `Il tuo ${cardNoun(choosing.card)} può prendere più di una combinazione: scegline una qui sotto, o tocca le carte evidenziate sul tavolo.`,
     );
   else if (yourTurn)
     help = tx(
@@ -227,46 +417,82 @@ export function TableScreen({ view, game, alert }: { view: GameView; game: GameC
       `In attesa che giochi ${playerName(view, view.turn ?? 0)}. Le carte che puoi giocare si illuminano quando tocca a te.`,
     );
 
+  // The table as drawn: its cards, with the cards a capture just took (or the last cards of the
+  // hand, when it is closing) lit among them in their sorted places.
+  const ghosts = new Map<string, "taken" | "swept">();
+  if (taken) taken.cards.forEach((c) => ghosts.set(c, "taken"));
+  const tableCards = [...new Set([...view.table, ...ghosts.keys()])].sort();
+  const sweptTo = closing?.sweep.seat !== null && closing?.sweep.seat !== undefined ? whereOf(view, closing.sweep.seat) : "bottom";
+  const takenTo = taken ? whereOf(view, taken.seat) : "bottom";
+  const count = tableCards.length;
+
   return (
-    <section class="table-screen" data-testid="screen-table">
-      <div class="table-top">
-        <ScoreBoard view={view} />
+    <section
+      class={`table-screen${closing ? " is-closing" : ""}`}
+      data-testid="screen-table"
+      onClick={closing ? closing.skip : undefined}
+    >
+      <div class="table-play">
+      {/* What to do now, for a screen reader (the table shows it). */}
+      <p class="visually-hidden">{help}</p>
+      <div class="table-bar">
+        <a href="/" class="bar-home" aria-label={tx("tavolo, start page", "tavolo, pagina iniziale")}>
+          <span aria-hidden="true">♦</span>
+        </a>
+        <ScoreBoard view={view} compact />
         <div class={`turn${yourTurn ? " is-yours" : ""}`}>
           <span class="turn-text" data-testid="turn-indicator" aria-live="polite">
             {turn}
           </span>
-          <Countdown deadline={view.turn_deadline} label={tx("Time left:", "Tempo rimasto:")} />
+          {!closing && <Countdown deadline={view.turn_deadline} label={tx("Time left:", "Tempo rimasto:")} />}
         </div>
+        <SoundToggle />
+        <TableMenu>
+          <Fingerprint commitment={view.seed_commitment} />
+          {!takenOver && !closing && <LeaveMatch id={view.id} practice={isPracticeView(view)} />}
+        </TableMenu>
       </div>
       {alert}
       <div class="felt">
         <Opponent view={view} seat={seats.top} where="top" levels={levels} />
         <Opponent view={view} seat={seats.left} where="left" levels={levels} />
         <div class="table-middle">
-          <div class="table-cards" role="region" aria-label={tx("Table", "Tavolo")}>
-            {view.table.length === 0 && <p class="table-empty">{tx("The table is empty", "Il tavolo è vuoto")}</p>}
-            {view.table.map((card) => (
-              <CardButton
-                key={card}
-                code={card}
-                enabled={candidates.has(card)}
-                highlighted={candidates.has(card)}
-                selected={choosing?.picked.includes(card)}
-                pressed={candidates.has(card) ? Boolean(choosing?.picked.includes(card)) : undefined}
-                onPick={pickTable}
-              />
-            ))}
+          <div class={`table-cards${count > 8 ? " is-crowded" : ""}${count > 12 ? " is-packed" : ""}`} role="region" aria-label={tx("Table", "Tavolo")}>
+            {count === 0 && <p class="table-empty">{tx("The table is empty", "Il tavolo è vuoto")}</p>}
+            {tableCards.map((card) => {
+              const ghost = ghosts.get(card);
+              if (ghost && !view.table.includes(card)) return <GhostCard key={`g${card}`} code={card} kind={ghost} to={takenTo} />;
+              const isLast = !taken && last?.card === card && !closing;
+              const swept = Boolean(closing && closing.sweep.cards.includes(card));
+              return (
+                <CardButton
+                  key={card}
+                  code={card}
+                  enabled={candidates.has(card)}
+                  highlighted={candidates.has(card)}
+                  selected={choosing?.picked.includes(card)}
+                  pressed={candidates.has(card) ? Boolean(choosing?.picked.includes(card)) : undefined}
+                  onPick={pickTable}
+                  extraClass={isLast ? `is-last from-${lastFrom}` : swept ? `is-swept to-${sweptTo}` : undefined}
+                />
+              );
+            })}
           </div>
-          <p class={`last-play${view.last_play?.scopa ? " is-scopa" : ""}`} data-testid="last-play" aria-live="polite">
-            {lastPlayText(view, view.last_play)}
+          <p class={`last-play${last?.scopa ? " is-scopa" : ""}`} data-testid="last-play" aria-live="polite">
+            {lastPlayText(view, last)}
           </p>
+          <PlayTrail view={view} trail={trail} />
         </div>
         <Opponent view={view} seat={seats.right} where="right" levels={levels} />
         <div class={`seat seat-bottom${view.turn === view.you ? " is-on-turn" : ""}`}>
-          {me && <SeatInfo view={view} player={me} levels={levels} />}
+          <div class="seat-bottom-line">
+            {me && <Avatar view={view} player={me} onTurn={view.turn === view.you && !closing} />}
+            {me && <SeatInfo view={view} player={me} levels={levels} />}
+            <TakeBack view={view} game={game} />
+          </div>
           {choosing && (
             <div class="chooser" role="group" aria-label={tx("Choose a capture", "Scegli una presa")} ref={chooserRef}>
-              <span class="chooser-title">{tx(`Capture with your ${cardName(choosing.card)}:`, `Prendi con il tuo ${cardName(choosing.card)}:`)}</span>
+              <span class="chooser-title">{tx(`Capture with your ${cardName(choosing.card)}:`, `Prendi con il tuo ${cardNoun(choosing.card)}:`)}</span>
               {choosing.captures.map((capture) => (
                 <button
                   type="button"
@@ -294,13 +520,17 @@ export function TableScreen({ view, game, alert }: { view: GameView; game: GameC
               />
             ))}
           </div>
-          {/* Under the hand, so its coming and going never moves a card from under a finger. */}
-          <TakeBack view={view} game={game} />
         </div>
+        {closing && (
+          <div class="closing-note" role="status">
+            <p>{sweepText(view, closing.sweep)}</p>
+            <button type="button" class="button" onClick={closing.skip}>
+              {tx("See the hand's scoring", "Vedi il punteggio della mano")}
+            </button>
+          </div>
+        )}
       </div>
-      <p class="helper table-help">{help}</p>
-      <Fingerprint commitment={view.seed_commitment} />
-      {!takenOver && <LeaveMatch id={view.id} practice={isPracticeView(view)} />}
+      </div>
     </section>
   );
 }

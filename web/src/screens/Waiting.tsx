@@ -75,23 +75,38 @@ function OpenSeatControls({ seat, levels, busy, onAdd }: {
   );
 }
 
-function SeatRow({ seat, player, creator, levels, busy, onAdd, onRemove }: {
+function SeatRow({ seat, player, creator, seated, levels, busy, onAdd, onRemove, onSit }: {
   seat: number;
   player: LobbyPlayer | undefined;
   creator: boolean;
+  /** You sit at this table (so you may move to an open seat). */
+  seated: boolean;
   levels: BotLevel[];
   busy: boolean;
   onAdd: (seat: number, level: string) => void;
   onRemove: (seat: number) => void;
+  onSit: (seat: number) => void;
 }) {
   const team = seat % 2 === 0 ? "A" : "B";
   const n = seat + 1;
+  const name = player ? displayName(player, levels) : "";
   return (
-    <li class={`seat-row team-${team}${player ? "" : " is-open"}${player?.bot ? " is-bot" : ""}`}>
+    <li class={`seat-row team-${team}${player ? "" : " is-open"}${player?.bot ? " is-bot" : ""}${player?.is_you ? " is-you" : ""}`}>
       <span class="seat-team">{tx(`Team ${team} · seat\u00a0${n}`, `Squadra ${team} · posto\u00a0${n}`)}</span>
-      <span class="seat-name">
-        {player ? `${displayName(player, levels)}${player.is_you ? tx(" (you)", " (tu)") : ""}` : tx("open", "libero")}
+      <span class="seat-name" title={name || undefined}>
+        {player ? <><span class="seat-name-text">{name}</span>{player.is_you ? tx(" (you)", " (tu)") : ""}</> : tx("open", "libero")}
       </span>
+      {seated && !player && (
+        <button
+          type="button"
+          class="button small sit-here"
+          aria-label={tx(`Sit here, seat ${n}`, `Siediti qui, posto ${n}`)}
+          disabled={busy}
+          onClick={() => onSit(seat)}
+        >
+          {tx("Sit here", "Siediti qui")}
+        </button>
+      )}
       {player && <SeatMarks player={player} levels={levels} yours={player.is_you} />}
       {creator && player?.bot && (
         <span class="seat-controls">
@@ -133,6 +148,8 @@ export function WaitingScreen({ lobby, game }: { lobby: LobbyView; game: Pick<Ga
   };
   const add = (seat: number, level: string) => void act(() => api.addBot(lobby.id, seat, level));
   const remove = (seat: number) => void act(() => api.removeBot(lobby.id, seat));
+  const sit = (seat: number) => void act(() => api.takeSeat(lobby.id, seat));
+  const seated = lobby.players.some((p) => p.is_you);
 
   return (
     <section class="panel waiting" data-testid="screen-waiting">
@@ -159,8 +176,8 @@ export function WaitingScreen({ lobby, game }: { lobby: LobbyView; game: Pick<Ga
         {open === 0
           ? tx("Every seat is taken: the game is starting.", "Tutti i posti sono presi: la partita sta iniziando.")
           : tx(
-              `${open} seat${open === 1 ? "" : "s"} open. Partners sit across from each other: team A has seats 1 and 3, team B seats 2 and 4.`,
-              `${open} post${open === 1 ? "o libero" : "i liberi"}. I compagni siedono uno di fronte all'altro: la squadra A ha i posti 1 e 3, la squadra B i posti 2 e 4.`,
+              `${open} seat${open === 1 ? "" : "s"} open. Partners sit across from each other: team A has seats 1 and 3, team B seats 2 and 4. "Sit here" moves you to an open seat, to choose your partner.`,
+              `${open} post${open === 1 ? "o libero" : "i liberi"}. I compagni siedono uno di fronte all'altro: la squadra A ha i posti 1 e 3, la squadra B i posti 2 e 4. Con "Siediti qui" passi a un posto libero, per scegliere il tuo compagno.`,
             )}
         {creator && levels.length > 0 && open > 0 &&
           tx(
@@ -175,16 +192,21 @@ export function WaitingScreen({ lobby, game }: { lobby: LobbyView; game: Pick<Ga
             seat={seat}
             player={lobby.players.find((x) => x.seat === seat)}
             creator={creator}
+            seated={seated}
             levels={levels}
             busy={busy}
             onAdd={add}
             onRemove={remove}
+            onSit={sit}
           />
         ))}
       </ul>
       {error && <Alert>{error}</Alert>}
       <h2>{tx("Rules of this table", "Regole di questo tavolo")}</h2>
       <OptionsList options={lobby.options} gameType={lobby.game_type} />
+      <p>
+        <a href="/rules" target="_blank" rel="noopener">{tx("How scopone scientifico is played", "Come si gioca a scopone scientifico")}</a>
+      </p>
       <LeaveLobby id={lobby.id} />
     </section>
   );
