@@ -18,10 +18,12 @@ from game.scopone import rules
 from game.scopone.cards import DECK, rank
 
 _RANKS = range(1, 11)
-# How much of the partner's best capture on the table we leave counts for us: the opponent in
-# between may change the table first, so only part of it.
-_PARTNER_SHARE = 0.0
+# Never leave a scopa: what a scopa the next opponent may make costs, in the count of his reply.
+# More than its point: after it we must lay a card on the empty table and offer him another one.
 _SCOPA_RISK = 2.2
+# Play to the partner: how much of what he can take from the table we leave, when the opponent
+# in between passes, counts for us. Only part of it: his card may be better used elsewhere.
+_PARTNER_SHARE = 0.2
 # Spariglio (Chitarrella 28): breaking the pairs of ranks helps the team that leads the hand
 # (coppia di mano), keeping them paired helps the dealer's team, which plays the last card.
 _SPARIGLIO = 0.08
@@ -84,9 +86,12 @@ class _Reader:
             return WORTH[card] if ours else -WORTH[card]
         # Never leave a scopa, guard denari and primiera cards: what the next opponent is expected
         # to take from the table we leave, counting which ranks can still be in his hand.
-        score -= self._reply(left, self.opponent, counting.HAND_PLAYS - h.plays_left() + 2)
-        # Play to the partner: part of what the partner can take from that table is ours.
-        score += _PARTNER_SHARE * self._reply(left, self.partner, counting.HAND_PLAYS - h.plays_left() + 3)
+        loss, passes = self._reply(left, self.opponent, counting.HAND_PLAYS - h.plays_left() + 2, _SCOPA_RISK)
+        score -= loss
+        # Play to the partner: when the opponent is likely to leave the table as it is, what the
+        # partner can take from it is ours.
+        gain, _ = self._reply(left, self.partner, counting.HAND_PLAYS - h.plays_left() + 3, SCOPA)
+        score += _PARTNER_SHARE * passes * gain
         score += self._style(card, capture, taken)
         return score
 
@@ -108,12 +113,13 @@ class _Reader:
                 bonus += _RISPOSTA
         return bonus
 
-    def _reply(self, left: list[str], seat: int, play_number: int) -> float:
-        """The expected best capture ``seat`` makes on ``left`` with its next card: for every rank it
-        may hold (probability from the counts), the best capture that rank makes, best rank first."""
+    def _reply(self, left: list[str], seat: int, play_number: int, scopa: float) -> tuple[float, float]:
+        """The expected best capture ``seat`` makes on ``left`` with its next card, and the chance
+        that it can take nothing: for every rank it may hold (probability from the counts), the best
+        capture that rank makes, best rank first."""
         h = self.h
         if h.counts[seat] == 0 or not left:
-            return 0.0
+            return 0.0, 1.0
         unseen_total = len(h.unseen)
         can_sweep = play_number < counting.HAND_PLAYS
         options: list[tuple[float, float]] = []
@@ -138,7 +144,7 @@ class _Reader:
                     continue
                 value = self.unseen_worth[r] + sum(WORTH[c] for c in took)
                 if can_sweep and capture and len(capture) == len(left) and not rules.sweeps(sample, left, h.asso):
-                    value += _SCOPA_RISK
+                    value += scopa
                 best = max(best, value)
             if best > 0.0:
                 options.append((best, p))
@@ -147,4 +153,4 @@ class _Reader:
         for value, p in options:
             expected += none_yet * p * value
             none_yet *= 1.0 - p
-        return expected
+        return expected, none_yet

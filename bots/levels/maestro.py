@@ -1,14 +1,18 @@
 """Maestro (Master): determinized Monte Carlo search (perfect-information Monte Carlo).
 
 The seat cannot see the other hands, so it samples them: the unseen cards dealt at random to
-the other three seats, each getting as many as it holds. In every sampled world each legal play
+the other three seats, each getting as many as it holds. That is every world consistent with
+what the seat saw: no play in scopone proves that a player lacks a card (any card may be played,
+only the played card must capture), so no world can be ruled out. In every sampled world each legal play
 is played out to the end of the hand by the greedy policy of playout.py, and scored by the
 hand's points difference for the maestro's team. The same worlds serve every candidate (common
 random numbers), so that the comparison between two plays is sharper than either estimate.
 
 The work per decision is fixed in simulated plays (WORK), so that a decision is a deterministic
 function of the Knowledge: the random worlds come from an RNG seeded with a hash of it. BUDGET_S
-is a CPU-time safety stop for a machine much slower than the one the budget was measured on.
+is a CPU-time safety stop for a machine much slower than the one the budget was measured on. It
+counts the CPU time of the deciding thread (time.thread_time), not the process's: a service that
+decides in a thread pool must not bill one table's decision with the others running beside it.
 """
 
 from __future__ import annotations
@@ -22,8 +26,8 @@ from bots.knowledge import Knowledge
 from bots.levels import counting, esperto, playout
 from game.scopone import rules
 
-# Simulated plays per decision: ~100 ms of CPU at the start of a hand on the reference machine.
-WORK = 50_000
+# Simulated plays per decision: ~75 ms of CPU at the start of a hand on the reference machine (2 cores).
+WORK = 30_000
 # The CPU-time stop: a decision never runs longer than this, whatever WORK says.
 BUDGET_S = 0.8
 MAX_SAMPLES = 400
@@ -36,7 +40,7 @@ def choose(knowledge: Knowledge, budget_s: float = BUDGET_S, work: int = WORK) -
     """The play with the best mean over sampled worlds, by successive halving: every round plays
     the surviving candidates out in fresh worlds, then keeps the better half, so that most of the
     work goes to the plays worth telling apart."""
-    started = time.process_time()
+    started = time.thread_time()
     choices = knowledge.choices()
     if len(choices) == 1:
         return choices[0]
@@ -47,9 +51,9 @@ def choose(knowledge: Knowledge, budget_s: float = BUDGET_S, work: int = WORK) -
         samples = max(MIN_SAMPLES, (work // rounds) // (len(alive) * search.plays_left))
         for _ in range(min(samples, MAX_SAMPLES)):
             search.sample(alive)
-            if time.process_time() - started > budget_s:
+            if time.thread_time() - started > budget_s:
                 break
-        if time.process_time() - started > budget_s or round_number == rounds - 1:
+        if time.thread_time() - started > budget_s or round_number == rounds - 1:
             break
         alive.sort(key=search.mean, reverse=True)
         alive = alive[: max(2, (len(alive) + 1) // 2)]
@@ -58,19 +62,10 @@ def choose(knowledge: Knowledge, budget_s: float = BUDGET_S, work: int = WORK) -
     return choices[best]
 
 
-def values(knowledge: Knowledge, worlds: int, seed: int | None = None) -> list[float]:
-    """The mean points difference of every legal play over ``worlds`` sampled worlds (analysis aid)."""
-    search = _Search(knowledge, seed)
-    every = list(range(len(search.candidates)))
-    for _ in range(worlds):
-        search.sample(every)
-    return [search.mean(i) for i in every]
-
-
 class _Search:
     """The sampled worlds of one decision and the points each candidate play scored in them."""
 
-    def __init__(self, knowledge: Knowledge, seed: int | None = None):
+    def __init__(self, knowledge: Knowledge):
         hand = counting.read(knowledge)
         self.base = _world_without_hands(knowledge, hand)
         self.candidates = [
@@ -80,7 +75,7 @@ class _Search:
         self.plays_left = counting.HAND_PLAYS - hand.played
         self.unseen = [playout.INDEX[c] for c in hand.unseen]
         self.others = [((knowledge.seat + i) % 4, knowledge.card_counts[(knowledge.seat + i) % 4]) for i in (1, 2, 3)]
-        self.rng = random.Random(_seed(knowledge) if seed is None else seed)
+        self.rng = random.Random(_seed(knowledge))
         self.sign = 1 if counting.team(knowledge.seat) == 0 else -1
         self.totals = [0.0] * len(self.candidates)
         self.counts = [0] * len(self.candidates)

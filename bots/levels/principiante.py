@@ -22,7 +22,7 @@ _LAY_WORTH = 0.4
 
 def choose(knowledge: Knowledge) -> tuple[str, list[str]]:
     seen = {p.card for p in knowledge.plays} | set(knowledge.table) | set(knowledge.hand)
-    last_play = len(knowledge.plays) == counting.HAND_PLAYS - 1
+    last_play = sum(knowledge.card_counts) == 1
     asso = bool(knowledge.options.get("asso_pigliatutto", False))
     table = knowledge.table
     best: tuple[float, str, list[str]] | None = None
