@@ -73,7 +73,7 @@ def worth(mask: int) -> float:
 
 
 _CAPTURES: dict[int, tuple[tuple[int, int, float], ...]] = {}
-_CACHE_LIMIT = 50_000  # ~10 MB; tables recur within a decision far more than across decisions
+_CACHE_LIMIT = 15_000  # ~10 MB; tables recur within a decision far more than across decisions
 
 
 def captures(table: int, r: int) -> tuple[tuple[int, int, float], ...]:
@@ -207,6 +207,10 @@ def pick(hand: list[int], next_count: int, table: int, table_sum: int, table_wor
     # The next player can sweep what we leave unless his play is the hand's last.
     hold = _HOLD[next_count][HAND_PLAYS - played - len(hand)]
     exposed = played < HAND_PLAYS - 2
+    # Copies of each rank nobody but this player can know of: 4 - played - his own.
+    unknown = [4 - n for n in seen]
+    for card in hand:
+        unknown[RANK[card]] -= 1
     best_score = -1e9
     best = (-1, 0, 0, 0.0, False)
     for card in hand:
@@ -229,26 +233,17 @@ def pick(hand: list[int], next_count: int, table: int, table_sum: int, table_wor
                     if not last:
                         score += SCOPA
                 elif left_sum <= 10 and exposed:
-                    score -= hold[4 - seen[left_sum] - _count(hand, left_sum)] * (
-                        _LEAVE_SCOPA + table_worth - cap_worth)
+                    score -= hold[unknown[left_sum]] * (_LEAVE_SCOPA + table_worth - cap_worth)
                 if score > best_score:
                     best_score, best = score, (card, cap, cap_sum, cap_worth, False)
         else:
-            score = -_LAY_WORTH * w - _LAY_EXPOSURE * hold[4 - seen[r] - _count(hand, r)] * w
+            score = -(_LAY_WORTH + _LAY_EXPOSURE * hold[unknown[r]]) * w
             left_sum = table_sum + r
             if left_sum <= 10 and exposed:
-                score -= hold[4 - seen[left_sum] - _count(hand, left_sum)] * (_LEAVE_SCOPA + table_worth + w)
+                score -= hold[unknown[left_sum]] * (_LEAVE_SCOPA + table_worth + w)
             if score > best_score:
                 best_score, best = score, (card, 0, 0, 0.0, False)
     return best
-
-
-def _count(hand: list[int], r: int) -> int:
-    n = 0
-    for c in hand:
-        if RANK[c] == r:
-            n += 1
-    return n
 
 
 def _primiera(pile: int) -> int:
