@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from tests.browser.pages import (
     MatchRecord,
@@ -62,6 +62,23 @@ def table(phone) -> str:
     """A game against three bots to 21 without napola (one hand cannot end it), the table open."""
     expect_accessible(phone.page, "the home screen")
     return start_against_bots(phone, target_score=21, napola=False)
+
+
+def expect_within_width(page: Page, what: dict[str, Locator]) -> None:
+    """The page does not scroll sideways, and every element of every locator lies between the
+    viewport's left and right edges (a long page may go on below it)."""
+    size = page.viewport_size
+    assert size
+    width = size["width"]
+    assert page.evaluate("document.documentElement.scrollWidth") <= width, f"{page.url} scrolls sideways at {width} px"
+    for name, locator in what.items():
+        count = locator.count()
+        assert count > 0, f"{name}: not on the page"
+        for i in range(count):
+            box = locator.nth(i).bounding_box()
+            assert box is not None, f"{name} #{i}: not visible"
+            assert box["x"] >= -0.5 and box["x"] + box["width"] <= width + 0.5, (
+                f"{name} #{i} at {box} runs past the {width} px wide viewport")
 
 
 def table_parts(player: Player) -> dict:
@@ -209,6 +226,15 @@ def test_a_tap_skips_to_the_game_over_which_replays_from_the_history(phone):
     expect(replay.get_by_test_id("replay-hand")).to_have_text(f"Hand 1 of {hands}")
     screenshot(page, "replay", full_page=True)
     expect_accessible(page, "the match and its replay")
+
+    # The players and their Elo fit the phone's width, in Italian too (its words are longer).
+    for language in ("Italiano", "English"):
+        page.get_by_role("button", name=language).click()
+        players = page.get_by_role("table", name=re.compile(r"^(Players and Elo|Giocatori ed Elo)$"))
+        expect(players).to_be_visible()
+        expect_within_width(page, {"the match": page.get_by_test_id("screen-match"),
+                                   "the players and Elo table": players,
+                                   "each of its cells": players.locator("th, td")})
 
 
 def test_a_player_picks_an_empty_seat_in_the_waiting_room_and_long_names_are_shortened(phone, stack, browser):

@@ -48,7 +48,10 @@ export function timeAgo(iso: string | undefined, nowMs: number, offsetMs = 0): s
   const s = Math.max(0, Math.floor((nowMs + offsetMs - then) / 1000));
   if (s < 60) return tx("just now", "proprio ora");
   if (s < 3600) return tx(`${Math.floor(s / 60)} min ago`, `${Math.floor(s / 60)} min fa`);
-  if (s < 86400) return tx(`${Math.floor(s / 3600)} h ago`, `${Math.floor(s / 3600)} h fa`);
+  if (s < 86400) {
+    const h = Math.floor(s / 3600);
+    return tx(`${h} h ago`, h === 1 ? "1 ora fa" : `${h} ore fa`);
+  }
   const d = Math.floor(s / 86400);
   return d === 1 ? tx("1 day ago", "1 giorno fa") : tx(`${d} days ago`, `${d} giorni fa`);
 }

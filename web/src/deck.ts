@@ -32,14 +32,17 @@ export function parseCard(code: string): ParsedCard {
   return { rank, suit };
 }
 
-/** "7 of denari (settebello)", "8 of spade (fante)", "1 of coppe" ("7 di denari (settebello)" in
- * Italian): the accessible name of a card; suits and figures keep their Italian names. */
+const ITALIAN_RANKS: Record<number, string> = { 1: "asso", 8: "fante", 9: "cavallo", 10: "re" };
+
+/** The accessible name of a card: "7 of denari (settebello)", "8 of spade (fante)", "1 of
+ * coppe" in English (suits and figures keep their Italian names); as Italian players name it
+ * in Italian: "7 di denari (settebello)", "fante di spade", "asso di coppe". */
 export function cardName(code: string): string {
   const { rank, suit } = parseCard(code);
-  const base = tx(`${rank} of ${SUIT_NAMES[suit]}`, `${rank} di ${SUIT_NAMES[suit]}`);
-  if (code === "07D") return `${base} (settebello)`;
+  const settebello = code === "07D" ? " (settebello)" : "";
+  if (lang() === "it") return `${ITALIAN_RANKS[rank] ?? rank} di ${SUIT_NAMES[suit]}${settebello}`;
   const figure = FIGURES[rank];
-  return figure ? `${base} (${figure})` : base;
+  return `${rank} of ${SUIT_NAMES[suit]}${settebello || (figure ? ` (${figure})` : "")}`;
 }
 
 /** Names joined for a list: "3 of spade, 4 of bastoni". */
@@ -47,21 +50,10 @@ export function cardList(codes: readonly string[]): string {
   return codes.map(cardName).join(", ");
 }
 
-const ITALIAN_RANKS: Record<number, string> = { 1: "asso", 8: "fante", 9: "cavallo", 10: "re" };
-
-/** A card as an Italian sentence names it after "il tuo": "asso di coppe", "7 di denari
- * (settebello)", "fante di spade"; in English the accessible name. */
-export function cardNoun(code: string): string {
-  const { rank, suit } = parseCard(code);
-  if (lang() === "en") return cardName(code);
-  const noun = `${ITALIAN_RANKS[rank] ?? rank} di ${SUIT_NAMES[suit]}`;
-  return code === "07D" ? `${noun} (settebello)` : noun;
-}
-
 /** A card in a sentence, with its article in Italian: "il 7 di denari (settebello)",
  * "l'asso di coppe", "il fante di spade"; in English the accessible name. */
 export function cardPhrase(code: string): string {
-  const noun = cardNoun(code);
+  const noun = cardName(code);
   if (lang() === "en") return noun;
   return parseCard(code).rank === 1 ? `l'${noun}` : `il ${noun}`;
 }

@@ -85,7 +85,7 @@ export function matchGoesOnText(view: GameView): string {
     if (scores.A === scores.B) {
       return tx(
         `Both teams have ${scores.A}, and the target is ${target}: a team needs a clear lead to win, so another hand decides.`,
-        `Entrambe le squadre hanno ${scores.A} e l'obiettivo è ${target}: per vincere serve un vantaggio, quindi decide un'altra mano.`,
+        `Le due squadre sono pari a ${pointsWord(scores.A)} e si gioca ${pointsItalian(target)}: per vincere bisogna essere in vantaggio, quindi decide un'altra mano.`,
       );
     }
     return "";
@@ -102,6 +102,11 @@ export function matchGoesOnText(view: GameView): string {
     `La partita continua fino ${pointsItalian(target)}: ${part(first)}, ${part(second)}.`);
 }
 
+/** "1 punto", "12 punti". */
+function pointsWord(n: number): string {
+  return n === 1 ? "1 punto" : `${n} punti`;
+}
+
 /** "manca 1 punto", "mancano 4 punti". */
 function missing(n: number): string {
   return n === 1 ? "manca 1 punto" : `mancano ${n} punti`;
@@ -109,13 +114,13 @@ function missing(n: number): string {
 
 /** The waiting room's invitation: as many friends as there are open seats. */
 export function inviteText(seatsOpen: number): string {
-  if (seatsOpen <= 0) return tx("Every seat is taken: the table is opening.", "Tutti i posti sono presi: il tavolo si sta aprendo.");
+  if (seatsOpen <= 0) return tx("Every seat is taken: the table is opening.", "Tutti i posti sono occupati: la partita sta per cominciare.");
   const who = tx(
     ["one more friend", "two more friends", "three friends"][seatsOpen - 1] ?? `${seatsOpen} friends`,
     ["un altro amico", "altri due amici", "tre amici"][seatsOpen - 1] ?? `${seatsOpen} amici`,
   );
   return tx(
     `Send the code or the link to ${who}. The table opens by itself as soon as the fourth player sits down; you can keep this page open or come back to it from the start page.`,
-    `Manda il codice o il link a ${who}. Il tavolo si apre da solo appena si siede il quarto giocatore; puoi tenere aperta questa pagina o tornarci dalla pagina iniziale.`,
+    `Manda il codice o il link a ${who}. La partita comincia da sola appena si siede il quarto giocatore; puoi tenere aperta questa pagina o tornarci dalla pagina iniziale.`,
   );
 }

@@ -13,7 +13,7 @@ const CARDS_PER_HAND = 40;
 function subtle(): SubtleCrypto {
   const s = globalThis.crypto?.subtle;
   // crypto.subtle exists only in secure contexts (https or localhost).
-  if (!s) throw new Error(tx("This browser offers no WebCrypto here (it needs https or localhost)", "Questo browser qui non offre WebCrypto (serve https o localhost)"));
+  if (!s) throw new Error(tx("This browser offers no WebCrypto here (it needs https or localhost)", "Questo browser non offre WebCrypto (serve https o localhost)"));
   return s;
 }
 

@@ -58,7 +58,7 @@ export function HandTally({ piles, mine }: { piles: Record<Team, string[]>; mine
         </tbody>
         <tfoot>
           <tr>
-            <th scope="row">{tx("All cards", "Tutte le carte")}</th>
+            <th scope="row">{tx("All cards", "Totale carte")}</th>
             {TEAMS.map((t) => <td key={t}>{piles[t].length}</td>)}
           </tr>
         </tfoot>

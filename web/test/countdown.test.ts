@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { setLang } from "../src/i18n";
 import { formatSeconds, offsetFromDateHeader, secondsLeft, timeAgo } from "../src/countdown";
 
 const DEADLINE = "2026-12-02T10:00:30.000Z";
@@ -58,6 +59,14 @@ describe("timeAgo", () => {
     expect(timeAgo("2026-12-02T07:00:00.000Z", now)).toBe("3 h ago");
     expect(timeAgo("2026-11-30T10:00:00.000Z", now)).toBe("2 days ago");
   });
+
+  it("says it in Italian, with the hour spelled out", () => {
+    setLang("it", null);
+    expect(timeAgo("2026-12-02T09:00:00.000Z", now)).toBe("1 ora fa");
+    expect(timeAgo("2026-12-02T07:00:00.000Z", now)).toBe("3 ore fa");
+    expect(timeAgo("2026-12-01T10:00:00.000Z", now)).toBe("1 giorno fa");
+  });
+  afterEach(() => setLang("en", null));
 
   it("treats a time slightly in the future (clock skew) as just now, and ignores junk", () => {
     expect(timeAgo("2026-12-02T10:00:05.000Z", now)).toBe("just now");

@@ -60,7 +60,7 @@ describe("Italian texts", () => {
     expect(turnText(view())).toBe("Tocca a bob");
     expect(turnText(view({ turn: 0, your_turn: true }))).toBe("Tocca a te");
     expect(cardName("07D")).toBe("7 di denari (settebello)");
-    expect(cardName("09S")).toBe("9 di spade (cavallo)");
+    expect(cardName("09S")).toBe("cavallo di spade");
     const play = { seat: 1, card: "07D", capture: ["03C", "04S"], scopa: true, auto: false };
     expect(lastPlayText(view(), play)).toBe("bob ha giocato il 7 di denari (settebello) e ha preso il 3 di coppe e il 4 di spade. Scopa!");
     expect(inviteText(3)).toMatch(/^Manda il codice o il link a tre amici\./);

@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { setSound, soundEnabled, turnTitle } from "../src/alerts";
 import { displayName, personName } from "../src/bots";
-import { andList, cardNoun, cardPhrase, cardsPhrase, cardName } from "../src/deck";
+import { andList, cardPhrase, cardsPhrase, cardName } from "../src/deck";
 import { lastPlayText, matchGoesOnText, playLine } from "../src/describe";
 import { aItalian, pointsItalian, setLang } from "../src/i18n";
 import { extendTrail, finalSweep, playsDown, takenBy } from "../src/plays";
@@ -186,16 +186,17 @@ describe("the tally of a hand", () => {
 });
 
 describe("Italian as a player writes it", () => {
-  it("names cards with their articles in sentences, and keeps accessible names as they are", () => {
+  it("names cards as players do, with their articles in sentences", () => {
     setLang("it", null);
     expect(cardPhrase("07D")).toBe("il 7 di denari (settebello)");
     expect(cardPhrase("01C")).toBe("l'asso di coppe");
     expect(cardPhrase("08S")).toBe("il fante di spade");
     expect(cardPhrase("09B")).toBe("il cavallo di bastoni");
     expect(cardPhrase("10D")).toBe("il re di denari");
-    expect(cardNoun("01B")).toBe("asso di bastoni");
+    expect(cardName("01B")).toBe("asso di bastoni");
     expect(cardsPhrase(["01C", "03S", "04B"])).toBe("l'asso di coppe, il 3 di spade e il 4 di bastoni");
-    expect(cardName("08S")).toBe("8 di spade (fante)");
+    expect(cardName("08S")).toBe("fante di spade");
+    expect(cardName("07D")).toBe("7 di denari (settebello)");
     expect(lastPlayText({ ...view(), you: 0 }, play(0, "01C", ["01S"]))).toBe("Hai giocato l'asso di coppe e hai preso l'asso di spade.");
     expect(playLine(view(), play(1, "05S", ["02C", "03D"], true))).toBe("bob gioca il 5 di spade e prende il 2 di coppe e il 3 di denari · Scopa!");
     expect(playLine(view(), play(0, "08B"))).toBe("Giochi il fante di bastoni sul tavolo");

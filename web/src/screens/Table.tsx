@@ -25,10 +25,10 @@ import {
 import { isPracticeView, yourSeatTakenOver } from "../bots";
 import { PersonIcon, RobotIcon, SeatMarks, useBotLevels } from "../botmarks";
 import { CardBack, CardButton, CardFace } from "../cards";
-import { cardName, cardNoun, cardsPhrase, cardList } from "../deck";
+import { cardName, cardsPhrase, cardList } from "../deck";
 import { usingKeyboard } from "../inputmode";
 import { lastPlayText, playerName, playLine, relation, seatsAround, turnText } from "../describe";
-import { aItalian, tx, useLang } from "../i18n";
+import { aItalian, pointsItalian, tx, useLang } from "../i18n";
 import { TAKEN_MS } from "../pacing";
 import { playsDown, takenBy, type Sweep, type Trail, type TrailPlay } from "../plays";
 import { LeaveMatch, TakeBack } from "../seatcontrols";
@@ -67,7 +67,7 @@ export function ScoreBoard({ view, compact = false }: { view: GameView; compact?
       </span>
       <span class="score-meta">
         {tx(`Hand ${view.hand_number}`, `Mano ${view.hand_number}`)}
-        {target !== undefined && <> · {tx(`playing to ${String(target)}`, `si gioca a ${String(target)}`)}</>}
+        {target !== undefined && <> · {tx(`playing to ${String(target)}`, `si gioca ${pointsItalian(Number(target))}`)}</>}
       </span>
     </div>
   );
@@ -404,12 +404,12 @@ export function TableScreen({ view, game, alert, trail = null, closing = null }:
   else if (choosing)
     help = tx(
       `Your ${cardName(choosing.card)} can take more than one set: choose one below, or tap the highlighted table cards.`,
-      `Il tuo ${cardNoun(choosing.card)} può prendere più di una combinazione: scegline una qui sotto, o tocca le carte evidenziate sul tavolo.`,
+      `Il tuo ${cardName(choosing.card)} può prendere più di una combinazione: scegline una qui sotto, o tocca le carte evidenziate sul tavolo.`,
     );
   else if (yourTurn)
     help = tx(
       "Pick a card to play. A card that can capture takes its cards; if it can take different sets, you choose which.",
-      "Scegli una carta da giocare. Una carta che può prendere prende le sue carte; se può prendere combinazioni diverse, scegli tu quale.",
+      "Scegli una carta da giocare. Se la carta può fare una presa, la fa; se le prese possibili sono più di una, scegli tu quale.",
     );
   else
     help = tx(
@@ -492,7 +492,7 @@ export function TableScreen({ view, game, alert, trail = null, closing = null }:
           </div>
           {choosing && (
             <div class="chooser" role="group" aria-label={tx("Choose a capture", "Scegli una presa")} ref={chooserRef}>
-              <span class="chooser-title">{tx(`Capture with your ${cardName(choosing.card)}:`, `Prendi con il tuo ${cardNoun(choosing.card)}:`)}</span>
+              <span class="chooser-title">{tx(`Capture with your ${cardName(choosing.card)}:`, `Prendi con il tuo ${cardName(choosing.card)}:`)}</span>
               {choosing.captures.map((capture) => (
                 <button
                   type="button"

@@ -205,7 +205,7 @@ export function WaitingScreen({ lobby, game }: { lobby: LobbyView; game: Pick<Ga
       <h2>{tx("Rules of this table", "Regole di questo tavolo")}</h2>
       <OptionsList options={lobby.options} gameType={lobby.game_type} />
       <p>
-        <a href="/rules" target="_blank" rel="noopener">{tx("How scopone scientifico is played", "Come si gioca a scopone scientifico")}</a>
+        <a href="/rules" target="_blank" rel="noopener">{tx("How scopone scientifico is played", "Come si gioca allo scopone scientifico")}</a>
       </p>
       <LeaveLobby id={lobby.id} />
     </section>
