@@ -15,7 +15,8 @@ import { LeaderboardScreen } from "./screens/Leaderboard";
 import { LoginScreen } from "./screens/Login";
 import { RulesScreen } from "./screens/Rules";
 import type { Me } from "./types";
-import { Alert, LanguageSwitch } from "./widgets";
+import { Failed, Loading } from "./status";
+import { LanguageSwitch } from "./widgets";
 
 type Session =
   | { state: "loading" }
@@ -90,15 +91,12 @@ export function App() {
   const route = matchRoute(path);
   let screen;
   if (session.state === "loading") {
-    screen = <p class="loading">{tx("Loading…", "Caricamento…")}</p>;
+    screen = <Loading />;
   } else if (session.state === "error") {
     screen = (
       <section class="panel">
         <h1>{tx("tavolo cannot reach its server", "tavolo non raggiunge il suo server")}</h1>
-        <Alert>{session.detail}</Alert>
-        <button type="button" class="button" onClick={load}>
-          {tx("Try again", "Riprova")}
-        </button>
+        <Failed error={session.detail} onRetry={load} />
       </section>
     );
   } else if (route.name === "rules") {

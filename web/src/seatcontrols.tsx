@@ -8,7 +8,7 @@ import { tx } from "./i18n";
 import { navigate } from "./router";
 import type { GameView } from "./types";
 import type { GameConnection } from "./usegame";
-import { Alert } from "./widgets";
+import { Failed } from "./status";
 
 /** The confirmation's words: what leaving does to the match (a practice match has no rating). */
 export function leaveWarning(practice: boolean): string {
@@ -69,7 +69,7 @@ export function LeaveMatch({ id, practice }: { id: string; practice: boolean }) 
           {tx("Stay", "Resta")}
         </button>
       </div>
-      {error && <Alert>{error}</Alert>}
+      {error && <Failed error={error} />}
     </div>
   );
 }
@@ -100,7 +100,7 @@ export function TakenOverBanner({ id, adopt }: { id: string; adopt: GameConnecti
       <button type="button" class="button big" disabled={busy} onClick={() => void takeBack()}>
         {tx("Take my seat back", "Riprendi il mio posto")}
       </button>
-      {error && <Alert>{error}</Alert>}
+      {error && <Failed error={error} />}
     </section>
   );
 }

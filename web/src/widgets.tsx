@@ -126,23 +126,6 @@ export function TeamBadge({ team, mine }: { team: "A" | "B"; mine?: boolean }) {
   );
 }
 
-/** Something that could not be loaded: ``what`` (ending in ": "), why, and a button to load it again. */
-export function LoadFailed({ what, error, retry }: { what: string; error: string; retry: () => void }) {
-  return (
-    <>
-      <Alert>
-        {what}
-        {error}
-      </Alert>
-      <p>
-        <button type="button" class="button secondary" onClick={retry}>
-          {tx("Try again", "Riprova")}
-        </button>
-      </p>
-    </>
-  );
-}
-
 /** The game-type filter of a list; with ``allLabel``, a first choice of every type (value ""). */
 export function GameTypeFilter({ id, types, value, onChange, allLabel }: {
   id: string;

@@ -1,16 +1,12 @@
 // Italian and English: the language chosen from the browser or remembered, texts in both, the
-// game's own words Italian in both; and the pure pieces of the history, leaderboard and rematch.
+// game's own words Italian in both, and Italian's articles and prepositions.
 import { afterEach, describe, expect, it } from "vitest";
-import { isAppPath } from "../src/afterlogin";
-import { queryString } from "../src/api";
-import { cardName } from "../src/deck";
-import { inviteText, lastPlayText, turnText } from "../src/describe";
-import { errorText, initialGameState, reduce } from "../src/gamestate";
-import { finalScores, myRow, teamPlayers, winnerOf } from "../src/history";
-import { detectLang, formatDelta, lang, setLang, tx } from "../src/i18n";
-import { matchRoute } from "../src/router";
+import { andList, cardName } from "../src/deck";
+import { inviteText, lastPlayText, matchGoesOnText, turnText } from "../src/describe";
+import { errorText } from "../src/gamestate";
+import { aItalian, detectLang, formatDelta, lang, pointsItalian, setLang, tx } from "../src/i18n";
 import { fieldsOf } from "../src/schemaform";
-import type { GameView, MatchItem } from "../src/types";
+import type { GameView } from "../src/types";
 
 function memory() {
   const data = new Map<string, string>();
@@ -79,47 +75,20 @@ describe("Italian texts", () => {
   });
 });
 
-describe("the new pages", () => {
-  it("have routes that survive a reload and a login", () => {
-    expect(matchRoute("/history")).toEqual({ name: "history" });
-    expect(matchRoute("/history/6f1c-2a9e")).toEqual({ name: "match", id: "6f1c-2a9e" });
-    expect(matchRoute("/leaderboard/")).toEqual({ name: "leaderboard" });
-    expect(matchRoute("/me")).toEqual({ name: "account" });
-    expect(matchRoute("/history/a/b").name).toBe("not-found");
-    for (const path of ["/history", "/history/6f1c", "/leaderboard", "/me"]) expect(isAppPath(path)).toBe(true);
-    expect(isAppPath("//evil.example")).toBe(false);
-  });
-
-  it("build query strings without the empty parts", () => {
-    expect(queryString({ limit: 10, cursor: null, game_type: "" })).toBe("?limit=10");
-    expect(queryString({ cursor: "a b&c" })).toBe("?cursor=a%20b%26c");
-    expect(queryString({})).toBe("");
-  });
-
-  it("read a match item: the caller's row, the teams, the score and the winner", () => {
-    const match: MatchItem = {
-      id: "m", game_type: "scopone_scientifico", started_at: "", finished_at: "", rated: true,
-      result: { scores: { A: 11, B: 7 }, winner: "A", audit: [] },
-      players: [
-        { seat: 1, name: "bob", team: "B", won: false, points: 7, elo_delta: -16 },
-        { seat: 0, name: "alice", team: "A", won: true, points: 11, elo_delta: 16 },
-        { seat: 3, name: "dave", team: "B", won: false, points: 7, elo_delta: -16 },
-        { seat: 2, name: "carol", team: "A", won: true, points: 11, elo_delta: 16 },
-      ],
-    };
-    expect(myRow(match, "dave")?.elo_delta).toBe(-16);
-    expect(teamPlayers(match, "A").map((p) => p.name)).toEqual(["alice", "carol"]);
-    expect(finalScores(match)).toEqual({ A: 11, B: 7 });
-    expect(winnerOf(match)).toBe("A");
-    expect(finalScores({ ...match, result: {} })).toEqual({ A: 11, B: 7 });
-    expect(winnerOf({ ...match, result: {} })).toBe("A");
-  });
-
-  it("keep a rematch invitation from the socket", () => {
-    const state = reduce(initialGameState, {
-      type: "message",
-      message: { type: "rematch", game_id: "n", join_code: "Q4WZ7N", by: "alice" },
-    });
-    expect(state.rematch).toEqual({ game_id: "n", join_code: "Q4WZ7N", by: "alice" });
+describe("Italian as a player writes it", () => {
+  it("writes ad and ed before a vowel, and the article of a target", () => {
+    expect(aItalian("alice")).toBe("ad alice");
+    expect(aItalian("bob")).toBe("a bob");
+    setLang("it", null);
+    expect(andList(["alice", "carol"])).toBe("alice e carol");
+    expect(andList(["Esperto", "Esperto"])).toBe("Esperto ed Esperto");
+    expect(pointsItalian(11)).toBe("agli 11 punti");
+    expect(pointsItalian(21)).toBe("ai 21 punti");
+    expect(pointsItalian(8)).toBe("agli 8 punti");
+    expect(pointsItalian(81)).toBe("agli 81 punti");
+    expect(pointsItalian(1)).toBe("a 1 punto");
+    expect(matchGoesOnText(view({ status: "hand_end", scores: { A: 10, B: 4 } }))).toBe(
+      "La partita continua fino agli 11 punti: alla tua squadra manca 1 punto, alla squadra B mancano 7 punti.",
+    );
   });
 });

@@ -5,7 +5,7 @@ import { useState } from "preact/hooks";
 import { api, errorText } from "../api";
 import { tx } from "../i18n";
 import type { Me } from "../types";
-import { Alert } from "../widgets";
+import { Failed } from "../status";
 
 export function AccountScreen({ me, onDeleted }: { me: Me; onDeleted: () => void }) {
   const [typed, setTyped] = useState("");
@@ -78,7 +78,7 @@ export function AccountScreen({ me, onDeleted }: { me: Me; onDeleted: () => void
             {busy ? tx("Deleting…", "Eliminazione…") : tx("Delete my account", "Elimina il mio account")}
           </button>
         </form>
-        {error && <Alert>{error}</Alert>}
+        {error && <Failed error={error} />}
       </section>
     </div>
   );

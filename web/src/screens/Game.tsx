@@ -12,6 +12,7 @@ import type { GameView, LobbyView } from "../types";
 import { yourSeatTakenOver } from "../bots";
 import { TakenOverBanner } from "../seatcontrols";
 import { useGame } from "../usegame";
+import { Failed, Loading } from "../status";
 import { Alert, ReconnectBanner } from "../widgets";
 import { GameOverScreen } from "./GameOver";
 import { HandEndScreen } from "./HandEnd";
@@ -77,7 +78,7 @@ export function GameScreen({ id, onUnauthenticated }: { id: string; onUnauthenti
     return (
       <section class="panel" data-testid="screen-game-error">
         <h1>{tx("This game cannot be shown", "Questa partita non si può mostrare")}</h1>
-        <Alert>{fatal}</Alert>
+        <Failed error={fatal} />
         <p>
           <a href="/" class="button secondary">{tx("Back to the start page", "Torna alla pagina iniziale")}</a>
         </p>
@@ -91,7 +92,7 @@ export function GameScreen({ id, onUnauthenticated }: { id: string; onUnauthenti
     return (
       <>
         {banner}
-        <p class="loading">{tx("Opening the table…", "Apertura del tavolo…")}</p>
+        <Loading>{tx("Opening the table…", "Apertura del tavolo…")}</Loading>
       </>
     );
   }

@@ -17,7 +17,8 @@ import { navigate } from "../router";
 import type { ConnectionStatus } from "../socket";
 import type { GameView, RematchNotice } from "../types";
 import { rememberedCommitment } from "../usegame";
-import { Alert, EloDelta } from "../widgets";
+import { Failed } from "../status";
+import { EloDelta } from "../widgets";
 import { HandSummary } from "./HandEnd";
 import { ScoreBoard } from "./Table";
 
@@ -129,7 +130,7 @@ function PlayAgain({ view, invitation }: { view: GameView; invitation: RematchNo
       <button type="button" class="button big" onClick={() => void go()} disabled={busy}>
         {invitation ? tx("Join the rematch", "Unisciti alla rivincita") : tx("Play again", "Gioca ancora")}
       </button>
-      {error && <Alert>{error}</Alert>}
+      {error && <Failed error={error} />}
     </section>
   );
 }

@@ -9,7 +9,8 @@ import { BotMark } from "../botmarks";
 import { eloChange, finalScores, myRow, teamPlayers, unratedKind, winnerOf, type Unrated } from "../history";
 import { formatWhen, pointsItalian, tx } from "../i18n";
 import type { BotLevel, GameType, MatchItem, MatchPlayer, Team } from "../types";
-import { Alert, EloDelta, GameTypeFilter, TeamBadge } from "../widgets";
+import { Empty, Failed, Loading } from "../status";
+import { EloDelta, GameTypeFilter, TeamBadge } from "../widgets";
 import { DealCheck } from "./GameOver";
 import { HandSummary } from "./HandEnd";
 import { Replay } from "./Replay";
@@ -165,12 +166,12 @@ export function HistoryScreen({ me }: { me: string }) {
         <GameTypeFilter id="history-type" types={types} value={gameType} onChange={setGameType}
           allLabel={tx("All game types", "Tutti i tipi di gioco")} />
       )}
-      {items === null && !error && <p class="loading">{tx("Loading…", "Caricamento…")}</p>}
+      {items === null && !error && <Loading />}
       {items && items.length === 0 && (
-        <p class="empty">
+        <Empty>
           {tx("No finished matches yet. ", "Ancora nessuna partita finita. ")}
           <a href="/">{tx("Start a game", "Inizia una partita")}</a>
-        </p>
+        </Empty>
       )}
       {items && items.length > 0 && (
         <ul class="game-list match-list" aria-label={tx("Finished matches", "Partite finite")}>
@@ -179,12 +180,7 @@ export function HistoryScreen({ me }: { me: string }) {
           ))}
         </ul>
       )}
-      {error && (
-        <Alert>
-          {tx("Your matches cannot be listed right now: ", "Le tue partite non si possono elencare ora: ")}
-          {error}
-        </Alert>
-      )}
+      {error && <Failed what={tx("Your matches cannot be listed right now: ", "Le tue partite non si possono elencare ora: ")} error={error} />}
       {(cursor || error) && (
         <p>
           <button
@@ -273,14 +269,14 @@ export function MatchScreen({ id, me }: { id: string; me: string }) {
     return (
       <section class="panel" data-testid="screen-match">
         <h1>{tx("This match cannot be shown", "Questa partita non si può mostrare")}</h1>
-        <Alert>{error}</Alert>
+        <Failed error={error} />
         <p>
           <a href="/history" class="button secondary">{tx("Back to your matches", "Torna alle tue partite")}</a>
         </p>
       </section>
     );
   }
-  if (match === undefined) return <p class="loading">{tx("Loading…", "Caricamento…")}</p>;
+  if (match === undefined) return <Loading />;
   if (match === null) {
     return (
       <section class="panel" data-testid="screen-match">
@@ -335,7 +331,7 @@ export function MatchScreen({ id, me }: { id: string; me: string }) {
       <TeamTable match={match} me={me} levels={levelsOf(types, match.game_type)} />
       <Replay match={match} me={me} levels={levelsOf(types, match.game_type)} />
       <h2>{tx("Hand by hand", "Mano per mano")}</h2>
-      {audit.length === 0 && <p class="empty">{tx("This match has no hand record.", "Questa partita non ha il dettaglio delle mani.")}</p>}
+      {audit.length === 0 && <Empty>{tx("This match has no hand record.", "Questa partita non ha il dettaglio delle mani.")}</Empty>}
       <div class="audit" data-testid="hand-audit">
         {audit.map((hand) => (
           <HandSummary key={hand.hand} hand={hand} mine={mine?.team} napola={true} />

@@ -9,7 +9,7 @@ import { timeAgo } from "../countdown";
 import { navigate } from "../router";
 import { defaultsOf, OptionsForm, typeDescription } from "../schemaform";
 import type { GameType, MyGame, Options } from "../types";
-import { Alert, LoadFailed } from "../widgets";
+import { Empty, Failed, Loading } from "../status";
 import { tx } from "../i18n";
 
 export function statusText(game: Pick<MyGame, "status" | "seats_open">): string {
@@ -68,15 +68,15 @@ function MyGames() {
           "Le partite non ancora finite a cui sei seduto, dalla più recente. Aprine una per tornare al tuo posto.",
         )}
       </p>
-      {error && <LoadFailed what={tx("Your games cannot be listed right now: ", "Le tue partite non si possono elencare ora: ")} error={error} retry={load} />}
-      {games === null && !error && <p class="loading">{tx("Loading…", "Caricamento…")}</p>}
+      {error && <Failed what={tx("Your games cannot be listed right now: ", "Le tue partite non si possono elencare ora: ")} error={error} onRetry={load} />}
+      {games === null && !error && <Loading />}
       {games && games.length === 0 && (
-        <p class="empty">
+        <Empty>
           {tx(
             "You have no unfinished games. Start one below, or join a friend's with a code.",
             "Non hai partite in corso. Iniziane una qui sotto, o unisciti a quella di un amico con un codice.",
           )}
-        </p>
+        </Empty>
       )}
       {games && games.length > 0 && (
         <ul class="game-list">
@@ -181,17 +181,21 @@ function PlayAgainstComputer({ type, options, valid, busy, setBusy }: {
         {tx("Play against the computer", "Gioca contro il computer")}
       </button>
       {error && (
-        <Alert>
-          {error.text}
-          {error.gameId && (
+        <Failed
+          error={
             <>
-              {" "}
-              <a href={`/games/${error.gameId}`}>
-                {tx("Open the new table to seat the bots there.", "Apri il nuovo tavolo per farli sedere da lì.")}
-              </a>
+              {error.text}
+              {error.gameId && (
+                <>
+                  {" "}
+                  <a href={`/games/${error.gameId}`}>
+                    {tx("Open the new table to seat the bots there.", "Apri il nuovo tavolo per farli sedere da lì.")}
+                  </a>
+                </>
+              )}
             </>
-          )}
-        </Alert>
+          }
+        />
       )}
     </fieldset>
   );
@@ -241,7 +245,7 @@ function CreateGame() {
           "Scegli le regole, crea il tavolo, poi manda il codice a tre amici. Tu prendi il primo posto, nella squadra A.",
         )}
       </p>
-      {types === null && !error && <p class="loading">{tx("Loading…", "Caricamento…")}</p>}
+      {types === null && !error && <Loading />}
       {types && (
         <form onSubmit={submit} class="form" ref={formRef}>
           {types.length > 1 ? (
@@ -283,7 +287,7 @@ function CreateGame() {
           )}
         </form>
       )}
-      {error && <Alert>{error}</Alert>}
+      {error && <Failed error={error} />}
     </section>
   );
 }
@@ -327,7 +331,7 @@ function JoinWithCode() {
           {tx("Join", "Unisciti")}
         </button>
       </form>
-      {error && <Alert>{error}</Alert>}
+      {error && <Failed error={error} />}
     </section>
   );
 }

@@ -7,7 +7,7 @@ import { SeatMarks } from "../botmarks";
 import { navigate } from "../router";
 import { fieldsOf, typeDescription } from "../schemaform";
 import type { GameType, Options, Preview } from "../types";
-import { Alert } from "../widgets";
+import { Failed, Loading } from "../status";
 import { tx } from "../i18n";
 
 export function OptionsList({ options, gameType }: { options: Options; gameType?: string }) {
@@ -64,7 +64,7 @@ export function JoinScreen({ code, onUnauthenticated }: { code: string; onUnauth
     return (
       <section class="panel" data-testid="screen-join">
         <h1>{tx("Game not found", "Partita non trovata")}</h1>
-        <Alert>{tx(`Game not found: no game has the code ${code}.`, `Partita non trovata: nessuna partita ha il codice ${code}.`)}</Alert>
+        <Failed error={tx(`Game not found: no game has the code ${code}.`, `Partita non trovata: nessuna partita ha il codice ${code}.`)} />
         <p class="helper">
           {tx(
             "Check the code with the friend who sent it: codes are six characters, without 0, O, 1, I or L. A game that never filled up expires after a while.",
@@ -92,7 +92,7 @@ export function JoinScreen({ code, onUnauthenticated }: { code: string; onUnauth
               "Sei stato invitato a un tavolo. Guarda le regole qui sotto, poi siediti; la partita inizia appena tutti e quattro i posti sono presi.",
             )}
       </p>
-      {!preview && !error && <p class="loading">{tx("Loading…", "Caricamento…")}</p>}
+      {!preview && !error && <Loading />}
       {preview && (
         <div class="preview">
           <h2>{preview.name}</h2>
@@ -124,7 +124,7 @@ export function JoinScreen({ code, onUnauthenticated }: { code: string; onUnauth
           </button>
         </div>
       )}
-      {error && <Alert>{error}</Alert>}
+      {error && <Failed error={error} />}
     </section>
   );
 }

@@ -6,7 +6,8 @@ import { useEffect, useState } from "preact/hooks";
 import { api, gameTypesCached, errorText } from "../api";
 import { tx } from "../i18n";
 import type { GameType, Leaderboard, Rating } from "../types";
-import { Alert, GameTypeFilter, LoadFailed } from "../widgets";
+import { Empty, Failed, Loading } from "../status";
+import { GameTypeFilter } from "../widgets";
 
 const DEFAULT_TYPE = "scopone_scientifico";
 
@@ -27,10 +28,10 @@ function MyRatings({ types }: { types: GameType[] }) {
           "Tutti partono da 1500 in ogni tipo di gioco; una partita vinta alza il punteggio, una persa lo abbassa, di più se l'altra squadra aveva un punteggio più alto.",
         )}
       </p>
-      {error && <Alert>{error}</Alert>}
-      {ratings === null && !error && <p class="loading">{tx("Loading…", "Caricamento…")}</p>}
+      {error && <Failed error={error} />}
+      {ratings === null && !error && <Loading />}
       {ratings && ratings.length === 0 && (
-        <p class="empty">{tx("No rating yet: finish a match to get one.", "Nessun punteggio ancora: finisci una partita per averne uno.")}</p>
+        <Empty>{tx("No rating yet: finish a match to get one.", "Nessun punteggio ancora: finisci una partita per averne uno.")}</Empty>
       )}
       {ratings && ratings.length > 0 && (
         <ul class="rating-list">
@@ -84,10 +85,10 @@ export function LeaderboardScreen({ me }: { me: string | null }) {
         {types.length > 1 && (
           <GameTypeFilter id="leaderboard-type" types={types} value={gameType} onChange={setGameType} />
         )}
-        {error && <LoadFailed what={tx("The leaderboard cannot be shown right now: ", "La classifica non si può mostrare ora: ")} error={error} retry={load} />}
-        {board === null && !error && <p class="loading">{tx("Loading…", "Caricamento…")}</p>}
+        {error && <Failed what={tx("The leaderboard cannot be shown right now: ", "La classifica non si può mostrare ora: ")} error={error} onRetry={load} />}
+        {board === null && !error && <Loading />}
         {board && board.entries.length === 0 && (
-          <p class="empty">{tx("Nobody has finished a match yet.", "Nessuno ha ancora finito una partita.")}</p>
+          <Empty>{tx("Nobody has finished a match yet.", "Nessuno ha ancora finito una partita.")}</Empty>
         )}
         {board && board.entries.length > 0 && (
           <div class="table-scroll">

@@ -4,6 +4,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, errorText } from "../api";
 import { rememberDeepLink } from "../afterlogin";
 import type { Provider } from "../types";
+import { Failed, Loading } from "../status";
 import { Alert } from "../widgets";
 import { tx } from "../i18n";
 
@@ -25,9 +26,9 @@ export function LoginScreen({ reason }: { reason?: string }) {
       </p>
       {reason && <Alert>{reason}</Alert>}
       {deepLink && <p class="helper">{tx("Log in first; you will come back to the page you opened.", "Prima accedi; tornerai poi alla pagina che avevi aperto.")}</p>}
-      {error && <Alert>{tx("Login is not available right now: ", "L'accesso non è disponibile ora: ")}{error}</Alert>}
-      {providers === null && !error && <p class="loading">{tx("Loading…", "Caricamento…")}</p>}
-      {providers && providers.length === 0 && <Alert>{tx("No login provider is configured on this server.", "Su questo server non è configurato nessun servizio di accesso.")}</Alert>}
+      {error && <Failed what={tx("Login is not available right now: ", "L'accesso non è disponibile ora: ")} error={error} />}
+      {providers === null && !error && <Loading />}
+      {providers && providers.length === 0 && <Failed error={tx("No login provider is configured on this server.", "Su questo server non è configurato nessun servizio di accesso.")} />}
       <div class="providers">
         {providers?.map((p) => (
           <a

@@ -13,7 +13,7 @@ import { tx } from "../i18n";
 import { CARDS_PER_HAND, handsAfter, playHand, replayHands, teamPiles, type ReplayHand } from "../replay";
 import { HandTally } from "../tally";
 import type { BotLevel, MatchItem, MatchPlayer } from "../types";
-import { Alert } from "../widgets";
+import { Failed, Loading } from "../status";
 
 /** A card face up, for reading (not a button): its name is what a screen reader says. */
 function ShownCard({ code, mark }: { code: string; mark?: "played" | "taken" }) {
@@ -134,7 +134,7 @@ export function Replay({ match, me, levels }: { match: MatchItem; me: string; le
     return (
       <section class="replay" aria-labelledby="replay-title">
         <h2 id="replay-title">{tx("Replay", "Rivedi la partita")}</h2>
-        <Alert>{tx("The replay cannot be shown: ", "La partita non si può rivedere: ")}{error}</Alert>
+        <Failed what={tx("The replay cannot be shown: ", "La partita non si può rivedere: ")} error={error} />
       </section>
     );
   }
@@ -142,7 +142,7 @@ export function Replay({ match, me, levels }: { match: MatchItem; me: string; le
     return (
       <section class="replay" aria-labelledby="replay-title">
         <h2 id="replay-title">{tx("Replay", "Rivedi la partita")}</h2>
-        <p class="loading">{tx("Dealing the hands again…", "Ridistribuzione delle carte…")}</p>
+        <Loading>{tx("Dealing the hands again…", "Ridistribuzione delle carte…")}</Loading>
       </section>
     );
   }

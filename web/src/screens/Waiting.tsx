@@ -11,7 +11,8 @@ import { tx } from "../i18n";
 import { navigate } from "../router";
 import type { BotLevel, LobbyPlayer, LobbyView } from "../types";
 import type { GameConnection } from "../usegame";
-import { Alert, CopyButton } from "../widgets";
+import { Failed } from "../status";
+import { CopyButton } from "../widgets";
 import { OptionsList } from "./Join";
 
 /** "Leave": frees your seat (the game is gone when no person is left) and goes to the start page. */
@@ -35,7 +36,7 @@ export function LeaveLobby({ id }: { id: string }) {
         {tx("Leave", "Lascia il tavolo")}
       </button>
       <span class="helper">{tx("Frees your seat and goes back to the start page.", "Libera il tuo posto e torna alla pagina iniziale.")}</span>
-      {error && <Alert>{error}</Alert>}
+      {error && <Failed error={error} />}
     </div>
   );
 }
@@ -201,7 +202,7 @@ export function WaitingScreen({ lobby, game }: { lobby: LobbyView; game: Pick<Ga
           />
         ))}
       </ul>
-      {error && <Alert>{error}</Alert>}
+      {error && <Failed error={error} />}
       <h2>{tx("Rules of this table", "Regole di questo tavolo")}</h2>
       <OptionsList options={lobby.options} gameType={lobby.game_type} />
       <p>

@@ -1,9 +1,9 @@
-// What the screens say about errors, the match and the waiting room, and how a failed first
-// read of a game is handled.
+// What the table says: where each seat sits, whose turn it is, the last play, why the match goes
+// on after a hand, and the waiting room's invitation.
 import { describe, expect, it } from "vitest";
-import { inviteText, matchGoesOnText } from "../src/describe";
-import { classifyLoadFailure, errorText } from "../src/gamestate";
+import { inviteText, lastPlayText, matchGoesOnText, seatsAround, turnText } from "../src/describe";
 import type { GameView, LastHand } from "../src/types";
+import { gameView } from "./fixtures";
 
 function view(extra: Partial<GameView> = {}): GameView {
   return {
@@ -23,39 +23,27 @@ function lastHand(scores: { A: number; B: number }): LastHand {
   return { hand: 1, teams: { A: team, B: team }, award: {}, scores };
 }
 
-describe("refused moves", () => {
-  const err = (code: string, message = "server words") => ({ code, message, serial: 1 });
-
-  it("says what happened to the move for the codes of normal play", () => {
-    expect(errorText(err("concurrent_move"))).toMatch(/^Too late: the table changed/);
-    expect(errorText(err("concurrent_move"))).toMatch(/not played/);
-    expect(errorText(err("not_your_turn"))).toMatch(/^Not your turn any more/);
-    expect(errorText(err("unavailable"))).toMatch(/nothing was played/);
-    expect(errorText(err("game_finished"))).toMatch(/game is over/);
+describe("what the table says", () => {
+  it("seats the next player on your right and your partner across", () => {
+    expect(seatsAround(2)).toEqual({ bottom: 2, right: 3, top: 0, left: 1 });
+    expect(seatsAround(0)).toEqual({ bottom: 0, right: 1, top: 2, left: 3 });
   });
 
-  it("keeps the server's own words for the others", () => {
-    expect(errorText(err("illegal_move", "The hand is over: acknowledge it to continue"))).toBe(
-      "The hand is over: acknowledge it to continue",
+  it("tells whose turn it is", () => {
+    expect(turnText(gameView())).toBe("bob's turn");
+    expect(turnText(gameView({ turn: 2, your_turn: true }))).toBe("Your turn");
+    expect(turnText(gameView({ status: "hand_end", turn: null }))).toBe("");
+  });
+
+  it("describes the last play, its scopa and an auto-play", () => {
+    const v = gameView();
+    expect(lastPlayText(v, { seat: 1, card: "05S", capture: [], scopa: false, auto: false })).toBe(
+      "bob played 5 of spade on the table.",
     );
-    expect(errorText(err("something_new", ""))).toBe("The server refused the move.");
-  });
-});
-
-describe("a failed first read of a game", () => {
-  it("gives up only on answers about the game itself", () => {
-    expect(classifyLoadFailure(401, "Not authenticated")).toEqual({ kind: "unauthenticated" });
-    expect(classifyLoadFailure(404, "Game not found")).toMatchObject({ kind: "fatal", message: expect.stringMatching(/^Game not found/) });
-    expect(classifyLoadFailure(403, "Not seated at this game")).toMatchObject({ kind: "fatal", message: expect.stringMatching(/not seated/) });
-    expect(classifyLoadFailure(400, "Bad id")).toEqual({ kind: "fatal", message: "Bad id" });
-  });
-
-  it("keeps trying while the server is unreachable or failing", () => {
-    expect(classifyLoadFailure(null, "The server cannot be reached")).toEqual({ kind: "retry" });
-    expect(classifyLoadFailure(502, "Bad gateway")).toEqual({ kind: "retry" });
-    expect(classifyLoadFailure(503, "Service unavailable, try again")).toEqual({ kind: "retry" });
-    expect(classifyLoadFailure(500, "oops")).toEqual({ kind: "retry" });
-    expect(classifyLoadFailure(429, "Too many requests")).toEqual({ kind: "retry" });
+    expect(lastPlayText(v, { seat: 2, card: "07D", capture: ["03S", "04B"], scopa: true, auto: false })).toBe(
+      "You played 7 of denari (settebello) and took 3 of spade, 4 of bastoni. Scopa!",
+    );
+    expect(lastPlayText(v, { seat: 3, card: "01C", capture: [], scopa: false, auto: true })).toMatch(/dave's time ran out: 1 of coppe was auto-played/);
   });
 });
 

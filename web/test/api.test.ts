@@ -1,0 +1,29 @@
+// The REST client: its query strings, and the contract's calls to remove a bot, leave and come back.
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { api, queryString } from "../src/api";
+import { fakeFetch, lobby, person, table, threeBots } from "./fixtures";
+
+afterEach(() => vi.unstubAllGlobals());
+
+describe("the new pages", () => {
+  it("build query strings without the empty parts", () => {
+    expect(queryString({ limit: 10, cursor: null, game_type: "" })).toBe("?limit=10");
+    expect(queryString({ cursor: "a b&c" })).toBe("?cursor=a%20b%26c");
+    expect(queryString({})).toBe("");
+  });
+});
+
+describe("play against the computer", () => {
+  const created = lobby([person(0, "alice", true)]);
+  const started = { ...table(threeBots), revision: 1 };
+
+  it("removes a bot and leaves with the contract's calls", async () => {
+    const requests = fakeFetch([[200, created], [200, { left: true }], [200, started]]);
+    await api.removeBot("g1", 2);
+    expect(await api.leave("g1")).toEqual({ left: true });
+    expect(await api.returnToSeat("g1")).toEqual(started);
+    expect(requests.map((r) => `${r.method} ${r.url}`)).toEqual([
+      "DELETE /api/games/g1/bots/2", "POST /api/games/g1/leave", "POST /api/games/g1/return",
+    ]);
+  });
+});
