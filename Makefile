@@ -20,8 +20,10 @@ WEB_DIST    = web/dist/index.html
 # Tools from npm (tools/package.json): buf, for the protos.
 TOOLS_STAMP = tools/node_modules/.installed
 BUF         = tools/node_modules/.bin/buf
-# `buf breaking` compares the protos with the last commit of this branch (main in CI).
-BREAKING_AGAINST ?= .git\#branch=main,subdir=protos
+# `buf breaking` compares the protos with the last release, the commit protos/RELEASED names
+# (a release moves it on): main compared with itself could never fail. It needs the history,
+# not a shallow clone.
+BREAKING_AGAINST ?= .git\#ref=$(shell cat protos/RELEASED),subdir=protos
 
 .PHONY: run test lint lock web web-test bench audit gen install client gen-clients clean
 
@@ -58,6 +60,17 @@ lock: $(TEST_STAMP)
 
 bench: $(TEST_STAMP) $(GEN)
 	$(PY) -m bench
+
+# The public JSON contract, generated from gateway/contract's models and committed: docs/openapi.json
+# (the OpenAPI document, made without a server, so each game's options are any object: the served
+# one names them from the registry) and the app's types web/src/api-types.ts (openapi-typescript).
+# tests/gateway_docs/test_generated_contract.py fails while either is stale.
+OPENAPI_DOC = docs/openapi.json
+.PHONY: contract
+contract: $(RUN_STAMP) $(GEN) $(NPM_STAMP)
+	$(PY) -m gateway.openapi > $(OPENAPI_DOC).new || { rm -f $(OPENAPI_DOC).new; exit 1; }
+	mv $(OPENAPI_DOC).new $(OPENAPI_DOC)
+	cd web && npm run --silent contract
 
 # Lighthouse (web/audit: npm lighthouse 12, kept out of the app's install) on the table page of a
 # game against bots, mobile profile: prints the accessibility and performance scores, fails below

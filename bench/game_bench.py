@@ -287,7 +287,7 @@ async def _grpc_figures(dsn: str, prefix: str) -> None:
     env.update(DATABASE_URL=dsn, REDIS_URL=REDIS_URL, REDIS_KEY_PREFIX=prefix, GAME_ADDR=address,
                DEADLINES_ADDR=f"127.0.0.1:{deadlines_port}", STATS_ADDR=f"127.0.0.1:{stats_port}", DUMMY_GAME="true",
                LOG_LEVEL="WARNING", METRICS_PORT="0")
-    server = subprocess.Popen([sys.executable, "-m", "services.cli", "serve", "game"], env=env)
+    server = subprocess.Popen([sys.executable, "-m", "launcher.cli", "serve", "game"], env=env)
     client = GameClient(address)
     try:
         await wait_serving(address, process=server, timeout=30)

@@ -75,7 +75,7 @@ import websockets
 from deadlines.client import DeadlinesClient
 from game.scopone.rules import legal_plays
 from gateway.sessions import COOKIE_NAME
-from services.server import YOUNG_COLLECTION_THRESHOLD
+from services.rpc.server import YOUNG_COLLECTION_THRESHOLD
 from testing.players import Player
 from testing.processes import redis_server
 from testing.servers import ADMIN_DSN, REDIS_URL, create_database, delete_keys, drop_database, dsn_for, new_prefix
@@ -402,7 +402,7 @@ def _paced(tables: list[_Table], rate: float, moves_each: int):
 def _quiet_collector() -> None:
     """Keep the load generator's own collections out of the latencies it measures: what it holds
     for the open sockets is left out of later collections, and its young generation is collected
-    as seldom as the services' (services.server)."""
+    as seldom as the services' (services.rpc.server)."""
     gc.collect()
     gc.freeze()
     gc.set_threshold(YOUNG_COLLECTION_THRESHOLD, *gc.get_threshold()[1:])
@@ -604,7 +604,7 @@ def main() -> None:
             stack = Stack({"DATABASE_URL": dsn_for(database), "REDIS_URL": redis_url, "REDIS_KEY_PREFIX": prefix,
                            "TURN_TIMEOUT_SECONDS": "3600", "HAND_ACK_TIMEOUT_SECONDS": "3600",
                            "PYTHONPATH": os.pathsep.join([*path, str(GC_PROBE)]), "TAVOLO_GC_LOG": gc_folder})
-            subprocess.run([sys.executable, "-m", "services.cli", "migrate"], env=stack.env,
+            subprocess.run([sys.executable, "-m", "launcher.cli", "migrate"], env=stack.env,
                            check=True, capture_output=True)
             try:
                 stack.start()

@@ -1,6 +1,6 @@
 """``BotsClient``: the bots service's API for the lobby, as plain values.
 
-Every method raises :class:`~services.errors.ServiceError` with the service's reason, never a
+Every method raises :class:`~services.rpc.errors.ServiceError` with the service's reason, never a
 raw ``grpc.RpcError``. DriveTable replaces a table's bot seats as a whole, so it is idempotent
 and the channel retries it while the service is briefly out of reach.
 """
@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from services.channels import SERVICE_CALLS, CallPolicy
-from services.rpc_client import RpcClient
-from services.transport_security import ClientCredentials
+from services.components import BOTS_SERVICE
+from services.rpc.channels import SERVICE_CALLS, CallPolicy
+from services.rpc.client import RpcClient
+from services.rpc.transport_security import ClientCredentials
 from tavolo.bots.v1 import bots_pb2, bots_pb2_grpc
 
-SERVICE = bots_pb2.DESCRIPTOR.services_by_name["BotsService"].full_name
 IDEMPOTENT = ("ListLevels", "DriveTable")
 
 
@@ -25,7 +25,7 @@ class BotsClient(RpcClient):
                  policy: CallPolicy = SERVICE_CALLS, credentials: ClientCredentials | None = None):
         # Round robin over every address BOTS_ADDR resolves to (the chart's headless Service):
         # the replica a DriveTable reaches drives that table, so the calls spread the tables.
-        super().__init__(address, SERVICE, idempotent=IDEMPOTENT,
+        super().__init__(address, BOTS_SERVICE, idempotent=IDEMPOTENT,
                          timeout_seconds=timeout_seconds, policy=policy, credentials=credentials,
                          channel_options=(("grpc.lb_policy_name", "round_robin"),))
         self._stub = bots_pb2_grpc.BotsServiceStub(self._channel)

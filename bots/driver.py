@@ -13,14 +13,17 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from bots import levels
 from bots.knowledge import knowledge_from_view
-from game.client import LogEntry
-from services import metrics
-from services.errors import Reason, ServiceError
+from game.client import GameClient, LogEntry
+from game.live_link import LiveLink
+from game.status import TableStatus
+from services.observability import metrics
+from services.rpc.errors import Reason, ServiceError
 
 log = logging.getLogger(__name__)
 
@@ -30,15 +33,39 @@ MAX_BACKOFF_SECONDS = 5.0
 
 
 class GameApi(Protocol):
-    """What a bot uses of the game service (game.client.GameClient is one)."""
+    """What a bot uses of the game service (:class:`GameLinks` is one)."""
 
     def watch_views(self, table_id: str, seat: str) -> Any: ...
 
     async def act(self, table_id: str, seat: str, action: dict | str,
-                  expected_revision: int | None = None) -> dict: ...
+                  expected_revision: int | None = None) -> object: ...
 
     async def get_log(self, table_id: str, after_number: int = 0,
                       page_size: int = 0) -> tuple[Any, list[LogEntry], int]: ...
+
+
+@dataclass(frozen=True)
+class GameLinks:
+    """The game API as a bot uses it, as a gateway does: its moves at the table's owner
+    (game.live_link), the view stream and the log from any replica (game.client)."""
+
+    client: GameClient
+    link: LiveLink
+
+    def watch_views(self, table_id: str, seat: str) -> AsyncIterator[dict[str, Any]]:
+        return self.client.watch_views(table_id, seat)
+
+    async def act(self, table_id: str, seat: str, action: dict | str,
+                  expected_revision: int | None = None) -> object:
+        return await self.link.act(table_id, seat, action, expected_revision)
+
+    async def get_log(self, table_id: str, after_number: int = 0,
+                      page_size: int = 0) -> tuple[Any, list[LogEntry], int]:
+        return await self.client.get_log(table_id, after_number, page_size)
+
+    async def close(self) -> None:
+        await self.link.close()
+        await self.client.close()
 
 
 class SeatBot:
@@ -68,7 +95,7 @@ class SeatBot:
                     async for view in self.game.watch_views(self.table_id, self.seat):
                         backoff = FIRST_BACKOFF_SECONDS
                         self._cancel_turn()
-                        if view.get("status") == "finished":
+                        if view.get("status") == TableStatus.FINISHED:
                             return
                         if self._owes_move(view):
                             self._turn = asyncio.create_task(self._move(view),

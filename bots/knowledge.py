@@ -11,6 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from game.status import TableStatus
+
 _SEATS = 4
 _DECK_SIZE = 40
 _PLAY_TYPES = ("play", "auto_play")
@@ -50,7 +52,7 @@ def knowledge_from_view(view: Mapping[str, Any], moves: Sequence[Mapping[str, An
     of cards already played this hand (40 minus the cards in hands); acknowledgements, continues
     and any other entry types are skipped. ValueError when the view is not the seat's turn.
     """
-    if view.get("status") != "playing" or view.get("your_turn") is not True or "legal" not in view:
+    if view.get("status") != TableStatus.PLAYING or view.get("your_turn") is not True or "legal" not in view:
         raise ValueError("a bot decides only on a playing view with your_turn")
     seat = int(view["you"])
     counts = [0] * _SEATS

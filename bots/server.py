@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import logging
 
+from bots.driver import GameLinks
 from bots.service import Bots
-from bots.servicer import SERVICE_NAME, register
+from bots.servicer import register
 from bots.store import DriveStore, MemoryDriveStore, PostgresDriveStore
 from game.client import GameClient
-from services import telemetry
+from game.live_link import LiveLink
+from services.components import BOTS_SERVICE, Component
 from services.config import Settings
 from services.migrations import migrate
-from services.server import ServiceSpec, serve
+from services.observability import telemetry
+from services.rpc.server import ServiceSpec, serve
+from services.rpc.transport_security import ClientCredentials
 from services.stores import postgres_pool, when_reachable
-from services.transport_security import ClientCredentials
 
 log = logging.getLogger(__name__)
 
@@ -41,19 +44,21 @@ async def build(settings: Settings) -> ServiceSpec:
     """The bots ServiceSpec with its store open; ``on_stop`` closes it."""
     store = await open_store(settings)
     # A bot's moves go to the table's owner, as a gateway's do (GAME_REPLICAS_ADDR).
-    game = GameClient(settings.game_addr, replicas_address=settings.game_replicas_addr,
-                      credentials=ClientCredentials.of(settings.grpc_security))
+    credentials = ClientCredentials.of(settings.grpc_security)
+    game = GameLinks(GameClient(settings.game_addr, credentials=credentials),
+                     LiveLink(settings.game_addr, replicas_address=settings.game_replicas_addr,
+                              credentials=credentials))
     bots = Bots(store, game, settings.bot_think_ms)
 
     async def close() -> None:
         await game.close()
         await store.close()
 
-    return ServiceSpec(name="bots", full_names=(SERVICE_NAME,),
+    return ServiceSpec(name=Component.BOTS, full_names=(BOTS_SERVICE,),
                        register=lambda server: register(server, bots),
                        probe=store.probe, on_stop=close, background=[bots.run])
 
 
 async def run(settings: Settings) -> None:
-    async with telemetry.running(settings, "bots"):  # telemetry hook: before any channel opens
+    async with telemetry.running(settings, Component.BOTS):  # telemetry hook: before any channel opens
         await serve(await build(settings), settings.bots_addr, security=settings.grpc_security)

@@ -17,7 +17,7 @@ from bots.catalogue import LEVEL_IDS
 from bots.driver import GameApi, TableBots
 from bots.store import Assignment, BotSeats, DriveStore
 from game import inputs
-from services.errors import Reason, ServiceError
+from services.rpc.errors import Reason, ServiceError
 
 log = logging.getLogger(__name__)
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from services.rpc_client import RpcClient
-from services.transport_security import ClientCredentials
+from services.components import DEADLINE_SERVICE
+from services.rpc.client import RpcClient
+from services.rpc.transport_security import ClientCredentials
 from tavolo.deadlines.v1 import deadlines_pb2, deadlines_pb2_grpc
-
-SERVICE_NAME = deadlines_pb2.DESCRIPTOR.services_by_name["DeadlineService"].full_name
 
 
 class DeadlinesClient(RpcClient):
@@ -21,7 +20,7 @@ class DeadlinesClient(RpcClient):
 
     def __init__(self, address: str, timeout_seconds: float = 5.0,
                  credentials: ClientCredentials | None = None):
-        super().__init__(address, SERVICE_NAME,
+        super().__init__(address, DEADLINE_SERVICE,
                          idempotent=("Schedule", "Cancel", "CancelTable", "GetQueueEpoch",
                                      "SetTableDeadlines"),
                          timeout_seconds=timeout_seconds, credentials=credentials)

@@ -26,9 +26,9 @@ from typing import Any, Protocol
 
 from deadlines.entry import Claim, Entry
 from deadlines.queue import DeadlineQueue
-from services import metrics
 from services.cancellation import raise_if_cancelled
-from services.errors import Reason, ServiceError
+from services.observability import metrics
+from services.rpc.errors import Reason, ServiceError
 
 log = logging.getLogger(__name__)
 

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from deadlines.consumer import Consumer
 from deadlines.queue import DeadlineQueue, MemoryDeadlineQueue, RedisDeadlineQueue
-from deadlines.servicer import SERVICE_NAME, DeadlineServicer
+from deadlines.servicer import DeadlineServicer
 from game.client import GameClient
-from services import telemetry
+from services.components import DEADLINE_SERVICE, Component
 from services.config import Settings
-from services.server import ServiceSpec, serve
+from services.observability import telemetry
+from services.rpc.server import ServiceSpec, serve
+from services.rpc.transport_security import ClientCredentials
 from services.stores import Keys, redis_client
-from services.transport_security import ClientCredentials
 from tavolo.deadlines.v1 import deadlines_pb2_grpc
 
 
@@ -62,8 +63,8 @@ def build_service(settings: Settings, lease_ms: int | None = None
         await queue.close()
 
     spec = ServiceSpec(
-        name="deadlines",
-        full_names=(SERVICE_NAME,),
+        name=Component.DEADLINES,
+        full_names=(DEADLINE_SERVICE,),
         register=lambda server: deadlines_pb2_grpc.add_DeadlineServiceServicer_to_server(
             servicer, server),
         probe=queue.ping,
@@ -75,6 +76,6 @@ def build_service(settings: Settings, lease_ms: int | None = None
 
 
 async def run(settings: Settings) -> None:
-    async with telemetry.running(settings, "deadlines"):  # telemetry hook: before any channel opens
+    async with telemetry.running(settings, Component.DEADLINES):  # telemetry hook: before any channel opens
         spec, _ = build_service(settings)
         await serve(spec, settings.deadlines_addr, security=settings.grpc_security)

@@ -6,10 +6,9 @@ from google.protobuf import timestamp_pb2
 
 from deadlines.entry import Entry, InvalidEntry
 from deadlines.queue import DeadlineQueue
-from services.errors import Reason, ServiceError
+from services.rpc.errors import Reason, ServiceError
+from services.rpc.server import Context
 from tavolo.deadlines.v1 import deadlines_pb2, deadlines_pb2_grpc
-
-SERVICE_NAME = deadlines_pb2.DESCRIPTOR.services_by_name["DeadlineService"].full_name
 
 # One SetTableDeadlines call: a batch of the game service's tables, each with its few deadlines.
 MAX_TABLES_PER_CALL = 1000
@@ -46,24 +45,24 @@ def due_ms_from(timestamp: timestamp_pb2.Timestamp, field: str = "due_at") -> in
 class DeadlineServicer(deadlines_pb2_grpc.DeadlineServiceServicer):
     """Schedule, Cancel and CancelTable over the queue; the consumer does the firing."""
 
-    def __init__(self, queue: DeadlineQueue):
+    def __init__(self, queue: DeadlineQueue) -> None:
         self.queue = queue
 
-    async def Schedule(self, request: deadlines_pb2.ScheduleRequest, context
-                       ) -> deadlines_pb2.ScheduleResponse:
+    async def Schedule(self, request: deadlines_pb2.ScheduleRequest,
+                       context: Context) -> deadlines_pb2.ScheduleResponse:
         entry = _entry(request.table_id, request.kind, request.token)
         if not request.HasField("due_at"):
             raise ServiceError(Reason.INVALID_ARGUMENT, "due_at must be set", field="due_at")
         await self.queue.schedule(entry, due_ms_from(request.due_at))
         return deadlines_pb2.ScheduleResponse()
 
-    async def Cancel(self, request: deadlines_pb2.CancelRequest, context
-                     ) -> deadlines_pb2.CancelResponse:
+    async def Cancel(self, request: deadlines_pb2.CancelRequest,
+                     context: Context) -> deadlines_pb2.CancelResponse:
         entry = _entry(request.table_id, request.kind, request.token)
         return deadlines_pb2.CancelResponse(cancelled=await self.queue.cancel(entry))
 
-    async def SetTableDeadlines(self, request: deadlines_pb2.SetTableDeadlinesRequest, context
-                                ) -> deadlines_pb2.SetTableDeadlinesResponse:
+    async def SetTableDeadlines(self, request: deadlines_pb2.SetTableDeadlinesRequest,
+                                context: Context) -> deadlines_pb2.SetTableDeadlinesResponse:
         if len(request.tables) > MAX_TABLES_PER_CALL:
             raise ServiceError(Reason.INVALID_ARGUMENT,
                                f"at most {MAX_TABLES_PER_CALL} tables per call", field="tables")
@@ -89,12 +88,12 @@ class DeadlineServicer(deadlines_pb2_grpc.DeadlineServiceServicer):
         await self.queue.set_tables(tables)
         return deadlines_pb2.SetTableDeadlinesResponse()
 
-    async def GetQueueEpoch(self, request: deadlines_pb2.GetQueueEpochRequest, context
-                            ) -> deadlines_pb2.GetQueueEpochResponse:
+    async def GetQueueEpoch(self, request: deadlines_pb2.GetQueueEpochRequest,
+                            context: Context) -> deadlines_pb2.GetQueueEpochResponse:
         return deadlines_pb2.GetQueueEpochResponse(epoch=await self.queue.epoch())
 
-    async def CancelTable(self, request: deadlines_pb2.CancelTableRequest, context
-                          ) -> deadlines_pb2.CancelTableResponse:
+    async def CancelTable(self, request: deadlines_pb2.CancelTableRequest,
+                          context: Context) -> deadlines_pb2.CancelTableResponse:
         table_id = _entry(request.table_id, "-", "-").table_id  # the same checks as an entry's
         return deadlines_pb2.CancelTableResponse(
             cancelled=await self.queue.cancel_table(table_id)

@@ -7,20 +7,16 @@ integer milliseconds since the epoch. A failed call raises the ServiceError the 
 
 from __future__ import annotations
 
-import contextlib
 import json
-import time
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
-from dataclasses import dataclass, replace
-from typing import TypedDict
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from typing import Any, TypedDict
 
-import grpc
-
-from game.owners import Owners, ReplicaTarget
-from game.relay import SERVICE, RelayClient, RelayUnsupported
-from services.channels import SERVICE_CALLS, CallPolicy, open_channel
-from services.rpc_client import RpcClient
-from services.transport_security import ClientCredentials
+from game.status import TableStatus
+from services.components import GAME_SERVICE
+from services.rpc.channels import SERVICE_CALLS, CallPolicy
+from services.rpc.client import RpcClient
+from services.rpc.transport_security import ClientCredentials
 from tavolo.game.v1 import game_pb2, game_pb2_grpc
 
 # Calls that change nothing, or nothing twice (a fire is checked against its token).
@@ -29,10 +25,14 @@ IDEMPOTENT = ("ListGameTypes", "NormalizeOptions", "GetView", "GetLog", "GetResu
 _STREAM_TIMEOUT_SECONDS = 999999
 
 _STATUS = {
-    game_pb2.TABLE_STATUS_PLAYING: "playing",
-    game_pb2.TABLE_STATUS_HAND_END: "hand_end",
-    game_pb2.TABLE_STATUS_FINISHED: "finished",
+    game_pb2.TABLE_STATUS_PLAYING: TableStatus.PLAYING,
+    game_pb2.TABLE_STATUS_HAND_END: TableStatus.HAND_END,
+    game_pb2.TABLE_STATUS_FINISHED: TableStatus.FINISHED,
 }
+
+
+# The game a request plays, or asks about, when it names none.
+DEFAULT_GAME_TYPE = "scopone_scientifico"
 
 
 @dataclass(frozen=True)
@@ -46,8 +46,9 @@ class GameType:
     options_schema_json: str
 
     @property
-    def options_schema(self) -> dict:
-        return json.loads(self.options_schema_json)
+    def options_schema(self) -> dict[str, Any]:
+        schema: dict[str, Any] = json.loads(self.options_schema_json)
+        return schema
 
 
 class CreatedTable(TypedDict):
@@ -61,8 +62,8 @@ class FiredDeadline(TypedDict):
     revision: int
 
 
-class MatchResult(TypedDict):
-    result: dict  # the engine's result
+class FinishedMatch(TypedDict):
+    result: dict[str, Any]  # the engine's result
     started_ms: int
     finished_ms: int
 
@@ -74,7 +75,7 @@ class LogHeader:
     table_id: str
     game_type: str
     engine_version: str
-    options: dict
+    options: dict[str, Any]
     seats: tuple[str, ...]
     seed_commitment: str
     seed_hex: str
@@ -92,7 +93,7 @@ class LogEntry:
     number: int
     type: str
     seat: str
-    payload: dict
+    payload: dict[str, Any]
     auto: bool
     random: bool
     created_ms: int
@@ -105,48 +106,15 @@ class TableViews:
     revision: int
     status: str  # "playing", "hand_end" or "finished"
     updated_ms: int  # when the table last changed (epoch ms)
-    views: tuple[tuple[str, dict], ...]  # (seat, parsed view), in the table's seat order
-
-
-class _Replica:
-    """One game replica's own channel: the Relay stream to it, and the calls a replica without
-    Relay is called with instead. It is unreachable from when its stream was lost (the replica
-    died, restarted or cannot be connected to) until the channel connects again, and for
-    LOST_SECONDS at least (a channel may still say READY just after its peer went)."""
-
-    LOST_SECONDS = 1.0
-
-    def __init__(self, channel: grpc.aio.Channel, metadata: tuple[tuple[str, str], ...] | None):
-        self._channel = channel
-        self.stub = game_pb2_grpc.GameServiceStub(channel)
-        self.relay = RelayClient(lambda: self.stub.Relay(metadata=metadata), on_lost=self._lost)
-        self._lost_at: float | None = None
-
-    def _lost(self) -> None:
-        self._lost_at = time.monotonic()
-
-    def reachable(self) -> bool:
-        if self._lost_at is None:
-            return True
-        if time.monotonic() - self._lost_at >= self.LOST_SECONDS and self._channel.get_state(
-                try_to_connect=True) == grpc.ChannelConnectivity.READY:
-            self._lost_at = None
-        return self._lost_at is None
-
-    async def aclose(self) -> None:
-        await self.relay.aclose()
-        await self._channel.close()
+    views: tuple[tuple[str, dict[str, Any]], ...]  # (seat, parsed view), in the table's seat order
 
 
 class GameClient(RpcClient):
-    """An async client of GameService.
+    """An async client of GameService, for the services and other teams: every call goes to
+    ``address``, which reaches any replica. Whoever plays at tables move by move (the gateway,
+    the bots) sends its moves and watches to each table's owner with :class:`game.live_link.LiveLink`.
 
-    A table's moves and watches go to the replica that owns it (game.owners), on one Relay
-    stream per replica (game.relay); the replicas are those behind ``replicas_address`` (the
-    gateway's GAME_REPLICAS_ADDR), else behind ``address``. Every other call goes to
-    ``address`` on a channel of its own, which reaches any replica.
-
-    ``policy``, ``deadline_seconds`` and ``channel_options``: services.rpc_client.RpcClient.
+    ``policy``, ``deadline_seconds`` and ``channel_options``: services.rpc.client.RpcClient.
     ``named_tables``: every create_table names its table, which makes CreateTable idempotent
     on the table id, so the transport retries it too (the lobby's starts).
     """
@@ -154,9 +122,8 @@ class GameClient(RpcClient):
     def __init__(self, address: str, timeout_seconds: float = 10.0,
                  policy: CallPolicy = SERVICE_CALLS, *, deadline_seconds: float | None = None,
                  channel_options: tuple[tuple[str, object], ...] = (),
-                 named_tables: bool = False, credentials: ClientCredentials | None = None,
-                 replicas_address: str | None = None):
-        super().__init__(address, SERVICE,
+                 named_tables: bool = False, credentials: ClientCredentials | None = None):
+        super().__init__(address, GAME_SERVICE,
                          idempotent=(*IDEMPOTENT, "CreateTable") if named_tables else IDEMPOTENT,
                          timeout_seconds=timeout_seconds, policy=policy,
                          deadline_seconds=deadline_seconds, channel_options=channel_options,
@@ -166,28 +133,6 @@ class GameClient(RpcClient):
         self._stub = game_pb2_grpc.GameServiceStub(self._channel)
         self._stream_stub = game_pb2_grpc.GameServiceStub(
             self._open(("WatchViews",), _STREAM_TIMEOUT_SECONDS))
-        # An Act waits as long as the unary call would.
-        self._act_timeout = deadline_seconds if deadline_seconds is not None else timeout_seconds
-        # Dialled by its address, a replica's certificate is checked against the name the
-        # service is called by (GAME_ADDR's, which every game certificate holds), else the name
-        # the replicas were found under.
-        self._replica_server_name = (ReplicaTarget.parse(address).host
-                                     or ReplicaTarget.parse(replicas_address or address).host)
-        self._owners = Owners(replicas_address or address, self._connect)
-
-    def _connect(self, address: str) -> _Replica:
-        credentials = self._credentials
-        if (credentials is not None and credentials.channel is not None
-                and credentials.server_name is None and self._replica_server_name is not None):
-            credentials = replace(credentials, server_name=self._replica_server_name)
-        channel = open_channel(address, SERVICE, timeout_seconds=self._timeout_seconds,
-                               options=self._options, streams=("Relay", "WatchTable"),
-                               policy=self._policy, credentials=credentials)
-        return _Replica(channel, self._metadata)
-
-    async def close(self) -> None:
-        await self._owners.aclose()
-        await super().close()
 
     async def list_game_types(self) -> list[GameType]:
         response = await self._call(self._stub.ListGameTypes, game_pb2.ListGameTypesRequest(),
@@ -195,12 +140,13 @@ class GameClient(RpcClient):
         return [GameType(id=t.id, name=t.name, description=t.description, players=t.players,
                          options_schema_json=t.options_schema_json) for t in response.game_types]
 
-    async def normalize_options(self, game_type: str, options: dict | str | None = None) -> dict:
+    async def normalize_options(self, game_type: str, options: dict[str, Any] | str | None = None) -> dict[str, Any]:
         response = await self._call(self._stub.NormalizeOptions, game_pb2.NormalizeOptionsRequest(
             game_type=game_type, options_json=_text(options)), read=True)
-        return json.loads(response.options_json)
+        normalized: dict[str, Any] = json.loads(response.options_json)
+        return normalized
 
-    async def create_table(self, game_type: str, seats: Sequence[str], options: dict | str | None = None,
+    async def create_table(self, game_type: str, seats: Sequence[str], options: dict[str, Any] | str | None = None,
                            table_id: str = "") -> CreatedTable:
         """The table created; idempotent when ``table_id`` is given."""
         if self._named_tables and not table_id:
@@ -210,56 +156,29 @@ class GameClient(RpcClient):
         return {"table_id": response.table_id, "seed_commitment": response.seed_commitment,
                 "revision": response.revision}
 
-    async def get_view(self, table_id: str, seat: str) -> dict:
+    async def get_view(self, table_id: str, seat: str) -> dict[str, Any]:
         """The seat's view (with id, game_type, seed_commitment, revision and status)."""
         return (await self.get_view_at(table_id, seat))[0]
 
-    async def get_view_at(self, table_id: str, seat: str) -> tuple[dict, int]:
+    async def get_view_at(self, table_id: str, seat: str) -> tuple[dict[str, Any], int]:
         """The seat's view, as get_view, and when the table last changed (epoch ms)."""
         response = await self._call(self._stub.GetView,
                                     game_pb2.GetViewRequest(table_id=table_id, seat=seat), read=True)
         return json.loads(response.view_json), response.updated_at.ToMilliseconds()
 
-    async def act(self, table_id: str, seat: str, action: dict | str,
-                  expected_revision: int | None = None) -> dict:
+    async def act(self, table_id: str, seat: str, action: dict[str, Any] | str,
+                  expected_revision: int | None = None, request_id: str = "") -> dict[str, Any]:
         """Play ``action`` for ``seat``; the seat's view after the move."""
-        request = game_pb2.ActRequest(table_id=table_id, seat=seat, action_json=_text(action))
-        if expected_revision is not None:
-            request.expected_revision = expected_revision
-        owner = await self._owners.owner(table_id)
-        if owner.relay.supported:
-            try:
-                response = await owner.relay.act(request, self._act_timeout)
-                return json.loads(response.view_json)
-            except RelayUnsupported:
-                pass  # an older replica: the move was not run, so make it the older way
-        response = await self._call(owner.stub.Act, request)
-        return json.loads(response.view_json)
+        response = await self._call(self._stub.Act, act_request(table_id, seat, action,
+                                                                  expected_revision, request_id))
+        view: dict[str, Any] = json.loads(response.view_json)
+        return view
 
-    def watch_views(self, table_id: str, seat: str) -> AsyncIterator[dict]:
+    def watch_views(self, table_id: str, seat: str) -> AsyncIterator[dict[str, Any]]:
         """The seat's view now, then after every change; ends after the finished view."""
         request = game_pb2.WatchViewsRequest(table_id=table_id, seat=seat)
         return self._stream(self._stream_stub.WatchViews, request,
                             lambda response: json.loads(response.view_json))
-
-    def watch_table(self, table_id: str) -> AsyncIterator[TableViews]:
-        """Every seat's view now, then after every change (one message per revision, each
-        rendered once for all seats); ends after the finished views."""
-        return self._watch_table(game_pb2.WatchTableRequest(table_id=table_id))
-
-    async def _watch_table(self, request: game_pb2.WatchTableRequest
-                           ) -> AsyncGenerator[TableViews, None]:
-        owner = await self._owners.owner(request.table_id)
-        if owner.relay.supported:
-            try:
-                async with contextlib.aclosing(owner.relay.watch_table(request)) as relayed:
-                    async for response in relayed:  # its end cancels the relayed watch
-                        yield _table_views(response)
-                return
-            except RelayUnsupported:
-                pass  # an older replica (before any view): watch the older way
-        async for views in self._stream(owner.stub.WatchTable, request, _table_views):
-            yield views
 
     async def fire_deadline(self, table_id: str, token: str, kind: str = "") -> FiredDeadline:
         """Fire a deadline; TABLE_NOT_FOUND when the table is gone."""
@@ -292,7 +211,7 @@ class GameClient(RpcClient):
                           m.random, m.created_at.ToMilliseconds()) for m in response.moves]
         return header, moves, response.next_after_number
 
-    async def get_result(self, table_id: str) -> MatchResult:
+    async def get_result(self, table_id: str) -> FinishedMatch:
         """The result of a finished match (MATCH_NOT_FINISHED before)."""
         response = await self._call(self._stub.GetResult,
                                     game_pb2.GetResultRequest(table_id=table_id), read=True)
@@ -301,14 +220,23 @@ class GameClient(RpcClient):
                 "finished_ms": response.finished_at.ToMilliseconds()}
 
 
-def _table_views(response: game_pb2.WatchTableResponse) -> TableViews:
+def act_request(table_id: str, seat: str, action: dict[str, Any] | str,
+                expected_revision: int | None, request_id: str) -> game_pb2.ActRequest:
+    request = game_pb2.ActRequest(table_id=table_id, seat=seat, action_json=_text(action),
+                                  request_id=request_id)
+    if expected_revision is not None:
+        request.expected_revision = expected_revision
+    return request
+
+
+def table_views(response: game_pb2.WatchTableResponse) -> TableViews:
     return TableViews(
         revision=response.revision, status=_STATUS.get(response.status, "unknown"),
         updated_ms=response.updated_at.ToMilliseconds(),
         views=tuple((v.seat, json.loads(v.view_json)) for v in response.views))
 
 
-def _text(value: dict | str | None) -> str:
+def _text(value: dict[str, Any] | str | None) -> str:
     """JSON text for a ``*_json`` field: text is sent as it is (the service checks it)."""
     if value is None:
         return ""

@@ -31,10 +31,10 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Protocol
 
-from game.background import Background, Retry
 from game.engine import Deadline
-from services import metrics, telemetry
-from services.errors import ServiceError
+from services.background import Background, Retry
+from services.observability import metrics, telemetry
+from services.rpc.errors import ServiceError
 
 log = logging.getLogger(__name__)
 

@@ -8,6 +8,8 @@ first reaches ``target`` wins.
 
 from __future__ import annotations
 
+from typing import Any
+
 from game import fairness
 from game.engine import (
     Deadline,
@@ -20,10 +22,10 @@ from game.engine import (
     seat_results,
     team_of,
 )
+from game.status import TableStatus
 from services.timeutil import iso_from_ms
 
 SEATS = 4
-PLAYING, FINISHED = "playing", "finished"
 
 OPTIONS_SCHEMA = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -56,7 +58,7 @@ class DummyEngine(Engine):
     def __init__(self, turn_timeout_ms: int = 30000):
         self.turn_timeout_ms = int(turn_timeout_ms)
 
-    def new_state(self, options: dict, seed: bytes, now_ms: int) -> dict:
+    def new_state(self, options: dict[str, Any], seed: bytes, now_ms: int) -> dict[str, Any]:
         if not isinstance(seed, (bytes, bytearray)) or not seed:
             raise ValueError("seed must be non-empty bytes")
         return {
@@ -66,7 +68,7 @@ class DummyEngine(Engine):
             "seed": bytes(seed).hex(),
             "turn_timeout_ms": self.turn_timeout_ms,
             "moves": 0,
-            "status": PLAYING,
+            "status": TableStatus.PLAYING,
             "turn": 0,
             "totals": [0] * SEATS,
             "turn_deadline_ms": now_ms + self.turn_timeout_ms,
@@ -74,7 +76,7 @@ class DummyEngine(Engine):
             "winner": None,
         }
 
-    def decide(self, state: dict, seat: int, action: dict, now_ms: int) -> Move:
+    def decide(self, state: dict[str, Any], seat: int, action: dict[str, Any], now_ms: int) -> Move:
         name = action_name(action)
         if name not in ("add", "roll"):
             raise GameError("unknown_action", f"Unknown action {name!r}: expected 'add' or 'roll'")
@@ -87,7 +89,7 @@ class DummyEngine(Engine):
         self._check_turn(state, seat)
         return Move("roll", seat, {"value": self._roll(state)}, random=True)
 
-    def apply(self, state: dict, move: Move, now_ms: int) -> dict:
+    def apply(self, state: dict[str, Any], move: Move, now_ms: int) -> dict[str, Any]:
         if move.type not in ("add", "roll"):
             raise GameError("unknown_action", f"Unknown move type {move.type!r}")
         seat = check_seat(move.seat, self.seats)
@@ -107,22 +109,22 @@ class DummyEngine(Engine):
         new["last_play"] = {"seat": seat, "type": move.type, "n": n, "auto": move.auto}
         team = team_of(seat)
         if _team_totals(totals)[team] >= state["options"]["target"]:
-            new.update(status=FINISHED, winner=team, turn=None, turn_deadline_ms=None)
+            new.update(status=TableStatus.FINISHED, winner=team, turn=None, turn_deadline_ms=None)
         else:
             new.update(turn=(seat + 1) % SEATS, turn_deadline_ms=now_ms + state["turn_timeout_ms"])
         return new
 
-    def deadlines(self, state: dict) -> list[Deadline]:
-        if state["status"] != PLAYING:
+    def deadlines(self, state: dict[str, Any]) -> list[Deadline]:
+        if state["status"] != TableStatus.PLAYING:
             return []
         return [Deadline("turn", state["turn_deadline_ms"], f"turn:{state['moves']}")]
 
-    def fire(self, state: dict, token: str, now_ms: int) -> Move | None:
+    def fire(self, state: dict[str, Any], token: str, now_ms: int) -> Move | None:
         if not any(d.token == token for d in self.deadlines(state)):
             return None
         return Move("roll", state["turn"], {"value": self._roll(state)}, auto=True, random=True)
 
-    def view(self, state: dict, seat: int | None) -> dict:
+    def view(self, state: dict[str, Any], seat: int | None) -> dict[str, Any]:
         if seat is not None:
             check_seat(seat, self.seats)
         view = {
@@ -135,7 +137,7 @@ class DummyEngine(Engine):
             "scores": _team_totals(state["totals"]),
             "last_play": dict(state["last_play"]) if state["last_play"] else None,
         }
-        if state["status"] == PLAYING:
+        if state["status"] == TableStatus.PLAYING:
             view["turn_deadline"] = iso_from_ms(state["turn_deadline_ms"])
             if seat is not None and seat == state["turn"]:
                 view["your_turn"] = True
@@ -144,14 +146,16 @@ class DummyEngine(Engine):
             view["seed"] = state["seed"]
         return view
 
-    def status(self, state: dict) -> str:
-        return state["status"]
+    def status(self, state: dict[str, Any]) -> str:
+        status: str = state["status"]
+        return status
 
-    def turn_seat(self, state: dict) -> int | None:
-        return state["turn"]
+    def turn_seat(self, state: dict[str, Any]) -> int | None:
+        seat: int | None = state["turn"]
+        return seat
 
-    def result(self, state: dict) -> MatchResult | None:
-        if state["status"] != FINISHED:
+    def result(self, state: dict[str, Any]) -> MatchResult | None:
+        if state["status"] != TableStatus.FINISHED:
             return None
         scores = _team_totals(state["totals"])
         # Scopone's summary shape, so that the platform's consumers are exercised as for scopone.
@@ -159,13 +163,13 @@ class DummyEngine(Engine):
                    "target_score": state["options"]["target"], "hands": 1, "audit": []}
         return MatchResult(seat_results(scores, state["winner"], SEATS), summary)
 
-    def _check_turn(self, state: dict, seat: int) -> None:
-        if state["status"] == FINISHED:
+    def _check_turn(self, state: dict[str, Any], seat: int) -> None:
+        if state["status"] == TableStatus.FINISHED:
             raise GameError("game_finished", "The game is finished")
         if seat != state["turn"]:
             raise GameError("not_your_turn", "Not your turn")
 
-    def _roll(self, state: dict) -> int:
+    def _roll(self, state: dict[str, Any]) -> int:
         return fairness.choose(bytes.fromhex(state["seed"]), f"roll:{state['moves'] + 1}", 3) + 1
 
 
@@ -173,7 +177,7 @@ def _team_totals(totals: list[int]) -> dict[str, int]:
     return {"A": totals[0] + totals[2], "B": totals[1] + totals[3]}
 
 
-def _parse_add(data: dict) -> tuple[int, str | None]:
+def _parse_add(data: dict[str, Any]) -> tuple[int, str | None]:
     n, note = data.get("n"), data.get("note")
     if not isinstance(n, int) or isinstance(n, bool):
         raise GameError("bad_request", "'n' must be an integer from 1 to 3")

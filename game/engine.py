@@ -49,15 +49,15 @@ class Move:
 
     type: str
     seat: int | None
-    payload: dict = field(default_factory=dict)
+    payload: dict[str, Any] = field(default_factory=dict)
     auto: bool = False  # made by a deadline, not by the player
     random: bool = False  # drew randomness from the seed (a deal, an auto-play choice)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"type": self.type, "seat": self.seat, "payload": self.payload, "auto": self.auto, "random": self.random}
 
     @classmethod
-    def from_json(cls, data: dict) -> Move:
+    def from_json(cls, data: dict[str, Any]) -> Move:
         """The inverse of ``to_json``; raises ValueError on a malformed entry."""
         if not isinstance(data, dict):
             raise ValueError("a move must be a JSON object")
@@ -171,7 +171,7 @@ def check_seat(seat: object, seats: int) -> int:
     return seat
 
 
-def normalize_with_schema(schema: dict, options: Any) -> dict:
+def normalize_with_schema(schema: dict[str, Any], options: Any) -> dict[str, Any]:
     """Validate ``options`` against ``schema`` (draft 2020-12) and fill the defaults.
 
     Errors are rewritten so that a player reads which option is wrong and what it must be.
@@ -201,7 +201,7 @@ def normalize_with_schema(schema: dict, options: Any) -> dict:
     return out
 
 
-def _expectation(spec: dict) -> str:
+def _expectation(spec: dict[str, Any]) -> str:
     """'must be an integer >= 1', 'must be true or false', ... from one property's schema."""
     kind = spec.get("type")
     if kind == "boolean":
@@ -229,49 +229,49 @@ class Engine(ABC):
     seats: int
     version: str  # recorded in the log header: a replay needs the same rules
     supports_take_back: bool
-    options_schema: dict
+    options_schema: dict[str, Any]
 
-    def normalize_options(self, options: dict | None) -> dict:
+    def normalize_options(self, options: dict[str, Any] | None) -> dict[str, Any]:
         """The options with defaults filled in; raises OptionsError naming the bad option."""
         return normalize_with_schema(self.options_schema, options)
 
     @abstractmethod
-    def new_state(self, options: dict, seed: bytes, now_ms: int) -> dict:
+    def new_state(self, options: dict[str, Any], seed: bytes, now_ms: int) -> dict[str, Any]:
         """The initial state (plain JSON data) of a table with these options and this seed."""
 
     @abstractmethod
-    def decide(self, state: dict, seat: int, action: dict, now_ms: int) -> Move:
+    def decide(self, state: dict[str, Any], seat: int, action: dict[str, Any], now_ms: int) -> Move:
         """Validate a player's action and return its Move; raises GameError; never mutates state."""
 
     @abstractmethod
-    def apply(self, state: dict, move: Move, now_ms: int) -> dict:
+    def apply(self, state: dict[str, Any], move: Move, now_ms: int) -> dict[str, Any]:
         """The state after ``move`` (a new object); raises GameError when the move is illegal."""
 
     @abstractmethod
-    def deadlines(self, state: dict) -> list[Deadline]:
+    def deadlines(self, state: dict[str, Any]) -> list[Deadline]:
         """The pending deadlines of the state."""
 
     @abstractmethod
-    def fire(self, state: dict, token: str, now_ms: int) -> Move | None:
+    def fire(self, state: dict[str, Any], token: str, now_ms: int) -> Move | None:
         """The move a due deadline makes, or None when ``token`` is stale."""
 
     @abstractmethod
-    def view(self, state: dict, seat: int | None) -> dict:
+    def view(self, state: dict[str, Any], seat: int | None) -> dict[str, Any]:
         """What ``seat`` may see (CONTRACT game view, without the fields the platform adds)."""
 
     @abstractmethod
-    def status(self, state: dict) -> str:
+    def status(self, state: dict[str, Any]) -> str:
         """'playing', 'hand_end' or 'finished'."""
 
     @abstractmethod
-    def turn_seat(self, state: dict) -> int | None:
+    def turn_seat(self, state: dict[str, Any]) -> int | None:
         """The seat expected to play, or None."""
 
     @abstractmethod
-    def result(self, state: dict) -> MatchResult | None:
+    def result(self, state: dict[str, Any]) -> MatchResult | None:
         """The match result once finished, else None."""
 
-    def catalogue_entry(self) -> dict:
+    def catalogue_entry(self) -> dict[str, Any]:
         """The CONTRACT ``/api/game-types`` item of this engine."""
         return {
             "id": self.id,

@@ -26,9 +26,10 @@ from collections import deque
 from collections.abc import AsyncGenerator
 
 from game.cache import TableCache
-from game.live import FINISHED, Live, extends
+from game.live import Live, extends
 from game.log_store import Position
 from game.states import States
+from game.status import TableStatus
 from services.signals import SUBSCRIBE_TIMEOUT_SECONDS, Signals
 
 log = logging.getLogger(__name__)
@@ -50,7 +51,7 @@ class Feeds:
         self._replica = replica  # how this replica's follower notices name it
         self._feeds: dict[str, _Feed] = {}
         self._closing = False
-        self._checking: asyncio.Task | None = None
+        self._checking: asyncio.Task[None] | None = None
 
     def watched(self, table_id: str) -> bool:
         """Whether the table has watchers on this replica."""
@@ -77,7 +78,7 @@ class Feeds:
             live = await self._states.current(table_id)
             feed.offer(live)
             yield live
-            while live.status != FINISHED and not self._closing:
+            while live.status != TableStatus.FINISHED and not self._closing:
                 newest = await feed.after(live.revision)
                 if newest is None:
                     return

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 import uuid
+from typing import Any, NoReturn
 
 from game.seats import check_seat
 from services import jsontext
-from services.errors import Reason, ServiceError
+from services.rpc.errors import Reason, ServiceError
 
 MAX_ACTION_CHARS = 256 * 1024
 
@@ -38,7 +40,7 @@ def seats(values: list[str], players: int) -> tuple[str, ...]:
     return tuple(values)
 
 
-def action(text: str) -> dict:
+def action(text: str) -> dict[str, Any]:
     """A player's action: a JSON object with an "action" member (BAD_REQUEST otherwise)."""
     if len(text) > MAX_ACTION_CHARS:
         raise ServiceError(Reason.BAD_REQUEST, f"The action is too large (over {MAX_ACTION_CHARS} characters)",
@@ -51,7 +53,7 @@ def action(text: str) -> dict:
     return value
 
 
-def json_object(text: str, reason: Reason, what: str, field: str) -> dict:
+def json_object(text: str, reason: Reason, what: str, field: str) -> dict[str, Any]:
     """``text`` parsed as a JSON object (NaN and Infinity are not JSON, nor are nesting too deep
     and unpaired surrogates: :func:`services.jsontext.loads`); ``reason`` about the request's
     ``field`` if it is not one."""
@@ -71,5 +73,20 @@ def expected_revision(value: int | None) -> int | None:
     return value
 
 
-def _no_constant(name: str):
+MAX_REQUEST_ID_CHARS = 128
+_REQUEST_ID = re.compile(rf"[\x21-\x7e]{{1,{MAX_REQUEST_ID_CHARS}}}")
+
+
+def request_id(value: str) -> str | None:
+    """An Act's request id: None when empty, else 1 to 128 printable ASCII characters."""
+    if not value:
+        return None
+    if not _REQUEST_ID.fullmatch(value):
+        raise ServiceError(Reason.INVALID_ARGUMENT,
+                           f"request_id must be 1 to {MAX_REQUEST_ID_CHARS} printable ASCII "
+                           "characters without spaces", field="request_id")
+    return value
+
+
+def _no_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not JSON")

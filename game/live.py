@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Any
 
 from game.log_store import Position, TableRecord
-
-FINISHED = "finished"  # the status of a finished match (engines: 'playing', 'hand_end', 'finished')
 
 
 @dataclass(frozen=True)
@@ -19,7 +18,7 @@ class Live:
     seats: tuple[str, ...]
     seed_commitment: str
     created_ms: int
-    state: dict
+    state: dict[str, Any]
     move_count: int
     revision: int
     status: str

@@ -16,12 +16,13 @@ from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
-from typing import overload
+from typing import Any, overload
 
 import asyncpg
 from asyncpg.pool import PoolConnectionProxy
 
 from game.engine import Move
+from game.group_commit import GroupCommit
 from services.stores import postgres_pool
 
 WINDOW = 256  # moves per read: a replay of a long log holds one window in memory
@@ -36,6 +37,10 @@ class LogError(Exception):
 
 class ConcurrentChange(LogError):
     """The table is no longer at the position the change was computed from."""
+
+
+class DuplicateRequest(LogError):
+    """The move's request id is already in the table's log: the move was made before."""
 
 
 class CorruptLog(LogError):
@@ -85,6 +90,7 @@ class LoggedMove:
     auto: bool
     random: bool
     created_ms: int
+    request_id: str | None = None  # the caller's id of the move (ActRequest.request_id)
 
     def to_move(self, table_id: str) -> Move:
         """The engine's Move; CorruptLog when the stored payload is not a JSON object."""
@@ -115,7 +121,12 @@ class LogStore(ABC):
     @abstractmethod
     async def append(self, table_id: str, expected: Position, move: LoggedMove, status: str,
                      finished_ms: int | None) -> None:
-        """Add move number ``expected.move_count + 1`` if the table is still at ``expected``."""
+        """Add move number ``expected.move_count + 1`` if the table is still at ``expected``;
+        DuplicateRequest when the move's request id is in the log already."""
+
+    @abstractmethod
+    async def find_request(self, table_id: str, request_id: str) -> int | None:
+        """The number of the table's move made for ``request_id``, or None."""
 
     @abstractmethod
     async def take_back(self, table_id: str, expected: Position, status: str) -> None:
@@ -212,10 +223,16 @@ class MemoryLogStore(LogStore):
     async def append(self, table_id: str, expected: Position, move: LoggedMove, status: str,
                      finished_ms: int | None) -> None:
         record = self._at(table_id, expected)
+        if move.request_id is not None and await self.find_request(table_id, move.request_id):
+            raise DuplicateRequest(f"table {table_id}: request {move.request_id} was made")
         self._moves[table_id].append(replace(move, number=expected.move_count + 1))
         self._tables[table_id] = replace(record, move_count=record.move_count + 1,
                                          revision=record.revision + 1, status=status,
                                          finished_ms=finished_ms)
+
+    async def find_request(self, table_id: str, request_id: str) -> int | None:
+        return next((move.number for move in self._moves.get(table_id, ())
+                     if move.request_id == request_id), None)
 
     async def take_back(self, table_id: str, expected: Position, status: str) -> None:
         record = self._at(table_id, expected)
@@ -276,9 +293,47 @@ WITH bumped AS (
      WHERE table_id = $1 AND move_count = $2 AND revision = $3 AND seed_commitment = $4
  RETURNING table_id, move_count
 )
-INSERT INTO game_move (table_id, number, type, seat, payload_json, auto, random, created_at)
-SELECT table_id, move_count, $7, $8, $9, $10, $11, $12 FROM bumped
+INSERT INTO game_move (table_id, number, type, seat, payload_json, auto, random, created_at,
+                       request_id)
+SELECT table_id, move_count, $7, $8, $9, $10, $11, $12, $13 FROM bumped
 RETURNING number
+"""
+
+# The appends of many tables in one statement (game.group_commit): each table's row is bumped
+# only at its expected position, and only when the move's request id is not in its log yet;
+# each input row answers "made", "duplicate", or nothing (the table moved on).
+_APPEND_MANY = """
+WITH input AS (
+    SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::text[], $5::text[],
+                         $6::timestamptz[], $7::text[], $8::smallint[], $9::text[], $10::bool[],
+                         $11::bool[], $12::timestamptz[], $13::text[]) WITH ORDINALITY
+        AS i (table_id, move_count, revision, seed_commitment, status, finished_at, type, seat,
+              payload_json, auto, random, created_at, request_id, n)
+),
+duplicate AS (
+    SELECT i.n, i.table_id FROM input i
+      JOIN game_move m ON m.table_id = i.table_id AND m.request_id = i.request_id
+),
+bumped AS (  -- two rows of one table bump it once, with one of them
+    UPDATE game_table t
+       SET move_count = t.move_count + 1, revision = t.revision + 1, status = i.status,
+           finished_at = i.finished_at
+      FROM input i
+     WHERE t.table_id = i.table_id AND t.move_count = i.move_count AND t.revision = i.revision
+       AND t.seed_commitment = i.seed_commitment
+       AND i.table_id NOT IN (SELECT table_id FROM duplicate)
+ RETURNING i.n, t.table_id, t.move_count, i.type, i.seat, i.payload_json, i.auto, i.random,
+           i.created_at, i.request_id
+),
+inserted AS (
+    INSERT INTO game_move (table_id, number, type, seat, payload_json, auto, random, created_at,
+                           request_id)
+    SELECT table_id, move_count, type, seat, payload_json, auto, random, created_at, request_id
+      FROM bumped
+)
+SELECT n, 'made' AS outcome FROM bumped
+UNION ALL
+SELECT n, 'duplicate' FROM duplicate
 """
 
 _TAKE_BACK = """
@@ -318,12 +373,24 @@ SELECT table_id FROM game_table
 _NIL_UUID = "00000000-0000-0000-0000-000000000000"  # below every table id (uuid order = hex order)
 
 
+@dataclass(frozen=True)
+class _Append:
+    table_id: str
+    expected: Position
+    move: LoggedMove
+    status: str
+    finished_ms: int | None
+
+
 class PostgresLogStore(LogStore):
     """The log in Postgres (asyncpg). An append is one statement: the conditional UPDATE of the
-    header and the INSERT of the move run in one transaction, in one round trip."""
+    header and the INSERT of the move run in one transaction, in one round trip. Under load the
+    appends of many tables share a statement (game.group_commit), each still checked against
+    its own table's position."""
 
     def __init__(self, pool: asyncpg.Pool):
         self._pool = pool
+        self.appends = GroupCommit(self._append_many, self._append_one)
 
     @classmethod
     async def open(cls, dsn: str, min_size: int = 1, max_size: int = 10) -> PostgresLogStore:
@@ -379,13 +446,42 @@ class PostgresLogStore(LogStore):
 
     async def append(self, table_id: str, expected: Position, move: LoggedMove, status: str,
                      finished_ms: int | None) -> None:
-        number = await self._fetchval(
-            _APPEND, table_id, expected.move_count, expected.revision, expected.seed_commitment,
-            status, _time(finished_ms), move.type, move.seat, move.payload_json, move.auto,
-            move.random, _time(move.created_ms),
-        )
+        await self.appends.submit(_Append(table_id, expected, move, status, finished_ms))
+
+    async def _append_one(self, append: _Append) -> None:
+        table_id, expected, move = append.table_id, append.expected, append.move
+        try:
+            number = await self._fetchval(
+                _APPEND, table_id, expected.move_count, expected.revision, expected.seed_commitment,
+                append.status, _time(append.finished_ms), move.type, move.seat, move.payload_json,
+                move.auto, move.random, _time(move.created_ms), move.request_id,
+            )
+        except asyncpg.UniqueViolationError as error:  # the transaction rolled back whole
+            if error.constraint_name != "game_move_request":
+                raise
+            raise DuplicateRequest(f"table {table_id}: request {move.request_id} was made") from None
         if number is None:
             raise ConcurrentChange(f"table {table_id} moved on")
+
+    async def _append_many(self, appends: list[_Append]) -> list[LogError | None]:
+        columns = list(zip(*(
+            (a.table_id, a.expected.move_count, a.expected.revision, a.expected.seed_commitment,
+             a.status, _time(a.finished_ms), a.move.type, a.move.seat, a.move.payload_json,
+             a.move.auto, a.move.random, _time(a.move.created_ms), a.move.request_id)
+            for a in appends), strict=True))
+        rows = await self._fetch(_APPEND_MANY, *columns)
+        outcome = {row["n"]: row["outcome"] for row in rows}  # n counts the appends from 1
+        return [None if outcome.get(n) == "made"
+                else DuplicateRequest(f"table {a.table_id}: request {a.move.request_id} was made")
+                if outcome.get(n) == "duplicate"
+                else ConcurrentChange(f"table {a.table_id} moved on")
+                for n, a in enumerate(appends, start=1)]
+
+    async def find_request(self, table_id: str, request_id: str) -> int | None:
+        number: int | None = await self._fetchval(
+            "SELECT number FROM game_move WHERE table_id = $1 AND request_id = $2",
+            table_id, request_id)
+        return number
 
     async def take_back(self, table_id: str, expected: Position, status: str) -> None:
         number = await self._fetchval(
@@ -419,9 +515,10 @@ class PostgresLogStore(LogStore):
 
     async def unrecorded_count(self) -> int:
         async with self._connection() as connection:
-            return await connection.fetchval(
+            count: int = await connection.fetchval(
                 """SELECT count(*) FROM game_table
                     WHERE finished_at IS NOT NULL AND recorded_at IS NULL""")
+            return count
 
     async def unfinished(self, after: str = "", limit: int = 1000) -> list[str]:
         rows = await self._fetch(
@@ -465,19 +562,19 @@ class PostgresLogStore(LogStore):
                 _discard(connection)
                 raise
 
-    async def _fetchval(self, query: str, *args):
+    async def _fetchval(self, query: str, *args: Any) -> Any:
         async with self._connection() as connection:
             return await connection.fetchval(query, *args)
 
-    async def _fetchrow(self, query: str, *args):
+    async def _fetchrow(self, query: str, *args: Any) -> asyncpg.Record | None:
         async with self._connection() as connection:
             return await connection.fetchrow(query, *args)
 
-    async def _fetch(self, query: str, *args):
+    async def _fetch(self, query: str, *args: Any) -> list[asyncpg.Record]:
         async with self._connection() as connection:
             return await connection.fetch(query, *args)
 
-    async def _execute(self, query: str, *args) -> str:
+    async def _execute(self, query: str, *args: Any) -> str:
         async with self._connection() as connection:
             return await connection.execute(query, *args)
 

@@ -125,8 +125,8 @@ class Owners(Generic[R]):
         self._resolve_seconds = resolve_seconds
         self._replicas: dict[str, R] = {}
         self._resolved_at = -float("inf")
-        self._refresh: asyncio.Task | None = None
-        self._closing: set[asyncio.Task] = set()
+        self._refresh: asyncio.Task[None] | None = None
+        self._closing: set[asyncio.Task[None]] = set()
         if self._target.host is None:
             self._use(self._target.addresses)
 

@@ -20,8 +20,8 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
-from game.background import Retry
-from services.errors import ServiceError
+from services.background import Retry
+from services.rpc.errors import ServiceError
 
 log = logging.getLogger(__name__)
 

@@ -14,17 +14,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol
+from collections.abc import Callable, Sequence
+from typing import Protocol
 
-from game.background import Background, Retry, Throttle
 from game.engine import Engine
 from game.live import Live
 from game.log_store import LogStore
 from game.states import States
-from services import metrics
-from services.errors import Reason, ServiceError
+from services.background import Background, Retry, Throttle
+from services.observability import metrics
+from services.rpc.errors import Reason, ServiceError
+from stats.client import SeatOutcome
 
 log = logging.getLogger(__name__)
 
@@ -34,25 +34,12 @@ RECORD_WARN_SECONDS = 10.0  # at most one "not recorded yet" warning per this ma
 _NEVER_RECORDED = frozenset({Reason.INVALID_ARGUMENT, Reason.IDENTIFYING_SEAT, Reason.BAD_REQUEST})
 
 
-@dataclass(frozen=True)
-class SeatReport:
-    """One seat of a finished match as stats is told it: the table's seat name, and the
-    engine's outcome for it."""
-
-    seat: str
-    seat_index: int
-    team: str
-    won: bool
-    points: int
-    details: Mapping[str, Any]
-
-
 class MatchRecorder(Protocol):
     """The stats service as the game service uses it (stats.client.StatsClient is one);
     idempotent on the table id. ``result`` is the published result's JSON text."""
 
     async def record_match(self, table_id: str, game_type: str, started_ms: int, finished_ms: int,
-                           result: str, seats: Sequence[SeatReport]) -> object: ...
+                           result: str, seats: Sequence[SeatOutcome]) -> object: ...
 
 
 class Recording:
@@ -182,7 +169,7 @@ class Recording:
         else:
             log.info("match %s recorded with stats", table_id)
 
-    def _report(self, live: Live) -> tuple[str, tuple[SeatReport, ...]]:
+    def _report(self, live: Live) -> tuple[str, tuple[SeatOutcome, ...]]:
         """The published result's JSON text and every seat's report; ValueError when the
         engine's result does not fit the table (a bug: retried, so that a fixed engine records it)."""
         result = self._engine_of(live.game_type).result(live.state)
@@ -192,8 +179,9 @@ class Recording:
         if len(result.seats) != len(live.seats):
             raise ValueError(f"the {live.game_type} result of match {live.table_id} has "
                              f"{len(result.seats)} seats, the table {len(live.seats)}")
-        seats = tuple(SeatReport(live.seats[s.seat_index], s.seat_index, s.team, s.won, s.points,
-                                 s.details) for s in result.seats)
+        seats = tuple(SeatOutcome(seat=live.seats[s.seat_index], seat_index=s.seat_index,
+                                  team=s.team, won=s.won, points=s.points, details=dict(s.details))
+                      for s in result.seats)
         return result.to_json_text(), seats
 
     async def _settle(self, table_id: str, refusal: ServiceError) -> None:

@@ -21,22 +21,21 @@ import contextlib
 import functools
 import itertools
 import logging
-import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any
 
 import grpc
 from google.rpc import status_pb2
 
-from services import relayed_calls
-from services.errors import Reason, ServiceError, from_rpc_error, from_status_message
+from services.components import GAME_SERVICE
+from services.rpc import relayed_calls
+from services.rpc.errors import Reason, ServiceError, from_rpc_error, from_status_message
 from tavolo.game.v1 import game_pb2
 
 log = logging.getLogger(__name__)
 
 # The service whose Act and WatchTable calls the stream carries (its full proto name).
-SERVICE = game_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
-ACT_METHOD = f"/{SERVICE}/Act"
+ACT_METHOD = f"/{GAME_SERVICE}/Act"
 # Events per message: a table's views are ~6 KB, so a message stays far below gRPC's 4 MB.
 MAX_EVENTS_PER_MESSAGE = 64
 MAX_CALLS_PER_MESSAGE = 64
@@ -60,7 +59,7 @@ class _RelaySession:
     def __init__(self, servicer: Any, context: Any):
         self._servicer = servicer
         self._context = context
-        self._calls: dict[int, asyncio.Task] = {}
+        self._calls: dict[int, asyncio.Task[None]] = {}
         self._events: list[game_pb2.RelayEvent] = []
         self._ready = asyncio.Event()
         self._failure: ServiceError | None = None  # ends the stream
@@ -124,7 +123,7 @@ class _RelaySession:
         self._calls[call.call_id] = task
         task.add_done_callback(functools.partial(self._forget, call.call_id))
 
-    def _forget(self, call_id: int, task: asyncio.Task) -> None:
+    def _forget(self, call_id: int, task: asyncio.Task[None]) -> None:
         if self._calls.get(call_id) is task:
             del self._calls[call_id]
 
@@ -180,43 +179,30 @@ def _call_status(error: ServiceError) -> game_pb2.CallStatus:
 # -- the caller's side ----------------------------------------------------------------------------
 
 
-class RelayUnsupported(ServiceError):
-    """The service has no Relay (an older replica, during a rolling upgrade): no call of the
-    stream was run, so the caller may make it as a call of its own."""
+class CallLost(ServiceError):
+    """A relayed call whose stream broke, or whose answer did not come in time: the service may
+    have run it or not (an Act sent again with its request id tells)."""
 
-    def __init__(self) -> None:
-        super().__init__(Reason.UNAVAILABLE, "The game service does not relay calls")
+    def __init__(self, message: str):
+        super().__init__(Reason.UNAVAILABLE, message)
 
 
 class RelayClient:
     """The caller's end of one Relay stream at a time: ``open_stream()`` opens it (on first
     use, and after it broke). A call that was running when the stream broke fails with
-    UNAVAILABLE (an Act's move may have been made or not: the caller reads the log); the next
-    call opens a new stream. A service without Relay fails the calls with RelayUnsupported,
-    and :attr:`supported` is False for RETRY_UNSUPPORTED_SECONDS. ``on_lost()`` is told when
+    UNAVAILABLE (an Act's move may have been made or not: the caller sends it again with its
+    request id, game.live_link); the next call opens a new stream. ``on_lost()`` is told when
     a stream ends because the service could not be reached (UNAVAILABLE)."""
-
-    RETRY_UNSUPPORTED_SECONDS = 60.0
 
     def __init__(self, open_stream: Callable[[], Any], on_lost: Callable[[], None] = lambda: None):
         self._open_stream = open_stream
         self._on_lost = on_lost
         self._ids = itertools.count(1)
         self._stream: _Stream | None = None
-        self._unsupported_until = 0.0
-
-    @property
-    def supported(self) -> bool:
-        """False while the service last said it has no Relay (use the calls of their own)."""
-        return time.monotonic() >= self._unsupported_until
-
-    def _unsupported(self) -> None:
-        self._unsupported_until = time.monotonic() + self.RETRY_UNSUPPORTED_SECONDS
 
     def _current(self) -> _Stream:
         if self._stream is None or self._stream.broken:
-            self._stream = _Stream(self._open_stream(), on_unsupported=self._unsupported,
-                                   on_lost=self._on_lost)
+            self._stream = _Stream(self._open_stream(), on_lost=self._on_lost)
         return self._stream
 
     async def act(self, request: game_pb2.ActRequest, timeout: float) -> game_pb2.ActResponse:
@@ -224,7 +210,7 @@ class RelayClient:
         (the call is cancelled, as a unary call's deadline would)."""
         stream = self._current()
         call_id = next(self._ids)
-        answer: asyncio.Future = asyncio.get_running_loop().create_future()
+        answer: asyncio.Future[game_pb2.ActResponse] = asyncio.get_running_loop().create_future()
         stream.pending[call_id] = answer
         call = game_pb2.RelayCall(call_id=call_id, act=request)
         try:
@@ -234,9 +220,8 @@ class RelayClient:
                     async with asyncio.timeout(timeout):
                         return await answer
                 except TimeoutError:
-                    raise ServiceError(Reason.UNAVAILABLE,
-                                       "DEADLINE_EXCEEDED: the game service did not answer "
-                                       "in time") from None
+                    raise CallLost("DEADLINE_EXCEEDED: the game service did not answer "
+                                   "in time") from None
         finally:
             # Not answered (a timeout or the caller's cancellation cancels the future): the
             # service stops working on it, as it would on a unary call's deadline.
@@ -250,7 +235,7 @@ class RelayClient:
         ServiceError (UNAVAILABLE when the stream broke: watch again)."""
         stream = self._current()
         call_id = next(self._ids)
-        views: asyncio.Queue = asyncio.Queue()
+        views: _Views = asyncio.Queue()
         stream.pending[call_id] = views
         stream.send(game_pb2.RelayCall(call_id=call_id, watch_table=request))
         finished = False
@@ -273,15 +258,17 @@ class RelayClient:
             await self._stream.aclose()
 
 
+# A relayed WatchTable's messages, ended by its failure.
+_Views = asyncio.Queue[game_pb2.WatchTableResponse | ServiceError]
+
+
 class _Stream:
     """One open Relay call: a writer that sends what waits, a reader that hands out events."""
 
-    def __init__(self, call: Any, on_unsupported: Callable[[], None],
-                 on_lost: Callable[[], None]):
+    def __init__(self, call: Any, on_lost: Callable[[], None]):
         self._call = call
-        self._on_unsupported = on_unsupported
         self._on_lost = on_lost
-        self.pending: dict[int, asyncio.Future | asyncio.Queue] = {}
+        self.pending: dict[int, asyncio.Future[game_pb2.ActResponse] | _Views] = {}
         self._outgoing: list[game_pb2.RelayCall] = []
         self._ready = asyncio.Event()
         self.broken = False
@@ -297,8 +284,8 @@ class _Stream:
 
     async def _write(self) -> None:
         try:
-            # A service without Relay ends the call at once: no call is written to it, and the
-            # reader gets its UNIMPLEMENTED (a write racing the call's end would get INTERNAL).
+            # A call the service ends at once (it refused the caller) gets no write: the reader
+            # gets its status (a write racing the call's end would get INTERNAL).
             await self._call.initial_metadata()
             if self._call.done():
                 return
@@ -311,8 +298,7 @@ class _Stream:
                 del self._outgoing[:MAX_CALLS_PER_MESSAGE]
                 await self._call.write(game_pb2.RelayRequest(calls=calls))
         except (grpc.RpcError, grpc.aio.UsageError) as error:
-            # The call ended: the reader breaks the stream with the status it ended with (an
-            # UNIMPLEMENTED must reach the calls as such).
+            # The call ended: the reader breaks the stream with the status it ended with.
             log.info("the relay stream to the game service broke: %r", error)
         except BaseException:
             self._break(None)
@@ -329,13 +315,11 @@ class _Stream:
                     else:
                         self._deliver(event.call_id, event.act if kind == "act" else event.views)
         except grpc.RpcError as error:
-            if error.code() == grpc.StatusCode.UNIMPLEMENTED:
-                self._on_unsupported()
-                failure = RelayUnsupported()
-            else:
-                if error.code() == grpc.StatusCode.UNAVAILABLE:
-                    self._on_lost()  # the service went, or could not be reached
-                failure = from_rpc_error(error)
+            if error.code() == grpc.StatusCode.UNAVAILABLE:
+                self._on_lost()  # the service went, or could not be reached
+            failure = from_rpc_error(error)
+            if failure.reason is Reason.UNAVAILABLE:  # the stream's end, not a call's answer
+                failure = CallLost(failure.message)
         finally:
             self._break(failure)
 
@@ -374,8 +358,8 @@ class _Stream:
                 await task
 
 
-def _broken() -> ServiceError:
-    return ServiceError(Reason.UNAVAILABLE, "The stream to the game service broke")
+def _broken() -> CallLost:
+    return CallLost("The stream to the game service broke")
 
 
 def _status(error: game_pb2.CallStatus) -> status_pb2.Status:

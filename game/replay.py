@@ -16,7 +16,7 @@ from dataclasses import replace
 from game.engine import Engine, GameError
 from game.live import Live, extends
 from game.log_store import WINDOW, CorruptLog, LogStore, TableRecord
-from services.errors import Reason, ServiceError
+from services.rpc.errors import Reason, ServiceError
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ import re
 import unicodedata
 from urllib.parse import unquote
 
-from services.errors import Reason, ServiceError
+from services.rpc.errors import Reason, ServiceError
 
 MAX_SEAT_LENGTH = 64
 

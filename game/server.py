@@ -16,18 +16,18 @@ from game.queue_watch import QueueWatch
 from game.registry import default_registry
 from game.servicer import GameServicer
 from game.tables import Tables
-from services import telemetry
+from services.components import GAME_SERVICE, Component
 from services.config import Settings
 from services.migrations import migrate
-from services.server import ServiceSpec, serve
+from services.observability import telemetry
+from services.rpc.server import ServiceSpec, serve
+from services.rpc.transport_security import ClientCredentials
 from services.stores import Keys, redis_client, when_reachable
-from services.transport_security import ClientCredentials
 from stats.client import StatsClient
 from tavolo.game.v1 import game_pb2_grpc
 
 log = logging.getLogger(__name__)
 
-SERVICE_NAME = "tavolo.game.v1.GameService"
 REDIS_CONNECTIONS = 64  # calls beyond this wait for a free connection instead of failing
 
 
@@ -75,8 +75,8 @@ async def build_service(settings: Settings) -> tuple[ServiceSpec, Tables]:
             await part.close()
 
     spec = ServiceSpec(
-        name="game",
-        full_names=(SERVICE_NAME,),
+        name=Component.GAME,
+        full_names=(GAME_SERVICE,),
         register=lambda server: game_pb2_grpc.add_GameServiceServicer_to_server(servicer, server),
         probe=probe,
         on_stop=close,
@@ -88,6 +88,6 @@ async def build_service(settings: Settings) -> tuple[ServiceSpec, Tables]:
 
 
 async def run(settings: Settings) -> None:
-    async with telemetry.running(settings, "game"):  # telemetry hook: before any channel opens
+    async with telemetry.running(settings, Component.GAME):  # telemetry hook: before any channel opens
         spec, _ = await build_service(settings)
         await serve(spec, settings.game_addr, security=settings.grpc_security)

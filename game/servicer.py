@@ -10,25 +10,28 @@ from __future__ import annotations
 import functools
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from typing import Any, TypeVar
 
 import asyncpg
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from game.log_store import LoggedMove, TableRecord
 from game.relay import serve_relay
-from game.tables import SeatView, Tables, TableViews
-from services import metrics
-from services.errors import Reason, ServiceError
+from game.status import TableStatus
+from game.tables import RenderedViews, SeatView, Tables
+from services.observability import metrics
+from services.rpc.errors import Reason, ServiceError
+from services.rpc.server import Context
 from services.stores import STORES_DOWN, unavailable_on
 from tavolo.game.v1 import game_pb2, game_pb2_grpc
 
 log = logging.getLogger(__name__)
 
-_STATUS = {
-    "playing": game_pb2.TABLE_STATUS_PLAYING,
-    "hand_end": game_pb2.TABLE_STATUS_HAND_END,
-    "finished": game_pb2.TABLE_STATUS_FINISHED,
+_STATUS: dict[str, game_pb2.TableStatus.ValueType] = {
+    TableStatus.PLAYING: game_pb2.TABLE_STATUS_PLAYING,
+    TableStatus.HAND_END: game_pb2.TABLE_STATUS_HAND_END,
+    TableStatus.FINISHED: game_pb2.TABLE_STATUS_FINISHED,
 }
 # The log is in Postgres, the snapshots and signals in Redis. A store that does not
 # answer is UNAVAILABLE, never UNKNOWN: the caller retries, and the log (the truth) has either
@@ -36,12 +39,16 @@ _STATUS = {
 
 _STORE = "game store"
 
+Request = TypeVar("Request")
+Response = TypeVar("Response")
 
-def _stores_unavailable(method):
+
+def _stores_unavailable(method: Callable[[GameServicer, Request, Context], Awaitable[Response]]
+                        ) -> Callable[[GameServicer, Request, Context], Coroutine[Any, Any, Response]]:
     """Turn a store failure into UNAVAILABLE (the caller may retry); refusals pass through."""
 
     @functools.wraps(method)
-    async def call(self, request, context):
+    async def call(self: GameServicer, request: Request, context: Context) -> Response:
         try:
             with unavailable_on(STORES_DOWN, _STORE):
                 return await method(self, request, context)
@@ -55,22 +62,24 @@ def _stores_unavailable(method):
 
 
 class GameServicer(game_pb2_grpc.GameServiceServicer):
-    def __init__(self, tables: Tables):
+    def __init__(self, tables: Tables) -> None:
         self.tables = tables
 
-    async def ListGameTypes(self, request, context):
+    async def ListGameTypes(self, request: game_pb2.ListGameTypesRequest,
+                            context: Context) -> game_pb2.ListGameTypesResponse:
         return game_pb2.ListGameTypesResponse(game_types=[
             game_pb2.GameType(id=e.id, name=e.name, description=e.description, players=e.seats,
                               options_schema_json=_json(e.options_schema))
             for e in self.tables.game_types()
         ])
 
-    async def NormalizeOptions(self, request, context):
+    async def NormalizeOptions(self, request: game_pb2.NormalizeOptionsRequest,
+                               context: Context) -> game_pb2.NormalizeOptionsResponse:
         options = self.tables.normalize_options(request.game_type, request.options_json)
         return game_pb2.NormalizeOptionsResponse(options_json=options)
 
     @_stores_unavailable
-    async def CreateTable(self, request, context):
+    async def CreateTable(self, request: game_pb2.CreateTableRequest, context: Context) -> game_pb2.CreateTableResponse:
         created = await self.tables.create_table(request.table_id, request.game_type,
                                                  request.options_json, list(request.seats))
         return game_pb2.CreateTableResponse(table_id=created.table_id,
@@ -78,50 +87,54 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
                                             revision=created.revision)
 
     @_stores_unavailable
-    async def GetView(self, request, context):
+    async def GetView(self, request: game_pb2.GetViewRequest, context: Context) -> game_pb2.GetViewResponse:
         view = await self.tables.get_view(request.table_id, request.seat)
         return game_pb2.GetViewResponse(**_view_fields(view), updated_at=_timestamp(view.updated_ms))
 
     @_stores_unavailable
-    async def Act(self, request, context):
+    async def Act(self, request: game_pb2.ActRequest, context: Context) -> game_pb2.ActResponse:
         expected = request.expected_revision if request.HasField("expected_revision") else None
         try:
             view = await self.tables.act(request.table_id, request.seat, request.action_json,
-                                         expected)
+                                         expected, request.request_id)
         except ServiceError as refusal:
             if not refusal.reason.transient:  # the player's (illegal, not their turn, too late)
                 metrics.move_refused(refusal.reason.name.lower())
             raise
-        return game_pb2.ActResponse(**_view_fields(view))
+        return game_pb2.ActResponse(**_view_fields(view), replayed=view.replayed)
 
-    async def WatchViews(self, request, context) -> AsyncIterator[game_pb2.WatchViewsResponse]:
+    async def WatchViews(self, request: game_pb2.WatchViewsRequest, context: Context
+                         ) -> AsyncIterator[game_pb2.WatchViewsResponse]:
         with unavailable_on(STORES_DOWN, _STORE):
             async for view in self.tables.watch(request.table_id, request.seat):
                 yield game_pb2.WatchViewsResponse(**_view_fields(view))
 
-    async def WatchTable(self, request, context) -> AsyncIterator[game_pb2.WatchTableResponse]:
+    async def WatchTable(self, request: game_pb2.WatchTableRequest, context: Context
+                         ) -> AsyncIterator[game_pb2.WatchTableResponse]:
         with unavailable_on(STORES_DOWN, _STORE):
             async for views in self.tables.watch_table(request.table_id):
                 yield _table_views(views)
 
-    async def Relay(self, request_iterator, context) -> AsyncIterator[game_pb2.RelayResponse]:
+    async def Relay(self, request_iterator: AsyncIterator[game_pb2.RelayRequest], context: Context
+                    ) -> AsyncIterator[game_pb2.RelayResponse]:
         """Act and WatchTable calls of many tables on one stream (game.relay)."""
         async for response in serve_relay(self, request_iterator, context):
             yield response
 
     @_stores_unavailable
-    async def FireDeadline(self, request, context):
+    async def FireDeadline(self, request: game_pb2.FireDeadlineRequest,
+                           context: Context) -> game_pb2.FireDeadlineResponse:
         fired, revision = await self.tables.fire_deadline(request.table_id, request.token, request.kind)
         return game_pb2.FireDeadlineResponse(fired=fired, revision=revision)
 
     @_stores_unavailable
-    async def TakeBack(self, request, context):
+    async def TakeBack(self, request: game_pb2.TakeBackRequest, context: Context) -> game_pb2.TakeBackResponse:
         expected = request.expected_revision if request.HasField("expected_revision") else None
         revision = await self.tables.take_back(request.table_id, expected)
         return game_pb2.TakeBackResponse(revision=revision)
 
     @_stores_unavailable
-    async def GetLog(self, request, context):
+    async def GetLog(self, request: game_pb2.GetLogRequest, context: Context) -> game_pb2.GetLogResponse:
         page = await self.tables.get_log(request.table_id, request.after_number, request.page_size)
         return game_pb2.GetLogResponse(
             header=_header(page.header),
@@ -130,19 +143,19 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         )
 
     @_stores_unavailable
-    async def GetResult(self, request, context):
+    async def GetResult(self, request: game_pb2.GetResultRequest, context: Context) -> game_pb2.GetResultResponse:
         result = await self.tables.get_result(request.table_id)
         return game_pb2.GetResultResponse(result_json=result.result_json,
                                           started_at=_timestamp(result.started_ms),
                                           finished_at=_timestamp(result.finished_ms))
 
 
-def _view_fields(view: SeatView) -> dict:
+def _view_fields(view: SeatView) -> dict[str, Any]:
     return {"view_json": view.view_json, "revision": view.revision,
             "status": _STATUS.get(view.status, game_pb2.TABLE_STATUS_UNSPECIFIED)}
 
 
-def _table_views(views: TableViews) -> game_pb2.WatchTableResponse:
+def _table_views(views: RenderedViews) -> game_pb2.WatchTableResponse:
     return game_pb2.WatchTableResponse(
         revision=views.revision, status=_STATUS.get(views.status, game_pb2.TABLE_STATUS_UNSPECIFIED),
         views=[game_pb2.TableSeatView(seat=seat, view_json=view) for seat, view in views.views],

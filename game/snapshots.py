@@ -30,9 +30,10 @@ import logging
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from game.background import Background
-from game.live import FINISHED, Live
+from game.live import Live
 from game.states import States
+from game.status import TableStatus
+from services.background import Background
 
 log = logging.getLogger(__name__)
 
@@ -116,7 +117,7 @@ class SnapshotWriter:
         if table_id in self._unfollowed:
             del self._unfollowed[table_id]
             live = self._states.remembered(table_id)
-            if live is not None and live.status != FINISHED:
+            if live is not None and live.status != TableStatus.FINISHED:
                 self.submit(live)
 
     def _all_maybe_followed(self) -> None:
@@ -126,7 +127,7 @@ class SnapshotWriter:
         unsignalled, self._unfollowed = self._unfollowed, OrderedDict()
         for table_id in unsignalled:
             live = self._states.remembered(table_id)
-            if live is not None and live.status != FINISHED:
+            if live is not None and live.status != TableStatus.FINISHED:
                 self.submit(live)
 
     def _listening(self) -> bool:
@@ -170,7 +171,7 @@ class SnapshotWriter:
                 self._unfollowed.popitem(last=False)
 
     def _remember_stored(self, live: Live) -> None:
-        if live.status == FINISHED:  # nothing follows a finished table's last state
+        if live.status == TableStatus.FINISHED:  # nothing follows a finished table's last state
             self._stored.pop(live.table_id, None)
             self._unfollowed.pop(live.table_id, None)
         else:

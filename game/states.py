@@ -16,10 +16,11 @@ from collections.abc import Callable
 
 from game.cache import SnapshotWrite, TableCache
 from game.engine import Engine
-from game.live import FINISHED, Live, extends
+from game.live import Live, extends
 from game.log_store import LogStore, TableRecord
 from game.replay import Replayer
-from services.errors import Reason, ServiceError
+from game.status import TableStatus
+from services.rpc.errors import Reason, ServiceError
 
 log = logging.getLogger(__name__)
 
@@ -111,7 +112,7 @@ class States:
     @staticmethod
     def write(live: Live, publish: bool) -> SnapshotWrite:
         """The snapshot of ``live``; a finished table leaves the cache's index of ongoing games."""
-        score = None if live.status == FINISHED else live.updated_ms
+        score = None if live.status == TableStatus.FINISHED else live.updated_ms
         return SnapshotWrite(live.table_id, live.revision, live.snapshot_json(), score, publish)
 
     async def save(self, live: Live, publish: bool) -> bool:

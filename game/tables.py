@@ -26,17 +26,18 @@ import weakref
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from game import fairness, inputs
-from game.background import Background, Retry
 from game.cache import TableCache
 from game.deadline_keeper import BACKSTOP_GRACE_MS, BackstopQueue, DeadlineKeeper
 from game.engine import Engine, GameError, Move, OptionsError, compact_json
 from game.feeds import Feeds
-from game.live import FINISHED, Live
+from game.live import Live
 from game.log_store import (
     WINDOW,
     ConcurrentChange,
+    DuplicateRequest,
     LoggedMove,
     LogStore,
     TableRecord,
@@ -52,8 +53,10 @@ from game.registry import Registry, UnknownGameType
 from game.seats import check_seat
 from game.snapshots import SnapshotWriter
 from game.states import States, table_not_found
-from services import metrics
-from services.errors import Reason, ServiceError
+from game.status import TableStatus
+from services.background import Background, Retry
+from services.observability import metrics
+from services.rpc.errors import Reason, ServiceError
 from services.timeutil import now_ms
 
 log = logging.getLogger(__name__)
@@ -82,10 +85,11 @@ class SeatView:
     revision: int
     status: str
     updated_ms: int = 0  # when the table last changed (epoch ms)
+    replayed: bool = False  # an Act whose request id was in the log: nothing was played now
 
 
 @dataclass(frozen=True)
-class TableViews:
+class RenderedViews:
     """Every seat's view at one revision: (seat, view JSON) in the table's seat order."""
 
     revision: int
@@ -149,7 +153,7 @@ class Tables:
             deadlines, self.fire_deadline, self.background, self.retry, clock,
             grace_ms=backstop_grace_ms)
         self._local_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
-        self._rendered: OrderedDict[tuple[str, str, int], TableViews] = OrderedDict()
+        self._rendered: OrderedDict[tuple[str, str, int], RenderedViews] = OrderedDict()
 
     # -- the catalogue ----------------------------------------------------------------------
 
@@ -244,7 +248,7 @@ class Tables:
                     index = _seat_index(live, seat)
                 yield self._render(live, index)
 
-    async def watch_table(self, table_id: str) -> AsyncIterator[TableViews]:
+    async def watch_table(self, table_id: str) -> AsyncIterator[RenderedViews]:
         """Every seat's view now, then after every change (each rendered once), until the
         finished views."""
         table_id = inputs.table_id(table_id)
@@ -255,10 +259,14 @@ class Tables:
     # -- changing ---------------------------------------------------------------------------
 
     async def act(self, table_id: str, seat: str, action_json: str,
-                  expected_revision: int | None = None) -> SeatView:
+                  expected_revision: int | None = None, request_id: str = "") -> SeatView:
+        """The seat's view after the move. With a ``request_id`` already in the table's log
+        (the move was made, and this is a retry), nothing is played: the seat's view now,
+        ``replayed``."""
         table_id, seat = inputs.table_id(table_id), check_seat(seat)
         action = inputs.action(action_json)
         inputs.expected_revision(expected_revision)
+        request = inputs.request_id(request_id)
 
         def plan(live: Live, engine: Engine, now: int) -> Move:
             index = _seat_index(live, seat)
@@ -269,7 +277,17 @@ class Tables:
             except GameError as error:
                 raise _refused(error) from None
 
-        live, _ = await self._mutate(table_id, plan)
+        try:
+            live, _ = await self._mutate(table_id, plan, request)
+        except (ServiceError, DuplicateRequest) as refusal:
+            # A retry finds its move made: the table has moved on, so its plan was refused
+            # (or, without an expected revision, its append). Only a refusal reads the log.
+            if request is None or await self.log.find_request(table_id, request) is None:
+                if isinstance(refusal, DuplicateRequest):  # taken back since: a race lost
+                    raise ServiceError(Reason.CONCURRENT_MOVE, "The table has moved on: read it "
+                                       "again", table_id=table_id) from None
+                raise
+            return replace(await self.get_view(table_id, seat), replayed=True)
         if not self.feeds.watched(table_id):
             return self._render(live, _seat_index(live, seat))
         # The seat's view from the rendering of all four, which the table's watchers then send
@@ -293,7 +311,7 @@ class Tables:
         live, fired = await self._mutate(table_id, plan)
         if fired:
             log.info("deadline %s of table %s fired (revision %d)", kind or token, table_id, live.revision)
-        elif self.deadline_keeper is not None and live.status != FINISHED:
+        elif self.deadline_keeper is not None and live.status != TableStatus.FINISHED:
             # A stale entry of the backstop (it holds an early one, lazily): it gets the
             # current deadlines before the stale one is settled (a failure here leaves that one
             # to be fired again). Timed by the replica that made the state, not here.
@@ -427,8 +445,8 @@ class Tables:
 
     # -- the flow of a mutation -------------------------------------------------------------
 
-    async def _mutate(self, table_id: str,
-                      plan: Callable[[Live, Engine, int], Move | None]) -> tuple[Live, bool]:
+    async def _mutate(self, table_id: str, plan: Callable[[Live, Engine, int], Move | None],
+                      request_id: str | None = None) -> tuple[Live, bool]:
         """Decide with the newest known state, append at its position, hand the change on.
 
         Returns the state after the move and True, or the current state and False when
@@ -456,7 +474,7 @@ class Tables:
                     live, verified = await self.states.verify(live), True
                     continue
                 entry = LoggedMove(live.move_count + 1, move.type, move.seat, compact_json(move.payload),
-                                   move.auto, move.random, now)
+                                   move.auto, move.random, now, request_id)
                 new = self._applied(engine, live, entry)
                 try:
                     await self.log.append(table_id, live.position, entry, new.status, new.finished_ms)
@@ -482,7 +500,7 @@ class Tables:
         status = engine.status(state)
         return replace(live, state=state, move_count=entry.number, revision=live.revision + 1,
                        status=status, updated_ms=entry.created_ms,
-                       finished_ms=entry.created_ms if status == FINISHED else None)
+                       finished_ms=entry.created_ms if status == TableStatus.FINISHED else None)
 
     def _local_lock(self, table_id: str) -> asyncio.Lock:
         """The table's mutations on this replica, one at a time (between replicas, the log's
@@ -502,7 +520,7 @@ class Tables:
         self.snapshots.submit(new)
         if self.deadline_keeper is not None:
             self.deadline_keeper.changed(new.table_id, engine.deadlines(new.state))
-        if new.status == FINISHED:
+        if new.status == TableStatus.FINISHED:
             log.info("table %s finished (revision %d)", new.table_id, new.revision)
             metrics.match_finished(new.game_type)
             self.recording.submit(new.table_id)
@@ -517,7 +535,7 @@ class Tables:
                                game_type=str(game_type)) from None
 
     @staticmethod
-    def _options(engine: Engine, options_json: str) -> dict:
+    def _options(engine: Engine, options_json: str) -> dict[str, Any]:
         options = inputs.json_object(options_json or "{}", Reason.INVALID_OPTIONS, "Invalid options",
                                      "options_json")
         try:
@@ -530,7 +548,7 @@ class Tables:
         view = _view_json(self._engine(live.game_type), live, index)
         return SeatView(view, live.revision, live.status, live.updated_ms)
 
-    def _render_all(self, live: Live) -> TableViews:
+    def _render_all(self, live: Live) -> RenderedViews:
         """Every seat's view, rendered once per revision however many streams send it."""
         key = (live.table_id, live.seed_commitment, live.revision)
         views = self._rendered.get(key)
@@ -540,10 +558,10 @@ class Tables:
                 self._rendered.popitem(last=False)
         return views
 
-    def _render_seats(self, live: Live) -> TableViews:
+    def _render_seats(self, live: Live) -> RenderedViews:
         engine = self._engine(live.game_type)
         views = tuple((seat, _view_json(engine, live, index)) for index, seat in enumerate(live.seats))
-        return TableViews(live.revision, live.status, live.updated_ms, views)
+        return RenderedViews(live.revision, live.status, live.updated_ms, views)
 
 
 def _view_json(engine: Engine, live: Live, index: int) -> str:

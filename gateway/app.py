@@ -25,10 +25,11 @@ from gateway.socket_registry import SocketRegistry
 from gateway.spa import SinglePageApp
 from gateway.tables_feed import TableFeeds
 from services.config import Settings
-from services.telemetry import METRICS_PATH, active_users
+from services.observability.http_telemetry import HttpTelemetry
+from services.observability.telemetry import METRICS_PATH, active_users
 
 if TYPE_CHECKING:
-    from services.telemetry import Telemetry
+    from services.observability.telemetry import Telemetry
 
 
 async def method_not_allowed(request: Request) -> JSONResponse:
@@ -92,13 +93,13 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
 
     # The live path: one feed per table for this process's sockets, and the events (logouts,
     # erasures) heard through the session store's bus.
-    feeds = TableFeeds(backends.game, backends.lobby, settings.abandon_after_timeouts,
+    feeds = TableFeeds(backends.live, backends.lobby, settings.abandon_after_timeouts,
                        auth.sessions.events.publish, presence)
     sockets = SocketRegistry(auth.sessions.events, feeds)
     middleware, gauges = origins.middleware(), None
     if telemetry is not None:  # telemetry hook: spans tagged session.id/user.id, active-users gauge
-        middleware.insert(0, Middleware(
-            telemetry.asgi, session_of=lambda scope: session_id(HTTPConnection(scope))))
+        middleware.insert(0, Middleware(HttpTelemetry, telemetry=telemetry,
+                                        session_of=lambda scope: session_id(HTTPConnection(scope))))
         auth.member = telemetry.user_tagging(auth.member)  # type: ignore[method-assign]
         gauges = telemetry.gauges([active_users(auth.sessions.count)]).lifespan
 

@@ -63,7 +63,7 @@ from gateway.sessions import (
 )
 from lobby import inputs
 from services.config import OidcProvider, Settings
-from services.errors import ServiceError
+from services.rpc.errors import ServiceError
 from services.timeutil import now_ms
 
 log = logging.getLogger(__name__)

@@ -8,17 +8,21 @@ from dataclasses import dataclass
 from starlette.requests import HTTPConnection
 
 from game.client import GameClient
+from game.live_link import LiveLink
 from lobby.client import LobbyClient
 from stats.client import StatsClient
 
 
 @dataclass
 class Backends:
-    """The services the gateway translates to (tests pass fakes with the same methods)."""
+    """The services the gateway translates to (tests pass fakes with the same methods).
+    ``live`` carries the players' moves and the tables' watches to each table's owner;
+    ``game`` every other call of the game service."""
 
     lobby: LobbyClient
     game: GameClient
     stats: StatsClient
+    live: LiveLink
 
 
 def backends_of(connection: HTTPConnection) -> Backends:

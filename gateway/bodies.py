@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 
@@ -38,14 +40,17 @@ def _json_media_type(request: Request) -> bool:
     return media_type in ("", "application/json") or media_type.endswith("+json")
 
 
-async def json_object(request: Request, fields: dict[str, type], *, optional: bool = False) -> dict:
-    """Parse the body as a JSON object whose keys are among ``fields`` with those types.
+async def json_object(request: Request, model: type[BaseModel], *, optional: bool = False) -> dict:
+    """Parse the body as a JSON object whose keys are among ``model``'s fields (a request of
+    gateway.contract), each of its JSON type.
 
     An empty body is ``{}`` when the body is ``optional``, otherwise invalid JSON. A body of a
     declared type other than JSON is refused with 415, an empty one too: a form or text/plain
     post is what a cross-site page can send without a CORS preflight, so it never reaches the
-    handlers.
+    handlers. The errors name the field (``Unknown field: x``, ``seat must be an integer``);
+    what a field's value means (a seat that is taken, a code that is blank) the handler decides.
     """
+    fields = field_types(model)
     raw = await read_body(request)
     if not _json_media_type(request):
         raise HTTPException(415, "Content-Type must be application/json")
@@ -62,6 +67,14 @@ async def json_object(request: Request, fields: dict[str, type], *, optional: bo
             raise HTTPException(400, f"Unknown field: {key}")
         check_type(key, value, fields[key])
     return data
+
+
+@functools.cache
+def field_types(model: type[BaseModel]) -> dict[str, type]:
+    """The request's fields and the Python type of their JSON values: ``object`` for any value
+    (an object, or null, whose meaning the handler checks: 422 Invalid options)."""
+    return {name: field.annotation if field.annotation in _TYPE_NAMES else object
+            for name, field in model.model_fields.items()}
 
 
 def check_type(name: str, value: Any, expected: type) -> None:

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import redis.asyncio as redis
 from redis.exceptions import RedisError
 
-from services.errors import Reason, ServiceError
+from services.rpc.errors import Reason, ServiceError
 from services.stores import REDIS_DOWN, Keys, unavailable_when
 
 log = logging.getLogger(__name__)

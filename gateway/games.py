@@ -11,8 +11,12 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from game.client import DEFAULT_GAME_TYPE
+from game.status import TableStatus
 from gateway.backends import backends_of
 from gateway.bodies import json_object
+from gateway.contract.games import CreateGameRequest, JoinRequest, Lobby, MyGame, MyGames, RematchRequest
+from gateway.contract.table import GameView
 from gateway.events import RematchOffered
 from gateway.members import require_member
 from gateway.views import (
@@ -24,11 +28,10 @@ from gateway.views import (
     preview_view,
     table_log,
 )
-from services.errors import Reason, ServiceError
+from services.rpc.errors import Reason, ServiceError
 
 log = logging.getLogger(__name__)
 
-DEFAULT_GAME_TYPE = "scopone_scientifico"
 LOG_PAGE = 256
 MY_GAMES_LIMIT = 50      # CONTRACT: at most 50 games
 MY_GAMES_CANDIDATES = 100  # the lobby's newest games looked at to find them (some are finished)
@@ -51,12 +54,12 @@ def game_id_of(request: Request) -> str:
 
 async def game_types(request: Request) -> JSONResponse:
     types = await request.app.state.game_types.get()
-    return JSONResponse([game_type_item(t) for t in types])
+    return JSONResponse([game_type_item(t).body() for t in types])
 
 
 async def create_game(request: Request) -> JSONResponse:
     member = await require_member(request)
-    body = await json_object(request, {"game_type": str, "options": object}, optional=True)
+    body = await json_object(request, CreateGameRequest, optional=True)
     options = body.get("options", {})
     if options is None:
         options = {}
@@ -66,18 +69,18 @@ async def create_game(request: Request) -> JSONResponse:
         member.sub, member.name, body.get("game_type", DEFAULT_GAME_TYPE), json.dumps(options)
     )
     log.info("game %s created (%s)", game.id, game.game_type)
-    return JSONResponse(lobby_view(game, member.sub), status_code=201)
+    return JSONResponse(lobby_view(game, member.sub).body(), status_code=201)
 
 
 async def join_game(request: Request) -> JSONResponse:
     member = await require_member(request)
-    body = await json_object(request, {"code": str})
+    body = await json_object(request, JoinRequest)
     if not body.get("code", "").strip():
         raise HTTPException(400, "code is required")
     backends = backends_of(request)
     result = await backends.lobby.join_game(member.sub, member.name, body["code"].strip())
     log.info("member joined game %s%s", result.game.id, " (the game starts)" if result.started else "")
-    return JSONResponse(await personal_view(request, result.game, member.sub))
+    return JSONResponse((await personal_view(request, result.game, member.sub)).body())
 
 
 async def rematch(request: Request) -> JSONResponse:
@@ -87,11 +90,11 @@ async def rematch(request: Request) -> JSONResponse:
     lobby, or the game view when this call filled it)."""
     member = await require_member(request)
     game_id = game_id_of(request)
-    await json_object(request, {}, optional=True)  # no fields: an empty body or {}
+    await json_object(request, RematchRequest, optional=True)  # no fields: an empty body or {}
     result = await backends_of(request).lobby.rematch(member.sub, member.name, game_id)
     if not result.created:
         log.info("member joined rematch %s of %s", result.game.id, game_id)
-        return JSONResponse(await personal_view(request, result.game, member.sub))
+        return JSONResponse((await personal_view(request, result.game, member.sub)).body())
     log.info("rematch %s of game %s created", result.game.id, game_id)
     try:
         await request.app.state.sockets.bus.publish(RematchOffered(
@@ -99,7 +102,7 @@ async def rematch(request: Request) -> JSONResponse:
             by=member.name))
     except ServiceError as error:  # the notice is a convenience: "play again" joins it too
         log.warning("rematch %s: the notice was not sent: %s", result.game.id, error.message)
-    return JSONResponse(await personal_view(request, result.game, member.sub), status_code=201)
+    return JSONResponse((await personal_view(request, result.game, member.sub)).body(), status_code=201)
 
 
 async def preview(request: Request) -> JSONResponse:
@@ -110,11 +113,11 @@ async def preview(request: Request) -> JSONResponse:
     backends = backends_of(request)
     game = await backends.lobby.preview_game(code)
     types = {t.id: t for t in await request.app.state.game_types.get()}
-    status = "lobby"
+    status = TableStatus.LOBBY
     if game.started:
         first = game.seats[0].seat
         status = (await backends.game.get_view(game.id, first))["status"]
-    return JSONResponse(preview_view(game, types.get(game.game_type), status))
+    return JSONResponse(preview_view(game, types.get(game.game_type), status).body())
 
 
 async def my_games(request: Request) -> JSONResponse:
@@ -129,24 +132,24 @@ async def my_games(request: Request) -> JSONResponse:
     games = await backends.lobby.list_member_games(member.sub, MY_GAMES_CANDIDATES)
     items = await asyncio.gather(*(_my_game(backends.game, game, member.sub) for game in games))
     unfinished = sorted((item for item in items if item is not None),
-                        key=lambda item: (item["updated_at"], item["id"]), reverse=True)
-    return JSONResponse({"games": unfinished[:MY_GAMES_LIMIT]})
+                        key=lambda item: (item.updated_at, item.id), reverse=True)
+    return JSONResponse(MyGames(games=unfinished[:MY_GAMES_LIMIT]).body())
 
 
-async def _my_game(game_client, game, member_id: str) -> dict | None:
+async def _my_game(game_client, game, member_id: str) -> MyGame | None:
     """One item of GET /api/me/games; None for a finished game (or a table that is gone)."""
     seat = game.seat_of(member_id)
     if seat is None:
         return None
     if not game.started:
-        return my_game_item(game, member_id, "lobby", False, game.changed_at_ms)
+        return my_game_item(game, member_id, TableStatus.LOBBY, False, game.changed_at_ms)
     try:
         view, updated_ms = await game_client.get_view_at(game.id, seat.seat)
     except ServiceError as error:
         if error.reason is Reason.TABLE_NOT_FOUND:
             return None
         raise
-    if view.get("status") == "finished":
+    if view.get("status") == TableStatus.FINISHED:
         return None
     return my_game_item(game, member_id, view["status"], view.get("your_turn") is True,
                         max(updated_ms, game.changed_at_ms))
@@ -157,7 +160,7 @@ async def get_game(request: Request) -> JSONResponse:
     game = await backends_of(request).lobby.get_game(game_id_of(request))
     if game.seat_of(member.sub) is None:
         raise HTTPException(403, "Not seated at this game")
-    return JSONResponse(await personal_view(request, game, member.sub))
+    return JSONResponse((await personal_view(request, game, member.sub)).body())
 
 
 async def get_log(request: Request) -> JSONResponse:
@@ -179,18 +182,18 @@ async def get_log(request: Request) -> JSONResponse:
     if game is not None and not game.started:
         if not seated:
             raise HTTPException(403, "Not seated at this game")
-        return JSONResponse(lobby_log(game))
+        return JSONResponse(lobby_log(game).body())
     try:
         header, moves = await _whole_log(backends.game, game_id)
     except ServiceError as error:
         if game is None and error.reason in (Reason.TABLE_NOT_FOUND, Reason.INVALID_ARGUMENT):
             raise HTTPException(404, "Game not found") from None
         raise
-    if not seated and header.status != "finished":
+    if not seated and header.status != TableStatus.FINISHED:
         if game is None:  # a table the lobby does not know: nobody may see it yet
             raise HTTPException(404, "Game not found")
         raise HTTPException(403, "Not seated at this game")
-    return JSONResponse(table_log(game_id, header, moves))
+    return JSONResponse(table_log(game_id, header, moves).body())
 
 
 async def _whole_log(game_client, table_id: str, attempts: int = 5):
@@ -212,7 +215,7 @@ async def _whole_log(game_client, table_id: str, attempts: int = 5):
     raise ServiceError(Reason.UNAVAILABLE, "The log kept changing while it was read; try again")
 
 
-async def personal_view(request: Request, game, member_id: str) -> dict:
+async def personal_view(request: Request, game, member_id: str) -> Lobby | GameView:
     """The lobby while waiting, the member's game view once started."""
     if not game.started:
         return lobby_view(game, member_id)

@@ -6,12 +6,11 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from game.client import DEFAULT_GAME_TYPE
 from gateway.backends import backends_of
 from gateway.members import require_member
-from gateway.views import leaderboard_body, match_item, ratings_body
-from services.errors import Reason, ServiceError
-
-DEFAULT_GAME_TYPE = "scopone_scientifico"
+from gateway.views import leaderboard_body, match_page, ratings_body
+from services.rpc.errors import Reason, ServiceError
 
 
 def _limit(request: Request, default: int) -> int:
@@ -43,14 +42,13 @@ async def matches(request: Request) -> JSONResponse:
         if error.reason in (Reason.INVALID_PAGE_TOKEN, Reason.INVALID_ARGUMENT):
             raise HTTPException(400, "Invalid cursor") from None
         raise
-    return JSONResponse({"items": [match_item(m) for m in page.matches],
-                         "next_cursor": page.next_cursor})
+    return JSONResponse(match_page(page.matches, page.next_cursor).body())
 
 
 async def ratings(request: Request) -> JSONResponse:
     member = await require_member(request)
     found = await backends_of(request).stats.ratings(member.sub)
-    return JSONResponse(ratings_body(found))
+    return JSONResponse(ratings_body(found).body())
 
 
 async def leaderboard(request: Request) -> JSONResponse:
@@ -58,7 +56,7 @@ async def leaderboard(request: Request) -> JSONResponse:
     limit = _limit(request, 20)
     await _known_game_type(request, game_type)
     board = await backends_of(request).stats.leaderboard(game_type, limit)
-    return JSONResponse(leaderboard_body(board))
+    return JSONResponse(leaderboard_body(board).body())
 
 
 async def _known_game_type(request: Request, game_type: str) -> None:

@@ -9,7 +9,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from services.errors import Reason, ServiceError
+from services.rpc.errors import Reason, ServiceError
 
 log = logging.getLogger(__name__)
 

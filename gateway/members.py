@@ -12,7 +12,7 @@ from gateway.auth import Member
 from gateway.backends import backends_of
 from gateway.events import SeatingChanged
 from gateway.sessions import clear_cookie
-from services.errors import Reason, ServiceError
+from services.rpc.errors import Reason, ServiceError
 
 log = logging.getLogger(__name__)
 

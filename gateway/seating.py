@@ -16,11 +16,12 @@ from starlette.responses import JSONResponse
 
 from gateway.backends import backends_of
 from gateway.bodies import json_object
+from gateway.contract.games import AddBotRequest, ChangeSeatRequest, Left, NoFieldsRequest
 from gateway.events import SeatingChanged
 from gateway.games import game_id_of, personal_view
 from gateway.members import require_member
 from gateway.views import lobby_view
-from services.errors import ServiceError
+from services.rpc.errors import ServiceError
 
 log = logging.getLogger(__name__)
 
@@ -28,24 +29,24 @@ log = logging.getLogger(__name__)
 async def add_bot(request: Request) -> JSONResponse:
     member = await require_member(request)
     game_id = game_id_of(request)
-    body = await json_object(request, {"seat": int, "level": str})
+    body = await json_object(request, AddBotRequest)
     if "seat" not in body or "level" not in body:
         raise HTTPException(400, "seat and level are required")
     result = await backends_of(request).lobby.add_bot(game_id, member.sub, body["seat"],
                                                       body["level"])
     log.info("game %s: a bot sits at seat %d%s", game_id, body["seat"],
              " (the game starts)" if result.started else "")
-    return JSONResponse(await personal_view(request, result.game, member.sub))
+    return JSONResponse((await personal_view(request, result.game, member.sub)).body())
 
 
 async def change_seat(request: Request) -> JSONResponse:
     member = await require_member(request)
     game_id = game_id_of(request)
-    body = await json_object(request, {"seat": int})
+    body = await json_object(request, ChangeSeatRequest)
     if "seat" not in body:
         raise HTTPException(400, "seat is required")
     game = await backends_of(request).lobby.change_seat(game_id, member.sub, body["seat"])
-    return JSONResponse(lobby_view(game, member.sub))
+    return JSONResponse(lobby_view(game, member.sub).body())
 
 
 async def remove_bot(request: Request) -> JSONResponse:
@@ -55,28 +56,28 @@ async def remove_bot(request: Request) -> JSONResponse:
     if not seat.isdigit() or int(seat) > 3:
         raise HTTPException(404, "No bot at that seat")
     game = await backends_of(request).lobby.remove_bot(game_id, member.sub, int(seat))
-    return JSONResponse(lobby_view(game, member.sub))
+    return JSONResponse(lobby_view(game, member.sub).body())
 
 
 async def leave(request: Request) -> JSONResponse:
     """In the lobby the seat is freed; while playing a bot takes it over."""
     member = await require_member(request)
     game_id = game_id_of(request)
-    await json_object(request, {}, optional=True)
+    await json_object(request, NoFieldsRequest, optional=True)
     game = await backends_of(request).lobby.leave_game(game_id, member.sub)
     if game is not None and game.started:
         await _seating_changed(request, game_id)
     log.info("game %s: a member left", game_id)
-    return JSONResponse({"left": True})
+    return JSONResponse(Left(left=True).body())
 
 
 async def take_seat_back(request: Request) -> JSONResponse:
     member = await require_member(request)
     game_id = game_id_of(request)
-    await json_object(request, {}, optional=True)
+    await json_object(request, NoFieldsRequest, optional=True)
     game = await backends_of(request).lobby.return_seat(game_id, member.sub)
     await _seating_changed(request, game_id)
-    return JSONResponse(await personal_view(request, game, member.sub))
+    return JSONResponse((await personal_view(request, game, member.sub)).body())
 
 
 async def _seating_changed(request: Request, game_id: str) -> None:

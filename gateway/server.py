@@ -11,24 +11,27 @@ from collections.abc import Iterator
 import uvicorn
 
 from game.client import GameClient
+from game.live_link import LiveLink
 from gateway.app import Backends, close_live, create_app
 from gateway.auth import Auth
 from gateway.presence import MemoryPresence, RedisPresence
 from gateway.sessions import SESSION_TTL_SECONDS, MemorySessionStore, RedisSessionStore
+from gateway.ws import MAX_MESSAGE_BYTES
 from lobby.client import LobbyClient
-from services import telemetry as otel
-from services.channels import PEOPLE_CALLS
+from services.components import Component
 from services.config import Settings
-from services.server import freeze_start_up_heap
+from services.observability import telemetry as otel
+from services.rpc.channels import PEOPLE_CALLS
+from services.rpc.server import freeze_start_up_heap
+from services.rpc.transport_security import ClientCredentials
 from services.stores import Keys, redis_client
-from services.transport_security import ClientCredentials
 from stats.client import StatsClient
 
 log = logging.getLogger(__name__)
 
 
 def build(settings: Settings, telemetry: otel.Telemetry | None = None):
-    """The app and what must be closed after it (``telemetry``: services.telemetry, or None)."""
+    """The app and what must be closed after it (``telemetry``: services.observability.telemetry, or None)."""
     redis = redis_client(settings.redis_url) if settings.redis_url else None
     if redis is None:
         log.info("gateway: REDIS_URL unset, keeping sessions in memory (one replica only)")
@@ -38,9 +41,10 @@ def build(settings: Settings, telemetry: otel.Telemetry | None = None):
     credentials = ClientCredentials.of(settings.grpc_security)
     backends = Backends(
         lobby=LobbyClient(settings.lobby_addr, policy=PEOPLE_CALLS, credentials=credentials),
-        game=GameClient(settings.game_addr, policy=PEOPLE_CALLS, credentials=credentials,
-                        replicas_address=settings.game_replicas_addr),
+        game=GameClient(settings.game_addr, policy=PEOPLE_CALLS, credentials=credentials),
         stats=StatsClient(settings.stats_addr, policy=PEOPLE_CALLS, credentials=credentials),
+        live=LiveLink(settings.game_addr, replicas_address=settings.game_replicas_addr,
+                      policy=PEOPLE_CALLS, credentials=credentials),
     )
     auth = Auth(settings, sessions)
     presence = (RedisPresence(redis, Keys(settings.redis_key_prefix)) if redis is not None
@@ -50,7 +54,7 @@ def build(settings: Settings, telemetry: otel.Telemetry | None = None):
     async def close() -> None:
         await close_live(app)
         await app.state.game_types.aclose()
-        for client in (backends.lobby, backends.game, backends.stats):
+        for client in (backends.lobby, backends.game, backends.stats, backends.live):
             await client.close()
         await auth.aclose()
         if redis is not None:
@@ -60,7 +64,7 @@ def build(settings: Settings, telemetry: otel.Telemetry | None = None):
 
 
 async def run(settings: Settings) -> None:
-    async with otel.running(settings, "gateway") as telemetry:  # telemetry hook: before any channel
+    async with otel.running(settings, Component.GATEWAY) as telemetry:  # telemetry hook: before any channel
         await _serve(settings, telemetry)
 
 
@@ -70,7 +74,7 @@ def uvicorn_config(app, settings: Settings) -> uvicorn.Config:
         app,
         host=settings.app_host,
         port=settings.app_port,
-        ws_max_size=4096,        # CONTRACT: a bigger message closes the socket with 1009
+        ws_max_size=MAX_MESSAGE_BYTES,  # CONTRACT: a bigger message closes the socket with 1009
         # X-Forwarded-Proto from the ingress decides the cookie's Secure and the scheme of the
         # gateway's own origin, X-Forwarded-For the client's address: believed only from the
         # proxies FORWARDED_ALLOW_IPS names (anyone else could claim to be https).

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from gateway.contract.common import Body
+from gateway.contract.socket import WsRematch
 from gateway.events import (
     Event,
     EventBus,
@@ -29,7 +31,7 @@ class LiveSocket(Protocol):
     session: str  # the digest of its session id (gateway.events.session_digest)
     game_id: str  # the game it is open at
 
-    def tell(self, message: dict) -> None:
+    def tell(self, message: Body) -> None:
         """Send ``message`` in line with the game's own messages."""
 
     def end_session(self) -> None:
@@ -84,8 +86,7 @@ class SocketRegistry:
         elif isinstance(event, SeatingChanged):
             self.feeds.names_changed(event.tables)
         elif isinstance(event, RematchOffered):
-            notice = {"type": "rematch", "game_id": event.game_id, "join_code": event.join_code,
-                      "by": event.by}
+            notice = WsRematch(game_id=event.game_id, join_code=event.join_code, by=event.by)
             for socket in list(self._by_game.get(event.table, ())):
                 socket.tell(notice)
         elif isinstance(event, PresenceChanged):

@@ -27,17 +27,19 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 
 from game.client import TableViews
+from game.status import TableStatus
+from gateway.closes import GAME_GONE, TOO_SLOW
+from gateway.contract.common import Body
+from gateway.contract.socket import WsGameOver, WsLobby, WsPresence, WsState
 from gateway.events import Event, PresenceChanged, SeatingChanged
 from gateway.presence import RENEW_SECONDS, MemoryPresence, Presence
 from gateway.views import game_view, lobby_view
 from lobby.models import Game
-from services.errors import Reason, ServiceError
+from services.rpc.errors import Reason, ServiceError
 
 log = logging.getLogger(__name__)
 
 OUTBOX_SIZE = 64  # a match is ~200 changes; 64 queued means the client stopped reading
-TOO_SLOW = (1013, "Too slow")  # 1013 Try Again Later: reconnect, and the next view is complete
-GAME_GONE = (1000, "Game not found")  # a game that expired before it started
 FIRST_BACKOFF_SECONDS = 0.2
 MAX_BACKOFF_SECONDS = 5.0
 
@@ -52,8 +54,9 @@ def _who_plays(game: Game) -> list[tuple[int, str, bool]]:
     return [(seat.index, seat.bot, seat.took_over) for seat in game.seats]
 
 
-def _text(message: dict) -> str:
-    return json.dumps(message, separators=(",", ":"))
+def _text(message: Body) -> str:
+    """A message of the contract's (gateway.contract.socket), as the socket sends it."""
+    return json.dumps(message.body(), separators=(",", ":"))
 
 
 class Outbox:
@@ -146,12 +149,12 @@ class Subscriber:
         """The waiting room as ``game`` shows it, unless this socket saw it already or saw a
         fuller one (its own reading of the lobby may overtake the feed's)."""
         taken = len(game.seats)
-        text = _text({"type": "lobby", "game": lobby_view(game, self.member_id)})
+        text = _text(WsLobby(game=lobby_view(game, self.member_id)))
         if text != self._last_lobby and taken >= self._lobby_seats:
             self._last_lobby, self._lobby_seats = text, taken
             self.outbox.put(text)
 
-    def put(self, message: dict) -> None:
+    def put(self, message: Body) -> None:
         """Any other message (an error) in line with the states."""
         self.outbox.put(_text(message))
 
@@ -220,7 +223,7 @@ class TableFeed:
     def render_state(self, view: dict) -> str:
         """A ``state`` message: the seat's view with the cached names joined in, and who is
         connected."""
-        return _text({"type": "state", "game": game_view(view, self.game, self.connected())})
+        return _text(WsState(game=game_view(view, self.game, self.connected())))
 
     def connected(self) -> set[int]:
         """The seats a bot plays, and those with a socket open at this table in this process
@@ -236,7 +239,7 @@ class TableFeed:
             return
         self._announced = connected
         self._texts = {}
-        text = _text({"type": "presence", "connected": sorted(connected)})
+        text = _text(WsPresence(connected=sorted(connected)))
         for subscriber in self._all():
             if subscriber is not skip:
                 subscriber.outbox.put(text)
@@ -346,7 +349,7 @@ class TableFeed:
                         continue  # a new subscription starts with what was fanned out already
                     await self._fresh_names()
                     self._fan_out(views)
-                    if views.status == "finished":
+                    if views.status == TableStatus.FINISHED:
                         return
             except ServiceError as error:
                 if not error.reason.transient:
@@ -362,10 +365,9 @@ class TableFeed:
         self.revision = views.revision
         self.views = dict(views.views)
         self._texts = {}
-        if views.status == "finished" and views.views:
+        if views.status == TableStatus.FINISHED and views.views:
             final = views.views[0][1]
-            self.game_over = _text({"type": "game_over", "scores": final.get("scores"),
-                                    "winner": final.get("winner")})
+            self.game_over = _text(WsGameOver(scores=final.get("scores"), winner=final.get("winner")))
         for seat, subscribers in self.subscribers.items():
             text = self._state_of(seat)
             if text is None:  # a seat the table does not know: nothing to show it
@@ -414,7 +416,7 @@ class TableFeeds:
     def __init__(self, game, lobby, abandon_after: int = 0,
                  publish: Callable[[Event], Awaitable[None]] | None = None,
                  presence: Presence | None = None):
-        self.game = game  # GameClient (or a fake with watch_table)
+        self.game = game  # game.live_link.LiveLink (or a fake with watch_table)
         self.lobby = lobby  # LobbyClient (or a fake with watch_game, get_game, take_over_seat)
         self.abandon_after = abandon_after  # ABANDON_AFTER_TIMEOUTS; 0: never take a seat over
         self._publish = publish  # to every gateway process, this one included (gateway.events)

@@ -1,5 +1,6 @@
 """The contract's JSON shapes (docs/CONTRACT.md), built from the services' answers; the one place
-that builds them.
+that builds them, through the contract's models (gateway.contract), so what is served is what
+docs/openapi.json says.
 
 The services answer with their clients' dataclasses: the lobby's games and game types
 (lobby.models), the game service's seat-only views and logs (game.client), the matches and
@@ -15,15 +16,32 @@ from typing import Any
 
 from bots.catalogue import LEVELS
 from game.client import GameType, LogEntry, LogHeader
+from game.status import TableStatus
+from gateway.contract.games import BotLevel, Lobby, LobbyPlayer, MyGame, Preview, PreviewPlayer
+from gateway.contract.games import GameType as GameTypeItem
+from gateway.contract.records import (
+    Leaderboard,
+    LeaderboardEntry,
+    LoggedMove,
+    Match,
+    MatchPage,
+    MatchPlayer,
+    MoveLog,
+    Rating,
+    Ratings,
+)
+from gateway.contract.table import GameView
 from lobby.models import Game, Seat, seat_id
 from services.timeutil import iso_from_ms
-from stats.client import Leaderboard
-from stats.model import Match, Player, Rating
+from stats.client import Leaderboard as Standings
+from stats.model import Match as FinishedMatch
+from stats.model import Player
+from stats.model import Rating as MemberRating
 
 
-def _who_plays(seat: Seat) -> dict:
+def _who_plays(seat: Seat) -> dict[str, Any]:
     """CONTRACT's ``bot`` and ``took_over`` of a players item: present only when true."""
-    marks: dict = {}
+    marks: dict[str, Any] = {}
     if seat.bot:
         marks["bot"] = seat.bot
     if seat.took_over:
@@ -31,52 +49,35 @@ def _who_plays(seat: Seat) -> dict:
     return marks
 
 
-def _seated(game: Game, member_id: str | None) -> list[dict]:
+def _seated(game: Game, member_id: str | None) -> list[LobbyPlayer]:
     return [
-        {"seat": seat.index, "name": seat.display_name, "team": seat.team,
-         "is_you": seat.is_person and seat.member_id == member_id, **_who_plays(seat)}
+        LobbyPlayer(seat=seat.index, name=seat.display_name, team=seat.team,
+                    is_you=seat.is_person and seat.member_id == member_id, **_who_plays(seat))
         for seat in game.seats
     ]
 
 
-def lobby_view(game: Game, member_id: str | None) -> dict:
+def lobby_view(game: Game, member_id: str | None) -> Lobby:
     """CONTRACT's lobby: a game still waiting for players."""
-    return {
-        "id": game.id,
-        "game_type": game.game_type,
-        "join_code": game.join_code,
-        "status": "lobby",
-        "options": game.options,
-        "players": _seated(game, member_id),
-        "seats_open": game.seats_open,
-        "created_at": iso_from_ms(game.created_at_ms),
-    }
+    return Lobby(id=game.id, game_type=game.game_type, join_code=game.join_code, options=game.options,
+                 players=_seated(game, member_id), seats_open=game.seats_open,
+                 created_at=iso_from_ms(game.created_at_ms))
 
 
 def my_game_item(game: Game, member_id: str, status: str, your_turn: bool,
-                 updated_ms: int) -> dict:
+                 updated_ms: int) -> MyGame:
     """One game of GET /api/me/games."""
-    return {
-        "id": game.id,
-        "game_type": game.game_type,
-        "join_code": game.join_code,
-        "status": status,
-        "players": _seated(game, member_id),
-        "seats_open": game.seats_open,
-        "your_turn": your_turn,
-        "updated_at": iso_from_ms(updated_ms),
-    }
+    return MyGame(id=game.id, game_type=game.game_type, join_code=game.join_code, status=status,
+                  players=_seated(game, member_id), seats_open=game.seats_open, your_turn=your_turn,
+                  updated_at=iso_from_ms(updated_ms))
 
 
-def game_view(view: dict, game: Game, connected: Collection[int] = ()) -> dict:
+def game_view(view: dict, game: Game, connected: Collection[int] = ()) -> GameView:
     """The game service's view of one seat, with the join code, every player's name, who plays
     each seat (``bot``, ``took_over``) and whether they are ``connected``: a bot always is, a
-    person while a socket of theirs is open at the table (``connected``: those seats)."""
+    person while a socket of theirs is open at the table (``connected``: those seats). The
+    engine's fields pass through as it rendered them."""
     seats = {seat.index: seat for seat in game.seats}
-    joined = dict(view)
-    joined["id"] = game.id
-    joined["game_type"] = game.game_type
-    joined["join_code"] = game.join_code
     players = []
     for player in view.get("players", []):
         seat = seats.get(player["seat"])
@@ -85,99 +86,77 @@ def game_view(view: dict, game: Game, connected: Collection[int] = ()) -> dict:
             item.update(_who_plays(seat))
         item["connected"] = bool(seat is not None and seat.bot) or player["seat"] in connected
         players.append(item)
-    joined["players"] = players
-    return joined
+    return GameView.model_validate({**view, "id": game.id, "game_type": game.game_type,
+                                    "join_code": game.join_code, "players": players})
 
 
-def preview_view(game: Game, game_type: GameType | None, status: str) -> dict:
+def preview_view(game: Game, game_type: GameType | None, status: str) -> Preview:
     """What anyone with the code may see before joining: no member ids, no is_you."""
-    return {
-        "id": game.id,
-        "game_type": game.game_type,
-        "name": game_type.name if game_type else game.game_type,
-        "description": game_type.description if game_type else "",
-        "status": status,
-        "players": [
-            {"seat": seat.index, "name": seat.display_name, "team": seat.team, **_who_plays(seat)}
-            for seat in game.seats
-        ],
-        "seats_open": game.seats_open,
-        "options": game.options,
-    }
+    return Preview(
+        id=game.id, game_type=game.game_type,
+        name=game_type.name if game_type else game.game_type,
+        description=game_type.description if game_type else "",
+        status=status,
+        players=[PreviewPlayer(seat=seat.index, name=seat.display_name, team=seat.team, **_who_plays(seat))
+                 for seat in game.seats],
+        seats_open=game.seats_open, options=game.options,
+    )
 
 
-def game_type_item(game_type: GameType) -> dict:
+def game_type_item(game_type: GameType) -> GameTypeItem:
     """One game type of GET /api/game-types."""
-    return {"id": game_type.id, "name": game_type.name, "description": game_type.description,
-            "players": game_type.players, "options_schema": game_type.options_schema,
-            "bot_levels": [{"id": level.id, "name": level.name} for level in LEVELS]}
+    return GameTypeItem(id=game_type.id, name=game_type.name, description=game_type.description,
+                        players=game_type.players, options_schema=game_type.options_schema,
+                        bot_levels=[BotLevel(id=level.id, name=level.name) for level in LEVELS])
 
 
-def lobby_log(game: Game) -> dict:
+def lobby_log(game: Game) -> MoveLog:
     """GET /api/games/{id}/log of a game still in the lobby: no table, no seed, no moves yet."""
-    return {
-        "id": game.id, "game_type": game.game_type,
-        "options": json.loads(game.options_json or "{}"),
-        "seats": [seat_id(index) for index in range(game.seats_total)],
-        "seed_commitment": None, "moves": [], "revision": 0, "status": "lobby",
-    }
+    return MoveLog(id=game.id, game_type=game.game_type, options=json.loads(game.options_json or "{}"),
+                   seats=[seat_id(index) for index in range(game.seats_total)], seed_commitment=None,
+                   moves=[], revision=0, status=TableStatus.LOBBY)
 
 
-def table_log(game_id: str, header: LogHeader, moves: Sequence[LogEntry]) -> dict:
+def table_log(game_id: str, header: LogHeader, moves: Sequence[LogEntry]) -> MoveLog:
     """GET /api/games/{id}/log of a table: its moves, and its seed once it is finished."""
-    body: dict[str, Any] = {
-        "id": game_id,
-        "game_type": header.game_type,
-        "options": header.options,
-        "seats": list(header.seats),
-        "seed_commitment": header.seed_commitment,
-        "moves": [
-            {"number": m.number, "type": m.type, "seat": m.seat or None, "payload": m.payload,
-             "auto": m.auto}
-            for m in moves
-        ],
-        "revision": header.revision,
-        "status": header.status,
-    }
-    if header.status == "finished":
-        body["seed"] = header.seed_hex
-    return body
+    return MoveLog(
+        id=game_id, game_type=header.game_type, options=header.options, seats=list(header.seats),
+        seed_commitment=header.seed_commitment,
+        moves=[LoggedMove(number=m.number, type=m.type, seat=m.seat or None, payload=m.payload, auto=m.auto)
+               for m in moves],
+        revision=header.revision, status=header.status,
+        seed=header.seed_hex if header.status == TableStatus.FINISHED else None,
+    )
 
 
-def match_item(match: Match) -> dict[str, Any]:
+def match_item(match: FinishedMatch) -> Match:
     """One match of GET /api/me/matches: ``rated`` false for a practice or an abandoned match;
     a bot's seat carries ``bot`` (its level), an abandoner ``abandoned``, each only then."""
-    return {
-        "id": match.id,
-        "game_type": match.game_type,
-        "started_at": iso_from_ms(match.started_ms),
-        "finished_at": iso_from_ms(match.finished_ms),
-        "rated": match.rated,
-        "result": match.result,
-        "players": [_match_player(p) for p in match.players],
-    }
+    return Match(id=match.id, game_type=match.game_type, started_at=iso_from_ms(match.started_ms),
+                 finished_at=iso_from_ms(match.finished_ms), rated=match.rated, result=match.result,
+                 players=[_match_player(p) for p in match.players])
 
 
-def _match_player(player: Player) -> dict[str, Any]:
-    item: dict[str, Any] = {"seat": player.seat_index, "name": player.display_name,
-                            "team": player.team, "won": player.won, "points": player.points,
-                            "elo_delta": player.elo_delta}
-    if player.bot_level is not None:
-        item["bot"] = player.bot_level
-    if player.abandoned:
-        item["abandoned"] = True
-    return item
+def _match_player(player: Player) -> MatchPlayer:
+    return MatchPlayer(seat=player.seat_index, name=player.display_name, team=player.team, won=player.won,
+                       points=player.points, elo_delta=player.elo_delta, bot=player.bot_level,
+                       abandoned=player.abandoned or None)
 
 
-def ratings_body(ratings: Sequence[Rating]) -> dict[str, Any]:
+def match_page(matches: Sequence[FinishedMatch], next_cursor: str | None) -> MatchPage:
+    """GET /api/me/matches."""
+    return MatchPage(items=[match_item(m) for m in matches], next_cursor=next_cursor)
+
+
+def ratings_body(ratings: Sequence[MemberRating]) -> Ratings:
     """GET /api/me/ratings."""
-    return {"ratings": [{"game_type": r.game_type, "rating": r.rating, "matches": r.matches}
-                        for r in ratings]}
+    return Ratings(ratings=[Rating(game_type=r.game_type, rating=r.rating, matches=r.matches)
+                            for r in ratings])
 
 
-def leaderboard_body(board: Leaderboard) -> dict[str, Any]:
+def leaderboard_body(board: Standings) -> Leaderboard:
     """GET /api/leaderboard."""
-    return {"game_type": board.game_type,
-            "entries": [{"rank": rank, "name": e.display_name, "rating": e.rating, "wins": e.wins,
-                         "matches": e.matches, "points": e.points}
-                        for rank, e in enumerate(board.entries, 1)]}
+    return Leaderboard(game_type=board.game_type,
+                       entries=[LeaderboardEntry(rank=rank, name=e.display_name, rating=e.rating, wins=e.wins,
+                                                 matches=e.matches, points=e.points)
+                                for rank, e in enumerate(board.entries, 1)])

@@ -20,28 +20,32 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from contextlib import nullcontext, suppress
 from typing import TYPE_CHECKING
 
 from starlette.responses import JSONResponse
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from game.live_link import CallLost
 from gateway.auth import Member
 from gateway.backends import Backends, backends_of
 from gateway.bodies import parse_json
+from gateway.closes import MESSAGE_TOO_BIG, SESSION_ENDED
+from gateway.contract.common import Body
+from gateway.contract.socket import WsError
 from gateway.events import session_digest
 from gateway.games import can_be_game_id
 from gateway.http_errors import UNAVAILABLE_TEXT, server_fault
 from gateway.members import current_member
-from gateway.move_outcome import Outcome, judge
 from gateway.tables_feed import Outbox, Subscriber
 from lobby.models import Game
-from services import metrics
-from services.errors import Reason, ServiceError
+from services.observability import metrics
+from services.rpc.errors import Reason, ServiceError
 from services.timeutil import now_ms
 
 if TYPE_CHECKING:
-    from services.telemetry import Telemetry
+    from services.observability.telemetry import Telemetry
 
 log = logging.getLogger(__name__)
 
@@ -60,10 +64,11 @@ _CODES = {
     Reason.CONCURRENT_MOVE: "concurrent_move",
     Reason.GAME_FINISHED: "game_finished",
 }
-UNCONFIRMED_TEXT = ("Your move was sent but not confirmed in time: the next state shows "
-                    "whether it was made")
-MOVED_ON_TEXT = "The game has moved on: your move was not played"
-SESSION_ENDED = 1008  # policy violation: the socket's session is gone
+UNCONFIRMED_TEXT = ("Your move was sent but not confirmed in time: send it again with its id, "
+                    "or see the next state")
+ALREADY_PLAYED_TEXT = "Already played: this move was made when its id was first sent"
+# A message's "id" (docs/websocket.md): the game service keeps it with the move, per seat.
+MESSAGE_ID = re.compile(r"[\x21-\x7e]{1,64}")
 _MESSAGE_SPAN = "WS /ws/games/{id} message"
 
 
@@ -135,6 +140,7 @@ class _Connection:
         self._tasks: set[asyncio.Task] = set()
         self._closing: asyncio.Task | None = None
         self._checking = False
+        self._answering: str | None = None  # the id of the message being handled
 
     async def run(self, feeds, game: Game) -> None:
         self.subscriber = feeds.join(game, self.seat, self.sub, self.outbox)
@@ -185,20 +191,21 @@ class _Connection:
         with suppress(WebSocketDisconnect, OSError, RuntimeError):
             await self.websocket.close(code=code, reason=reason)
 
-    def tell(self, message: dict) -> None:
+    def tell(self, message: Body) -> None:
         """The registry's: a notice for this game's players (a ``rematch``)."""
         if self.subscriber is not None:
             self.subscriber.put(message)
 
     def _error(self, code: str, message: str) -> None:
+        """Refuse the message being handled (its ``id`` goes back with the answer)."""
         assert self.subscriber is not None
-        self.subscriber.put({"type": "error", "code": code, "message": message})
+        self.subscriber.put(WsError(code=code, message=message, id=self._answering))
 
     # -- the session -----------------------------------------------------------------------
 
     def end_session(self) -> None:
         """The registry's: this socket's session was ended (a logout)."""
-        self.outbox.close(SESSION_ENDED, "Session ended")
+        self.outbox.close(*SESSION_ENDED)
 
     def check_session(self) -> None:
         """The registry's (and the expiry's): the session may have ended; read it."""
@@ -257,7 +264,7 @@ class _Connection:
             self._error("bad_request", "Send JSON text messages, not binary")
             return True
         if len(text.encode()) > MAX_MESSAGE_BYTES:
-            await self._close(1009, "Message too big")
+            await self._close(*MESSAGE_TOO_BIG)
             return False
         if not await self._session_lives():
             return False  # closing (run() waits for the close to complete)
@@ -278,6 +285,20 @@ class _Connection:
             return self._error("bad_request", "Message is not JSON")
         if not isinstance(data, dict):
             return self._error("bad_request", "Message must be a JSON object")
+        has_id = "id" in data
+        message_id = data.pop("id", None)
+        if has_id:  # a JSON null is no id either
+            if not isinstance(message_id, str) or not MESSAGE_ID.fullmatch(message_id):
+                return self._error("bad_request", "id must be 1 to 64 printable ASCII characters "
+                                                  "without spaces")
+            self._answering = message_id
+        try:
+            await self._act(data, message_id)
+        finally:
+            self._answering = None
+
+    async def _act(self, data: dict, message_id: str | None) -> None:
+        assert self.subscriber is not None
         action = data.get("action")
         if not isinstance(action, str) or not action:
             return self._error("bad_request", "Message needs an action")
@@ -288,7 +309,6 @@ class _Connection:
             return self._error("bad_request", "revision must be an integer of 0 or more")
         if not self.subscriber.started:
             return self._error("illegal_move", "The game has not started")
-        seen = self.subscriber.revision if self.subscriber.revision >= 0 else None
         try:
             if action == "state":
                 view = await self.backends.game.get_view(self.game_id, self.seat)
@@ -299,14 +319,20 @@ class _Connection:
                 self._error("illegal_move", "A bot plays your seat: take it back first "
                                             "(POST /api/games/{id}/return)")
             else:
-                await self.backends.game.act(self.game_id, self.seat, data, revision)
+                # The id, kept with the move, is the seat's: "seat:1/m-17".
+                acted = await self.backends.live.act(
+                    self.game_id, self.seat, data, revision,
+                    request_id=f"{self.seat}/{message_id}" if message_id else "")
+                if acted.replayed and message_id is not None:
+                    self._error("already_played", ALREADY_PLAYED_TEXT)
+        except CallLost as error:  # sent again until the time ran out: made or not, unknown
+            log.warning("game %s: a move was not confirmed: %s", self.game_id, error.message)
+            self._error("unconfirmed", UNCONFIRMED_TEXT)
         except ServiceError as error:
             if server_fault(error):  # its message names internal addresses: for the log only
                 log.warning("game %s: a service failed (%s): %s", self.game_id,
                             error.reason.name, error.message)
-                if action == "state":
-                    return self._error("unavailable", UNAVAILABLE_TEXT)
-                return await self._tell_the_truth(data, revision, seen, error)
+                return self._error("unavailable", UNAVAILABLE_TEXT)
             message = error.message
             if error.reason is Reason.UNKNOWN_ACTION:  # the engine knows its actions, not the socket's
                 message += ", or 'state' for the current view"
@@ -333,20 +359,3 @@ class _Connection:
             return self._error("illegal_move", "Your last play can be taken back only until "
                                                "somebody plays after it")
         await self.backends.game.take_back(self.game_id, expected_revision=header.revision)
-
-    async def _tell_the_truth(self, action: dict, revision: int | None, seen: int | None,
-                              failure: ServiceError) -> None:
-        """A move whose Act failed on the platform's side: made, refused or unknown
-        (gateway.move_outcome), never ``unavailable`` for a move that landed."""
-        assert self.subscriber is not None
-        verdict = await judge(self.backends.game, self.game_id, self.seat, action, revision,
-                              seen, failure)
-        if verdict.outcome is Outcome.MADE:
-            if verdict.view is not None:
-                self.subscriber.put_view(verdict.view)
-        elif verdict.outcome is Outcome.REFUSED:
-            self._error("concurrent_move", MOVED_ON_TEXT)
-        elif verdict.outcome is Outcome.UNKNOWN:
-            self._error("unconfirmed", UNCONFIRMED_TEXT)
-        else:
-            self._error("unavailable", UNAVAILABLE_TEXT)

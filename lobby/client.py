@@ -1,6 +1,6 @@
 """``LobbyClient``: the lobby's API for the gateway and stats, as plain dataclasses.
 
-Every method raises :class:`~services.errors.ServiceError` with the lobby's reason
+Every method raises :class:`~services.rpc.errors.ServiceError` with the lobby's reason
 (GAME_NOT_FOUND, GAME_FULL, NOT_SEATED, ...), never a raw ``grpc.RpcError``. Look-ups and
 EraseMember (idempotent) are retried by the channel while the lobby is briefly unreachable;
 CreateGame and JoinGame are never sent twice by the transport.
@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 from lobby.models import Game, GameType, JoinResult, RematchResult, Seat
-from services.channels import SERVICE_CALLS, CallPolicy
-from services.rpc_client import RpcClient
-from services.transport_security import ClientCredentials
+from services.components import LOBBY_SERVICE
+from services.rpc.channels import SERVICE_CALLS, CallPolicy
+from services.rpc.client import RpcClient
+from services.rpc.transport_security import ClientCredentials
 from tavolo.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 
-SERVICE = lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name
 IDEMPOTENT = ("ListGameTypes", "PreviewGame", "GetGame", "GetSeating", "FindSeat", "EraseMember",
               "ListMemberGames", "LeaveGame", "ReturnSeat", "TakeOverSeat", "ChangeSeat")
 
@@ -25,11 +25,11 @@ class LobbyClient(RpcClient):
     """An async client of LobbyService at ``address`` (host:port). Close it, or use ``async with``.
 
     ``policy`` says how long a call waits for a lobby that does not answer
-    (services.channels: SERVICE_CALLS between services, PEOPLE_CALLS in the gateway)."""
+    (services.rpc.channels: SERVICE_CALLS between services, PEOPLE_CALLS in the gateway)."""
 
     def __init__(self, address: str, timeout_seconds: float = 10.0,
                  policy: CallPolicy = SERVICE_CALLS, credentials: ClientCredentials | None = None):
-        super().__init__(address, SERVICE, idempotent=IDEMPOTENT, streams=("WatchGame",),
+        super().__init__(address, LOBBY_SERVICE, idempotent=IDEMPOTENT, streams=("WatchGame",),
                          timeout_seconds=timeout_seconds, policy=policy, credentials=credentials)
         self._stub = lobby_pb2_grpc.LobbyServiceStub(self._channel)
 

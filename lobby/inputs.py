@@ -11,7 +11,7 @@ import unicodedata
 import uuid
 
 from services import jsontext
-from services.errors import Reason, ServiceError
+from services.rpc.errors import Reason, ServiceError
 
 MAX_MEMBER_ID = 512
 MAX_DISPLAY_NAME = 64

@@ -12,8 +12,6 @@ from dataclasses import dataclass
 
 from game.client import GameType as GameType
 
-STATUS_LOBBY = "lobby"
-STATUS_STARTED = "started"
 DELETED_PLAYER = "deleted player"
 
 
@@ -85,10 +83,6 @@ class Game:
     def changed_at_ms(self) -> int:
         """When the game last changed in the lobby (created, a seat taken, started)."""
         return max(self.updated_at_ms, self.created_at_ms)
-
-    @property
-    def status(self) -> str:
-        return STATUS_STARTED if self.started else STATUS_LOBBY
 
     @property
     def seats_open(self) -> int:

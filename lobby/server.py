@@ -10,15 +10,16 @@ from bots.client import BotsClient
 from game.client import GameClient
 from lobby.postgres_store import PostgresLobbyStore
 from lobby.service import Lobby
-from lobby.servicer import SERVICE, register
+from lobby.servicer import register
 from lobby.store import LobbyStore, MemoryLobbyStore
-from services import telemetry
-from services.channels import PEOPLE_CALLS
+from services.components import LOBBY_SERVICE, Component
 from services.config import Settings
 from services.migrations import migrate
-from services.server import ServiceSpec, serve
+from services.observability import telemetry
+from services.rpc.channels import PEOPLE_CALLS
+from services.rpc.server import ServiceSpec, serve
+from services.rpc.transport_security import ClientCredentials
 from services.stores import postgres_pool, when_reachable
-from services.transport_security import ClientCredentials
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +42,7 @@ async def build_store(settings: Settings) -> LobbyStore:
 async def run(settings: Settings, *, started: asyncio.Event | None = None,
               stop: asyncio.Event | None = None) -> None:
     """Serve LobbyService on LOBBY_ADDR until SIGTERM (or ``stop``)."""
-    async with telemetry.running(settings, "lobby"):  # telemetry hook: before any channel opens
+    async with telemetry.running(settings, Component.LOBBY):  # telemetry hook: before any channel opens
         await _serve(settings, started=started, stop=stop)
 
 
@@ -63,7 +64,7 @@ async def _serve(settings: Settings, *, started: asyncio.Event | None,
         await games.close()
         await store.close()
 
-    spec = ServiceSpec(name="lobby", full_names=(SERVICE,),
+    spec = ServiceSpec(name=Component.LOBBY, full_names=(LOBBY_SERVICE,),
                        register=lambda server: register(server, lobby),
                        probe=store.ping, on_stop=close)
     await serve(spec, settings.lobby_addr, started=started, stop=stop,

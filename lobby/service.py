@@ -27,13 +27,13 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from bots.catalogue import LEVEL_IDS, TAKEOVER_LEVEL, display_name
-from game.background import Background, Retry
 from lobby import inputs
 from lobby.codes import generate_code, normalize_code
 from lobby.models import Game, GameType, JoinResult, RematchResult, Seat, bot_member_id, seat_id
 from lobby.store import JoinOutcome, LobbyStore
-from services import metrics
-from services.errors import Reason, ServiceError
+from services.background import Background, Retry
+from services.observability import metrics
+from services.rpc.errors import Reason, ServiceError
 from services.timeutil import now_ms
 
 log = logging.getLogger(__name__)

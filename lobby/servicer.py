@@ -7,49 +7,57 @@ NOT_FOUND (a look-up) rather than the reason's usual PERMISSION_DENIED.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+
 import grpc
 from google.protobuf import timestamp_pb2
 
 from lobby.models import Game, GameType, Seat
 from lobby.service import MEMBER_GAMES_LIMIT, Lobby
-from services.errors import Reason, ServiceError
+from services.rpc.errors import Reason, ServiceError
+from services.rpc.server import Context
 from tavolo.lobby.v1 import lobby_pb2, lobby_pb2_grpc
-
-SERVICE = "tavolo.lobby.v1.LobbyService"
 
 
 class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
-    def __init__(self, lobby: Lobby):
+    def __init__(self, lobby: Lobby) -> None:
         self.lobby = lobby
 
-    async def ListGameTypes(self, request, context):
+    async def ListGameTypes(self, request: lobby_pb2.ListGameTypesRequest,
+                            context: Context) -> lobby_pb2.ListGameTypesResponse:
         types = await self.lobby.list_game_types()
         return lobby_pb2.ListGameTypesResponse(game_types=[game_type_message(t) for t in types])
 
-    async def CreateGame(self, request, context):
+    async def CreateGame(self, request: lobby_pb2.CreateGameRequest,
+                         context: Context) -> lobby_pb2.CreateGameResponse:
         game = await self.lobby.create_game(request.member_id, request.display_name,
                                             request.game_type, request.options_json)
         return lobby_pb2.CreateGameResponse(game=game_message(game))
 
-    async def JoinGame(self, request, context):
+    async def JoinGame(self, request: lobby_pb2.JoinGameRequest,
+                       context: Context) -> lobby_pb2.JoinGameResponse:
         result = await self.lobby.join_game(request.member_id, request.display_name,
                                             request.join_code)
         return lobby_pb2.JoinGameResponse(game=game_message(result.game), started=result.started)
 
-    async def PreviewGame(self, request, context):
+    async def PreviewGame(self, request: lobby_pb2.PreviewGameRequest,
+                          context: Context) -> lobby_pb2.PreviewGameResponse:
         game = await self.lobby.preview_game(request.join_code)
         # Public (anyone with the code): the seats without the members' ids.
         return lobby_pb2.PreviewGameResponse(game=game_message(game, member_ids=False))
 
-    async def GetGame(self, request, context):
+    async def GetGame(self, request: lobby_pb2.GetGameRequest,
+                      context: Context) -> lobby_pb2.GetGameResponse:
         game = await self.lobby.get_game(request.game_id)
         return lobby_pb2.GetGameResponse(game=game_message(game))
 
-    async def WatchGame(self, request, context):
+    async def WatchGame(self, request: lobby_pb2.WatchGameRequest,
+                        context: Context) -> AsyncIterator[lobby_pb2.WatchGameResponse]:
         async for game in self.lobby.watch_game(request.game_id):
             yield lobby_pb2.WatchGameResponse(game=game_message(game))
 
-    async def ListMemberGames(self, request, context):
+    async def ListMemberGames(self, request: lobby_pb2.ListMemberGamesRequest,
+                              context: Context) -> lobby_pb2.ListMemberGamesResponse:
         if request.page_size < 0:
             raise ServiceError(Reason.INVALID_ARGUMENT, "page_size must be 0 or more",
                                field="page_size")
@@ -57,11 +65,13 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
                                                    request.page_size or MEMBER_GAMES_LIMIT)
         return lobby_pb2.ListMemberGamesResponse(games=[game_message(g) for g in games])
 
-    async def GetSeating(self, request, context):
+    async def GetSeating(self, request: lobby_pb2.GetSeatingRequest,
+                         context: Context) -> lobby_pb2.GetSeatingResponse:
         seats = await self.lobby.get_seating(request.table_id)
         return lobby_pb2.GetSeatingResponse(seats=[seat_message(s) for s in seats])
 
-    async def FindSeat(self, request, context):
+    async def FindSeat(self, request: lobby_pb2.FindSeatRequest,
+                       context: Context) -> lobby_pb2.FindSeatResponse:
         try:
             seat = await self.lobby.find_seat(request.table_id, request.member_id)
         except ServiceError as error:
@@ -73,39 +83,47 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
             raise not_found from None
         return lobby_pb2.FindSeatResponse(seat=seat_message(seat))
 
-    async def EraseMember(self, request, context):
+    async def EraseMember(self, request: lobby_pb2.EraseMemberRequest,
+                          context: Context) -> lobby_pb2.EraseMemberResponse:
         table_ids = await self.lobby.erase_member(request.member_id)
         return lobby_pb2.EraseMemberResponse(table_ids=table_ids)
 
-    async def Rematch(self, request, context):
+    async def Rematch(self, request: lobby_pb2.RematchRequest,
+                      context: Context) -> lobby_pb2.RematchResponse:
         result = await self.lobby.rematch(request.member_id, request.display_name,
                                           request.game_id)
         return lobby_pb2.RematchResponse(game=game_message(result.game), created=result.created,
                                          started=result.started)
 
 
-    async def AddBot(self, request, context):
+    async def AddBot(self, request: lobby_pb2.AddBotRequest,
+                     context: Context) -> lobby_pb2.AddBotResponse:
         result = await self.lobby.add_bot(request.game_id, request.member_id, request.seat_index,
                                           request.level)
         return lobby_pb2.AddBotResponse(game=game_message(result.game), started=result.started)
 
-    async def ChangeSeat(self, request, context):
+    async def ChangeSeat(self, request: lobby_pb2.ChangeSeatRequest,
+                         context: Context) -> lobby_pb2.ChangeSeatResponse:
         game = await self.lobby.change_seat(request.game_id, request.member_id, request.seat_index)
         return lobby_pb2.ChangeSeatResponse(game=game_message(game))
 
-    async def RemoveBot(self, request, context):
+    async def RemoveBot(self, request: lobby_pb2.RemoveBotRequest,
+                        context: Context) -> lobby_pb2.RemoveBotResponse:
         game = await self.lobby.remove_bot(request.game_id, request.member_id, request.seat_index)
         return lobby_pb2.RemoveBotResponse(game=game_message(game))
 
-    async def LeaveGame(self, request, context):
+    async def LeaveGame(self, request: lobby_pb2.LeaveGameRequest,
+                        context: Context) -> lobby_pb2.LeaveGameResponse:
         game = await self.lobby.leave_game(request.game_id, request.member_id)
         return lobby_pb2.LeaveGameResponse(game=game_message(game) if game is not None else None)
 
-    async def ReturnSeat(self, request, context):
+    async def ReturnSeat(self, request: lobby_pb2.ReturnSeatRequest,
+                         context: Context) -> lobby_pb2.ReturnSeatResponse:
         game = await self.lobby.return_seat(request.game_id, request.member_id)
         return lobby_pb2.ReturnSeatResponse(game=game_message(game))
 
-    async def TakeOverSeat(self, request, context):
+    async def TakeOverSeat(self, request: lobby_pb2.TakeOverSeatRequest,
+                           context: Context) -> lobby_pb2.TakeOverSeatResponse:
         game = await self.lobby.take_over_seat(request.game_id, request.seat_index)
         return lobby_pb2.TakeOverSeatResponse(game=game_message(game))
 

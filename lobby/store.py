@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from lobby.models import DELETED_PLAYER, Game, Seat
-from services.errors import Reason, ServiceError
+from services.rpc.errors import Reason, ServiceError
 from services.signals import MemorySignalHub, Signals
 
 # A change of a game's seating (lobby.service): the game as it is, in, the game as it must be,

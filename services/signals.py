@@ -112,8 +112,8 @@ class RedisSignalHub:
         self._pubsub = client.pubsub()
         self._subscribers: dict[str, set[Signals]] = {}
         self._ready: dict[str, asyncio.Event] = {}
-        self._reader: asyncio.Task | None = None
-        self._resubscribing: set[asyncio.Task] = set()
+        self._reader: asyncio.Task[None] | None = None
+        self._resubscribing: set[asyncio.Task[None]] = set()
 
     def subscribed(self, channel: str) -> bool:
         """Whether this process's subscription to ``channel`` is in place now (confirmed, and
@@ -209,7 +209,7 @@ class PostgresSignalHub:
         self._hub = MemorySignalHub()
         self._connection: asyncpg.Connection | None = None
         self._connecting = asyncio.Lock()
-        self._reconnect: asyncio.Task | None = None
+        self._reconnect: asyncio.Task[None] | None = None
         self._closed = False
 
     async def notify_in(self, connection: asyncpg.Connection | PoolConnectionProxy, key: str) -> None:
@@ -232,10 +232,11 @@ class PostgresSignalHub:
             connection.add_termination_listener(self._lost)
             self._connection = connection
 
-    def _received(self, connection, pid, channel, payload: object) -> None:
+    def _received(self, connection: asyncpg.Connection | PoolConnectionProxy, pid: int, channel: str,
+                  payload: object) -> None:
         self._hub.notify(str(payload))
 
-    def _lost(self, connection) -> None:
+    def _lost(self, connection: asyncpg.Connection | PoolConnectionProxy) -> None:
         if self._closed or self._reconnect is not None:
             return
         self._reconnect = asyncio.get_running_loop().create_task(self._listen_again())

@@ -11,8 +11,8 @@ import contextlib
 import functools
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterator
-from typing import TypeVar
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from typing import Any, ParamSpec, TypeVar
 
 import asyncpg
 import redis.asyncio as redis
@@ -20,11 +20,12 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ReadOnlyError as RedisReadOnlyError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from services import metrics, telemetry
-from services.errors import Reason, ServiceError
+from services.observability import metrics, telemetry
+from services.rpc.errors import Reason, ServiceError
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+P = ParamSpec("P")
 
 # How long a service waits at start for Postgres to answer: inside the chart's startup budget
 # (60 s), so that a pod started during an outage says why before it is restarted.
@@ -68,12 +69,13 @@ def unavailable_on(errors: tuple[type[BaseException], ...], store: str) -> Itera
                            f"The {store} is unavailable: {type(error).__name__}") from None
 
 
-def unavailable_when(errors: tuple[type[BaseException], ...], store: str):
+def unavailable_when(errors: tuple[type[BaseException], ...], store: str
+                     ) -> Callable[[Callable[P, Awaitable[T]]], Callable[P, Coroutine[Any, Any, T]]]:
     """Decorate a store's async methods: :func:`unavailable_on` around each call."""
 
-    def decorate(method):
+    def decorate(method: Callable[P, Awaitable[T]]) -> Callable[P, Coroutine[Any, Any, T]]:
         @functools.wraps(method)
-        async def wrapper(*args, **kwargs):
+        async def wrapper(*args: P.args, **kwargs: P.kwargs) -> T:
             with unavailable_on(errors, store):
                 return await method(*args, **kwargs)
 
@@ -118,7 +120,7 @@ def redis_client(url: str, max_connections: int = 64) -> redis.Redis:
 
 
 async def postgres_pool(url: str, min_size: int = 1, max_size: int = 10,
-                        **options) -> asyncpg.Pool:
+                        **options: Any) -> asyncpg.Pool:
     """An asyncpg pool; ``postgres://`` and ``postgresql://`` DSNs both work. ``options`` go to
     asyncpg.create_pool (e.g. ``reset=`` for a store that keeps no session state)."""
     return await asyncpg.create_pool(url, min_size=min_size, max_size=max_size,

@@ -13,8 +13,8 @@ import sys
 import asyncpg
 
 from services.config import Settings
-from services.errors import ServiceError
 from services.migrations import migrate
+from services.rpc.errors import ServiceError
 from services.stores import POSTGRES_DOWN
 from stats.model import RecalculationSummary
 from stats.repository import PostgresStatsRepository

@@ -7,51 +7,29 @@ Plain records in and out (stats.model and the dataclasses below), failures as Se
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
-from services.channels import SERVICE_CALLS, CallPolicy
-from services.rpc_client import RpcClient
-from services.transport_security import ClientCredentials
+from services.components import STATS_SERVICE
+from services.rpc.channels import SERVICE_CALLS, CallPolicy
+from services.rpc.client import RpcClient
+from services.rpc.transport_security import ClientCredentials
 from stats import messages
 from stats.model import LeaderboardRow, Match, Rating
 from tavolo.stats.v1 import stats_pb2, stats_pb2_grpc
 
-SERVICE = stats_pb2.DESCRIPTOR.services_by_name["StatsService"].full_name
 # Every method is safe to repeat: RecordMatch is idempotent on the table id, EraseMember on
 # the member (a repeat anonymizes nothing more), the rest are reads.
 _IDEMPOTENT = ("RecordMatch", "ListMatches", "GetRatings", "GetLeaderboard", "EraseMember")
 
 
-class SeatReport(Protocol):
-    """One seat's outcome of a finished match, as a caller of record_match reports it. Who
-    played it (a person, a bot from the start, a bot that took a person's seat over) is the
-    lobby's seating's, which stats reads itself."""
-
-    @property
-    def seat(self) -> str: ...  # the table's opaque seat, "seat:<index>"
-
-    @property
-    def seat_index(self) -> int: ...
-
-    @property
-    def team(self) -> str | None: ...  # None or "": the game has no teams
-
-    @property
-    def won(self) -> bool: ...
-
-    @property
-    def points(self) -> int: ...
-
-    @property
-    def details(self) -> Mapping[str, Any]: ...  # the engine's figures of the seat
-
-
 @dataclass(frozen=True)
 class SeatOutcome:
-    """A :class:`SeatReport` as the engine's result gives it; ``seat`` defaults to
-    "seat:<seat_index>"."""
+    """One seat's outcome of a finished match, as a caller of record_match reports it: the
+    table's opaque seat ("seat:<seat_index>" by default) and the engine's figures. Who played it
+    (a person, a bot from the start, a bot that took a person's seat over) is the lobby's
+    seating's, which stats reads itself."""
 
     seat_index: int
     won: bool
@@ -92,18 +70,18 @@ class Leaderboard:
 
 class StatsClient(RpcClient):
     """An async client of StatsService. ``policy`` says how long a call waits for a stats
-    service that does not answer (services.channels: SERVICE_CALLS between services,
+    service that does not answer (services.rpc.channels: SERVICE_CALLS between services,
     PEOPLE_CALLS in the gateway)."""
 
     def __init__(self, address: str, timeout_seconds: float = 10.0,
                  policy: CallPolicy = SERVICE_CALLS, credentials: ClientCredentials | None = None):
-        super().__init__(address, SERVICE, idempotent=_IDEMPOTENT,
+        super().__init__(address, STATS_SERVICE, idempotent=_IDEMPOTENT,
                          timeout_seconds=timeout_seconds, policy=policy, credentials=credentials)
         self._stub = stats_pb2_grpc.StatsServiceStub(self._channel)
 
     async def record_match(self, table_id: str, game_type: str, started_ms: int, finished_ms: int,
                            result: dict[str, Any] | str,
-                           seats: Sequence[SeatReport]) -> RecordedMatch:
+                           seats: Sequence[SeatOutcome]) -> RecordedMatch:
         """Record a finished match once; ``created`` is False when stats already had it."""
         request = stats_pb2.RecordMatchRequest(
             table_id=table_id, game_type=game_type,

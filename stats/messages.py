@@ -9,7 +9,7 @@ import json
 
 from google.protobuf import timestamp_pb2
 
-from services.errors import Reason, ServiceError
+from services.rpc.errors import Reason, ServiceError
 from stats.model import LeaderboardRow, Match, Player, Rating
 from tavolo.stats.v1 import stats_pb2
 

@@ -9,7 +9,6 @@ import secrets
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-DEFAULT_GAME_TYPE = "scopone_scientifico"
 ERASED_NAME = "deleted player"
 
 

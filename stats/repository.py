@@ -34,7 +34,7 @@ from typing import overload
 import asyncpg
 from asyncpg.pool import PoolConnectionProxy
 
-from services.errors import Reason, ServiceError
+from services.rpc.errors import Reason, ServiceError
 from services.stores import POSTGRES_DOWN, unavailable_on
 from stats.model import (
     ERASED_NAME,

@@ -9,16 +9,17 @@ from __future__ import annotations
 import logging
 
 from lobby.client import LobbyClient
-from services import telemetry
+from services.components import STATS_SERVICE, Component
 from services.config import Settings
 from services.migrations import migrate
-from services.server import ServiceSpec, serve
+from services.observability import telemetry
+from services.rpc.server import ServiceSpec, serve
+from services.rpc.transport_security import ClientCredentials
 from services.stores import postgres_pool, when_reachable
-from services.transport_security import ClientCredentials
 from stats.cursor import CursorCodec
 from stats.repository import MemoryStatsRepository, PostgresStatsRepository, StatsRepository
 from stats.service import StatsService
-from stats.servicer import SERVICE_NAME, StatsServicer, register
+from stats.servicer import StatsServicer, register
 
 log = logging.getLogger(__name__)
 
@@ -62,8 +63,8 @@ async def build(settings: Settings) -> ServiceSpec:
         await repository.close()
 
     return ServiceSpec(
-        name="stats",
-        full_names=(SERVICE_NAME,),
+        name=Component.STATS,
+        full_names=(STATS_SERVICE,),
         register=register(StatsServicer(service)),
         probe=repository.probe,
         on_stop=close,
@@ -71,5 +72,5 @@ async def build(settings: Settings) -> ServiceSpec:
 
 
 async def run(settings: Settings) -> None:
-    async with telemetry.running(settings, "stats"):  # telemetry hook: before any channel opens
+    async with telemetry.running(settings, Component.STATS):  # telemetry hook: before any channel opens
         await serve(await build(settings), settings.stats_addr, security=settings.grpc_security)

@@ -15,10 +15,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from services.errors import Reason, ServiceError
+from game.client import DEFAULT_GAME_TYPE
+from services.rpc.errors import Reason, ServiceError
 from stats.cursor import CursorCodec, CursorError
 from stats.model import (
-    DEFAULT_GAME_TYPE,
     LeaderboardRow,
     Match,
     Player,
@@ -78,7 +78,7 @@ class SeatingSource(Protocol):
 
 
 @dataclass(frozen=True)
-class SeatReport:
+class RecordedSeat:
     """One seat's outcome as the game service reports it (the wire's SeatResult)."""
 
     seat: str
@@ -98,7 +98,7 @@ class MatchReport:
     started_ms: int | None  # None: the caller left it unset
     finished_ms: int | None
     result_json: str
-    seats: Sequence[SeatReport]
+    seats: Sequence[RecordedSeat]
 
 
 @dataclass(frozen=True)

@@ -36,12 +36,14 @@ import grpc
 import httpx
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from services.transport_security import ClientCredentials
+from launcher.cli import STACK
+from services.components import Component
+from services.rpc.transport_security import ClientCredentials
 from testing.processes import free_port
 from testing.servers import REDIS_URL, create_database, delete_keys, drop_database, dsn_for, new_prefix
 
-SERVICES = ("game", "deadlines", "stats", "bots", "lobby")
-COMPONENTS = (*SERVICES, "gateway")
+SERVICES = tuple(component for component in STACK if component != Component.GATEWAY)
+COMPONENTS = STACK
 TEST_CALLER = "tests"  # the tests' own caller: every method
 OUTSIDE_CALLER = "reporting"  # another team's, with the default allow list: reads history
 
@@ -154,7 +156,7 @@ class Stack:
         elif self.service_of.get(name) == "gateway":  # any port but 0: /metrics on its own
             env["METRICS_PORT"] = str(self.ports[name])
         self.processes[name] = subprocess.Popen(
-            [sys.executable, "-m", "services.cli", *args], env=env,
+            [sys.executable, "-m", "launcher.cli", *args], env=env,
         )
 
     def restart(self, name: str) -> None:
@@ -232,7 +234,7 @@ def real_stack(extra_env: dict[str, str] | None = None, label: str = "e2e",
     stack = Stack({"DATABASE_URL": dsn_for(database), "REDIS_URL": REDIS_URL,
                    "REDIS_KEY_PREFIX": prefix, **(extra_env or {})}, **options)
     try:
-        subprocess.run([sys.executable, "-m", "services.cli", "migrate"], env=stack.env,
+        subprocess.run([sys.executable, "-m", "launcher.cli", "migrate"], env=stack.env,
                        check=True, capture_output=True)
         yield stack.start()
     finally:

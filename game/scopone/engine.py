@@ -18,12 +18,15 @@ Decisions the contract leaves open, pinned by tests:
 
 from __future__ import annotations
 
+from typing import Any
+
 from game import fairness
 from game.engine import Deadline, Engine, GameError, MatchResult, Move, action_name, check_seat
 from game.scopone import rules
 from game.scopone import state as table
 from game.scopone import view as seat_view
 from game.scopone.cards import is_card
+from game.status import TableStatus
 
 _ACTIONS = ("play", "ack")
 _MOVES = ("play", "auto_play", "ack", "continue")
@@ -80,14 +83,14 @@ class ScoponeEngine(Engine):
 
     # -- building and changing a table ------------------------------------------------------
 
-    def new_state(self, options: dict, seed: bytes, now_ms: int) -> dict:
+    def new_state(self, options: dict[str, Any], seed: bytes, now_ms: int) -> dict[str, Any]:
         if not isinstance(seed, (bytes, bytearray)) or not seed:
             raise ValueError("seed must be non-empty bytes")
         return table.new_table(
             self.normalize_options(options), bytes(seed), self.turn_timeout_ms, self.hand_ack_timeout_ms, now_ms
         )
 
-    def decide(self, state: dict, seat: int, action: dict, now_ms: int) -> Move:
+    def decide(self, state: dict[str, Any], seat: int, action: dict[str, Any], now_ms: int) -> Move:
         name = action_name(action)
         if name not in _ACTIONS:
             raise GameError("unknown_action", f"Unknown action {name!r}: expected 'play' or 'ack'")
@@ -100,7 +103,7 @@ class ScoponeEngine(Engine):
         deals = len(state["acknowledged"]) == self.seats - 1
         return Move("ack", seat, {}, random=deals)
 
-    def apply(self, state: dict, move: Move, now_ms: int) -> dict:
+    def apply(self, state: dict[str, Any], move: Move, now_ms: int) -> dict[str, Any]:
         if move.type not in _MOVES:
             raise GameError("unknown_action", f"Unknown move type {move.type!r}")
         _check_not_finished(state)
@@ -118,22 +121,22 @@ class ScoponeEngine(Engine):
             self._check_ack(state, seat)
             table.acknowledge(new, seat, now_ms)
         else:
-            if state["status"] != table.HAND_END:
+            if state["status"] != TableStatus.HAND_END:
                 raise GameError("illegal_move", "There is no finished hand to continue from")
             table.start_hand(new, state["hand_number"] + 1, now_ms)
         return new
 
     # -- deadlines ---------------------------------------------------------------------------
 
-    def deadlines(self, state: dict) -> list[Deadline]:
+    def deadlines(self, state: dict[str, Any]) -> list[Deadline]:
         tag = f"{state['hand_number']}:{state['moves']}"
-        if state["status"] == table.PLAYING:
+        if state["status"] == TableStatus.PLAYING:
             return [Deadline("turn", state["turn_deadline_ms"], f"turn:{tag}")]
-        if state["status"] == table.HAND_END:
+        if state["status"] == TableStatus.HAND_END:
             return [Deadline("hand_end", state["hand_end_deadline_ms"], f"hand_end:{tag}")]
         return []
 
-    def fire(self, state: dict, token: str, now_ms: int) -> Move | None:
+    def fire(self, state: dict[str, Any], token: str, now_ms: int) -> Move | None:
         for deadline in self.deadlines(state):
             if deadline.token != token:
                 continue
@@ -145,58 +148,60 @@ class ScoponeEngine(Engine):
 
     # -- reading a table ---------------------------------------------------------------------
 
-    def view(self, state: dict, seat: int | None) -> dict:
+    def view(self, state: dict[str, Any], seat: int | None) -> dict[str, Any]:
         if seat is not None:
             check_seat(seat, self.seats)
         return seat_view.render(state, seat)
 
-    def status(self, state: dict) -> str:
-        return state["status"]
+    def status(self, state: dict[str, Any]) -> str:
+        status: str = state["status"]
+        return status
 
-    def turn_seat(self, state: dict) -> int | None:
-        return state["turn"]
+    def turn_seat(self, state: dict[str, Any]) -> int | None:
+        seat: int | None = state["turn"]
+        return seat
 
-    def result(self, state: dict) -> MatchResult | None:
+    def result(self, state: dict[str, Any]) -> MatchResult | None:
         return seat_view.result(state)
 
-    def legal_plays(self, state: dict) -> list[tuple[str, list[str]]]:
+    def legal_plays(self, state: dict[str, Any]) -> list[tuple[str, list[str]]]:
         """Every legal (card, capture) of the seat on turn, in auto-play order; [] when nobody is to play."""
-        if state["status"] != table.PLAYING:
+        if state["status"] != TableStatus.PLAYING:
             return []
         hand = state["hands"][state["turn"]]
         return rules.legal_plays(hand, state["table"], state["options"]["asso_pigliatutto"])
 
     # -- checks ------------------------------------------------------------------------------
 
-    def _check_play(self, state: dict, seat: int, card: str, capture: list[str]) -> list[str]:
+    def _check_play(self, state: dict[str, Any], seat: int, card: str, capture: list[str]) -> list[str]:
         _check_not_finished(state)
-        if state["status"] == table.HAND_END:
+        if state["status"] == TableStatus.HAND_END:
             raise GameError("illegal_move", "The hand is over: acknowledge it to continue")
         if seat != state["turn"]:
             raise GameError("not_your_turn", "Not your turn")
         hand = state["hands"][seat]
         return rules.check_play(hand, state["table"], card, capture, state["options"]["asso_pigliatutto"])
 
-    def _check_ack(self, state: dict, seat: int) -> None:
+    def _check_ack(self, state: dict[str, Any], seat: int) -> None:
         _check_not_finished(state)
-        if state["status"] != table.HAND_END:
+        if state["status"] != TableStatus.HAND_END:
             raise GameError("illegal_move", "There is no hand to acknowledge: the hand is still being played")
         if seat in state["acknowledged"]:
             raise GameError("illegal_move", f"You already acknowledged hand {state['hand_number']}")
 
-    def _auto_choice(self, state: dict) -> tuple[str, list[str]]:
+    def _auto_choice(self, state: dict[str, Any]) -> tuple[str, list[str]]:
         """CONTRACT: the legal plays sorted, index uniform(len) from label ``auto:<m>``, m the move's number."""
         plays = self.legal_plays(state)
         index = fairness.choose(table.seed_of(state), f"auto:{state['moves'] + 1}", len(plays))
         return plays[index]
 
 
-def _check_not_finished(state: dict) -> None:
-    if state["status"] == table.FINISHED:
+def _check_not_finished(state: dict[str, Any]) -> None:
+    if state["status"] == TableStatus.FINISHED:
         raise GameError("game_finished", "The game is finished")
 
 
-def _parse_play(data: dict) -> tuple[str, list[str]]:
+def _parse_play(data: dict[str, Any]) -> tuple[str, list[str]]:
     """(card, capture) from a play action or payload; GameError('bad_request') on the wrong shape."""
     card = data.get("card")
     if card is None:

@@ -8,6 +8,8 @@ win the match at once; otherwise a match ends when a team reaches the target wit
 
 from __future__ import annotations
 
+from typing import Any
+
 from game.scopone.cards import DENARI, SETTEBELLO, SUITS, primiera_value, rank, suit
 
 TEAMS = ("A", "B")
@@ -39,7 +41,8 @@ def _more(a: int, b: int) -> str | None:
     return "A" if a > b else "B" if b > a else None
 
 
-def score_hand(captured: dict[str, list[str]], scope: dict[str, int], with_napola: bool) -> tuple[dict, dict]:
+def score_hand(captured: dict[str, list[str]], scope: dict[str, int], with_napola: bool
+               ) -> tuple[dict[str, dict[str, Any]], dict[str, str | None]]:
     """(teams, award) of CONTRACT's ``last_hand`` for each team's captured cards and scope."""
     teams = {}
     for team in TEAMS:
@@ -66,7 +69,7 @@ def score_hand(captured: dict[str, list[str]], scope: dict[str, int], with_napol
     return teams, award
 
 
-def match_winner(scores: dict[str, int], target: int, teams: dict) -> str | None:
+def match_winner(scores: dict[str, int], target: int, teams: dict[str, dict[str, Any]]) -> str | None:
     """The winner once the match is over, else None: all ten denari (napola), or the target with a lead."""
     for team in TEAMS:
         if teams[team]["napola"] == ALL_DENARI:

@@ -8,18 +8,21 @@ shared between a state and its clone, which is why every state must be treated a
 
 from __future__ import annotations
 
+from typing import Any
+
 from game import fairness
 from game.engine import team_of
 from game.scopone import rules, scoring
+from game.status import TableStatus
 
 GAME_ID = "scopone_scientifico"
 VERSION = "1"
 SEATS = 4
 CARDS_PER_HAND = 40
-PLAYING, HAND_END, FINISHED = "playing", "hand_end", "finished"
 
 
-def new_table(options: dict, seed: bytes, turn_timeout_ms: int, hand_ack_timeout_ms: int, now_ms: int) -> dict:
+def new_table(options: dict[str, Any], seed: bytes, turn_timeout_ms: int, hand_ack_timeout_ms: int,
+              now_ms: int) -> dict[str, Any]:
     """A table with hand 1 dealt; the timeouts are copied in so that the table keeps its rules."""
     state = {
         "game": GAME_ID,
@@ -29,7 +32,7 @@ def new_table(options: dict, seed: bytes, turn_timeout_ms: int, hand_ack_timeout
         "turn_timeout_ms": turn_timeout_ms,
         "hand_ack_timeout_ms": hand_ack_timeout_ms,
         "moves": 0,  # every log entry counts: plays, acks, auto-plays, continues
-        "status": PLAYING,
+        "status": TableStatus.PLAYING,
         "hand_number": 0,
         "turn": None,
         "hands": [[] for _ in range(SEATS)],
@@ -50,7 +53,7 @@ def new_table(options: dict, seed: bytes, turn_timeout_ms: int, hand_ack_timeout
     return state
 
 
-def clone(state: dict) -> dict:
+def clone(state: dict[str, Any]) -> dict[str, Any]:
     """A copy whose mutable parts are fresh, so that transitions never touch the input."""
     out = dict(state)
     out["hands"] = [list(h) for h in state["hands"]]
@@ -63,14 +66,14 @@ def clone(state: dict) -> dict:
     return out
 
 
-def seed_of(state: dict) -> bytes:
+def seed_of(state: dict[str, Any]) -> bytes:
     return bytes.fromhex(state["seed"])
 
 
-def start_hand(state: dict, hand: int, now_ms: int) -> None:
+def start_hand(state: dict[str, Any], hand: int, now_ms: int) -> None:
     """Deal hand ``hand`` from the seed; it is led by seat (hand - 1) mod 4 on an empty table."""
     state.update(
-        status=PLAYING,
+        status=TableStatus.PLAYING,
         hand_number=hand,
         turn=(hand - 1) % SEATS,
         hands=fairness.deal(seed_of(state), hand, SEATS),
@@ -86,7 +89,7 @@ def start_hand(state: dict, hand: int, now_ms: int) -> None:
     )
 
 
-def play(state: dict, seat: int, card: str, capture: list[str], auto: bool, now_ms: int) -> None:
+def play(state: dict[str, Any], seat: int, card: str, capture: list[str], auto: bool, now_ms: int) -> None:
     """Play a checked (card, capture); a capture that empties the table is a scopa, except on the last play."""
     table = state["table"]
     kind = rules.effect(card, capture, table, state["options"]["asso_pigliatutto"])
@@ -113,7 +116,7 @@ def play(state: dict, seat: int, card: str, capture: list[str], auto: bool, now_
         state["turn_deadline_ms"] = now_ms + state["turn_timeout_ms"]
 
 
-def end_hand(state: dict, now_ms: int) -> None:
+def end_hand(state: dict[str, Any], now_ms: int) -> None:
     """Leftovers to the last capturer, score the hand, then finish the match or wait for acknowledgements."""
     if state["table"] and state["last_capturer"] is not None:
         state["captured"][state["last_capturer"]].extend(state["table"])
@@ -133,15 +136,15 @@ def end_hand(state: dict, now_ms: int) -> None:
     state["turn_deadline_ms"] = None
     winner = scoring.match_winner(state["scores"], state["options"]["target_score"], teams)
     if winner is not None:
-        state["status"] = FINISHED
+        state["status"] = TableStatus.FINISHED
         state["winner"] = winner
     else:
-        state["status"] = HAND_END
+        state["status"] = TableStatus.HAND_END
         state["acknowledged"] = []
         state["hand_end_deadline_ms"] = now_ms + state["hand_ack_timeout_ms"]
 
 
-def acknowledge(state: dict, seat: int, now_ms: int) -> None:
+def acknowledge(state: dict[str, Any], seat: int, now_ms: int) -> None:
     """Record a seat's acknowledgement; the fourth deals the next hand."""
     state["acknowledged"] = sorted([*state["acknowledged"], seat])
     if len(state["acknowledged"]) == SEATS:

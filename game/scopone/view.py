@@ -10,14 +10,16 @@ CONTRACT ties to a phase are present only in it: ``turn_deadline``, and ``your_t
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 from game.engine import MatchResult, seat_results, team_of
 from game.scopone import rules
-from game.scopone.state import FINISHED, HAND_END, PLAYING, SEATS
+from game.scopone.state import SEATS
+from game.status import TableStatus
 from services.timeutil import iso_from_ms
 
 
-def render(state: dict, seat: int | None) -> dict:
+def render(state: dict[str, Any], seat: int | None) -> dict[str, Any]:
     """The view of ``seat``; ``seat=None`` is an onlooker's (no hand, nobody is you)."""
     players = [
         {
@@ -44,23 +46,23 @@ def render(state: dict, seat: int | None) -> dict:
         "last_play": copy.deepcopy(last_play),
     }
     status = state["status"]
-    if status == PLAYING:
+    if status == TableStatus.PLAYING:
         view["turn_deadline"] = iso_from_ms(state["turn_deadline_ms"])
         if seat is not None and seat == state["turn"]:
             view["your_turn"] = True
             view["legal"] = legal(state, seat)
-    elif status == HAND_END:
+    elif status == TableStatus.HAND_END:
         view["last_hand"] = copy.deepcopy(state["audit"][-1])
         view["acknowledged"] = sorted(state["acknowledged"])
         view["hand_end_deadline"] = iso_from_ms(state["hand_end_deadline_ms"])
-    elif status == FINISHED:
+    elif status == TableStatus.FINISHED:
         view["last_hand"] = copy.deepcopy(state["audit"][-1])
         view["winner"] = state["winner"]
         view["seed"] = state["seed"]
     return view
 
 
-def legal(state: dict, seat: int) -> list[dict]:
+def legal(state: dict[str, Any], seat: int) -> list[dict[str, Any]]:
     """CONTRACT ``legal``: every card of the seat's hand with the captures it may make, so that a
     client never re-implements the rules. Cards sorted, each capture sorted, a card's captures
     sorted as lists; ``[[]]`` lays the card down taking nothing."""
@@ -71,10 +73,10 @@ def legal(state: dict, seat: int) -> list[dict]:
     ]
 
 
-def result(state: dict) -> MatchResult | None:
+def result(state: dict[str, Any]) -> MatchResult | None:
     """The match result once finished: every seat's outcome, and a summary of the final scores,
     winner, target, hands played and the per-hand audit."""
-    if state["status"] != FINISHED:
+    if state["status"] != TableStatus.FINISHED:
         return None
     scores = dict(state["scores"])
     summary = {

@@ -240,7 +240,7 @@ def speak_italian_on_every_screen(home, match, browser, stack):
     expect(alice.page.get_by_role("region", name="La tua mano")).to_be_visible()
     expect(alice.page.get_by_role("region", name="Tavolo")).to_be_visible()
     expect(alice.page.get_by_label("Punteggio della partita")).to_contain_text("Squadra A")
-    expect(alice.page.get_by_label("Punteggio della partita")).to_contain_text("si gioca a 21")
+    expect(alice.page.get_by_label("Punteggio della partita")).to_contain_text("si gioca ai 21 punti")
     expect(alice.turn_indicator).to_contain_text(re.compile(r"^Tocca a "))
     expect(alice.page.get_by_role("region", name="La tua mano").get_by_role("button").first).to_have_attribute(
         "aria-label", re.compile(r"^\d+ di (denari|coppe|spade|bastoni)"))

@@ -17,8 +17,8 @@ import jsonschema
 import pytest
 import yaml
 
-from services.callers import BUILT_IN_METHODS, READ_ONLY_METHODS, Callers
 from services.config import Settings
+from services.rpc.callers import BUILT_IN_METHODS, READ_ONLY_METHODS, Callers
 
 from .support import (
     CHART,
@@ -428,7 +428,7 @@ def test_the_defaults_warn_about_nothing_here(default_render: Rendered) -> None:
 def test_the_services_accept_the_rendered_callers_file_and_settings(
     request: pytest.FixtureRequest, values_name: str
 ) -> None:
-    """services.callers reads the callers file without a ConfigError (names, hashes, method
+    """services.rpc.callers reads the callers file without a ConfigError (names, hashes, method
     names), and services.config each component's GRPC_* settings."""
     rendered = request.getfixturevalue({"default": "default_render", "tls": "tls_render",
                                         "production+grpc-tls": "grpc_tls_render"}[values_name])

@@ -125,11 +125,11 @@ def test_the_dashboard_is_optional(default_render: Rendered, render: Callable[..
 
 
 def test_every_metric_the_dashboard_queries_is_documented(render: Callable[..., Rendered]) -> None:
-    """The dashboard asks only for metrics the README's operator section lists, under the names
-    Prometheus gives them."""
+    """The dashboard asks only for metrics docs/operations.md lists, under the names Prometheus
+    gives them."""
     dashboard = _dashboard(render({"metrics": {"grafanaDashboard": {"enabled": True}}}))
-    readme = (REPO / "README.md").read_text()
-    operator = readme[readme.index("## Operating"):]
+    operations = (REPO / "docs" / "operations.md").read_text()
+    operator = operations[operations.index("## Metrics, traces, logs"):]
     documented = set(re.findall(r"`([a-z_]+)`", operator))
     queried = set()
     for panel in dashboard["panels"]:

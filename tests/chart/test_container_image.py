@@ -115,7 +115,21 @@ def test_builder_installs_the_pinned_dependencies_and_generates_the_stubs() -> N
     assert any(req.startswith("grpcio-tools==") for req in project["optional-dependencies"]["codegen"])
     assert "grpc_tools.protoc -I protos --python_out=. --grpc_python_out=." in script
     assert "pip install --no-deps ." in script
-    assert project["scripts"]["tavolo"] == "services.cli:main"
+    assert project["scripts"]["tavolo"] == "launcher.cli:main"
+
+
+def test_the_installed_package_holds_every_component_and_the_command() -> None:
+    """`pip install .` in the image installs what `tavolo serve <component>` imports: a
+    component left out of setuptools' list would fail only in a cluster."""
+    from setuptools import find_namespace_packages
+
+    from launcher.cli import COMPONENTS
+
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]
+    installed = set(find_namespace_packages(where=str(REPO), include=config["include"]))
+    needed = {module.rsplit(".", 1)[0] for module in COMPONENTS.values()} | {"launcher", "services"}
+
+    assert needed <= installed, f"not installed by the image: {sorted(needed - installed)}"
 
 
 def test_dockerignore_keeps_local_state_out_of_the_context() -> None:
@@ -155,7 +169,7 @@ def test_the_protoc_step_generates_importable_stubs(tmp_path: pathlib.Path) -> N
 )
 def test_the_command_lines_of_the_chart_exist(argv: list[str], expected: list[str]) -> None:
     """`tavolo serve <component>` (the Deployments), `tavolo migrate` (the hook)."""
-    code = "import sys; from services.cli import main; sys.exit(main(sys.argv[1:]))"
+    code = "import sys; from launcher.cli import main; sys.exit(main(sys.argv[1:]))"
     result = subprocess.run([sys.executable, "-c", code, *argv], cwd=REPO, capture_output=True, text=True, timeout=60)
 
     assert result.returncode == 0, result.stderr

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 import grpc
 
-from services.errors import Reason, ServiceError
-from services.server import ErrorInterceptor
+from services.rpc.errors import Reason, ServiceError
+from services.rpc.server import ErrorInterceptor
 from tavolo.game.v1 import game_pb2, game_pb2_grpc
 from testing.processes import free_port
 

@@ -8,7 +8,7 @@ from google.protobuf import timestamp_pb2
 from deadlines.consumer import Backoff
 from deadlines.entry import MAX_FIELD_LENGTH, Entry, InvalidEntry
 from deadlines.servicer import due_ms_from
-from services.errors import ServiceError
+from services.rpc.errors import ServiceError
 
 
 def test_member_is_compact_canonical_json():

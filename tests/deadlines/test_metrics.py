@@ -9,8 +9,8 @@ from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
 from deadlines.entry import Entry
-from services import telemetry as otel
 from services.config import TelemetrySettings
+from services.observability import telemetry as otel
 from tests.deadlines.conftest import consuming
 from tests.deadlines.fakes import due_token
 

@@ -6,7 +6,7 @@ import asyncio
 
 from deadlines.entry import Entry
 from deadlines.queue import RedisDeadlineQueue
-from services.errors import Reason, ServiceError
+from services.rpc.errors import Reason, ServiceError
 from services.stores import Keys
 from services.stores import redis_client as redis_client_for
 

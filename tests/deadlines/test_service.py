@@ -13,8 +13,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from deadlines.client import DeadlinesClient
 from deadlines.server import build_service
 from services.config import Settings
-from services.errors import Reason, ServiceError, from_rpc_error
-from services.server import serve
+from services.rpc.errors import Reason, ServiceError, from_rpc_error
+from services.rpc.server import serve
 from tavolo.deadlines.v1 import deadlines_pb2, deadlines_pb2_grpc
 from testing.processes import free_port, wait_serving
 from tests.deadlines.fakes import due_token

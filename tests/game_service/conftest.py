@@ -24,7 +24,7 @@ from game.servicer import GameServicer
 from game.tables import Tables
 from services.config import GrpcSecurity
 from services.migrations import migrate
-from services.server import ServiceSpec, serve
+from services.rpc.server import ServiceSpec, serve
 from services.stores import Keys, redis_client
 from stats.client import StatsClient
 from tavolo.game.v1 import game_pb2_grpc
@@ -254,6 +254,23 @@ async def serving(tables: Tables, **options) -> AsyncIterator[RunningService]:
         yield running
     finally:
         await running.stop()
+
+
+def hold_the_first_answer(tables: Tables, monkeypatch) -> asyncio.Event:
+    """Make ``tables``' first Act append its move, then hold its answer back (for a minute), so
+    the test can cut the stream in between; the event is set once the move is in the log."""
+    appended = asyncio.Event()
+    act = tables.act
+
+    async def act_then_hold_the_answer(*args, **kwargs):
+        view = await act(*args, **kwargs)
+        if not appended.is_set():
+            appended.set()
+            await asyncio.sleep(60)
+        return view
+
+    monkeypatch.setattr(tables, "act", act_then_hold_the_answer)
+    return appended
 
 
 async def play(tables: Tables, table_id: str, moves: int, note: str | None = None) -> int:

@@ -6,7 +6,7 @@ import asyncio
 
 import grpc
 
-from services.errors import ServiceError
+from services.rpc.errors import ServiceError
 from tavolo.deadlines.v1 import deadlines_pb2, deadlines_pb2_grpc
 from tavolo.stats.v1 import stats_pb2, stats_pb2_grpc
 

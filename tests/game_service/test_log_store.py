@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from dataclasses import replace
 
 import pytest
 
-from game.log_store import WINDOW, ConcurrentChange, CorruptLog, LoggedMove, TableRecord
+from game.log_store import WINDOW, ConcurrentChange, CorruptLog, DuplicateRequest, LoggedMove, TableRecord
 
 CREATED_MS = 1764669630123
 
@@ -260,3 +261,61 @@ async def test_matches_waiting_to_be_recorded_are_listed_oldest_first_page_by_pa
     assert await log_store.unrecorded(10, finished_before_ms=CREATED_MS + 21) == expected[:3]
     assert await log_store.unrecorded(10, expected[1], finished_before_ms=CREATED_MS + 21) == expected[2:3]
     assert await log_store.unrecorded_count() == 5
+
+
+# -- many tables at once (group commit, on Postgres) ------------------------------------------
+
+async def test_appends_of_many_tables_at_once_each_land_and_share_statements(log_store, backend):
+    records = [_record() for _ in range(40)]
+    for record in records:
+        await log_store.create(record)
+    batches_before = getattr(getattr(log_store, "appends", None), "batches", 0)
+
+    await asyncio.gather(*(log_store.append(r.table_id, r.position, _move(1), "playing", None)
+                           for r in records))
+
+    for record in records:
+        header = await log_store.header(record.table_id)
+        assert (header.move_count, header.revision) == (1, 1)
+        assert [m.number for m in await log_store.moves(record.table_id, 0)] == [1]
+    if backend.real:  # the first went alone; the others waited and went together
+        assert log_store.appends.batches - batches_before < len(records) / 4
+
+
+async def test_in_a_shared_statement_one_tables_conflict_or_repeat_fails_only_that_table(log_store):
+    stale, repeated, *fine = [_record() for _ in range(6)]
+    for record in (stale, repeated, *fine):
+        await log_store.create(record)
+    await log_store.append(stale.table_id, stale.position, _move(1), "playing", None)
+    await log_store.append(repeated.table_id, repeated.position,
+                           replace(_move(1), request_id="r-1"), "playing", None)
+    moved_on = (await log_store.header(repeated.table_id)).position
+
+    outcomes = await asyncio.gather(
+        log_store.append(stale.table_id, stale.position, _move(1), "playing", None),
+        log_store.append(repeated.table_id, moved_on, replace(_move(2), request_id="r-1"),
+                         "playing", None),
+        *(log_store.append(r.table_id, r.position, _move(1), "playing", None) for r in fine),
+        return_exceptions=True)
+
+    assert isinstance(outcomes[0], ConcurrentChange)
+    assert isinstance(outcomes[1], DuplicateRequest)
+    assert outcomes[2:] == [None] * len(fine)
+    assert (await log_store.header(repeated.table_id)).move_count == 1
+    assert await log_store.find_request(repeated.table_id, "r-1") == 1
+
+
+async def test_a_statement_that_fails_whole_is_written_again_table_by_table(log_store):
+    broken, *fine = [_record() for _ in range(5)]
+    for record in (broken, *fine):
+        await log_store.create(record)
+
+    outcomes = await asyncio.gather(
+        *(log_store.append(r.table_id, r.position, _move(1), "playing", None) for r in fine),
+        log_store.append(broken.table_id, broken.position, _move(1, payload_json='{"n":"\x00"}'),
+                         "playing", None),  # Postgres text holds no NUL
+        return_exceptions=True)
+
+    assert outcomes[:-1] == [None] * len(fine)
+    for record in fine:
+        assert (await log_store.header(record.table_id)).move_count == 1

@@ -8,7 +8,8 @@ from services.migrations import load, migrate
 
 
 async def test_the_game_migrations_apply_once_and_create_the_log_tables(postgres_dsn):
-    assert await migrate(postgres_dsn, components=("game",)) == ["game/0001_game_log.sql", "game/0002_game_unfinished.sql"]
+    assert await migrate(postgres_dsn, components=("game",)) == ["game/0001_game_log.sql", "game/0002_game_unfinished.sql",
+                                                                 "game/0003_move_request_id.sql"]
     assert await migrate(postgres_dsn, components=("game",)) == []
     connection = await asyncpg.connect(postgres_dsn)
     try:
@@ -32,4 +33,5 @@ async def test_the_sql_itself_is_idempotent_on_a_database_made_by_hand(postgres_
             await connection.execute(migration.sql)
     finally:
         await connection.close()
-    assert await migrate(postgres_dsn, components=("game",)) == ["game/0001_game_log.sql", "game/0002_game_unfinished.sql"]
+    assert await migrate(postgres_dsn, components=("game",)) == ["game/0001_game_log.sql", "game/0002_game_unfinished.sql",
+                                                                 "game/0003_move_request_id.sql"]

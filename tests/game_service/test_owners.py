@@ -11,11 +11,12 @@ from collections import Counter
 import pytest
 
 from game.client import GameClient
+from game.live_link import LiveLink
 from game.owners import Owners, ReplicaTarget, owner_of
 from game.servicer import GameServicer
 from services.config import GrpcSecurity
-from services.errors import Reason, ServiceError
-from services.transport_security import ClientCredentials
+from services.rpc.errors import Reason, ServiceError
+from services.rpc.transport_security import ClientCredentials
 from testing.certificates import CertificateAuthority
 from testing.waiting import eventually
 from tests.game_service.conftest import SEATS, serving, start_service
@@ -182,14 +183,15 @@ async def test_each_tables_moves_and_watches_go_to_its_owner_over_real_grpc(tabl
     replicas = [CountingGame(tables), CountingGame(tables)]
     started = [await start_service(tables, servicer=servicer) for servicer in replicas]
     addresses = [service.address for service in started]
-    client = GameClient("ipv4:" + ",".join(addresses))
+    client = GameClient(addresses[0])
+    link = LiveLink("ipv4:" + ",".join(addresses), timeout_seconds=2)
     try:
         table_ids = [(await client.create_table("dummy", SEATS, {"target": 50}))["table_id"]
                      for _ in range(12)]
         for table_id in table_ids:
-            watch = client.watch_table(table_id)
+            watch = link.watch_table(table_id)
             assert (await anext(watch)).revision == 0
-            await client.act(table_id, SEATS[0], ADD, expected_revision=0)
+            await link.act(table_id, SEATS[0], ADD, expected_revision=0)
             assert (await anext(watch)).revision == 1
             await watch.aclose()
         owner_index = {t: addresses.index(owner_of(t, addresses)) for t in table_ids}
@@ -207,12 +209,12 @@ async def test_each_tables_moves_and_watches_go_to_its_owner_over_real_grpc(tabl
         async def moved_at_the_other() -> bool:
             nonlocal revision
             try:
-                view = await client.act(table_id, SEATS[revision % 4], ADD,
-                                        expected_revision=revision)
+                acted = await link.act(table_id, SEATS[revision % 4], ADD,
+                                       expected_revision=revision)
             except ServiceError as error:  # the owner's going is noticed by a failed call
                 assert error.reason is Reason.UNAVAILABLE, error
                 return False
-            revision = view["revision"]
+            revision = acted.revision
             return True
 
         await eventually(moved_at_the_other, timeout=10, what="the other replica never moved")
@@ -228,6 +230,7 @@ async def test_each_tables_moves_and_watches_go_to_its_owner_over_real_grpc(tabl
         await eventually(moved_at_the_owner, timeout=15, what="the owner never got its table back")
         assert replicas[owner].moved == [table_id]
     finally:
+        await link.close()
         await client.close()
         for service in started:
             await service.stop()
@@ -246,11 +249,14 @@ async def test_a_replica_dialled_by_its_address_is_checked_against_the_services_
                             tls_ca_file=str(authority.ca_file))
 
     async with serving(tables, security=security("game")) as service:
-        client = GameClient(f"localhost:{service.address.rsplit(':', 1)[1]}",
-                            credentials=ClientCredentials.of(security("gateway")))
+        address = f"localhost:{service.address.rsplit(':', 1)[1]}"
+        credentials = ClientCredentials.of(security("gateway"))
+        client = GameClient(address, credentials=credentials)
+        link = LiveLink(address, credentials=credentials)
         try:
             table_id = (await client.create_table("dummy", SEATS))["table_id"]
-            assert (await client.act(table_id, SEATS[0], ADD))["revision"] == 1
-            assert client._owners.addresses == (service.address,)
+            assert (await link.act(table_id, SEATS[0], ADD)).revision == 1
+            assert link._owners.addresses == (service.address,)
         finally:
+            await link.close()
             await client.close()

@@ -6,9 +6,9 @@ import asyncio
 
 import pytest
 
-from game.background import Retry
 from game.queue_watch import QueueWatch
-from services.errors import Reason, ServiceError
+from services.background import Retry
+from services.rpc.errors import Reason, ServiceError
 
 
 class FakeQueue:

@@ -16,11 +16,11 @@ import uuid
 import grpc
 import pytest
 
-from game.background import Throttle
 from game.registry import default_registry
 from game.tables import Tables
 from lobby.client import LobbyClient
-from services.server import ErrorInterceptor
+from services.background import Throttle
+from services.rpc.server import ErrorInterceptor
 from stats.client import StatsClient
 from stats.cursor import CursorCodec
 from stats.repository import MemoryStatsRepository

@@ -1,5 +1,6 @@
-"""GameService.Relay over real gRPC: many tables' moves and watches on one stream, each call
-answered as the call of its own would be, bad calls refused, a broken stream reopened."""
+"""GameService.Relay over real gRPC, and the live link on it: many tables' moves and watches on
+one stream, each call answered as the call of its own would be, bad calls refused, a broken
+stream reopened, and a move whose answer was lost sent again and played once."""
 
 from __future__ import annotations
 
@@ -11,11 +12,11 @@ import grpc
 import pytest
 
 from game.client import GameClient
-from game.servicer import GameServicer
-from services.errors import Reason, ServiceError, from_rpc_error, from_status_message
-from services.server import ErrorInterceptor
+from game.live_link import LiveLink
+from game.relay import CallLost
+from services.rpc.errors import Reason, ServiceError, from_rpc_error, from_status_message
 from tavolo.game.v1 import game_pb2, game_pb2_grpc
-from tests.game_service.conftest import SEATS, play, serving, start_service
+from tests.game_service.conftest import SEATS, hold_the_first_answer, play, serving, start_service
 
 ADD = '{"action":"add","n":1}'
 
@@ -31,6 +32,13 @@ async def client(service):
     client = GameClient(service)
     yield client
     await client.close()
+
+
+@pytest.fixture
+async def link(service):
+    link = LiveLink(service)
+    yield link
+    await link.close()
 
 
 @pytest.fixture
@@ -67,7 +75,7 @@ async def _events(call, count: int) -> list[game_pb2.RelayEvent]:
     return events
 
 
-async def test_moves_and_watches_of_several_tables_share_one_stream(client, tables):
+async def test_moves_and_watches_of_several_tables_share_one_stream(client, link):
     table_ids = [(await client.create_table("dummy", SEATS, {"target": 50}))["table_id"]
                  for _ in range(3)]
     seen: dict[str, list[int]] = {table_id: [] for table_id in table_ids}
@@ -75,7 +83,7 @@ async def test_moves_and_watches_of_several_tables_share_one_stream(client, tabl
     async def follow(table_id: str) -> None:
         while True:  # as the gateway's feed: a transient end (a read that raced the moves on
             try:     # the real stores: UNAVAILABLE) is followed by a new watch
-                async for views in client.watch_table(table_id):
+                async for views in link.watch_table(table_id):
                     if seen[table_id] and views.revision <= seen[table_id][-1]:
                         continue  # a new watch starts with what was seen already
                     seen[table_id].append(views.revision)
@@ -87,8 +95,8 @@ async def test_moves_and_watches_of_several_tables_share_one_stream(client, tabl
 
     async def play(table_id: str) -> None:
         for number in range(8):
-            await client.act(table_id, SEATS[number % 4], {"action": "add", "n": 1},
-                             expected_revision=number)
+            await link.act(table_id, SEATS[number % 4], {"action": "add", "n": 1},
+                           expected_revision=number)
 
     watchers = [asyncio.create_task(follow(t)) for t in table_ids]
     await asyncio.gather(*(play(t) for t in table_ids))
@@ -96,7 +104,7 @@ async def test_moves_and_watches_of_several_tables_share_one_stream(client, tabl
     for table_id in table_ids:
         revisions = seen[table_id]
         assert revisions == sorted(set(revisions)) and revisions[-1] == 8, revisions
-    relay = (await client._owners.owner(table_ids[0])).relay  # the one replica's
+    relay = (await link._owners.owner(table_ids[0])).relay  # the one replica's
     assert relay._stream is not None and not relay._stream.broken
     assert not relay._stream.pending, "a finished call is still waited for"
 
@@ -206,44 +214,63 @@ async def test_a_message_that_is_no_relay_request_ends_the_stream(service):
     assert from_rpc_error(ended.value).reason is Reason.INVALID_ARGUMENT
 
 
-async def test_a_broken_stream_fails_its_calls_and_the_next_call_opens_another(tables):
+async def test_a_broken_stream_fails_its_watches_and_a_move_waits_for_the_next_one(tables):
     service = await start_service(tables)
-    client = GameClient(service.address)
+    client, link = GameClient(service.address), LiveLink(service.address, timeout_seconds=30)
     try:
         table_id = (await client.create_table("dummy", SEATS, {"target": 50}))["table_id"]
-        watch = client.watch_table(table_id)
+        watch = link.watch_table(table_id)
         assert (await anext(watch)).revision == 0
-        await client.act(table_id, "seat:0", ADD, expected_revision=0)
+        await link.act(table_id, "seat:0", ADD, expected_revision=0)
         assert (await anext(watch)).revision == 1
         await service.stop()  # the replica goes away
         with pytest.raises(ServiceError) as broken:
             await asyncio.wait_for(anext(watch), 10)
         assert broken.value.reason is Reason.UNAVAILABLE
-        with pytest.raises(ServiceError) as refused:
-            await client.act(table_id, "seat:1", ADD)
-        assert refused.value.reason is Reason.UNAVAILABLE
 
-        # Another replica at the same address: the next calls go through a new stream.
+        # A move made meanwhile is sent again until a replica at that address answers.
+        moving = asyncio.create_task(link.act(table_id, "seat:1", ADD, expected_revision=1))
+        await asyncio.sleep(0.3)
+        assert not moving.done()
         service = await start_service(tables, service.address)
-        for _ in range(100):
-            try:
-                view = await client.act(table_id, "seat:1", ADD, expected_revision=1)
-                break
-            except ServiceError as error:
-                assert error.reason is Reason.UNAVAILABLE
-                await asyncio.sleep(0.1)
-        assert view["revision"] == 2
-        watch = client.watch_table(table_id)
+        moved = await asyncio.wait_for(moving, 25)
+        assert (moved.revision, moved.replayed) == (2, False)
+        watch = link.watch_table(table_id)
         assert (await anext(watch)).revision == 2
         await watch.aclose()
     finally:
+        await link.close()
+        await client.close()
+        await service.stop()
+
+
+async def test_a_move_whose_answer_was_lost_is_sent_again_and_played_once(tables, monkeypatch):
+    """The stream breaks after the move was appended and before its answer left: the link
+    sends it again with its request id, and the game service answers it was made."""
+    service = await start_service(tables)
+    client, link = GameClient(service.address), LiveLink(service.address, timeout_seconds=30)
+    appended = hold_the_first_answer(tables, monkeypatch)
+    try:
+        table_id = (await client.create_table("dummy", SEATS, {"target": 50}))["table_id"]
+        moving = asyncio.create_task(link.act(table_id, "seat:0", ADD, request_id="move-1"))
+        await asyncio.wait_for(appended.wait(), 10)
+        await service.stop()
+        service = await start_service(tables, service.address)
+
+        moved = await asyncio.wait_for(moving, 25)
+
+        assert (moved.revision, moved.replayed) == (1, True)
+        header, moves, _ = await client.get_log(table_id)
+        assert header.move_count == 1 and [m.seat for m in moves] == ["seat:0"]
+    finally:
+        await link.close()
         await client.close()
         await service.stop()
 
 
 async def test_a_move_not_answered_in_time_is_unavailable_and_cancelled(service, tables,
                                                                          monkeypatch):
-    client = GameClient(service, deadline_seconds=0.3)
+    client, link = GameClient(service), LiveLink(service, timeout_seconds=0.3)
     table_id = (await client.create_table("dummy", SEATS))["table_id"]
     started, cancelled = asyncio.Event(), asyncio.Event()
 
@@ -257,38 +284,10 @@ async def test_a_move_not_answered_in_time_is_unavailable_and_cancelled(service,
     monkeypatch.setattr(tables, "act", slow_act)
     try:
         with pytest.raises(ServiceError) as late:
-            await client.act(table_id, "seat:0", ADD)
-        assert late.value.reason is Reason.UNAVAILABLE and "DEADLINE_EXCEEDED" in late.value.message
+            await link.act(table_id, "seat:0", ADD)
+        assert isinstance(late.value, CallLost) and "DEADLINE_EXCEEDED" in late.value.message
         await asyncio.wait_for(cancelled.wait(), 5)  # the service stopped working on it
         assert started.is_set()
     finally:
+        await link.close()
         await client.close()
-
-
-async def test_a_replica_without_relay_is_called_the_older_way(tables):
-    """During a rolling upgrade a new gateway may reach an older game replica: its moves and
-    watches go as calls of their own, and none is lost or made twice."""
-    class OlderGame(GameServicer):
-        async def Relay(self, request_iterator, context):
-            await context.abort(grpc.StatusCode.UNIMPLEMENTED, "Method not found!")
-            yield  # an async generator, as the real one
-
-    server = grpc.aio.server(interceptors=[ErrorInterceptor()])
-    game_pb2_grpc.add_GameServiceServicer_to_server(OlderGame(tables), server)
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    client = GameClient(f"127.0.0.1:{port}")
-    try:
-        table_id = (await client.create_table("dummy", SEATS, {"target": 50}))["table_id"]
-        assert (await client.act(table_id, "seat:0", ADD, expected_revision=0))["revision"] == 1
-        assert not (await client._owners.owner(table_id)).relay.supported
-        watch = client.watch_table(table_id)
-        assert (await anext(watch)).revision == 1
-        await client.act(table_id, "seat:1", ADD, expected_revision=1)
-        assert (await anext(watch)).revision == 2
-        await watch.aclose()
-        _, moves, _ = await client.get_log(table_id)
-        assert [m.seat for m in moves] == ["seat:0", "seat:1"]
-    finally:
-        await client.close()
-        await server.stop(None)

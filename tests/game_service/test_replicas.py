@@ -27,7 +27,7 @@ async def replica_processes(postgres_dsn, redis_url, redis_prefix):
                DEADLINES_ADDR=deadlines_addr, STATS_ADDR=stats_addr, LOG_LEVEL="WARNING",
                DUMMY_GAME="true", METRICS_PORT="0")
     processes = [
-        subprocess.Popen([sys.executable, "-m", "services.cli", "serve", "game"],
+        subprocess.Popen([sys.executable, "-m", "launcher.cli", "serve", "game"],
                          env={**env, "GAME_ADDR": address})
         for address in addresses
     ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from game.seats import check_seat
-from services.errors import Reason, ServiceError
+from services.rpc.errors import Reason, ServiceError
 
 IDENTIFYING = [
     "alice@example.org", "seat:alice%40example.org", "bob%40gmail.com", "alice\uff20example.org",

@@ -9,10 +9,10 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from game.client import GameClient
 from game.server import build_service
-from services.channels import open_channel
 from services.config import Settings
-from services.errors import Reason, ServiceError
-from services.server import serve
+from services.rpc.channels import open_channel
+from services.rpc.errors import Reason, ServiceError
+from services.rpc.server import serve
 from testing.processes import free_port
 from tests.game_service.conftest import SEATS
 

@@ -10,10 +10,11 @@ import pytest
 
 from game.cache import RedisTableCache
 from game.client import GameClient
+from game.live_link import LiveLink
 from game.log_store import MemoryLogStore
 from game.registry import default_registry
 from game.tables import Tables
-from services.errors import Reason, ServiceError
+from services.rpc.errors import Reason, ServiceError
 from services.stores import Keys, redis_client
 from tavolo.game.v1 import game_pb2, game_pb2_grpc
 from tests.game_service.conftest import SEATS, serving, start_service
@@ -140,9 +141,10 @@ async def test_a_view_stream_over_grpc_ends_after_the_finished_view(client):
 async def test_a_table_stream_over_grpc_sends_every_seats_view_per_revision_until_finished(client):
     table_id = (await client.create_table("dummy", SEATS, {"target": 2}))["table_id"]
     messages = []
+    link = LiveLink(client.address)
 
     async def watch() -> None:
-        async for views in client.watch_table(table_id):
+        async for views in link.watch_table(table_id):
             messages.append(views)
 
     watching = asyncio.create_task(watch())
@@ -162,8 +164,9 @@ async def test_a_table_stream_over_grpc_sends_every_seats_view_per_revision_unti
     seat_view, updated_ms = await client.get_view_at(table_id, "seat:2")
     assert messages[-1].views[2][1] == seat_view and messages[-1].updated_ms == updated_ms
     assert messages[0].updated_ms <= messages[1].updated_ms <= messages[-1].updated_ms
-    await _refused(Reason.TABLE_NOT_FOUND, anext(client.watch_table(str(uuid.uuid4()))))
-    await _refused(Reason.INVALID_ARGUMENT, anext(client.watch_table("not-a-uuid")))
+    await _refused(Reason.TABLE_NOT_FOUND, anext(link.watch_table(str(uuid.uuid4()))))
+    await _refused(Reason.INVALID_ARGUMENT, anext(link.watch_table("not-a-uuid")))
+    await link.close()
 
 
 async def test_a_store_that_does_not_answer_is_unavailable_not_internal():

@@ -20,7 +20,7 @@ from game.client import GameClient
 from game.log_store import MemoryLogStore, PostgresLogStore
 from game.registry import default_registry
 from game.tables import Tables
-from services.errors import Reason, ServiceError
+from services.rpc.errors import Reason, ServiceError
 from tavolo.game.v1 import game_pb2, game_pb2_grpc
 from testing.servers import terminate_connections
 from tests.game_service.conftest import SEATS, Backend, Replicas, start_service

@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from game.client import TableViews
+from game.live_link import Acted
 from lobby.models import Game, Seat
 
 NAMES = ("alice", "bob", "carol", "dave")
@@ -25,8 +26,8 @@ def lobby_game(id: str = "t1", started: bool = True, names=NAMES) -> Game:
 
 def seat_view(index: int, revision: int, status: str = "playing") -> dict:
     """A seat's view as the game service renders it (the fields the gateway touches)."""
-    return {"status": status, "revision": revision, "you": index,
-            "players": [{"seat": i, "is_you": i == index} for i in range(4)],
+    return {"status": status, "options": {}, "seed_commitment": "0" * 64, "revision": revision, "you": index,
+            "players": [{"seat": i, "team": "AB"[i % 2], "is_you": i == index} for i in range(4)],
             **({"scores": {"A": 11, "B": 3}, "winner": "A"} if status == "finished" else {})}
 
 
@@ -69,8 +70,9 @@ class FakeGame:
     async def get_view(self, table_id: str, seat: str) -> dict:
         return seat_view(int(seat.split(":")[1]), self.revision)
 
-    async def act(self, table_id: str, seat: str, action: dict, revision: int | None) -> dict:
-        return {}
+    async def act(self, table_id: str, seat: str, action: dict, revision: int | None,
+                  request_id: str = "") -> Acted:
+        return Acted({}, self.revision, replayed=False)
 
 
 class FakeLobby:

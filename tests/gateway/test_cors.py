@@ -14,7 +14,7 @@ from services.config import Settings
 
 def _client(environ: dict[str, str]) -> httpx.AsyncClient:
     settings = Settings.from_env(environ)
-    app = create_app(settings, Backends(lobby=None, game=None, stats=None),
+    app = create_app(settings, Backends(lobby=None, game=None, stats=None, live=None),
                      Auth(settings, MemorySessionStore()))
     return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://gw.test")
 

@@ -17,7 +17,7 @@ from gateway.app import Backends, create_app
 from gateway.auth import Auth
 from gateway.sessions import COOKIE_NAME, MemorySessionStore, Session, new_session_id
 from services.config import Settings
-from services.errors import Reason, ServiceError
+from services.rpc.errors import Reason, ServiceError
 from testing.players import Player
 from testing.stack import real_stack
 from testing.waiting import eventually
@@ -148,7 +148,7 @@ async def _gateway(lobby: FakeLobby, stats: FakeStats):
     session = Session(id=new_session_id(), sub="alice", name="alice", provider="default")
     await sessions.save(session)
     auth = Auth(settings, sessions)
-    app = create_app(settings, Backends(lobby=lobby, game=None, stats=stats), auth)
+    app = create_app(settings, Backends(lobby=lobby, game=None, stats=stats, live=None), auth)
     client = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://gateway",
                                cookies={COOKIE_NAME: session.id})
     try:

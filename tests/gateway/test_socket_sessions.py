@@ -50,7 +50,7 @@ async def _gateway(sessions):
     settings = Settings()
     auth = Auth(settings, sessions)
     game, lobby = FakeGame(), FakeLobby()
-    app = create_app(settings, Backends(lobby=lobby, game=game, stats=None), auth)
+    app = create_app(settings, Backends(lobby=lobby, game=game, stats=None, live=game), auth)
     try:
         async with served(app) as address:
             yield address, game

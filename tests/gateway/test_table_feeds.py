@@ -9,9 +9,10 @@ from collections import Counter
 
 import pytest
 
-from gateway.tables_feed import GAME_GONE, OUTBOX_SIZE, TOO_SLOW, Outbox, TableFeeds
+from gateway.closes import GAME_GONE, TOO_SLOW
+from gateway.tables_feed import OUTBOX_SIZE, Outbox, TableFeeds
 from lobby.models import Game
-from services.errors import Reason, ServiceError
+from services.rpc.errors import Reason, ServiceError
 from tests.gateway.live_fakes import NAMES, FakeGame, FakeLobby, lobby_game, table_views, until
 
 

@@ -16,7 +16,7 @@ from starlette.requests import Request
 
 from gateway.auth import Auth
 from gateway.sessions import COOKIE_NAME, Session
-from services.logs import APP_LOGGERS
+from services.observability.logs import APP_LOGGERS
 from tests.gateway_auth.conftest import (
     GATEWAY,
     GATEWAY_HTTPS,
@@ -496,7 +496,7 @@ async def test_no_session_id_code_or_token_is_logged(browser, store, caplog):
     await browser.get("/auth/logout")
     assert all(secrets_seen) and len(secrets_seen) >= 6  # two codes, ids, verifier, token
 
-    # What a deployment would log (services.logs): tavolo's own loggers at any level, the
+    # What a deployment would log (services.observability.logs): tavolo's own loggers at any level, the
     # libraries' at WARNING and above. (Below that, httpx traces the test browser's own requests
     # with the callback's code, and authlib's provider side prints the tokens it issues.)
     logged = [record.getMessage() for record in caplog.records

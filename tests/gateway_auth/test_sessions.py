@@ -20,7 +20,7 @@ from gateway.sessions import (
     session_id,
     set_cookie,
 )
-from services.errors import Reason, ServiceError
+from services.rpc.errors import Reason, ServiceError
 from services.stores import Keys, redis_client
 from services.timeutil import now_ms
 

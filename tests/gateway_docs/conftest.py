@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from gateway.openapi import spec
+from tests.gateway_docs.support import registry_game_types
 
 REPO = Path(__file__).resolve().parents[2]
 CONTRACT = REPO / "docs" / "CONTRACT.md"
@@ -22,7 +23,8 @@ def contract() -> str:
 
 @pytest.fixture(scope="session")
 def document() -> dict:
-    return spec()
+    """The document for the catalogue the game service's registry offers (scopone scientifico)."""
+    return spec(registry_game_types())
 
 
 @pytest.fixture(scope="session")

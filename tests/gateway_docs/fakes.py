@@ -13,12 +13,13 @@ from collections.abc import AsyncIterator
 from starlette.applications import Starlette
 
 from game.client import TableViews
+from game.live_link import Acted
 from gateway.app import Backends, create_app
 from gateway.auth import Auth, Member
 from gateway.sessions import COOKIE_NAME, MemorySessionStore
 from lobby.models import Game, GameType, Seat
 from services.config import Settings
-from services.errors import Reason, ServiceError
+from services.rpc.errors import Reason, ServiceError
 from stats.client import Leaderboard
 
 GAME_ID = "6f1c2a9e-3b7d-4c51-9a0e-2f8d6b4c1e7a"
@@ -92,12 +93,14 @@ class FakeGame:
             await self.hold.wait()
         if self.failure is not None:
             raise self.failure
-        return {"status": "playing", "players": [], "revision": 1}
+        return {"status": "playing", "options": {}, "players": [], "you": 0, "seed_commitment": "0" * 64,
+                "revision": 1}
 
-    async def act(self, table_id: str, seat: str, action: dict, revision: int | None) -> dict:
+    async def act(self, table_id: str, seat: str, action: dict, revision: int | None,
+                  request_id: str = "") -> Acted:
         if self.failure is not None:
             raise self.failure
-        return {}
+        return Acted({}, 0, replayed=False)
 
 
 class FakeStats:
@@ -118,7 +121,7 @@ async def gateway(lobby=None, game=None, stats=None,
         return Member(sub="alice", name="alice", provider="default", session_id="any")
 
     auth.member = member  # type: ignore[method-assign]
-    app = create_app(settings, Backends(lobby=lobby, game=game, stats=stats), auth)
+    app = create_app(settings, Backends(lobby=lobby, game=game, stats=stats, live=game), auth)
     try:
         yield app
     finally:

@@ -13,6 +13,9 @@ from jsonschema import Draft202012Validator, FormatChecker
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
+from game.client import GameType
+from game.registry import default_registry
+
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 _BASE = "urn:tavolo:openapi"
 REPO_DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -104,6 +107,15 @@ def keys_of(value: Any, skip: tuple[str, ...] = ("options", "payload", "result")
 
 
 # -- the OpenAPI document -------------------------------------------------------------------
+
+
+def registry_game_types() -> list[GameType]:
+    """The catalogue of the game service's registry, as ListGameTypes answers it (the gateway asks
+    the game service; a test may build it here)."""
+    return [GameType(id=engine.id, name=engine.name, description=engine.description, players=engine.seats,
+                     options_schema_json=json.dumps(engine.options_schema))
+            for engine in default_registry().list()]
+
 
 
 def resolve(document: dict, node: dict) -> dict:

@@ -8,12 +8,35 @@ import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
+from game.client import GameType
 from gateway import openapi
+from services.rpc.errors import Reason, ServiceError
+from tests.gateway_docs.support import registry_game_types
+
+
+class Catalogue:
+    """The gateway's kept game types (gateway.game_types): ``types``, or a lobby that is down."""
+
+    def __init__(self, types: list[GameType] | None):
+        self.types = types
+        self.asked = 0
+
+    async def get(self) -> list[GameType]:
+        self.asked += 1
+        if self.types is None:
+            raise ServiceError(Reason.UNAVAILABLE, "the lobby is down")
+        return self.types
+
+
+def _app(catalogue: Catalogue) -> Starlette:
+    app = Starlette(routes=openapi.routes())
+    app.state.game_types = catalogue
+    return app
 
 
 @pytest.fixture(scope="module")
 def client():
-    with TestClient(Starlette(routes=openapi.routes())) as test_client:
+    with TestClient(_app(Catalogue(registry_game_types()))) as test_client:
         yield test_client
 
 
@@ -25,17 +48,34 @@ def test_the_document_is_served_as_json(client):
     response = client.get("/api/openapi.json")
     assert response.status_code == 200
     assert response.headers["content-type"] == "application/json"
-    assert response.json() == openapi.spec()
+    assert response.json() == openapi.spec(registry_game_types())
 
 
-def test_the_document_is_computed_once(monkeypatch):
+def test_the_document_is_made_once_per_catalogue(monkeypatch):
     calls = []
     real = openapi.spec
-    monkeypatch.setattr(openapi, "spec", lambda: calls.append(1) or real())
-    with TestClient(Starlette(routes=openapi.routes())) as client:
+    monkeypatch.setattr(openapi, "spec", lambda types: calls.append(types) or real(types))
+    catalogue = Catalogue(registry_game_types())
+    with TestClient(_app(catalogue)) as client:
         assert client.get("/api/openapi.json").status_code == 200
         assert client.get("/api/openapi.json").status_code == 200
-    assert len(calls) == 1
+        assert len(calls) == 1
+        chess = GameType("chess", "Chess", "Kings.", 2, '{"type": "object", "properties": {}}')
+        catalogue.types = [*catalogue.types, chess]  # a deploy brought a game type
+        schemas = client.get("/api/openapi.json").json()["components"]["schemas"]
+    assert len(calls) == 2 and catalogue.asked == 3
+    assert {"ScoponeScientificoOptions", "ChessOptions"} <= set(schemas)
+
+
+def test_without_the_lobby_the_document_is_served_with_any_options():
+    catalogue = Catalogue(None)
+    with TestClient(_app(catalogue)) as client:
+        response = client.get("/api/openapi.json")
+        assert response.status_code == 200
+        assert response.json()["components"]["schemas"]["Options"]["type"] == "object"
+        catalogue.types = registry_game_types()  # the lobby is back: the options come with it
+        options = client.get("/api/openapi.json").json()["components"]["schemas"]["Options"]
+    assert options["anyOf"] == [{"$ref": "#/components/schemas/ScoponeScientificoOptions"}]
 
 
 def test_the_docs_page_loads_swagger_ui_from_our_static_folder_only(client):

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from gateway.game_types import GameTypes
-from services.errors import Reason, ServiceError
+from services.rpc.errors import Reason, ServiceError
 from tests.gateway_docs.fakes import SCOPONE, FakeLobby, FakeStats, gateway
 
 

@@ -8,7 +8,7 @@ import grpc
 import pytest
 
 from gateway.http_errors import service_error_response
-from services.errors import Reason, ServiceError
+from services.rpc.errors import Reason, ServiceError
 
 
 def _error(reason: Reason, message: str) -> ServiceError:

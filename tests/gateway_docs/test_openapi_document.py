@@ -8,8 +8,10 @@ import re
 import pytest
 from openapi_spec_validator import OpenAPIV31SpecValidator
 
+from game.client import GameType
 from game.scopone import OPTIONS_SCHEMA as SCOPONE_OPTIONS_SCHEMA
 from gateway.openapi import SESSION_COOKIE, WS_ERROR_CODES, spec
+from tests.gateway_docs.conftest import REPO
 from tests.gateway_docs.support import (
     contract_endpoints,
     contract_error_details,
@@ -24,6 +26,7 @@ from tests.gateway_docs.support import (
     operations,
     property_names,
     public_patterns,
+    registry_game_types,
     resolve,
     schema_ref,
     ws_error_codes,
@@ -73,11 +76,11 @@ def test_the_document_is_tavolo_version_1_without_servers(document):
 
 
 def test_the_document_is_plain_json_and_fresh_on_each_call(document):
-    again = spec()
+    again = spec(registry_game_types())
     assert json.loads(json.dumps(again)) == document
     again["components"]["schemas"]["Lobby"]["properties"]["id"]["format"] = "changed"
     again["paths"].clear()
-    fresh = spec()
+    fresh = spec(registry_game_types())
     assert fresh["paths"], "spec() must not hand out a shared object"
     assert fresh["components"]["schemas"]["Lobby"]["properties"]["id"]["format"] == "uuid"
 
@@ -197,8 +200,37 @@ def test_options_the_game_takes_fit_the_document(document, options):
 
 def test_the_options_schema_is_the_scopone_engines(document):
     options = document["components"]["schemas"]["Options"]
-    assert options["additionalProperties"] is False
-    assert options["properties"] == SCOPONE_OPTIONS_SCHEMA["properties"]
+    assert options["anyOf"] == [schema_ref("ScoponeScientificoOptions")]
+    scopone = resolve(document, options["anyOf"][0])
+    assert scopone["additionalProperties"] is False
+    assert scopone["properties"] == SCOPONE_OPTIONS_SCHEMA["properties"]
+    assert scopone["examples"] == [{"target_score": 11, "napola": True, "asso_pigliatutto": False}]
+
+
+def test_the_options_are_those_of_the_catalogue_it_is_made_for():
+    """The gateway knows no game: the options come with the game types (ListGameTypes)."""
+    chess = GameType("chess", "Chess", "Kings.", 2, json.dumps({
+        "$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "additionalProperties": False,
+        "properties": {"clock": {"type": "integer", "default": 300}}}))
+    document = spec([chess])
+    OpenAPIV31SpecValidator(document).validate()
+    schemas = document["components"]["schemas"]
+    assert schemas["Options"]["anyOf"] == [schema_ref("ChessOptions")]
+    assert "ScoponeScientificoOptions" not in schemas and "$schema" not in schemas["ChessOptions"]
+    assert schemas["ChessOptions"]["examples"] == [{"clock": 300}]
+    assert not errors_of(document, schema_ref("CreateGameRequest"), {"options": {"clock": 60}})
+    assert errors_of(document, schema_ref("CreateGameRequest"), {"options": {"target_score": 11}})
+
+
+def test_without_a_catalogue_the_options_are_any_object():
+    schemas = spec([])["components"]["schemas"]
+    assert schemas["Options"]["type"] == "object" and "anyOf" not in schemas["Options"]
+
+
+def test_the_gateway_imports_no_game_rules():
+    for path in [REPO / "gateway" / "openapi.py", *(REPO / "gateway" / "contract").glob("*.py")]:
+        games = set(re.findall(r"^(?:from|import) (game\.\w+)", path.read_text(encoding="utf-8"), re.MULTILINE))
+        assert games <= {"game.client", "game.status"}, path
 
 
 def test_every_ref_resolves(document):
@@ -212,7 +244,7 @@ def test_the_named_component_schemas_exist(document):
     schemas = document["components"]["schemas"]
     assert set(NAMED_SCHEMAS) <= set(schemas)
     assert schemas["Error"]["required"] == ["detail"]
-    assert schemas["Health"]["properties"]["status"]["enum"] == ["ok"]
+    assert schemas["Health"]["properties"]["status"]["const"] == "ok"
 
 
 @pytest.mark.parametrize("schema, marker", [("Lobby", "seats_open"), ("GameView", "you"), ("LastHand", "teams")])
@@ -273,6 +305,6 @@ def test_join_and_get_answer_a_lobby_or_a_game_view(document):
 def test_the_websocket_messages_are_schemas_with_the_contract_codes(contract, document):
     schemas = document["components"]["schemas"]
     assert set(schemas["WsError"]["properties"]["code"]["enum"]) == set(WS_ERROR_CODES)
-    assert set(WS_ERROR_CODES) == ws_error_codes(contract) | {"unavailable", "unconfirmed"}  # tavolo's
+    assert set(WS_ERROR_CODES) == ws_error_codes(contract) | {"unavailable", "unconfirmed", "already_played"}  # tavolo's
     socket = document["paths"]["/ws/games/{id}"]["get"]
     assert "docs/websocket.md" in socket["description"]

@@ -16,7 +16,7 @@ from gateway.app import Backends, create_app
 from gateway.auth import Auth
 from gateway.sessions import COOKIE_NAME, MemorySessionStore, Session, new_session_id
 from services.config import Settings
-from services.errors import Reason, ServiceError
+from services.rpc.errors import Reason, ServiceError
 from testing.processes import served
 from tests.gateway_docs.fakes import GAME_ID, FakeGame, FakeLobby
 
@@ -74,7 +74,7 @@ async def _alice():
     session = Session(id=new_session_id(), sub="alice", name="alice", provider="default")
     await sessions.save(session)
     auth = Auth(settings, sessions)
-    app = create_app(settings, Backends(lobby=ErasingLobby(), game=FakeGame(), stats=ErasingStats()),
+    app = create_app(settings, Backends(lobby=ErasingLobby(), game=(game := FakeGame()), stats=ErasingStats(), live=game),
                      auth)
     try:
         async with served(app) as address:

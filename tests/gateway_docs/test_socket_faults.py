@@ -10,7 +10,7 @@ import logging
 import pytest
 import websockets
 
-from services.errors import Reason, ServiceError
+from services.rpc.errors import Reason, ServiceError
 from testing.processes import served
 from tests.gateway_docs.fakes import (
     COOKIE,

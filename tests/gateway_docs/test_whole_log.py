@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import pytest
 
 from gateway.games import _whole_log
-from services.errors import Reason, ServiceError
+from services.rpc.errors import Reason, ServiceError
 
 
 class _ChangingLog:

@@ -12,10 +12,11 @@ from game.client import GameClient
 from lobby.client import LobbyClient
 from lobby.postgres_store import PostgresLobbyStore
 from lobby.service import Lobby
-from lobby.servicer import SERVICE, register
+from lobby.servicer import register
 from lobby.store import LobbyStore, MemoryLobbyStore
+from services.components import LOBBY_SERVICE
 from services.migrations import migrate
-from services.server import ServiceSpec, serve
+from services.rpc.server import ServiceSpec, serve
 from services.stores import postgres_pool
 from testing.processes import free_address
 from testing.servers import create_database, drop_database, dsn_for
@@ -94,7 +95,7 @@ async def harness(store, game_service, game_client):
     lobby = Lobby(store, game_client)
     address = free_address()
     # Health is test_server.py's subject; here the probe only has to let the server start.
-    spec = ServiceSpec(name="lobby", full_names=(SERVICE,),
+    spec = ServiceSpec(name="lobby", full_names=(LOBBY_SERVICE,),
                        register=lambda server: register(server, lobby), probe=_always_up)
     started, stop = asyncio.Event(), asyncio.Event()
     task = asyncio.create_task(serve(spec, address, grace_seconds=1, started=started, stop=stop))

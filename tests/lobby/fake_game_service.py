@@ -1,6 +1,6 @@
 """A stand-in GameService for the lobby's tests: the real engines' options, tables in a dict.
 
-It is served over a real socket by the shared server (services.server.serve), so the lobby's
+It is served over a real socket by the shared server (services.rpc.server.serve), so the lobby's
 adapter, channel and error translation run for real. ``fail_creates`` makes the next N
 CreateTable calls fail with ``fail_code``; ``land_failed_creates`` makes those failures happen
 after the table was stored (a call that landed but whose answer was lost).
@@ -17,8 +17,8 @@ import grpc
 
 from game.engine import OptionsError
 from game.registry import UnknownGameType, default_registry
-from services.errors import Reason, ServiceError
-from services.server import ServiceSpec, serve
+from services.rpc.errors import Reason, ServiceError
+from services.rpc.server import ServiceSpec, serve
 from tavolo.game.v1 import game_pb2, game_pb2_grpc
 from testing.processes import free_address
 

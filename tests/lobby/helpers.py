@@ -6,7 +6,7 @@ import pytest
 
 from lobby.client import LobbyClient
 from lobby.models import Game
-from services.errors import Reason, ServiceError
+from services.rpc.errors import Reason, ServiceError
 
 DEFAULT_OPTIONS = {"target_score": 11, "napola": True, "asso_pigliatutto": False}
 

@@ -9,9 +9,10 @@ import pytest
 
 from lobby.client import LobbyClient
 from lobby.service import Lobby
-from lobby.servicer import SERVICE, register
-from services.errors import Reason
-from services.server import ServiceSpec, serve
+from lobby.servicer import register
+from services.components import LOBBY_SERVICE
+from services.rpc.errors import Reason
+from services.rpc.server import ServiceSpec, serve
 from testing.processes import free_address
 from tests.lobby.helpers import fails, full_game
 
@@ -49,7 +50,7 @@ async def client(store, game_service, game_client, bots):
     async def up() -> None:
         return None
 
-    spec = ServiceSpec(name="lobby", full_names=(SERVICE,),
+    spec = ServiceSpec(name="lobby", full_names=(LOBBY_SERVICE,),
                        register=lambda server: register(server, lobby), probe=up)
     address, started, stop = free_address(), asyncio.Event(), asyncio.Event()
     task = asyncio.create_task(serve(spec, address, grace_seconds=1, started=started, stop=stop))

@@ -10,7 +10,7 @@ import pytest
 
 from lobby.codes import ALPHABET
 from lobby.service import Lobby
-from services.errors import Reason
+from services.rpc.errors import Reason
 from tests.lobby.helpers import DEFAULT_OPTIONS, fails
 
 
@@ -25,7 +25,7 @@ async def test_game_types_come_from_the_game_service(client):
 async def test_the_creator_sits_at_seat_zero_of_a_waiting_game(client):
     game = await client.create_game("alice", "Alice", "scopone_scientifico", '{"target_score": 21}')
     assert str(uuid.UUID(game.id)) == game.id
-    assert game.status == "lobby" and not game.started
+    assert game.started is False and not game.started
     assert len(game.join_code) == 6 and set(game.join_code) <= set(ALPHABET)
     assert game.options == {**DEFAULT_OPTIONS, "target_score": 21}
     assert [(s.seat, s.index, s.member_id, s.display_name, s.team) for s in game.seats] == [

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from lobby.models import DELETED_PLAYER
-from services.errors import Reason
+from services.rpc.errors import Reason
 from tests.lobby.helpers import fails, full_game
 
 
@@ -29,7 +29,7 @@ async def test_erasure_anonymizes_waiting_and_started_games_alike(client):
         "alice", in_started.member_id, "carol", "dave"]
     assert [s.erased for s in await client.get_seating(started.id)] == [False, True, False, False]
     assert (await client.get_game(started.id)).seats[1].erased
-    assert (await client.get_game(started.id)).status == "started"
+    assert (await client.get_game(started.id)).started is True
     assert await client.get_seating(untouched.id) == list(untouched.seats)
     await fails(client.find_seat(started.id, "bob"), Reason.NOT_SEATED)
     assert await client.find_seat(started.id, in_started.member_id) == in_started

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from lobby import inputs
-from services.errors import Reason, ServiceError
+from services.rpc.errors import Reason, ServiceError
 
 
 @pytest.mark.parametrize("name, message", [

@@ -6,14 +6,14 @@ import asyncio
 
 import pytest
 
-from services.errors import Reason
+from services.rpc.errors import Reason
 from tests.lobby.helpers import fails, full_game
 
 
 async def test_joins_fill_the_seats_in_order(client):
     game = await client.create_game("alice", "Alice", "scopone_scientifico")
     result = await client.join_game("bob", "Bob", game.join_code)
-    assert result.started is False and result.game.status == "lobby"
+    assert result.started is False and result.game.started is False
     assert [(s.index, s.member_id, s.display_name, s.team) for s in result.game.seats] == [
         (0, "alice", "Alice", "A"), (1, "bob", "Bob", "B")]
     assert result.game.seats_open == 2
@@ -33,11 +33,11 @@ async def test_the_join_that_takes_the_last_seat_starts_the_table(harness):
     assert fake.tables == {}
     result = await client.join_game("dave", "Dave", game.join_code)
     assert result.started is True
-    assert result.game.status == "started" and result.game.seats_open == 0
+    assert result.game.started is True and result.game.seats_open == 0
     table = fake.tables[game.id]  # the table id IS the game id
     assert list(table.seats) == ["seat:0", "seat:1", "seat:2", "seat:3"]
     assert (table.game_type, table.options_json) == ("scopone_scientifico", game.options_json)
-    assert (await client.get_game(game.id)).status == "started"
+    assert (await client.get_game(game.id)).started is True
 
 
 async def test_a_seated_member_joining_again_gets_the_game_unchanged(client):
@@ -51,7 +51,7 @@ async def test_a_seated_member_joining_again_gets_the_game_unchanged(client):
 async def test_joining_a_started_game_again_returns_it_without_starting_it_twice(harness):
     game = await full_game(harness.client)
     again = await harness.client.join_game("carol", "Carol", game.join_code)
-    assert again.game.status == "started" and again.started is False
+    assert again.game.started is True and again.started is False
     assert harness.games.create_calls == [game.id]
 
 
@@ -104,7 +104,7 @@ async def test_members_racing_for_the_last_seats_never_overfill(harness):
         assert result.game.seat_of(member) == next(s for s in seats if s.member_id == member)
     # Refused joins that saw every seat taken may retry the (idempotent) create: one table.
     assert list(fake.tables) == [game.id] and set(fake.create_calls) == {game.id}
-    assert (await client.get_game(game.id)).status == "started"
+    assert (await client.get_game(game.id)).started is True
 
 
 async def test_the_last_seat_raced_by_two_goes_to_exactly_one(harness):

@@ -8,7 +8,7 @@ from dataclasses import replace
 import grpc
 import pytest
 
-from services.errors import Reason, from_rpc_error
+from services.rpc.errors import Reason, from_rpc_error
 from tavolo.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 from tests.lobby.helpers import fails, full_game
 
@@ -17,7 +17,7 @@ async def test_preview_shows_the_game_behind_a_code_in_any_case(client):
     game = await client.create_game("alice", "Alice", "scopone_scientifico")
     assert await client.preview_game(game.join_code.lower()) == _without_member_ids(game)
     started = await full_game(client, ("p", "q", "r", "s"))
-    assert (await client.preview_game(started.join_code)).status == "started"
+    assert (await client.preview_game(started.join_code)).started is True
 
 
 async def test_preview_never_shows_member_ids(client):
@@ -47,7 +47,7 @@ async def test_get_game_waiting_and_started(client):
     assert await client.get_game(game.id) == game
     assert await client.get_game(game.id.upper()) == game
     started = await full_game(client, ("p", "q", "r", "s"))
-    assert (await client.get_game(started.id)).status == "started"
+    assert (await client.get_game(started.id)).started is True
 
 
 @pytest.mark.parametrize("game_id, reason, message", [

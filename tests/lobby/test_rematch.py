@@ -8,7 +8,7 @@ import asyncio
 import json
 
 from lobby.service import rematch_id
-from services.errors import Reason
+from services.rpc.errors import Reason
 from tests.lobby.helpers import fails, full_game
 
 PLAYERS = ("alice", "bob", "carol", "dave")
@@ -31,7 +31,7 @@ async def test_the_first_asker_creates_the_rematch_with_the_same_options_at_thei
     assert result.created and not result.started
     game = result.game
     assert game.id == rematch_id(finished.id) != finished.id
-    assert game.status == "lobby" and game.join_code != finished.join_code
+    assert game.started is False and game.join_code != finished.join_code
     assert [(s.index, s.member_id, s.display_name) for s in game.seats] == [(2, "carol", "Carol")]
     assert game.options == finished.options
     assert game.options["target_score"] == 5 and game.options["napola"] is False
@@ -51,7 +51,7 @@ async def test_every_other_player_gets_the_same_game_and_the_fourth_starts_it(ha
     assert {second.game.id, third.game.id, fourth.game.id} == {first.game.id}
     assert not (second.created or third.created or fourth.created)
     assert not second.started and not third.started and fourth.started
-    assert fourth.game.status == "started"
+    assert fourth.game.started is True
     # Whatever the order they asked in, everyone sits where they sat: partners stay partners.
     assert [s.member_id for s in fourth.game.seats] == ["alice", "bob", "carol", "dave"]
     assert first.game.id in harness.games.tables  # the table exists in the game service

@@ -11,7 +11,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from lobby.client import LobbyClient
 from lobby.server import run
 from services.config import Settings, TelemetrySettings
-from services.errors import Reason
+from services.rpc.errors import Reason
 from testing.processes import free_address
 from tests.lobby.helpers import fails
 

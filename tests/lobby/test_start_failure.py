@@ -9,7 +9,7 @@ import grpc
 
 from game.client import GameClient
 from lobby.service import Lobby
-from services.errors import Reason
+from services.rpc.errors import Reason
 from testing.processes import free_address
 from tests.lobby.helpers import fails
 
@@ -38,7 +38,7 @@ async def test_the_seated_member_joining_again_starts_the_game(harness):
     fake.fail_creates = 1
     await fails(client.join_game("dave", "Dave", game.join_code), Reason.UNAVAILABLE)
     again = await client.join_game("dave", "Dave", game.join_code)
-    assert again.game.status == "started"
+    assert again.game.started is True
     assert again.started is False  # a repeated join (read game.status), as the proto says
     assert list(fake.tables) == [game.id]
 
@@ -49,8 +49,8 @@ async def test_get_game_retries_and_shows_the_game_as_it_is_meanwhile(harness):
     fake.fail_creates = 2
     await fails(client.join_game("dave", "Dave", game.join_code), Reason.UNAVAILABLE)
     waiting = await client.get_game(game.id)  # the retry fails too: the read still answers
-    assert (waiting.status, waiting.seats_open, len(waiting.seats)) == ("lobby", 0, 4)
-    assert (await client.get_game(game.id)).status == "started"  # the next read's retry lands
+    assert (waiting.started, waiting.seats_open, len(waiting.seats)) == (False, 0, 4)
+    assert (await client.get_game(game.id)).started is True  # the next read's retry lands
     assert fake.create_calls == [game.id] * 3 and list(fake.tables) == [game.id]
 
 
@@ -61,7 +61,7 @@ async def test_anyone_joining_retries_the_start_yet_gets_game_full(harness):
     await fails(client.join_game("dave", "Dave", game.join_code), Reason.UNAVAILABLE)
     await fails(client.join_game("eve", "Eve", game.join_code), Reason.GAME_FULL, "Game is full")
     assert list(fake.tables) == [game.id]
-    assert (await client.preview_game(game.join_code)).status == "started"
+    assert (await client.preview_game(game.join_code)).started is True
 
 
 async def test_preview_retries_the_start(harness):
@@ -69,7 +69,7 @@ async def test_preview_retries_the_start(harness):
     game = await _three_seated(client)
     fake.fail_creates = 1
     await fails(client.join_game("dave", "Dave", game.join_code), Reason.UNAVAILABLE)
-    assert (await client.preview_game(game.join_code)).status == "started"
+    assert (await client.preview_game(game.join_code)).started is True
 
 
 async def test_a_create_that_landed_but_answered_an_error_ends_with_one_table(harness):
@@ -77,7 +77,7 @@ async def test_a_create_that_landed_but_answered_an_error_ends_with_one_table(ha
     game = await _three_seated(client)
     fake.fail_creates, fake.land_failed_creates = 1, True
     await fails(client.join_game("dave", "Dave", game.join_code), Reason.UNAVAILABLE)
-    assert (await client.get_game(game.id)).status == "started"
+    assert (await client.get_game(game.id)).started is True
     assert fake.create_calls == [game.id, game.id] and list(fake.tables) == [game.id]
 
 

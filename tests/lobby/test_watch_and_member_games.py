@@ -6,7 +6,7 @@ import asyncio
 import uuid
 
 from lobby.client import LobbyClient
-from services.errors import Reason
+from services.rpc.errors import Reason
 from tests.lobby.helpers import fails, full_game
 
 

@@ -22,10 +22,10 @@ from grpc_status import rpc_status
 
 from lobby.client import LobbyClient
 from lobby.server import run
-from services.callers import BUILT_IN_METHODS, READ_ONLY_METHODS, Callers
 from services.config import ConfigError, GrpcSecurity, Settings, TelemetrySettings
-from services.errors import Reason, ServiceError
-from services.transport_security import ClientCredentials
+from services.rpc.callers import BUILT_IN_METHODS, READ_ONLY_METHODS, Callers
+from services.rpc.errors import Reason, ServiceError
+from services.rpc.transport_security import ClientCredentials
 from tavolo.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 from testing.certificates import CertificateAuthority
 from testing.processes import free_port
@@ -223,7 +223,7 @@ async def test_the_token_is_read_from_its_file(token_lobby, tmp_path):
 
 
 async def test_an_open_service_bound_beyond_loopback_warns_at_start(caplog):
-    caplog.set_level(logging.WARNING, logger="services.transport_security")
+    caplog.set_level(logging.WARNING, logger="services.rpc.transport_security")
     address = f"0.0.0.0:{free_port()}"
     settings = Settings(lobby_addr=address, telemetry=TelemetrySettings(metrics_port=0))
     started, stop = asyncio.Event(), asyncio.Event()

@@ -1,4 +1,4 @@
-"""services.channels: how long a caller waits for a service that does not answer.
+"""services.rpc.channels: how long a caller waits for a service that does not answer.
 
 Between services the transport retries an idempotent call for about 1.5 s; the gateway, whose
 callers are people, gives up within a second (PEOPLE_CALLS), also when the service it calls is
@@ -17,8 +17,8 @@ import pytest
 
 from game.client import GameClient
 from lobby.client import LobbyClient
-from services.channels import PEOPLE_CALLS, SERVICE_CALLS
-from services.errors import Reason, ServiceError
+from services.rpc.channels import PEOPLE_CALLS, SERVICE_CALLS
+from services.rpc.errors import Reason, ServiceError
 from stats.client import StatsClient
 from tavolo.game.v1 import game_pb2, game_pb2_grpc
 from tavolo.lobby.v1 import lobby_pb2_grpc

@@ -17,7 +17,7 @@ from testing.stack import SERVICES, Stack
 
 
 def _tavolo(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "services.cli", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "launcher.cli", *args], capture_output=True,
                           text=True, env=env or os.environ.copy(), timeout=60)
 
 
@@ -54,7 +54,7 @@ def test_migrate_without_a_database_says_so():
 
 def test_run_starts_every_component_and_a_signal_stops_them_all():
     stack = Stack()  # only for its free ports and environment
-    process = subprocess.Popen([sys.executable, "-m", "services.cli", "run"], env=stack.env)
+    process = subprocess.Popen([sys.executable, "-m", "launcher.cli", "run"], env=stack.env)
     stack.processes["run"] = process
     try:
         deadline = time.monotonic() + 30

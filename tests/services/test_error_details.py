@@ -23,11 +23,11 @@ from grpc_status import rpc_status
 
 from game.client import GameClient
 from lobby.service import Lobby
-from lobby.servicer import SERVICE as LOBBY_SERVICE
 from lobby.servicer import register as register_lobby
 from lobby.store import MemoryLobbyStore
-from services.channels import SERVICE_CALLS, service_config
-from services.errors import (
+from services.components import LOBBY_SERVICE
+from services.rpc.channels import SERVICE_CALLS, service_config
+from services.rpc.errors import (
     DOMAIN,
     RETRY_DELAY_SECONDS,
     FieldViolation,
@@ -35,7 +35,7 @@ from services.errors import (
     ServiceError,
     from_rpc_error,
 )
-from services.server import ServiceSpec, serve
+from services.rpc.server import ServiceSpec, serve
 from tavolo.deadlines.v1 import deadlines_pb2, deadlines_pb2_grpc
 from tavolo.game.v1 import game_pb2, game_pb2_grpc
 from tavolo.lobby.v1 import lobby_pb2, lobby_pb2_grpc

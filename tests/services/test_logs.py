@@ -11,13 +11,13 @@ from pathlib import Path
 
 from opentelemetry.sdk.trace import TracerProvider
 
-from services.logs import JsonFormatter, TextFormatter
+from services.observability.logs import JsonFormatter, TextFormatter
 
 ROOT = Path(__file__).resolve().parents[2]
 _SCRIPT = """
 import logging
 from services.config import Settings
-from services.logs import configure_logging
+from services.observability.logs import configure_logging
 configure_logging(Settings.from_env(), "game")
 logging.getLogger("game.tables").info("table %s created", "t-1")
 logging.getLogger("asyncio").info("a dependency's detail")

@@ -12,8 +12,8 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from services.errors import FieldViolation, Reason, ServiceError, from_rpc_error
-from services.server import LIVENESS_SERVICE, ServiceSpec, bind_address, serve
+from services.rpc.errors import FieldViolation, Reason, ServiceError, from_rpc_error
+from services.rpc.server import LIVENESS_SERVICE, ServiceSpec, bind_address, serve
 from testing.processes import free_port
 
 SERVICE = "tavolo.test.v1.EchoService"
@@ -309,9 +309,9 @@ def test_an_api_may_send_a_reason_with_another_documented_code():
 
 
 async def _quiet_stream_survives(address: str, time_ms: int, intervals: int) -> grpc.RpcError | None:
-    """Open a stream that stays quiet on a channel pinging every ``time_ms`` (services.channels'
+    """Open a stream that stays quiet on a channel pinging every ``time_ms`` (services.rpc.channels'
     settings, scaled down), for ``intervals`` pings; the error that ended it, or None."""
-    from services.channels import keepalive_options
+    from services.rpc.channels import keepalive_options
 
     channel = grpc.aio.insecure_channel(address, options=list(keepalive_options(time_ms)))
     hold = channel.unary_stream(f"/{SERVICE}/Hold")
@@ -385,8 +385,8 @@ async def test_what_start_up_made_is_left_out_of_later_collections():
 
 
 def test_the_servers_accept_pings_at_least_as_often_as_the_clients_send_them():
-    from services.channels import KEEPALIVE_TIME_MS, keepalive_options
-    from services.server import server_keepalive_options
+    from services.rpc.channels import KEEPALIVE_TIME_MS, keepalive_options
+    from services.rpc.server import server_keepalive_options
 
     for time_ms in (200, 10_000, KEEPALIVE_TIME_MS, 120_000):
         client = dict(keepalive_options(time_ms))

@@ -7,7 +7,7 @@ import asyncpg
 import pytest
 import redis.exceptions
 
-from services.errors import Reason, ServiceError
+from services.rpc.errors import Reason, ServiceError
 from services.stores import (
     POSTGRES_DOWN,
     REDIS_DOWN,

@@ -1,8 +1,8 @@
 """OpenTelemetry: what reaches a real OTLP/HTTP collector (a small one in this process).
 
 The collector decodes the protobuf export requests with opentelemetry-proto. Servers are real:
-the gateway under uvicorn, gRPC services through services.server.serve, channels through
-services.channels.open_channel. Servers are stopped before each flush, so every span has ended.
+the gateway under uvicorn, gRPC services through services.rpc.server.serve, channels through
+services.rpc.channels.open_channel. Servers are stopped before each flush, so every span has ended.
 """
 
 from __future__ import annotations
@@ -42,11 +42,11 @@ from gateway.app import Backends, create_app
 from gateway.auth import Auth
 from gateway.sessions import COOKIE_NAME, MemorySessionStore, RedisSessionStore, Session, new_session_id
 from lobby.client import LobbyClient
-from services import telemetry as otel
-from services.channels import open_channel
 from services.config import Settings, TelemetrySettings
-from services.errors import Reason, ServiceError
-from services.server import ServiceSpec, serve
+from services.observability import telemetry as otel
+from services.rpc.channels import open_channel
+from services.rpc.errors import Reason, ServiceError
+from services.rpc.server import ServiceSpec, serve
 from services.stores import Keys, redis_client
 from tavolo.lobby.v1 import lobby_pb2_grpc
 from testing.processes import free_address, served
@@ -265,7 +265,7 @@ async def gateway_with_lobby(telemetries) -> AsyncIterator[Gateway]:
         await sessions.save(session)
         auth = Auth(settings, sessions)
         lobby = LobbyClient(lobby_address)
-        app = create_app(settings, Backends(lobby=lobby, game=None, stats=None), auth,
+        app = create_app(settings, Backends(lobby=lobby, game=None, stats=None, live=None), auth,
                          telemetry=gateway_telemetry)
         try:
             async with served(app) as address:
@@ -484,7 +484,7 @@ async def test_gauges_export_the_values_of_their_stores(collector, telemetries, 
     for sub in ("sub-a", "sub-b", None):   # the third is only a login in progress
         await sessions.save(Session(id=new_session_id(), sub=sub))
     auth = Auth(store_settings, sessions)
-    create_app(store_settings, Backends(None, None, None), auth, telemetry=gateway_telemetry)
+    create_app(store_settings, Backends(None, None, None, None), auth, telemetry=gateway_telemetry)
     try:
         async with grpc_service(spec, game_telemetry):   # serve registers spec.gauges
             await game_telemetry.refresh_gauges()
@@ -557,10 +557,10 @@ from gateway.server import build
 from game.cache import SnapshotWrite
 from game.log_store import TableRecord
 from game.server import build_service
-from services import telemetry
-from services.channels import open_channel
+from services.observability import telemetry
+from services.rpc.channels import open_channel
 from services.config import Settings, TelemetrySettings
-from services.server import serve
+from services.rpc.server import serve
 
 async def main(endpoint, address):
     settings = Settings(telemetry=TelemetrySettings(enabled=False, metrics_port=0,

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 import grpc
 
 from lobby.client import LobbyClient
-from services.errors import Reason, ServiceError
 from services.migrations import migrate
-from services.server import ErrorInterceptor
+from services.rpc.errors import Reason, ServiceError
+from services.rpc.server import ErrorInterceptor
 from services.stores import postgres_pool
 from stats.client import StatsClient
 from stats.cursor import CursorCodec

@@ -14,7 +14,7 @@ import asyncpg
 import grpc
 import pytest
 
-from services.errors import Reason, ServiceError
+from services.rpc.errors import Reason, ServiceError
 from stats.repository import PostgresStatsRepository
 from tavolo.stats.v1 import stats_pb2, stats_pb2_grpc
 from testing.servers import terminate_connections

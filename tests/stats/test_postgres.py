@@ -11,8 +11,8 @@ import asyncpg
 import pytest
 
 from services.config import Settings
-from services.errors import Reason, ServiceError
 from services.migrations import migrate
+from services.rpc.errors import Reason, ServiceError
 from stats import backfill
 from stats.model import erased_member_id
 from stats.repository import PostgresStatsRepository, member_hash

@@ -10,7 +10,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from services.config import Settings
-from services.server import serve
+from services.rpc.server import serve
 from stats import server
 from stats.client import StatsClient
 from testing.processes import free_address

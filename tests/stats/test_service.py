@@ -12,7 +12,7 @@ import grpc
 import pytest
 from google.protobuf import timestamp_pb2
 
-from services.errors import Reason, ServiceError, from_rpc_error
+from services.rpc.errors import Reason, ServiceError, from_rpc_error
 from stats.client import SeatOutcome, seat_outcomes
 from stats.model import ERASED_NAME, Rating
 from stats.repository import MemoryStatsRepository
@@ -97,7 +97,7 @@ async def test_nul_characters_are_left_out_of_the_names(memory_stack):
 
 
 async def test_any_seat_report_will_do(memory_stack):
-    """record_match takes any object with a SeatReport's attributes, e.g. the game service's."""
+    """record_match takes any object with a SeatOutcome's attributes, e.g. the game service's."""
     @dataclass(frozen=True)
     class Reported:
         seat: str

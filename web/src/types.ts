@@ -1,49 +1,28 @@
-// The contract's JSON shapes (CONTRACT.md), as the app reads them. Fields the server may add are
-// ignored; optional ones are present only in the phases the contract names.
+// The contract's JSON shapes, by the names the app uses. They are generated (`make contract`): the
+// gateway's models (gateway/contract) make docs/openapi.json, and openapi-typescript makes
+// ./api-types.ts from it; only the names and the few types the app derives are written here.
+// Fields the server may add are ignored; optional ones are present only in the phases the
+// contract names.
 
-export type Team = "A" | "B";
-export type Scores = Record<Team, number>;
+import type { components } from "./api-types";
 
-export interface Me {
-  sub: string;
-  name: string;
-  provider: string;
-}
+type Schemas = components["schemas"];
 
-export interface Provider {
-  name: string;
-  login_url: string;
-}
+export type Team = Schemas["Team"];
+export type Scores = Schemas["Scores"];
 
-export interface JsonSchemaProperty {
-  type?: string;
-  title?: string;
-  description?: string;
-  default?: unknown;
-  minimum?: number;
-  maximum?: number;
-}
+export type Me = Schemas["Me"];
+export type Provider = Schemas["Provider"];
 
-export interface OptionsSchema {
-  type?: string;
-  properties?: Record<string, JsonSchemaProperty>;
-}
+/** One option of a game type's `options_schema`: the app makes a form field of it. */
+export type JsonSchemaProperty = Schemas["OptionSchema"];
+export type OptionsSchema = Schemas["OptionsSchema"];
 
 /** A strength of bot the server offers for a game type (`bot_levels`, weakest first). */
-export interface BotLevel {
-  id: string;
-  name: string;
-}
+export type BotLevel = Schemas["BotLevel"];
+export type GameType = Schemas["GameType"];
 
-export interface GameType {
-  id: string;
-  name: string;
-  description: string;
-  players: number;
-  options_schema: OptionsSchema;
-  bot_levels: BotLevel[];
-}
-
+/** A game's options: each game type's are its own (its `options_schema`), so the app reads them by name. */
 export type Options = Record<string, unknown>;
 
 /** What every `players` item may carry about who plays the seat (CONTRACT, Games). */
@@ -54,216 +33,48 @@ export interface SeatOccupant {
   took_over?: boolean;
 }
 
-export interface LobbyPlayer extends SeatOccupant {
-  seat: number;
-  name: string;
-  team: Team;
-  is_you?: boolean;
-}
+export type LobbyPlayer = Schemas["LobbyPlayer"];
+export type LobbyView = Schemas["Lobby"];
+export type Preview = Schemas["Preview"];
 
-export interface LobbyView {
-  id: string;
-  game_type: string;
-  join_code: string;
-  status: "lobby";
-  options: Options;
-  players: LobbyPlayer[];
-  seats_open: number;
-  created_at: string;
-}
-
-export interface Preview {
-  id: string;
-  game_type: string;
-  name: string;
-  description: string;
-  status: string;
-  players: LobbyPlayer[];
-  seats_open: number;
-  options: Options;
-}
-
-export interface GamePlayer extends SeatOccupant {
-  seat: number;
-  name: string;
-  team: Team;
-  card_count: number;
-  captured_count: number;
-  scope: number;
-  is_you: boolean;
-  /** A bot plays the seat, or its player has a socket open at this table. */
-  connected: boolean;
-}
-
-export interface LastPlay {
-  seat: number;
-  card: string;
-  capture: string[];
-  scopa: boolean;
-  auto: boolean;
-}
-
-export interface LegalPlay {
-  card: string;
-  captures: string[][];
-}
-
-export interface TeamHand {
-  cards: number;
-  denari: number;
-  settebello: boolean;
-  primiera: number;
-  scope: number;
-  napola: number;
-  points: number;
-}
-
-export interface LastHand {
-  hand: number;
-  teams: Record<Team, TeamHand>;
-  award: Record<string, Team | null>;
-  scores: Scores;
-}
-
-export type GameStatus = "playing" | "hand_end" | "finished";
-
-export interface GameView {
-  id: string;
-  game_type: string;
-  join_code: string;
-  status: GameStatus;
-  options: Options;
-  players: GamePlayer[];
-  you: number;
-  hand: string[];
-  table: string[];
-  turn: number | null;
-  hand_number: number;
-  scores: Scores;
-  turn_deadline?: string;
-  last_play: LastPlay | null;
-  seed_commitment: string;
-  revision: number;
-  your_turn?: boolean;
-  legal?: LegalPlay[];
-  last_hand?: LastHand;
-  acknowledged?: number[];
-  hand_end_deadline?: string;
-  winner?: Team;
-  seed?: string;
-}
+export type GamePlayer = Schemas["Player"];
+export type LastPlay = Schemas["LastPlay"];
+export type LegalPlay = Schemas["LegalPlay"];
+export type TeamHand = Schemas["TeamHand"];
+export type LastHand = Schemas["LastHand"];
+export type GameStatus = Schemas["GameView"]["status"];
+export type GameView = Schemas["GameView"];
 
 export type AnyView = LobbyView | GameView;
 
-export interface MyGame {
-  id: string;
-  game_type: string;
-  join_code: string;
-  status: string;
-  players: LobbyPlayer[];
-  seats_open: number;
-  your_turn: boolean;
-  updated_at: string;
-}
+export type MyGame = Schemas["MyGame"];
 
 /** POST /api/games/{id}/leave. */
-export interface LeaveAnswer {
-  left: boolean;
-}
+export type LeaveAnswer = Schemas["Left"];
 
-export interface LogMove {
-  number: number;
-  type: string;
-  seat: string | null;
-  payload: Record<string, unknown>;
-  auto: boolean;
-}
+export type LogMove = Schemas["LoggedMove"];
+/** The app replays a log whatever its status. */
+export type GameLog = Omit<Schemas["MoveLog"], "status"> & Partial<Pick<Schemas["MoveLog"], "status">>;
 
-export interface GameLog {
-  id: string;
-  game_type: string;
-  options: Options;
-  seats: string[];
-  seed_commitment: string | null;
-  seed?: string;
-  moves: LogMove[];
-  revision: number;
-  status?: string;
-}
-
-export interface MatchPlayer {
-  seat: number;
-  name: string;
+/** A scopone match always has teams (the contract's `team` is null for a game without); the app
+ * reads a match without a delta too. */
+export type MatchPlayer = Omit<Schemas["MatchPlayer"], "team" | "elo_delta"> & {
   team: Team;
-  won: boolean;
-  points: number;
-  /** Absent (or null) for a bot, which has no rating. */
   elo_delta?: number | null;
-  /** A bot played this seat, at this level. */
-  bot?: string;
-  /** The player's seat was taken over by a bot and not taken back. */
-  abandoned?: boolean;
-}
-
+};
 /** The engine's result of a finished match (scopone: the final scores and the per-hand audit). */
-export interface MatchResult {
-  scores?: Scores;
-  winner?: Team;
-  target_score?: number;
-  hands?: number;
-  audit?: LastHand[];
-}
+export type MatchResult = Schemas["MatchResult"];
+export type MatchItem = Omit<Schemas["Match"], "players"> & { players: MatchPlayer[] };
+export type MatchPage = Omit<Schemas["MatchPage"], "items"> & { items: MatchItem[] };
 
-export interface MatchItem {
-  id: string;
-  game_type: string;
-  started_at: string;
-  finished_at: string;
-  /** False for a practice match (a bot sat from the start) and for one a person left. */
-  rated: boolean;
-  result: MatchResult;
-  players: MatchPlayer[];
-}
-
-export interface MatchPage {
-  items: MatchItem[];
-  next_cursor: string | null;
-}
-
-export interface Rating {
-  game_type: string;
-  rating: number;
-  matches: number;
-}
-
-export interface LeaderboardEntry {
-  rank: number;
-  name: string;
-  rating: number;
-  wins: number;
-  matches: number;
-  points: number;
-}
-
-export interface Leaderboard {
-  game_type: string;
-  entries: LeaderboardEntry[];
-}
+export type Rating = Schemas["Rating"];
+export type LeaderboardEntry = Schemas["LeaderboardEntry"];
+export type Leaderboard = Schemas["Leaderboard"];
 
 /** A player of a finished game created its rematch (docs/websocket.md, `rematch`). */
-export interface RematchNotice {
-  game_id: string;
-  join_code: string;
-  by: string;
-}
+export type RematchNotice = Omit<Schemas["WsRematch"], "type">;
 
-export type ServerMessage =
-  | { type: "lobby"; game: LobbyView }
-  | { type: "state"; game: GameView }
-  | { type: "game_over"; scores: Scores; winner: Team }
-  | ({ type: "rematch" } & RematchNotice)
-  | { type: "presence"; connected: number[] }
-  | { type: "error"; code: string; message: string };
+export type ServerMessage = Schemas["WsServerMessage"];
 
 export function isLobby(view: AnyView): view is LobbyView {
   return view.status === "lobby";

@@ -1,5 +1,5 @@
 """HTTP and WebSocket telemetry of the gateway: OpenTelemetry's ASGI middleware for the spans,
-``http.server.request.duration`` for every request (services.telemetry hands it out).
+``http.server.request.duration`` for every request (services.observability.telemetry hands it out).
 
 Imported only when telemetry is on.
 """
@@ -11,10 +11,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 
-from services.telemetry import METRICS_PATH, SESSION_ID, session_tag
+from services.observability.telemetry import METRICS_PATH, SESSION_ID, session_tag
 
 if TYPE_CHECKING:
-    from services.telemetry import Telemetry
+    from opentelemetry.trace import Span
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+    from services.observability.telemetry import Telemetry
 
 HTTP_SERVER_REQUEST_DURATION = "http.server.request.duration"
 # The stable HTTP semantic conventions' advisory buckets, in seconds.
@@ -35,7 +38,8 @@ class HttpTelemetry:
     OTEL_PYTHON_ASGI_EXCLUDED_URLS / OTEL_PYTHON_EXCLUDED_URLS by regex) skip both.
     """
 
-    def __init__(self, app, telemetry: Telemetry, session_of: Callable[[dict], str | None] | None):
+    def __init__(self, app: ASGIApp, telemetry: Telemetry,
+                 session_of: Callable[[Scope], str | None] | None) -> None:
         from opentelemetry import trace
         from opentelemetry.util.http import get_excluded_urls, sanitize_method
 
@@ -45,7 +49,7 @@ class HttpTelemetry:
         self.session_of = session_of
         self._current_span = trace.get_current_span
         self._method = sanitize_method
-        self.traced = app
+        self.traced: ASGIApp = app
         if telemetry.tracing:
             from opentelemetry.instrumentation.asgi import OpenTelemetryMiddleware
             from opentelemetry.metrics import NoOpMeter
@@ -63,7 +67,7 @@ class HttpTelemetry:
             HTTP_SERVER_REQUEST_DURATION, unit="s", description="Duration of HTTP server requests.",
             explicit_bucket_boundaries_advisory=_DURATION_BUCKETS)
 
-    async def __call__(self, scope, receive, send) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
         if kind not in ("http", "websocket") or scope.get("path") in self.excluded or (
                 self.excluded_urls is not None
@@ -75,7 +79,7 @@ class HttpTelemetry:
         status: int | None = None
         error: str | None = None
 
-        async def sending(message) -> None:
+        async def sending(message: Message) -> None:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
@@ -90,12 +94,12 @@ class HttpTelemetry:
             self.duration.record(time.perf_counter() - start, _duration_attributes(
                 scope, self._method(scope.get("method", "")), status, error))
 
-    def _naming(self, scope, send):
+    def _naming(self, scope: Scope, send: Send) -> Send:
         """``send``, first naming the span after the route that answered (``GET /api/games/{id}``)
         and setting ``http.route``."""
         named = False
 
-        async def naming_send(message) -> None:
+        async def naming_send(message: Message) -> None:
             nonlocal named
             if not named:
                 named = True
@@ -109,7 +113,7 @@ class HttpTelemetry:
 
         return naming_send
 
-    def _tag_request(self, span, scope) -> None:
+    def _tag_request(self, span: Span, scope: Scope) -> None:
         if not span.is_recording():
             return
         query = scope.get("query_string") or b""
@@ -128,14 +132,14 @@ class HttpTelemetry:
                 span.set_attribute(SESSION_ID, session_tag(session_id))
 
 
-def _route(scope) -> str | None:
+def _route(scope: Scope) -> str | None:
     """The route template Starlette's router matched (it leaves the route in the scope)."""
     route = scope.get("route")
     template = getattr(route, "path_format", None) or getattr(route, "path", None)
     return template if isinstance(template, str) and template else None
 
 
-def _duration_attributes(scope, method: str, status: int | None,
+def _duration_attributes(scope: Scope, method: str, status: int | None,
                          error: str | None) -> dict[str, Any]:
     attributes: dict[str, Any] = {"http.request.method": method,
                                   "url.scheme": scope.get("scheme", "http")}
@@ -151,7 +155,7 @@ def _duration_attributes(scope, method: str, status: int | None,
     return attributes
 
 
-def _url(scope) -> str:
+def _url(scope: Scope) -> str:
     """The request's URL without its query (what the excluded-URL patterns are matched with)."""
     headers = dict(scope.get("headers") or [])
     host = headers.get(b"host", b"").decode("latin-1") or "localhost"

@@ -19,7 +19,7 @@ import yaml
 
 from services.config import ConfigError, Settings
 
-APP_LOGGERS = ("services", "gateway", "lobby", "game", "deadlines", "stats", "bots", "tavolo")
+APP_LOGGERS = ("services", "launcher", "gateway", "lobby", "game", "deadlines", "stats", "bots", "tavolo")
 
 
 def configure_logging(settings: Settings, component: str) -> None:

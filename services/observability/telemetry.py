@@ -8,14 +8,14 @@ SDK's OTEL_SDK_DISABLED, :func:`setup` returns None, nothing of OpenTelemetry is
 the hooks below cost nothing (no middleware, no interceptors). When on, a process gets:
 
 - metrics: ``http.server.request.duration`` (seconds), ``rpc.server.duration`` and
-  ``rpc.client.duration`` (services.rpc_metrics), tavolo's own figures (services.metrics),
+  ``rpc.client.duration`` (services.observability.rpc_metrics), tavolo's own figures (services.observability.metrics),
   process CPU and memory (the system-metrics instrumentation) and the global gauges
   (:class:`Gauge`), read by a poll loop every OTEL_METRICS_POLL_INTERVAL_SECONDS so that a
   scrape or an export never waits for a store;
 
 and, exporting, also:
 
-- a span per HTTP request and per WebSocket connection (services.http_telemetry, around
+- a span per HTTP request and per WebSocket connection (http_telemetry, which the gateway wraps around
   OpenTelemetry's ASGI middleware: named by the route template, with the stable HTTP semantic
   conventions; OTEL_EXCLUDED_PATHS and the SDK's OTEL_PYTHON_ASGI_EXCLUDED_URLS /
   OTEL_PYTHON_EXCLUDED_URLS are left out of traces and metrics, and so is ``/metrics``), tagged
@@ -38,7 +38,7 @@ hold several :class:`Telemetry` (tests do) and a shut-down one leaves nothing be
 exceptions are process-wide by nature: the asyncpg and system-metrics instrumentations patch
 their libraries, so the first Telemetry of a process has them. The one process-wide thing
 of tavolo's is the *active* telemetry that :func:`setup` registers: the gRPC server and client
-channels, the Redis clients and services.metrics pick it up (:func:`active`,
+channels, the Redis clients and services.observability.metrics pick it up (:func:`active`,
 :func:`client_interceptors`), so set it up before any channel or store is opened.
 """
 
@@ -54,15 +54,23 @@ import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from services.cancellation import raise_if_cancelled
 from services.config import Settings, TelemetrySettings
 
 if TYPE_CHECKING:  # type names only: OpenTelemetry is imported when telemetry is on
+    import grpc
+    from opentelemetry.instrumentation.asyncpg import AsyncPGInstrumentor
+    from opentelemetry.instrumentation.system_metrics import SystemMetricsInstrumentor
+    from opentelemetry.metrics import CallbackOptions, Meter, Observation
     from opentelemetry.sdk._logs import LoggerProvider
     from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import MetricReader
+    from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
+    from starlette.requests import Request
+    from starlette.responses import Response
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +90,8 @@ _PROCESS_METRICS: dict[str, list[str] | None] = {
 _EXPORT_LOGGERS = ("opentelemetry", "urllib3", "requests")
 
 _active: Telemetry | None = None
+# A member lookup (connection -> member with ``.sub``, or None): see Telemetry.user_tagging.
+_Lookup = TypeVar("_Lookup", bound=Callable[[Any], Awaitable[Any]])
 
 
 def session_tag(session_id: str) -> str:
@@ -130,10 +140,12 @@ def deadline_queue_depth(counts: Callable[[], Awaitable[Any]]) -> list[Gauge]:
     time, and claimed by a replica that is firing them (the deadline service's queue)."""
 
     async def pending() -> int:
-        return (await counts()).pending
+        count: int = (await counts()).pending
+        return count
 
     async def in_flight() -> int:
-        return (await counts()).in_flight
+        count: int = (await counts()).in_flight
+        return count
 
     return [Gauge("tavolo.deadline.queue.depth", pending,
                   "Deadlines waiting in the queue (global: aggregate replicas with max)",
@@ -165,7 +177,7 @@ async def running(settings: Settings, component: str) -> AsyncIterator[Telemetry
     """:func:`setup` for the life of a component's ``run()``, flushed and shut down after it.
 
     A gRPC service's metrics are served on METRICS_PORT meanwhile, on the interfaces its gRPC
-    address is bound to (services.server.bind_address); the gateway serves them itself.
+    address is bound to (services.rpc.server.bind_address); the gateway serves them itself.
     """
     telemetry = setup(settings, component)
     try:
@@ -183,7 +195,7 @@ def active() -> Telemetry | None:
     return _active
 
 
-def client_interceptors() -> list | None:
+def client_interceptors() -> list[grpc.aio.ClientInterceptor] | None:
     """The active telemetry's gRPC client interceptors, None when telemetry is off."""
     return None if _active is None else _active.client_interceptors
 
@@ -204,7 +216,9 @@ def job_span(name: str, attributes: dict[str, Any] | None = None
         return contextlib.nullcontext()
     from opentelemetry.context import Context
 
-    return _active.tracer.start_as_current_span(name, context=Context(), attributes=attributes)
+    span: contextlib.AbstractContextManager[Any] = _active.tracer.start_as_current_span(
+        name, context=Context(), attributes=attributes)
+    return span
 
 
 class CannotServeMetrics(OSError):
@@ -214,11 +228,11 @@ class CannotServeMetrics(OSError):
 class Telemetry:
     """The exporters and providers of one component, and the hooks the servers plug in."""
 
-    def __init__(self, settings: TelemetrySettings, component: str):
+    def __init__(self, settings: TelemetrySettings, component: str) -> None:
         from opentelemetry.sdk.metrics import MeterProvider
         from opentelemetry.sdk.resources import SERVICE_NAME, SERVICE_VERSION, Resource
 
-        from services import metrics, rpc_metrics
+        from services.observability import metrics, rpc_metrics
 
         self.settings = settings
         self.tracing = settings.exporting
@@ -231,7 +245,7 @@ class Telemetry:
         resource = Resource.create({SERVICE_NAME: self.service_name,
                                     SERVICE_VERSION: _tavolo_version()})
 
-        readers: list = []
+        readers: list[MetricReader] = []
         self.registry = None
         if self.scraped:
             from opentelemetry.exporter.prometheus import PrometheusMetricReader
@@ -253,7 +267,7 @@ class Telemetry:
         self.instruments = metrics.bind(self.meter)
         self.server_durations = rpc_metrics.ServerDurations(self.meter)
         self.client_durations = rpc_metrics.ClientDurations(self.meter)
-        self.client_interceptors: list = [self.client_durations]
+        self.client_interceptors: list[grpc.aio.ClientInterceptor] = [self.client_durations]
         self._gauges: list[PolledGauges] = []
         self._metrics_server: Any = None
         self._process_metrics = _process_metrics(self.meter_provider)
@@ -262,11 +276,11 @@ class Telemetry:
         self.tracer_provider: TracerProvider | None = None
         self.logger_provider: LoggerProvider | None = None
         self._log_handler: logging.Handler | None = None
-        self._asyncpg = None
+        self._asyncpg: AsyncPGInstrumentor | None = None
         if self.tracing:
             self._start_tracing(resource)
 
-    def _start_tracing(self, resource) -> None:
+    def _start_tracing(self, resource: Resource) -> None:
         from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
         from opentelemetry.instrumentation.grpc import aio_client_interceptors
@@ -290,10 +304,10 @@ class Telemetry:
 
     # -- gRPC ---------------------------------------------------------------------------------
 
-    def server_interceptors(self) -> list:
+    def server_interceptors(self) -> list[grpc.aio.ServerInterceptor]:
         """grpc.aio server interceptors: a span per call (when tracing), its duration (health
         and reflection left out); put them before the ErrorInterceptor."""
-        interceptors: list = [self.server_durations]
+        interceptors: list[grpc.aio.ServerInterceptor] = [self.server_durations]
         if self.tracing:
             from opentelemetry.instrumentation.grpc import aio_server_interceptor
 
@@ -303,17 +317,7 @@ class Telemetry:
 
     # -- HTTP and WebSocket -------------------------------------------------------------------
 
-    def asgi(self, app, *, session_of: Callable[[dict], str | None] | None = None):
-        """``app`` wrapped: spans and request durations (a Starlette ``Middleware`` factory).
-
-        ``session_of(scope)`` gives the request's session id (None without one); its hash is
-        the span's ``session.id``.
-        """
-        from services.http_telemetry import HttpTelemetry
-
-        return HttpTelemetry(app, self, session_of)
-
-    def user_tagging(self, lookup: Callable[[Any], Awaitable[Any]]):
+    def user_tagging(self, lookup: _Lookup) -> _Lookup:
         """``lookup`` (connection -> member with ``.sub``, or None), also tagging the current
         span (the request's or the WebSocket's) with ``user.id``."""
         if not self.tracing:
@@ -321,13 +325,13 @@ class Telemetry:
         from opentelemetry import trace
 
         @functools.wraps(lookup)
-        async def member(connection):
+        async def member(connection: Any) -> Any:
             found = await lookup(connection)
             if found is not None:
                 trace.get_current_span().set_attribute(USER_ID, found.sub)
             return found
 
-        return member
+        return cast(_Lookup, member)  # functools.wraps: the same signature as ``lookup``
 
     def message_span(self, name: str) -> contextlib.AbstractContextManager[Any]:
         """A span for one WebSocket message, made current for the block: the root of a trace
@@ -348,13 +352,14 @@ class Telemetry:
             socket_attributes = getattr(socket_span, "attributes", None) or {}
             attributes = {key: socket_attributes[key] for key in (SESSION_ID, USER_ID, "http.route")
                           if key in socket_attributes}
-        return self.tracer.start_as_current_span(
+        span: contextlib.AbstractContextManager[Any] = self.tracer.start_as_current_span(
             name, context=Context(), kind=trace.SpanKind.SERVER, attributes=attributes,
             links=[trace.Link(context)] if context.is_valid else None)
+        return span
 
     # -- Prometheus ---------------------------------------------------------------------------
 
-    def metrics_endpoint(self):
+    def metrics_endpoint(self) -> Callable[[Request], Awaitable[Response]]:
         """A Starlette endpoint answering ``GET /metrics`` in Prometheus' text format."""
         from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
         from starlette.concurrency import run_in_threadpool
@@ -363,7 +368,7 @@ class Telemetry:
         registry = self.registry
         assert registry is not None, "metrics are not scraped (METRICS_PORT=0)"
 
-        async def endpoint(request) -> Response:
+        async def endpoint(request: Request) -> Response:
             # Collecting walks every instrument: off the event loop, as a service's thread does.
             body = await run_in_threadpool(generate_latest, registry)
             return Response(body, media_type=CONTENT_TYPE_LATEST)
@@ -399,7 +404,7 @@ class Telemetry:
 
     # -- life ---------------------------------------------------------------------------------
 
-    def _providers(self) -> list:
+    def _providers(self) -> list[TracerProvider | MeterProvider | LoggerProvider]:
         return [p for p in (self.tracer_provider, self.meter_provider, self.logger_provider)
                 if p is not None]
 
@@ -410,7 +415,7 @@ class Telemetry:
 
     def shutdown(self) -> None:
         """Flush and stop the exporters (together: a collector that is down costs one timeout)."""
-        from services import metrics
+        from services.observability import metrics
 
         global _active
         if _active is self:
@@ -437,7 +442,7 @@ class PolledGauges:
     can be read again.
     """
 
-    def __init__(self, meter, gauges: list[Gauge], interval_seconds: float):
+    def __init__(self, meter: Meter, gauges: list[Gauge], interval_seconds: float) -> None:
         from opentelemetry.metrics import Observation
 
         self.gauges = list(gauges)
@@ -445,8 +450,8 @@ class PolledGauges:
         self.values: dict[str, int | float | None] = {gauge.name: None for gauge in self.gauges}
         self._failing: set[str] = set()
 
-        def observer(name: str):
-            def observe(options):
+        def observer(name: str) -> Callable[[CallbackOptions], list[Observation]]:
+            def observe(options: CallbackOptions) -> list[Observation]:
                 value = self.values[name]
                 return [] if value is None else [Observation(value)]
             return observe
@@ -487,14 +492,14 @@ class PolledGauges:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
 
-    def lifespan(self, app) -> contextlib.AbstractAsyncContextManager[None]:
+    def lifespan(self, app: Any) -> contextlib.AbstractAsyncContextManager[None]:
         """A Starlette ``lifespan``: the poll loop runs while the application does."""
         return self.polling()
 
 
 def _metrics_host(address: str) -> str:
     """Where a service serves its metrics: the host its gRPC address binds, every interface for
-    a DNS name (services.server.bind_address)."""
+    a DNS name (services.rpc.server.bind_address)."""
     host, _, _ = address.rpartition(":")
     host = host.strip("[]")
     if host == "localhost":
@@ -506,7 +511,7 @@ def _metrics_host(address: str) -> str:
     return host
 
 
-def _instrument_asyncpg(provider: TracerProvider):
+def _instrument_asyncpg(provider: TracerProvider) -> AsyncPGInstrumentor | None:
     """A span per Postgres query. The instrumentor patches asyncpg itself, for the process: a
     second Telemetry in the same process (tests) goes without; None then."""
     from opentelemetry.instrumentation.asyncpg import AsyncPGInstrumentor
@@ -518,10 +523,10 @@ def _instrument_asyncpg(provider: TracerProvider):
     return instrumentor
 
 
-def _not_grpc_internal():
+def _not_grpc_internal() -> Callable[[Any], bool]:
     """A gRPC filter: every call but those of gRPC's own services (health, reflection) and the
     streams that carry calls (GameService.Relay: a span for its whole life would hold nothing;
-    each call it carries gets its own, services.relayed_calls)."""
+    each call it carries gets its own, services.rpc.relayed_calls)."""
     from opentelemetry.instrumentation.grpc.filters import (
         any_of,
         method_name,
@@ -546,7 +551,7 @@ def _log_handler(provider: LoggerProvider) -> logging.Handler:
     return handler
 
 
-def _process_metrics(provider: MeterProvider):
+def _process_metrics(provider: MeterProvider) -> SystemMetricsInstrumentor | None:
     """Process CPU and memory, from the system-metrics instrumentation.
 
     The instrumentor is a process-wide singleton: a second Telemetry in the same process (tests)

@@ -1,9 +1,9 @@
 """How a tavolo process proves itself on gRPC connections, both ways (docs/grpc-auth.md).
 
 Serving: TLS with ``GRPC_TLS_CERT_FILE``/``KEY_FILE``, mutual when ``GRPC_TLS_CA_FILE`` is set,
-and :class:`~services.callers.CallerCheck` when ``GRPC_CALLERS_FILE`` is. Calling: TLS to the
+and :class:`~services.rpc.callers.CallerCheck` when ``GRPC_CALLERS_FILE`` is. Calling: TLS to the
 services when a CA or a certificate is set, and the bearer token of ``GRPC_TOKEN_FILE`` with
-every call (services.rpc_client).
+every call (services.rpc.client).
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from typing import Any
 
 import grpc
 
-from services.callers import CallerCheck, Callers
 from services.config import ConfigError, GrpcSecurity
+from services.rpc.callers import CallerCheck, Callers
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +65,7 @@ class ClientCredentials:
         return ()
 
     def call_metadata(self) -> tuple[tuple[str, str], ...] | None:
-        """What each call carries: the bearer token, if any (services.rpc_client sends it)."""
+        """What each call carries: the bearer token, if any (services.rpc.client sends it)."""
         return None if self.token is None else (("authorization", f"Bearer {self.token}"),)
 
 

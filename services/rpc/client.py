@@ -2,7 +2,7 @@
 
 An owner client is the only code that touches its service's stub. It subclasses
 :class:`RpcClient`, turns messages into dataclasses, and lets :meth:`RpcClient._call` and
-:meth:`RpcClient._stream` turn a failed call into the :class:`~services.errors.ServiceError`
+:meth:`RpcClient._stream` turn a failed call into the :class:`~services.rpc.errors.ServiceError`
 the service raised (``from_rpc_error``), so callers never see grpc.
 """
 
@@ -13,11 +13,12 @@ from typing import Any, Self, TypeVar
 
 import grpc
 
-from services.channels import SERVICE_CALLS, CallPolicy, open_channel
-from services.errors import from_rpc_error
-from services.transport_security import ClientCredentials
+from services.rpc.channels import SERVICE_CALLS, CallPolicy, open_channel
+from services.rpc.errors import from_rpc_error
+from services.rpc.transport_security import ClientCredentials
 
 Item = TypeVar("Item")
+Response = TypeVar("Response")
 
 
 class RpcClient:
@@ -25,12 +26,12 @@ class RpcClient:
     ``async with``.
 
     ``policy`` says how long a call waits for a service that does not answer
-    (services.channels: SERVICE_CALLS between services, PEOPLE_CALLS in the gateway); a read
+    (services.rpc.channels: SERVICE_CALLS between services, PEOPLE_CALLS in the gateway); a read
     (a call that changes nothing) gets its ``read_deadline_seconds``. ``deadline_seconds``,
     when set, is the deadline of every other call, passed with each call (grpcio mis-times a
     service-config timeout under about two seconds). ``channel_options`` add to or override
     the channel arguments, ``credentials`` are TLS and the bearer token
-    (services.channels.open_channel).
+    (services.rpc.channels.open_channel).
     """
 
     def __init__(self, address: str, service: str, *, idempotent: tuple[str, ...] = (),
@@ -71,8 +72,8 @@ class RpcClient:
     async def __aexit__(self, *exc_info: object) -> None:
         await self.close()
 
-    async def _call(self, method: Callable[..., Awaitable[Any]], request: Any, *,
-                    read: bool = False) -> Any:
+    async def _call(self, method: Callable[..., Awaitable[Response]], request: Any, *,
+                    read: bool = False) -> Response:
         """The call's response; a ``read`` gets the policy's read deadline."""
         try:
             return await method(request, timeout=self._read_deadline if read else self._deadline,

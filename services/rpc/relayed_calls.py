@@ -17,9 +17,9 @@ from typing import Any
 
 import grpc
 
-from services import telemetry
-from services.errors import ServiceError
-from services.rpc_metrics import record_duration
+from services.observability import telemetry
+from services.observability.rpc_metrics import record_duration
+from services.rpc.errors import ServiceError
 
 
 @contextlib.contextmanager
@@ -62,18 +62,20 @@ def _observed(active: Any, method: str, *, server: bool,
         record_duration(durations.duration, method, code, start)
 
 
-def _span(active: Any, method: str, server: bool, carrier: MutableMapping[str, str]):
+def _span(active: Any, method: str, server: bool,
+          carrier: MutableMapping[str, str]) -> contextlib.AbstractContextManager[Any]:
     from opentelemetry import propagate, trace
 
     service, _, name = method.lstrip("/").rpartition("/")
     attributes = {"rpc.system": "grpc", "rpc.service": service, "rpc.method": name}
     if server:
-        return active.tracer.start_as_current_span(
+        span: contextlib.AbstractContextManager[Any] = active.tracer.start_as_current_span(
             method, context=propagate.extract(carrier), kind=trace.SpanKind.SERVER,
             attributes=attributes)
+        return span
 
     @contextlib.contextmanager
-    def client_span():
+    def client_span() -> Iterator[Any]:
         with active.tracer.start_as_current_span(method, kind=trace.SpanKind.CLIENT,
                                                  attributes=attributes) as span:
             propagate.inject(carrier)

@@ -1,7 +1,7 @@
 """One mapping between tavolo's domain errors and gRPC statuses, both ways.
 
 Services raise :class:`ServiceError` with a :class:`Reason`; the server interceptor
-(:mod:`services.server`) sends it as a gRPC status whose details carry a
+(:mod:`services.rpc.server`) sends it as a gRPC status whose details carry a
 ``google.rpc.ErrorInfo`` (domain ``tavolo.dev``, reason = the name below), a
 ``google.rpc.BadRequest`` naming the request field on every INVALID_ARGUMENT, and a
 ``google.rpc.RetryInfo`` where waiting and trying again helps (:data:`RETRY_DELAY_SECONDS`).
@@ -87,7 +87,8 @@ class Reason(enum.Enum):
 
     @property
     def code(self) -> grpc.StatusCode:
-        return self.value[1]
+        code: grpc.StatusCode = self.value[1]
+        return code
 
     @property
     def retry_delay_seconds(self) -> float | None:
@@ -98,7 +99,7 @@ class Reason(enum.Enum):
 # google.rpc.RetryInfo.retry_delay, documented with each reason in errors.proto.
 RETRY_DELAY_SECONDS = {
     # A store or a service behind this one does not answer. For an idempotent call the
-    # caller's transport has retried already (services.channels: 0.1 + 0.2 + 0.4 + 0.8 s);
+    # caller's transport has retried already (services.rpc.channels: 0.1 + 0.2 + 0.4 + 0.8 s);
     # 2 s is where that backoff goes on (its next step, 1.6 s, and its cap, max_backoff_seconds)
     # and the channels' longest wait before reconnecting to a peer (max_reconnect_backoff_ms),
     # so a retry sooner would most likely meet the same outage. Back off further after it.
@@ -165,7 +166,8 @@ class ServiceError(Exception):
     def to_status(self) -> grpc.Status:
         """The gRPC status, with the ErrorInfo, and the BadRequest and RetryInfo where there
         are any, in the ``grpc-status-details-bin`` trailer."""
-        return rpc_status.to_status(self.to_status_message())
+        status: grpc.Status = rpc_status.to_status(self.to_status_message())  # grpc_status is untyped
+        return status
 
     def to_status_message(self) -> status_pb2.Status:
         """The google.rpc.Status of :meth:`to_status` (for a call carried in a stream)."""

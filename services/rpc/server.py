@@ -2,7 +2,7 @@
 
 It adds what each service would otherwise repeat: the standard health service (NOT_SERVING
 until the service's stores answer, and again if they stop answering), server reflection, the
-translation of :class:`~services.errors.ServiceError` into gRPC statuses, and a graceful stop
+translation of :class:`~services.rpc.errors.ServiceError` into gRPC statuses, and a graceful stop
 on SIGTERM/SIGINT that lets in-flight calls finish.
 """
 
@@ -15,9 +15,9 @@ import inspect
 import ipaddress
 import logging
 import signal
-from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Coroutine, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeAlias
 
 import grpc
 from google.protobuf.message import DecodeError
@@ -25,13 +25,13 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from services.cancellation import raise_if_cancelled
-from services.channels import KEEPALIVE_TIME_MS, KEEPALIVE_TIMEOUT_MS
 from services.config import GrpcSecurity
-from services.errors import Reason, ServiceError
 
-# telemetry hook (services.telemetry imports no OpenTelemetry)
-from services.telemetry import Gauge, Telemetry, active
-from services.transport_security import ServerSecurity
+# telemetry hook (services.observability.telemetry imports no OpenTelemetry)
+from services.observability.telemetry import Gauge, Telemetry, active
+from services.rpc.channels import KEEPALIVE_TIME_MS, KEEPALIVE_TIMEOUT_MS
+from services.rpc.errors import Reason, ServiceError
+from services.rpc.transport_security import ServerSecurity
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +39,7 @@ log = logging.getLogger(__name__)
 def server_keepalive_options(client_time_ms: int = KEEPALIVE_TIME_MS
                              ) -> tuple[tuple[str, object], ...]:
     """The server's side of the keepalive agreement with clients pinging every
-    ``client_time_ms`` (services.channels.keepalive_options).
+    ``client_time_ms`` (services.rpc.channels.keepalive_options).
 
     gRPC servers refuse pings more often than every 5 minutes by default: a client pinging
     faster collects strikes and gets GOAWAY ENHANCE_YOUR_CALM too_many_pings, which ends every
@@ -58,6 +58,9 @@ def server_keepalive_options(client_time_ms: int = KEEPALIVE_TIME_MS
 
 
 Probe = Callable[[], Awaitable[None]]
+# What a servicer's method is handed: grpc's aio context, whatever its messages (the handlers
+# neither read nor write through it, and game.relay hands Relay's to the calls it carries).
+Context: TypeAlias = grpc.aio.ServicerContext[Any, Any]
 
 
 @dataclass
@@ -137,18 +140,18 @@ class _Undecodable:
     """What a request that is not its message decodes to: answered INVALID_ARGUMENT, not
     grpcio's UNKNOWN (which callers could not tell from a crash)."""
 
-    def __init__(self, error: Exception):
+    def __init__(self, error: Exception) -> None:
         # field "": the request as a whole (its type is in the message, from the DecodeError)
         self.error = ServiceError(Reason.INVALID_ARGUMENT,
                                   f"The request is not a valid message of this method: {error}",
                                   field="")
 
 
-def _tolerant(deserializer):
+def _tolerant(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
     if deserializer is None:
         return None
 
-    def deserialize(data: bytes):
+    def deserialize(data: bytes) -> Any:
         try:
             return deserializer(data)
         except DecodeError as error:
@@ -161,14 +164,20 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
     """Turns a ServiceError raised by any handler into its gRPC status with ErrorInfo, and a
     request that cannot be decoded into INVALID_ARGUMENT."""
 
-    async def intercept_service(self, continuation, handler_call_details):
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Any, Any] | None]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler[Any, Any] | None:
         handler = await continuation(handler_call_details)
         if handler is None:
             return None
+        # grpc's stubs describe the sync handlers; the aio server's are coroutine functions (or
+        # async generator functions, or coroutine functions that write with context.write).
         if handler.unary_unary is not None:
-            inner = handler.unary_unary
+            inner: Callable[..., Awaitable[Any]] = handler.unary_unary
 
-            async def unary_unary(request, context):
+            async def unary_unary(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
                 try:
                     if isinstance(request, _Undecodable):
                         raise request.error
@@ -180,9 +189,10 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
                 unary_unary, _tolerant(handler.request_deserializer), handler.response_serializer
             )
         if handler.unary_stream is not None:
-            inner_stream = handler.unary_stream
+            inner_stream: Callable[..., Any] = handler.unary_stream
 
-            async def unary_stream(request, context):
+            async def unary_stream(request: Any,
+                                   context: grpc.aio.ServicerContext[Any, Any]) -> AsyncIterator[Any]:
                 try:
                     if isinstance(request, _Undecodable):
                         raise request.error
@@ -195,9 +205,10 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
                 unary_stream, _tolerant(handler.request_deserializer), handler.response_serializer
             )
         if handler.stream_stream is not None:
-            inner_streams = handler.stream_stream
+            inner_streams: Callable[..., Any] = handler.stream_stream
 
-            async def stream_stream(requests, context):
+            async def stream_stream(requests: AsyncIterable[Any],
+                                    context: grpc.aio.ServicerContext[Any, Any]) -> AsyncIterator[Any]:
                 try:
                     async for response in _responses_of(inner_streams(_decoded(requests),
                                                                       context)):
@@ -211,7 +222,7 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
         return handler
 
 
-async def _responses_of(responses):
+async def _responses_of(responses: AsyncIterable[Any] | Awaitable[object]) -> AsyncIterator[Any]:
     """A stream handler's responses, whether it yields them or writes them with context.write
     (grpc's own, e.g. Health.Watch)."""
     if inspect.isawaitable(responses):
@@ -221,7 +232,7 @@ async def _responses_of(responses):
         yield response
 
 
-async def _decoded(requests):
+async def _decoded(requests: AsyncIterable[Any]) -> AsyncIterator[Any]:
     """A request stream's messages; one that cannot be decoded ends the call (INVALID_ARGUMENT)."""
     async for request in requests:
         if isinstance(request, _Undecodable):
@@ -229,7 +240,7 @@ async def _decoded(requests):
         yield request
 
 
-async def _abort(context: grpc.aio.ServicerContext, error: ServiceError) -> None:
+async def _abort(context: grpc.aio.ServicerContext[Any, Any], error: ServiceError) -> None:
     status = error.to_status()
     await context.abort(status.code, status.details, status.trailing_metadata)
 
@@ -289,7 +300,7 @@ async def serve(spec: ServiceSpec, address: str, grace_seconds: float = 10.0,
                 security: GrpcSecurity | None = None) -> None:
     """Run a service until SIGTERM/SIGINT (or ``stop``), then stop gracefully.
 
-    ``telemetry`` defaults to the process's active one (services.telemetry), if any.
+    ``telemetry`` defaults to the process's active one (services.observability.telemetry), if any.
     ``client_keepalive_ms``: how often the clients ping (server_keepalive_options).
     ``security``: TLS, the caller check and the health port (``GRPC_*``,
     docs/grpc-auth.md); None, plaintext and every caller welcome.

@@ -1,16 +1,17 @@
 """Client channels to tavolo's services: per-call deadlines, retries only where a call is safe to
-repeat, and keepalive pings at the rate the servers accept (services.server)."""
+repeat, and keepalive pings at the rate the servers accept (services.rpc.server)."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Any
 
 import grpc
 
-# telemetry hook (services.telemetry imports no OpenTelemetry)
-from services.telemetry import client_interceptors
-from services.transport_security import ClientCredentials
+# telemetry hook (services.observability.telemetry imports no OpenTelemetry)
+from services.observability.telemetry import client_interceptors
+from services.rpc.transport_security import ClientCredentials
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,7 @@ PEOPLE_CALLS = CallPolicy(attempts=4, max_backoff_seconds=0.4, read_deadline_sec
 # How often a channel pings its peer while calls are open: a peer that vanished without closing
 # the connection (a node lost, a partition) fails the channel's calls within
 # KEEPALIVE_TIME_MS + KEEPALIVE_TIMEOUT_MS, and a stream that waits for a quiet table is not
-# dropped by a proxy's idle timeout. services.server accepts pings at three times this rate
+# dropped by a proxy's idle timeout. services.rpc.server accepts pings at three times this rate
 # (server_keepalive_options): the two must agree, or the server answers GOAWAY too_many_pings,
 # which ends every call of the channel at once.
 KEEPALIVE_TIME_MS = 30_000
@@ -70,7 +71,7 @@ def service_config(service: str, idempotent: tuple[str, ...], timeout_seconds: f
     methods that live as long as what they watch: no deadline, no retry.
     """
     timeout = f"{timeout_seconds:g}s"
-    configs: list[dict] = [{"name": [{"service": service}], "timeout": timeout}]
+    configs: list[dict[str, Any]] = [{"name": [{"service": service}], "timeout": timeout}]
     if streams:
         configs.insert(0, {"name": [{"service": service, "method": m} for m in streams]})
     if idempotent:
@@ -102,7 +103,7 @@ def open_channel(address: str, service: str, idempotent: tuple[str, ...] = (),
     ``options`` add to or override the channel arguments. Calls never wait for the channel to
     become ready: a service that cannot be reached fails them (UNAVAILABLE) as soon as the
     retries are spent. ``credentials``: TLS (docs/grpc-auth.md); None, plaintext. (Their bearer
-    token goes with each call: services.rpc_client.)
+    token goes with each call: services.rpc.client.)
     """
     credentials = credentials or ClientCredentials()
     defaults = {

@@ -14,53 +14,49 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 import grpc
 import yaml
 
+from services.components import BOTS_SERVICE, DEADLINE_SERVICE, GAME_SERVICE, LOBBY_SERVICE, STATS_SERVICE, Component
 from services.config import ConfigError
-from services.errors import Reason, ServiceError
+from services.rpc.errors import Reason, ServiceError
 
 log = logging.getLogger(__name__)
 
 VARIABLE = "GRPC_CALLERS_FILE"
 
-LOBBY = "tavolo.lobby.v1.LobbyService"
-GAME = "tavolo.game.v1.GameService"
-DEADLINES = "tavolo.deadlines.v1.DeadlineService"
-STATS = "tavolo.stats.v1.StatsService"
-BOTS = "tavolo.bots.v1.BotsService"
-_SERVICES = (LOBBY, GAME, DEADLINES, STATS, BOTS)
+_SERVICES = (LOBBY_SERVICE, GAME_SERVICE, DEADLINE_SERVICE, STATS_SERVICE, BOTS_SERVICE)
 
 # What each tavolo service calls, so what it may call by default (least privilege: a stolen
 # game token cannot erase members). tests/services/test_callers.py plays whole matches with
 # these lists, so a call a service starts making fails there first.
 BUILT_IN_METHODS: Mapping[str, tuple[str, ...]] = {
-    "gateway": (
-        *(f"{LOBBY}/{m}" for m in ("ListGameTypes", "CreateGame", "JoinGame", "PreviewGame",
-                                   "GetGame", "WatchGame", "ListMemberGames", "EraseMember",
-                                   "Rematch", "AddBot", "RemoveBot", "LeaveGame", "ReturnSeat",
-                                   "TakeOverSeat", "ChangeSeat")),
-        *(f"{GAME}/{m}" for m in ("ListGameTypes", "GetView", "Act", "WatchTable", "Relay",
-                                           "GetLog", "TakeBack")),
-        *(f"{STATS}/{m}" for m in ("ListMatches", "GetRatings", "GetLeaderboard",
-                                   "EraseMember")),
+    Component.GATEWAY: (
+        *(f"{LOBBY_SERVICE}/{m}" for m in (
+            "ListGameTypes", "CreateGame", "JoinGame", "PreviewGame", "GetGame", "WatchGame",
+            "ListMemberGames", "EraseMember", "Rematch", "AddBot", "RemoveBot", "LeaveGame",
+            "ReturnSeat", "TakeOverSeat", "ChangeSeat")),
+        *(f"{GAME_SERVICE}/{m}" for m in ("ListGameTypes", "GetView", "Act", "WatchTable",
+                                          "Relay", "GetLog", "TakeBack")),
+        *(f"{STATS_SERVICE}/{m}" for m in ("ListMatches", "GetRatings", "GetLeaderboard",
+                                           "EraseMember")),
     ),
-    "lobby": (*(f"{GAME}/{m}" for m in ("ListGameTypes", "NormalizeOptions", "CreateTable",
-                                        "GetResult")),
-              f"{BOTS}/DriveTable"),
-    "game": (f"{DEADLINES}/*", f"{STATS}/RecordMatch"),
-    "deadlines": (f"{GAME}/FireDeadline",),
-    "stats": (f"{LOBBY}/GetSeating",),
-    "bots": tuple(f"{GAME}/{m}" for m in ("WatchViews", "Act", "Relay", "GetLog")),
+    Component.LOBBY: (*(f"{GAME_SERVICE}/{m}" for m in ("ListGameTypes", "NormalizeOptions",
+                                                        "CreateTable", "GetResult")),
+                      f"{BOTS_SERVICE}/DriveTable"),
+    Component.GAME: (f"{DEADLINE_SERVICE}/*", f"{STATS_SERVICE}/RecordMatch"),
+    Component.DEADLINES: (f"{GAME_SERVICE}/FireDeadline",),
+    Component.STATS: (f"{LOBBY_SERVICE}/GetSeating",),
+    Component.BOTS: tuple(f"{GAME_SERVICE}/{m}" for m in ("WatchViews", "Act", "Relay", "GetLog")),
 }
 # Another team's default: read history and ratings, nothing that changes a thing.
-READ_ONLY_METHODS = tuple(f"{STATS}/{m}" for m in ("ListMatches", "GetRatings",
-                                                   "GetLeaderboard"))
+READ_ONLY_METHODS = tuple(f"{STATS_SERVICE}/{m}" for m in ("ListMatches", "GetRatings",
+                                                           "GetLeaderboard"))
 
 _HEALTH_PREFIX = "/grpc.health.v1.Health/"
 _REFLECTION_PREFIX = "/grpc.reflection."
@@ -198,7 +194,8 @@ def _methods_of(service: str) -> tuple[str, ...]:
     return tuple(method.name for method in descriptor.methods)
 
 
-Handler = grpc.RpcMethodHandler
+# A string: grpc.RpcMethodHandler is generic only in its stubs.
+Handler: TypeAlias = "grpc.RpcMethodHandler[Any, Any]"
 
 
 class CallerCheck(grpc.aio.ServerInterceptor):
@@ -213,7 +210,11 @@ class CallerCheck(grpc.aio.ServerInterceptor):
         self._callers = callers
         self._certificates = certificates  # mutual TLS: callers may show a certificate
 
-    async def intercept_service(self, continuation: Callable, details: Any) -> Any:
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[Handler | None]],
+        details: grpc.HandlerCallDetails,
+    ) -> Handler | None:
         handler = await continuation(details)
         method: str = details.method
         if handler is None or method.startswith(_HEALTH_PREFIX):
@@ -231,8 +232,8 @@ class CallerCheck(grpc.aio.ServerInterceptor):
                 "The call carries no credentials: send 'authorization: Bearer <token>'")))
         return _wrapped(handler, self._check_certificate(method))
 
-    def _check_certificate(self, method: str) -> Callable[[grpc.aio.ServicerContext], None]:
-        def check(context: grpc.aio.ServicerContext) -> None:
+    def _check_certificate(self, method: str) -> Callable[[grpc.aio.ServicerContext[Any, Any]], None]:
+        def check(context: grpc.aio.ServicerContext[Any, Any]) -> None:
             auth = context.auth_context()
             names = [value.decode() for key in ("x509_subject_alternative_name",
                                                 "x509_common_name")
@@ -268,13 +269,13 @@ def _permission(caller: Caller, method: str) -> ServiceError | None:
                         method=method)
 
 
-def _refuse(error: ServiceError) -> Callable[[grpc.aio.ServicerContext], None]:
-    def check(context: grpc.aio.ServicerContext) -> None:
+def _refuse(error: ServiceError) -> Callable[[grpc.aio.ServicerContext[Any, Any]], None]:
+    def check(context: grpc.aio.ServicerContext[Any, Any]) -> None:
         raise error
     return check
 
 
-Check = Callable[[grpc.aio.ServicerContext], None]
+Check = Callable[[grpc.aio.ServicerContext[Any, Any]], None]
 
 
 def _wrapped(handler: Handler, check: Check) -> Handler:
@@ -298,15 +299,17 @@ def _wrapped(handler: Handler, check: Check) -> Handler:
         handler.response_serializer)
 
 
-def _checked_call(inner: Callable, check: Check) -> Callable:
-    async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
+# grpc's stubs describe the sync handlers; the aio server's are coroutine functions (or async
+# generator functions, or coroutine functions that write with context.write).
+def _checked_call(inner: Callable[..., Any], check: Check) -> Callable[..., Awaitable[Any]]:
+    async def call(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         await _passes(check, context)
         return await inner(request, context)
     return call
 
 
-def _checked_stream(inner: Callable, check: Check) -> Callable:
-    async def stream(request: Any, context: grpc.aio.ServicerContext) -> Any:
+def _checked_stream(inner: Callable[..., Any], check: Check) -> Callable[..., AsyncIterator[Any]]:
+    async def stream(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> AsyncIterator[Any]:
         await _passes(check, context)
         responses = inner(request, context)
         if hasattr(responses, "__aiter__"):
@@ -317,7 +320,7 @@ def _checked_stream(inner: Callable, check: Check) -> Callable:
     return stream
 
 
-async def _passes(check: Check, context: grpc.aio.ServicerContext) -> None:
+async def _passes(check: Check, context: grpc.aio.ServicerContext[Any, Any]) -> None:
     """Returns if ``check`` passes; otherwise ends the call with its refusal."""
     try:
         check(context)

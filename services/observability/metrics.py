@@ -1,7 +1,7 @@
 """tavolo's own figures: sockets, moves, refusals, matches, deadlines, lock waits, store errors.
 
 Domain code calls the functions below unconditionally. They record through the instruments of
-the process's telemetry (services.telemetry binds them when it is set up); with telemetry off
+the process's telemetry (services.observability.telemetry binds them when it is set up); with telemetry off
 each call is one test of a module global, and nothing of OpenTelemetry is imported.
 
 The README's operator section lists every metric with its meaning; keep the two in step.
@@ -81,7 +81,7 @@ _current: Instruments | None = None
 
 
 def bind(meter: Any) -> Instruments:
-    """Record through ``meter`` from now on (services.telemetry, when it is set up)."""
+    """Record through ``meter`` from now on (services.observability.telemetry, when it is set up)."""
     global _current
     _current = Instruments(meter)
     return _current

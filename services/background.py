@@ -8,11 +8,13 @@ import random
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
-from services.errors import ServiceError
+from services.rpc.errors import ServiceError
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -22,7 +24,7 @@ class Retry:
     first_seconds: float = 0.2
     cap_seconds: float = 30.0
 
-    async def __call__(self, what: str, call: Callable[[], Awaitable]):
+    async def __call__(self, what: str, call: Callable[[], Awaitable[T]]) -> T:
         """``call()`` until it succeeds. A definite refusal (a ServiceError whose reason is not
         transient, e.g. TABLE_NOT_FOUND or INVALID_ARGUMENT) is raised at once: it would only
         come back again."""
@@ -68,7 +70,7 @@ class Background:
     """The tasks started for later; ``drain`` waits for them, ``cancel`` stops them."""
 
     def __init__(self) -> None:
-        self._tasks: set[asyncio.Task] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
         self._keys: set[str] = set()
 
     def start(self, job: Coroutine[Any, Any, Any], key: str | None = None) -> None:
@@ -97,7 +99,7 @@ class Background:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
 
-    async def _guarded(self, job: Awaitable, key: str | None) -> None:
+    async def _guarded(self, job: Awaitable[Any], key: str | None) -> None:
         try:
             await job
         except asyncio.CancelledError:

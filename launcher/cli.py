@@ -13,25 +13,20 @@ import sys
 import time
 from urllib.parse import urlsplit
 
+from services.components import Component
 from services.config import ConfigError, Settings
-from services.logs import configure_logging
-from services.server import CannotListen
+from services.observability.logs import configure_logging
+from services.observability.telemetry import CannotServeMetrics
+from services.rpc.server import CannotListen
 from services.stores import StoreUnreachable, when_reachable
-from services.telemetry import CannotServeMetrics
 
 # Each component module offers ``async def run(settings) -> None``.
-COMPONENTS = {
-    "game": "game.server",
-    "deadlines": "deadlines.server",
-    "stats": "stats.server",
-    "lobby": "lobby.server",
-    "bots": "bots.server",
-    "gateway": "gateway.server",
-}
+COMPONENTS = {component: f"{component}.server" for component in Component}
 DEV_IDP = "devtools.dev_idp"
-STACK = ("game", "deadlines", "stats", "bots", "lobby", "gateway")
+STACK = (Component.GAME, Component.DEADLINES, Component.STATS, Component.BOTS, Component.LOBBY,
+         Component.GATEWAY)
 
-log = logging.getLogger("services.cli")
+log = logging.getLogger("launcher.cli")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -140,7 +135,8 @@ def _local_dev_idp(settings: Settings) -> tuple[int, str] | None:
 # `tavolo run` puts five services on one machine: each serves its metrics on a port of its own,
 # counted up from METRICS_PORT in this order (9464 lobby, 9465 game, 9466 deadlines, 9467 stats,
 # 9468 bots).
-_METRICS_OFFSETS = {"lobby": 0, "game": 1, "deadlines": 2, "stats": 3, "bots": 4}
+_METRICS_OFFSETS: dict[str, int] = {Component.LOBBY: 0, Component.GAME: 1, Component.DEADLINES: 2, Component.STATS: 3,
+                    Component.BOTS: 4}
 
 
 def _child_env(settings: Settings, component: str) -> dict[str, str]:
@@ -155,11 +151,11 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
     """Start every component as a child process; any signal or a child's death stops them all."""
     if settings.database_url is not None:
         _migrate(settings, args)
-    commands = [[sys.executable, "-m", "services.cli", "serve", name] for name in STACK]
+    commands = [[sys.executable, "-m", "launcher.cli", "serve", name] for name in STACK]
     idp = _local_dev_idp(settings)
     if idp is not None and not args.no_idp:
         port, issuer = idp
-        commands.insert(0, [sys.executable, "-m", "services.cli", "dev-idp", "--port", str(port),
+        commands.insert(0, [sys.executable, "-m", "launcher.cli", "dev-idp", "--port", str(port),
                             "--issuer", issuer])
     stopping = False
 

@@ -1,0 +1,142 @@
+"""The messages of the game's WebSocket (docs/websocket.md): what the server sends, as the gateway
+builds them, and what a client sends (documented: the gateway passes an action on to the game's
+engine, which knows its own actions)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import ConfigDict, Field, RootModel
+
+from gateway.contract import examples
+from gateway.contract.common import Absent, Body, Card, Engine, OneOf, Seat, Team, absent
+from gateway.contract.games import Lobby
+from gateway.contract.table import GameView, Scores
+
+MAX_SOCKET_MESSAGE_BYTES = 4096
+# CONTRACT's codes, and those the gateway adds: "unavailable" (a service briefly down, try again),
+# "unconfirmed" (the outcome of a move is not known) and "already_played" (a move id sent again).
+WS_ERROR_CODES = ("illegal_move", "not_your_turn", "bad_request", "unknown_action", "concurrent_move",
+                  "game_finished", "unavailable", "unconfirmed", "already_played")
+
+# -- server to client ------------------------------------------------------------------------
+
+
+class WsLobby(Body):
+    """The lobby while the game waits for players: on connect and whenever a seat fills (or a seated
+    member is erased); the first `state` follows the start."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{"type": "lobby", "game": examples.LOBBY}]})
+    type: Literal["lobby"] = "lobby"
+    game: Lobby
+
+
+class WsState(Body):
+    """The game view: on connect, after every accepted change, and on request."""
+
+    type: Literal["state"] = "state"
+    game: GameView
+
+
+class WsGameOver(Body):
+    """Sent after the final state."""
+
+    model_config = ConfigDict(json_schema_extra={
+        "examples": [{"type": "game_over", "scores": {"A": 11, "B": 7}, "winner": "A"}]})
+    type: Literal["game_over"] = "game_over"
+    scores: Engine[Scores] = Field(description="The final scores, as the final state shows them.")
+    winner: Engine[Team] = Field(description="The winning team, as the final state shows it.")
+
+
+class WsRematch(Body):
+    """A player of this finished game created its rematch (POST /api/games/{id}/rematch): join it with the
+    same call."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "type": "rematch", "game_id": "0b7e6a55-3a1c-5d1e-9f3b-2c4d5e6f7a8b", "join_code": "Q4WZ7N",
+        "by": "alice"}]})
+    type: Literal["rematch"] = "rematch"
+    game_id: str = Field(description="The new game's id.", json_schema_extra={"format": "uuid"})
+    join_code: str = Field(description="The new game's join code.")
+    by: str = Field(description="The name of the player who created it.")
+
+
+class WsError(Body):
+    """A refused message; the game is unchanged and the socket stays open. `unconfirmed` alone says that
+    the outcome of a move is not known (docs/websocket.md, A move under overload)."""
+
+    model_config = ConfigDict(json_schema_extra={
+        "examples": [{"type": "error", "code": "not_your_turn", "message": "Not your turn"}]})
+    type: Literal["error"] = "error"
+    code: Annotated[str, OneOf(*WS_ERROR_CODES)] = Field(description="Why.")
+    message: str = Field(description="For people.")
+    id: str | Absent = absent("The `id` of the message it answers, when that carried one.")
+
+
+class WsPresence(Body):
+    """Who is connected changed (a seat's first socket opened or its last closed); no state comes with
+    it."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{"type": "presence", "connected": [0, 1, 2]}]})
+    type: Literal["presence"] = "presence"
+    connected: list[Seat] = Field(description="The seats connected now (bots always are), sorted.")
+
+
+class WsServerMessage(RootModel[Annotated[WsLobby | WsState | WsGameOver | WsPresence | WsRematch | WsError,
+                                          Field(discriminator="type")]]):
+    """Any message the server sends."""
+
+
+# -- client to server ------------------------------------------------------------------------
+
+Revision = Annotated[int, Field(ge=0)]
+_REVISION = "The revision the player saw; refused with `concurrent_move` if the game moved on."
+MoveId = Annotated[str, Field(pattern="^[!-~]{1,64}$")]
+_ID = ("Chosen by the client, unique per move: 1 to 64 printable ASCII characters without spaces. A move "
+       "sent again with an id already played is not played twice (`already_played`); an error answering "
+       "the message carries it.")
+
+
+class WsPlay(Body):
+    """Play a card."""
+
+    model_config = ConfigDict(json_schema_extra={
+        "examples": [{"action": "play", "card": "07D", "capture": ["02D", "05C"]}]})
+    action: Literal["play"] = "play"
+    card: Card
+    capture: list[Card] | Absent = absent("The table cards taken; omitted (or []) when no capture exists.")
+    revision: Revision | Absent = absent(_REVISION)
+    id: MoveId | Absent = absent(_ID)
+
+
+class WsAck(Body):
+    """Acknowledge the hand-end summary."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{"action": "ack"}]})
+    action: Literal["ack"] = "ack"
+    revision: Revision | Absent = absent(_REVISION)
+    id: MoveId | Absent = absent(_ID)
+
+
+class WsStateRequest(Body):
+    """Ask for the current view again."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{"action": "state"}]})
+    action: Literal["state"] = "state"
+    revision: Revision | Absent = absent(_REVISION)
+    id: MoveId | Absent = absent(_ID)
+
+
+class WsTakeBack(Body):
+    """Practice only: take back your last play while nobody played after it."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{"action": "takeback"}]})
+    action: Literal["takeback"] = "takeback"
+    revision: Revision | Absent = absent(_REVISION)
+    id: MoveId | Absent = absent(_ID)
+
+
+class WsClientMessage(RootModel[Annotated[WsPlay | WsAck | WsStateRequest | WsTakeBack,
+                                          Field(discriminator="action")]]):
+    __doc__ = (f"Any message a client sends: JSON text of at most {MAX_SOCKET_MESSAGE_BYTES} bytes "
+               "(docs/websocket.md).")
