@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
@@ -55,8 +54,9 @@ def _who_plays(game: Game) -> list[tuple[int, str, bool]]:
 
 
 def _text(message: Body) -> str:
-    """A message of the contract's (gateway.contract.socket), as the socket sends it."""
-    return json.dumps(message.body(), separators=(",", ":"))
+    """A message of the contract's (gateway.contract.socket), as the socket sends it: pydantic's
+    own JSON, half the CPU of json.dumps over model_dump (a state is sent after every move)."""
+    return message.model_dump_json()
 
 
 class Outbox:
