@@ -77,6 +77,11 @@ _RENDERED = 64  # every seat's views of the latest changes, for the other WatchT
 
 # -- what the tables hand out ---------------------------------------------------------------
 
+# What a copy of a move already made is refused with, by the engine or the log's revision.
+_A_MADE_MOVE_REFUSED = frozenset({Reason.CONCURRENT_MOVE, Reason.NOT_YOUR_TURN, Reason.ILLEGAL_MOVE,
+                                  Reason.GAME_FINISHED})
+
+
 @dataclass(frozen=True)
 class SeatView:
     """One seat's view at one revision; ``status`` is the engine's ('playing', 'hand_end', 'finished')."""
@@ -281,8 +286,11 @@ class Tables:
             live, _ = await self._mutate(table_id, plan, request)
         except (ServiceError, DuplicateRequest) as refusal:
             # A retry finds its move made: the table has moved on, so its plan was refused
-            # (or, without an expected revision, its append). Only a refusal reads the log.
-            if request is None or await self.log.find_request(table_id, request) is None:
+            # (or, without an expected revision, its append). Only such a refusal reads the log:
+            # not a malformed move, nor a store that does not answer.
+            if (request is None or (isinstance(refusal, ServiceError)
+                                    and refusal.reason not in _A_MADE_MOVE_REFUSED)
+                    or await self.log.find_request(table_id, request) is None):
                 if isinstance(refusal, DuplicateRequest):  # taken back since: a race lost
                     raise ServiceError(Reason.CONCURRENT_MOVE, "The table has moved on: read it "
                                        "again", table_id=table_id) from None

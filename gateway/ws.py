@@ -33,7 +33,7 @@ from gateway.backends import Backends, backends_of
 from gateway.bodies import parse_json
 from gateway.closes import MESSAGE_TOO_BIG, SESSION_ENDED
 from gateway.contract.common import Body
-from gateway.contract.socket import WsError
+from gateway.contract.socket import MOVE_ID_PATTERN, WsError
 from gateway.events import session_digest
 from gateway.games import can_be_game_id
 from gateway.http_errors import UNAVAILABLE_TEXT, server_fault
@@ -68,7 +68,7 @@ UNCONFIRMED_TEXT = ("Your move was sent but not confirmed in time: send it again
                     "or see the next state")
 ALREADY_PLAYED_TEXT = "Already played: this move was made when its id was first sent"
 # A message's "id" (docs/websocket.md): the game service keeps it with the move, per seat.
-MESSAGE_ID = re.compile(r"[\x21-\x7e]{1,64}")
+MESSAGE_ID = re.compile(MOVE_ID_PATTERN)
 _MESSAGE_SPAN = "WS /ws/games/{id} message"
 
 

@@ -91,13 +91,22 @@ class WsServerMessage(RootModel[Annotated[WsLobby | WsState | WsGameOver | WsPre
 
 Revision = Annotated[int, Field(ge=0)]
 _REVISION = "The revision the player saw; refused with `concurrent_move` if the game moved on."
-MoveId = Annotated[str, Field(pattern="^[!-~]{1,64}$")]
+# A client message's id (docs/websocket.md); gateway.ws checks it with the same pattern.
+MOVE_ID_PATTERN = "^[!-~]{1,64}$"
+MoveId = Annotated[str, Field(pattern=MOVE_ID_PATTERN)]
 _ID = ("Chosen by the client, unique per move: 1 to 64 printable ASCII characters without spaces. A move "
        "sent again with an id already played is not played twice (`already_played`); an error answering "
        "the message carries it.")
 
 
-class WsPlay(Body):
+class WsAction(Body):
+    """What every message of the client's may carry besides its action."""
+
+    revision: Revision | Absent = absent(_REVISION)
+    id: MoveId | Absent = absent(_ID)
+
+
+class WsPlay(WsAction):
     """Play a card."""
 
     model_config = ConfigDict(json_schema_extra={
@@ -105,35 +114,27 @@ class WsPlay(Body):
     action: Literal["play"] = "play"
     card: Card
     capture: list[Card] | Absent = absent("The table cards taken; omitted (or []) when no capture exists.")
-    revision: Revision | Absent = absent(_REVISION)
-    id: MoveId | Absent = absent(_ID)
 
 
-class WsAck(Body):
+class WsAck(WsAction):
     """Acknowledge the hand-end summary."""
 
     model_config = ConfigDict(json_schema_extra={"examples": [{"action": "ack"}]})
     action: Literal["ack"] = "ack"
-    revision: Revision | Absent = absent(_REVISION)
-    id: MoveId | Absent = absent(_ID)
 
 
-class WsStateRequest(Body):
+class WsStateRequest(WsAction):
     """Ask for the current view again."""
 
     model_config = ConfigDict(json_schema_extra={"examples": [{"action": "state"}]})
     action: Literal["state"] = "state"
-    revision: Revision | Absent = absent(_REVISION)
-    id: MoveId | Absent = absent(_ID)
 
 
-class WsTakeBack(Body):
+class WsTakeBack(WsAction):
     """Practice only: take back your last play while nobody played after it."""
 
     model_config = ConfigDict(json_schema_extra={"examples": [{"action": "takeback"}]})
     action: Literal["takeback"] = "takeback"
-    revision: Revision | Absent = absent(_REVISION)
-    id: MoveId | Absent = absent(_ID)
 
 
 class WsClientMessage(RootModel[Annotated[WsPlay | WsAck | WsStateRequest | WsTakeBack,

@@ -120,7 +120,7 @@ async def test_an_error_carries_the_id_of_the_message_it_answers():
             assert (answer["code"], answer["id"]) == ("concurrent_move", "p-1")
 
 
-@pytest.mark.parametrize("bad", ["", "has space", "x" * 65, 7, None, "è"])
+@pytest.mark.parametrize("bad", ["", "has space", "x" * 65, 7, None, "è", "m-1\n"])
 async def test_a_malformed_id_is_a_bad_request_and_plays_nothing(bad):
     async with _table() as (tables, holder, table_id):
         async with _socket(holder["service"].address, table_id) as (socket, view):

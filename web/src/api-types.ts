@@ -1725,6 +1725,10 @@ export interface components {
          *     }
          */
         WsPlay: {
+            /** @description The revision the player saw; refused with `concurrent_move` if the game moved on. */
+            revision?: number;
+            /** @description Chosen by the client, unique per move: 1 to 64 printable ASCII characters without spaces. A move sent again with an id already played is not played twice (`already_played`); an error answering the message carries it. */
+            id?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1733,10 +1737,6 @@ export interface components {
             card: components["schemas"]["Card"];
             /** @description The table cards taken; omitted (or []) when no capture exists. */
             capture?: components["schemas"]["Card"][];
-            /** @description The revision the player saw; refused with `concurrent_move` if the game moved on. */
-            revision?: number;
-            /** @description Chosen by the client, unique per move: 1 to 64 printable ASCII characters without spaces. A move sent again with an id already played is not played twice (`already_played`); an error answering the message carries it. */
-            id?: string;
         };
         /**
          * @description Acknowledge the hand-end summary.
@@ -1745,15 +1745,15 @@ export interface components {
          *     }
          */
         WsAck: {
+            /** @description The revision the player saw; refused with `concurrent_move` if the game moved on. */
+            revision?: number;
+            /** @description Chosen by the client, unique per move: 1 to 64 printable ASCII characters without spaces. A move sent again with an id already played is not played twice (`already_played`); an error answering the message carries it. */
+            id?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             action: "ack";
-            /** @description The revision the player saw; refused with `concurrent_move` if the game moved on. */
-            revision?: number;
-            /** @description Chosen by the client, unique per move: 1 to 64 printable ASCII characters without spaces. A move sent again with an id already played is not played twice (`already_played`); an error answering the message carries it. */
-            id?: string;
         };
         /**
          * @description Ask for the current view again.
@@ -1762,15 +1762,15 @@ export interface components {
          *     }
          */
         WsStateRequest: {
+            /** @description The revision the player saw; refused with `concurrent_move` if the game moved on. */
+            revision?: number;
+            /** @description Chosen by the client, unique per move: 1 to 64 printable ASCII characters without spaces. A move sent again with an id already played is not played twice (`already_played`); an error answering the message carries it. */
+            id?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             action: "state";
-            /** @description The revision the player saw; refused with `concurrent_move` if the game moved on. */
-            revision?: number;
-            /** @description Chosen by the client, unique per move: 1 to 64 printable ASCII characters without spaces. A move sent again with an id already played is not played twice (`already_played`); an error answering the message carries it. */
-            id?: string;
         };
         /**
          * @description Practice only: take back your last play while nobody played after it.
@@ -1779,15 +1779,15 @@ export interface components {
          *     }
          */
         WsTakeBack: {
+            /** @description The revision the player saw; refused with `concurrent_move` if the game moved on. */
+            revision?: number;
+            /** @description Chosen by the client, unique per move: 1 to 64 printable ASCII characters without spaces. A move sent again with an id already played is not played twice (`already_played`); an error answering the message carries it. */
+            id?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             action: "takeback";
-            /** @description The revision the player saw; refused with `concurrent_move` if the game moved on. */
-            revision?: number;
-            /** @description Chosen by the client, unique per move: 1 to 64 printable ASCII characters without spaces. A move sent again with an id already played is not played twice (`already_played`); an error answering the message carries it. */
-            id?: string;
         };
         /** @description Any message a client sends: JSON text of at most 4096 bytes (docs/websocket.md). */
         WsClientMessage: components["schemas"]["WsPlay"] | components["schemas"]["WsAck"] | components["schemas"]["WsStateRequest"] | components["schemas"]["WsTakeBack"];
