@@ -54,6 +54,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import itertools
 import json
 import math
 import os
@@ -90,7 +91,8 @@ DRAIN_SECONDS = 0.25     # after a phase's last state, for the writes that follo
 HANG_SECONDS = 120.0     # a socket that stays silent this long stops the bench (not a measure)
 SETUP_CONCURRENCY = 25
 STALE_DELAY_SECONDS = 1.0  # between putting the stale entries in and their falling due
-GC_PROBE = Path(__file__).parent / "gc_probe"
+PROBE = Path(__file__).parent / "probe"
+_MOVE_IDS = itertools.count()
 
 SERVICES = ("gateway", "lobby", "game", "deadlines", "stats", "idp")
 LABELS = {"idp": "dev-idp", "redis": "redis-server", "pg": "postgres (bench db)",
@@ -120,6 +122,7 @@ class _Table:
         self.views: list[dict] = []
         self.errors = 0     # "unavailable" answers
         self.resent = 0     # actions sent again
+        self.timed: list[tuple[str, float, float]] = []  # (move id, sent, on all four), perf_counter
 
     @staticmethod
     async def _read(socket, queue: asyncio.Queue) -> None:
@@ -153,12 +156,16 @@ class _Table:
             return False
         mine = self.views[turn]
         card, capture = legal_plays(mine["hand"], mine["table"], False)[0]
-        play = json.dumps({"action": "play", "card": card, "capture": capture, "revision": mine["revision"]})
+        move_id = f"m{next(_MOVE_IDS)}"  # the id the probe's hops are keyed by
+        play = json.dumps({"action": "play", "card": card, "capture": capture,
+                           "revision": mine["revision"], "id": move_id})
         sent = time.perf_counter()
         await self.sockets[turn].send(play)
         self.views = list(await asyncio.gather(*(
             self._after(seat, mine["revision"], play if seat == turn else None) for seat in range(4))))
-        latencies.append(time.perf_counter() - sent)
+        done = time.perf_counter()
+        latencies.append(done - sent)
+        self.timed.append((move_id, sent, done))
         return True
 
     async def _acknowledge(self) -> None:
@@ -204,7 +211,7 @@ class _Table:
             if sent is not None:
                 self.resent += 1  # the move is sent again with its revision: never made twice
                 await self.sockets[seat].send(sent)
-        elif not (self.resent and error["code"] in ("concurrent_move", "illegal_move")):
+        elif not (self.resent and error["code"] in ("already_played", "concurrent_move", "illegal_move")):
             raise Failed(f"seat {seat} got {error}")
 
     async def close(self) -> None:
@@ -329,6 +336,7 @@ class Phase:
     redis_calls: int
     xacts: int
     window: tuple[float, float]    # wall clock, for the GC pauses
+    span: tuple[float, float] = (0.0, 0.0)  # perf_counter, for the moves' hops
     errors: int = 0                # actions answered "unavailable", and sent again
 
 
@@ -341,13 +349,14 @@ async def _measured(meter: Meter, name: str, tables: list[_Table], work) -> Phas
     before = await meter.sample()
     started = time.perf_counter()
     moves = await work(latencies)
-    seconds = time.perf_counter() - started
+    ended = time.perf_counter()
+    seconds = ended - started
     await asyncio.sleep(DRAIN_SECONDS)
     after = await meter.sample()
     await asyncio.sleep(SETTLE_SECONDS)
     phase = Phase(name, moves, seconds, latencies, _used(before, after),
                   after.redis_calls - before.redis_calls, await meter.xacts() - xacts,
-                  (before.at, after.at), sum(table.errors for table in tables) - errors)
+                  (before.at, after.at), errors=sum(table.errors for table in tables) - errors, span=(started, ended))
     print(f"   .. {name}: {moves} moves in {seconds:.1f} s{_load()}", flush=True)
     return phase
 
@@ -409,7 +418,7 @@ def _quiet_collector() -> None:
 
 
 async def _bench(stack: Stack, redis_url: str, redis_process: psutil.Process | None, database: str,
-                 gc_folder: str) -> None:
+                 probe_folder: str) -> None:
     players = [await Player(stack, name).login() for name in ("alice", "bob", "carol", "dave")]
     for player in players:
         player.http.timeout = 120
@@ -433,7 +442,12 @@ async def _bench(stack: Stack, redis_url: str, redis_process: psutil.Process | N
                                       _stale_fires(stack, len(tables), due_at)))
         assert idle is not None, "CLOSED ends with TABLES"
         windows = [p.window for p in (*phases, idle)]
-        _print(phases, idle, _gc_pauses(stack, gc_folder, windows), redis_process is not None)
+        _print(phases, idle, _gc_pauses(stack, probe_folder, windows), redis_process is not None)
+        hops = _hops(stack, probe_folder)
+        for phase in phases:
+            if phase.name.startswith("paced"):
+                _print_timeline(phase, tables, hops)
+                _print_stalls(phase, stack, probe_folder)
     finally:
         await meter.close()
         await asyncio.gather(*(table.close() for table in tables), return_exceptions=True)
@@ -579,6 +593,86 @@ def _gc_pauses(stack: Stack, folder: str, windows: list[tuple[float, float]]) ->
     return found
 
 
+# ---- where a move's time goes (bench/probe) ------------------------------------------------------
+
+# A move's path, hop to hop: (label, from, to); "sent" and "done" are the load generator's (the
+# play sent; the new state on all four sockets), the rest the probe's marks in the services.
+SEGMENTS = (
+    ("socket -> gateway handles it", "sent", "gw.act"),
+    ("gateway -> Act sent", "gw.act", "link.send"),
+    ("Act on the stream -> game", "link.send", "game.act"),
+    ("game: lock, decide", "game.act", "log.append"),
+    ("game: log append (Postgres)", "log.append", "log.done"),
+    ("game: after the append", "log.done", "game.done"),
+    ("answer on the stream -> gateway", "game.done", "link.answer"),
+    ("answer -> state on all four", "link.answer", "done"),
+)
+
+
+def _hops(stack: Stack, folder: str) -> dict[str, dict[str, float]]:
+    """Move id -> hop -> the first moment the probe marked it, from every service."""
+    hops: dict[str, dict[str, float]] = {}
+    for name in SERVICES:
+        path = Path(folder) / f"{stack.processes[name].pid}.hops"
+        if path.exists():
+            for line in path.read_text().splitlines():
+                move, hop, at = line.split()
+                hops.setdefault(move, {}).setdefault(hop, float(at))
+    return hops
+
+
+def _print_timeline(phase: Phase, tables: list[_Table], hops: dict[str, dict[str, float]]) -> None:
+    """Each hop's share of a move's latency: its p50 and p99 over the phase's moves, and its mean
+    over the slowest 1 % of them (where the tail's time goes)."""
+    moves = []
+    for table in tables:
+        for move_id, sent, done in table.timed:
+            marks = hops.get(move_id, {})
+            if phase.span[0] <= sent <= phase.span[1] and all(hop in marks for _, hop, _ in SEGMENTS[1:-1]):
+                moves.append({**marks, "sent": sent, "done": done})
+    if not moves:
+        return
+    moves.sort(key=lambda marks: marks["done"] - marks["sent"])
+    tail = moves[-max(1, len(moves) // 100):]
+    print(f"   {phase.name}: where a move's time goes, hop by hop ({len(moves)} moves; ms)")
+    print(f"     {'':<34}{'p50':>8}{'p99':>8}{'slowest 1 %':>13}")
+    for label, start, end in (*SEGMENTS, ("the whole move", "sent", "done")):
+        ordered = sorted(marks[end] - marks[start] for marks in moves)
+        mean_tail = sum(marks[end] - marks[start] for marks in tail) / len(tail) * 1000
+        print(f"     {label:<34}{_percentile(ordered, 0.5):>8.2f}{_percentile(ordered, 0.99):>8.2f}"
+              f"{mean_tail:>13.2f}")
+
+
+def _print_stalls(phase: Phase, stack: Stack, folder: str) -> None:
+    """Per process, the event-loop callbacks that held the loop 2 ms or more during the phase,
+    and the collections of 1 ms or more: how many, their total and the longest; what stalled most."""
+    print(f"   {phase.name}: the loop held 2 ms or more by one callback; GC pauses of 1 ms or more")
+    start, end = phase.window
+    for name in ("gateway", "game"):
+        pid = stack.processes[name].pid
+        stalls: dict[str, list[float]] = {}
+        for line in _lines(Path(folder) / f"{pid}.stalls"):
+            at, held, what = line.split(maxsplit=2)
+            if start <= float(at) <= end:
+                stalls.setdefault(what, []).append(float(held))
+        collections = [line.split() for line in _lines(Path(folder) / f"{pid}.gc")]
+        collections = [c for c in collections if start <= float(c[0]) <= end]
+        pauses = [float(c[1]) for c in collections]
+        older = [float(c[1]) for c in collections if c[3] != "0"]
+        held = [h for hs in stalls.values() for h in hs]
+        worst = sorted(stalls.items(), key=lambda item: -sum(item[1]))[:3]
+        print(f"     {name:<8} stalls {len(held):>4}, {sum(held) * 1000:>6.1f} ms in all, longest "
+              f"{max(held, default=0) * 1000:>5.1f} ms; GC {len(pauses):>4}, {sum(pauses) * 1000:>6.1f} ms,"
+              f" longest {max(pauses, default=0) * 1000:>5.1f} ms; of which older generations"
+              f" {len(older)}, longest {max(older, default=0) * 1000:.1f} ms")
+        for what, times in worst:
+            print(f"       {len(times):>4} x {what} ({sum(times) * 1000:.1f} ms)")
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text().splitlines() if path.exists() else []
+
+
 @contextlib.contextmanager
 def _redis() -> Iterator[tuple[str, psutil.Process | None, str]]:
     """A private redis-server when there is one to start, else the shared TAVOLO_TEST_REDIS (with
@@ -598,17 +692,17 @@ def main() -> None:
     database = asyncio.run(create_database("bench"))
     path = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     try:
-        with _redis() as (redis_url, redis_process, prefix), tempfile.TemporaryDirectory() as gc_folder:
+        with _redis() as (redis_url, redis_process, prefix), tempfile.TemporaryDirectory() as probe_folder:
             # No turn times out while the players play: seating 500 tables takes long enough for
             # automatic plays to race the measured ones.
             stack = Stack({"DATABASE_URL": dsn_for(database), "REDIS_URL": redis_url, "REDIS_KEY_PREFIX": prefix,
                            "TURN_TIMEOUT_SECONDS": "3600", "HAND_ACK_TIMEOUT_SECONDS": "3600",
-                           "PYTHONPATH": os.pathsep.join([*path, str(GC_PROBE)]), "TAVOLO_GC_LOG": gc_folder})
+                           "PYTHONPATH": os.pathsep.join([*path, str(PROBE)]), "TAVOLO_PROBE_LOG": probe_folder})
             subprocess.run([sys.executable, "-m", "launcher.cli", "migrate"], env=stack.env,
                            check=True, capture_output=True)
             try:
                 stack.start()
-                asyncio.run(_bench(stack, redis_url, redis_process, database, gc_folder))
+                asyncio.run(_bench(stack, redis_url, redis_process, database, probe_folder))
             finally:
                 stack.stop()
     finally:

@@ -22,6 +22,7 @@ from services.stores import REDIS_DOWN, Keys, unavailable_when
 
 TTL_SECONDS = 60.0
 RENEW_SECONDS = 20.0
+RENEW_BATCH = 50  # tables a pipeline
 _unavailable = unavailable_when(REDIS_DOWN, "gateway presence")
 
 
@@ -89,12 +90,20 @@ class RedisPresence(Presence):
 
     @_unavailable
     async def renew(self, marks: Iterable[tuple[str, int]]) -> None:
+        """One HSET and one PEXPIRE a table, RENEW_BATCH tables a round trip: the loop is never
+        held long (one pipeline of 2,000 sockets' marks held a gateway's loop for 80 ms)."""
         until = self._until()
-        async with self.client.pipeline(transaction=False) as pipe:
-            for table_id, seat in marks:
-                pipe.hset(self._key(table_id), f"{self.process}:{seat}", until)
-                pipe.pexpire(self._key(table_id), self.ttl_ms)
-            await pipe.execute()
+        seats: dict[str, list[int]] = {}
+        for table_id, seat in marks:
+            seats.setdefault(table_id, []).append(seat)
+        tables = list(seats.items())
+        for start in range(0, len(tables), RENEW_BATCH):
+            async with self.client.pipeline(transaction=False) as pipe:
+                for table_id, indexes in tables[start:start + RENEW_BATCH]:
+                    pipe.hset(self._key(table_id),
+                              mapping={f"{self.process}:{seat}": until for seat in indexes})
+                    pipe.pexpire(self._key(table_id), self.ttl_ms)
+                await pipe.execute()
 
     @_unavailable
     async def seats(self, table_id: str) -> set[int]:

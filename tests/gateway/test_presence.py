@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from gateway.presence import MemoryPresence, Presence, RedisPresence
+from gateway.presence import RENEW_BATCH, MemoryPresence, Presence, RedisPresence
 from services.stores import Keys
 
 
@@ -56,3 +56,15 @@ async def test_the_marks_of_a_process_that_stopped_renewing_lapse(redis_client, 
     clock.now += 30  # dead's mark is 70 s old, alive's 30 s
     assert await alive.seats("t1") == {2}
     assert 0 < await redis_client.pttl(f"{redis_prefix}:presence:t1") <= 60_000
+
+
+async def test_a_renewal_of_more_tables_than_one_round_trip_carries_renews_them_all(redis_client, redis_prefix):
+    clock = Clock()
+    presence = RedisPresence(redis_client, Keys(redis_prefix), process="p", clock=clock, ttl_seconds=60)
+    tables = [f"t{n}" for n in range(2 * RENEW_BATCH + 3)]
+    for table in tables:
+        await presence.mark(table, 0, True)
+    clock.now += 40
+    await presence.renew([(table, seat) for table in tables for seat in (0, 3)])
+    clock.now += 30  # the first marks are 70 s old: only the renewal keeps them
+    assert [await presence.seats(table) for table in tables] == [{0, 3}] * len(tables)
