@@ -13,11 +13,12 @@ from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse
 from starlette.routing import Match, Route, WebSocketRoute
 
-from gateway import games, history, members, openapi, seating, ws
+from gateway import games, history, members, open_games, openapi, seating, ws
 from gateway.auth import Auth
 from gateway.backends import Backends
 from gateway.game_types import GameTypes
 from gateway.http_errors import HANDLERS, problem
+from gateway.open_feed import OpenGamesFeed
 from gateway.origins import OriginPolicy
 from gateway.presence import Presence
 from gateway.sessions import session_id
@@ -60,6 +61,10 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
         Route("/api/games/join", games.join_game, methods=["POST"]),
         Route("/api/games/join", method_not_allowed),  # not a game id: 405 for any other method
         Route("/api/games/preview", games.preview),
+        Route("/api/games/open", open_games.list_open),
+        Route("/api/games/open/events", open_games.watch_open),
+        Route("/api/games/quick", open_games.quick_match, methods=["POST"]),
+        Route("/api/games/quick", method_not_allowed),
         Route("/api/games/{id}", games.get_game),
         Route("/api/games/{id}/log", games.get_log),
         Route("/api/games/{id}/rematch", games.rematch, methods=["POST"]),
@@ -74,6 +79,8 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
         Route("/api/games/{id}/leave", method_not_allowed),
         Route("/api/games/{id}/return", seating.take_seat_back, methods=["POST"]),
         Route("/api/games/{id}/return", method_not_allowed),
+        Route("/api/games/{id}/open", open_games.set_open, methods=["POST"]),
+        Route("/api/games/{id}/open", method_not_allowed),
         WebSocketRoute("/ws/games/{id}", ws.game_socket),
     ]
     if telemetry is not None and telemetry.scraped:
@@ -122,6 +129,7 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
     app.state.auth = auth
     app.state.origins = origins
     app.state.feeds = feeds
+    app.state.open_games = OpenGamesFeed(backends.lobby)
     app.state.sockets = sockets
     return app
 
@@ -129,4 +137,5 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
 async def close_live(app: Starlette) -> None:
     """Stop the table feeds and stop hearing events (idempotent)."""
     await app.state.feeds.aclose()
+    await app.state.open_games.aclose()
     await app.state.sockets.bus.aclose()

@@ -13,7 +13,7 @@ from starlette.responses import JSONResponse
 
 from game.client import DEFAULT_GAME_TYPE
 from game.status import TableStatus
-from gateway.backends import backends_of
+from gateway.backends import Backends, backends_of
 from gateway.bodies import json_object
 from gateway.contract.games import CreateGameRequest, JoinRequest, Lobby, MyGame, MyGames, RematchRequest
 from gateway.contract.table import GameView
@@ -65,11 +65,25 @@ async def create_game(request: Request) -> JSONResponse:
         options = {}
     if not isinstance(options, dict):
         raise HTTPException(422, "Invalid options: options must be an object")
-    game = await backends_of(request).lobby.create_game(
-        member.sub, member.name, body.get("game_type", DEFAULT_GAME_TYPE), json.dumps(options)
-    )
-    log.info("game %s created (%s)", game.id, game.game_type)
+    backends = backends_of(request)
+    game_type = body.get("game_type", DEFAULT_GAME_TYPE)
+    ratings = await member_ratings(backends, member.sub)
+    game = await backends.lobby.create_game(member.sub, member.name, game_type, json.dumps(options),
+                                            open=body.get("open", False),
+                                            rating=ratings.get(game_type, 0))
+    log.info("game %s created (%s)%s", game.id, game.game_type, ", open" if game.open else "")
     return JSONResponse(lobby_view(game, member.sub).body(), status_code=201)
+
+
+async def member_ratings(backends: Backends, member_id: str) -> dict[str, int]:
+    """The member's rating by game type, which goes with them to the lobby when they sit down
+    (to match players by); none, a new player's, when the stats service does not answer:
+    they sit down anyway."""
+    try:
+        return {rating.game_type: rating.rating for rating in await backends.stats.ratings(member_id)}
+    except ServiceError as error:
+        log.info("ratings not read (%s): seated as a new player", error.message)
+        return {}
 
 
 async def join_game(request: Request) -> JSONResponse:
@@ -78,7 +92,8 @@ async def join_game(request: Request) -> JSONResponse:
     if not body.get("code", "").strip():
         raise HTTPException(400, "code is required")
     backends = backends_of(request)
-    result = await backends.lobby.join_game(member.sub, member.name, body["code"].strip())
+    result = await backends.lobby.join_game(member.sub, member.name, body["code"].strip(),
+                                            await member_ratings(backends, member.sub))
     log.info("member joined game %s%s", result.game.id, " (the game starts)" if result.started else "")
     return JSONResponse((await personal_view(request, result.game, member.sub)).body())
 

@@ -51,6 +51,7 @@ _STATUS = {
     Reason.NO_BOT: 404,
     Reason.SEAT_NOT_TAKEN_OVER: 409,
     Reason.UNKNOWN_BOT_LEVEL: 422,
+    Reason.TOO_MANY_OPEN_GAMES: 409,
 }
 _FIXED_TEXT = {
     Reason.GAME_NOT_FOUND: "Game not found",
@@ -59,11 +60,11 @@ _FIXED_TEXT = {
     Reason.NOT_SEATED: "Not seated at this game",
     Reason.UNAVAILABLE: UNAVAILABLE_TEXT,
     Reason.CORRUPT_LOG: "This game cannot be loaded right now",
-    Reason.NOT_CREATOR: "Only the creator can seat a bot",
     Reason.SEAT_TAKEN: "Seat taken",
     Reason.GAME_STARTED: "Game already started",
     Reason.NO_BOT: "No bot at that seat",
     Reason.SEAT_NOT_TAKEN_OVER: "Seat not taken over",
+    Reason.TOO_MANY_OPEN_GAMES: "Too many open games",
 }
 
 

@@ -43,8 +43,11 @@ from gateway.contract.games import (
     Lobby,
     MyGames,
     NoFieldsRequest,
+    OpenGames,
     Preview,
+    QuickMatchRequest,
     RematchRequest,
+    SetOpenRequest,
 )
 from gateway.contract.games import GameType as GameTypeBody
 from gateway.contract.platform import Error, Health, Me, Providers
@@ -298,6 +301,7 @@ def _game_paths() -> dict[str, dict]:
              "400": _error("Not a JSON object, an unknown field, a wrong type or an unknown game type.",
                            "Unknown game type: chess", *_BODY_ERRORS, "game_type must be a string",
                            "game_type is required"),
+             "409": _error("`open` when the caller has 5 open games waiting already.", "Too many open games"),
              "422": _error("Options that break the game type's options_schema.",
                            "Invalid options: target_score: must be an integer from 1 to 121",
                            "Invalid options: options must be an object")},
@@ -314,6 +318,52 @@ def _game_paths() -> dict[str, dict]:
              "405": _shared("MethodNotAllowed"),
              "409": _error("Every seat is taken by others.", "Game is full")},
             body=_body(JoinRequest, "The join code.", required=True, example={"code": "K7QX2M"}))},
+        "/api/games/open": {"get": _operation(
+            "listOpenGames", "games", "Games anyone may join",
+            {"200": _json("Games in the lobby that their creator opened to anyone and that have a seat "
+                          "open, newest first, at most 50. Join one with POST /api/games/join and its code.",
+                          _ref(OpenGames), example=examples.OPEN_GAMES),
+             "400": _error("An unknown game type.", "Unknown game type: chess")},
+            parameters=(_param("query", "game_type", "Only this game type.", {"type": "string"}),))},
+        "/api/games/open/events": {"get": _operation(
+            "watchOpenGames", "games", "Games anyone may join, as they change (Server-Sent Events)",
+            {"200": {"description": "`text/event-stream`: an `open_games` event at once and whenever the "
+                                    "list changes (at most one a second), its data the body of GET "
+                                    "/api/games/open; a comment line every 25 s keeps the stream alive.",
+                     "content": {"text/event-stream": {"schema": {"type": "string"}}}},
+             "400": _error("An unknown game type.", "Unknown game type: chess")},
+            parameters=(_param("query", "game_type", "Only this game type.", {"type": "string"}),))},
+        "/api/games/quick": {"post": _operation(
+            "quickMatch", "games", "Play now: a seat at an open game, or a new open game",
+            {"200": _json("Seated at the open game of the type (and options, when given) whose `rating` is "
+                          "nearest the caller's: the lobby, or the game view when this call took the last "
+                          "seat (the game starts). A caller already waiting at an open game of the type "
+                          "gets that game again (idempotent).", lobby_or_game,
+                          examples={"lobby": examples.LOBBY, "started": examples.STARTED}),
+             "201": _json("No open game had a seat: a new open game, the caller at seat 0.", _ref(Lobby),
+                          example=examples.LOBBY),
+             "400": _error("Not a JSON object, an unknown field, a wrong type or an unknown game type.",
+                           "Unknown game type: chess", *_BODY_ERRORS),
+             "409": _error("A new game was needed and the caller has 5 open games waiting already.",
+                           "Too many open games"),
+             "422": _error("Options that break the game type's options_schema.",
+                           "Invalid options: target_score: must be an integer from 1 to 121")},
+            description="Two callers racing for the last seat of a game never both get it: quick matches of "
+                        "one game type are answered one at a time.",
+            body=_body(QuickMatchRequest, "Optional: no body is `{}` (scopone_scientifico, any options).",
+                       required=False, example={"game_type": "scopone_scientifico"}))},
+        "/api/games/{id}/open": {"post": _operation(
+            "setGameOpen", "games", "Open a waiting game to anyone, or close it",
+            {"200": _json("The lobby.", _ref(Lobby), example=examples.LOBBY),
+             "400": _error("Not a JSON object, an unknown field or a wrong type.", *_BODY_ERRORS),
+             "403": _error("Only the creator (the lowest-seated person) may.", "Not seated at this game",
+                           "Only the creator can open or close the game"),
+             "404": _shared("GameNotFound"),
+             "405": _shared("MethodNotAllowed"),
+             "409": _error("The game has started, or opening it would make 6 open games of the caller's.",
+                           "Game already started", "Too many open games")},
+            parameters=(_GAME_ID_PARAM,),
+            body=_body(SetOpenRequest, "Whether the game is listed.", required=True, example={"open": True}))},
         "/api/games/{id}/rematch": {"post": _operation(
             "rematchGame", "games", "Play a finished game again with the same players",
             {"201": _json("This call created the rematch: a new game of the same type and options, "

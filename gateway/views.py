@@ -17,7 +17,7 @@ from typing import Any
 from bots.catalogue import LEVELS
 from game.client import GameType, LogEntry, LogHeader
 from game.status import TableStatus
-from gateway.contract.games import BotLevel, Lobby, LobbyPlayer, MyGame, Preview, PreviewPlayer
+from gateway.contract.games import BotLevel, Lobby, LobbyPlayer, MyGame, OpenGame, Preview, PreviewPlayer
 from gateway.contract.games import GameType as GameTypeItem
 from gateway.contract.records import (
     Leaderboard,
@@ -61,7 +61,16 @@ def lobby_view(game: Game, member_id: str | None) -> Lobby:
     """CONTRACT's lobby: a game still waiting for players."""
     return Lobby(id=game.id, game_type=game.game_type, join_code=game.join_code, options=game.options,
                  players=_seated(game, member_id), seats_open=game.seats_open,
-                 created_at=iso_from_ms(game.created_at_ms))
+                 created_at=iso_from_ms(game.created_at_ms), open=game.open)
+
+
+def open_game_item(game: Game, member_id: str) -> OpenGame:
+    """One game of GET /api/games/open: a waiting game anyone may join."""
+    return OpenGame(id=game.id, game_type=game.game_type, join_code=game.join_code,
+                    status=TableStatus.LOBBY, players=_seated(game, member_id),
+                    seats_open=game.seats_open, your_turn=False,
+                    updated_at=iso_from_ms(game.changed_at_ms), options=game.options,
+                    rating=game.rating)
 
 
 def my_game_item(game: Game, member_id: str, status: str, your_turn: bool,

@@ -8,9 +8,9 @@ CreateGame and JoinGame are never sent twice by the transport.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 
-from lobby.models import Game, GameType, JoinResult, RematchResult, Seat
+from lobby.models import Game, GameType, JoinResult, QuickMatchResult, RematchResult, Seat
 from services.components import LOBBY_SERVICE
 from services.rpc.channels import SERVICE_CALLS, CallPolicy
 from services.rpc.client import RpcClient
@@ -18,7 +18,8 @@ from services.rpc.transport_security import ClientCredentials
 from tavolo.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 
 IDEMPOTENT = ("ListGameTypes", "PreviewGame", "GetGame", "GetSeating", "FindSeat", "EraseMember",
-              "ListMemberGames", "LeaveGame", "ReturnSeat", "TakeOverSeat", "ChangeSeat")
+              "ListMemberGames", "LeaveGame", "ReturnSeat", "TakeOverSeat", "ChangeSeat",
+              "ListOpenGames", "SetGameOpen")
 
 
 class LobbyClient(RpcClient):
@@ -29,7 +30,7 @@ class LobbyClient(RpcClient):
 
     def __init__(self, address: str, timeout_seconds: float = 10.0,
                  policy: CallPolicy = SERVICE_CALLS, credentials: ClientCredentials | None = None):
-        super().__init__(address, LOBBY_SERVICE, idempotent=IDEMPOTENT, streams=("WatchGame",),
+        super().__init__(address, LOBBY_SERVICE, idempotent=IDEMPOTENT, streams=("WatchGame", "WatchOpenGames"),
                          timeout_seconds=timeout_seconds, policy=policy, credentials=credentials)
         self._stub = lobby_pb2_grpc.LobbyServiceStub(self._channel)
 
@@ -40,16 +41,44 @@ class LobbyClient(RpcClient):
                          options_schema_json=t.options_schema_json) for t in response.game_types]
 
     async def create_game(self, member_id: str, display_name: str, game_type: str,
-                          options_json: str = "") -> Game:
+                          options_json: str = "", open: bool = False, rating: int = 0) -> Game:
         response = await self._call(self._stub.CreateGame, lobby_pb2.CreateGameRequest(
             member_id=member_id, display_name=display_name, game_type=game_type,
-            options_json=options_json))
+            options_json=options_json, open=open, rating=rating))
         return game_from_message(response.game)
 
-    async def join_game(self, member_id: str, display_name: str, join_code: str) -> JoinResult:
+    async def join_game(self, member_id: str, display_name: str, join_code: str,
+                        ratings: Mapping[str, int] | None = None) -> JoinResult:
+        """``ratings``: the member's rating by game type, kept with the seat for matching."""
         response = await self._call(self._stub.JoinGame, lobby_pb2.JoinGameRequest(
-            member_id=member_id, display_name=display_name, join_code=join_code))
+            member_id=member_id, display_name=display_name, join_code=join_code,
+            ratings=ratings or {}))
         return JoinResult(game_from_message(response.game), started=response.started)
+
+    async def list_open_games(self, game_type: str = "", limit: int = 0) -> list[Game]:
+        """Open games waiting with a seat free, newest first (``limit`` 0: up to 50)."""
+        response = await self._call(self._stub.ListOpenGames, lobby_pb2.ListOpenGamesRequest(
+            game_type=game_type, limit=limit), read=True)
+        return [game_from_message(g) for g in response.games]
+
+    def watch_open_games(self, game_type: str = "") -> AsyncIterator[list[Game]]:
+        """The open games now, then whenever the list changed."""
+        return self._stream(self._stub.WatchOpenGames,
+                            lobby_pb2.WatchOpenGamesRequest(game_type=game_type),
+                            lambda response: [game_from_message(g) for g in response.games])
+
+    async def quick_match(self, member_id: str, display_name: str, game_type: str,
+                          options_json: str = "", rating: int = 0) -> QuickMatchResult:
+        response = await self._call(self._stub.QuickMatch, lobby_pb2.QuickMatchRequest(
+            member_id=member_id, display_name=display_name, game_type=game_type,
+            options_json=options_json, rating=rating))
+        return QuickMatchResult(game_from_message(response.game), created=response.created,
+                                started=response.started)
+
+    async def set_open(self, game_id: str, member_id: str, open: bool) -> Game:
+        response = await self._call(self._stub.SetGameOpen, lobby_pb2.SetGameOpenRequest(
+            game_id=game_id, member_id=member_id, open=open))
+        return game_from_message(response.game)
 
     async def preview_game(self, join_code: str) -> Game:
         """The game behind a code; its seats' member ids are empty (the preview is public)."""
@@ -131,7 +160,7 @@ class LobbyClient(RpcClient):
 def seat_from_message(message: lobby_pb2.SeatAssignment) -> Seat:
     return Seat(index=message.seat_index, member_id=message.member_id,
                 display_name=message.display_name, erased=message.erased,
-                bot=message.bot_level, took_over=message.took_over)
+                bot=message.bot_level, took_over=message.took_over, rating=message.rating)
 
 
 def game_from_message(message: lobby_pb2.Game) -> Game:
@@ -141,4 +170,4 @@ def game_from_message(message: lobby_pb2.Game) -> Game:
         created_at_ms=message.created_at.ToMilliseconds(),
         updated_at_ms=message.updated_at.ToMilliseconds(),
         seats=tuple(seat_from_message(s) for s in message.players),
-        started=message.status == lobby_pb2.GAME_STATUS_STARTED)
+        started=message.status == lobby_pb2.GAME_STATUS_STARTED, open=message.open)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import unicodedata
 import uuid
+from collections.abc import Mapping
 
 from services import jsontext
 from services.rpc.errors import Reason, ServiceError
@@ -72,6 +73,31 @@ def game_type(value: str) -> str:
     if not value.strip():
         raise _invalid("game_type is required", "game_type")
     return value.strip()
+
+
+MAX_GAME_TYPE_CHARS = 64
+
+
+def optional_game_type(value: str) -> str:
+    """A game type to filter by, "" for every type; an unknown one simply finds nothing."""
+    if len(value) > MAX_GAME_TYPE_CHARS:
+        raise _invalid(f"game_type is longer than {MAX_GAME_TYPE_CHARS} characters", "game_type")
+    return value.strip()
+
+
+MAX_RATING = 10_000
+
+
+def rating(value: int) -> int:
+    """A member's rating as the caller gives it: 0 (not known) to MAX_RATING."""
+    if not 0 <= value <= MAX_RATING:
+        raise _invalid(f"rating must be from 0 to {MAX_RATING}", "rating")
+    return value
+
+
+def ratings(values: Mapping[str, int]) -> dict[str, int]:
+    """A member's ratings by game type, each as :func:`rating`."""
+    return {game_type: rating(value) for game_type, value in values.items()}
 
 
 def options_json(value: str) -> str:

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from game.client import GameType as GameType
 
 DELETED_PLAYER = "deleted player"
+MAX_OPEN_GAMES = 5  # open games a member may have waiting at once
+NEW_PLAYER_RATING = 1500  # a person seated without a rating counts as a new player
 
 
 def seat_id(index: int) -> str:
@@ -41,6 +43,7 @@ class Seat:
     erased: bool = False  # the member was erased: member_id is a fresh id that is nobody's
     bot: str = ""  # the level of the bot that plays the seat; "" while a person plays it
     took_over: bool = False  # the bot replaced the person named here, who may take it back
+    rating: int = 0  # the person's rating for the game type when seated; 0: not known
 
     @property
     def seat(self) -> str:
@@ -78,6 +81,7 @@ class Game:
     seats: tuple[Seat, ...] = ()
     started: bool = False
     updated_at_ms: int = 0  # the last seat taken or the start; 0 read as created_at_ms
+    open: bool = False  # listed for anyone to join (ListOpenGames, QuickMatch)
 
     @property
     def changed_at_ms(self) -> int:
@@ -118,6 +122,17 @@ class Game:
         return next((index for index in range(self.seats_total) if index not in taken), None)
 
     @property
+    def waiting_open(self) -> bool:
+        """Listed for anyone: open, not started, a seat free."""
+        return self.open and not self.started and not self.full
+
+    @property
+    def rating(self) -> int:
+        """The mean rating of the seated people (bots do not count), for matching players."""
+        people = [seat.rating or NEW_PLAYER_RATING for seat in self.seats if seat.is_person]
+        return round(sum(people) / len(people)) if people else NEW_PLAYER_RATING
+
+    @property
     def bot_seats(self) -> tuple[Seat, ...]:
         """The seats bots play now."""
         return tuple(seat for seat in self.seats if seat.bot)
@@ -128,6 +143,16 @@ class JoinResult:
     """The game after a join; ``started`` only when this join took the last seat and created the table."""
 
     game: Game
+    started: bool
+
+
+@dataclass(frozen=True)
+class QuickMatchResult:
+    """The game a quick match seated the member at; ``created`` when this call made it (the
+    member at seat 0), ``started`` when this call took its last seat."""
+
+    game: Game
+    created: bool
     started: bool
 
 

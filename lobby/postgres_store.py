@@ -19,13 +19,28 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import asyncpg
 from asyncpg.pool import PoolConnectionProxy
 
-from lobby.models import DELETED_PLAYER, Game, Seat
-from lobby.store import Joined, JoinOutcome, LobbyStore, SeatingChange, not_found, refused_join
+from lobby.models import DELETED_PLAYER, MAX_OPEN_GAMES, Game, Seat
+from lobby.store import (
+    OPEN_GAMES_KEY,
+    QUICK_CANDIDATES,
+    Joined,
+    JoinOutcome,
+    LobbyStore,
+    QuickJoined,
+    QuickOutcome,
+    SeatingChange,
+    nearest,
+    not_found,
+    open_list_changed,
+    opens_for,
+    refused_join,
+    too_many_open_games,
+)
 from services.signals import PostgresSignalHub, Signals
 from services.stores import POSTGRES_DOWN, unavailable_when
 
@@ -35,8 +50,8 @@ PURGE_EVERY_SECONDS = 3600.0
 TOUCH_SLACK_SECONDS = 60.0  # how far a read lets the expiry fall behind GAME_TTL_SECONDS
 
 _GAME_COLUMNS = ("g.id::text AS id, g.game_type, g.join_code, g.options_json, g.seats_total, "
-                 "g.created_at_ms, g.updated_at_ms, g.started")
-_SEAT_COLUMNS = "s.seat_index, s.member_id, s.display_name, s.erased, s.bot_level, s.took_over"
+                 "g.created_at_ms, g.updated_at_ms, g.started, g.open")
+_SEAT_COLUMNS = "s.seat_index, s.member_id, s.display_name, s.erased, s.bot_level, s.took_over, s.rating"
 _LIVE_GAME = f"""
 SELECT {_GAME_COLUMNS}, {_SEAT_COLUMNS}
 FROM lobby_game g LEFT JOIN lobby_seat s ON s.game_id = g.id
@@ -58,6 +73,27 @@ FROM lobby_game g JOIN lobby_seat s ON s.game_id = g.id
 WHERE g.id IN (SELECT game_id FROM lobby_seat WHERE member_id = $1) AND g.expires_at > now()
 ORDER BY g.id, s.seat_index
 """
+# The open games waiting (of a type, or of any: $1 = ''), newest first: the partial index
+# lobby_game_open finds them. A full game not started yet (its table being created) is left out
+# by the caller; $2 leaves room for those.
+_OPEN_GAMES = f"""
+SELECT {_GAME_COLUMNS}, {_SEAT_COLUMNS}
+FROM lobby_game g LEFT JOIN lobby_seat s ON s.game_id = g.id
+WHERE g.id IN (SELECT id FROM lobby_game
+               WHERE open AND NOT started AND expires_at > now() AND ($1 = '' OR game_type = $1)
+               ORDER BY created_at_ms DESC LIMIT $2)
+ORDER BY g.created_at_ms DESC, g.id, s.seat_index
+"""
+# The open games waiting whose creator (lowest-seated person) is $1.
+_CREATOR_OPEN_GAMES = """
+SELECT count(*) FROM lobby_game g
+WHERE g.open AND NOT g.started AND g.expires_at > now()
+  AND (SELECT member_id FROM lobby_seat s
+       WHERE s.game_id = g.id AND (s.bot_level = '' OR s.took_over)
+       ORDER BY s.seat_index LIMIT 1) = $1
+  AND g.seats_total > (SELECT count(*) FROM lobby_seat s WHERE s.game_id = g.id)
+  AND g.id IN (SELECT game_id FROM lobby_seat WHERE member_id = $1)
+"""
 _unavailable = unavailable_when(POSTGRES_DOWN, "lobby store")
 
 
@@ -75,27 +111,35 @@ class PostgresLobbyStore(LobbyStore):
     @_unavailable
     async def create(self, game: Game) -> bool:
         async with self.pool.acquire() as connection, connection.transaction():
-            await connection.execute("SELECT pg_advisory_xact_lock(hashtext('lobby-code:' || $1))",
-                                     game.join_code)
-            if await connection.fetchval(
-                    "SELECT 1 FROM lobby_game WHERE join_code = $1 AND expires_at > now()",
-                    game.join_code):
-                return False
-            # A rematch id (lobby.service.rematch_id) may name an expired game: it goes; a live
-            # one keeps its id, and this creation is refused (ON CONFLICT: a racing creator).
-            await connection.execute(
-                "DELETE FROM lobby_game WHERE id = $1 AND expires_at <= now()", game.id)
-            if not await connection.fetchval(
-                    "INSERT INTO lobby_game (id, game_type, join_code, options_json, seats_total, "
-                    "created_at_ms, updated_at_ms, started, expires_at) "
-                    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now() + make_interval(secs => $9)) "
-                    "ON CONFLICT (id) DO NOTHING RETURNING true",
-                    game.id, game.game_type, game.join_code, game.options_json, game.seats_total,
-                    game.created_at_ms, game.updated_at_ms, game.started,
-                    float(self.ttl_seconds)):
-                return False
-            await _insert_seats(connection, game)
-        await self._purge_now_and_then()
+            created = await self._create_in(connection, game)
+        if created:
+            await self._purge_now_and_then()
+        return created
+
+    async def _create_in(self, connection: PoolConnectionProxy, game: Game) -> bool:
+        """Store ``game`` in the connection's transaction (see create)."""
+        await self._check_open_limit(connection, None, game)
+        await connection.execute("SELECT pg_advisory_xact_lock(hashtext('lobby-code:' || $1))",
+                                 game.join_code)
+        if await connection.fetchval(
+                "SELECT 1 FROM lobby_game WHERE join_code = $1 AND expires_at > now()",
+                game.join_code):
+            return False
+        # A rematch id (lobby.service.rematch_id) may name an expired game: it goes; a live
+        # one keeps its id, and this creation is refused (ON CONFLICT: a racing creator).
+        await connection.execute(
+            "DELETE FROM lobby_game WHERE id = $1 AND expires_at <= now()", game.id)
+        if not await connection.fetchval(
+                "INSERT INTO lobby_game (id, game_type, join_code, options_json, seats_total, "
+                "created_at_ms, updated_at_ms, started, open, expires_at) "
+                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now() + make_interval(secs => $10)) "
+                "ON CONFLICT (id) DO NOTHING RETURNING true",
+                game.id, game.game_type, game.join_code, game.options_json, game.seats_total,
+                game.created_at_ms, game.updated_at_ms, game.started, game.open,
+                float(self.ttl_seconds)):
+            return False
+        await _insert_seats(connection, game)
+        await self._signal_in(connection, None, game)
         return True
 
     @_unavailable
@@ -114,7 +158,8 @@ class PostgresLobbyStore(LobbyStore):
                                           ttl - min(TOUCH_SLACK_SECONDS, ttl / 10)))
 
     @_unavailable
-    async def join(self, code: str, member_id: str, display_name: str, at_ms: int = 0) -> Joined:
+    async def join(self, code: str, member_id: str, display_name: str, at_ms: int = 0,
+                   ratings: Mapping[str, int] | None = None) -> Joined:
         async with self.pool.acquire() as connection, connection.transaction():
             game_id = await connection.fetchval(
                 "SELECT id::text FROM lobby_game WHERE join_code = $1 AND expires_at > now() "
@@ -123,15 +168,24 @@ class PostgresLobbyStore(LobbyStore):
             if (refusal := refused_join(game, member_id)) is not None:
                 return refusal
             assert game is not None  # refused_join answers NOT_FOUND for a missing game
-            await connection.execute(
-                "INSERT INTO lobby_seat (game_id, seat_index, member_id, display_name) "
-                "VALUES ($1, $2, $3, $4)", game.id, game.free_index, member_id, display_name)
-            await connection.execute(
-                "UPDATE lobby_game SET expires_at = now() + make_interval(secs => $2), "
-                "updated_at_ms = CASE WHEN $3::bigint > 0 THEN $3::bigint ELSE updated_at_ms END "
-                "WHERE id = $1", game.id, float(self.ttl_seconds), at_ms)
-            await self._signals.notify_in(connection, game.id)
-            return Joined(JoinOutcome.SEATED, _one(await connection.fetch(_LIVE_GAME, game.id)))
+            return Joined(JoinOutcome.SEATED, await self._seat_in(
+                connection, game, member_id, display_name,
+                (ratings or {}).get(game.game_type, 0), at_ms))
+
+    async def _seat_in(self, connection: PoolConnectionProxy, game: Game, member_id: str,
+                       display_name: str, rating: int, at_ms: int) -> Game:
+        """Seat the member at the lowest free seat of ``game``, whose row the transaction locked."""
+        await connection.execute(
+            "INSERT INTO lobby_seat (game_id, seat_index, member_id, display_name, rating) "
+            "VALUES ($1, $2, $3, $4, $5)", game.id, game.free_index, member_id, display_name, rating)
+        await connection.execute(
+            "UPDATE lobby_game SET expires_at = now() + make_interval(secs => $2), "
+            "updated_at_ms = CASE WHEN $3::bigint > 0 THEN $3::bigint ELSE updated_at_ms END "
+            "WHERE id = $1", game.id, float(self.ttl_seconds), at_ms)
+        seated = _one(await connection.fetch(_LIVE_GAME, game.id))
+        assert seated is not None  # locked and live
+        await self._signal_in(connection, game, seated)
+        return seated
 
     @_unavailable
     async def modify(self, game_id: str, change: SeatingChange) -> Game | None:
@@ -143,6 +197,7 @@ class PostgresLobbyStore(LobbyStore):
             if game is None:
                 raise not_found()
             changed = change(game)
+            await self._check_open_limit(connection, game, changed)
             if changed is None:
                 await connection.execute("DELETE FROM lobby_game WHERE id = $1", game_id)
             else:
@@ -150,11 +205,64 @@ class PostgresLobbyStore(LobbyStore):
                 await connection.execute("DELETE FROM lobby_seat WHERE game_id = $1", game_id)
                 await _insert_seats(connection, changed)
                 await connection.execute(
-                    "UPDATE lobby_game SET started = $2, updated_at_ms = $3, "
-                    "expires_at = now() + make_interval(secs => $4) WHERE id = $1",
-                    game_id, changed.started, changed.updated_at_ms, float(self.ttl_seconds))
-            await self._signals.notify_in(connection, game_id)
+                    "UPDATE lobby_game SET started = $2, updated_at_ms = $3, open = $4, "
+                    "expires_at = now() + make_interval(secs => $5) WHERE id = $1",
+                    game_id, changed.started, changed.updated_at_ms, changed.open,
+                    float(self.ttl_seconds))
+            await self._signal_in(connection, game, changed)
             return changed
+
+    @_unavailable
+    async def open_games(self, game_type: str, limit: int) -> list[Game]:
+        rows = await self.pool.fetch(_OPEN_GAMES, game_type, limit + 10)
+        return [game for game in _games(rows) if game.waiting_open][:limit]
+
+    @_unavailable
+    async def quick_join(self, candidate: Game, member_id: str, display_name: str, rating: int,
+                         options_json: str | None, at_ms: int) -> QuickJoined:
+        async with self.pool.acquire() as connection, connection.transaction():
+            # One quick match of a type at a time: members asking together fill one game
+            # before the next is made (row locks alone would let each make its own).
+            await connection.execute("SELECT pg_advisory_xact_lock(hashtext('lobby-quick:' || $1))",
+                                     candidate.game_type)
+            games = [game for game in _games(await connection.fetch(
+                        _OPEN_GAMES, candidate.game_type, QUICK_CANDIDATES))
+                     if options_json is None or game.options_json == options_json]
+            waiting = next((game for game in games if game.seat_of(member_id) is not None), None)
+            if waiting is not None:
+                return QuickJoined(QuickOutcome.WAITING, waiting)
+            while (chosen := nearest(games, member_id, rating)) is not None:
+                # A join by code may have taken a seat since the read: read it again, locked.
+                locked = _one(await connection.fetch(_LIVE_GAME + " FOR UPDATE OF g", chosen.id))
+                if locked is not None and locked.waiting_open and locked.seat_of(member_id) is None:
+                    return QuickJoined(QuickOutcome.SEATED, await self._seat_in(
+                        connection, locked, member_id, display_name, rating, at_ms))
+                games.remove(chosen)
+            if not await self._create_in(connection, candidate):
+                return QuickJoined(QuickOutcome.CODE_TAKEN, None)
+            return QuickJoined(QuickOutcome.CREATED, candidate)
+
+    async def _check_open_limit(self, connection: PoolConnectionProxy, before: Game | None,
+                                after: Game | None) -> None:
+        """TOO_MANY_OPEN_GAMES when the change opens a game of a creator who has MAX_OPEN_GAMES
+        open already; the member's lock makes two such changes count one after the other."""
+        member_id = opens_for(before, after)
+        if member_id is None:
+            return
+        await connection.execute("SELECT pg_advisory_xact_lock(hashtext('lobby-member:' || $1))",
+                                 member_id)
+        if await connection.fetchval(_CREATOR_OPEN_GAMES, member_id) >= MAX_OPEN_GAMES:
+            raise too_many_open_games()
+
+    async def _signal_in(self, connection: PoolConnectionProxy, before: Game | None,
+                         after: Game | None) -> None:
+        """The game's subscribers, and the open list's when it may have changed, hear of the
+        change at commit."""
+        game = after or before
+        assert game is not None
+        await self._signals.notify_in(connection, game.id)
+        if open_list_changed(before, after):
+            await self._signals.notify_in(connection, OPEN_GAMES_KEY)
 
     @_unavailable
     async def mark_started(self, game_id: str, at_ms: int = 0) -> Game | None:
@@ -162,19 +270,17 @@ class PostgresLobbyStore(LobbyStore):
             changed = await connection.fetchval(
                 "UPDATE lobby_game SET started = true, "
                 "updated_at_ms = CASE WHEN $2::bigint > 0 THEN $2::bigint ELSE updated_at_ms END "
-                "WHERE id = $1 AND expires_at > now() AND NOT started RETURNING true",
+                "WHERE id = $1 AND expires_at > now() AND NOT started RETURNING open",
                 game_id, at_ms)
-            if changed:
+            if changed is not None:
                 await self._signals.notify_in(connection, game_id)
+                if changed:  # it leaves the open list
+                    await self._signals.notify_in(connection, OPEN_GAMES_KEY)
             return _one(await connection.fetch(_LIVE_GAME, game_id))
 
     @_unavailable
     async def member_games(self, member_id: str) -> list[Game]:
-        rows = await self.pool.fetch(_MEMBER_GAMES, member_id)
-        by_game: dict[str, list[asyncpg.Record]] = {}
-        for row in rows:
-            by_game.setdefault(row["id"], []).append(row)
-        return [_game(game_rows) for game_rows in by_game.values()]
+        return _games(await self.pool.fetch(_MEMBER_GAMES, member_id))
 
     def changes(self, game_id: str) -> contextlib.AbstractAsyncContextManager[Signals]:
         return self._signals.subscribe(game_id)
@@ -188,10 +294,12 @@ class PostgresLobbyStore(LobbyStore):
                 "ORDER BY game_id FOR UPDATE", member_id)
             for seat in seats:
                 await connection.execute(
-                    "UPDATE lobby_seat SET member_id = $3, display_name = $4, erased = true "
+                    "UPDATE lobby_seat SET member_id = $3, display_name = $4, erased = true, rating = 0 "
                     "WHERE game_id = $1 AND seat_index = $2",
                     seat["game_id"], seat["seat_index"], new_member_id(), DELETED_PLAYER)
                 await self._signals.notify_in(connection, seat["game_id"])
+            if seats:  # a name on the open list may be theirs
+                await self._signals.notify_in(connection, OPEN_GAMES_KEY)
         return sorted({seat["game_id"] for seat in seats})
 
     async def ping(self) -> None:
@@ -213,13 +321,21 @@ class PostgresLobbyStore(LobbyStore):
 async def _insert_seats(connection: asyncpg.Connection | PoolConnectionProxy, game: Game) -> None:
     await connection.executemany(
         "INSERT INTO lobby_seat (game_id, seat_index, member_id, display_name, erased, "
-        "bot_level, took_over) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-        [(game.id, s.index, s.member_id, s.display_name, s.erased, s.bot, s.took_over)
+        "bot_level, took_over, rating) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+        [(game.id, s.index, s.member_id, s.display_name, s.erased, s.bot, s.took_over, s.rating)
          for s in game.seats])
 
 
 def _one(rows: list[asyncpg.Record]) -> Game | None:
     return _game(rows) if rows else None
+
+
+def _games(rows: list[asyncpg.Record]) -> list[Game]:
+    """The games of rows ordered by game (one row per seat), in the rows' order."""
+    by_game: dict[str, list[asyncpg.Record]] = {}
+    for row in rows:
+        by_game.setdefault(row["id"], []).append(row)
+    return [_game(game_rows) for game_rows in by_game.values()]
 
 
 def _game(rows: list[asyncpg.Record]) -> Game:
@@ -229,8 +345,9 @@ def _game(rows: list[asyncpg.Record]) -> Game:
         id=first["id"], game_type=first["game_type"], join_code=first["join_code"],
         options_json=first["options_json"], seats_total=first["seats_total"],
         created_at_ms=first["created_at_ms"], updated_at_ms=first["updated_at_ms"],
-        started=first["started"],
+        started=first["started"], open=first["open"],
         seats=tuple(Seat(row["seat_index"], row["member_id"], row["display_name"],
-                         erased=row["erased"], bot=row["bot_level"], took_over=row["took_over"])
+                         erased=row["erased"], bot=row["bot_level"], took_over=row["took_over"],
+                         rating=row["rating"])
                     for row in rows if row["seat_index"] is not None),
     )

@@ -17,20 +17,30 @@ out may have created the table, which would then run with a seat the lobby gave 
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 import logging
 import secrets
 import uuid
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
 from bots.catalogue import LEVEL_IDS, TAKEOVER_LEVEL, display_name
 from lobby import inputs
 from lobby.codes import generate_code, normalize_code
-from lobby.models import Game, GameType, JoinResult, RematchResult, Seat, bot_member_id, seat_id
-from lobby.store import JoinOutcome, LobbyStore
+from lobby.models import (
+    Game,
+    GameType,
+    JoinResult,
+    QuickMatchResult,
+    RematchResult,
+    Seat,
+    bot_member_id,
+    seat_id,
+)
+from lobby.store import OPEN_GAMES_KEY, JoinOutcome, LobbyStore, QuickOutcome
 from services.background import Background, Retry
 from services.observability import metrics
 from services.rpc.errors import Reason, ServiceError
@@ -41,6 +51,8 @@ log = logging.getLogger(__name__)
 CODE_ATTEMPTS = 20
 WATCH_BACKSTOP_SECONDS = 30.0
 MEMBER_GAMES_LIMIT = 200  # ListMemberGames' page: a member's live games, newest first
+OPEN_GAMES_LIMIT = 50  # ListOpenGames' largest page
+OPEN_GAMES_COALESCE_SECONDS = 1.0  # WatchOpenGames sends a changing list at most this often
 
 
 class GameService(Protocol):
@@ -118,33 +130,47 @@ class Lobby:
         return list(await self.games.list_game_types())
 
     async def create_game(self, member_id: str, display_name: str, game_type: str,
-                          options_json: str) -> Game:
-        """A new game with its creator at seat 0 and a join code no live game has."""
+                          options_json: str, open: bool = False, rating: int = 0) -> Game:
+        """A new game with its creator at seat 0 and a join code no live game has; ``open``
+        lists it for anyone (TOO_MANY_OPEN_GAMES beyond MAX_OPEN_GAMES)."""
         member_id = inputs.member_id(member_id)
         display_name = inputs.display_name(display_name)
+        kind, normalized = await self._kind_and_options(game_type, options_json)
+        game = await self._create(self.new_game_id(), member_id, display_name, kind.id,
+                                  normalized, kind.players, open=open,
+                                  rating=inputs.rating(rating))
+        assert game is not None  # a fresh uuid is nobody's
+        return game
+
+    async def _kind_and_options(self, game_type: str, options_json: str) -> tuple[GameType, str]:
+        """The game type (UNKNOWN_GAME_TYPE) and the options as the game service normalizes them."""
         game_type = inputs.game_type(game_type)
         options_json = inputs.options_json(options_json)
         kind = next((t for t in await self.games.list_game_types() if t.id == game_type), None)
         if kind is None:
             raise ServiceError(Reason.UNKNOWN_GAME_TYPE, f"Unknown game type: {game_type}",
                                field="game_type", game_type=game_type)
-        normalized = _json_text(await self.games.normalize_options(game_type, options_json))
-        game = await self._create(self.new_game_id(), member_id, display_name, game_type,
-                                  normalized, kind.players)
-        assert game is not None  # a fresh uuid is nobody's
-        return game
+        return kind, _json_text(await self.games.normalize_options(game_type, options_json))
+
+    def _new_game(self, game_id: str, member_id: str, display_name: str, game_type: str,
+                  options_json: str, seats_total: int, seat_index: int = 0,
+                  bots: Sequence[Seat] = (), open: bool = False, rating: int = 0) -> Game:
+        """A game not stored yet, with a fresh join code."""
+        created_at_ms = self.clock()
+        return Game(id=game_id, game_type=game_type, join_code=self.new_code(),
+                    options_json=options_json, seats_total=seats_total,
+                    created_at_ms=created_at_ms, updated_at_ms=created_at_ms, open=open,
+                    seats=_sorted((Seat(seat_index, member_id, display_name, rating=rating), *bots)))
 
     async def _create(self, game_id: str, member_id: str, display_name: str, game_type: str,
                       options_json: str, seats_total: int, seat_index: int = 0,
-                      bots: Sequence[Seat] = ()) -> Game | None:
+                      bots: Sequence[Seat] = (), open: bool = False,
+                      rating: int = 0) -> Game | None:
         """A new game ``game_id`` with the member at ``seat_index`` (and ``bots`` at theirs) and
         a free join code; None when a live game has that id already."""
-        created_at_ms = self.clock()
         for _ in range(self.code_attempts):
-            game = Game(id=game_id, game_type=game_type, join_code=self.new_code(),
-                        options_json=options_json, seats_total=seats_total,
-                        created_at_ms=created_at_ms, updated_at_ms=created_at_ms,
-                        seats=_sorted((Seat(seat_index, member_id, display_name), *bots)))
+            game = self._new_game(game_id, member_id, display_name, game_type, options_json,
+                                  seats_total, seat_index, bots, open, rating)
             if await self.store.create(game):
                 log.info("game %s created (%s), code %s", game.id, game_type, game.join_code)
                 return await self._retry_start(game)  # a one-seat game type starts at once
@@ -186,14 +212,16 @@ class Lobby:
         raise ServiceError(Reason.UNAVAILABLE, "The rematch could not be set up; try again",
                            game_id=new_id)
 
-    async def join_game(self, member_id: str, display_name: str, join_code: str) -> JoinResult:
+    async def join_game(self, member_id: str, display_name: str, join_code: str,
+                        ratings: Mapping[str, int] | None = None) -> JoinResult:
         """Seat the member at the next free seat; the join that takes the last one starts the table."""
         member_id = inputs.member_id(member_id)
         display_name = inputs.display_name(display_name)
         code = normalize_code(inputs.join_code(join_code))
         if code is None:
             raise _not_found()
-        joined = await self.store.join(code, member_id, display_name, at_ms=self.clock())
+        joined = await self.store.join(code, member_id, display_name, at_ms=self.clock(),
+                                       ratings=inputs.ratings(ratings or {}))
         if joined.outcome is JoinOutcome.NOT_FOUND or joined.game is None:
             raise _not_found()
         game = joined.game
@@ -207,6 +235,71 @@ class Lobby:
             game = await self._start(game)
             return JoinResult(game, started=joined.took_last_seat)
         return JoinResult(game, started=False)
+
+    # -- open games ----------------------------------------------------------------------------
+
+    async def list_open_games(self, game_type: str = "", limit: int = OPEN_GAMES_LIMIT) -> list[Game]:
+        """The open games waiting with a seat free (of ``game_type``; "": any), newest first."""
+        game_type = inputs.optional_game_type(game_type)
+        return await self.store.open_games(game_type, max(1, min(limit or OPEN_GAMES_LIMIT,
+                                                                 OPEN_GAMES_LIMIT)))
+
+    async def watch_open_games(self, game_type: str = "") -> AsyncIterator[list[Game]]:
+        """The open games now, then again whenever the list changed (signalled by the store;
+        a burst of changes sends one list, OPEN_GAMES_COALESCE_SECONDS after the first), and
+        every WATCH_BACKSTOP_SECONDS when expiry changed it."""
+        game_type = inputs.optional_game_type(game_type)
+        async with self.store.changes(OPEN_GAMES_KEY) as changes:
+            sent: list[Game] | None = None
+            while True:
+                games = await self.list_open_games(game_type)
+                if games != sent:
+                    yield games
+                    sent = games
+                if await changes.wait(WATCH_BACKSTOP_SECONDS):
+                    await asyncio.sleep(OPEN_GAMES_COALESCE_SECONDS)
+                    changes.clear()
+
+    async def quick_match(self, member_id: str, display_name: str, game_type: str,
+                          options_json: str = "", rating: int = 0) -> QuickMatchResult:
+        """Seat the member at the open game (with these options, when given) whose rating is
+        nearest theirs, or at a new open game; the seat that fills a game starts it."""
+        member_id = inputs.member_id(member_id)
+        display_name = inputs.display_name(display_name)
+        rating = inputs.rating(rating)
+        kind, normalized = await self._kind_and_options(game_type, options_json)
+        wanted = normalized if options_json.strip() else None
+        for _ in range(self.code_attempts):
+            candidate = self._new_game(self.new_game_id(), member_id, display_name, kind.id,
+                                       normalized, kind.players, open=True, rating=rating)
+            quick = await self.store.quick_join(candidate, member_id, display_name, rating,
+                                                wanted, self.clock())
+            if quick.outcome is QuickOutcome.CODE_TAKEN:
+                continue
+            game = quick.game
+            assert game is not None  # only CODE_TAKEN comes without one
+            if quick.outcome is QuickOutcome.CREATED:
+                log.info("game %s opened by a quick match (%s)", game.id, kind.id)
+                return QuickMatchResult(await self._retry_start(game), created=True, started=False)
+            if quick.outcome is QuickOutcome.SEATED and game.full and not game.started:
+                log.info("game %s: a quick match took the last seat", game.id)
+                return QuickMatchResult(await self._start(game), created=False, started=True)
+            return QuickMatchResult(game, created=False, started=False)
+        raise ServiceError(
+            Reason.UNAVAILABLE,
+            f"Could not find a free join code in {self.code_attempts} attempts; try again")
+
+    async def set_open(self, game_id: str, member_id: str, open: bool) -> Game:
+        """The creator opens the waiting game to anyone, or closes it."""
+        member_id = inputs.member_id(member_id)
+
+        def set_open(game: Game) -> Game:
+            _check_creator(game, member_id, "Only the creator can open or close the game")
+            return replace(game, open=open)
+
+        game = await self._modify(game_id, set_open)
+        log.info("game %s %s", game.id, "opened to anyone" if open else "closed")
+        return game
 
     async def _join_at(self, game: Game, member_id: str, display_name: str,
                        index: int) -> JoinResult:
@@ -486,15 +579,16 @@ class Lobby:
             return game
 
 
-def _check_creator(game: Game, member_id: str) -> None:
-    """Refuse a seating change of a started game, or by anyone but its creator."""
+def _check_creator(game: Game, member_id: str,
+                   refusal: str = "Only the creator can seat a bot") -> None:
+    """Refuse a change of a started game, or by anyone but its creator (``refusal``)."""
     if game.started:
         raise ServiceError(Reason.GAME_STARTED, "Game already started", game_id=game.id)
     if game.seat_of(member_id) is None:
         raise ServiceError(Reason.NOT_SEATED, "Not seated at this game", table_id=game.id)
     creator = game.creator
     if creator is None or creator.member_id != member_id:
-        raise ServiceError(Reason.NOT_CREATOR, "Only the creator can seat a bot", game_id=game.id)
+        raise ServiceError(Reason.NOT_CREATOR, refusal, game_id=game.id)
 
 
 def _sorted(seats: Sequence[Seat]) -> tuple[Seat, ...]:

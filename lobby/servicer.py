@@ -13,7 +13,7 @@ import grpc
 from google.protobuf import timestamp_pb2
 
 from lobby.models import Game, GameType, Seat
-from lobby.service import MEMBER_GAMES_LIMIT, Lobby
+from lobby.service import MEMBER_GAMES_LIMIT, OPEN_GAMES_LIMIT, Lobby
 from services.rpc.errors import Reason, ServiceError
 from services.rpc.server import Context
 from tavolo.lobby.v1 import lobby_pb2, lobby_pb2_grpc
@@ -31,13 +31,14 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
     async def CreateGame(self, request: lobby_pb2.CreateGameRequest,
                          context: Context) -> lobby_pb2.CreateGameResponse:
         game = await self.lobby.create_game(request.member_id, request.display_name,
-                                            request.game_type, request.options_json)
+                                            request.game_type, request.options_json,
+                                            open=request.open, rating=request.rating)
         return lobby_pb2.CreateGameResponse(game=game_message(game))
 
     async def JoinGame(self, request: lobby_pb2.JoinGameRequest,
                        context: Context) -> lobby_pb2.JoinGameResponse:
         result = await self.lobby.join_game(request.member_id, request.display_name,
-                                            request.join_code)
+                                            request.join_code, ratings=dict(request.ratings))
         return lobby_pb2.JoinGameResponse(game=game_message(result.game), started=result.started)
 
     async def PreviewGame(self, request: lobby_pb2.PreviewGameRequest,
@@ -95,6 +96,31 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         return lobby_pb2.RematchResponse(game=game_message(result.game), created=result.created,
                                          started=result.started)
 
+    async def ListOpenGames(self, request: lobby_pb2.ListOpenGamesRequest,
+                            context: Context) -> lobby_pb2.ListOpenGamesResponse:
+        if not 0 <= request.limit <= OPEN_GAMES_LIMIT:
+            raise ServiceError(Reason.INVALID_ARGUMENT, f"limit must be from 0 to {OPEN_GAMES_LIMIT}",
+                               field="limit")
+        games = await self.lobby.list_open_games(request.game_type, request.limit)
+        return lobby_pb2.ListOpenGamesResponse(games=[game_message(g) for g in games])
+
+    async def WatchOpenGames(self, request: lobby_pb2.WatchOpenGamesRequest,
+                             context: Context) -> AsyncIterator[lobby_pb2.WatchOpenGamesResponse]:
+        async for games in self.lobby.watch_open_games(request.game_type):
+            yield lobby_pb2.WatchOpenGamesResponse(games=[game_message(g) for g in games])
+
+    async def QuickMatch(self, request: lobby_pb2.QuickMatchRequest,
+                         context: Context) -> lobby_pb2.QuickMatchResponse:
+        result = await self.lobby.quick_match(request.member_id, request.display_name,
+                                              request.game_type, request.options_json,
+                                              request.rating)
+        return lobby_pb2.QuickMatchResponse(game=game_message(result.game), created=result.created,
+                                            started=result.started)
+
+    async def SetGameOpen(self, request: lobby_pb2.SetGameOpenRequest,
+                          context: Context) -> lobby_pb2.SetGameOpenResponse:
+        game = await self.lobby.set_open(request.game_id, request.member_id, request.open)
+        return lobby_pb2.SetGameOpenResponse(game=game_message(game))
 
     async def AddBot(self, request: lobby_pb2.AddBotRequest,
                      context: Context) -> lobby_pb2.AddBotResponse:
@@ -143,7 +169,8 @@ def seat_message(seat: Seat, member_id: bool = True) -> lobby_pb2.SeatAssignment
     return lobby_pb2.SeatAssignment(seat=seat.seat, seat_index=seat.index,
                                     member_id=seat.member_id if member_id else "",
                                     display_name=seat.display_name, erased=seat.erased,
-                                    bot_level=seat.bot, took_over=seat.took_over)
+                                    bot_level=seat.bot, took_over=seat.took_over,
+                                    rating=seat.rating)
 
 
 def game_message(game: Game, member_ids: bool = True) -> lobby_pb2.Game:
@@ -155,5 +182,6 @@ def game_message(game: Game, member_ids: bool = True) -> lobby_pb2.Game:
         id=game.id, game_type=game.game_type, join_code=game.join_code, status=status,
         options_json=game.options_json,
         players=[seat_message(s, member_id=member_ids) for s in game.seats],
-        seats_total=game.seats_total, created_at=created_at, updated_at=updated_at)
+        seats_total=game.seats_total, created_at=created_at, updated_at=updated_at,
+        open=game.open, rating=game.rating)
 

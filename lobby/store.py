@@ -20,12 +20,16 @@ import contextlib
 import enum
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
-from lobby.models import DELETED_PLAYER, Game, Seat
+from lobby.models import DELETED_PLAYER, MAX_OPEN_GAMES, Game, Seat
 from services.rpc.errors import Reason, ServiceError
 from services.signals import MemorySignalHub, Signals
+
+# The key signalled whenever the list of open games may have changed (lobby.service watches it).
+OPEN_GAMES_KEY = "open-games"
+QUICK_CANDIDATES = 200  # the newest open games of a type a quick match chooses among
 
 # A change of a game's seating (lobby.service): the game as it is, in, the game as it must be,
 # out; None deletes the game (the last person left it); a ServiceError refuses the change.
@@ -51,8 +55,48 @@ class Joined:
         return self.outcome is JoinOutcome.SEATED and self.game is not None and self.game.full
 
 
+class QuickOutcome(enum.Enum):
+    SEATED = "seated"            # at an open game that had a seat
+    WAITING = "waiting"          # the member waits at an open game of the type already
+    CREATED = "created"          # no open game had a seat: the candidate was stored
+    CODE_TAKEN = "code taken"    # the candidate's code is a live game's: draw another
+
+
+@dataclass(frozen=True)
+class QuickJoined:
+    outcome: QuickOutcome
+    game: Game | None  # None only with CODE_TAKEN
+
+
 def not_found() -> ServiceError:
     return ServiceError(Reason.GAME_NOT_FOUND, "Game not found")
+
+
+def too_many_open_games() -> ServiceError:
+    return ServiceError(Reason.TOO_MANY_OPEN_GAMES, "Too many open games",
+                        limit=str(MAX_OPEN_GAMES))
+
+
+def opens_for(before: Game | None, after: Game | None) -> str | None:
+    """The member a change opens a game for (creating it open, or opening it): its creator, whose
+    open games are limited; None for any other change (a seat freed never counts against it)."""
+    if after is None or not after.waiting_open or (before is not None and before.open):
+        return None
+    creator = after.creator
+    return creator.member_id if creator is not None else None
+
+
+def open_list_changed(before: Game | None, after: Game | None) -> bool:
+    """Whether a change of one game may change the list of open games."""
+    return any(game is not None and game.open for game in (before, after))
+
+
+def nearest(games: list[Game], member_id: str, rating: int) -> Game | None:
+    """The game with a seat free whose rating is nearest ``rating`` (the longest waiting of
+    equals): where a quick match seats the member."""
+    free = [game for game in games if not game.full and game.seat_of(member_id) is None]
+    return min(free, key=lambda game: (abs(game.rating - rating), game.created_at_ms, game.id),
+               default=None)
 
 
 def refused_join(game: Game | None, member_id: str) -> Joined | None:
@@ -73,7 +117,7 @@ class LobbyStore(ABC):
     @abstractmethod
     async def create(self, game: Game) -> bool:
         """Store a new game and its code; False (nothing stored) when a live game has the code
-        or the id."""
+        or the id; TOO_MANY_OPEN_GAMES for an open game whose creator has MAX_OPEN_GAMES."""
 
     @abstractmethod
     async def game_id_for_code(self, code: str) -> str | None:
@@ -88,16 +132,33 @@ class LobbyStore(ABC):
         """The live game with this id, its TTL (and its code's) restarted: a game in use lives on."""
 
     @abstractmethod
-    async def join(self, code: str, member_id: str, display_name: str, at_ms: int = 0) -> Joined:
-        """Seat the member at the next free seat of the live game with this (canonical) code,
-        unless already seated there or the game is full; a seat taken at ``at_ms`` (epoch ms,
-        0: keep the game's time) is a change its subscribers hear of."""
+    async def join(self, code: str, member_id: str, display_name: str, at_ms: int = 0,
+                   ratings: Mapping[str, int] | None = None) -> Joined:
+        """Seat the member (with their rating for the game's type, from ``ratings``) at the next
+        free seat of the live game with this (canonical) code, unless already seated there or
+        the game is full; a seat taken at ``at_ms`` (epoch ms, 0: keep the game's time) is a
+        change its subscribers hear of."""
 
     @abstractmethod
     async def modify(self, game_id: str, change: SeatingChange) -> Game | None:
         """Apply ``change`` to the live game atomically (no other change of it in between) and
         store its result: a change its subscribers hear of. The game after, None when the
-        change deleted it; GAME_NOT_FOUND when no live game has this id."""
+        change deleted it; GAME_NOT_FOUND when no live game has this id; TOO_MANY_OPEN_GAMES
+        when it opens a game of a creator who has MAX_OPEN_GAMES open already."""
+
+    @abstractmethod
+    async def open_games(self, game_type: str, limit: int) -> list[Game]:
+        """The live open games waiting with a seat free (of ``game_type``; "": of any type),
+        newest first, at most ``limit``."""
+
+    @abstractmethod
+    async def quick_join(self, candidate: Game, member_id: str, display_name: str, rating: int,
+                         options_json: str | None, at_ms: int) -> QuickJoined:
+        """Atomically for the game type (one quick match of a type at a time): the open game of
+        ``candidate``'s type the member waits at already; else the member seated at the one
+        (with ``options_json``, when given) whose rating is nearest theirs; else ``candidate``
+        (an open game with the member at seat 0) stored, unless its code is taken.
+        TOO_MANY_OPEN_GAMES when the candidate was needed and the member has MAX_OPEN_GAMES."""
 
     @abstractmethod
     async def mark_started(self, game_id: str, at_ms: int = 0) -> Game | None:
@@ -145,9 +206,11 @@ class MemoryLobbyStore(LobbyStore):
         self._sweep()
         if self._live_code(game.join_code) is not None or self._live_game(game.id) is not None:
             return False
+        self._check_open_limit(None, game)
         self._store(game)
         for seat in game.seats:
             self._member_games.setdefault(seat.member_id, set()).add(game.id)
+        self._signal(None, game)
         return True
 
     async def game_id_for_code(self, code: str) -> str | None:
@@ -162,26 +225,32 @@ class MemoryLobbyStore(LobbyStore):
             self._store(game)
         return game
 
-    async def join(self, code: str, member_id: str, display_name: str, at_ms: int = 0) -> Joined:
+    async def join(self, code: str, member_id: str, display_name: str, at_ms: int = 0,
+                   ratings: Mapping[str, int] | None = None) -> Joined:
         game_id = self._live_code(code)
         game = self._live_game(game_id) if game_id is not None else None
         if (refusal := refused_join(game, member_id)) is not None:
             return refusal
         assert game is not None  # refused_join answers NOT_FOUND for a missing game
-        assert game.free_index is not None  # refused_join answers FULL for a full game
-        seat = Seat(game.free_index, member_id, display_name)
-        game = replace(game, seats=tuple(sorted((*game.seats, seat), key=lambda s: s.index)),
-                       updated_at_ms=at_ms or game.updated_at_ms)
-        self._store(game)
+        rating = (ratings or {}).get(game.game_type, 0)
+        return Joined(JoinOutcome.SEATED, self._seat(game, member_id, display_name, rating, at_ms))
+
+    def _seat(self, game: Game, member_id: str, display_name: str, rating: int, at_ms: int) -> Game:
+        assert game.free_index is not None  # the callers refuse a full game
+        seat = Seat(game.free_index, member_id, display_name, rating=rating)
+        seated = replace(game, seats=tuple(sorted((*game.seats, seat), key=lambda s: s.index)),
+                         updated_at_ms=at_ms or game.updated_at_ms)
+        self._store(seated)
         self._member_games.setdefault(member_id, set()).add(game.id)
-        self._hub.notify(game.id)
-        return Joined(JoinOutcome.SEATED, game)
+        self._signal(game, seated)
+        return seated
 
     async def modify(self, game_id: str, change: SeatingChange) -> Game | None:
         game = self._live_game(game_id)
         if game is None:
             raise not_found()
         changed = change(game)
+        self._check_open_limit(game, changed)
         if changed is None:
             del self._games[game_id]
             self._codes.pop(game.join_code, None)
@@ -189,17 +258,56 @@ class MemoryLobbyStore(LobbyStore):
             self._store(changed)
             for seat in changed.seats:
                 self._member_games.setdefault(seat.member_id, set()).add(game_id)
-        self._hub.notify(game_id)
+        self._signal(game, changed)
         return changed
+
+    async def open_games(self, game_type: str, limit: int) -> list[Game]:
+        self._sweep()
+        games = [game for game, _ in self._games.values()
+                 if game.waiting_open and game_type in ("", game.game_type)]
+        live = [game for game in games if self._live_game(game.id) is not None]
+        live.sort(key=lambda game: (game.created_at_ms, game.id), reverse=True)
+        return live[:limit]
+
+    async def quick_join(self, candidate: Game, member_id: str, display_name: str, rating: int,
+                         options_json: str | None, at_ms: int) -> QuickJoined:
+        games = [game for game in await self.open_games(candidate.game_type, QUICK_CANDIDATES)
+                 if options_json is None or game.options_json == options_json]
+        waiting = next((game for game in games if game.seat_of(member_id) is not None), None)
+        if waiting is not None:
+            return QuickJoined(QuickOutcome.WAITING, waiting)
+        chosen = nearest(games, member_id, rating)
+        if chosen is not None:
+            return QuickJoined(QuickOutcome.SEATED,
+                               self._seat(chosen, member_id, display_name, rating, at_ms))
+        if not await self.create(candidate):
+            return QuickJoined(QuickOutcome.CODE_TAKEN, None)
+        return QuickJoined(QuickOutcome.CREATED, candidate)
+
+    def _check_open_limit(self, before: Game | None, after: Game | None) -> None:
+        member_id = opens_for(before, after)
+        if member_id is None:
+            return
+        waiting = [game for game in (self._live_game(game_id)
+                                     for game_id in self._member_games.get(member_id, ()))
+                   if game is not None and game.waiting_open and game.creator is not None
+                   and game.creator.member_id == member_id]
+        if len(waiting) >= MAX_OPEN_GAMES:
+            raise too_many_open_games()
+
+    def _signal(self, before: Game | None, after: Game | None) -> None:
+        self._hub.notify((after or before).id)  # type: ignore[union-attr]
+        if open_list_changed(before, after):
+            self._hub.notify(OPEN_GAMES_KEY)
 
     async def mark_started(self, game_id: str, at_ms: int = 0) -> Game | None:
         game = self._live_game(game_id)
         if game is None:
             return None
         if not game.started:
-            game = replace(game, started=True, updated_at_ms=at_ms or game.updated_at_ms)
+            before, game = game, replace(game, started=True, updated_at_ms=at_ms or game.updated_at_ms)
             self._games[game_id] = (game, self._games[game_id][1])
-            self._hub.notify(game.id)
+            self._signal(before, game)
         return game
 
     async def member_games(self, member_id: str) -> list[Game]:
@@ -218,10 +326,10 @@ class MemoryLobbyStore(LobbyStore):
                 continue
             # Who plays the seat (a bot for them) stays: only the person is erased.
             erased = replace(seat, member_id=new_member_id(), display_name=DELETED_PLAYER,
-                             erased=True)
+                             erased=True, rating=0)
             seats = tuple(erased if s.index == seat.index else s for s in game.seats)
             self._games[game_id] = (replace(game, seats=seats), self._games[game_id][1])
-            self._hub.notify(game_id)
+            self._signal(game, self._games[game_id][0])
             touched.append(game_id)
         return sorted(touched)
 

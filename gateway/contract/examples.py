@@ -58,6 +58,14 @@ MY_GAMES: dict[str, Any] = {"games": [
      "players": [{"seat": 0, "name": "carol", "team": "A", "is_you": True}],
      "seats_open": 3, "your_turn": False, "updated_at": "2026-12-02T09:58:41.007Z"},
 ]}
+OPEN_GAMES: dict[str, Any] = {"games": [
+    {"id": "0b7e5d3c-1f2a-4e6b-8c9d-7a6b5c4d3e2f", "game_type": "scopone_scientifico",
+     "join_code": "R4TW9P", "status": "lobby",
+     "players": [{"seat": 0, "name": "carol", "team": "A", "is_you": False},
+                 {"seat": 1, "name": "Expert bot", "team": "B", "is_you": False, "bot": "esperto"}],
+     "seats_open": 2, "your_turn": False, "updated_at": "2026-12-02T09:58:41.007Z",
+     "options": OPTIONS, "rating": 1512},
+]}
 _PHASE_FIELDS = ("turn_deadline", "your_turn", "legal")
 HAND_END: dict[str, Any] = {
     **{k: v for k, v in PLAYING.items() if k not in _PHASE_FIELDS},

@@ -86,6 +86,28 @@ class CreateGameRequest(Request):
         default={},
         description="Options checked against the type's `options_schema` (an unknown one is 422); null or "
                     "absent: all defaults.")
+    open: bool = Field(
+        default=False,
+        description="True lists the game in GET /api/games/open for anyone to join (a member has at most "
+                    "5 open games waiting: 409 beyond).")
+
+
+class QuickMatchRequest(Request):
+    """Every field is optional: a quick match of scopone scientifico with any options."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{"game_type": "scopone_scientifico"}]})
+    game_type: str = Field(default=DEFAULT_GAME_TYPE, description="The game type id.")
+    options: Options | None = Field(
+        default=None,
+        description="Only games with these options (checked against the type's `options_schema`), and "
+                    "the options of a game this call creates; null or absent: any game, and all defaults.")
+
+
+class SetOpenRequest(Request):
+    """Whether anyone may find the game in GET /api/games/open."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{"open": True}]})
+    open: bool = Field(description="True lists the game; false takes it off the list.")
 
 
 class JoinRequest(Request):
@@ -168,6 +190,7 @@ class Lobby(Body):
     players: list[LobbyPlayer] = Field(description="The seated players, in seat order.")
     seats_open: int = Field(ge=0, description="Seats still free.")
     created_at: str = timestamp("When the game was created.")
+    open: bool = Field(default=False, description="True while the game is listed in GET /api/games/open.")
 
 
 class Preview(Body):
@@ -204,3 +227,18 @@ class MyGames(Body):
     model_config = ConfigDict(json_schema_extra={"examples": [examples.MY_GAMES]})
     games: list[MyGame] = Field(description="The games.")
 
+
+
+class OpenGame(MyGame):
+    """A game in the lobby that its creator opened to anyone, with a seat open."""
+
+    options: Options
+    rating: int = Field(description="The mean rating of the seated people for the game type (1500 for a "
+                                    "new player); bots do not count.", examples=[1512])
+
+
+class OpenGames(Body):
+    """Open games with a seat free, newest first (at most 50)."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [examples.OPEN_GAMES]})
+    games: list[OpenGame] = Field(description="The games.")

@@ -40,7 +40,8 @@ BUILT_IN_METHODS: Mapping[str, tuple[str, ...]] = {
         *(f"{LOBBY_SERVICE}/{m}" for m in (
             "ListGameTypes", "CreateGame", "JoinGame", "PreviewGame", "GetGame", "WatchGame",
             "ListMemberGames", "EraseMember", "Rematch", "AddBot", "RemoveBot", "LeaveGame",
-            "ReturnSeat", "TakeOverSeat", "ChangeSeat")),
+            "ReturnSeat", "TakeOverSeat", "ChangeSeat", "ListOpenGames", "WatchOpenGames",
+            "QuickMatch", "SetGameOpen")),
         *(f"{GAME_SERVICE}/{m}" for m in ("ListGameTypes", "GetView", "Act", "WatchTable",
                                           "Relay", "GetLog", "TakeBack")),
         *(f"{STATS_SERVICE}/{m}" for m in ("ListMatches", "GetRatings", "GetLeaderboard",

@@ -73,6 +73,7 @@ class Reason(enum.Enum):
     NO_BOT = grpc.StatusCode.NOT_FOUND
     SEAT_NOT_TAKEN_OVER = grpc.StatusCode.FAILED_PRECONDITION
     UNKNOWN_BOT_LEVEL = grpc.StatusCode.INVALID_ARGUMENT
+    TOO_MANY_OPEN_GAMES = grpc.StatusCode.FAILED_PRECONDITION
 
     @property
     def transient(self) -> bool:

@@ -218,6 +218,77 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/games/open": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Games anyone may join */
+        get: operations["listOpenGames"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/games/open/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Games anyone may join, as they change (Server-Sent Events) */
+        get: operations["watchOpenGames"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/games/quick": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Play now: a seat at an open game, or a new open game
+         * @description Two callers racing for the last seat of a game never both get it: quick matches of one game type are answered one at a time.
+         */
+        post: operations["quickMatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/games/{id}/open": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Open a waiting game to anyone, or close it */
+        post: operations["setGameOpen"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/games/{id}/rematch": {
         parameters: {
             query?: never;
@@ -631,6 +702,11 @@ export interface components {
              * @default {}
              */
             options?: components["schemas"]["Options"] | null;
+            /**
+             * @description True lists the game in GET /api/games/open for anyone to join (a member has at most 5 open games waiting: 409 beyond).
+             * @default false
+             */
+            open?: boolean;
         };
         /**
          * @description The join code of the game.
@@ -675,6 +751,31 @@ export interface components {
          * @example {}
          */
         RematchRequest: Record<string, never>;
+        /**
+         * @description Every field is optional: a quick match of scopone scientifico with any options.
+         * @example {
+         *       "game_type": "scopone_scientifico"
+         *     }
+         */
+        QuickMatchRequest: {
+            /**
+             * @description The game type id.
+             * @default scopone_scientifico
+             */
+            game_type?: string;
+            /** @description Only games with these options (checked against the type's `options_schema`), and the options of a game this call creates; null or absent: any game, and all defaults. */
+            options?: components["schemas"]["Options"] | null;
+        };
+        /**
+         * @description Whether anyone may find the game in GET /api/games/open.
+         * @example {
+         *       "open": true
+         *     }
+         */
+        SetOpenRequest: {
+            /** @description True lists the game; false takes it off the list. */
+            open: boolean;
+        };
         /**
          * @description The caller left the game.
          * @example {
@@ -767,6 +868,11 @@ export interface components {
              * @example 2026-12-02T10:00:30.123Z
              */
             created_at: string;
+            /**
+             * @description True while the game is listed in GET /api/games/open.
+             * @default false
+             */
+            open?: boolean;
         };
         /** @description A seated player, as anyone with the code sees them. */
         PreviewPlayer: {
@@ -917,6 +1023,89 @@ export interface components {
         MyGames: {
             /** @description The games. */
             games: components["schemas"]["MyGame"][];
+        };
+        /** @description A game in the lobby that its creator opened to anyone, with a seat open. */
+        OpenGame: {
+            /**
+             * Format: uuid
+             * @description The game id (a lowercase uuid), also the id of its table once started.
+             * @example 6f1c2a9e-3b7d-4c51-9a0e-2f8d6b4c1e7a
+             */
+            id: string;
+            /**
+             * @description The game type id.
+             * @example scopone_scientifico
+             */
+            game_type: string;
+            /**
+             * @description 6 characters from `ABCDEFGHJKMNPQRSTUVWXYZ23456789`, unique among live games.
+             * @example K7QX2M
+             */
+            join_code: string;
+            /**
+             * @description `lobby` while seats are open, then the game's status.
+             * @enum {string}
+             */
+            status: "lobby" | "playing" | "hand_end";
+            /** @description The seated players, in seat order. */
+            players: components["schemas"]["LobbyPlayer"][];
+            /** @description Seats still free. */
+            seats_open: number;
+            /** @description True only when it is the caller's move. */
+            your_turn: boolean;
+            /**
+             * Format: date-time
+             * @description When the game last changed (a seat taken, a move). ISO 8601, UTC, milliseconds, `Z`.
+             * @example 2026-12-02T10:00:30.123Z
+             */
+            updated_at: string;
+            options: components["schemas"]["Options"];
+            /**
+             * @description The mean rating of the seated people for the game type (1500 for a new player); bots do not count.
+             * @example 1512
+             */
+            rating: number;
+        };
+        /**
+         * @description Open games with a seat free, newest first (at most 50).
+         * @example {
+         *       "games": [
+         *         {
+         *           "id": "0b7e5d3c-1f2a-4e6b-8c9d-7a6b5c4d3e2f",
+         *           "game_type": "scopone_scientifico",
+         *           "join_code": "R4TW9P",
+         *           "status": "lobby",
+         *           "players": [
+         *             {
+         *               "seat": 0,
+         *               "name": "carol",
+         *               "team": "A",
+         *               "is_you": false
+         *             },
+         *             {
+         *               "seat": 1,
+         *               "name": "Expert bot",
+         *               "team": "B",
+         *               "is_you": false,
+         *               "bot": "esperto"
+         *             }
+         *           ],
+         *           "seats_open": 2,
+         *           "your_turn": false,
+         *           "updated_at": "2026-12-02T09:58:41.007Z",
+         *           "options": {
+         *             "target_score": 11,
+         *             "napola": true,
+         *             "asso_pigliatutto": false
+         *           },
+         *           "rating": 1512
+         *         }
+         *       ]
+         *     }
+         */
+        OpenGames: {
+            /** @description The games. */
+            games: components["schemas"]["OpenGame"][];
         };
         /** @description Match points per team. */
         Scores: {
@@ -2228,6 +2417,15 @@ export interface operations {
                 };
             };
             401: components["responses"]["NotAuthenticated"];
+            /** @description `open` when the caller has 5 open games waiting already. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["BodyTooLarge"];
             415: components["responses"]["NotJson"];
             /** @description Options that break the game type's options_schema. */
@@ -2283,6 +2481,292 @@ export interface operations {
             404: components["responses"]["GameNotFound"];
             405: components["responses"]["MethodNotAllowed"];
             /** @description Every seat is taken by others. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["NotJson"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listOpenGames: {
+        parameters: {
+            query?: {
+                /** @description Only this game type. */
+                game_type?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Games in the lobby that their creator opened to anyone and that have a seat open, newest first, at most 50. Join one with POST /api/games/join and its code. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "games": [
+                     *         {
+                     *           "id": "0b7e5d3c-1f2a-4e6b-8c9d-7a6b5c4d3e2f",
+                     *           "game_type": "scopone_scientifico",
+                     *           "join_code": "R4TW9P",
+                     *           "status": "lobby",
+                     *           "players": [
+                     *             {
+                     *               "seat": 0,
+                     *               "name": "carol",
+                     *               "team": "A",
+                     *               "is_you": false
+                     *             },
+                     *             {
+                     *               "seat": 1,
+                     *               "name": "Expert bot",
+                     *               "team": "B",
+                     *               "is_you": false,
+                     *               "bot": "esperto"
+                     *             }
+                     *           ],
+                     *           "seats_open": 2,
+                     *           "your_turn": false,
+                     *           "updated_at": "2026-12-02T09:58:41.007Z",
+                     *           "options": {
+                     *             "target_score": 11,
+                     *             "napola": true,
+                     *             "asso_pigliatutto": false
+                     *           },
+                     *           "rating": 1512
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OpenGames"];
+                };
+            };
+            /** @description An unknown game type. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["NotAuthenticated"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    watchOpenGames: {
+        parameters: {
+            query?: {
+                /** @description Only this game type. */
+                game_type?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `text/event-stream`: an `open_games` event at once and whenever the list changes (at most one a second), its data the body of GET /api/games/open; a comment line every 25 s keeps the stream alive. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description An unknown game type. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["NotAuthenticated"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    quickMatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Optional: no body is `{}` (scopone_scientifico, any options). */
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "game_type": "scopone_scientifico"
+                 *     }
+                 */
+                "application/json": components["schemas"]["QuickMatchRequest"];
+            };
+        };
+        responses: {
+            /** @description Seated at the open game of the type (and options, when given) whose `rating` is nearest the caller's: the lobby, or the game view when this call took the last seat (the game starts). A caller already waiting at an open game of the type gets that game again (idempotent). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Lobby"] | components["schemas"]["GameView"];
+                };
+            };
+            /** @description No open game had a seat: a new open game, the caller at seat 0. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "6f1c2a9e-3b7d-4c51-9a0e-2f8d6b4c1e7a",
+                     *       "game_type": "scopone_scientifico",
+                     *       "join_code": "K7QX2M",
+                     *       "status": "lobby",
+                     *       "options": {
+                     *         "target_score": 11,
+                     *         "napola": true,
+                     *         "asso_pigliatutto": false
+                     *       },
+                     *       "players": [
+                     *         {
+                     *           "seat": 0,
+                     *           "name": "alice",
+                     *           "team": "A",
+                     *           "is_you": true
+                     *         }
+                     *       ],
+                     *       "seats_open": 3,
+                     *       "created_at": "2026-12-02T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Lobby"];
+                };
+            };
+            /** @description Not a JSON object, an unknown field, a wrong type or an unknown game type. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["NotAuthenticated"];
+            /** @description A new game was needed and the caller has 5 open games waiting already. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["NotJson"];
+            /** @description Options that break the game type's options_schema. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setGameOpen: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The game id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Whether the game is listed. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "open": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["SetOpenRequest"];
+            };
+        };
+        responses: {
+            /** @description The lobby. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "6f1c2a9e-3b7d-4c51-9a0e-2f8d6b4c1e7a",
+                     *       "game_type": "scopone_scientifico",
+                     *       "join_code": "K7QX2M",
+                     *       "status": "lobby",
+                     *       "options": {
+                     *         "target_score": 11,
+                     *         "napola": true,
+                     *         "asso_pigliatutto": false
+                     *       },
+                     *       "players": [
+                     *         {
+                     *           "seat": 0,
+                     *           "name": "alice",
+                     *           "team": "A",
+                     *           "is_you": true
+                     *         }
+                     *       ],
+                     *       "seats_open": 3,
+                     *       "created_at": "2026-12-02T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Lobby"];
+                };
+            };
+            /** @description Not a JSON object, an unknown field or a wrong type. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["NotAuthenticated"];
+            /** @description Only the creator (the lowest-seated person) may. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["GameNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description The game has started, or opening it would make 6 open games of the caller's. */
             409: {
                 headers: {
                     [name: string]: unknown;
