@@ -24,9 +24,15 @@ What is measured, in one run (issue 16):
   every few seconds to move early entries before they fire), per table;
 - garbage-collection pauses of each Python process of the stack in those phases: the longest
   (the wall-clock time the process stood still, which includes waiting for a core, and the
-  collector's own CPU time), and how many lasted 1 ms or more. bench/gc_probe is a
-  ``sitecustomize`` put on the children's PYTHONPATH with TAVOLO_GC_LOG: the services' code is
-  not touched.
+  collector's own CPU time), and how many lasted 1 ms or more. bench/probe is a
+  ``sitecustomize`` put on the children's PYTHONPATH with TAVOLO_PROBE_LOG: the services' code is
+  not touched;
+- with BENCH_TIMELINE=1, where a paced move's time goes: each play carries an ``"id"``, the probe
+  marks the moments it passes the gateway, the live link and the game service (its log append
+  too), and the bench prints each hop's p50 and p99 and its mean over the slowest 1 % of moves,
+  with every event-loop callback that held the gateway's or the game's loop 2 ms or more and
+  the collections of 1 ms or more in each paced phase. The hooks cost CPU, so such a run's cost
+  figures read high.
 
 How: four players log in through the stack's development OIDC provider and sit at the tables
 (target score 121 and no napola, whose ten denari would end a match at once, and few enough moves
@@ -92,6 +98,9 @@ HANG_SECONDS = 120.0     # a socket that stays silent this long stops the bench 
 SETUP_CONCURRENCY = 25
 STALE_DELAY_SECONDS = 1.0  # between putting the stale entries in and their falling due
 PROBE = Path(__file__).parent / "probe"
+# BENCH_TIMELINE=1 adds where a paced move's time goes, hop by hop, and what held the services'
+# loops (bench/probe); its hooks cost CPU, so the cost figures of such a run read high.
+TIMELINE = os.environ.get("BENCH_TIMELINE") == "1"
 _MOVE_IDS = itertools.count()
 
 SERVICES = ("gateway", "lobby", "game", "deadlines", "stats", "idp")
@@ -443,11 +452,12 @@ async def _bench(stack: Stack, redis_url: str, redis_process: psutil.Process | N
         assert idle is not None, "CLOSED ends with TABLES"
         windows = [p.window for p in (*phases, idle)]
         _print(phases, idle, _gc_pauses(stack, probe_folder, windows), redis_process is not None)
-        hops = _hops(stack, probe_folder)
-        for phase in phases:
-            if phase.name.startswith("paced"):
-                _print_timeline(phase, tables, hops)
-                _print_stalls(phase, stack, probe_folder)
+        if TIMELINE:
+            hops = _hops(stack, probe_folder)
+            for phase in phases:
+                if phase.name.startswith("paced"):
+                    _print_timeline(phase, tables, hops)
+                    _print_stalls(phase, stack, probe_folder)
     finally:
         await meter.close()
         await asyncio.gather(*(table.close() for table in tables), return_exceptions=True)
@@ -697,7 +707,8 @@ def main() -> None:
             # automatic plays to race the measured ones.
             stack = Stack({"DATABASE_URL": dsn_for(database), "REDIS_URL": redis_url, "REDIS_KEY_PREFIX": prefix,
                            "TURN_TIMEOUT_SECONDS": "3600", "HAND_ACK_TIMEOUT_SECONDS": "3600",
-                           "PYTHONPATH": os.pathsep.join([*path, str(PROBE)]), "TAVOLO_PROBE_LOG": probe_folder})
+                           "PYTHONPATH": os.pathsep.join([*path, str(PROBE)]), "TAVOLO_PROBE_LOG": probe_folder,
+                           "TAVOLO_PROBE_TIMELINE": "1" if TIMELINE else ""})
             subprocess.run([sys.executable, "-m", "launcher.cli", "migrate"], env=stack.env,
                            check=True, capture_output=True)
             try:

@@ -7,6 +7,9 @@ process then writes, to files named by its pid in that folder:
 - ``<pid>.gc``: every collection that paused it for 1 ms or more, one line
   ``<wall-clock start> <seconds> <CPU seconds> <generation>`` (the pause as the process's callers
   felt it, which includes waiting for a core, and the collector's own CPU time);
+and, with TAVOLO_PROBE_TIMELINE=1 too (its hooks cost CPU, a few tenths of a millisecond a move
+over the processes, so the bench's cost figures are taken without them):
+
 - ``<pid>.stalls``: every event-loop callback that held the loop for 2 ms or more, one line
   ``<wall-clock start> <seconds> <what ran>`` (a task's coroutine, or the callback's name);
 - ``<pid>.hops``: the moments a move passed the live path's hops, one line
@@ -161,5 +164,6 @@ class _Patcher(importlib.abc.MetaPathFinder):
 
 if os.environ.get("TAVOLO_PROBE_LOG"):
     _watch_collections(os.environ["TAVOLO_PROBE_LOG"])
-    _watch_loop(os.environ["TAVOLO_PROBE_LOG"])
-    sys.meta_path.insert(0, _Patcher(_hops(os.environ["TAVOLO_PROBE_LOG"])))
+    if os.environ.get("TAVOLO_PROBE_TIMELINE") == "1":
+        _watch_loop(os.environ["TAVOLO_PROBE_LOG"])
+        sys.meta_path.insert(0, _Patcher(_hops(os.environ["TAVOLO_PROBE_LOG"])))
