@@ -13,9 +13,11 @@ import type {
   MatchPage,
   Me,
   MyGame,
+  OpenGames,
   Options,
   Preview,
   Provider,
+  QuickMatchRequest,
   Rating,
 } from "./types";
 
@@ -72,8 +74,18 @@ export const api = {
   me: () => request<Me>("GET", "/api/me"),
   providers: async () => (await request<{ providers: Provider[] }>("GET", "/api/auth/providers")).providers,
   gameTypes: () => request<GameType[]>("GET", "/api/game-types"),
-  createGame: (game_type: string, options: Options) =>
-    request<LobbyView>("POST", "/api/games", { game_type, options }),
+  /** With ``open``, the game is listed for anyone to join (sent only then: the field is new). */
+  createGame: (game_type: string, options: Options, open = false) =>
+    request<LobbyView>("POST", "/api/games", { game_type, options, ...(open ? { open } : {}) }),
+  /** "Play now": a seat at an open game (the lobby, or the game view when it filled the table),
+   * or a new open game with the caller at seat 0. */
+  quickMatch: (body: QuickMatchRequest = {}) => request<AnyView>("POST", "/api/games/quick", body),
+  /** Games in the lobby anyone may join, newest first. */
+  openGames: async (gameType?: string | null) =>
+    (await request<OpenGames>("GET", `/api/games/open${queryString({ game_type: gameType })}`)).games,
+  /** The creator lists the waiting game for anyone to join, or takes it off the list. */
+  setOpen: (id: string, open: boolean) =>
+    request<LobbyView>("POST", `/api/games/${encodeURIComponent(id)}/open`, { open }),
   joinGame: (code: string) => request<AnyView>("POST", "/api/games/join", { code }),
   preview: (code: string) =>
     request<Preview>("GET", `/api/games/preview?code=${encodeURIComponent(code)}`),
@@ -120,6 +132,11 @@ export function gameTypesCached(): Promise<GameType[]> {
     throw e;
   });
   return typesOnce;
+}
+
+/** The Server-Sent Events stream of the open games (an `open_games` event at every change). */
+export function openGamesEventsUrl(gameType?: string | null): string {
+  return `/api/games/open/events${queryString({ game_type: gameType })}`;
 }
 
 export function logUrl(id: string): string {

@@ -188,3 +188,34 @@ export async function playAgainWithBots(finished: GameView, client: RematchClien
   }
   return view;
 }
+
+/**
+ * "Fill with bots" in the waiting room: a bot at ``level`` at every seat that is empty, one after
+ * the other, each answer handed to ``onView`` (the bot that fills the last seat starts the game:
+ * its answer is the game view). A seat someone took meanwhile is skipped; the first refusal stops
+ * the filling, and its reason is returned (null when every seat was filled).
+ */
+export async function fillWithBots(
+  lobby: LobbyView,
+  level: string,
+  onView: (view: AnyView) => void,
+  client: Pick<typeof api, "addBot"> = api,
+): Promise<string | null> {
+  let view: AnyView = lobby;
+  for (const seat of botSeatsFor("alone", lobby)) {
+    if (!isLobby(view)) break;
+    if (view.players.some((p) => p.seat === seat)) continue;
+    try {
+      view = await client.addBot(lobby.id, seat, level);
+    } catch (e) {
+      return errorText(e);
+    }
+    onView(view);
+  }
+  return null;
+}
+
+/** No other person sits at the table (bots may): nobody has joined you. */
+export function aloneInLobby(lobby: Pick<LobbyView, "players">): boolean {
+  return lobby.players.some((p) => p.is_you) && lobby.players.every((p) => p.is_you || isBot(p));
+}

@@ -13,3 +13,16 @@ export function noteServerDate(dateHeader: string | null, sentMs: number, receiv
   const offset = offsetFromDateHeader(dateHeader, sentMs, receivedMs);
   if (offset !== null) offsetMs = offset;
 }
+
+/** The time and the timers a waiting screen reads: the browser's, or a test's. */
+export interface Clock {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export const browserClock: Clock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => globalThis.setTimeout(fn, ms),
+  clearTimeout: (handle) => globalThis.clearTimeout(handle as number),
+};

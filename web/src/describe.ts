@@ -124,3 +124,41 @@ export function inviteText(seatsOpen: number): string {
     `Manda il codice o il link a ${who}. La partita comincia da sola appena si siede il quarto giocatore; puoi tenere aperta questa pagina o tornarci dalla pagina iniziale.`,
   );
 }
+
+// How the known options read in a sentence; any other reads by its title (see rulesText).
+const OPTION_WORDS: Record<string, { on: [string, string]; off: [string, string] }> = {
+  napola: { on: ["with napola", "con la napola"], off: ["without napola", "senza napola"] },
+  asso_pigliatutto: {
+    on: ["with asso pigliatutto", "con l'asso pigliatutto"],
+    off: ["without asso pigliatutto", "senza asso pigliatutto"],
+  },
+};
+
+/**
+ * A table's rules in words: "To 11 points · with napola · without asso pigliatutto" ("Agli 11
+ * punti · con la napola · senza asso pigliatutto"). ``titles`` names the options of the game type
+ * this page does not know (from its options_schema).
+ */
+export function rulesText(options: Record<string, unknown>, titles: Record<string, string> = {}): string {
+  const parts: string[] = [];
+  const target = options.target_score;
+  if (typeof target === "number") parts.push(tx(`to ${target} point${target === 1 ? "" : "s"}`, pointsItalian(target)));
+  for (const [key, value] of Object.entries(options)) {
+    if (key === "target_score") continue;
+    const known = OPTION_WORDS[key];
+    const title = titles[key] ?? key.replace(/_/g, " ");
+    if (typeof value === "boolean") {
+      if (known) parts.push(tx(...(value ? known.on : known.off)));
+      else parts.push(value ? tx(`with ${title}`, `con ${title}`) : tx(`without ${title}`, `senza ${title}`));
+    } else {
+      parts.push(`${title}: ${String(value)}`);
+    }
+  }
+  const text = parts.join(" · ");
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** "1 seat open", "3 seats open" ("1 posto libero", "3 posti liberi"). */
+export function seatsOpenText(n: number): string {
+  return n === 1 ? tx("1 seat open", "1 posto libero") : tx(`${n} seats open`, `${n} posti liberi`);
+}

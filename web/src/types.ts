@@ -49,6 +49,13 @@ export type AnyView = LobbyView | GameView;
 
 export type MyGame = Schemas["MyGame"];
 
+/** A game in the lobby that anyone may join (GET /api/games/open): a MyGame with its options and
+ * the mean rating of the people seated. */
+export type OpenGame = Schemas["OpenGame"];
+export type OpenGames = Schemas["OpenGames"];
+/** POST /api/games/quick ("Play now"): every field optional. */
+export type QuickMatchRequest = Schemas["QuickMatchRequest"];
+
 /** POST /api/games/{id}/leave. */
 export type LeaveAnswer = Schemas["Left"];
 

@@ -2,7 +2,7 @@
 
 import type { ComponentChildren } from "preact";
 import { useEffect, useMemo, useState } from "preact/hooks";
-import { serverOffset } from "./clock";
+import { browserClock, serverOffset, type Clock } from "./clock";
 import { formatSeconds, secondsLeft } from "./countdown";
 import { formatDelta, LANGS, setLang, tx, type Lang } from "./i18n";
 import type { GameType } from "./types";
@@ -21,6 +21,20 @@ function useSecondsLeft(deadline: string | undefined): number {
     return () => clearTimeout(t);
   });
   return seconds;
+}
+
+/** Whether ``waitMs`` have passed since the component was first shown: one timer, one re-render
+ * when they have (nothing ticks meanwhile). */
+export function useWaited(waitMs: number, clock: Clock = browserClock): boolean {
+  const [since] = useState(() => clock.now());
+  const [ticks, tick] = useState(0);
+  const due = clock.now() - since >= waitMs;
+  useEffect(() => {
+    if (due) return;
+    const t = clock.setTimeout(() => tick((n) => n + 1), since + waitMs - clock.now());
+    return () => clock.clearTimeout(t);
+  }, [due, ticks, waitMs, clock]);
+  return due;
 }
 
 export function Countdown({ deadline, label }: { deadline?: string; label: string }) {

@@ -1,6 +1,6 @@
 // The REST client: its query strings, and the contract's calls to remove a bot, leave and come back.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { api, queryString } from "../src/api";
+import { api, openGamesEventsUrl, queryString } from "../src/api";
 import { fakeFetch, lobby, person, table, threeBots } from "./fixtures";
 
 afterEach(() => vi.unstubAllGlobals());
@@ -25,5 +25,29 @@ describe("play against the computer", () => {
     expect(requests.map((r) => `${r.method} ${r.url}`)).toEqual([
       "DELETE /api/games/g1/bots/2", "POST /api/games/g1/leave", "POST /api/games/g1/return",
     ]);
+  });
+});
+
+describe("finding a table", () => {
+  it("creates an open game, asks for a quick match, lists and opens games with the contract's calls", async () => {
+    const created = lobby([person(0, "alice", true)]);
+    const requests = fakeFetch([
+      [201, created], [201, { ...created, open: true }], [200, created], [200, { games: [] }], [200, created],
+    ]);
+    await api.createGame("scopone_scientifico", { target_score: 11 });
+    await api.createGame("scopone_scientifico", { target_score: 11 }, true);
+    await api.quickMatch();
+    expect(await api.openGames("scopone_scientifico")).toEqual([]);
+    await api.setOpen("g1", false);
+    expect(requests).toEqual([
+      // `open` only when asked for: a gateway without the field refuses unknown fields.
+      { method: "POST", url: "/api/games", body: { game_type: "scopone_scientifico", options: { target_score: 11 } } },
+      { method: "POST", url: "/api/games", body: { game_type: "scopone_scientifico", options: { target_score: 11 }, open: true } },
+      { method: "POST", url: "/api/games/quick", body: {} },
+      { method: "GET", url: "/api/games/open?game_type=scopone_scientifico", body: undefined },
+      { method: "POST", url: "/api/games/g1/open", body: { open: false } },
+    ]);
+    expect(openGamesEventsUrl()).toBe("/api/games/open/events");
+    expect(openGamesEventsUrl("scopone_scientifico")).toBe("/api/games/open/events?game_type=scopone_scientifico");
   });
 });

@@ -3,12 +3,14 @@
 // and the deleted player's name.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
+  aloneInLobby,
   aloneWithBots,
   botSeatsFor,
   canTakeBack,
   creatorSeat,
   defaultBotLevel,
   displayName,
+  fillWithBots,
   isPracticeView,
   levelName,
   personName,
@@ -177,6 +179,27 @@ describe("play against the computer", () => {
     fakeFetch([[422, { detail: "Invalid options: target_score" }]]);
     await expect(playAgainstComputer("scopone_scientifico", { target_score: 0 }, "alone", "esperto"))
       .rejects.toThrow("Invalid options: target_score");
+  });
+});
+
+describe("fill with bots in the waiting room", () => {
+  it("seats a bot at each empty seat, skips one a person took meanwhile, and hands on each answer", async () => {
+    const start = lobby([person(0, "alice", true)]);
+    // erin sat at seat 2 while the first bot was seated.
+    const after1 = lobby([person(0, "alice", true), bot(1), person(2, "erin")]);
+    const started = { ...table(threeBots), revision: 1 };
+    const addBot = vi.fn(async (_id: string, seat: number) => (seat === 1 ? after1 : started));
+    const views: unknown[] = [];
+    expect(await fillWithBots(start, "maestro", (v) => views.push(v), { addBot })).toBeNull();
+    expect(addBot.mock.calls).toEqual([["g1", 1, "maestro"], ["g1", 3, "maestro"]]);
+    expect(views).toEqual([after1, started]);
+  });
+
+  it("knows when nobody has joined you: bots are no company", () => {
+    expect(aloneInLobby(lobby([person(0, "alice", true)]))).toBe(true);
+    expect(aloneInLobby(lobby([person(0, "alice", true), bot(1), bot(3)]))).toBe(true);
+    expect(aloneInLobby(lobby([person(0, "alice", true), person(2, "carol")]))).toBe(false);
+    expect(aloneInLobby(lobby([person(0, "alice")]))).toBe(false); // not seated: not your wait
   });
 });
 

@@ -1,6 +1,6 @@
 // The views, players and fakes several test files share. Each file keeps the helpers only it uses.
 import { vi } from "vitest";
-import type { BotLevel, GamePlayer, GameView, LastPlay, LobbyPlayer, LobbyView } from "../src/types";
+import type { BotLevel, GamePlayer, GameView, LastPlay, LobbyPlayer, LobbyView, OpenGame } from "../src/types";
 
 /** A table where you sit at seat 0, on turn; `counts` are the cards each seat holds. */
 export function view(extra: Partial<GameView> = {}, counts = [10, 10, 10, 10]): GameView {
@@ -44,6 +44,19 @@ export function lobby(players: LobbyPlayer[]): LobbyView {
   return {
     id: "g1", game_type: "scopone_scientifico", join_code: "K7QX2M", status: "lobby", options: {},
     players, seats_open: 4 - players.length, created_at: "2026-12-02T10:00:00.000Z",
+  };
+}
+
+/** An open table: carol waits with a bot, two seats open. */
+export function openGame(extra: Partial<OpenGame> = {}): OpenGame {
+  return {
+    id: "g7", game_type: "scopone_scientifico", join_code: "R4TW9P", status: "lobby",
+    players: [
+      { seat: 0, name: "carol", team: "A", is_you: false },
+      { seat: 1, name: "Expert bot", team: "B", is_you: false, bot: "esperto" },
+    ],
+    seats_open: 2, your_turn: false, updated_at: "2026-12-02T09:58:41.007Z",
+    options: { target_score: 11, napola: true, asso_pigliatutto: false }, rating: 1512, ...extra,
   };
 }
 

@@ -1,4 +1,5 @@
-// The start page once logged in: the player's unfinished games, a new game, joining by code.
+// The Play page (the start page once logged in): "Play now" and the open tables, the player's
+// unfinished games, a new game (open to anyone or for friends), joining by code.
 
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { api, gameTypesCached, errorText } from "../api";
@@ -6,6 +7,7 @@ import { botLevels, defaultBotLevel, displayName, levelName, playAgainstComputer
 import { SeatMarks } from "../botmarks";
 import { serverOffset } from "../clock";
 import { timeAgo } from "../countdown";
+import { FindTable, findTableError } from "../opentables";
 import { navigate } from "../router";
 import { defaultsOf, OptionsForm, typeDescription } from "../schemaform";
 import type { GameType, MyGame, Options } from "../types";
@@ -205,6 +207,7 @@ function CreateGame() {
   const [types, setTypes] = useState<GameType[] | null>(null);
   const [typeId, setTypeId] = useState<string>("");
   const [options, setOptions] = useState<Options>({});
+  const [open, setOpen] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const formRef = useRef<HTMLFormElement>(null);
@@ -228,10 +231,10 @@ function CreateGame() {
     setBusy(true);
     setError(null);
     try {
-      const lobby = await api.createGame(type.id, options);
+      const lobby = await api.createGame(type.id, options, open);
       navigate(`/games/${lobby.id}`);
     } catch (e) {
-      setError(errorText(e));
+      setError(findTableError(e));
       setBusy(false);
     }
   };
@@ -241,8 +244,8 @@ function CreateGame() {
       <h2 id="create-title">{tx("Start a game", "Inizia una partita")}</h2>
       <p class="helper">
         {tx(
-          "Pick the rules, create the table, then send its join code to three friends. You take the first seat, in team A.",
-          "Scegli le regole, crea il tavolo, poi manda il codice a tre amici. Tu prendi il primo posto, nella squadra A.",
+          "Pick the rules, create the table, then send its join code to three friends, or open it to anyone. You take the first seat, in team A.",
+          "Scegli le regole, crea il tavolo, poi manda il codice a tre amici, o aprilo a tutti. Tu prendi il primo posto, nella squadra A.",
         )}
       </p>
       {types === null && !error && <Loading />}
@@ -272,6 +275,22 @@ function CreateGame() {
           )}
           {type && <p class="field-help">{typeDescription(type)}</p>}
           {type && <OptionsForm schema={type.options_schema} values={options} onChange={setOptions} />}
+          <div class="field field-check">
+            <input
+              id="create-open"
+              type="checkbox"
+              checked={open}
+              aria-describedby="create-open-help"
+              onChange={(e) => setOpen((e.currentTarget as HTMLInputElement).checked)}
+            />
+            <label for="create-open">{tx("Open to anyone", "Aperto a tutti")}</label>
+            <p id="create-open-help" class="field-help">
+              {tx(
+                "Lists the table under Open tables, so anyone can take a seat; the join code works as well.",
+                "Il tavolo compare tra i Tavoli aperti, così chiunque può sedersi; il codice funziona lo stesso.",
+              )}
+            </p>
+          </div>
           <button type="submit" class="button big" disabled={busy || !type}>
             {tx("Create game", "Crea la partita")}
           </button>
@@ -339,6 +358,8 @@ function JoinWithCode() {
 export function HomeScreen() {
   return (
     <div class="home" data-testid="screen-home">
+      <h1 class="visually-hidden">{tx("Play", "Gioca")}</h1>
+      <FindTable />
       <MyGames />
       <div class="home-columns">
         <CreateGame />

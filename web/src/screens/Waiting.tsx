@@ -1,18 +1,22 @@
 // The waiting room: the join code to share and the seats filling up live (socket `lobby`
-// messages). The creator may seat a bot at an open seat, at a level of their choice, and remove
-// it again. When the fourth seat fills a `state` arrives and the table opens by itself.
+// messages). The creator may open the table to anyone (listed on the Play page) or close it, seat
+// a bot at an open seat, at a level of their choice, and remove it again, or fill every empty
+// seat with bots at once; a person left alone for a minute is offered that. When the fourth seat
+// fills a `state` arrives and the table opens by itself.
 
 import { useState } from "preact/hooks";
 import { api, errorText } from "../api";
-import { defaultBotLevel, displayName, levelName, youAreCreator } from "../bots";
+import { aloneInLobby, defaultBotLevel, displayName, fillWithBots, levelName, youAreCreator } from "../bots";
+import { browserClock, type Clock } from "../clock";
 import { SeatMarks, useBotLevels } from "../botmarks";
 import { inviteText } from "../describe";
 import { tx } from "../i18n";
 import { navigate } from "../router";
 import type { BotLevel, LobbyPlayer, LobbyView } from "../types";
 import type { GameConnection } from "../usegame";
+import { findTableError } from "../opentables";
 import { Failed } from "../status";
-import { CopyButton } from "../widgets";
+import { CopyButton, useWaited } from "../widgets";
 import { OptionsList } from "./Join";
 
 /** "Leave": frees your seat (the game is gone when no person is left) and goes to the start page. */
@@ -129,7 +133,84 @@ function SeatRow({ seat, player, creator, seated, levels, busy, onAdd, onRemove,
   );
 }
 
-export function WaitingScreen({ lobby, game }: { lobby: LobbyView; game: Pick<GameConnection, "adopt"> }) {
+/** How long a person waits alone before bots are offered for the empty seats. */
+export const OFFER_BOTS_AFTER_MS = 60_000;
+
+/** The creator's switch: the table listed on the Play page for anyone, or for the code only. */
+function OpenToAnyone({ open, busy, onChange }: { open: boolean; busy: boolean; onChange: (open: boolean) => void }) {
+  return (
+    <div class="field field-check open-toggle">
+      <input
+        id="lobby-open"
+        type="checkbox"
+        checked={open}
+        disabled={busy}
+        aria-describedby="lobby-open-help"
+        onChange={(e) => onChange((e.currentTarget as HTMLInputElement).checked)}
+      />
+      <label for="lobby-open">{tx("Open to anyone", "Aperto a tutti")}</label>
+      <p id="lobby-open-help" class="field-help" data-testid="open-state">
+        {open
+          ? tx(
+              "This table is listed under Open tables on the Play page: anyone can take a seat.",
+              "Questo tavolo compare tra i Tavoli aperti nella pagina Gioca: chiunque può sedersi.",
+            )
+          : tx(
+              "Only people with the code or the link can join.",
+              "Possono unirsi solo le persone che hanno il codice o il link.",
+            )}
+      </p>
+    </div>
+  );
+}
+
+/** "Fill with bots": a bot at every empty seat, at the level chosen here. Offered (bigger, with
+ * why) to a person who has waited alone. */
+function FillWithBots({ levels, busy, offered, onFill }: {
+  levels: BotLevel[];
+  busy: boolean;
+  offered: boolean;
+  onFill: (level: string) => void;
+}) {
+  const [level, setLevel] = useState(defaultBotLevel(levels));
+  const chosen = levels.some((l) => l.id === level) ? level : defaultBotLevel(levels);
+  return (
+    <div class={`fill-bots${offered ? " is-offered" : ""}`} data-testid="fill-with-bots">
+      {offered && (
+        <p class="fill-bots-why">
+          <strong>{tx("Nobody has joined you for a minute.", "Da un minuto non si è seduto nessuno.")}</strong>{" "}
+          {tx(
+            "Bots can play the empty seats so the game starts now; a match with bots is practice, and no rating changes.",
+            "I bot possono giocare ai posti liberi, così la partita inizia subito; una partita con i bot è un allenamento, e il punteggio Elo non cambia.",
+          )}
+        </p>
+      )}
+      <div class="fill-bots-controls">
+        <span class="field fill-bots-level">
+          <label for="fill-bots-level">{tx("Level of the bots", "Livello dei bot")}</label>
+          <select id="fill-bots-level" value={chosen} disabled={busy}
+            onChange={(e) => setLevel((e.currentTarget as HTMLSelectElement).value)}>
+            {levels.map((l) => (
+              <option key={l.id} value={l.id}>
+                {levelName(l.id, levels)}
+              </option>
+            ))}
+          </select>
+        </span>
+        <button type="button" class={`button${offered ? " big" : " secondary"}`} disabled={busy} onClick={() => onFill(chosen)}>
+          {tx("Fill with bots", "Riempi con i bot")}
+        </button>
+      </div>
+    </div>
+  );
+}
+
+export function WaitingScreen({ lobby, game, clock = browserClock }: {
+  lobby: LobbyView;
+  game: Pick<GameConnection, "adopt">;
+  /** The minute before bots are offered is timed by it (a test's own clock). */
+  clock?: Clock;
+}) {
   const link = `${location.origin}/join/${lobby.join_code}`;
   const open = lobby.seats_open;
   const levels = useBotLevels(lobby.game_type);
@@ -151,10 +232,37 @@ export function WaitingScreen({ lobby, game }: { lobby: LobbyView; game: Pick<Ga
   const remove = (seat: number) => void act(() => api.removeBot(lobby.id, seat));
   const sit = (seat: number) => void act(() => api.takeSeat(lobby.id, seat));
   const seated = lobby.players.some((p) => p.is_you);
+  const listed = lobby.open ?? false;
+  const setOpen = async (next: boolean) => {
+    setBusy(true);
+    setError(null);
+    try {
+      game.adopt(await api.setOpen(lobby.id, next));
+    } catch (e) {
+      setError(findTableError(e));
+    }
+    setBusy(false);
+  };
+  const fill = async (level: string) => {
+    setBusy(true);
+    setError(null);
+    const failed = await fillWithBots(lobby, level, game.adopt);
+    if (failed) setError(failed);
+    setBusy(false);
+  };
+  const canFill = creator && levels.length > 0 && open > 0;
+  // Timed from when this page first showed the waiting room.
+  const waited = useWaited(OFFER_BOTS_AFTER_MS, clock);
+  const offerBots = canFill && waited && aloneInLobby(lobby);
+  const fillControls = (offered: boolean) => (
+    <FillWithBots levels={levels} busy={busy} offered={offered} onFill={(level) => void fill(level)} />
+  );
 
   return (
     <section class="panel waiting" data-testid="screen-waiting">
       <h1>{tx("Waiting for players", "In attesa dei giocatori")}</h1>
+      {/* The offer is said when it appears, and takes no focus. */}
+      <div aria-live="polite">{offerBots && fillControls(true)}</div>
       <p class="helper">{inviteText(open)}</p>
       <div class="invite">
         <div class="invite-code">
@@ -172,6 +280,15 @@ export function WaitingScreen({ lobby, game }: { lobby: LobbyView; game: Pick<Ga
           <CopyButton text={link} label={tx("Copy link", "Copia il link")} />
         </div>
       </div>
+      {creator ? (
+        <OpenToAnyone open={listed} busy={busy} onChange={(next) => void setOpen(next)} />
+      ) : (
+        listed && (
+          <p class="helper open-note" data-testid="open-state">
+            {tx("This table is open to anyone: it is listed on the Play page.", "Questo tavolo è aperto a tutti: compare nella pagina Gioca.")}
+          </p>
+        )
+      )}
       <h2>{tx("Seats", "Posti")}</h2>
       <p class="helper">
         {open === 0
@@ -182,8 +299,8 @@ export function WaitingScreen({ lobby, game }: { lobby: LobbyView; game: Pick<Ga
             )}
         {creator && levels.length > 0 && open > 0 &&
           tx(
-            " You can seat a bot at an open seat; a match with a bot is a practice match, and no rating changes.",
-            " Puoi far sedere un bot a un posto libero; una partita con un bot è un allenamento, e il punteggio Elo non cambia.",
+            " You can seat a bot at an open seat, or at every one with Fill with bots; a match with a bot is a practice match, and no rating changes.",
+            " Puoi far sedere un bot a un posto libero, o a tutti con Riempi con i bot; una partita con un bot è un allenamento, e il punteggio Elo non cambia.",
           )}
       </p>
       <ul class="seat-list" aria-label={tx("Seats", "Posti")}>
@@ -202,6 +319,7 @@ export function WaitingScreen({ lobby, game }: { lobby: LobbyView; game: Pick<Ga
           />
         ))}
       </ul>
+      {canFill && !offerBots && fillControls(false)}
       {error && <Failed error={error} />}
       <h2>{tx("Rules of this table", "Regole di questo tavolo")}</h2>
       <OptionsList options={lobby.options} gameType={lobby.game_type} />

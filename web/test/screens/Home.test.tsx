@@ -1,0 +1,64 @@
+// @vitest-environment jsdom
+// The Play page: "Play now" and the open tables come first; the new-game form can open the table
+// to anyone.
+import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/preact";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { setLang } from "../../src/i18n";
+import { HomeScreen } from "../../src/screens/Home";
+import { LEVELS, lobby, person } from "../fixtures";
+
+const TYPES = [{
+  id: "scopone_scientifico", name: "Scopone scientifico", description: "", bot_levels: LEVELS,
+  options_schema: {
+    type: "object",
+    properties: { target_score: { type: "integer", title: "Target score", default: 11, minimum: 1, maximum: 101 } },
+  },
+}];
+
+function server() {
+  const posts: { url: string; body: unknown }[] = [];
+  vi.stubGlobal("fetch", vi.fn(async (url: string, init: RequestInit = {}) => {
+    const answers: Record<string, unknown> = {
+      "/api/game-types": TYPES, "/api/me/games": { games: [] }, "/api/games/open": { games: [] },
+    };
+    if (init.method === "POST") posts.push({ url, body: JSON.parse(String(init.body)) });
+    const body = init.method === "POST" ? { ...lobby([person(0, "alice", true)]), id: "new1", open: true } : answers[url];
+    return new Response(JSON.stringify(body), { status: init.method === "POST" ? 201 : 200, headers: { "Content-Type": "application/json" } });
+  }));
+  return posts;
+}
+
+beforeEach(() => {
+  history.replaceState(null, "", "/");
+  vi.spyOn(window, "scrollTo").mockImplementation(() => undefined);
+});
+
+afterEach(() => {
+  cleanup();
+  setLang("en", null);
+  vi.unstubAllGlobals();
+  vi.restoreAllMocks();
+});
+
+describe("the Play page", () => {
+  it("offers Play now first, then the open tables (none here, said in words)", async () => {
+    server();
+    render(<HomeScreen />);
+    const buttons = screen.getAllByRole("button");
+    expect(buttons[0].textContent).toBe("Play now");
+    expect(await screen.findByText("No open tables right now — press Play now to open one.")).toBeTruthy();
+  });
+
+  it("creates a table open to anyone when the person ticks it", async () => {
+    const posts = server();
+    render(<HomeScreen />);
+    const open = await screen.findByRole("checkbox", { name: "Open to anyone" }) as HTMLInputElement;
+    expect(open.checked).toBe(false); // a table for friends unless the person says otherwise
+    fireEvent.click(open);
+    fireEvent.click(screen.getByRole("button", { name: "Create game" }));
+    await waitFor(() => expect(location.pathname).toBe("/games/new1"));
+    expect(posts).toEqual([
+      { url: "/api/games", body: { game_type: "scopone_scientifico", options: { target_score: 11 }, open: true } },
+    ]);
+  });
+});
