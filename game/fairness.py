@@ -3,6 +3,11 @@
 This module is CONTRACT.md's Fairness section to the letter, so that anyone holding the revealed
 seed can re-derive every deal and every auto-play and check the log. Change nothing here without
 changing the contract (and the golden test that pins its test vector).
+
+Players may add their own entropy: each seat commits to 32 random bytes, then reveals them, and
+every stream is keyed with ``deal_key(seed, contributions)`` instead of the seed, so that neither
+the server nor any one player chooses the deal (docs/fairness.md). The functions below take that
+key wherever they take ``seed``.
 """
 
 from __future__ import annotations
@@ -16,6 +21,9 @@ T = TypeVar("T")
 
 _WORD_SPACE = 2**32
 
+ENTROPY_BYTES = 32  # each seat's contribution r_s
+WITHHELD = bytes(ENTROPY_BYTES)  # what a seat that did not commit or did not reveal contributes
+
 SUITS = ("D", "C", "S", "B")
 RANKS = tuple(range(1, 11))
 # The canonical order the deal starts from: 01D..10D, 01C..10C, 01S..10S, 01B..10B.
@@ -25,6 +33,30 @@ DECK: tuple[str, ...] = tuple(f"{rank:02d}{suit}" for suit in SUITS for rank in 
 def commitment(seed: bytes) -> str:
     """The public ``seed_commitment``: lowercase hex SHA-256 of the seed bytes."""
     return hashlib.sha256(seed).hexdigest()
+
+
+def entropy_commitment(value: bytes) -> str:
+    """A seat's ``commit`` hash: lowercase hex SHA-256 of its 32 random bytes r_s."""
+    _check_entropy(value)
+    return hashlib.sha256(value).hexdigest()
+
+
+def deal_key(seed: bytes, contributions: Sequence[bytes | None]) -> bytes:
+    """K = SHA-256(seed || r_0 || r_1 || ...), one r_s per seat in seat order; None (a seat that
+    did not commit or did not reveal) is 32 zero bytes."""
+    parts = [seed]
+    for value in contributions:
+        if value is None:
+            parts.append(WITHHELD)
+        else:
+            _check_entropy(value)
+            parts.append(value)
+    return hashlib.sha256(b"".join(parts)).digest()
+
+
+def _check_entropy(value: bytes) -> None:
+    if not isinstance(value, (bytes, bytearray)) or len(value) != ENTROPY_BYTES:
+        raise ValueError(f"a seat's entropy is exactly {ENTROPY_BYTES} bytes")
 
 
 def stream(seed: bytes, label: str) -> Iterator[int]:

@@ -34,6 +34,30 @@ export async function commitmentOf(seed: Uint8Array<ArrayBuffer>): Promise<strin
   return bytesToHex(await subtle().digest("SHA-256", seed));
 }
 
+export const ENTROPY_BYTES = 32;
+
+/**
+ * The deal key of a game whose seats added entropy (docs/fairness.md):
+ * K = SHA-256(seed || r_0 || r_1 || ...), one r_s per seat in seat order, null (a seat that did
+ * not commit or did not reveal) counting as 32 zero bytes. Every stream is keyed with K instead
+ * of the seed.
+ */
+export async function dealKey(
+  seed: Uint8Array<ArrayBuffer>,
+  contributions: readonly (Uint8Array | null)[],
+): Promise<Uint8Array<ArrayBuffer>> {
+  const joined = new Uint8Array(seed.length + ENTROPY_BYTES * contributions.length);
+  joined.set(seed, 0);
+  contributions.forEach((value, s) => {
+    if (value !== null && value.length !== ENTROPY_BYTES) {
+      throw new Error(`A seat's entropy is exactly ${ENTROPY_BYTES} bytes`);
+    }
+    // A withheld seat's bytes stay the zeros the array starts with.
+    if (value !== null) joined.set(value, seed.length + ENTROPY_BYTES * s);
+  });
+  return new Uint8Array(await subtle().digest("SHA-256", joined));
+}
+
 /** stream(label): word i = first 4 bytes, big-endian, of HMAC-SHA256(seed, label + ":" + i). */
 export class Stream {
   private i = 0;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DECK } from "../src/deck";
-import { commitmentOf, deal, hexToBytes, playsByHand, Stream, uniform, verifyLog } from "../src/fairness";
+import { bytesToHex, commitmentOf, deal, dealKey, hexToBytes, playsByHand, Stream, uniform, verifyLog } from "../src/fairness";
 import type { GameLog, LogMove } from "../src/types";
 
 // CONTRACT.md, Fairness: the test vector.
@@ -33,6 +33,36 @@ describe("the contract's test vector", () => {
     const two = await deal(SEED, 2);
     expect(two).not.toEqual(HAND_1);
     expect(two.flat().sort()).toEqual([...DECK].sort());
+  });
+});
+
+// docs/fairness.md: the player-entropy vector. r_0, r_1, r_2 revealed, seat 3 withheld.
+const CONTRIBUTIONS = [1, 2, 3].map((b) => new Uint8Array(32).fill(b));
+const DEAL_KEY = "2edb59735f8407f01c6aaec14f0b3318ada33b977ee4f42be863ac9951eb2495";
+const KEYED_HAND_1 = [
+  "01B 02B 03D 04C 04S 05B 05C 06C 07D 08C",
+  "01C 01D 01S 02C 03C 05D 05S 06S 07C 09C",
+  "02D 02S 03B 03S 06D 07S 08S 09B 09D 09S",
+  "04B 04D 06B 07B 08B 08D 10B 10C 10D 10S",
+].map((s) => s.split(" "));
+
+describe("the deal key with player entropy", () => {
+  it("is SHA-256 of the seed and each seat's value, a withheld seat as zeros", async () => {
+    expect(bytesToHex(await dealKey(SEED, [...CONTRIBUTIONS, null]))).toBe(DEAL_KEY);
+    expect(bytesToHex(await dealKey(SEED, [...CONTRIBUTIONS, new Uint8Array(32)]))).toBe(DEAL_KEY);
+  });
+
+  it("deals hand 1 from the key as listed", async () => {
+    expect(await deal(await dealKey(SEED, [...CONTRIBUTIONS, null]), 1)).toEqual(KEYED_HAND_1);
+  });
+
+  it("depends on which seat gave which value", async () => {
+    const swapped = [CONTRIBUTIONS[1], CONTRIBUTIONS[0], CONTRIBUTIONS[2], null];
+    expect(bytesToHex(await dealKey(SEED, swapped))).not.toBe(DEAL_KEY);
+  });
+
+  it("refuses a value that is not 32 bytes", async () => {
+    await expect(dealKey(SEED, [new Uint8Array(31), null, null, null])).rejects.toThrow(/exactly 32 bytes/);
   });
 });
 
