@@ -18,6 +18,8 @@ Decisions the contract leaves open, pinned by tests:
 
 from __future__ import annotations
 
+import hashlib
+import re
 from typing import Any
 
 from game import fairness
@@ -28,8 +30,9 @@ from game.scopone import view as seat_view
 from game.scopone.cards import is_card
 from game.status import TableStatus
 
-_ACTIONS = ("play", "ack")
-_MOVES = ("play", "auto_play", "ack", "continue")
+_ACTIONS = ("play", "ack", "commit", "reveal")
+_MOVES = ("play", "auto_play", "ack", "continue", "commit", "reveal", "entropy_deadline")
+_HEX64 = re.compile(r"[0-9a-f]{64}")
 
 OPTIONS_SCHEMA = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -77,9 +80,11 @@ class ScoponeEngine(Engine):
     supports_take_back = True
     options_schema = OPTIONS_SCHEMA
 
-    def __init__(self, turn_timeout_ms: int = 30000, hand_ack_timeout_ms: int = 30000):
+    def __init__(self, turn_timeout_ms: int = 30000, hand_ack_timeout_ms: int = 30000,
+                 entropy_timeout_ms: int = 10000):
         self.turn_timeout_ms = int(turn_timeout_ms)
         self.hand_ack_timeout_ms = int(hand_ack_timeout_ms)
+        self.entropy_timeout_ms = int(entropy_timeout_ms)
 
     # -- building and changing a table ------------------------------------------------------
 
@@ -87,14 +92,28 @@ class ScoponeEngine(Engine):
         if not isinstance(seed, (bytes, bytearray)) or not seed:
             raise ValueError("seed must be non-empty bytes")
         return table.new_table(
-            self.normalize_options(options), bytes(seed), self.turn_timeout_ms, self.hand_ack_timeout_ms, now_ms
+            self.normalize_options(options), bytes(seed), self.turn_timeout_ms, self.hand_ack_timeout_ms, now_ms,
+            self.entropy_timeout_ms,
         )
 
     def decide(self, state: dict[str, Any], seat: int, action: dict[str, Any], now_ms: int) -> Move:
         name = action_name(action)
         if name not in _ACTIONS:
-            raise GameError("unknown_action", f"Unknown action {name!r}: expected 'play' or 'ack'")
+            expected = "'play', 'ack', 'commit' or 'reveal'" if state.get("entropy") else "'play' or 'ack'"
+            raise GameError("unknown_action", f"Unknown action {name!r}: expected {expected}")
         check_seat(seat, self.seats)
+        if name == "commit":
+            digest = _hex64(action, "hash")
+            self._check_commit(state, seat)
+            return Move("commit", seat, {"hash": digest})
+        if name == "reveal":
+            value = _hex64(action, "value")
+            self._check_reveal(state, seat, value)
+            entropy = state["entropy"]
+            last = all(v is not None or s == seat or not c
+                       for s, (v, c) in enumerate(zip(entropy["values"], entropy["commits"])))
+            return Move("reveal", seat, {"value": value}, random=last)
+        _check_not_seeding(state)
         if name == "play":
             card, capture = _parse_play(action)
             capture = self._check_play(state, seat, card, capture)
@@ -120,6 +139,19 @@ class ScoponeEngine(Engine):
             seat = check_seat(move.seat, self.seats)
             self._check_ack(state, seat)
             table.acknowledge(new, seat, now_ms)
+        elif move.type == "commit":
+            seat = check_seat(move.seat, self.seats)
+            self._check_commit(state, seat)
+            table.commit(new, seat, _hex64(move.payload, "hash"), now_ms)
+        elif move.type == "reveal":
+            seat = check_seat(move.seat, self.seats)
+            value = _hex64(move.payload, "value")
+            self._check_reveal(state, seat, value)
+            table.reveal(new, seat, value, now_ms)
+        elif move.type == "entropy_deadline":
+            if state["status"] != TableStatus.SEEDING:
+                raise GameError("illegal_move", "The seeding phase is over")
+            table.entropy_deadline(new, now_ms)
         else:
             if state["status"] != TableStatus.HAND_END:
                 raise GameError("illegal_move", "There is no finished hand to continue from")
@@ -134,6 +166,9 @@ class ScoponeEngine(Engine):
             return [Deadline("turn", state["turn_deadline_ms"], f"turn:{tag}")]
         if state["status"] == TableStatus.HAND_END:
             return [Deadline("hand_end", state["hand_end_deadline_ms"], f"hand_end:{tag}")]
+        if state["status"] == TableStatus.SEEDING:
+            entropy = state["entropy"]
+            return [Deadline("entropy", entropy["deadline_ms"], f"entropy:{entropy['phase']}:{state['moves']}")]
         return []
 
     def fire(self, state: dict[str, Any], token: str, now_ms: int) -> Move | None:
@@ -143,6 +178,8 @@ class ScoponeEngine(Engine):
             if deadline.kind == "turn":
                 card, capture = self._auto_choice(state)
                 return Move("auto_play", state["turn"], {"card": card, "capture": capture}, auto=True, random=True)
+            if deadline.kind == "entropy":
+                return Move("entropy_deadline", None, {}, auto=True, random=True)
             return Move("continue", None, {}, auto=True, random=True)
         return None
 
@@ -182,6 +219,25 @@ class ScoponeEngine(Engine):
         hand = state["hands"][seat]
         return rules.check_play(hand, state["table"], card, capture, state["options"]["asso_pigliatutto"])
 
+    def _check_commit(self, state: dict[str, Any], seat: int) -> None:
+        entropy = _seeding(state)
+        if entropy["phase"] != table.COMMIT:
+            raise GameError("illegal_move", "Commitments are closed: reveal your value")
+        if entropy["commits"][seat]:
+            raise GameError("illegal_move", "You already committed")
+
+    def _check_reveal(self, state: dict[str, Any], seat: int, value: str) -> None:
+        entropy = _seeding(state)
+        if entropy["phase"] != table.REVEAL:
+            raise GameError("illegal_move", "Reveal once every seat committed or the commit time ran out")
+        commitment = entropy["commits"][seat]
+        if not commitment:
+            raise GameError("illegal_move", "You did not commit: your seat contributes zeros")
+        if entropy["values"][seat] is not None:
+            raise GameError("illegal_move", "You already revealed")
+        if hashlib.sha256(bytes.fromhex(value)).hexdigest() != commitment:
+            raise GameError("illegal_move", "That value does not match your commitment")
+
     def _check_ack(self, state: dict[str, Any], seat: int) -> None:
         _check_not_finished(state)
         if state["status"] != TableStatus.HAND_END:
@@ -192,8 +248,31 @@ class ScoponeEngine(Engine):
     def _auto_choice(self, state: dict[str, Any]) -> tuple[str, list[str]]:
         """CONTRACT: the legal plays sorted, index uniform(len) from label ``auto:<m>``, m the move's number."""
         plays = self.legal_plays(state)
-        index = fairness.choose(table.seed_of(state), f"auto:{state['moves'] + 1}", len(plays))
+        index = fairness.choose(table.key_of(state), f"auto:{state['moves'] + 1}", len(plays))
         return plays[index]
+
+
+def _seeding(state: dict[str, Any]) -> dict[str, Any]:
+    """The entropy record of a table in its seeding phase."""
+    if state["status"] != TableStatus.SEEDING:
+        _check_not_finished(state)
+        raise GameError("illegal_move", "The seeding phase is over" if state.get("entropy")
+                        else "This game has no seeding phase (the option player_entropy)")
+    entropy: dict[str, Any] = state["entropy"]
+    return entropy
+
+
+def _check_not_seeding(state: dict[str, Any]) -> None:
+    if state["status"] == TableStatus.SEEDING:
+        raise GameError("illegal_move", "The cards are not dealt yet: commit, then reveal your value")
+
+
+def _hex64(data: dict[str, Any], field: str) -> str:
+    """A 64-character lowercase hex field of an action or payload (``bad_request`` otherwise)."""
+    value = data.get(field)
+    if not isinstance(value, str) or not _HEX64.fullmatch(value):
+        raise GameError("bad_request", f"'{field}' must be 64 lowercase hex characters (32 bytes)")
+    return value
 
 
 def _check_not_finished(state: dict[str, Any]) -> None:

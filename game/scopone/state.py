@@ -21,9 +21,13 @@ SEATS = 4
 CARDS_PER_HAND = 40
 
 
+COMMIT, REVEAL = "commit", "reveal"  # the phases of seeding
+
+
 def new_table(options: dict[str, Any], seed: bytes, turn_timeout_ms: int, hand_ack_timeout_ms: int,
-              now_ms: int) -> dict[str, Any]:
-    """A table with hand 1 dealt; the timeouts are copied in so that the table keeps its rules."""
+              now_ms: int, entropy_timeout_ms: int = 10000) -> dict[str, Any]:
+    """A table with hand 1 dealt, or seeding first with the option ``player_entropy``; the
+    timeouts are copied in so that the table keeps its rules."""
     state = {
         "game": GAME_ID,
         "version": VERSION,
@@ -48,7 +52,14 @@ def new_table(options: dict[str, Any], seed: bytes, turn_timeout_ms: int, hand_a
         "scores": {"A": 0, "B": 0},
         "audit": [],  # the last_hand record of every finished hand
         "winner": None,
+        "key": None,  # the deal key K (hex) once the seats' entropy is in; None: the seed keys
+        "entropy": None,
     }
+    if options.get("player_entropy"):
+        state.update(status=TableStatus.SEEDING, entropy={
+            "timeout_ms": entropy_timeout_ms, "phase": COMMIT, "deadline_ms": now_ms + entropy_timeout_ms,
+            "commits": [None] * SEATS, "values": [None] * SEATS})
+        return state
     start_hand(state, 1, now_ms)
     return state
 
@@ -70,13 +81,69 @@ def seed_of(state: dict[str, Any]) -> bytes:
     return bytes.fromhex(state["seed"])
 
 
+def key_of(state: dict[str, Any]) -> bytes:
+    """What keys every stream (deals, auto-plays): K with player entropy, else the seed."""
+    key = state.get("key")
+    return bytes.fromhex(key) if key else seed_of(state)
+
+
+def commit(state: dict[str, Any], seat: int, digest: str, now_ms: int) -> None:
+    """A seat's checked commitment; the fourth ends the commit phase."""
+    entropy = _entropy(state)
+    entropy["commits"] = [digest if s == seat else c for s, c in enumerate(entropy["commits"])]
+    if all(entropy["commits"]):
+        _open_reveals(state, now_ms)
+
+
+def reveal(state: dict[str, Any], seat: int, value: str, now_ms: int) -> None:
+    """A seat's checked value; the last of the committed seats' deals hand 1."""
+    entropy = _entropy(state)
+    entropy["values"] = [value if s == seat else v for s, v in enumerate(entropy["values"])]
+    if _every_commit_revealed(entropy):
+        _deal_with_entropy(state, now_ms)
+
+
+def entropy_deadline(state: dict[str, Any], now_ms: int) -> None:
+    """The phase's time ran out: commits close (the seats that did not commit contribute
+    zeros), or reveals do (hand 1 is dealt with what was revealed)."""
+    if _entropy(state)["phase"] == COMMIT:
+        _open_reveals(state, now_ms)
+    else:
+        _deal_with_entropy(state, now_ms)
+
+
+def _entropy(state: dict[str, Any]) -> dict[str, Any]:
+    """The state's entropy record, copied so that the transition never touches the input."""
+    entropy: dict[str, Any] = dict(state["entropy"])
+    state["entropy"] = entropy
+    return entropy
+
+
+def _open_reveals(state: dict[str, Any], now_ms: int) -> None:
+    entropy = state["entropy"]
+    entropy.update(phase=REVEAL, deadline_ms=now_ms + entropy["timeout_ms"])
+    if _every_commit_revealed(entropy):  # nobody committed: nothing to wait for
+        _deal_with_entropy(state, now_ms)
+
+
+def _every_commit_revealed(entropy: dict[str, Any]) -> bool:
+    return all(value is not None for value, digest in zip(entropy["values"], entropy["commits"]) if digest)
+
+
+def _deal_with_entropy(state: dict[str, Any], now_ms: int) -> None:
+    values = [bytes.fromhex(v) if v is not None else None for v in state["entropy"]["values"]]
+    state["key"] = fairness.deal_key(seed_of(state), values).hex()
+    state["entropy"] = {**state["entropy"], "phase": None, "deadline_ms": None}
+    start_hand(state, 1, now_ms)
+
+
 def start_hand(state: dict[str, Any], hand: int, now_ms: int) -> None:
     """Deal hand ``hand`` from the seed; it is led by seat (hand - 1) mod 4 on an empty table."""
     state.update(
         status=TableStatus.PLAYING,
         hand_number=hand,
         turn=(hand - 1) % SEATS,
-        hands=fairness.deal(seed_of(state), hand, SEATS),
+        hands=fairness.deal(key_of(state), hand, SEATS),
         table=[],
         captured=[[] for _ in range(SEATS)],
         scope=[0] * SEATS,

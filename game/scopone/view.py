@@ -55,6 +55,14 @@ def render(state: dict[str, Any], seat: int | None) -> dict[str, Any]:
         view["last_hand"] = copy.deepcopy(state["audit"][-1])
         view["acknowledged"] = sorted(state["acknowledged"])
         view["hand_end_deadline"] = iso_from_ms(state["hand_end_deadline_ms"])
+    elif status == TableStatus.SEEDING:
+        entropy = state["entropy"]
+        view["entropy"] = {
+            "phase": entropy["phase"],
+            "committed": [s for s, digest in enumerate(entropy["commits"]) if digest],
+            "revealed": [s for s, value in enumerate(entropy["values"]) if value is not None],
+            "deadline": iso_from_ms(entropy["deadline_ms"]),
+        }
     elif status == TableStatus.FINISHED:
         view["last_hand"] = copy.deepcopy(state["audit"][-1])
         view["winner"] = state["winner"]

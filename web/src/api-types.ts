@@ -918,7 +918,7 @@ export interface components {
              * @description `lobby` while waiting, then the game's status.
              * @enum {string}
              */
-            status: "lobby" | "playing" | "hand_end" | "finished";
+            status: "lobby" | "seeding" | "playing" | "hand_end" | "finished";
             /** @description The seated players, in seat order. */
             players: components["schemas"]["PreviewPlayer"][];
             /** @description Seats still free. */
@@ -947,7 +947,7 @@ export interface components {
              * @description `lobby` while seats are open, then the game's status.
              * @enum {string}
              */
-            status: "lobby" | "playing" | "hand_end";
+            status: "lobby" | "seeding" | "playing" | "hand_end";
             /** @description The seated players, in seat order. */
             players: components["schemas"]["LobbyPlayer"][];
             /** @description Seats still free. */
@@ -1046,7 +1046,7 @@ export interface components {
              * @description `lobby` while seats are open, then the game's status.
              * @enum {string}
              */
-            status: "lobby" | "playing" | "hand_end";
+            status: "lobby" | "seeding" | "playing" | "hand_end";
             /** @description The seated players, in seat order. */
             players: components["schemas"]["LobbyPlayer"][];
             /** @description Seats still free. */
@@ -1519,7 +1519,7 @@ export interface components {
              * @description `lobby` (no table yet: no moves), then the table's status.
              * @enum {string}
              */
-            status: "lobby" | "playing" | "hand_end" | "finished";
+            status: "lobby" | "seeding" | "playing" | "hand_end" | "finished";
             /** @description Finished games only: the seed, lowercase hex. */
             seed?: string;
         };
