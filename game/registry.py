@@ -42,15 +42,16 @@ class Registry:
         return isinstance(game_id, str) and game_id in self._engines
 
 
-def default_registry(turn_timeout_ms: int = 30000, hand_ack_timeout_ms: int = 30000, *,
-                     dummy: bool = False) -> Registry:
+def default_registry(turn_timeout_ms: int = 30000, hand_ack_timeout_ms: int = 30000,
+                     entropy_timeout_ms: int = 10000, *, dummy: bool = False) -> Registry:
     """Scopone scientifico (the default game type); with ``dummy``, the platform's test game too.
 
     The dummy game is for tests (DUMMY_GAME); offered to players it would only be a way to farm
     ratings and to run tables nobody means to finish.
     """
     registry = Registry()
-    registry.register(ScoponeEngine(turn_timeout_ms=turn_timeout_ms, hand_ack_timeout_ms=hand_ack_timeout_ms))
+    registry.register(ScoponeEngine(turn_timeout_ms=turn_timeout_ms, hand_ack_timeout_ms=hand_ack_timeout_ms,
+                                    entropy_timeout_ms=entropy_timeout_ms))
     if dummy:
         registry.register(DummyEngine(turn_timeout_ms=turn_timeout_ms))
     return registry

@@ -56,6 +56,7 @@ async def build_service(settings: Settings) -> tuple[ServiceSpec, Tables]:
     """The service's spec (API, health probe, background resume) and its tables."""
     registry = default_registry(turn_timeout_ms=round(settings.turn_timeout_seconds * 1000),
                                 hand_ack_timeout_ms=round(settings.hand_ack_timeout_seconds * 1000),
+                                entropy_timeout_ms=round(settings.entropy_timeout_seconds * 1000),
                                 dummy=settings.dummy_game)
     log_store = await open_log(settings)
     cache = open_cache(settings)

@@ -137,6 +137,7 @@ class Settings:
     game_ttl_seconds: int = 86400
     hand_ack_timeout_seconds: float = 30
     turn_timeout_seconds: float = 30
+    entropy_timeout_seconds: float = 10
     deadline_heartbeat_ms: int = 30000
     deadline_lease_ms: int = 30000
     dummy_game: bool = False
@@ -176,6 +177,7 @@ class Settings:
             game_ttl_seconds=env.integer("GAME_TTL_SECONDS", 86400, minimum=1),
             hand_ack_timeout_seconds=env.number("HAND_ACK_TIMEOUT_SECONDS", 30),
             turn_timeout_seconds=env.number("TURN_TIMEOUT_SECONDS", 30),
+            entropy_timeout_seconds=env.number("ENTROPY_TIMEOUT_SECONDS", 10),
             deadline_heartbeat_ms=env.integer("DEADLINE_HEARTBEAT_MS", 30000, minimum=10),
             deadline_lease_ms=env.integer("DEADLINE_LEASE_MS", 30000, minimum=1000),
             dummy_game=env.flag("DUMMY_GAME", False),

@@ -71,6 +71,7 @@ _DEFAULT_OF = {
     "GAME_TTL_SECONDS": lambda s: s.game_ttl_seconds,
     "HAND_ACK_TIMEOUT_SECONDS": lambda s: s.hand_ack_timeout_seconds,
     "TURN_TIMEOUT_SECONDS": lambda s: s.turn_timeout_seconds,
+    "ENTROPY_TIMEOUT_SECONDS": lambda s: s.entropy_timeout_seconds,
     "DEADLINE_HEARTBEAT_MS": lambda s: s.deadline_heartbeat_ms,
     "DEADLINE_LEASE_MS": lambda s: s.deadline_lease_ms, "DUMMY_GAME": lambda s: s.dummy_game,
     "LOG_LEVEL": lambda s: s.log_level, "LOGGING_CONFIG": lambda s: s.logging_config,
@@ -175,6 +176,7 @@ def test_database_parts_build_a_dsn_leaving_out_an_empty_port():
     ({"GAME_TTL_SECONDS": "0"}, "GAME_TTL_SECONDS"),
     ({"TURN_TIMEOUT_SECONDS": "-1"}, "TURN_TIMEOUT_SECONDS"),
     ({"HAND_ACK_TIMEOUT_SECONDS": "nan"}, "HAND_ACK_TIMEOUT_SECONDS"),
+    ({"ENTROPY_TIMEOUT_SECONDS": "0"}, "ENTROPY_TIMEOUT_SECONDS"),
     ({"DEADLINE_HEARTBEAT_MS": "1.5"}, "DEADLINE_HEARTBEAT_MS"),
     ({"DEADLINE_LEASE_MS": "999"}, "DEADLINE_LEASE_MS"),  # fires get a third of it to answer
     ({"DUMMY_GAME": "sometimes"}, "DUMMY_GAME"),
