@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import logging
+import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
@@ -85,6 +87,9 @@ class SeatBot:
         # Decisions run off the event loop (a maestro thinks for up to a second).
         self._decide = decide or asyncio.to_thread
         self._turn: asyncio.Task | None = None
+        # Player entropy: the bot's own 32 bytes, drawn like a person's browser draws them and
+        # kept in this process until revealed (a bot moved to another replica withholds).
+        self._entropy = secrets.token_bytes(32)
 
     async def run(self) -> None:
         """Play until the match is finished; a lost stream is watched again."""
@@ -115,8 +120,20 @@ class SeatBot:
     def _owes_move(self, view: dict) -> bool:
         if view.get("your_turn"):
             return True
+        if view.get("status") == TableStatus.SEEDING:
+            return self._entropy_action(view) is not None
         return (view.get("status") == "hand_end"
                 and self.seat_index not in view.get("acknowledged", ()))
+
+    def _entropy_action(self, view: dict) -> dict | None:
+        """The commit or reveal the seat owes in the seeding phase, if any."""
+        entropy = view.get("entropy") or {}
+        if entropy.get("phase") == "commit" and self.seat_index not in entropy.get("committed", ()):
+            return {"action": "commit", "hash": hashlib.sha256(self._entropy).hexdigest()}
+        if (entropy.get("phase") == "reveal" and self.seat_index in entropy.get("committed", ())
+                and self.seat_index not in entropy.get("revealed", ())):
+            return {"action": "reveal", "value": self._entropy.hex()}
+        return None
 
     def _cancel_turn(self) -> None:
         if self._turn is not None and not self._turn.done():
@@ -131,9 +148,12 @@ class SeatBot:
                 knowledge = knowledge_from_view(view, moves)
                 card, capture = await self._decide(lambda: _timed(self.level, knowledge))
                 action: dict = {"action": "play", "card": card, "capture": capture}
+            elif view.get("status") == TableStatus.SEEDING:
+                action = self._entropy_action(view) or {}
             else:
                 action = {"action": "ack"}
-            await asyncio.sleep(max(0.0, self.think_seconds - (time.monotonic() - started)))
+            if action.get("action") not in ("commit", "reveal"):  # entropy needs no thinking
+                await asyncio.sleep(max(0.0, self.think_seconds - (time.monotonic() - started)))
             if not await self.still_plays():
                 log.info("table %s: %s was taken back; its bot stops", self.table_id, self.seat)
                 return

@@ -59,6 +59,13 @@ OPTIONS_SCHEMA = {
             "title": "Asso pigliatutto",
             "description": "An ace facing no ace on the table takes the whole table (never a scopa).",
         },
+        "player_entropy": {
+            "type": "boolean",
+            "default": False,
+            "title": "Player entropy",
+            "description": "Every player adds a secret random value to the shuffle before the deal, so that "
+                           "nobody, the server included, chooses the cards (docs/fairness.md).",
+        },
     },
 }
 

@@ -94,4 +94,6 @@ def result(state: dict[str, Any]) -> MatchResult | None:
         "hands": state["hand_number"],
         "audit": copy.deepcopy(state["audit"]),
     }
+    if state.get("entropy"):  # player entropy: the seats that kept their value back, for history
+        summary["withheld"] = [s for s, value in enumerate(state["entropy"]["values"]) if value is None]
     return MatchResult(seat_results(scores, state["winner"], SEATS), summary)

@@ -30,11 +30,12 @@ MODELS: tuple[type[BaseModel], ...] = (
     games.LobbyPlayer, games.Lobby, games.PreviewPlayer, games.Preview, games.MyGame, games.MyGames,
     games.OpenGame, games.OpenGames,
     table.Scores, table.LegalPlay, table.Player, table.LastPlay, table.TeamHand, table.TeamHands, table.Award,
-    table.LastHand, table.GameView,
+    table.LastHand, table.Entropy, table.GameView,
     records.LoggedMove, records.MoveLog, records.MatchPlayer, records.MatchResult, records.Match,
     records.MatchPage, records.Rating, records.Ratings, records.LeaderboardEntry, records.Leaderboard,
     socket.WsLobby, socket.WsState, socket.WsGameOver, socket.WsRematch, socket.WsError, socket.WsPresence,
-    socket.WsServerMessage, socket.WsPlay, socket.WsAck, socket.WsStateRequest, socket.WsTakeBack,
+    socket.WsServerMessage, socket.WsPlay, socket.WsAck, socket.WsCommit, socket.WsReveal,
+    socket.WsStateRequest, socket.WsTakeBack,
     socket.WsClientMessage,
 )
 

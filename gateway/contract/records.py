@@ -89,6 +89,8 @@ class MatchResult(Body):
     target_score: int | Absent = absent("The options' target.")
     hands: int | Absent = absent("Hands played.")
     audit: list[LastHand] | Absent = absent("Every hand's scoring.")
+    withheld: list[Seat] | Absent = absent(
+        "With player entropy: the seats that did not reveal a value (each contributed zeros).")
 
 
 class Match(Body):

@@ -123,6 +123,24 @@ class WsAck(WsAction):
     action: Literal["ack"] = "ack"
 
 
+class WsCommit(WsAction):
+    """Player entropy, phase `commit`: the SHA-256 of 32 random bytes of the seat's own."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"action": "commit", "hash": "72cd6e8422c407fb6d098690f1130b7ded7ec2f7f5e1d30bd9d521f015363793"}]})
+    action: Literal["commit"] = "commit"
+    hash: str = Field(pattern="^[0-9a-f]{64}$", description="Lowercase hex SHA-256 of the 32 bytes.")
+
+
+class WsReveal(WsAction):
+    """Player entropy, phase `reveal`: the 32 bytes committed to."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"action": "reveal", "value": "0101010101010101010101010101010101010101010101010101010101010101"}]})
+    action: Literal["reveal"] = "reveal"
+    value: str = Field(pattern="^[0-9a-f]{64}$", description="The 32 bytes, lowercase hex.")
+
+
 class WsStateRequest(WsAction):
     """Ask for the current view again."""
 
@@ -137,7 +155,7 @@ class WsTakeBack(WsAction):
     action: Literal["takeback"] = "takeback"
 
 
-class WsClientMessage(RootModel[Annotated[WsPlay | WsAck | WsStateRequest | WsTakeBack,
+class WsClientMessage(RootModel[Annotated[WsPlay | WsAck | WsCommit | WsReveal | WsStateRequest | WsTakeBack,
                                           Field(discriminator="action")]]):
     __doc__ = (f"Any message a client sends: JSON text of at most {MAX_SOCKET_MESSAGE_BYTES} bytes "
                "(docs/websocket.md).")

@@ -26,6 +26,7 @@ from gateway.contract.common import (
     absent,
     given,
     rendered_always,
+    timestamp,
     timestamp_given,
 )
 
@@ -121,6 +122,17 @@ class Player(Rendered):
                                         "table.")
 
 
+class Entropy(Body):
+    """Player entropy's seeding phase (the option `player_entropy`): who committed and revealed so far."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"phase": "reveal", "committed": [0, 1, 2, 3], "revealed": [1], "deadline": "2026-12-02T10:00:20.000Z"}]})
+    phase: Literal["commit", "reveal"] = Field(description="`commit` (send `commit`), then `reveal` (send `reveal`).")
+    committed: list[Seat] = Field(description="The seats that committed, sorted.")
+    revealed: list[Seat] = Field(description="The seats that revealed, sorted.")
+    deadline: str = timestamp("When the phase goes on without the missing seats.")
+
+
 def _game_view_schema(schema: dict[str, Any]) -> None:
     rendered_always("hand", "table", "turn", "hand_number", "scores", "last_play")(schema)
     schema["examples"] = [examples.PLAYING]
@@ -136,7 +148,8 @@ class GameView(Rendered):
 
     model_config = ConfigDict(json_schema_extra=_game_view_schema)
     # The engine's, in the order it renders them (so the JSON keeps its order).
-    status: Engine[Literal["playing", "hand_end", "finished"]] = Field(description="Where the game is.")
+    status: Engine[Literal["seeding", "playing", "hand_end", "finished"]] = Field(
+        description="Where the game is: `seeding` first with player entropy.")
     options: Engine[Options]
     players: list[Player] = Field(description="All four seats, in seat order.")
     you: Engine[Seat]
@@ -156,6 +169,7 @@ class GameView(Rendered):
     last_hand: Engine[LastHand | Absent] = given("In `hand_end` and `finished`.")
     acknowledged: Engine[list[Seat] | Absent] = given("In `hand_end`: the seats that acknowledged, sorted.")
     hand_end_deadline: Engine[str | Absent] = timestamp_given("In `hand_end`: when the next hand is dealt anyway.")
+    entropy: Engine[Entropy | Absent] = given("In `seeding`: the phase, who committed and revealed, its deadline.")
     winner: Engine[Team | Absent] = given("In `finished`: the winning team.")
     seed: Engine[str | Absent] = given("In `finished`: the 32-byte seed, lowercase hex.",
                                       json_schema_extra={"pattern": HEX64})

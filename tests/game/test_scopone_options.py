@@ -6,7 +6,7 @@ from game.engine import OptionsError
 from game.scopone import ScoponeEngine
 
 ENGINE = ScoponeEngine()
-DEFAULTS = {"target_score": 11, "napola": True, "asso_pigliatutto": False}
+DEFAULTS = {"target_score": 11, "napola": True, "asso_pigliatutto": False, "player_entropy": False}
 
 
 def test_defaults_when_options_are_missing():
@@ -16,7 +16,7 @@ def test_defaults_when_options_are_missing():
 
 def test_given_options_are_kept_and_the_rest_defaulted():
     assert ENGINE.normalize_options({"target_score": 21, "asso_pigliatutto": True}) == {
-        "target_score": 21, "napola": True, "asso_pigliatutto": True
+        "target_score": 21, "napola": True, "asso_pigliatutto": True, "player_entropy": False
     }
 
 
@@ -58,7 +58,8 @@ def test_options_must_be_an_object():
 
 def test_new_state_normalizes_the_options():
     state = ENGINE.new_state({"target_score": 5}, b"s" * 32, 0)
-    assert state["options"] == {"target_score": 5, "napola": True, "asso_pigliatutto": False}
+    assert state["options"] == {"target_score": 5, "napola": True, "asso_pigliatutto": False,
+                                "player_entropy": False}
 
 
 def test_new_state_refuses_bad_options():

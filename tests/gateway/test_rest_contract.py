@@ -87,7 +87,8 @@ async def test_create_game_answers_201_with_the_lobby(players):
     lobby = response.json()
     assert lobby["status"] == "lobby"
     assert lobby["game_type"] == "scopone_scientifico"
-    assert lobby["options"] == {"target_score": 5, "napola": True, "asso_pigliatutto": False}
+    assert lobby["options"] == {"target_score": 5, "napola": True, "asso_pigliatutto": False,
+                                "player_entropy": False}
     assert lobby["players"] == [{"seat": 0, "name": "alice", "team": "A", "is_you": True}]
     assert lobby["seats_open"] == 3
     assert len(lobby["join_code"]) == 6

@@ -204,7 +204,8 @@ def test_the_options_schema_is_the_scopone_engines(document):
     scopone = resolve(document, options["anyOf"][0])
     assert scopone["additionalProperties"] is False
     assert scopone["properties"] == SCOPONE_OPTIONS_SCHEMA["properties"]
-    assert scopone["examples"] == [{"target_score": 11, "napola": True, "asso_pigliatutto": False}]
+    assert scopone["examples"] == [{"target_score": 11, "napola": True, "asso_pigliatutto": False,
+                                    "player_entropy": False}]
 
 
 def test_the_options_are_those_of_the_catalogue_it_is_made_for():

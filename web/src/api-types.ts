@@ -1262,6 +1262,39 @@ export interface components {
             scores: components["schemas"]["Scores"];
         };
         /**
+         * @description Player entropy's seeding phase (the option `player_entropy`): who committed and revealed so far.
+         * @example {
+         *       "phase": "reveal",
+         *       "committed": [
+         *         0,
+         *         1,
+         *         2,
+         *         3
+         *       ],
+         *       "revealed": [
+         *         1
+         *       ],
+         *       "deadline": "2026-12-02T10:00:20.000Z"
+         *     }
+         */
+        Entropy: {
+            /**
+             * @description `commit` (send `commit`), then `reveal` (send `reveal`).
+             * @enum {string}
+             */
+            phase: "commit" | "reveal";
+            /** @description The seats that committed, sorted. */
+            committed: number[];
+            /** @description The seats that revealed, sorted. */
+            revealed: number[];
+            /**
+             * Format: date-time
+             * @description When the phase goes on without the missing seats. ISO 8601, UTC, milliseconds, `Z`.
+             * @example 2026-12-02T10:00:30.123Z
+             */
+            deadline: string;
+        };
+        /**
          * @description A started game as one seat sees it (the body of GET /api/games/{id} and the `game` of a WebSocket `state` message). Fields tied to a phase are present only in it: `turn_deadline`, and `your_turn` with `legal` on your move, while a hand is played; `last_hand`, `acknowledged` and `hand_end_deadline` in `hand_end`; `last_hand`, `winner` and `seed` once `finished`. This is scopone scientifico's view; other game types share the platform's fields (id, game_type, join_code, status, options, players with their seat, name and connected, you, seed_commitment, revision) and render the rest their own way.
          * @example {
          *       "id": "6f1c2a9e-3b7d-4c51-9a0e-2f8d6b4c1e7a",
@@ -1345,10 +1378,10 @@ export interface components {
          */
         GameView: {
             /**
-             * @description Where the game is.
+             * @description Where the game is: `seeding` first with player entropy.
              * @enum {string}
              */
-            status: "playing" | "hand_end" | "finished";
+            status: "seeding" | "playing" | "hand_end" | "finished";
             options: components["schemas"]["Options"];
             /** @description All four seats, in seat order. */
             players: components["schemas"]["Player"][];
@@ -1389,6 +1422,8 @@ export interface components {
              * @example 2026-12-02T10:00:30.123Z
              */
             hand_end_deadline?: string;
+            /** @description In `seeding`: the phase, who committed and revealed, its deadline. */
+            entropy?: components["schemas"]["Entropy"];
             /** @description In `finished`: the winning team. */
             winner?: components["schemas"]["Team"];
             /** @description In `finished`: the 32-byte seed, lowercase hex. */
@@ -1563,6 +1598,8 @@ export interface components {
             hands?: number;
             /** @description Every hand's scoring. */
             audit?: components["schemas"]["LastHand"][];
+            /** @description With player entropy: the seats that did not reveal a value (each contributed zeros). */
+            withheld?: number[];
         };
         /**
          * @description A finished match.
@@ -1945,6 +1982,46 @@ export interface components {
             action: "ack";
         };
         /**
+         * @description Player entropy, phase `commit`: the SHA-256 of 32 random bytes of the seat's own.
+         * @example {
+         *       "action": "commit",
+         *       "hash": "72cd6e8422c407fb6d098690f1130b7ded7ec2f7f5e1d30bd9d521f015363793"
+         *     }
+         */
+        WsCommit: {
+            /** @description The revision the player saw; refused with `concurrent_move` if the game moved on. */
+            revision?: number;
+            /** @description Chosen by the client, unique per move: 1 to 64 printable ASCII characters without spaces. A move sent again with an id already played is not played twice (`already_played`); an error answering the message carries it. */
+            id?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "commit";
+            /** @description Lowercase hex SHA-256 of the 32 bytes. */
+            hash: string;
+        };
+        /**
+         * @description Player entropy, phase `reveal`: the 32 bytes committed to.
+         * @example {
+         *       "action": "reveal",
+         *       "value": "0101010101010101010101010101010101010101010101010101010101010101"
+         *     }
+         */
+        WsReveal: {
+            /** @description The revision the player saw; refused with `concurrent_move` if the game moved on. */
+            revision?: number;
+            /** @description Chosen by the client, unique per move: 1 to 64 printable ASCII characters without spaces. A move sent again with an id already played is not played twice (`already_played`); an error answering the message carries it. */
+            id?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "reveal";
+            /** @description The 32 bytes, lowercase hex. */
+            value: string;
+        };
+        /**
          * @description Ask for the current view again.
          * @example {
          *       "action": "state"
@@ -1979,7 +2056,7 @@ export interface components {
             action: "takeback";
         };
         /** @description Any message a client sends: JSON text of at most 4096 bytes (docs/websocket.md). */
-        WsClientMessage: components["schemas"]["WsPlay"] | components["schemas"]["WsAck"] | components["schemas"]["WsStateRequest"] | components["schemas"]["WsTakeBack"];
+        WsClientMessage: components["schemas"]["WsPlay"] | components["schemas"]["WsAck"] | components["schemas"]["WsCommit"] | components["schemas"]["WsReveal"] | components["schemas"]["WsStateRequest"] | components["schemas"]["WsTakeBack"];
         /**
          * @description Rank `01`..`10` (08 fante, 09 cavallo, 10 re) then suit: `D` denari, `C` coppe, `S` spade, `B` bastoni. `07D` is the settebello.
          * @example 07D
