@@ -1,8 +1,7 @@
 """Player entropy in the scopone engine (CONTRACT.md, Fairness, "Player entropy"): the seeding
 phase, its commits, reveals and deadlines, the deal key K and the contract's test vector.
 
-The option ``player_entropy`` is not offered yet (the gateway and the app come next, issue 33),
-so these tables are built with the state module, as the engine builds them once it is."""
+The tables are built with the state module, with a seeding timeout of the tests' own."""
 
 from __future__ import annotations
 

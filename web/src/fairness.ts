@@ -128,9 +128,70 @@ export function playsByHand(log: GameLog): PlayRecord[][] {
   return hands;
 }
 
+/** One seat's part of the deal key: its revealed value (hex), or null when it withheld. */
+export interface Contribution {
+  seat: number;
+  value: string | null;
+  /** Why a seat withheld: it never committed, or committed and never revealed. */
+  reason?: "no_commit" | "no_reveal";
+}
+
 export type Verification =
-  | { ok: true; hands: number; plays: number; message: string }
-  | { ok: false; message: string };
+  | { ok: true; hands: number; plays: number; message: string; contributions?: Contribution[] }
+  | { ok: false; message: string; contributions?: Contribution[] };
+
+const ENTROPY_MOVES = new Set(["commit", "reveal", "entropy_deadline"]);
+
+/** Whether the seats added entropy to this log's deals (player_entropy). */
+export function hasEntropy(log: GameLog): boolean {
+  return log.options?.player_entropy === true || log.moves.some((m) => ENTROPY_MOVES.has(m.type));
+}
+
+const seatOf = (seat: string | null | undefined) => Number(String(seat ?? "").replace(/^seat:/, ""));
+
+/**
+ * Each seat's contribution from the log's commit and reveal moves: a reveal counts only when its
+ * SHA-256 is the seat's commitment (the server refuses any other, so one that does not match is a
+ * failed check); a seat without both withheld (32 zero bytes).
+ */
+export async function contributionsOf(
+  log: GameLog,
+  seats = 4,
+): Promise<{ ok: true; contributions: Contribution[] } | { ok: false; message: string; contributions: Contribution[] }> {
+  const commits = new Map<number, string>();
+  const reveals = new Map<number, { value: string; number: number }>();
+  for (const move of log.moves) {
+    const seat = seatOf(move.seat);
+    if (move.type === "commit" && !commits.has(seat)) commits.set(seat, String(move.payload?.hash ?? "").toLowerCase());
+    if (move.type === "reveal" && !reveals.has(seat)) reveals.set(seat, { value: String(move.payload?.value ?? "").toLowerCase(), number: move.number });
+  }
+  const contributions: Contribution[] = [];
+  for (let s = 0; s < seats; s++) {
+    const commit = commits.get(s);
+    const reveal = reveals.get(s);
+    if (!commit) {
+      contributions.push({ seat: s, value: null, reason: "no_commit" });
+      continue;
+    }
+    if (!reveal) {
+      contributions.push({ seat: s, value: null, reason: "no_reveal" });
+      continue;
+    }
+    const ok = /^[0-9a-f]{64}$/.test(reveal.value) && (await commitmentOf(hexToBytes(reveal.value))) === commit;
+    contributions.push({ seat: s, value: reveal.value });
+    if (!ok) {
+      return {
+        ok: false,
+        contributions,
+        message: tx(
+          `Mismatch: the value seat ${s} revealed at move ${reveal.number} does not hash to its commitment ${commit}`,
+          `Non corrisponde: il valore rivelato dal posto ${s} alla mossa ${reveal.number} non ha come SHA-256 il suo impegno ${commit}`,
+        ),
+      };
+    }
+  }
+  return { ok: true, contributions };
+}
 
 /**
  * Check a finished game's log: SHA-256(seed) is the commitment seen during play (and the log's),
@@ -152,37 +213,38 @@ export async function verifyLog(log: GameLog, commitmentSeen: string | null): Pr
       message: tx(`Mismatch: SHA-256 of the seed is ${commitment}, but the log's commitment is ${log.seed_commitment}`, `Non corrisponde: lo SHA-256 del seed è ${commitment}, ma l'impegno del registro è ${log.seed_commitment}`),
     };
   }
+  // With player entropy every deal is keyed with K = SHA-256(seed || r_0 || .. || r_3).
+  let key = seed;
+  let contributions: Contribution[] | undefined;
+  if (hasEntropy(log)) {
+    const found = await contributionsOf(log, log.seats?.length || 4);
+    contributions = found.contributions;
+    if (!found.ok) return { ok: false, message: found.message, contributions };
+    key = await dealKey(seed, contributions.map((c) => (c.value ? hexToBytes(c.value) : null)));
+  }
+  const fail = (message: string): Verification => ({ ok: false, message, contributions });
   const hands = playsByHand(log);
-  if (hands.length === 0) return { ok: false, message: tx("The log has no plays to check", "Il registro non ha giocate da verificare") };
+  if (hands.length === 0) return fail(tx("The log has no plays to check", "Il registro non ha giocate da verificare"));
   let plays = 0;
   for (let h = 0; h < hands.length; h++) {
     const number = h + 1;
-    const dealt = await deal(seed, number);
+    const dealt = await deal(key, number);
     const left = new Set(dealt.flat());
     for (const play of hands[h]) {
       if (!(play.seat >= 0 && play.seat < dealt.length)) {
-        return { ok: false, message: tx(`Mismatch in hand ${number}: move ${play.number} names no seat`, `Non corrisponde nella mano ${number}: la mossa ${play.number} non indica un posto`) };
+        return fail(tx(`Mismatch in hand ${number}: move ${play.number} names no seat`, `Non corrisponde nella mano ${number}: la mossa ${play.number} non indica un posto`));
       }
       if (!dealt[play.seat].includes(play.card)) {
-        return {
-          ok: false,
-          message: tx(`Mismatch in hand ${number}: move ${play.number}, seat ${play.seat} played ${play.card}, which was not dealt to that seat`, `Non corrisponde nella mano ${number}: alla mossa ${play.number} il posto ${play.seat} ha giocato ${play.card}, che non gli era stata distribuita`),
-        };
+        return fail(tx(`Mismatch in hand ${number}: move ${play.number}, seat ${play.seat} played ${play.card}, which was not dealt to that seat`, `Non corrisponde nella mano ${number}: alla mossa ${play.number} il posto ${play.seat} ha giocato ${play.card}, che non gli era stata distribuita`));
       }
       if (!left.delete(play.card)) {
-        return {
-          ok: false,
-          message: tx(`Mismatch in hand ${number}: move ${play.number} plays ${play.card} a second time`, `Non corrisponde nella mano ${number}: la mossa ${play.number} gioca ${play.card} una seconda volta`),
-        };
+        return fail(tx(`Mismatch in hand ${number}: move ${play.number} plays ${play.card} a second time`, `Non corrisponde nella mano ${number}: la mossa ${play.number} gioca ${play.card} una seconda volta`));
       }
       plays++;
     }
     // The seed is revealed only once the game is over, so every hand was played out.
     if (left.size > 0) {
-      return {
-        ok: false,
-        message: tx(`Mismatch in hand ${number}: ${left.size} dealt cards were never played (${[...left].sort().join(" ")})`, `Non corrisponde nella mano ${number}: ${left.size} carte distribuite non sono mai state giocate (${[...left].sort().join(" ")})`),
-      };
+      return fail(tx(`Mismatch in hand ${number}: ${left.size} dealt cards were never played (${[...left].sort().join(" ")})`, `Non corrisponde nella mano ${number}: ${left.size} carte distribuite non sono mai state giocate (${[...left].sort().join(" ")})`));
     }
   }
   const n = hands.length;
@@ -190,6 +252,7 @@ export async function verifyLog(log: GameLog, commitmentSeen: string | null): Pr
     ok: true,
     hands: n,
     plays,
-    message: tx(`${n} hand${n === 1 ? "" : "s"}, ${plays} plays, each card played by the seat it was dealt to; commitment ok`, `${n} man${n === 1 ? "o" : "i"}, ${plays} giocate, ogni carta giocata dal posto a cui era stata distribuita; impegno verificato`),
+    contributions,
+    message: tx(`${n} hand${n === 1 ? "" : "s"}, ${plays} plays, each card played by the seat it was dealt to; commitment ok${contributions ? "; deals keyed with the seed and the players' values" : ""}`, `${n} man${n === 1 ? "o" : "i"}, ${plays} giocate, ogni carta giocata dal posto a cui era stata distribuita; impegno verificato${contributions ? "; smazzate generate dal seed e dai valori dei giocatori" : ""}`),
   };
 }

@@ -22,6 +22,23 @@ const ITALIAN_OPTIONS: Record<string, { title: string; description: string }> = 
   },
 };
 
+/** Options the app words itself in both languages, whatever the server's description says. */
+const OWN_OPTIONS: Record<string, { en: { title: string; description: string }; it: { title: string; description: string } }> = {
+  player_entropy: {
+    en: {
+      title: "Players shuffle too",
+      description: "Every player adds a secret random number to the shuffle, so nobody — not even the server — chooses the cards.",
+    },
+    it: {
+      title: "Anche i giocatori mescolano",
+      description: "Ogni giocatore aggiunge un numero casuale segreto al mescolamento, così nessuno — nemmeno il server — sceglie le carte.",
+    },
+  },
+};
+
+/** The app's own defaults, over the schema's: the players' entropy is on unless turned off. */
+const APP_DEFAULTS: Record<string, unknown> = { player_entropy: true };
+
 const ITALIAN_TYPES: Record<string, string> = {
   scopone_scientifico:
     "Il gioco di carte italiano a coppie: quattro giocatori in due squadre, dieci carte a testa e il tavolo vuoto; si prende per valore uguale o per somma, chi pulisce il tavolo fa scopa, e si contano carte, denari, settebello, primiera e napola.",
@@ -48,7 +65,8 @@ export function fieldsOf(schema: OptionsSchema | undefined): Field[] {
     const kind: Field["kind"] =
       p.type === "integer" || p.type === "number" || p.type === "boolean" ? p.type : "string";
     const fallback = kind === "boolean" ? false : kind === "string" ? "" : (p.minimum ?? 0);
-    const italian = lang() === "it" ? ITALIAN_OPTIONS[key] : undefined;
+    const own = OWN_OPTIONS[key]?.[lang()];
+    const italian = own ?? (lang() === "it" ? ITALIAN_OPTIONS[key] : undefined);
     return {
       key,
       kind,
@@ -56,7 +74,7 @@ export function fieldsOf(schema: OptionsSchema | undefined): Field[] {
       description: italian?.description ?? p.description,
       min: p.minimum,
       max: p.maximum,
-      default: p.default ?? fallback,
+      default: key in APP_DEFAULTS ? APP_DEFAULTS[key] : (p.default ?? fallback),
     };
   });
 }

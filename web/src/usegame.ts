@@ -53,6 +53,9 @@ export function useGame(id: string, onUnauthenticated: () => void): GameConnecti
   const [fatal, setFatal] = useState<string | null>(null);
   const socketRef = useRef<GameSocket | null>(null);
   const viewRef = useRef<AnyView | null>(null);
+  /** The last action sent: a commit or reveal refused (sent again after a reload, or after the
+   * phase moved on) is no error the player needs to see. */
+  const lastActionRef = useRef<string | null>(null);
   viewRef.current = state.view;
   const unauth = useRef(onUnauthenticated);
   unauth.current = onUnauthenticated;
@@ -72,7 +75,11 @@ export function useGame(id: string, onUnauthenticated: () => void): GameConnecti
         },
         onMessage: (message) => {
           if (cancelled) return;
-          dispatch({ type: "message", message });
+          const quiet =
+            message.type === "error" &&
+            message.code === "illegal_move" &&
+            (lastActionRef.current === "commit" || lastActionRef.current === "reveal");
+          if (!quiet) dispatch({ type: "message", message });
           // A refused move: ask for the current view so the table is surely right.
           if (message.type === "error" && viewRef.current && viewRef.current.status !== "lobby") {
             socket?.send({ action: "state" });
@@ -152,6 +159,7 @@ export function useGame(id: string, onUnauthenticated: () => void): GameConnecti
 
   const send = useCallback((action: object, revision?: number) => {
     const ok = socketRef.current?.send(action) ?? false;
+    if (ok) lastActionRef.current = String((action as { action?: unknown }).action ?? "");
     if (ok && revision !== undefined) {
       dispatch({ type: "sent", revision, play: (action as { action?: unknown }).action === "play" });
     }

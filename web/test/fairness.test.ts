@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DECK } from "../src/deck";
-import { bytesToHex, commitmentOf, deal, dealKey, hexToBytes, playsByHand, Stream, uniform, verifyLog } from "../src/fairness";
+import { bytesToHex, commitmentOf, contributionsOf, deal, dealKey, hasEntropy, hexToBytes, playsByHand, Stream, uniform, verifyLog } from "../src/fairness";
 import type { GameLog, LogMove } from "../src/types";
 
 // CONTRACT.md, Fairness: the test vector.
@@ -158,5 +158,71 @@ describe("verifyLog", () => {
   it("reads hex seeds and refuses others", () => {
     expect(Array.from(hexToBytes("00ff10"))).toEqual([0, 255, 16]);
     expect(() => hexToBytes("zz")).toThrow();
+  });
+});
+
+// Player entropy in the log: the contract's vector. Seats 0..2 commit and reveal 32×0x01, 0x02,
+// 0x03; seat 3 commits and never reveals (the reveal phase ends at its deadline): it withholds.
+async function entropyLog(options: { revealSeat3?: string; tamper?: boolean } = {}): Promise<GameLog> {
+  const moves: LogMove[] = [];
+  let n = 0;
+  const values = CONTRIBUTIONS.map((c) => bytesToHex(c));
+  for (let s = 0; s < 3; s++) moves.push(move(++n, "commit", s, { hash: await commitmentOf(CONTRIBUTIONS[s]) }));
+  moves.push(move(++n, "commit", 3, { hash: await commitmentOf(new Uint8Array(32).fill(9)) }));
+  for (let s = 0; s < 3; s++) {
+    const value = options.tamper && s === 1 ? "ff".repeat(32) : values[s];
+    moves.push(move(++n, "reveal", s, { value }));
+  }
+  moves.push(move(++n, "entropy_deadline", null));
+  const dealt = await deal(await dealKey(SEED, [...CONTRIBUTIONS, null]), 1);
+  for (let i = 0; i < 10; i++) for (let s = 0; s < 4; s++) moves.push(move(++n, "play", s, { card: dealt[s][i], capture: [] }));
+  return {
+    id: "g", game_type: "scopone_scientifico", options: { player_entropy: true }, seats: ["seat:0", "seat:1", "seat:2", "seat:3"],
+    seed_commitment: COMMITMENT, seed: SEED_HEX, moves, revision: n, status: "finished",
+  };
+}
+
+describe("verifyLog with player entropy", () => {
+  it("recomputes K from the seed and the revealed values, a withheld seat as zeros", async () => {
+    const log = await entropyLog();
+    const result = await verifyLog(log, COMMITMENT);
+    expect(result.ok).toBe(true);
+    expect(result.contributions).toEqual([
+      { seat: 0, value: "01".repeat(32) },
+      { seat: 1, value: "02".repeat(32) },
+      { seat: 2, value: "03".repeat(32) },
+      { seat: 3, value: null, reason: "no_reveal" },
+    ]);
+    // The same plays do not match the deal of the bare seed.
+    expect(hasEntropy(log)).toBe(true);
+  });
+
+  it("fails when the plays are the seed's deal instead of K's", async () => {
+    const log = await fakeLog(1);
+    log.moves.unshift(move(0, "entropy_deadline", null));
+    const result = await verifyLog(log, COMMITMENT);
+    expect(result.ok).toBe(false);
+    expect(result.contributions?.every((c) => c.value === null)).toBe(true);
+  });
+
+  it("fails a reveal whose SHA-256 is not its commitment", async () => {
+    const result = await verifyLog(await entropyLog({ tamper: true }), COMMITMENT);
+    expect(result.ok).toBe(false);
+    expect(result.message).toMatch(/seat 1 revealed at move 6 does not hash to its commitment/);
+  });
+
+  it("counts a seat that never committed as withheld", async () => {
+    const log = await entropyLog();
+    log.moves = log.moves.filter((m) => !(m.type === "commit" && m.seat === "seat:3"));
+    const { contributions } = await contributionsOf(log);
+    expect(contributions[3]).toEqual({ seat: 3, value: null, reason: "no_commit" });
+  });
+
+  it("leaves a game without entropy to the seed", async () => {
+    const log = await fakeLog(1);
+    expect(hasEntropy(log)).toBe(false);
+    const result = await verifyLog(log, COMMITMENT);
+    expect(result.ok).toBe(true);
+    expect(result.contributions).toBeUndefined();
   });
 });

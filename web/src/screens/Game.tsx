@@ -18,6 +18,8 @@ import { GameOverScreen } from "./GameOver";
 import { HandEndScreen } from "./HandEnd";
 import { TableScreen } from "./Table";
 import { WaitingScreen } from "./Waiting";
+import { SeedingScreen } from "./Seeding";
+import { isSeeding, useEntropy, type SeedingView } from "../entropy";
 
 /**
  * The table as it stands right after the hand's last play, before the summary: the view before
@@ -55,6 +57,8 @@ export function GameScreen({ id, onUnauthenticated }: { id: string; onUnauthenti
   const game = useGame(id, onUnauthenticated);
   const { state, connection, fatal } = game;
   const hold = useHold(state.ending);
+  // Player entropy: the browser commits and reveals its seat's value by itself.
+  const own = useEntropy(state.view, game.send);
   const current = state.view && state.view.status !== "lobby" ? (state.view as GameView) : null;
   // The end of the hand stays on the table while the view is that hand's end (not the next hand).
   const closing = current && current.status !== "playing" && hold.closing?.after.hand_number === current.hand_number
@@ -105,6 +109,8 @@ export function GameScreen({ id, onUnauthenticated }: { id: string; onUnauthenti
   let screen;
   if (view.status === "lobby") {
     screen = <WaitingScreen lobby={view as LobbyView} game={game} />;
+  } else if (isSeeding(view)) {
+    screen = <SeedingScreen view={view as SeedingView} own={own} alert={alert} />;
   } else if (view.status === "playing" || closing) {
     screen = (
       <TableScreen

@@ -5,9 +5,10 @@
 
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { api, ApiError, logUrl, errorText } from "../api";
-import { isPracticeView, playAgainWithBots } from "../bots";
+import { displayName, isPracticeView, playAgainWithBots } from "../bots";
 import { playerName } from "../describe";
-import { verifyLog, type Verification } from "../fairness";
+import { shortHex } from "../entropy";
+import { verifyLog, type Contribution, type Verification } from "../fairness";
 import { aItalian, tx } from "../i18n";
 import { andList } from "../deck";
 import { LastHandTally } from "../tally";
@@ -22,9 +23,51 @@ import { EloDelta } from "../widgets";
 import { HandSummary } from "./HandEnd";
 import { ScoreBoard } from "./Table";
 
+function seatNames(view: GameView): (string | undefined)[] {
+  const names: (string | undefined)[] = [];
+  for (const p of view.players) names[p.seat] = displayName(p);
+  return names;
+}
+
 type Check = { state: "running" } | { state: "done"; result: Verification } | { state: "error"; message: string };
 
-export function DealCheck({ id, commitment }: { id: string; commitment: string | null }) {
+/** Each seat's part of the deal key: its value, shortened, or "withheld". */
+export function Contributions({ contributions, names }: { contributions: Contribution[]; names?: (string | undefined)[] }) {
+  const withheld = contributions.filter((c) => c.value === null);
+  return (
+    <div class="contributions" data-testid="contributions">
+      <h3>{tx("The players' values", "I valori dei giocatori")}</h3>
+      <ul class="contribution-list">
+        {contributions.map((c) => {
+          const who = names?.[c.seat];
+          return (
+            <li key={c.seat} data-testid={`contribution-${c.seat}`}>
+              <span class="contribution-seat">
+                {tx(`Seat ${c.seat}`, `Posto ${c.seat}`)}
+                {who ? ` (${who})` : ""}
+              </span>{" "}
+              {c.value ? (
+                <code class="contribution-value" title={c.value}>{shortHex(c.value)}</code>
+              ) : (
+                <span class="contribution-withheld">{tx("withheld", "non fornito")}</span>
+              )}
+            </li>
+          );
+        })}
+      </ul>
+      <p class="helper">
+        {withheld.length === 0
+          ? tx("Every seat added its value.", "Ogni posto ha aggiunto il suo valore.")
+          : tx(
+              `Withheld (counted as zeros): ${withheld.map((c) => `seat ${c.seat}${names?.[c.seat] ? ` (${names[c.seat]})` : ""}`).join(", ")}.`,
+              `Non forniti (contano come zeri): ${withheld.map((c) => `posto ${c.seat}${names?.[c.seat] ? ` (${names[c.seat]})` : ""}`).join(", ")}.`,
+            )}
+      </p>
+    </div>
+  );
+}
+
+export function DealCheck({ id, commitment, names }: { id: string; commitment: string | null; names?: (string | undefined)[] }) {
   const [check, setCheck] = useState<Check>({ state: "running" });
   const run = useCallback(async () => {
     setCheck({ state: "running" });
@@ -76,6 +119,17 @@ export function DealCheck({ id, commitment }: { id: string; commitment: string |
         )}
       </p>
       {result}
+      {check.state === "done" && check.result.contributions && (
+        <>
+          <p class="helper">
+            {tx(
+              "This game used the players' entropy: every seat added a secret random value, committed to before anyone revealed. The deals come from SHA-256 of the seed and the four values, so nobody, not even the server, chose them.",
+              "Questa partita ha usato l'entropia dei giocatori: ogni posto ha aggiunto un valore casuale segreto, impegnato prima che qualcuno lo rivelasse. Le smazzate vengono dallo SHA-256 del seed e dei quattro valori, quindi nessuno, nemmeno il server, le ha scelte.",
+            )}
+          </p>
+          <Contributions contributions={check.result.contributions} names={names} />
+        </>
+      )}
       <p class="check-actions">
         <button type="button" class="button secondary" onClick={() => void run()} disabled={check.state === "running"}>
           {tx("Check again", "Verifica di nuovo")}
@@ -265,7 +319,7 @@ export function GameOverScreen({
           </dd>
         </div>
       </dl>
-      <DealCheck id={view.id} commitment={seen} />
+      <DealCheck id={view.id} commitment={seen} names={seatNames(view)} />
       <p class="game-over-links">
         <a href={`/history/${view.id}`}>{tx("See this match in your history", "Vedi questa partita nello storico")}</a>
         {" · "}

@@ -348,7 +348,7 @@ export function MatchScreen({ id, me }: { id: string; me: string }) {
         </a>
       </p>
       {checking ? (
-        <DealCheck id={match.id} commitment={null} />
+        <DealCheck id={match.id} commitment={null} names={seatNamesOf(match)} />
       ) : (
         <p>
           <button type="button" class="button secondary" onClick={() => setChecking(true)}>
@@ -358,4 +358,10 @@ export function MatchScreen({ id, me }: { id: string; me: string }) {
       )}
     </section>
   );
+}
+
+function seatNamesOf(match: MatchItem): (string | undefined)[] {
+  const names: (string | undefined)[] = [];
+  for (const p of match.players) names[p.seat] = displayName(p);
+  return names;
 }

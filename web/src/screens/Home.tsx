@@ -20,6 +20,8 @@ export function statusText(game: Pick<MyGame, "status" | "seats_open">): string 
       return game.seats_open === 1
         ? tx("Waiting for 1 more player", "Manca 1 giocatore")
         : tx(`Waiting for ${game.seats_open} more players`, `Mancano ${game.seats_open} giocatori`);
+    case "seeding":
+      return tx("Shuffling together, cards soon", "Si mescola insieme, tra poco le carte");
     case "playing":
       return tx("Playing", "In corso");
     case "hand_end":
