@@ -46,6 +46,19 @@ export function BotMark({ level, levels }: { level: string; levels?: BotLevel[] 
 }
 
 /** Every mark of one seat: the bot and its level, the bot standing in for a person, or offline. */
+/** The `<option>`s of a bot-level `<select>`, weakest first, named in the page's language. */
+export function BotLevelOptions({ levels }: { levels: BotLevel[] }) {
+  return (
+    <>
+      {levels.map((l) => (
+        <option key={l.id} value={l.id}>
+          {levelName(l.id, levels)}
+        </option>
+      ))}
+    </>
+  );
+}
+
 export function SeatMarks({ player, levels, yours = false }: {
   player: SeatOccupant & { name: string; connected?: boolean };
   levels?: BotLevel[];

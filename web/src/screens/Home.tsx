@@ -3,8 +3,8 @@
 
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { api, gameTypesCached, errorText } from "../api";
-import { botLevels, defaultBotLevel, displayName, levelName, playAgainstComputer, type ComputerGame } from "../bots";
-import { SeatMarks } from "../botmarks";
+import { botLevels, defaultBotLevel, displayName, playAgainstComputer, type ComputerGame } from "../bots";
+import { BotLevelOptions, SeatMarks } from "../botmarks";
 import { serverOffset } from "../clock";
 import { timeAgo } from "../countdown";
 import { FindTable, findTableError } from "../opentables";
@@ -173,11 +173,7 @@ function PlayAgainstComputer({ type, options, valid, busy, setBusy }: {
           <label for="computer-level">{tx("Bot level", "Livello dei bot")}</label>
           <select id="computer-level" value={chosen} disabled={busy}
             onChange={(e) => setLevel((e.currentTarget as HTMLSelectElement).value)}>
-            {levels.map((l) => (
-              <option key={l.id} value={l.id}>
-                {levelName(l.id, levels)}
-              </option>
-            ))}
+            <BotLevelOptions levels={levels} />
           </select>
         </div>
       </div>

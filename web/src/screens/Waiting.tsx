@@ -6,9 +6,9 @@
 
 import { useState } from "preact/hooks";
 import { api, errorText } from "../api";
-import { aloneInLobby, defaultBotLevel, displayName, fillWithBots, levelName, youAreCreator } from "../bots";
+import { aloneInLobby, defaultBotLevel, displayName, fillWithBots, youAreCreator } from "../bots";
 import { browserClock, type Clock } from "../clock";
-import { SeatMarks, useBotLevels } from "../botmarks";
+import { BotLevelOptions, SeatMarks, useBotLevels } from "../botmarks";
 import { inviteText } from "../describe";
 import { tx } from "../i18n";
 import { navigate } from "../router";
@@ -61,11 +61,7 @@ function OpenSeatControls({ seat, levels, busy, onAdd }: {
         onChange={(e) => setLevel((e.currentTarget as HTMLSelectElement).value)}
         disabled={busy}
       >
-        {levels.map((l) => (
-          <option key={l.id} value={l.id}>
-            {levelName(l.id, levels)}
-          </option>
-        ))}
+        <BotLevelOptions levels={levels} />
       </select>
       <button
         type="button"
@@ -190,11 +186,7 @@ function FillWithBots({ levels, busy, offered, onFill }: {
           <label for="fill-bots-level">{tx("Level of the bots", "Livello dei bot")}</label>
           <select id="fill-bots-level" value={chosen} disabled={busy}
             onChange={(e) => setLevel((e.currentTarget as HTMLSelectElement).value)}>
-            {levels.map((l) => (
-              <option key={l.id} value={l.id}>
-                {levelName(l.id, levels)}
-              </option>
-            ))}
+            <BotLevelOptions levels={levels} />
           </select>
         </span>
         <button type="button" class={`button${offered ? " big" : " secondary"}`} disabled={busy} onClick={() => onFill(chosen)}>
