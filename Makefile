@@ -25,7 +25,7 @@ BUF         = tools/node_modules/.bin/buf
 # not a shallow clone.
 BREAKING_AGAINST ?= .git\#ref=$(shell cat protos/RELEASED),subdir=protos
 
-.PHONY: run test lint lock web web-test bench audit gen install client gen-clients clean
+.PHONY: run test lint lock web web-test bench soak audit gen install client gen-clients clean
 
 run: $(RUN_STAMP) $(GEN) $(WEB_DIST)
 	$(VENV)/bin/tavolo run
@@ -60,6 +60,11 @@ lock: $(TEST_STAMP)
 
 bench: $(TEST_STAMP) $(GEN)
 	$(PY) -m bench
+
+# Half an hour of whole matches at 300 moves/s: does each process's memory stay flat, and what
+# does a move cost (docs/capacity.md)? SOAK_MINUTES, SOAK_RATE, SOAK_TABLES change the run.
+soak: $(TEST_STAMP) $(GEN)
+	$(PY) -m bench.soak
 
 # The public JSON contract, generated from gateway/contract's models and committed: docs/openapi.json
 # (the OpenAPI document, made without a server, so each game's options are any object: the served
