@@ -74,15 +74,25 @@ class Room:
     moves: int = 0
     matches: int = 0
     errors: int = 0
+    unavailable: int = 0                        # lobby calls answered 503, sent again
     latencies: list[float] = field(default_factory=list)
+
+    async def _post(self, player: Player, path: str, body: dict) -> dict:
+        """A lobby call, sent again after a 503 (an overloaded lobby: the contract's answer)."""
+        for attempt in range(5):
+            answer = await player.http.post(path, json=body)
+            if answer.status_code != 503:
+                break
+            self.unavailable += 1
+            await asyncio.sleep(0.5 * 2**attempt)
+        answer.raise_for_status()
+        return answer.json()
 
     async def seat(self, limit: asyncio.Semaphore) -> _Table:
         async with limit:
-            created = await self.players[0].http.post("/api/games", json={"options": {}})
-            created.raise_for_status()
-            lobby = created.json()
+            lobby = await self._post(self.players[0], "/api/games", {"options": {}})
             for player in self.players[1:]:
-                (await player.http.post("/api/games/join", json={"code": lobby["join_code"]})).raise_for_status()
+                await self._post(player, "/api/games/join", {"code": lobby["join_code"]})
             table = _Table([await _open_socket(player, lobby["id"]) for player in self.players])
             table.game_id = lobby["id"]
             await table.start()
@@ -183,7 +193,8 @@ def _verdict(start: int, half: int, end: int) -> str:
 
 def _print(snapshots: list[Snapshot], steady: Costs | None, end: Costs, room: Room, meter: Meter,
            private_redis: bool) -> None:
-    print(f"   {room.moves} moves, {room.matches} matches finished, {room.errors} actions sent again")
+    print(f"   {room.moves} moves, {room.matches} matches finished, {room.errors} actions and"
+          f" {room.unavailable} lobby calls sent again")
     if steady is None or len(snapshots) < 3:
         print("   too short for a verdict: SOAK_MINUTES must be past SOAK_WARMUP_MINUTES by 2 reports")
         return
