@@ -27,15 +27,16 @@ log = logging.getLogger(__name__)
 
 
 async def open_store(settings: Settings) -> DriveStore:
-    if settings.database_url is None:
+    database = settings.database
+    if database is None:
         log.info("bots: DATABASE_URL unset, keeping the bots' tables in memory (one replica only)")
         return MemoryDriveStore()
-    url = settings.database_url
+    cache = database.statement_cache_size
 
     async def open_postgres() -> DriveStore:
-        for name in await migrate(url, components=("bots",)):
+        for name in await migrate(database.url, components=("bots",), statement_cache_size=cache):
             log.info("bots: applied migration %s", name)
-        return PostgresDriveStore(await postgres_pool(url))
+        return PostgresDriveStore(await postgres_pool(database.url, statement_cache_size=cache))
 
     return await when_reachable("bots: Postgres", open_postgres)
 

@@ -23,7 +23,7 @@ from asyncpg.pool import PoolConnectionProxy
 
 from game.engine import Move
 from game.group_commit import GroupCommit
-from services.stores import postgres_pool
+from services.stores import STATEMENT_CACHE_SIZE, postgres_pool
 
 WINDOW = 256  # moves per read: a replay of a long log holds one window in memory
 
@@ -393,15 +393,18 @@ class PostgresLogStore(LogStore):
         self.appends = GroupCommit(self._append_many, self._append_one)
 
     @classmethod
-    async def open(cls, dsn: str, min_size: int = 1, max_size: int = 10) -> PostgresLogStore:
+    async def open(cls, dsn: str, min_size: int = 1, max_size: int = 10, *,
+                   statement_cache_size: int = STATEMENT_CACHE_SIZE) -> PostgresLogStore:
         """A store with a pool of its own.
 
         The store keeps no session state (no transaction spans two calls, no LISTEN, no SET),
         so a connection goes back to the pool without asyncpg's reset query: a round trip
         less on every read and append. The reset query was also what found a broken
         connection; :meth:`_connection` closes those instead, so none is handed out again.
+        For the same reason ``dsn`` may go through a transaction pooler.
         """
         pool = await postgres_pool(dsn, min_size=min_size, max_size=max_size,
+                                   statement_cache_size=statement_cache_size,
                                    reset=_rollback_if_needed)
         return cls(pool)
 

@@ -32,14 +32,15 @@ REDIS_CONNECTIONS = 64  # calls beyond this wait for a free connection instead o
 
 
 async def open_log(settings: Settings) -> LogStore:
-    if settings.database_url is None:
+    database = settings.database
+    if database is None:
         log.info("game: DATABASE_URL unset, keeping move logs in memory (one replica only)")
         return MemoryLogStore()
-    url = settings.database_url
+    cache = database.statement_cache_size
 
     async def open_postgres() -> LogStore:
-        await migrate(url, components=("game",))
-        return await PostgresLogStore.open(url)
+        await migrate(database.url, components=("game",), statement_cache_size=cache)
+        return await PostgresLogStore.open(database.url, statement_cache_size=cache)
 
     return await when_reachable("game: Postgres", open_postgres)
 

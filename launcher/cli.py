@@ -99,13 +99,14 @@ def _dev_idp(settings: Settings, args: argparse.Namespace) -> int:
 def _migrate(settings: Settings, args: argparse.Namespace) -> int:
     from services.migrations import migrate
 
-    if settings.database_url is None:
+    database = settings.database
+    if database is None:
         print("tavolo migrate: no database configured (set DATABASE_URL or DATABASE_*)",
               file=sys.stderr)
         return 2
-    url = settings.database_url
     try:
-        applied = asyncio.run(when_reachable("Postgres", lambda: migrate(url)))
+        applied = asyncio.run(when_reachable("Postgres", lambda: migrate(
+            database.url, statement_cache_size=database.statement_cache_size)))
     except StoreUnreachable as error:
         print(f"tavolo migrate: {error}", file=sys.stderr)
         return 1

@@ -42,7 +42,7 @@ from lobby.store import (
     too_many_open_games,
 )
 from services.signals import PostgresSignalHub, Signals
-from services.stores import POSTGRES_DOWN, unavailable_when
+from services.stores import POSTGRES_DOWN, STATEMENT_CACHE_SIZE, unavailable_when
 
 CHANNEL = "tavolo_lobby"  # NOTIFY channel; the payload is the game id
 PURGE_AFTER = "7 days"
@@ -98,14 +98,19 @@ _unavailable = unavailable_when(POSTGRES_DOWN, "lobby store")
 
 
 class PostgresLobbyStore(LobbyStore):
-    """Every replica of the lobby shares the database; LISTEN/NOTIFY carries the changes."""
+    """Every replica of the lobby shares the database; LISTEN/NOTIFY carries the changes.
 
-    def __init__(self, pool: asyncpg.Pool, dsn: str, ttl_seconds: int,
-                 clock: Callable[[], float] = time.monotonic):
+    ``pool`` may go through a transaction pooler: every lock is transaction-level and nothing
+    outlives a transaction. The LISTEN goes to ``listen_dsn``, a session of its own."""
+
+    def __init__(self, pool: asyncpg.Pool, listen_dsn: str, ttl_seconds: int,
+                 clock: Callable[[], float] = time.monotonic, *,
+                 statement_cache_size: int = STATEMENT_CACHE_SIZE):
         self.pool = pool
         self.ttl_seconds = ttl_seconds
         self.clock = clock
-        self._signals = PostgresSignalHub(dsn, CHANNEL)
+        self._signals = PostgresSignalHub(listen_dsn, CHANNEL,
+                                          statement_cache_size=statement_cache_size)
         self._next_purge = clock()
 
     @_unavailable

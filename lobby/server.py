@@ -27,12 +27,17 @@ log = logging.getLogger(__name__)
 async def build_store(settings: Settings) -> LobbyStore:
     """Postgres when a database is configured (durable: the seating is what a match is recorded
     with), else memory (one replica)."""
-    url = settings.database_url
-    if url is not None:
+    database = settings.database
+    if database is not None:
+        cache = database.statement_cache_size
+
         async def open_postgres() -> LobbyStore:
-            for name in await migrate(url, components=("lobby",)):
+            for name in await migrate(database.url, components=("lobby",),
+                                      statement_cache_size=cache):
                 log.info("lobby: applied migration %s", name)
-            return PostgresLobbyStore(await postgres_pool(url), url, settings.game_ttl_seconds)
+            return PostgresLobbyStore(
+                await postgres_pool(database.url, statement_cache_size=cache),
+                database.listen_url, settings.game_ttl_seconds, statement_cache_size=cache)
 
         return await when_reachable("lobby: Postgres", open_postgres)
     log.info("DATABASE_URL is unset: games are kept in memory (one replica only)")

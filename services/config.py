@@ -127,10 +127,30 @@ class GrpcSecurity:
 
 
 @dataclass(frozen=True)
+class Database:
+    """Where a service's Postgres connections go, by what they do (docs/operations.md, "Behind
+    PgBouncer"): ``url`` may point at a transaction pooler, ``listen_url`` must not."""
+
+    url: str          # every write, and every read that must see them (DATABASE_URL)
+    listen_url: str   # LISTEN keeps a session of its own (DATABASE_LISTEN_URL)
+    read_url: str     # history, ratings, leaderboard: a replica may serve them (DATABASE_READ_URL)
+    statement_cache_size: int = 100  # asyncpg's, per connection; 0 behind a transaction pooler
+
+    @property
+    def separate_reads(self) -> bool:
+        """The reads go elsewhere than the writes: a pool of their own."""
+        return self.read_url != self.url
+
+
+@dataclass(frozen=True)
 class Settings:
     """The whole configuration of a tavolo process."""
 
     database_url: str | None = None
+    # None: the same as database_url (see Database).
+    database_listen_url: str | None = None
+    database_read_url: str | None = None
+    database_statement_cache_size: int = 100
     redis_url: str | None = None
     redis_key_prefix: str = "tavolo"
     oidc_providers: tuple[OidcProvider, ...] = ()
@@ -169,8 +189,13 @@ class Settings:
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
         """Read every variable; unset or empty ones take the README's default."""
         env = _Env(os.environ if environ is None else environ)
+        database_url = _database_url(env)
         return cls(
-            database_url=_database_url(env),
+            database_url=database_url,
+            database_listen_url=_database_use_url(env, "DATABASE_LISTEN_URL", database_url),
+            database_read_url=_database_use_url(env, "DATABASE_READ_URL", database_url),
+            database_statement_cache_size=env.integer("DATABASE_STATEMENT_CACHE_SIZE", 100,
+                                                      minimum=0),
             redis_url=_redis_url(env),
             redis_key_prefix=env.text("REDIS_KEY_PREFIX") or "tavolo",
             oidc_providers=_oidc_providers(env),
@@ -202,6 +227,16 @@ class Settings:
             forwarded_allow_ips=_forwarded_allow_ips(env),
             stats_cursor_secret=env.secret("STATS_CURSOR_SECRET", _MIN_SECRET_LENGTH),
         )
+
+    @property
+    def database(self) -> Database | None:
+        """Postgres by use; None when no database is configured (the in-memory stores)."""
+        if self.database_url is None:
+            return None
+        return Database(url=self.database_url,
+                        listen_url=self.database_listen_url or self.database_url,
+                        read_url=self.database_read_url or self.database_url,
+                        statement_cache_size=self.database_statement_cache_size)
 
     def provider(self, name: str) -> OidcProvider | None:
         return next((p for p in self.oidc_providers if p.name == name), None)
@@ -422,13 +457,29 @@ def _redis_url(env: _Env) -> str | None:
     return url
 
 
+def _postgres_dsn(name: str, url: str) -> str:
+    if not url.startswith(("postgres://", "postgresql://")):
+        raise ConfigError(f"{name} must be a postgres:// or postgresql:// DSN")
+    _url_port(name, url)
+    return url
+
+
+def _database_use_url(env: _Env, name: str, database_url: str | None) -> str | None:
+    """DATABASE_LISTEN_URL / DATABASE_READ_URL: another way to the database DATABASE_URL (or
+    its parts) names; meaningless without one."""
+    url = env.text(name)
+    if url is None:
+        return None
+    if database_url is None:
+        raise ConfigError(f"{name} is set but no database is: set DATABASE_URL or the "
+                          "DATABASE_* parts too")
+    return _postgres_dsn(name, url)
+
+
 def _database_url(env: _Env) -> str | None:
     url = env.text("DATABASE_URL")
     if url is not None:  # the DATABASE_* parts are then ignored
-        if not url.startswith(("postgres://", "postgresql://")):
-            raise ConfigError("DATABASE_URL must be a postgres:// or postgresql:// DSN")
-        _url_port("DATABASE_URL", url)
-        return url
+        return _postgres_dsn("DATABASE_URL", url)
     parts = {
         part: env.text(f"DATABASE_{part}")
         for part in ("ENGINE", "HOST", "PORT", "NAME", "USER", "PASSWORD", "OPTIONS")

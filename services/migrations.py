@@ -15,6 +15,8 @@ from importlib import resources
 
 import asyncpg
 
+from services.stores import STATEMENT_CACHE_SIZE, postgres_connection
+
 log = logging.getLogger(__name__)
 
 _FILE = re.compile(r"(\d{4})_[a-z0-9_]+\.sql")
@@ -56,9 +58,13 @@ def load(component: str) -> list[Migration]:
     return found
 
 
-async def migrate(dsn: str, components: tuple[str, ...] = COMPONENTS) -> list[str]:
-    """Apply every pending migration of ``components``; returns the names applied."""
-    connection = await asyncpg.connect(dsn)
+async def migrate(dsn: str, components: tuple[str, ...] = COMPONENTS, *,
+                  statement_cache_size: int = STATEMENT_CACHE_SIZE) -> list[str]:
+    """Apply every pending migration of ``components``; returns the names applied.
+
+    The run is one transaction under a transaction-level lock, so it works through a transaction
+    pooler (DATABASE_URL behind PgBouncer) as well as direct."""
+    connection = await postgres_connection(dsn, statement_cache_size=statement_cache_size)
     try:
         return await apply(connection, components)
     finally:

@@ -24,7 +24,7 @@ import redis.asyncio as redis
 from asyncpg.pool import PoolConnectionProxy
 from redis.exceptions import RedisError
 
-from services.stores import POSTGRES_DOWN
+from services.stores import POSTGRES_DOWN, STATEMENT_CACHE_SIZE, postgres_connection
 
 log = logging.getLogger(__name__)
 
@@ -201,10 +201,16 @@ class PostgresSignalHub:
     (:meth:`notify_in`): Postgres delivers it at commit, never before. The listening connection
     is opened with the first subscriber; when it is lost it is opened again (with backoff) and
     every subscriber is signalled, since a change may have been missed meanwhile.
+
+    LISTEN belongs to a server session: ``dsn`` must reach Postgres directly, or through a
+    pooler in session mode, never a transaction pooler (DATABASE_LISTEN_URL). The writers'
+    ``pg_notify`` runs in their own transactions and may go through one.
     """
 
-    def __init__(self, dsn: str, channel: str):
+    def __init__(self, dsn: str, channel: str, *,
+                 statement_cache_size: int = STATEMENT_CACHE_SIZE):
         self._dsn = dsn
+        self._statement_cache_size = statement_cache_size
         self._channel = channel
         self._hub = MemorySignalHub()
         self._connection: asyncpg.Connection | None = None
@@ -227,7 +233,8 @@ class PostgresSignalHub:
         async with self._connecting:
             if self._connection is not None and not self._connection.is_closed():
                 return
-            connection = await asyncpg.connect(self._dsn)
+            connection = await postgres_connection(
+                self._dsn, statement_cache_size=self._statement_cache_size)
             await connection.add_listener(self._channel, self._received)
             connection.add_termination_listener(self._lost)
             self._connection = connection

@@ -119,12 +119,30 @@ def redis_client(url: str, max_connections: int = 64) -> redis.Redis:
     return client
 
 
-async def postgres_pool(url: str, min_size: int = 1, max_size: int = 10,
+# asyncpg's own default: each connection keeps this many prepared statements, named, on its
+# server session. Behind a transaction pooler (PgBouncer's pool_mode = transaction) consecutive
+# transactions land on different server sessions, where those names are unknown or taken by
+# another client: DATABASE_STATEMENT_CACHE_SIZE=0 makes every statement unnamed, parsed and run
+# within one transaction. Each service passes its setting (Settings.database).
+STATEMENT_CACHE_SIZE = 100
+
+
+async def postgres_pool(url: str, min_size: int = 1, max_size: int = 10, *,
+                        statement_cache_size: int = STATEMENT_CACHE_SIZE,
                         **options: Any) -> asyncpg.Pool:
     """An asyncpg pool; ``postgres://`` and ``postgresql://`` DSNs both work. ``options`` go to
-    asyncpg.create_pool (e.g. ``reset=`` for a store that keeps no session state)."""
+    asyncpg.create_pool (e.g. ``reset=`` for a store that keeps no session state, or another
+    ``command_timeout`` than 30 s)."""
     return await asyncpg.create_pool(url, min_size=min_size, max_size=max_size,
-                                     command_timeout=30, **options)
+                                     statement_cache_size=statement_cache_size,
+                                     **{"command_timeout": 30, **options})
+
+
+async def postgres_connection(url: str, *, statement_cache_size: int = STATEMENT_CACHE_SIZE,
+                              **options: Any) -> asyncpg.Connection:
+    """One asyncpg connection of its own (a listener, a migration run), with the same statement
+    cache rule as the pools."""
+    return await asyncpg.connect(url, statement_cache_size=statement_cache_size, **options)
 
 
 class Keys:

@@ -12,18 +12,22 @@ import sys
 
 import asyncpg
 
-from services.config import Settings
+from services.config import Database, Settings
 from services.migrations import migrate
 from services.rpc.errors import ServiceError
-from services.stores import POSTGRES_DOWN
+from services.stores import POSTGRES_DOWN, postgres_pool
 from stats.model import RecalculationSummary
 from stats.repository import PostgresStatsRepository
 
 
-async def recalculate(database_url: str) -> RecalculationSummary:
-    await migrate(database_url, components=("stats",))
+async def recalculate(database: Database) -> RecalculationSummary:
+    """One transaction on the primary (DATABASE_URL; a transaction pooler will do): its cursor,
+    temporary table (dropped at commit) and COPYs all live within it."""
+    cache = database.statement_cache_size
+    await migrate(database.url, components=("stats",), statement_cache_size=cache)
     # No command timeout: rewriting a long history may take longer than a request would.
-    pool = await asyncpg.create_pool(database_url, min_size=1, max_size=1, command_timeout=None)
+    pool = await postgres_pool(database.url, min_size=1, max_size=1, command_timeout=None,
+                               statement_cache_size=cache)
     repository = PostgresStatsRepository(pool)
     try:
         return await repository.recalculate()
@@ -32,12 +36,13 @@ async def recalculate(database_url: str) -> RecalculationSummary:
 
 
 def main(settings: Settings) -> int:
-    if settings.database_url is None:
+    database = settings.database
+    if database is None:
         print("tavolo backfill-elo: no database configured (set DATABASE_URL or DATABASE_*)",
               file=sys.stderr)
         return 2
     try:
-        summary = asyncio.run(recalculate(settings.database_url))
+        summary = asyncio.run(recalculate(database))
     except (ServiceError, *POSTGRES_DOWN, asyncpg.PostgresError) as error:  # down, or refusing
         print(f"tavolo backfill-elo: failed, nothing changed: {error}", file=sys.stderr)
         return 1

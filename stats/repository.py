@@ -383,15 +383,25 @@ def _page_query(member_id: str, game_type: str | None, limit: int,
 
 
 class PostgresStatsRepository(StatsRepository):
-    """The tables of ``stats/migrations`` through an asyncpg pool."""
+    """The tables of ``stats/migrations`` through an asyncpg pool.
 
-    def __init__(self, pool: asyncpg.Pool):
+    With ``read_pool`` (DATABASE_READ_URL: a read replica) the history, ratings and
+    leaderboard are read there, and may lag the writes by the replica's delay. Everything that
+    must see the newest writes stays on ``pool``: the writes themselves, and recording's reads
+    (whether the match is recorded already, the newest erasure mark)."""
+
+    def __init__(self, pool: asyncpg.Pool, read_pool: asyncpg.Pool | None = None):
         self._pool = pool
+        self._read_pool = read_pool if read_pool is not None else pool
 
     async def probe(self) -> None:
+        # The primary only: recording (which the game retries until it lands) must not wait
+        # for a replica; a replica that does not answer fails only its reads, as UNAVAILABLE.
         await self._pool.fetchval("SELECT 1")
 
     async def close(self) -> None:
+        if self._read_pool is not self._pool:
+            await self._read_pool.close()
         await self._pool.close()
 
     @_database_call
@@ -452,19 +462,19 @@ class PostgresStatsRepository(StatsRepository):
     async def list_matches(self, member_id: str, game_type: str | None, limit: int,
                            after: Position | None) -> list[Match]:
         query, arguments = _page_query(member_id, game_type, limit, after)
-        async with self._pool.acquire() as connection:
+        async with self._read_pool.acquire() as connection:
             ids = [row[0] for row in await connection.fetch(query, *arguments)]
             matches = await self._fetch_matches(connection, ids)
         return matches
 
     @_database_call
     async def ratings(self, member_id: str) -> list[Rating]:
-        rows = await self._pool.fetch(_SELECT_RATINGS, member_id)
+        rows = await self._read_pool.fetch(_SELECT_RATINGS, member_id)
         return [Rating(row["game_type"], row["rating"], row["matches"]) for row in rows]
 
     @_database_call
     async def leaderboard(self, game_type: str, limit: int) -> list[LeaderboardRow]:
-        rows = await self._pool.fetch(_SELECT_LEADERBOARD, game_type, limit)
+        rows = await self._read_pool.fetch(_SELECT_LEADERBOARD, game_type, limit)
         return [LeaderboardRow(row["member_id"], row["display_name"], row["rating"], row["wins"],
                                row["matches"], row["points"]) for row in rows]
 

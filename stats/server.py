@@ -38,15 +38,25 @@ def cursor_secret(settings: Settings) -> bytes:
 
 
 async def open_repository(settings: Settings) -> StatsRepository:
-    if settings.database_url is None:
+    database = settings.database
+    if database is None:
         log.info("stats: DATABASE_URL unset, keeping matches in memory (one replica only)")
         return MemoryStatsRepository()
-    url = settings.database_url
+    cache = database.statement_cache_size
 
     async def open_postgres() -> StatsRepository:
-        for name in await migrate(url, components=("stats",)):
+        for name in await migrate(database.url, components=("stats",), statement_cache_size=cache):
             log.info("stats: applied migration %s", name)
-        return PostgresStatsRepository(await postgres_pool(url))
+        pool = await postgres_pool(database.url, statement_cache_size=cache)
+        if not database.separate_reads:
+            return PostgresStatsRepository(pool)
+        try:
+            reads = await postgres_pool(database.read_url, statement_cache_size=cache)
+        except BaseException:
+            await pool.close()
+            raise
+        log.info("stats: history, ratings and leaderboard are read from DATABASE_READ_URL")
+        return PostgresStatsRepository(pool, read_pool=reads)
 
     return await when_reachable("stats: Postgres", open_postgres)
 

@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import helm_python
 import pytest
 import yaml
 
@@ -38,6 +39,8 @@ SECRETS = {
     "REDIS_URL": (("redis", "url"), "redis://:hunter2@redis.example:6379/1"),
     "DATABASE_URL": (("database", "url"), "postgres://tavolo:hunter2@postgres.example:5432/tavolo"),
     "DATABASE_PASSWORD": (("database", "password"), "hunter2"),
+    "DATABASE_LISTEN_URL": (("database", "listenUrl"), "postgres://tavolo:hunter2@postgres-rw.example/tavolo"),
+    "DATABASE_READ_URL": (("database", "readUrl"), "postgres://tavolo:hunter2@postgres-ro.example/tavolo"),
     "STATS_CURSOR_SECRET": (("stats", "cursorSecret"), "hunter2-hunter2-hunter2"),
 }
 # Text settings the application parses further get values it accepts.
@@ -168,6 +171,10 @@ def test_variable_reaches_the_containers_that_read_it(everything_set: tuple[Rend
         readers = ["Deployment/stats"]
     elif variable in ("DATABASE_URL", "DATABASE_PASSWORD"):
         readers = ["Deployment/lobby", "Deployment/game", "Deployment/stats", "Deployment/bots", "Job/migrate"]
+    elif variable == "DATABASE_LISTEN_URL":  # the lobby LISTENs
+        readers = ["Deployment/lobby"]
+    elif variable == "DATABASE_READ_URL":  # the stats read history
+        readers = ["Deployment/stats"]
     elif variable == "REDIS_URL":
         readers = ["Deployment/gateway", "Deployment/game", "Deployment/deadlines"]
     else:
@@ -227,7 +234,7 @@ def test_secrets_are_kept_out_of_the_config_map(everything_set: tuple[Rendered, 
     secret = rendered.get("Secret", "rel-tavolo")["data"]
     secret_names = {
         "REDIS_URL", "DATABASE_URL", "DATABASE_PASSWORD", "OIDC_0_CLIENT_SECRET", "OIDC_1_CLIENT_SECRET",
-        "STATS_CURSOR_SECRET",
+        "STATS_CURSOR_SECRET", "DATABASE_LISTEN_URL", "DATABASE_READ_URL",
     }
 
     assert secret_names & set(config_map) == set()
@@ -278,6 +285,25 @@ def test_database_password_can_come_from_an_existing_secret(render: Callable[...
     assert rendered.of_kind("Job"), "the DATABASE_* parts configure a database: the migration runs"
 
 
+def test_the_listen_and_read_urls_can_come_from_an_existing_secret(render: Callable[..., Rendered]) -> None:
+    rendered = render({"database": {"existingSecret": {
+        "name": "pg", "urlKey": "pooled", "listenUrlKey": "direct", "readUrlKey": "replica"}}})
+
+    assert rendered.component_env("lobby")["DATABASE_LISTEN_URL"] == SecretKeyRef("pg", "direct")
+    assert rendered.component_env("stats")["DATABASE_READ_URL"] == SecretKeyRef("pg", "replica")
+    assert "DATABASE_READ_URL" not in rendered.component_env("lobby")
+    assert "DATABASE_LISTEN_URL" not in rendered.component_env("game")
+    (job,) = [container for owner, container in rendered.containers() if owner["kind"] == "Job"]
+    assert {"DATABASE_LISTEN_URL", "DATABASE_READ_URL"} & set(rendered.env(job)) == set()
+    assert rendered.get("Secret", "rel-tavolo").get("data") is None
+
+
+def test_a_listen_url_given_twice_is_refused(render: Callable[..., Rendered]) -> None:
+    with pytest.raises(helm_python.HelmError, match="set listenUrl or existingSecret"):
+        render({"database": {"listenUrl": "postgres://tavolo@db/tavolo",
+                             "existingSecret": {"name": "pg", "listenUrlKey": "direct"}}})
+
+
 def test_extra_env_is_added_globally_and_per_component(render: Callable[..., Rendered]) -> None:
     rendered = render({
         "config": {"LOG_LEVEL": "INFO"},
@@ -299,6 +325,8 @@ EXISTING_SECRETS = {
     "DATABASE_URL": "postgresql://tavolo:secret@postgres.example/tavolo",
     "DATABASE_PASSWORD": "secret",
     "STATS_CURSOR_SECRET": "existing-cursor-secret",
+    "DATABASE_LISTEN_URL": "postgresql://tavolo:secret@postgres-rw.example/tavolo",
+    "DATABASE_READ_URL": "postgresql://tavolo:secret@postgres-ro.example/tavolo",
 }
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from services.config import ConfigError, Settings
+from services.config import ConfigError, Database, Settings
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
@@ -66,6 +66,7 @@ def _readme_defaults() -> dict[str, str]:
 
 _DEFAULT_OF = {
     "DATABASE_URL": lambda s: s.database_url, "REDIS_URL": lambda s: s.redis_url,
+    "DATABASE_STATEMENT_CACHE_SIZE": lambda s: s.database_statement_cache_size,
     "REDIS_KEY_PREFIX": lambda s: s.redis_key_prefix,
     "STATS_CURSOR_SECRET": lambda s: s.stats_cursor_secret,
     "GAME_TTL_SECONDS": lambda s: s.game_ttl_seconds,
@@ -164,6 +165,31 @@ def test_database_url_wins_over_its_parts():
     assert settings.database_url == "postgresql://u@db/x"
 
 
+def test_without_a_database_there_is_nothing_to_connect_to():
+    assert Settings.from_env({}).database is None
+
+
+def test_listens_and_reads_go_to_the_database_url_unless_told_otherwise():
+    database = Settings.from_env({"DATABASE_URL": "postgresql://u@db/x"}).database
+    assert database == Database(url="postgresql://u@db/x", listen_url="postgresql://u@db/x",
+                                read_url="postgresql://u@db/x", statement_cache_size=100)
+    assert not database.separate_reads
+
+
+def test_behind_a_transaction_pooler_each_use_gets_its_own_url():
+    database = Settings.from_env({
+        "DATABASE_HOST": "pgbouncer", "DATABASE_PORT": "6432",
+        "DATABASE_LISTEN_URL": "postgresql://tavolo@postgres-rw/tavolo",
+        "DATABASE_READ_URL": "postgres://tavolo@postgres-ro/tavolo",
+        "DATABASE_STATEMENT_CACHE_SIZE": "0",
+    }).database
+    assert database == Database(url="postgres://tavolo:password@pgbouncer:6432/tavolo",
+                                listen_url="postgresql://tavolo@postgres-rw/tavolo",
+                                read_url="postgres://tavolo@postgres-ro/tavolo",
+                                statement_cache_size=0)
+    assert database.separate_reads
+
+
 def test_database_parts_build_a_dsn_leaving_out_an_empty_port():
     settings = Settings.from_env({"DATABASE_HOST": "db", "DATABASE_PASSWORD": "p@ss"})
     assert settings.database_url == "postgres://tavolo:p%40ss@db/tavolo"
@@ -198,6 +224,14 @@ def test_database_parts_build_a_dsn_leaving_out_an_empty_port():
     ({"DATABASE_PORT": "five"}, "DATABASE_PORT"),
     ({"DATABASE_PORT": "0"}, "DATABASE_PORT"),
     ({"DATABASE_URL": "postgresql://u:p@db:abc/tavolo"}, "DATABASE_URL"),
+    ({"DATABASE_STATEMENT_CACHE_SIZE": "-1"}, "DATABASE_STATEMENT_CACHE_SIZE"),
+    ({"DATABASE_STATEMENT_CACHE_SIZE": "off"}, "DATABASE_STATEMENT_CACHE_SIZE"),
+    ({"DATABASE_URL": "postgresql://u@pgbouncer/t", "DATABASE_LISTEN_URL": "db:5432"},
+     "DATABASE_LISTEN_URL"),
+    ({"DATABASE_HOST": "db", "DATABASE_READ_URL": "postgresql://u@replica:port/t"},
+     "DATABASE_READ_URL"),
+    ({"DATABASE_LISTEN_URL": "postgresql://u@db/t"}, "DATABASE_LISTEN_URL"),  # no database
+    ({"DATABASE_READ_URL": "postgresql://u@replica/t"}, "DATABASE_READ_URL"),  # no database
     ({"REDIS_URL": "localhost:6379"}, "REDIS_URL"),
     ({"REDIS_URL": "redis://localhost:notaport/0"}, "REDIS_URL"),
     ({"TURN_TIMEOUT_SECONDS": "0.0001"}, "TURN_TIMEOUT_SECONDS"),  # would round to 0 ms
@@ -301,7 +335,8 @@ def test_every_readme_variable_is_read_by_the_settings():
     for name in variables:
         if name.startswith("OIDC_<n>_"):
             assert f'"{name.removeprefix("OIDC_<n>_")}"' in source, name
-        elif name.startswith("DATABASE_") and name != "DATABASE_URL":
+        elif name in ("DATABASE_ENGINE", "DATABASE_HOST", "DATABASE_PORT", "DATABASE_NAME",
+                      "DATABASE_USER", "DATABASE_PASSWORD", "DATABASE_OPTIONS"):
             assert f'"{name.removeprefix("DATABASE_")}"' in source, name
         else:
             assert f'"{name}"' in source, name

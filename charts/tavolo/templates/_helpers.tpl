@@ -239,6 +239,14 @@ addresses and the OIDC providers' public settings.
 {{- end -}}
 {{- $_ := set $data "DATABASE_PASSWORD" ($db.password | b64enc) -}}
 {{- end -}}
+{{- range $variable, $field := dict "DATABASE_LISTEN_URL" "listenUrl" "DATABASE_READ_URL" "readUrl" -}}
+{{- with index $db $field -}}
+{{- if and $db.existingSecret.name (index $db.existingSecret (printf "%sKey" $field)) -}}
+{{- fail (printf "database: set %s or existingSecret (with %sKey), not both" $field $field) -}}
+{{- end -}}
+{{- $_ := set $data $variable (. | b64enc) -}}
+{{- end -}}
+{{- end -}}
 {{- range $index, $provider := .Values.oidc.providers -}}
 {{- if $provider.clientSecret -}}
 {{- if and $provider.existingSecret $provider.existingSecret.name -}}
@@ -296,6 +304,21 @@ also get their GRPC_* settings (_grpc_auth.tpl).
 {{- $refs = append $refs (list "DATABASE_PASSWORD" .existingSecret.name .existingSecret.passwordKey) -}}
 {{- else if .password -}}
 {{- $refs = append $refs (list "DATABASE_PASSWORD" $secret "DATABASE_PASSWORD") -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- /* The LISTEN URL to the lobby (the one that LISTENs), the read URL to the stats pods (the
+     ones that read history): not to the migration Job, which runs on DATABASE_URL alone. */ -}}
+{{- $byUse := dict "lobby" (list "DATABASE_LISTEN_URL" "listenUrl") "stats" (list "DATABASE_READ_URL" "readUrl") -}}
+{{- if and (hasKey $byUse .component) (not .job) -}}
+{{- $variable := index $byUse .component 0 -}}
+{{- $field := index $byUse .component 1 -}}
+{{- with $values.database -}}
+{{- $key := index .existingSecret (printf "%sKey" $field) -}}
+{{- if and .existingSecret.name $key -}}
+{{- $refs = append $refs (list $variable .existingSecret.name $key) -}}
+{{- else if index . $field -}}
+{{- $refs = append $refs (list $variable $secret $variable) -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}
