@@ -1,18 +1,25 @@
 """Servers that tests and benchmarks start: free local ports, waiting for SERVING, stopping;
-an ASGI app under uvicorn as the gateway serves it; a private redis-server."""
+an ASGI app under uvicorn as the gateway serves it; a private redis-server; a private PgBouncer."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import csv
+import io
 import itertools
 import os
+import pwd
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Mapping
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 import grpc
 import uvicorn
@@ -138,3 +145,100 @@ def redis_server(binary: str = "redis-server", timeout: float = 10.0) -> Iterato
         yield url, process
     finally:
         stop_process(process)
+
+
+class PgBouncer:
+    """A running PgBouncer of :func:`pgbouncer_server`: the DSN of each database it pools, and
+    its admin console's figures."""
+
+    def __init__(self, port: int, admin: str):
+        self.port = port
+        self.admin = admin
+
+    def url(self, alias: str, user: str | None = None) -> str:
+        """The DSN of database ``alias`` through the pooler."""
+        return f"postgresql://{user or self.admin}@127.0.0.1:{self.port}/{alias}"
+
+    def show(self, what: str) -> list[dict[str, str]]:
+        """``SHOW <what>`` (POOLS, STATS, CLIENTS, SERVERS...) on the admin console: one dict a
+        row. psql, since the console speaks only the simple query protocol."""
+        answer = subprocess.run(
+            ["psql", "-X", "--csv", "-h", "127.0.0.1", "-p", str(self.port), "-U", self.admin,
+             "-c", f"SHOW {what}", "pgbouncer"],
+            capture_output=True, text=True, timeout=10, check=True)
+        return list(csv.DictReader(io.StringIO(answer.stdout)))
+
+    def pool(self, alias: str) -> dict[str, str]:
+        """The SHOW POOLS row of database ``alias``."""
+        (row,) = [row for row in self.show("POOLS") if row["database"] == alias]
+        return row
+
+
+@contextlib.contextmanager
+def pgbouncer_server(databases: Mapping[str, str], pool_size: int = 2,
+                     timeout: float = 10.0) -> Iterator[PgBouncer]:
+    """A private PgBouncer (the Debian package) in transaction pooling, on a free loopback port:
+    ``databases`` maps each alias it serves to the DSN of the real database. Every alias gets
+    ``pool_size`` server connections at most, however many clients connect: transactions
+    really do share them. Clients log in with no password (``auth_type = trust``) as the
+    users of those DSNs. Stopped, and its files removed, when the block ends.
+
+    PgBouncer refuses to run as root: then it runs as the ``postgres`` user."""
+    binary = shutil.which("pgbouncer") or shutil.which("pgbouncer", path="/usr/sbin")
+    if binary is None:
+        raise RuntimeError("pgbouncer is not installed (apt-get install -y pgbouncer)")
+    port = free_port()
+    entries, users = [], []
+    for alias, dsn in databases.items():
+        target = urlsplit(dsn)
+        user = unquote(target.username or "postgres")
+        users.append(user)
+        entries.append(f"{alias} = host={target.hostname or '127.0.0.1'} port={target.port or 5432} "
+                       f"dbname={target.path.lstrip('/')} user={user}"
+                       + (f" password={unquote(target.password)}" if target.password else ""))
+    folder = Path(tempfile.mkdtemp(prefix="tavolo-pgbouncer-"))
+    (folder / "users.txt").write_text("".join(f'"{user}" ""\n' for user in dict.fromkeys(users)))
+    (folder / "pgbouncer.ini").write_text("\n".join([
+        "[databases]", *entries, "",
+        "[pgbouncer]",
+        "listen_addr = 127.0.0.1",
+        f"listen_port = {port}",
+        "unix_socket_dir =",
+        "auth_type = trust",
+        f"auth_file = {folder / 'users.txt'}",
+        f"admin_users = {users[0]}",
+        "pool_mode = transaction",
+        f"default_pool_size = {pool_size}",
+        "max_client_conn = 500",
+        "server_login_retry = 1",
+        "log_connections = 0",
+        "log_disconnections = 0",
+        "logfile =",
+        "pidfile =",
+        "",
+    ]))
+    as_postgres: dict = {}
+    if os.geteuid() == 0:
+        owner = pwd.getpwnam("postgres")
+        for path in (folder, *folder.iterdir()):
+            os.chown(path, owner.pw_uid, owner.pw_gid)
+        as_postgres = {"user": owner.pw_uid, "group": owner.pw_gid, "extra_groups": []}
+    log_path = folder / "pgbouncer.log"
+    with log_path.open("wb") as log_file:
+        process = subprocess.Popen([binary, str(folder / "pgbouncer.ini")], stdout=log_file,
+                                   stderr=subprocess.STDOUT, **as_postgres)
+    try:
+        give_up_at = time.monotonic() + timeout
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"pgbouncer exited with {process.returncode}: "
+                                   f"{log_path.read_text()[-2000:]}")
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
+                break
+            if time.monotonic() > give_up_at:
+                raise TimeoutError(f"pgbouncer did not listen on port {port} within {timeout} s")
+            time.sleep(0.05)
+        yield PgBouncer(port, users[0])
+    finally:
+        stop_process(process)
+        shutil.rmtree(folder, ignore_errors=True)
