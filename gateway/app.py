@@ -21,6 +21,7 @@ from gateway.http_errors import HANDLERS, problem
 from gateway.open_feed import OpenGamesFeed
 from gateway.origins import OriginPolicy
 from gateway.presence import Presence
+from gateway.rate_limits import RateLimiting, RateLimits, rate_limits
 from gateway.sessions import session_id
 from gateway.socket_registry import SocketRegistry
 from gateway.spa import SinglePageApp
@@ -42,9 +43,10 @@ async def health(request) -> JSONResponse:
 
 
 def create_app(settings: Settings, backends: Backends, auth: Auth,
-               telemetry: Telemetry | None = None, presence: Presence | None = None) -> Starlette:
-    """The app; ``presence`` is shared by the gateway processes (gateway.presence; None: this
-    process alone)."""
+               telemetry: Telemetry | None = None, presence: Presence | None = None,
+               limits: RateLimits | None = None) -> Starlette:
+    """The app; ``presence`` and ``limits`` are shared by the gateway processes
+    (gateway.presence, gateway.rate_limits; None: this process alone)."""
     origins = OriginPolicy(settings.cors)
     routes = [
         Route("/api/health", health),
@@ -104,6 +106,9 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
                        auth.sessions.events.publish, presence)
     sockets = SocketRegistry(auth.sessions.events, feeds)
     middleware, gauges = origins.middleware(), None
+    limits = limits or rate_limits(settings.rate_limits, None)
+    if limits.enabled:  # inside CORS, so that a 429 carries its headers
+        middleware.append(Middleware(RateLimiting, limits=limits))
     if telemetry is not None:  # telemetry hook: spans tagged session.id/user.id, active-users gauge
         middleware.insert(0, Middleware(HttpTelemetry, telemetry=telemetry,
                                         session_of=lambda scope: session_id(HTTPConnection(scope))))
@@ -128,6 +133,7 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
     app.state.game_types = GameTypes(backends.lobby)  # kept: they change with a deploy
     app.state.auth = auth
     app.state.origins = origins
+    app.state.rate_limits = limits
     app.state.feeds = feeds
     app.state.open_games = OpenGamesFeed(backends.lobby)
     app.state.sockets = sockets

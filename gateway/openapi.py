@@ -55,6 +55,7 @@ from gateway.contract.records import Leaderboard, MatchPage, MoveLog, Ratings
 from gateway.contract.socket import MAX_SOCKET_MESSAGE_BYTES as MAX_SOCKET_MESSAGE_BYTES
 from gateway.contract.socket import WS_ERROR_CODES as WS_ERROR_CODES
 from gateway.contract.table import GameView
+from gateway.rate_limits import TOO_MANY_TEXT, kind_of
 from services.rpc.errors import ServiceError
 
 log = logging.getLogger(__name__)
@@ -175,7 +176,23 @@ def _shared_responses() -> dict[str, dict]:
                           "Content-Type must be application/json"),
         "RouteNotFound": _error("Any path the gateway does not serve.", "Not Found"),
         "MethodNotAllowed": _error("A known path with a method it does not take.", "Method Not Allowed"),
+        "TooManyRequests": {
+            **_error("Over a rate limit (logins and writes are limited per session and per client "
+                     "address): nothing was done; try again after Retry-After.", TOO_MANY_TEXT),
+            "headers": {"Retry-After": {"description": "Whole seconds to wait, at least 1.",
+                                        "schema": {"type": "integer", "minimum": 1}}},
+        },
     }
+
+
+def _with_rate_limits(paths: dict[str, dict]) -> dict[str, dict]:
+    """Every operation the gateway's rate limits cover (gateway.rate_limits) documents its 429."""
+    for path, item in paths.items():
+        for method, operation in item.items():
+            if kind_of(method.upper(), path) is not None:
+                responses = {**operation["responses"], "429": _shared("TooManyRequests")}
+                operation["responses"] = dict(sorted(responses.items()))
+    return paths
 
 
 def _operation(operation_id: str, tag: str, summary: str, responses: dict[str, dict], *,
@@ -557,6 +574,7 @@ but the public ones (health, these docs, game types, leaderboard, login provider
 | 405 | `Method Not Allowed` | a known path with another method |
 | 413 | `Request body too large` | a body over {MAX_BODY_KIB} KiB |
 | 415 | `Content-Type must be application/json` | a body declared as something else (a form, text) |
+| 429 | `Too many requests` | logins or writes over a rate limit (per session, per address): wait `Retry-After` s |
 | 503 | `Service unavailable, try again` | a service behind the gateway is down |
 
 **Real time**: `GET /ws/games/{{id}}` opens the game's WebSocket; its protocol is described in the
@@ -584,7 +602,8 @@ def spec(game_types: Sequence[GameType] = ()) -> dict:
                  "license": {"name": "Apache-2.0", "identifier": "Apache-2.0"}},
         "tags": _TAGS,
         "security": [{"session": []}],
-        "paths": {**_platform_paths(), **_auth_paths(), **_game_paths(), **_stats_paths()},
+        "paths": _with_rate_limits({**_platform_paths(), **_auth_paths(), **_game_paths(),
+                                    **_stats_paths()}),
         "components": {
             "securitySchemes": {"session": {
                 "type": "apiKey", "in": "cookie", "name": SESSION_COOKIE,

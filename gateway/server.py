@@ -15,6 +15,7 @@ from game.live_link import LiveLink
 from gateway.app import Backends, close_live, create_app
 from gateway.auth import Auth
 from gateway.presence import MemoryPresence, RedisPresence
+from gateway.rate_limits import rate_limits
 from gateway.sessions import SESSION_TTL_SECONDS, MemorySessionStore, RedisSessionStore
 from gateway.ws import MAX_MESSAGE_BYTES
 from lobby.client import LobbyClient
@@ -49,7 +50,9 @@ def build(settings: Settings, telemetry: otel.Telemetry | None = None):
     auth = Auth(settings, sessions)
     presence = (RedisPresence(redis, Keys(settings.redis_key_prefix)) if redis is not None
                 else MemoryPresence())
-    app = create_app(settings, backends, auth, telemetry=telemetry, presence=presence)
+    limits = rate_limits(settings.rate_limits, redis, Keys(settings.redis_key_prefix))
+    app = create_app(settings, backends, auth, telemetry=telemetry, presence=presence,
+                     limits=limits)
 
     async def close() -> None:
         await close_live(app)

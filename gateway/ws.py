@@ -2,10 +2,11 @@
 
 Refusals happen before the handshake, with an HTTP status (401, 403, 404), so a browser's
 error handler sees why. Once open, no input closes the socket: every bad message gets an
-``error`` message and the game is unchanged. The socket closes only for an oversized message
-(1009), for a session that ended (logout, DELETE /api/me, expiry: 1008), for a game that is
-gone before it started (its lobby expired: 1000) and for a client too slow to take its
-messages (1013). A client that goes away while the gateway is sending to it ends the
+``error`` message and the game is unchanged; a message over the rate limits
+(gateway.rate_limits) gets ``rate_limited`` and is not acted on. The socket closes only for an
+oversized message (1009), for a session that ended (logout, DELETE /api/me, expiry: 1008), for
+a game that is gone before it started (its lobby expired: 1000) and for a client too slow to
+take its messages (1013). A client that goes away while the gateway is sending to it ends the
 connection quietly (DEBUG): that is no error of the gateway's. docs/websocket.md is the
 protocol's reference.
 
@@ -38,6 +39,7 @@ from gateway.events import session_digest
 from gateway.games import can_be_game_id
 from gateway.http_errors import UNAVAILABLE_TEXT, server_fault
 from gateway.members import current_member
+from gateway.rate_limits import RATE_LIMITED_TEXT, Kind, RateLimits
 from gateway.tables_feed import Outbox, Subscriber
 from lobby.models import Game
 from services.observability import metrics
@@ -54,8 +56,9 @@ MAX_REVISION = 2**63 - 1  # revisions cross gRPC as int64
 
 # The error codes of CONTRACT.md, by the service reason behind them; "unavailable" (a service
 # briefly down, or any other failure on the platform's side: try again, with the fixed text
-# UNAVAILABLE_TEXT) and "unconfirmed" (a move whose outcome is not known) are the codes the
-# gateway adds. Anything else is the client's fault.
+# UNAVAILABLE_TEXT), "unconfirmed" (a move whose outcome is not known), "already_played" and
+# "rate_limited" (too many messages: gateway.rate_limits) are the codes the gateway adds.
+# Anything else is the client's fault.
 _CODES = {
     Reason.ILLEGAL_MOVE: "illegal_move",
     Reason.NOT_YOUR_TURN: "not_your_turn",
@@ -101,7 +104,7 @@ async def game_socket(websocket: WebSocket) -> None:
         return await _deny(websocket, 403, "Not seated at this game")
     await websocket.accept()
     log.info("socket opened on game %s (seat %d)", game.id, seat.index)
-    connection = _Connection(websocket, backends, game, seat.seat, member,
+    connection = _Connection(websocket, backends, game, seat.seat, member, app.state.rate_limits,
                              getattr(app.state, "telemetry", None))
     sockets.add(connection)
     metrics.socket_opened()
@@ -124,8 +127,10 @@ class _Connection:
     outbox (views from the feed, answers, errors), and the registry may close it."""
 
     def __init__(self, websocket: WebSocket, backends: Backends, game: Game, seat: str, member: Member,
-                 telemetry: Telemetry | None = None):
+                 limits: RateLimits, telemetry: Telemetry | None = None):
         self.websocket = websocket
+        self.limits = limits
+        self.client = websocket.client.host if websocket.client else None
         # telemetry hook: each message of the player's is a trace of its own
         self._message_span = (telemetry.message_span if telemetry is not None
                               else lambda name: nullcontext())
@@ -260,12 +265,16 @@ class _Connection:
     async def _receive(self, message) -> bool:
         """One message of the player's; False when the socket is closing."""
         text = message.get("text")
+        if text is not None and len(text.encode()) > MAX_MESSAGE_BYTES:
+            await self._close(*MESSAGE_TOO_BIG)
+            return False
+        # Before any other work: a flood costs one store call a message.
+        if await self.limits.refusal(Kind.WS_MESSAGE, self.session, self.client) is not None:
+            self._refuse_flood(text)
+            return True
         if text is None:
             self._error("bad_request", "Send JSON text messages, not binary")
             return True
-        if len(text.encode()) > MAX_MESSAGE_BYTES:
-            await self._close(*MESSAGE_TOO_BIG)
-            return False
         if not await self._session_lives():
             return False  # closing (run() waits for the close to complete)
         try:
@@ -276,6 +285,20 @@ class _Connection:
             log.exception("game %s: a WebSocket message failed", self.game_id)
             self._error("unavailable", UNAVAILABLE_TEXT)
         return True
+
+    def _refuse_flood(self, text: str | None) -> None:
+        """``rate_limited``, with the message's id when it has a valid one; nothing is done."""
+        try:
+            data = parse_json(text) if text is not None else None
+        except ValueError:
+            data = None
+        message_id = data.get("id") if isinstance(data, dict) else None
+        valid = isinstance(message_id, str) and MESSAGE_ID.fullmatch(message_id) is not None
+        self._answering = message_id if valid else None
+        try:
+            self._error("rate_limited", RATE_LIMITED_TEXT)
+        finally:
+            self._answering = None
 
     async def _handle(self, text: str) -> None:
         assert self.subscriber is not None

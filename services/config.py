@@ -143,6 +143,22 @@ class Database:
 
 
 @dataclass(frozen=True)
+class RateLimitSettings:
+    """``RATE_LIMIT_*``: the gateway's token buckets (gateway.rate_limits). Each kind is limited
+    per session at these rates, and per client address at ``per_ip_factor`` times them (many
+    players may share one address behind a NAT)."""
+
+    enabled: bool = True
+    login_per_minute: int = 10
+    login_burst: int = 10
+    writes_per_minute: int = 120
+    writes_burst: int = 30
+    ws_messages_per_second: int = 10
+    ws_messages_burst: int = 40
+    per_ip_factor: int = 10
+
+
+@dataclass(frozen=True)
 class Settings:
     """The whole configuration of a tavolo process."""
 
@@ -182,6 +198,7 @@ class Settings:
     abandon_after_timeouts: int = 2  # auto-played turns in a row, offline, before a takeover; 0: never
     # Whose X-Forwarded-* headers the gateway believes: addresses and networks, or ("*",).
     forwarded_allow_ips: tuple[str, ...] = ("127.0.0.1",)
+    rate_limits: RateLimitSettings = field(default_factory=RateLimitSettings)
     # Kept out of repr so that a logged Settings does not leak it.
     stats_cursor_secret: str | None = field(default=None, repr=False)
 
@@ -225,6 +242,7 @@ class Settings:
             bot_think_ms=env.integer("BOT_THINK_MS", 900, minimum=0),
             abandon_after_timeouts=env.integer("ABANDON_AFTER_TIMEOUTS", 2, minimum=0),
             forwarded_allow_ips=_forwarded_allow_ips(env),
+            rate_limits=_rate_limits(env),
             stats_cursor_secret=env.secret("STATS_CURSOR_SECRET", _MIN_SECRET_LENGTH),
         )
 
@@ -405,6 +423,26 @@ def _cors(env: _Env) -> CorsSettings:
             "make requests with the player's cookie): list the origins, or turn credentials off"
         )
     return cors
+
+
+def _rate_limits(env: _Env) -> RateLimitSettings:
+    """Every rate and burst is a whole number of at least 1: a limit of 0 would refuse everyone
+    (RATE_LIMIT_ENABLED=false is the way to turn them off)."""
+    default = RateLimitSettings()
+    return RateLimitSettings(
+        enabled=env.flag("RATE_LIMIT_ENABLED", default.enabled),
+        login_per_minute=env.integer("RATE_LIMIT_LOGIN_PER_MINUTE", default.login_per_minute,
+                                     minimum=1),
+        login_burst=env.integer("RATE_LIMIT_LOGIN_BURST", default.login_burst, minimum=1),
+        writes_per_minute=env.integer("RATE_LIMIT_WRITES_PER_MINUTE", default.writes_per_minute,
+                                      minimum=1),
+        writes_burst=env.integer("RATE_LIMIT_WRITES_BURST", default.writes_burst, minimum=1),
+        ws_messages_per_second=env.integer("RATE_LIMIT_WS_MESSAGES_PER_SECOND",
+                                           default.ws_messages_per_second, minimum=1),
+        ws_messages_burst=env.integer("RATE_LIMIT_WS_MESSAGES_BURST", default.ws_messages_burst,
+                                      minimum=1),
+        per_ip_factor=env.integer("RATE_LIMIT_PER_IP_FACTOR", default.per_ip_factor, minimum=1),
+    )
 
 
 def _forwarded_allow_ips(env: _Env) -> tuple[str, ...]:

@@ -99,6 +99,13 @@ class Stack:
             "OIDC_0_REDIRECT_URI": f"{self.gateway_url}/auth/default/callback",
             "LOG_LEVEL": "WARNING",
             "METRICS_PORT": "0",  # per service in _spawn: one port each
+            # Scripted players (tests, benchmarks) log in, write and play far faster than people,
+            # and all from 127.0.0.1: the limits stay on, far above the defaults (a test of the
+            # limits sets its own).
+            "RATE_LIMIT_LOGIN_PER_MINUTE": "60000", "RATE_LIMIT_LOGIN_BURST": "1000",
+            "RATE_LIMIT_WRITES_PER_MINUTE": "60000", "RATE_LIMIT_WRITES_BURST": "1000",
+            "RATE_LIMIT_WS_MESSAGES_PER_SECOND": "1000", "RATE_LIMIT_WS_MESSAGES_BURST": "1000",
+            "RATE_LIMIT_PER_IP_FACTOR": "1000",
         })
         self.credentials = ClientCredentials()
         self.outside_token: str | None = None  # an outside team's token (read-only)

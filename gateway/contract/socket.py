@@ -15,9 +15,10 @@ from gateway.contract.table import GameView, Scores
 
 MAX_SOCKET_MESSAGE_BYTES = 4096
 # CONTRACT's codes, and those the gateway adds: "unavailable" (a service briefly down, try again),
-# "unconfirmed" (the outcome of a move is not known) and "already_played" (a move id sent again).
+# "unconfirmed" (the outcome of a move is not known), "already_played" (a move id sent again) and
+# "rate_limited" (too many messages: nothing done, send it again in a moment).
 WS_ERROR_CODES = ("illegal_move", "not_your_turn", "bad_request", "unknown_action", "concurrent_move",
-                  "game_finished", "unavailable", "unconfirmed", "already_played")
+                  "game_finished", "unavailable", "unconfirmed", "already_played", "rate_limited")
 
 # -- server to client ------------------------------------------------------------------------
 

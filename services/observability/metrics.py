@@ -30,6 +30,7 @@ STORE = "tavolo.store"
 ERROR_TYPE = "error.type"
 DIRECTION = "tavolo.websocket.direction"
 BOT_LEVEL = "tavolo.bot.level"
+RATE_LIMIT_KIND = "tavolo.rate_limit.kind"
 
 
 class Instruments:
@@ -42,6 +43,10 @@ class Instruments:
         self.socket_messages = meter.create_counter(
             "tavolo.websocket.messages", unit="{message}",
             description="WebSocket messages received from players (in) and sent to them (out)")
+        self.rate_limited = meter.create_counter(
+            "tavolo.rate_limited", unit="{request}",
+            description="Requests and WebSocket messages the gateway refused for going over a rate "
+                        "limit, by kind (login, write, ws_message)")
         self.moves = meter.create_counter(
             "tavolo.moves", unit="{move}",
             description="Moves appended to a table's log, by move type (play, auto_play, ack...)")
@@ -109,6 +114,12 @@ def socket_message(direction: str) -> None:
     """One message ``in`` (from the player) or ``out`` (to the player)."""
     if _current is not None:
         _current.socket_messages.add(1, {DIRECTION: direction})
+
+
+def rate_limited(kind: str) -> None:
+    """A login request, REST write or WebSocket message refused by a rate limit."""
+    if _current is not None:
+        _current.rate_limited.add(1, {RATE_LIMIT_KIND: kind})
 
 
 # -- the game service ----------------------------------------------------------------------------

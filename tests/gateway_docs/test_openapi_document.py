@@ -38,6 +38,7 @@ GATEWAY_ERRORS = {
     "400": ["Request body must be a JSON object", "Unknown field: colour", "code must be a string",
             "Invalid JSON"],
     "503": ["Service unavailable, try again"],
+    "429": ["Too many requests"],
 }
 NAMED_SCHEMAS = (
     "Error", "Providers", "Me", "GameType", "CreateGameRequest", "JoinRequest", "Lobby", "LobbyPlayer", "Preview",
@@ -295,6 +296,18 @@ def test_the_match_page_limit_is_1_to_100_defaulting_to_20(document):
     parameters = {p["name"]: p for p in document["paths"]["/api/me/matches"]["get"]["parameters"]}
     assert set(parameters) == {"limit", "cursor", "game_type"}
     assert parameters["limit"]["schema"] == {"type": "integer", "minimum": 1, "maximum": 100, "default": 20}
+
+
+def test_the_rate_limited_operations_document_429_with_retry_after(document):
+    """The logins and the writes, exactly (gateway.rate_limits decides which)."""
+    limited = {(method, path) for method, path, operation in operations(document)
+               if "429" in operation["responses"]}
+    assert ("POST", "/api/games") in limited and ("GET", "/auth/{provider}/callback") in limited
+    assert limited == {(method, path) for method, path, _ in operations(document)
+                       if (path.startswith("/auth/") and path != "/auth/logout")
+                       or (path.startswith("/api/") and method in ("POST", "PUT", "PATCH", "DELETE"))}
+    response = resolve(document, document["paths"]["/api/games"]["post"]["responses"]["429"])
+    assert response["headers"]["Retry-After"]["schema"] == {"type": "integer", "minimum": 1}
 
 
 def test_join_and_get_answer_a_lobby_or_a_game_view(document):

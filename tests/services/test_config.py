@@ -93,6 +93,14 @@ _DEFAULT_OF = {
     "GAME_ADDR": lambda s: s.game_addr, "DEADLINES_ADDR": lambda s: s.deadlines_addr,
     "STATS_ADDR": lambda s: s.stats_addr, "GAME_REPLICAS_ADDR": lambda s: s.game_replicas_addr,
     "FORWARDED_ALLOW_IPS": lambda s: s.forwarded_allow_ips,
+    "RATE_LIMIT_ENABLED": lambda s: s.rate_limits.enabled,
+    "RATE_LIMIT_LOGIN_PER_MINUTE": lambda s: s.rate_limits.login_per_minute,
+    "RATE_LIMIT_LOGIN_BURST": lambda s: s.rate_limits.login_burst,
+    "RATE_LIMIT_WRITES_PER_MINUTE": lambda s: s.rate_limits.writes_per_minute,
+    "RATE_LIMIT_WRITES_BURST": lambda s: s.rate_limits.writes_burst,
+    "RATE_LIMIT_WS_MESSAGES_PER_SECOND": lambda s: s.rate_limits.ws_messages_per_second,
+    "RATE_LIMIT_WS_MESSAGES_BURST": lambda s: s.rate_limits.ws_messages_burst,
+    "RATE_LIMIT_PER_IP_FACTOR": lambda s: s.rate_limits.per_ip_factor,
 }
 
 
@@ -238,6 +246,14 @@ def test_database_parts_build_a_dsn_leaving_out_an_empty_port():
     ({"FORWARDED_ALLOW_IPS": "proxy.internal"}, "FORWARDED_ALLOW_IPS"),  # uvicorn: never matches
     ({"FORWARDED_ALLOW_IPS": "10.0.0.1/8"}, "FORWARDED_ALLOW_IPS"),  # host bits: not a network
     ({"FORWARDED_ALLOW_IPS": "*, 10.0.0.1"}, "FORWARDED_ALLOW_IPS"),  # uvicorn: "*" a host name
+    ({"RATE_LIMIT_ENABLED": "sometimes"}, "RATE_LIMIT_ENABLED"),
+    ({"RATE_LIMIT_LOGIN_PER_MINUTE": "0"}, "RATE_LIMIT_LOGIN_PER_MINUTE"),  # would refuse all
+    ({"RATE_LIMIT_LOGIN_BURST": "-1"}, "RATE_LIMIT_LOGIN_BURST"),
+    ({"RATE_LIMIT_WRITES_PER_MINUTE": "2.5"}, "RATE_LIMIT_WRITES_PER_MINUTE"),
+    ({"RATE_LIMIT_WRITES_BURST": "many"}, "RATE_LIMIT_WRITES_BURST"),
+    ({"RATE_LIMIT_WS_MESSAGES_PER_SECOND": "0"}, "RATE_LIMIT_WS_MESSAGES_PER_SECOND"),
+    ({"RATE_LIMIT_WS_MESSAGES_BURST": "0"}, "RATE_LIMIT_WS_MESSAGES_BURST"),
+    ({"RATE_LIMIT_PER_IP_FACTOR": "0"}, "RATE_LIMIT_PER_IP_FACTOR"),
 ])
 def test_bad_values_name_the_variable(environ, variable):
     with pytest.raises(ConfigError, match=re.escape(variable)):
@@ -259,6 +275,17 @@ def test_any_origin_without_credentials_and_named_origins_with_them_are_accepted
     named = Settings.from_env({"CORS_ALLOW_ORIGINS": "https://app.example",
                                "CORS_ALLOW_CREDENTIALS": "true"}).cors
     assert named.allow_credentials and named.allow_origins == ("https://app.example",)
+
+
+def test_rate_limits_are_read_and_may_be_turned_off():
+    limits = Settings.from_env({"RATE_LIMIT_ENABLED": "false", "RATE_LIMIT_LOGIN_PER_MINUTE": "5",
+                                "RATE_LIMIT_LOGIN_BURST": "6", "RATE_LIMIT_WRITES_PER_MINUTE": "7",
+                                "RATE_LIMIT_WRITES_BURST": "8", "RATE_LIMIT_WS_MESSAGES_PER_SECOND": "9",
+                                "RATE_LIMIT_WS_MESSAGES_BURST": "11", "RATE_LIMIT_PER_IP_FACTOR": "1",
+                                }).rate_limits
+    assert (limits.enabled, limits.login_per_minute, limits.login_burst, limits.writes_per_minute,
+            limits.writes_burst, limits.ws_messages_per_second, limits.ws_messages_burst,
+            limits.per_ip_factor) == (False, 5, 6, 7, 8, 9, 11, 1)
 
 
 def test_forwarded_allow_ips_takes_addresses_networks_or_star():

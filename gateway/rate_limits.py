@@ -1,0 +1,254 @@
+"""Rate limits: logins, REST writes and WebSocket messages, each per session and per client address.
+
+Every limit is a token bucket of ``burst`` tokens refilled at ``per_second``; a request takes one
+token from its session's bucket and one from its address's, or none when either is empty, and is
+then refused with the time until both would have one (CONTRACT's 429 with Retry-After, the
+socket's ``rate_limited``). A bucket is kept as GCRA's one number, the time at which it will be
+full again (its "theoretical arrival time"): in Redis under
+``<prefix>:ratelimit:<kind>:<session|ip>:<id>``, expiring when the bucket is full, so idle buckets
+vanish (one atomic script: every gateway replica shares the buckets, on Redis's clock); without
+Redis, in this process. The arithmetic is :func:`_take` and its Lua twin ``_TAKE``, held to the
+same tests.
+
+The session is the cookie's id (hashed, as the gateway events name it), when the request has one;
+the address is ``client.host`` as uvicorn's proxy-headers handling leaves it (FORWARDED_ALLOW_IPS
+decides whose X-Forwarded-For is believed): never a header read here.
+
+A limiter never turns an outage into errors: a store that does not answer lets the request
+through (a warning and ``tavolo.store.errors``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import logging
+import math
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import redis.asyncio as redis
+from redis.exceptions import RedisError
+from starlette.requests import HTTPConnection
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from gateway.events import session_digest
+from gateway.http_errors import problem
+from gateway.sessions import session_id
+from services.config import RateLimitSettings
+from services.observability import metrics
+from services.stores import Keys
+
+log = logging.getLogger(__name__)
+
+TOO_MANY_TEXT = "Too many requests"
+RATE_LIMITED_TEXT = "Too many messages: nothing was done. Wait a moment, then send it again"
+STORE = "rate limits"
+# How long a request waits for the store's verdict before it goes ahead without one.
+STORE_TIMEOUT_SECONDS = 0.5
+_WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+_LOGIN_PATHS = ("/auth/login",)
+_LOGIN_ENDINGS = ("/login", "/callback")  # /auth/<provider>/login and .../callback
+
+
+class Kind(enum.StrEnum):
+    """What is limited (the ``tavolo.rate_limit.kind`` of the metric)."""
+
+    LOGIN = "login"
+    WRITE = "write"
+    WS_MESSAGE = "ws_message"
+
+
+def kind_of(method: str, path: str) -> Kind | None:
+    """The limit an HTTP request (or an OpenAPI path template) falls under: the login routes
+    (not logout), and every write under /api; None for the rest."""
+    if path.startswith("/auth/"):
+        login = path in _LOGIN_PATHS or (path.count("/") == 3 and path.endswith(_LOGIN_ENDINGS))
+        return Kind.LOGIN if login else None
+    if method in _WRITES and (path == "/api" or path.startswith("/api/")):
+        return Kind.WRITE
+    return None
+
+
+@dataclass(frozen=True)
+class Rate:
+    per_second: float
+    burst: int
+
+    @property
+    def interval_ms(self) -> float:
+        """The time one token takes to come back."""
+        return 1000.0 / self.per_second
+
+    def times(self, factor: int) -> Rate:
+        return Rate(self.per_second * factor, self.burst * factor)
+
+
+def rates_of(settings: RateLimitSettings) -> dict[Kind, Rate]:
+    """The per-session rate of each kind (the per-address one is ``per_ip_factor`` times it)."""
+    return {
+        Kind.LOGIN: Rate(settings.login_per_minute / 60, settings.login_burst),
+        Kind.WRITE: Rate(settings.writes_per_minute / 60, settings.writes_burst),
+        Kind.WS_MESSAGE: Rate(settings.ws_messages_per_second, settings.ws_messages_burst),
+    }
+
+
+# -- the buckets ---------------------------------------------------------------------------------
+
+def _take(tats: Sequence[float | None], rates: Sequence[Rate], now_ms: float
+          ) -> tuple[float, list[float]]:
+    """GCRA over several buckets at once: (0, their new times) when each has a token, else (the
+    milliseconds until all have one, []) and no bucket changes. ``tats`` are the times at which
+    each bucket is full again (None: full)."""
+    new, wait = [], 0.0
+    for tat, rate in zip(tats, rates, strict=True):
+        after = max(tat if tat is not None else now_ms, now_ms) + rate.interval_ms
+        wait = max(wait, after - now_ms - rate.interval_ms * rate.burst)
+        new.append(after)
+    return (wait, []) if wait > 0 else (0.0, new)
+
+
+# The same arithmetic in Redis, on its clock. KEYS: the buckets; ARGV: per bucket its interval
+# (ms) and burst. Returns 0, or the whole milliseconds to wait (at least 1). A bucket is stored
+# with "%.3f" (tostring would keep 14 digits) and expires when it is full again.
+_TAKE = """
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + tonumber(clock[2]) / 1000
+local wait, after = 0, {}
+for i, key in ipairs(KEYS) do
+  local interval, burst = tonumber(ARGV[2 * i - 1]), tonumber(ARGV[2 * i])
+  local tat = tonumber(redis.call('GET', key)) or now
+  if tat < now then tat = now end
+  after[i] = tat + interval
+  wait = math.max(wait, after[i] - now - interval * burst)
+end
+if wait > 0 then
+  return math.max(1, math.ceil(wait))
+end
+for i, key in ipairs(KEYS) do
+  redis.call('SET', key, string.format('%.3f', after[i]), 'PX', math.max(1, math.ceil(after[i] - now)))
+end
+return 0
+"""
+
+
+class Buckets(ABC):
+    @abstractmethod
+    async def take(self, buckets: Sequence[tuple[str, Rate]]) -> float:
+        """A token from each bucket, or none: 0 when taken, else the seconds until each has one."""
+
+
+class MemoryBuckets(Buckets):
+    """This process's buckets (REDIS_URL unset: one gateway replica). Full buckets are dropped
+    every SWEEP_SECONDS, so memory follows the clients of the last minutes."""
+
+    SWEEP_SECONDS = 60.0
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic):
+        self._clock = clock
+        self._tats: dict[str, float] = {}
+        self._next_sweep = clock() + self.SWEEP_SECONDS
+
+    async def take(self, buckets: Sequence[tuple[str, Rate]]) -> float:
+        now = self._clock()
+        if now >= self._next_sweep:
+            self._tats = {key: tat for key, tat in self._tats.items() if tat > now * 1000}
+            self._next_sweep = now + self.SWEEP_SECONDS
+        keys = [key for key, _ in buckets]
+        wait, after = _take([self._tats.get(key) for key in keys], [rate for _, rate in buckets],
+                            now * 1000)
+        self._tats.update(zip(keys, after))
+        return wait / 1000
+
+    def __len__(self) -> int:
+        return len(self._tats)
+
+
+class RedisBuckets(Buckets):
+    """Buckets shared by every gateway replica, under ``<prefix>:ratelimit:``."""
+
+    def __init__(self, client: redis.Redis):
+        self._script = client.register_script(_TAKE)
+
+    async def take(self, buckets: Sequence[tuple[str, Rate]]) -> float:
+        args: list[float | int] = []
+        for _, rate in buckets:
+            args += [rate.interval_ms, rate.burst]
+        async with asyncio.timeout(STORE_TIMEOUT_SECONDS):  # a hung Redis: no verdict
+            wait_ms = await self._script(keys=[key for key, _ in buckets], args=args)
+        return int(wait_ms) / 1000
+
+
+# -- the limiter ---------------------------------------------------------------------------------
+
+class RateLimits:
+    """The gateway's limits over one store of buckets."""
+
+    def __init__(self, settings: RateLimitSettings, buckets: Buckets, keys: Keys | None = None):
+        self.enabled = settings.enabled
+        self._buckets = buckets
+        self._keys = keys or Keys()
+        self._per_session = rates_of(settings)
+        self._per_ip = {kind: rate.times(settings.per_ip_factor)
+                        for kind, rate in self._per_session.items()}
+
+    async def refusal(self, kind: Kind, session: str | None, client: str | None) -> int | None:
+        """None: go ahead (a token was taken). Else the whole seconds to wait (at least 1).
+        ``session`` is the session's digest (gateway.events.session_digest), ``client`` the
+        client's address; either may be unknown."""
+        if not self.enabled:
+            return None
+        buckets = []
+        if session is not None:
+            buckets.append((self._keys("ratelimit", kind, "session", session),
+                            self._per_session[kind]))
+        if client is not None:
+            buckets.append((self._keys("ratelimit", kind, "ip", client), self._per_ip[kind]))
+        if not buckets:
+            return None
+        try:
+            wait = await self._buckets.take(buckets)
+        except (RedisError, OSError, TimeoutError) as error:
+            log.warning("the %s store did not answer; the request goes ahead: %r", STORE, error)
+            metrics.store_error(STORE, error)
+            return None
+        if wait <= 0:
+            return None
+        metrics.rate_limited(kind)
+        log.debug("rate limit: a %s refused for %.3f s", kind, wait)
+        return max(1, math.ceil(wait))
+
+    async def http_refusal(self, connection: HTTPConnection, kind: Kind) -> int | None:
+        """:meth:`refusal` for an HTTP request, by its cookie and address."""
+        cookie = session_id(connection)
+        return await self.refusal(kind, session_digest(cookie) if cookie is not None else None,
+                                  connection.client.host if connection.client else None)
+
+
+class RateLimiting:
+    """ASGI middleware: the login routes and REST writes go through the limits; a refused one is
+    CONTRACT's 429 ``Too many requests`` with Retry-After, and reaches no route."""
+
+    def __init__(self, app: ASGIApp, limits: RateLimits):
+        self.app = app
+        self.limits = limits
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            kind = kind_of(scope["method"], scope["path"])
+            if kind is not None:
+                wait = await self.limits.http_refusal(HTTPConnection(scope), kind)
+                if wait is not None:
+                    response = problem(429, TOO_MANY_TEXT, {"Retry-After": str(wait)})
+                    await response(scope, receive, send)
+                    return
+        await self.app(scope, receive, send)
+
+
+def rate_limits(settings: RateLimitSettings, client: redis.Redis | None,
+                keys: Keys | None = None) -> RateLimits:
+    """The limits over Redis when the gateway has one, else in memory."""
+    buckets = RedisBuckets(client) if client is not None else MemoryBuckets()
+    return RateLimits(settings, buckets, keys)
