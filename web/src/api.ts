@@ -31,8 +31,12 @@ export class ApiError extends Error {
   }
 }
 
-/** What to tell the player of a failed call: the server's detail, else the error itself. */
+/** What to tell the player of a failed call: the server's detail, else the error itself; a
+ * rate limit's 429 in the player's words. */
 export function errorText(e: unknown): string {
+  if (e instanceof ApiError && e.status === 429) {
+    return tx("Too many requests in a short time: wait a moment and try again.", "Troppe richieste in poco tempo: aspetta un momento e riprova.");
+  }
   return e instanceof ApiError ? e.detail : String(e);
 }
 

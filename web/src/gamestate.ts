@@ -153,7 +153,8 @@ export function reduce(state: GameState, event: GameEvent): GameState {
 
 /**
  * The message shown for a refused move. The codes a player meets in normal play (a second tab
- * or device played first, a timeout played for them, the server hiccuped) get a short sentence
+ * or device played first, a timeout played for them, the server hiccuped, too many moves in a
+ * second) get a short sentence
  * that says what became of the move (the next view puts the table right); the rest keep the
  * server's own words (its `message` is for people, e.g. why a move is illegal).
  */
@@ -167,9 +168,20 @@ export function errorText(error: ServerError): string {
       return tx("The server did not answer; nothing was played. Try again.", "Il server non ha risposto; non è stato giocato niente. Riprova.");
     case "game_finished":
       return tx("The game is over: no more moves.", "La partita è finita: niente più mosse.");
+    case "rate_limited":
+      return tx("One moment, please: too many moves at once, so that one was not played. Wait a second and play it again.", "Un momento, per favore: troppe mosse insieme, quella non è stata giocata. Aspetta un secondo e rigiocala.");
     default:
       return error.message || tx("The server refused the move.", "Il server ha rifiutato la mossa.");
   }
+}
+
+/**
+ * Whether a socket message calls for a fresh `state`: a refused move at a started table, so the
+ * table is surely right. Not `rate_limited`: nothing changed, and one more message would only be
+ * refused again.
+ */
+export function asksForState(message: ServerMessage, view: AnyView | null): boolean {
+  return message.type === "error" && message.code !== "rate_limited" && view !== null && view.status !== "lobby";
 }
 
 /** What to do when the first read of a game fails. */

@@ -5,7 +5,7 @@
 
 import { useCallback, useEffect, useReducer, useRef, useState } from "preact/hooks";
 import { api, ApiError } from "./api";
-import { classifyLoadFailure, initialGameState, reduce, type GameState, type LoadFailure } from "./gamestate";
+import { asksForState, classifyLoadFailure, initialGameState, reduce, type GameState, type LoadFailure } from "./gamestate";
 import { loadTrail, saveTrail } from "./plays";
 import { GameSocket, gameSocketUrl, type ConnectionStatus } from "./socket";
 import type { AnyView } from "./types";
@@ -80,8 +80,7 @@ export function useGame(id: string, onUnauthenticated: () => void): GameConnecti
             message.code === "illegal_move" &&
             (lastActionRef.current === "commit" || lastActionRef.current === "reveal");
           if (!quiet) dispatch({ type: "message", message });
-          // A refused move: ask for the current view so the table is surely right.
-          if (message.type === "error" && viewRef.current && viewRef.current.status !== "lobby") {
+          if (asksForState(message, viewRef.current)) {
             socket?.send({ action: "state" });
           }
         },

@@ -1,6 +1,6 @@
 // The REST client: its query strings, and the contract's calls to remove a bot, leave and come back.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { api, openGamesEventsUrl, queryString } from "../src/api";
+import { api, ApiError, errorText, openGamesEventsUrl, queryString } from "../src/api";
 import { fakeFetch, lobby, person, table, threeBots } from "./fixtures";
 
 afterEach(() => vi.unstubAllGlobals());
@@ -49,5 +49,15 @@ describe("finding a table", () => {
     ]);
     expect(openGamesEventsUrl()).toBe("/api/games/open/events");
     expect(openGamesEventsUrl("scopone_scientifico")).toBe("/api/games/open/events?game_type=scopone_scientifico");
+  });
+});
+
+describe("a rate limit", () => {
+  it("is told in the player's words, whatever the server's detail", async () => {
+    fakeFetch([[429, { detail: "Too many requests" }]]);
+    const failed = await api.joinGame("K7QX2M").catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(ApiError);
+    expect((failed as ApiError).status).toBe(429);
+    expect(errorText(failed)).toMatch(/^Too many requests in a short time: wait a moment/);
   });
 });

@@ -2,8 +2,8 @@
 // may be lost, a hand's end caught from every state, presence, a rematch invitation; and what a
 // refused move or a failed first read of a game says.
 import { describe, expect, it } from "vitest";
-import { classifyLoadFailure, errorText, initialGameState, reduce } from "../src/gamestate";
-import type { GameView, LobbyView } from "../src/types";
+import { asksForState, classifyLoadFailure, errorText, initialGameState, reduce } from "../src/gamestate";
+import type { AnyView, GameView, LobbyView, ServerMessage } from "../src/types";
 import { gameView, lobby, person, play, table, view } from "./fixtures";
 
 describe("folding views", () => {
@@ -136,6 +136,16 @@ describe("refused moves", () => {
     expect(errorText(err("not_your_turn"))).toMatch(/^Not your turn any more/);
     expect(errorText(err("unavailable"))).toMatch(/nothing was played/);
     expect(errorText(err("game_finished"))).toMatch(/game is over/);
+    expect(errorText(err("rate_limited"))).toMatch(/^One moment, please: .* not played/);
+  });
+
+  it("asks for the current view after a refusal, but not after a rate limit", () => {
+    const playing = { status: "playing" } as AnyView;
+    const refused = (code: string) => ({ type: "error", code, message: "m" }) as ServerMessage;
+    expect(asksForState(refused("concurrent_move"), playing)).toBe(true);
+    expect(asksForState(refused("rate_limited"), playing)).toBe(false);
+    expect(asksForState(refused("illegal_move"), { status: "lobby" } as AnyView)).toBe(false);
+    expect(asksForState({ type: "presence", connected: [0] } as ServerMessage, playing)).toBe(false);
   });
 
   it("keeps the server's own words for the others", () => {
