@@ -21,7 +21,7 @@ from gateway.http_errors import HANDLERS, problem
 from gateway.open_feed import OpenGamesFeed
 from gateway.origins import OriginPolicy
 from gateway.presence import Presence
-from gateway.rate_limits import RateLimiting, RateLimits, rate_limits
+from gateway.rate_limits import MemoryBuckets, RateLimiting, RateLimits, rate_limits
 from gateway.sessions import session_id
 from gateway.socket_registry import SocketRegistry
 from gateway.spa import SinglePageApp
@@ -134,6 +134,8 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
     app.state.auth = auth
     app.state.origins = origins
     app.state.rate_limits = limits
+    # A socket's messages are counted where the socket lives: no store call on the live path.
+    app.state.socket_limits = RateLimits(settings.rate_limits, MemoryBuckets())
     app.state.feeds = feeds
     app.state.open_games = OpenGamesFeed(backends.lobby)
     app.state.sockets = sockets

@@ -7,8 +7,10 @@ socket's ``rate_limited``). A bucket is kept as GCRA's one number, the time at w
 full again (its "theoretical arrival time"): in Redis under
 ``<prefix>:ratelimit:<kind>:<session|ip>:<id>``, expiring when the bucket is full, so idle buckets
 vanish (one atomic script: every gateway replica shares the buckets, on Redis's clock); without
-Redis, in this process. The arithmetic is :func:`_take` and its Lua twin ``_TAKE``, held to the
-same tests.
+Redis, in this process. A socket's messages are always counted in the process that holds the
+socket (app.state.socket_limits): a move costs no store call, and a session's sockets spread over
+several replicas get the limit once per replica, which still bounds a flood. The arithmetic is
+:func:`_take` and its Lua twin ``_TAKE``, held to the same tests.
 
 The session is the cookie's id (hashed, as the gateway events name it), when the request has one;
 the address is ``client.host`` as uvicorn's proxy-headers handling leaves it (FORWARDED_ALLOW_IPS

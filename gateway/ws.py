@@ -104,7 +104,7 @@ async def game_socket(websocket: WebSocket) -> None:
         return await _deny(websocket, 403, "Not seated at this game")
     await websocket.accept()
     log.info("socket opened on game %s (seat %d)", game.id, seat.index)
-    connection = _Connection(websocket, backends, game, seat.seat, member, app.state.rate_limits,
+    connection = _Connection(websocket, backends, game, seat.seat, member, app.state.socket_limits,
                              getattr(app.state, "telemetry", None))
     sockets.add(connection)
     metrics.socket_opened()
@@ -268,7 +268,7 @@ class _Connection:
         if text is not None and len(text.encode()) > MAX_MESSAGE_BYTES:
             await self._close(*MESSAGE_TOO_BIG)
             return False
-        # Before any other work: a flood costs one store call a message.
+        # Before any other work: a flood costs no store call (the buckets are this process's).
         if await self.limits.refusal(Kind.WS_MESSAGE, self.session, self.client) is not None:
             self._refuse_flood(text)
             return True
