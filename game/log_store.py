@@ -6,14 +6,20 @@ commitment, which tells two tables that reused one id apart): of two changes com
 same position exactly one lands, the other raises :class:`ConcurrentChange`. A take-back lowers
 the count and raises the revision, so a move computed before it is refused even though the
 count is the same again. JSON stays text, exactly as the engine's move was written.
+
+A finished table's log can be compacted (log retention, game.retention): its moves become one
+archived value (compressed JSON) and its rows go, in one transaction. Reads do not change: the
+archive is read only when a read finds no row.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import logging
+import zlib
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, overload
@@ -25,7 +31,10 @@ from game.engine import Move
 from game.group_commit import GroupCommit
 from services.stores import STATEMENT_CACHE_SIZE, postgres_pool
 
+log = logging.getLogger(__name__)
+
 WINDOW = 256  # moves per read: a replay of a long log holds one window in memory
+ARCHIVE_FORMAT = 1  # game_archive.format (see the migration 0004_game_archive.sql)
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MS = timedelta(milliseconds=1)
@@ -45,6 +54,10 @@ class DuplicateRequest(LogError):
 
 class CorruptLog(LogError):
     """A stored row cannot be read back; nothing was applied from it."""
+
+
+class CompactionBusy(LogError):
+    """Another replica is compacting logs right now (it holds the compaction's lease)."""
 
 
 @dataclass(frozen=True)
@@ -162,6 +175,14 @@ class LogStore(ABC):
     async def delete(self, table_id: str) -> bool:
         """Remove a table and its moves (purging finished tables); False when it did not exist."""
 
+    @abstractmethod
+    async def compact(self, finished_before_ms: int, limit: int, now_ms: int) -> list[str]:
+        """Compact the logs of up to ``limit`` tables finished before ``finished_before_ms`` and
+        not compacted yet (oldest first): each table's moves become one archived value and its
+        move rows are deleted, all in one transaction. The ids compacted; their moves read the
+        same afterwards. CompactionBusy when another replica is compacting now.
+        """
+
     async def ping(self) -> None:
         """Raise when the store does not answer."""
 
@@ -204,6 +225,7 @@ class MemoryLogStore(LogStore):
     def __init__(self) -> None:
         self._tables: dict[str, TableRecord] = {}
         self._moves: dict[str, list[LoggedMove]] = {}
+        self._archives: dict[str, tuple[int, bytes]] = {}  # compacted logs: (format, value)
 
     async def create(self, record: TableRecord) -> tuple[TableRecord, bool]:
         existing = self._tables.get(record.table_id)
@@ -231,8 +253,11 @@ class MemoryLogStore(LogStore):
                                          finished_ms=finished_ms)
 
     async def find_request(self, table_id: str, request_id: str) -> int | None:
-        return next((move.number for move in self._moves.get(table_id, ())
-                     if move.request_id == request_id), None)
+        found = next((move.number for move in self._moves.get(table_id, ())
+                      if move.request_id == request_id), None)
+        if found is None and table_id in self._archives:
+            found = _request_in(self._archived(table_id), request_id)
+        return found
 
     async def take_back(self, table_id: str, expected: Position, status: str) -> None:
         record = self._at(table_id, expected)
@@ -243,9 +268,10 @@ class MemoryLogStore(LogStore):
                                          revision=record.revision + 1, status=status, finished_ms=None)
 
     async def moves(self, table_id: str, after: int, limit: int = WINDOW) -> list[LoggedMove]:
-        moves = self._moves.get(table_id, [])
-        start = max(after, 0)
-        return moves[start:start + max(limit, 0)]
+        found = _window(self._moves.get(table_id, []), after, limit)
+        if not found and table_id in self._archives:
+            return _window(self._archived(table_id), after, limit)
+        return found
 
     async def mark_recorded(self, table_id: str, recorded_ms: int) -> None:
         record = self._tables.get(table_id)
@@ -274,7 +300,26 @@ class MemoryLogStore(LogStore):
 
     async def delete(self, table_id: str) -> bool:
         self._moves.pop(table_id, None)
+        self._archives.pop(table_id, None)
         return self._tables.pop(table_id, None) is not None
+
+    async def compact(self, finished_before_ms: int, limit: int, now_ms: int) -> list[str]:
+        due = sorted((r for r in self._tables.values()
+                      if r.finished_ms is not None and r.finished_ms < finished_before_ms
+                      and r.table_id not in self._archives),
+                     key=lambda r: (r.finished_ms, r.table_id))[:max(limit, 0)]
+        compacted = []
+        for record in due:
+            moves = self._moves[record.table_id]
+            if _whole(record.table_id, record.move_count, moves):
+                self._archives[record.table_id] = (ARCHIVE_FORMAT, _encode_archive(moves))
+                self._moves[record.table_id] = []
+                compacted.append(record.table_id)
+        return compacted
+
+    def _archived(self, table_id: str) -> list[LoggedMove]:
+        format_, value = self._archives[table_id]
+        return _decode_archive(table_id, format_, value)
 
     def _at(self, table_id: str, expected: Position) -> TableRecord:
         record = self._tables.get(table_id)
@@ -352,6 +397,34 @@ RETURNING m.number
 _MOVES = """
 SELECT number, type, seat, payload_json, auto, random, created_at
   FROM game_move WHERE table_id = $1 AND number > $2 ORDER BY number LIMIT $3
+"""
+
+# -- compaction (one transaction per batch) ---------------------------------------------------
+# Only one replica compacts at a time: a transaction-level advisory lock (a session-level one
+# would not survive a transaction pooler); another replica that finds it taken skips its turn.
+_COMPACTION_LEASE = "SELECT pg_try_advisory_xact_lock(hashtext('game-log-compaction'))"
+# The oldest finished tables not compacted yet (the partial index game_table_unarchived); their
+# rows stay locked until the batch commits.
+_DUE = """
+SELECT table_id, move_count FROM game_table
+ WHERE finished_at IS NOT NULL AND archived_at IS NULL AND finished_at < $1
+ ORDER BY finished_at LIMIT $2
+   FOR NO KEY UPDATE SKIP LOCKED
+"""
+_DUE_MOVES = """
+SELECT table_id, number, type, seat, payload_json, auto, random, created_at, request_id
+  FROM game_move WHERE table_id = ANY($1::uuid[]) ORDER BY table_id, number
+"""
+_ARCHIVE = """
+WITH archived AS (
+    INSERT INTO game_archive (table_id, format, moves)
+    SELECT * FROM unnest($1::uuid[], $2::smallint[], $3::bytea[])
+    RETURNING table_id
+),
+marked AS (
+    UPDATE game_table t SET archived_at = $4 FROM archived a WHERE t.table_id = a.table_id
+)
+DELETE FROM game_move m USING archived a WHERE m.table_id = a.table_id
 """
 
 
@@ -484,6 +557,9 @@ class PostgresLogStore(LogStore):
         number: int | None = await self._fetchval(
             "SELECT number FROM game_move WHERE table_id = $1 AND request_id = $2",
             table_id, request_id)
+        if number is None:  # a retry is refused first, so only a refusal reads the archive
+            archived = await self._archived(table_id)
+            number = None if archived is None else _request_in(archived, request_id)
         return number
 
     async def take_back(self, table_id: str, expected: Position, status: str) -> None:
@@ -496,10 +572,19 @@ class PostgresLogStore(LogStore):
 
     async def moves(self, table_id: str, after: int, limit: int = WINDOW) -> list[LoggedMove]:
         rows = await self._fetch(_MOVES, table_id, after, limit)
+        if not rows and limit > 0:  # a compacted table (or past the end, or no such table)
+            archived = await self._archived(table_id)
+            return [] if archived is None else _window(archived, after, limit)
         return [
             LoggedMove(number, kind, seat, payload, auto, rnd, (created - _EPOCH) // _MS)
             for number, kind, seat, payload, auto, rnd, created in rows
         ]
+
+    async def _archived(self, table_id: str) -> list[LoggedMove] | None:
+        """The compacted moves of the table, or None when its log is not compacted."""
+        row = await self._fetchrow("SELECT format, moves FROM game_archive WHERE table_id = $1",
+                                   table_id)
+        return None if row is None else _decode_archive(table_id, row["format"], bytes(row["moves"]))
 
     async def mark_recorded(self, table_id: str, recorded_ms: int) -> None:
         await self._execute(
@@ -533,6 +618,14 @@ class PostgresLogStore(LogStore):
     async def delete(self, table_id: str) -> bool:
         status = await self._execute("DELETE FROM game_table WHERE table_id = $1", table_id)
         return status != "DELETE 0"
+
+    async def compact(self, finished_before_ms: int, limit: int, now_ms: int) -> list[str]:
+        async with self._connection() as connection, connection.transaction():
+            leased = await connection.fetchval(_COMPACTION_LEASE)
+            compacted = await _compact_batch(connection, finished_before_ms, limit, now_ms) if leased else []
+        if not leased:  # raised here: the connection is healthy and goes back to the pool
+            raise CompactionBusy("another replica is compacting logs")
+        return compacted
 
     async def ping(self) -> None:
         await self._fetchval("SELECT 1")
@@ -601,6 +694,67 @@ def _discard(connection: PoolConnectionProxy) -> None:
 async def _rollback_if_needed(connection: asyncpg.Connection) -> None:
     if connection.is_in_transaction():
         await connection.execute("ROLLBACK")
+
+
+async def _compact_batch(connection: PoolConnectionProxy, finished_before_ms: int, limit: int,
+                         now_ms: int) -> list[str]:
+    """One batch of PostgresLogStore.compact, inside its transaction and lease."""
+    due = await connection.fetch(_DUE, _time(finished_before_ms), limit)
+    if not due:
+        return []
+    moves: dict[str, list[LoggedMove]] = {str(row["table_id"]): [] for row in due}
+    for row in await connection.fetch(_DUE_MOVES, list(moves)):
+        moves[str(row["table_id"])].append(LoggedMove(
+            row["number"], row["type"], row["seat"], row["payload_json"], row["auto"],
+            row["random"], (row["created_at"] - _EPOCH) // _MS, row["request_id"]))
+    whole = [str(row["table_id"]) for row in due
+             if _whole(str(row["table_id"]), row["move_count"], moves[str(row["table_id"])])]
+    if whole:
+        await connection.execute(_ARCHIVE, whole, [ARCHIVE_FORMAT] * len(whole),
+                                 [_encode_archive(moves[t]) for t in whole], _time(now_ms))
+    return whole
+
+
+def _window(moves: list[LoggedMove], after: int, limit: int) -> list[LoggedMove]:
+    """Up to ``limit`` of a whole log's moves (numbered 1, 2, 3...) numbered above ``after``."""
+    start = max(after, 0)
+    return moves[start:start + max(limit, 0)]
+
+
+def _request_in(moves: list[LoggedMove], request_id: str) -> int | None:
+    return next((move.number for move in moves if move.request_id == request_id), None)
+
+
+def _whole(table_id: str, move_count: int, moves: list[LoggedMove]) -> bool:
+    """The table's moves are all there, numbered 1, 2, 3...: only such a log is compacted."""
+    if [move.number for move in moves] == list(range(1, move_count + 1)):
+        return True
+    log.error("table %s: its log has %d move rows for a move count of %d, or a gap; it is not "
+              "compacted", table_id, len(moves), move_count)
+    return False
+
+
+def _encode_archive(moves: Sequence[LoggedMove]) -> bytes:
+    """A whole log as one archived value (format 1: migrations/0004_game_archive.sql). The
+    payload stays the engine's text, a string inside the JSON, so it comes back byte for byte."""
+    rows = [[m.number, m.type, m.seat, m.payload_json, m.auto, m.random, m.created_ms, m.request_id]
+            for m in moves]
+    return zlib.compress(json.dumps(rows, ensure_ascii=False, separators=(",", ":")).encode())
+
+
+def _decode_archive(table_id: str, format_: int, value: bytes) -> list[LoggedMove]:
+    """The archived moves, in order; CorruptLog when the value cannot be read back."""
+    if format_ != ARCHIVE_FORMAT:
+        raise CorruptLog(f"table {table_id}: its archived log has the unknown format {format_}")
+    try:
+        moves = [LoggedMove(number, kind, seat, payload, auto, rnd, created, request)
+                 for number, kind, seat, payload, auto, rnd, created, request
+                 in json.loads(zlib.decompress(value))]
+    except (zlib.error, ValueError, TypeError) as error:
+        raise CorruptLog(f"table {table_id}: its archived log cannot be read ({error})") from None
+    if [move.number for move in moves] != list(range(1, len(moves) + 1)):
+        raise CorruptLog(f"table {table_id}: its archived moves are not numbered 1, 2, 3...")
+    return moves
 
 
 def _time(ms: int | None) -> datetime | None:

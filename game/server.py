@@ -3,6 +3,7 @@
 With DATABASE_URL set it applies the game migrations and keeps the move logs in Postgres; with
 REDIS_URL set the snapshots and change signals are shared with the other replicas in
 Redis. Either unset: that part lives in this process's memory (then run one replica only).
+With LOG_RETENTION_DAYS set, old finished logs are compacted in the background (game.retention).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from game.cache import MemoryTableCache, RedisTableCache, TableCache
 from game.log_store import LogStore, MemoryLogStore, PostgresLogStore
 from game.queue_watch import QueueWatch
 from game.registry import default_registry
+from game.retention import LogRetention
 from game.servicer import GameServicer
 from game.tables import Tables
 from services.components import GAME_SERVICE, Component
@@ -82,7 +84,8 @@ async def build_service(settings: Settings) -> tuple[ServiceSpec, Tables]:
         register=lambda server: game_pb2_grpc.add_GameServiceServicer_to_server(servicer, server),
         probe=probe,
         on_stop=close,
-        background=[tables.run, QueueWatch(deadlines, tables.resume_deadlines).run],
+        background=[tables.run, QueueWatch(deadlines, tables.resume_deadlines).run,
+                    LogRetention(log_store, settings.log_retention_days).run],
         gauges=[telemetry.ongoing_games(cache.ongoing_count),  # telemetry hook
                 telemetry.matches_unrecorded(tables.unrecorded_count)],
     )

@@ -37,6 +37,7 @@ from game.live import Live
 from game.log_store import (
     WINDOW,
     ConcurrentChange,
+    CorruptLog,
     DuplicateRequest,
     LoggedMove,
     LogStore,
@@ -223,7 +224,11 @@ class Tables:
         if page_size < 0:
             raise ServiceError(Reason.INVALID_ARGUMENT, "page_size must be 0 (256) or more", field="page_size")
         size = WINDOW if page_size == 0 else min(page_size, WINDOW)
-        moves = _within_bytes(await self.log.moves(table_id, after_number, size), LOG_PAGE_BYTES)
+        try:
+            moves = _within_bytes(await self.log.moves(table_id, after_number, size), LOG_PAGE_BYTES)
+        except CorruptLog as error:  # a compacted log that cannot be read back
+            raise ServiceError(Reason.CORRUPT_LOG, f"The log of this table cannot be read: {error}",
+                               table_id=table_id) from None
         header = await self.log.header(table_id)  # read second: it counts every move just read
         if header is None:
             raise table_not_found(table_id)

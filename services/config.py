@@ -196,6 +196,8 @@ class Settings:
     bots_addr: str = "127.0.0.1:50055"
     bot_think_ms: int = 900  # a bot's pause before each play and acknowledgement
     abandon_after_timeouts: int = 2  # auto-played turns in a row, offline, before a takeover; 0: never
+    # Days after which a finished table's move log is compacted (game.retention); None: never.
+    log_retention_days: int | None = None
     # Whose X-Forwarded-* headers the gateway believes: addresses and networks, or ("*",).
     forwarded_allow_ips: tuple[str, ...] = ("127.0.0.1",)
     rate_limits: RateLimitSettings = field(default_factory=RateLimitSettings)
@@ -241,6 +243,8 @@ class Settings:
             bots_addr=env.address("BOTS_ADDR", "127.0.0.1:50055"),
             bot_think_ms=env.integer("BOT_THINK_MS", 900, minimum=0),
             abandon_after_timeouts=env.integer("ABANDON_AFTER_TIMEOUTS", 2, minimum=0),
+            log_retention_days=(env.integer("LOG_RETENTION_DAYS", 0, minimum=1)
+                                if env.text("LOG_RETENTION_DAYS") else None),
             forwarded_allow_ips=_forwarded_allow_ips(env),
             rate_limits=_rate_limits(env),
             stats_cursor_secret=env.secret("STATS_CURSOR_SECRET", _MIN_SECRET_LENGTH),

@@ -61,6 +61,10 @@ class Instruments:
         self.matches_recorded = meter.create_counter(
             "tavolo.matches.recorded", unit="{match}",
             description="Finished matches that stats accepted")
+        self.logs_compacted = meter.create_counter(
+            "tavolo.logs.compacted", unit="{table}",
+            description="Finished tables whose move logs log retention compacted into one "
+                        "archived row")
         self.deadline_lateness = meter.create_histogram(
             "tavolo.deadline.lateness", unit="s",
             description="How long after its due time a deadline was fired",
@@ -147,6 +151,13 @@ def match_finished(game_type: str) -> None:
 def match_recorded() -> None:
     if _current is not None:
         _current.matches_recorded.add(1)
+
+
+def logs_compacted(count: int) -> None:
+    """A batch of log retention compacted ``count`` finished tables' logs (0 too: the series
+    exists from the first pass)."""
+    if _current is not None:
+        _current.logs_compacted.add(count)
 
 
 # -- bots ----------------------------------------------------------------------------------------

@@ -278,6 +278,8 @@ APPLICATION_REFUSES = [
     ("BOT_THINK_MS", "0.5"),
     ("ABANDON_AFTER_TIMEOUTS", "-1"),
     ("ABANDON_AFTER_TIMEOUTS", "twice"),
+    ("LOG_RETENTION_DAYS", 0),
+    ("LOG_RETENTION_DAYS", "1.5"),
     ("BOTS_ADDR", "bots"),
 ]
 
@@ -326,6 +328,8 @@ APPLICATION_ACCEPTS = [
     ("BOT_THINK_MS", "1500"),
     ("ABANDON_AFTER_TIMEOUTS", 0),
     ("ABANDON_AFTER_TIMEOUTS", "3"),
+    ("LOG_RETENTION_DAYS", 30),
+    ("LOG_RETENTION_DAYS", "365"),
     ("BOTS_ADDR", "bots.example:50055"),
 ]
 

@@ -9,7 +9,8 @@ from services.migrations import load, migrate
 
 async def test_the_game_migrations_apply_once_and_create_the_log_tables(postgres_dsn):
     assert await migrate(postgres_dsn, components=("game",)) == ["game/0001_game_log.sql", "game/0002_game_unfinished.sql",
-                                                                 "game/0003_move_request_id.sql"]
+                                                                 "game/0003_move_request_id.sql",
+                                                                 "game/0004_game_archive.sql"]
     assert await migrate(postgres_dsn, components=("game",)) == []
     connection = await asyncpg.connect(postgres_dsn)
     try:
@@ -21,7 +22,7 @@ async def test_the_game_migrations_apply_once_and_create_the_log_tables(postgres
                 WHERE i.indrelid = 'game_move'::regclass AND i.indisprimary""")
     finally:
         await connection.close()
-    assert {"game_table", "game_move", "schema_migrations"} <= tables
+    assert {"game_table", "game_move", "game_archive", "schema_migrations"} <= tables
     assert key == "table_id,number"
 
 
@@ -34,4 +35,5 @@ async def test_the_sql_itself_is_idempotent_on_a_database_made_by_hand(postgres_
     finally:
         await connection.close()
     assert await migrate(postgres_dsn, components=("game",)) == ["game/0001_game_log.sql", "game/0002_game_unfinished.sql",
-                                                                 "game/0003_move_request_id.sql"]
+                                                                 "game/0003_move_request_id.sql",
+                                                                 "game/0004_game_archive.sql"]

@@ -1,6 +1,7 @@
 """Player entropy through the gateway, as a client that knows only the contract: the seeding
 phase, commits and reveals over the socket, the bots' own, a seat that withholds, refusals, and
-a finished log that tools/verify_deal.py replays with the deal key K."""
+a finished log that tools/verify_deal.py replays with the deal key K, compacted by log
+retention too."""
 
 from __future__ import annotations
 
@@ -13,6 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from game.log_store import PostgresLogStore
+from game.retention import DAY_MS, LogRetention
+from services.timeutil import now_ms
 from testing.players import Player, play_until_over, receive
 from testing.stack import real_stack
 
@@ -22,9 +26,11 @@ OPTIONS = {"target_score": 1, "napola": False, "player_entropy": True}
 
 @pytest.fixture(scope="module")
 def stack():
-    """Each seeding phase waits 2 s at most; turns and hand ends 0.3 s."""
+    """Each seeding phase waits 2 s at most; turns and hand ends 0.3 s; logs are kept whole a
+    day (LOG_RETENTION_DAYS)."""
     with real_stack({"ENTROPY_TIMEOUT_SECONDS": "2", "TURN_TIMEOUT_SECONDS": "0.3",
-                     "HAND_ACK_TIMEOUT_SECONDS": "0.3"}, label="entropy") as running:
+                     "HAND_ACK_TIMEOUT_SECONDS": "0.3", "LOG_RETENTION_DAYS": "1"},
+                    label="entropy") as running:
         yield running
 
 
@@ -124,4 +130,34 @@ async def test_a_seat_that_withholds_contributes_zeros_at_the_deadline(stack):
         match = await _recorded(alice, game["id"])
         assert match["result"]["withheld"] == [0]
     finally:
+        await alice.close()
+
+
+async def test_a_compacted_match_log_reads_byte_for_byte_and_still_verifies(stack):
+    alice = await Player(stack, "alice").login()
+    store = await PostgresLogStore.open(stack.env["DATABASE_URL"], max_size=2)
+    try:
+        game = await _against_bots(alice)
+        socket = await alice.socket(game["id"])
+        value = bytes(range(7, 39))
+        await socket.send(json.dumps({"action": "commit", "hash": hashlib.sha256(value).hexdigest()}))
+        await _until(socket, lambda g: g.get("entropy", {}).get("phase") == "reveal")
+        await socket.send(json.dumps({"action": "reveal", "value": value.hex()}))
+        assert (await play_until_over(socket, False))["type"] == "game_over"
+        before = await alice.http.get(f"/api/games/{game['id']}/log")
+        assert before.status_code == 200 and _verify(before.json()).returncode == 0
+        # Finished moments ago, the match is kept whole a day; two days on, it is compacted.
+        assert await LogRetention(store, 1).run_once() == 0
+        later = LogRetention(store, 1, clock=lambda: now_ms() + 2 * DAY_MS)
+
+        assert await later.run_once() >= 1  # the module's other matches too
+
+        assert await store._pool.fetchval("SELECT count(*) FROM game_move WHERE table_id = $1",
+                                          game["id"]) == 0
+        after = await alice.http.get(f"/api/games/{game['id']}/log")
+        assert after.status_code == 200 and after.content == before.content
+        checked = _verify(after.json())
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+    finally:
+        await store.close()
         await alice.close()

@@ -44,6 +44,7 @@ def test_defaults_are_the_readmes():
     assert settings.deadlines_addr == "127.0.0.1:50053"
     assert settings.stats_addr == "127.0.0.1:50054"
     assert settings.forwarded_allow_ips == ("127.0.0.1",)
+    assert settings.log_retention_days is None  # logs are kept whole
 
 
 def _readme_defaults() -> dict[str, str]:
@@ -151,6 +152,7 @@ def test_overrides():
         "GAME_ADDR": "game.internal:6000",
         "GAME_REPLICAS_ADDR": "dns:///game-replicas.internal:6000",
         "DUMMY_GAME": "on",
+        "LOG_RETENTION_DAYS": "90",
     })
     assert settings.redis_url == "redis://cache:6379/2"
     assert settings.game_ttl_seconds == 60
@@ -166,6 +168,7 @@ def test_overrides():
     assert settings.game_addr == "game.internal:6000"
     assert settings.game_replicas_addr == "dns:///game-replicas.internal:6000"
     assert settings.dummy_game is True
+    assert settings.log_retention_days == 90
 
 
 def test_database_url_wins_over_its_parts():
@@ -214,6 +217,9 @@ def test_database_parts_build_a_dsn_leaving_out_an_empty_port():
     ({"DEADLINE_HEARTBEAT_MS": "1.5"}, "DEADLINE_HEARTBEAT_MS"),
     ({"DEADLINE_LEASE_MS": "999"}, "DEADLINE_LEASE_MS"),  # fires get a third of it to answer
     ({"DUMMY_GAME": "sometimes"}, "DUMMY_GAME"),
+    ({"LOG_RETENTION_DAYS": "0"}, "LOG_RETENTION_DAYS"),
+    ({"LOG_RETENTION_DAYS": "1.5"}, "LOG_RETENTION_DAYS"),
+    ({"LOG_RETENTION_DAYS": "a week"}, "LOG_RETENTION_DAYS"),
     ({"LOG_LEVEL": "LOUD"}, "LOG_LEVEL"),
     ({"CORS_ALLOW_CREDENTIALS": "maybe"}, "CORS_ALLOW_CREDENTIALS"),
     ({"CORS_ALLOW_ORIGIN_REGEX": "(unclosed"}, "CORS_ALLOW_ORIGIN_REGEX"),
