@@ -183,7 +183,7 @@ async def _run() -> None:
     rng = random.Random(7)
     async with scratch_database("bench") as dsn:
         await migrate(dsn, components=("stats",))
-        repository = PostgresStatsRepository(await postgres_pool(dsn, max_size=10))
+        repository = PostgresStatsRepository(await postgres_pool(dsn, max_size=10, name="stats"))
         lobby = _Lobby()
         lobby_server = grpc.aio.server(interceptors=[ErrorInterceptor()])
         lobby_pb2_grpc.add_LobbyServiceServicer_to_server(lobby, lobby_server)

@@ -36,7 +36,8 @@ async def open_store(settings: Settings) -> DriveStore:
     async def open_postgres() -> DriveStore:
         for name in await migrate(database.url, components=("bots",), statement_cache_size=cache):
             log.info("bots: applied migration %s", name)
-        return PostgresDriveStore(await postgres_pool(database.url, statement_cache_size=cache))
+        return PostgresDriveStore(await postgres_pool(database.url, name="bots",
+                                                      statement_cache_size=cache))
 
     return await when_reachable("bots: Postgres", open_postgres)
 

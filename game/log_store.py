@@ -476,7 +476,7 @@ class PostgresLogStore(LogStore):
         connection; :meth:`_connection` closes those instead, so none is handed out again.
         For the same reason ``dsn`` may go through a transaction pooler.
         """
-        pool = await postgres_pool(dsn, min_size=min_size, max_size=max_size,
+        pool = await postgres_pool(dsn, min_size=min_size, max_size=max_size, name="game_log",
                                    statement_cache_size=statement_cache_size,
                                    reset=_rollback_if_needed)
         return cls(pool)

@@ -28,7 +28,7 @@ from gateway.spa import SinglePageApp
 from gateway.tables_feed import TableFeeds
 from services.config import Settings
 from services.observability.http_telemetry import HttpTelemetry
-from services.observability.telemetry import METRICS_PATH, active_users
+from services.observability.telemetry import active_users
 
 if TYPE_CHECKING:
     from services.observability.telemetry import Telemetry
@@ -85,9 +85,6 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
         Route("/api/games/{id}/open", method_not_allowed),
         WebSocketRoute("/ws/games/{id}", ws.game_socket),
     ]
-    if telemetry is not None and telemetry.scraped:
-        # For Prometheus, not for people: neither in the OpenAPI document nor traced.
-        routes.append(Route(METRICS_PATH, telemetry.metrics_endpoint()))
     api_routes = list(routes)
     routes.append(Route("/{path:path}", SinglePageApp(settings.static_dir).page))
 

@@ -133,11 +133,11 @@ def _local_dev_idp(settings: Settings) -> tuple[int, str] | None:
     return None
 
 
-# `tavolo run` puts five services on one machine: each serves its metrics on a port of its own,
-# counted up from METRICS_PORT in this order (9464 lobby, 9465 game, 9466 deadlines, 9467 stats,
-# 9468 bots).
-_METRICS_OFFSETS: dict[str, int] = {Component.LOBBY: 0, Component.GAME: 1, Component.DEADLINES: 2, Component.STATS: 3,
-                    Component.BOTS: 4}
+# `tavolo run` puts six processes on one machine: each serves its metrics on a port of its own,
+# counted up from METRICS_PORT in this order (9464 gateway, 9465 lobby, 9466 game, 9467
+# deadlines, 9468 stats, 9469 bots).
+_METRICS_OFFSETS: dict[str, int] = {Component.GATEWAY: 0, Component.LOBBY: 1, Component.GAME: 2,
+                                    Component.DEADLINES: 3, Component.STATS: 4, Component.BOTS: 5}
 
 
 def _child_env(settings: Settings, component: str) -> dict[str, str]:

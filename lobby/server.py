@@ -36,7 +36,7 @@ async def build_store(settings: Settings) -> LobbyStore:
                                       statement_cache_size=cache):
                 log.info("lobby: applied migration %s", name)
             return PostgresLobbyStore(
-                await postgres_pool(database.url, statement_cache_size=cache),
+                await postgres_pool(database.url, name="lobby", statement_cache_size=cache),
                 database.listen_url, settings.game_ttl_seconds, statement_cache_size=cache)
 
         return await when_reachable("lobby: Postgres", open_postgres)

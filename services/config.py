@@ -85,7 +85,7 @@ class TelemetrySettings:
     # None: the SDK's own OTEL_METRIC_EXPORT_INTERVAL (default 60000).
     metric_export_interval_ms: int | None = None
     metrics_poll_interval_s: int = 15
-    # The gRPC services' Prometheus port (0: none; the gateway serves /metrics on its own port).
+    # Every process's Prometheus port (0: none), the gateway's too: never its public port.
     metrics_port: int = 9464
     sdk_disabled: bool = False  # OTEL_SDK_DISABLED: no telemetry at all, whatever else says
     # OTEL_SEMCONV_STABILITY_OPT_IN, handed to the instrumentations (stable HTTP by default).

@@ -127,15 +127,22 @@ def redis_client(url: str, max_connections: int = 64) -> redis.Redis:
 STATEMENT_CACHE_SIZE = 100
 
 
-async def postgres_pool(url: str, min_size: int = 1, max_size: int = 10, *,
+async def postgres_pool(url: str, min_size: int = 1, max_size: int = 10, *, name: str,
                         statement_cache_size: int = STATEMENT_CACHE_SIZE,
                         **options: Any) -> asyncpg.Pool:
-    """An asyncpg pool; ``postgres://`` and ``postgresql://`` DSNs both work. ``options`` go to
-    asyncpg.create_pool (e.g. ``reset=`` for a store that keeps no session state, or another
-    ``command_timeout`` than 30 s)."""
-    return await asyncpg.create_pool(url, min_size=min_size, max_size=max_size,
+    """An asyncpg pool; ``postgres://`` and ``postgresql://`` DSNs both work. ``name`` says what
+    it is for (``db.client.connection.pool.name`` in the metrics: unique in the process).
+    ``options`` go to asyncpg.create_pool (e.g. ``reset=`` for a store that keeps no session
+    state, or another ``command_timeout`` than 30 s)."""
+    database = telemetry.database_metrics()  # telemetry hook: None when telemetry is off
+    if database is not None:  # each statement's duration (asyncpg's query logger)
+        options["init"] = database.timing(options.get("init"))
+    pool = await asyncpg.create_pool(url, min_size=min_size, max_size=max_size,
                                      statement_cache_size=statement_cache_size,
                                      **{"command_timeout": 30, **options})
+    if database is not None:
+        database.watch(pool, name)
+    return pool
 
 
 async def postgres_connection(url: str, *, statement_cache_size: int = STATEMENT_CACHE_SIZE,

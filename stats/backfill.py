@@ -26,7 +26,7 @@ async def recalculate(database: Database) -> RecalculationSummary:
     cache = database.statement_cache_size
     await migrate(database.url, components=("stats",), statement_cache_size=cache)
     # No command timeout: rewriting a long history may take longer than a request would.
-    pool = await postgres_pool(database.url, min_size=1, max_size=1, command_timeout=None,
+    pool = await postgres_pool(database.url, min_size=1, max_size=1, name="stats_backfill", command_timeout=None,
                                statement_cache_size=cache)
     repository = PostgresStatsRepository(pool)
     try:

@@ -47,11 +47,11 @@ async def open_repository(settings: Settings) -> StatsRepository:
     async def open_postgres() -> StatsRepository:
         for name in await migrate(database.url, components=("stats",), statement_cache_size=cache):
             log.info("stats: applied migration %s", name)
-        pool = await postgres_pool(database.url, statement_cache_size=cache)
+        pool = await postgres_pool(database.url, name="stats", statement_cache_size=cache)
         if not database.separate_reads:
             return PostgresStatsRepository(pool)
         try:
-            reads = await postgres_pool(database.read_url, statement_cache_size=cache)
+            reads = await postgres_pool(database.read_url, name="stats_reads", statement_cache_size=cache)
         except BaseException:
             await pool.close()
             raise

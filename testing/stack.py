@@ -79,9 +79,8 @@ class Stack:
         self.ports = {name: free_port() for name in (*self.service_of, "idp")}
         self.gateway_urls = [f"http://127.0.0.1:{self.ports[name]}" for name in self.gateways]
         self.gateway_url = self.gateway_urls[0]
-        # Each gRPC service process's Prometheus port (a gateway serves /metrics on its own).
-        self.metrics_ports = {name: free_port() for name, service in self.service_of.items()
-                              if service != "gateway"}
+        # Each process's Prometheus port (METRICS_PORT), the gateways' too.
+        self.metrics_ports = {name: free_port() for name in self.service_of}
         self.issuer = f"http://127.0.0.1:{self.ports['idp']}/tavolo"
         env = {key: value for key, value in os.environ.items()
                if not key.startswith(("OIDC_", "DATABASE_", "REDIS_", "CORS_"))}
@@ -149,9 +148,7 @@ class Stack:
 
     def metrics_url(self, name: str) -> str:
         """Where process ``name`` (``game``, ``gateway2``...) serves its Prometheus metrics."""
-        if name in self.metrics_ports:
-            return f"http://127.0.0.1:{self.metrics_ports[name]}/metrics"
-        return f"http://127.0.0.1:{self.ports[name]}/metrics"
+        return f"http://127.0.0.1:{self.metrics_ports[name]}/metrics"
 
     def _spawn(self, name: str, args: list[str]) -> None:
         env = {**self.env, **self.own_env.get(name, {})}
@@ -160,8 +157,6 @@ class Stack:
             env["GRPC_TOKEN_FILE"] = str(token_file)
         if name in self.metrics_ports:
             env["METRICS_PORT"] = str(self.metrics_ports[name])
-        elif self.service_of.get(name) == "gateway":  # any port but 0: /metrics on its own
-            env["METRICS_PORT"] = str(self.ports[name])
         self.processes[name] = subprocess.Popen(
             [sys.executable, "-m", "launcher.cli", *args], env=env,
         )

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 
-from services.observability.telemetry import METRICS_PATH, SESSION_ID, session_tag
+from services.observability.telemetry import SESSION_ID, session_tag
 
 if TYPE_CHECKING:
     from opentelemetry.trace import Span
@@ -34,8 +34,8 @@ class HttpTelemetry:
 
     The duration histogram is recorded here, for every request of the route Starlette matched,
     whether or not spans are made; the library's own HTTP metrics are switched off. Excluded
-    paths (OTEL_EXCLUDED_PATHS by exact match, ``/metrics``, and the SDK's
-    OTEL_PYTHON_ASGI_EXCLUDED_URLS / OTEL_PYTHON_EXCLUDED_URLS by regex) skip both.
+    paths (OTEL_EXCLUDED_PATHS by exact match, and the SDK's OTEL_PYTHON_ASGI_EXCLUDED_URLS /
+    OTEL_PYTHON_EXCLUDED_URLS by regex) skip both.
     """
 
     def __init__(self, app: ASGIApp, telemetry: Telemetry,
@@ -44,7 +44,7 @@ class HttpTelemetry:
         from opentelemetry.util.http import get_excluded_urls, sanitize_method
 
         self.app = app
-        self.excluded = frozenset((*telemetry.settings.excluded_paths, METRICS_PATH))
+        self.excluded = frozenset(telemetry.settings.excluded_paths)
         self.excluded_urls = get_excluded_urls("ASGI")  # the SDK's variables, as it reads them
         self.session_of = session_of
         self._current_span = trace.get_current_span

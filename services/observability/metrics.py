@@ -4,7 +4,7 @@ Domain code calls the functions below unconditionally. They record through the i
 the process's telemetry (services.observability.telemetry binds them when it is set up); with telemetry off
 each call is one test of a module global, and nothing of OpenTelemetry is imported.
 
-The README's operator section lists every metric with its meaning; keep the two in step.
+docs/operations.md lists every metric with its meaning; keep the two in step.
 """
 
 from __future__ import annotations

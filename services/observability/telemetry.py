@@ -2,23 +2,28 @@
 and the same metrics for Prometheus to scrape (METRICS_PORT).
 
 Two switches: OTEL_ENABLED exports over OTLP, METRICS_PORT (on by default) serves the metrics
-at ``/metrics``: the gateway on its own port, each gRPC service on a small HTTP port of its
-own. Both read the one meter provider (one pipeline, two readers). With neither, or with the
-SDK's OTEL_SDK_DISABLED, :func:`setup` returns None, nothing of OpenTelemetry is imported and
-the hooks below cost nothing (no middleware, no interceptors). When on, a process gets:
+at ``/metrics`` on a small HTTP port of each process's own, the gateway's included (never on
+its public port). Both read the one meter provider (one pipeline, two readers). With neither,
+or with the SDK's OTEL_SDK_DISABLED, :func:`setup` returns None, nothing of OpenTelemetry is
+imported and the hooks below cost nothing (no middleware, no interceptors, no query loggers,
+no sampling task). When on, a process gets:
 
-- metrics: ``http.server.request.duration`` (seconds), ``rpc.server.duration`` and
-  ``rpc.client.duration`` (services.observability.rpc_metrics), tavolo's own figures (services.observability.metrics),
-  process CPU and memory (the system-metrics instrumentation) and the global gauges
-  (:class:`Gauge`), read by a poll loop every OTEL_METRICS_POLL_INTERVAL_SECONDS so that a
-  scrape or an export never waits for a store;
+- metrics: ``http.server.request.duration`` (seconds; services.observability.http_telemetry),
+  ``rpc.server.call.duration`` and ``rpc.client.call.duration`` (seconds;
+  services.observability.rpc_metrics), ``db.client.operation.duration`` and
+  ``db.client.connection.count`` for its Postgres pools (services.observability.db_metrics),
+  ``tavolo.event_loop.lag`` and ``tavolo.gc.pause.duration``
+  (services.observability.runtime_metrics), tavolo's own figures
+  (services.observability.metrics), process CPU and memory (the system-metrics
+  instrumentation) and the global gauges (:class:`Gauge`), read by a poll loop every
+  OTEL_METRICS_POLL_INTERVAL_SECONDS so that a scrape or an export never waits for a store;
 
 and, exporting, also:
 
 - a span per HTTP request and per WebSocket connection (http_telemetry, which the gateway wraps around
   OpenTelemetry's ASGI middleware: named by the route template, with the stable HTTP semantic
   conventions; OTEL_EXCLUDED_PATHS and the SDK's OTEL_PYTHON_ASGI_EXCLUDED_URLS /
-  OTEL_PYTHON_EXCLUDED_URLS are left out of traces and metrics, and so is ``/metrics``), tagged
+  OTEL_PYTHON_EXCLUDED_URLS are left out of traces and metrics), tagged
   with ``session.id`` (a truncated SHA-256 of the session id, never the cookie) and ``user.id``
   (the OIDC sub once the request's member is known);
 - a trace per WebSocket message (:meth:`Telemetry.message_span`), linked to its connection's
@@ -38,8 +43,9 @@ hold several :class:`Telemetry` (tests do) and a shut-down one leaves nothing be
 exceptions are process-wide by nature: the asyncpg and system-metrics instrumentations patch
 their libraries, so the first Telemetry of a process has them. The one process-wide thing
 of tavolo's is the *active* telemetry that :func:`setup` registers: the gRPC server and client
-channels, the Redis clients and services.observability.metrics pick it up (:func:`active`,
-:func:`client_interceptors`), so set it up before any channel or store is opened.
+channels, the Redis clients, the Postgres pools and services.observability.metrics pick it up
+(:func:`active`, :func:`client_interceptors`, :func:`database_metrics`), so set it up before any
+channel or store is opened.
 """
 
 from __future__ import annotations
@@ -69,12 +75,11 @@ if TYPE_CHECKING:  # type names only: OpenTelemetry is imported when telemetry i
     from opentelemetry.sdk.metrics.export import MetricReader
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
-    from starlette.requests import Request
-    from starlette.responses import Response
+
+    from services.observability.db_metrics import DatabaseMetrics
 
 log = logging.getLogger(__name__)
 
-METRICS_PATH = "/metrics"
 SESSION_ID = "session.id"
 USER_ID = "user.id"
 _PROCESS_METRICS: dict[str, list[str] | None] = {
@@ -176,15 +181,21 @@ def setup(settings: Settings | TelemetrySettings, component: str) -> Telemetry |
 async def running(settings: Settings, component: str) -> AsyncIterator[Telemetry | None]:
     """:func:`setup` for the life of a component's ``run()``, flushed and shut down after it.
 
-    A gRPC service's metrics are served on METRICS_PORT meanwhile, on the interfaces its gRPC
-    address is bound to (services.rpc.server.bind_address); the gateway serves them itself.
+    Meanwhile the event loop's lag and the collector's pauses are sampled, and the metrics are
+    served on METRICS_PORT: a gRPC service's on the interfaces its gRPC address is bound to
+    (services.rpc.server.bind_address), the gateway's on APP_HOST's.
     """
     telemetry = setup(settings, component)
     try:
-        if telemetry is not None and telemetry.scraped and component != "gateway":
-            address = getattr(settings, f"{component}_addr")
-            telemetry.serve_metrics(_metrics_host(address), settings.telemetry.metrics_port)
-        yield telemetry
+        if telemetry is None:
+            yield None
+            return
+        if telemetry.scraped:
+            host = (settings.app_host if component == "gateway"
+                    else _metrics_host(getattr(settings, f"{component}_addr")))
+            telemetry.serve_metrics(host, settings.telemetry.metrics_port)
+        async with telemetry.runtime.sampling():
+            yield telemetry
     finally:
         if telemetry is not None:
             await asyncio.to_thread(telemetry.shutdown)
@@ -198,6 +209,12 @@ def active() -> Telemetry | None:
 def client_interceptors() -> list[grpc.aio.ClientInterceptor] | None:
     """The active telemetry's gRPC client interceptors, None when telemetry is off."""
     return None if _active is None else _active.client_interceptors
+
+
+def database_metrics() -> DatabaseMetrics | None:
+    """The active telemetry's Postgres metrics, which services.stores.postgres_pool hooks each
+    pool into; None when telemetry is off."""
+    return None if _active is None else _active.database
 
 
 def instrument_redis(client: Any) -> None:
@@ -232,7 +249,7 @@ class Telemetry:
         from opentelemetry.sdk.metrics import MeterProvider
         from opentelemetry.sdk.resources import SERVICE_NAME, SERVICE_VERSION, Resource
 
-        from services.observability import metrics, rpc_metrics
+        from services.observability import metrics, rpc_metrics, runtime_metrics
 
         self.settings = settings
         self.tracing = settings.exporting
@@ -267,7 +284,9 @@ class Telemetry:
         self.instruments = metrics.bind(self.meter)
         self.server_durations = rpc_metrics.ServerDurations(self.meter)
         self.client_durations = rpc_metrics.ClientDurations(self.meter)
-        self.client_interceptors: list[grpc.aio.ClientInterceptor] = [self.client_durations]
+        self.client_interceptors: list[grpc.aio.ClientInterceptor] = list(
+            self.client_durations.interceptors)
+        self.runtime = runtime_metrics.RuntimeMetrics(self.meter)
         self._gauges: list[PolledGauges] = []
         self._metrics_server: Any = None
         self._process_metrics = _process_metrics(self.meter_provider)
@@ -357,26 +376,20 @@ class Telemetry:
             links=[trace.Link(context)] if context.is_valid else None)
         return span
 
+    # -- Postgres -----------------------------------------------------------------------------
+
+    @functools.cached_property
+    def database(self) -> DatabaseMetrics:
+        """The Postgres instruments, made when the process opens its first pool."""
+        from services.observability.db_metrics import DatabaseMetrics
+
+        return DatabaseMetrics(self.meter)
+
     # -- Prometheus ---------------------------------------------------------------------------
 
-    def metrics_endpoint(self) -> Callable[[Request], Awaitable[Response]]:
-        """A Starlette endpoint answering ``GET /metrics`` in Prometheus' text format."""
-        from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
-        from starlette.concurrency import run_in_threadpool
-        from starlette.responses import Response
-
-        registry = self.registry
-        assert registry is not None, "metrics are not scraped (METRICS_PORT=0)"
-
-        async def endpoint(request: Request) -> Response:
-            # Collecting walks every instrument: off the event loop, as a service's thread does.
-            body = await run_in_threadpool(generate_latest, registry)
-            return Response(body, media_type=CONTENT_TYPE_LATEST)
-
-        return endpoint
-
     def serve_metrics(self, host: str, port: int) -> int:
-        """Serve ``/metrics`` on ``host:port`` from a thread (a gRPC service); the port bound."""
+        """Serve ``/metrics`` on ``host:port`` from a thread of its own (collecting walks every
+        instrument: never on the event loop); the port bound."""
         from prometheus_client import start_http_server
 
         assert self.registry is not None, "metrics are not scraped (METRICS_PORT=0)"

@@ -3,8 +3,8 @@
 A relayed Act must look to an operator like the unary Act it replaces: a client span in the
 caller and a server span in the service, named after the method (``/tavolo.game.v1.GameService/
 Act``) and joined by the W3C trace context the call carries (``RelayCall.trace_context``), and
-its duration in ``rpc.client.duration`` / ``rpc.server.duration`` with the method's attributes
-and the status it ended with. With telemetry off this costs one lookup.
+its duration in ``rpc.client.call.duration`` / ``rpc.server.call.duration`` with the method's
+attributes and the status it ended with. With telemetry off this costs one lookup.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from typing import Any
 import grpc
 
 from services.observability import telemetry
-from services.observability.rpc_metrics import record_duration
 from services.rpc.errors import ServiceError
 
 
@@ -59,7 +58,7 @@ def _observed(active: Any, method: str, *, server: bool,
                     span.set_attribute("rpc.grpc.status_code", code.value[0])
     finally:
         durations = active.server_durations if server else active.client_durations
-        record_duration(durations.duration, method, code, start)
+        durations.record(method, code, start)
 
 
 def _span(active: Any, method: str, server: bool,

@@ -30,7 +30,7 @@ async def store(request, postgres_dsn) -> DriveStore:
         made: DriveStore = MemoryDriveStore(clock=Clock())
     else:
         await migrate(postgres_dsn, components=("bots",))
-        made = PostgresDriveStore(await postgres_pool(postgres_dsn, max_size=2))
+        made = PostgresDriveStore(await postgres_pool(postgres_dsn, max_size=2, name="bots"))
     yield made
     await made.close()
 

@@ -184,8 +184,7 @@ def _monitor_schema(endpoints: str) -> dict[str, Any]:
     }
 
 
-MONITOR_SCHEMAS = {"ServiceMonitor": _monitor_schema("endpoints"),
-                   "PodMonitor": _monitor_schema("podMetricsEndpoints")}
+MONITOR_SCHEMAS = {"PodMonitor": _monitor_schema("podMetricsEndpoints")}
 
 # cert-manager's Certificate (cert-manager.io/v1), likewise a custom resource: the fields the
 # chart uses, as cert-manager's API reference defines them, closed to any other key.

@@ -367,7 +367,7 @@ def test_the_gateway_calls_over_tls_without_a_health_port(tls_render: Rendered) 
 
     assert set(_grpc_env(tls_render, "gateway")) == {"GRPC_TOKEN_FILE", "GRPC_TLS_CERT_FILE", "GRPC_TLS_KEY_FILE",
                                                      "GRPC_TLS_CA_FILE"}
-    assert [port["name"] for port in container["ports"]] == ["http"]
+    assert [port["name"] for port in container["ports"]] == ["http", "metrics"]
     assert container["readinessProbe"]["httpGet"] == {"path": "/api/health", "port": "http"}
 
 

@@ -30,7 +30,7 @@ def _rule(rendered: Rendered, component: str) -> dict:
     }
     assert policy["spec"]["policyTypes"] == ["Ingress", "Egress"]
     rules = policy["spec"]["ingress"]
-    assert len(rules) == (1 if component == "gateway" else 2)  # the services' metrics port
+    assert len(rules) <= 2  # the serving port's, and the metrics port's unless metrics are off
     return rules[0]
 
 
@@ -118,11 +118,11 @@ def test_a_restricted_gateway_still_admits_the_helm_test(production_render: Rend
     assert pod["metadata"]["labels"]["app.kubernetes.io/component"] == "test"
 
 
-@pytest.mark.parametrize("component", [c for c in COMPONENTS if c != "gateway"])
-def test_a_service_admits_prometheus_on_its_metrics_port_only(default_render: Rendered,
-                                                               production_render: Rendered,
-                                                               component: str) -> None:
-    # By default from any source, as the gateway's /metrics; the production values name them.
+@pytest.mark.parametrize("component", COMPONENTS)
+def test_a_component_admits_prometheus_on_its_metrics_port_only(default_render: Rendered,
+                                                                 production_render: Rendered,
+                                                                 component: str) -> None:
+    # By default from any source; the production values name them.
     assert _metrics_rule(default_render, component) == {"ports": [{"port": 9464, "protocol": "TCP"}]}
     rule = _metrics_rule(production_render, component)
     assert rule is not None and rule["ports"] == [{"port": 9464, "protocol": "TCP"}]
@@ -130,10 +130,11 @@ def test_a_service_admits_prometheus_on_its_metrics_port_only(default_render: Re
         "kubernetes.io/metadata.name": "monitoring"}}}]
 
 
-def test_a_restricted_gateway_admits_prometheus_too(production_render: Rendered) -> None:
+def test_prometheus_is_no_peer_of_the_gateways_public_port(production_render: Rendered) -> None:
     peers = _rule(production_render, "gateway")["from"]
 
-    assert {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}} in peers
+    assert {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}} \
+        not in peers
 
 
 def test_without_metrics_no_port_is_opened_for_them(render: Callable[..., Rendered]) -> None:

@@ -139,7 +139,8 @@ def test_gateway_is_probed_on_api_health(default_render: Rendered) -> None:
     deployment = default_render.component("Deployment", "gateway")
     (container,) = deployment["spec"]["template"]["spec"]["containers"]
 
-    assert container["ports"] == [{"name": "http", "containerPort": 8080, "protocol": "TCP"}]
+    assert container["ports"] == [{"name": "http", "containerPort": 8080, "protocol": "TCP"},
+                                  {"name": "metrics", "containerPort": 9464, "protocol": "TCP"}]
     for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
         assert container[probe]["httpGet"] == {"path": "/api/health", "port": "http"}
 

@@ -56,7 +56,7 @@ async def store(request, clock, lobby_database) -> LobbyStore:
     if request.param == "memory":
         store = MemoryLobbyStore(TTL_SECONDS, clock=clock)
     else:
-        pool = await postgres_pool(lobby_database, max_size=4)
+        pool = await postgres_pool(lobby_database, max_size=4, name="lobby")
         await pool.execute("TRUNCATE lobby_game CASCADE")
         store = PostgresLobbyStore(pool, lobby_database, TTL_SECONDS)
     yield store

@@ -244,7 +244,7 @@ async def _postgres_store(dsn: str, ttl_seconds: int):
     from lobby.postgres_store import PostgresLobbyStore
     from services.stores import postgres_pool
 
-    pool = await postgres_pool(dsn, max_size=2)
+    pool = await postgres_pool(dsn, max_size=2, name="lobby")
     await pool.execute("TRUNCATE lobby_game CASCADE")
     return PostgresLobbyStore(pool, dsn, ttl_seconds)
 
@@ -279,7 +279,7 @@ async def test_postgres_keeps_the_seating_for_a_new_store_on_the_same_database(l
     from lobby.postgres_store import PostgresLobbyStore
     from services.stores import postgres_pool
 
-    second = PostgresLobbyStore(await postgres_pool(lobby_database, max_size=2), lobby_database,
+    second = PostgresLobbyStore(await postgres_pool(lobby_database, max_size=2, name="lobby"), lobby_database,
                                 TTL_SECONDS)
     try:
         kept = await second.get(game.id)

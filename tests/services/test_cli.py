@@ -10,8 +10,11 @@ import sys
 import time
 
 import httpx
+import pytest
 
-from testing.processes import free_address
+from launcher.cli import STACK, _child_env
+from services.config import Settings, TelemetrySettings
+from testing.processes import free_address, free_port
 from testing.servers import ADMIN_DSN
 from testing.stack import SERVICES, Stack
 
@@ -108,18 +111,29 @@ def test_a_health_port_that_cannot_be_bound_is_one_line_naming_the_variable():
     assert f"cannot listen on 127.0.0.1:{port} (GRPC_HEALTH_PORT)" in result.stderr
 
 
-def test_a_metrics_port_that_cannot_be_bound_is_one_line_naming_the_variable():
+@pytest.mark.parametrize("component", ["stats", "gateway"])
+def test_a_metrics_port_that_cannot_be_bound_is_one_line_naming_the_variable(component):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_", "REDIS_"))}
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        result = _tavolo("serve", "stats", env={**env, "STATS_ADDR": free_address(),
-                                                 "METRICS_PORT": str(port)})
+        result = _tavolo("serve", component, env={
+            **env, "STATS_ADDR": free_address(), "APP_HOST": "127.0.0.1",
+            "APP_PORT": str(free_port()), "METRICS_PORT": str(port)})
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
-    assert f"tavolo serve stats: cannot serve metrics on 127.0.0.1:{port} (METRICS_PORT)" \
+    assert f"tavolo serve {component}: cannot serve metrics on 127.0.0.1:{port} (METRICS_PORT)" \
         in result.stderr
+
+
+def test_run_gives_every_process_a_metrics_port_of_its_own():
+    ports = {component: _child_env(Settings(telemetry=TelemetrySettings(metrics_port=9464)),
+                                   component)["METRICS_PORT"] for component in STACK}
+    assert ports == {"gateway": "9464", "lobby": "9465", "game": "9466", "deadlines": "9467",
+                     "stats": "9468", "bots": "9469"}
+    off = Settings(telemetry=TelemetrySettings(metrics_port=0))
+    assert {_child_env(off, component).get("METRICS_PORT", "0") for component in STACK} == {"0"}
 
 
 def test_migrate_against_a_refusing_database_is_one_line():

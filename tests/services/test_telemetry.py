@@ -343,9 +343,6 @@ async def test_excluded_paths_make_no_span_and_no_duration(collector, telemetrie
             assert (await client.get("/api/health")).status_code == 200
             assert (await client.get("/api/me")).status_code == 401
             assert (await client.get("/api/docs")).status_code == 200
-            scraped = await client.get("/metrics")   # Prometheus' scrape: never traced
-            assert scraped.status_code == 200
-            assert "http_server_request_duration_seconds" in scraped.text
 
     names = [s.name for s in collector.spans() if s.service == "tavolo-gateway"]
     assert names == ["GET /api/me"]
@@ -451,6 +448,23 @@ async def test_grpc_calls_make_client_and_server_spans_of_one_trace(collector, t
                if service == "tavolo-game" and r.body.string_value == "echo handled"]
     assert [(r.trace_id, r.span_id) for r in handled] \
         == [(echo_server.span.trace_id, echo_server.span.span_id)]
+
+    # Their durations, in seconds, with the RPC conventions' attributes: the refusal is an
+    # error (error.type) to the caller only; gRPC's own health check is not counted; a stream
+    # is counted on both sides.
+    for service, name, refusal_is_error in (("tavolo-game", "rpc.server.call.duration", False),
+                                            ("tavolo-gateway", "rpc.client.call.duration", True)):
+        (metric,) = collector.metrics(service)[name]
+        assert metric.unit == "s"
+        points = {_attributes(p.attributes)["rpc.method"]: p for p in metric.histogram.data_points}
+        assert set(points) == {f"{ECHO}/{method}" for method in ("Echo", "Count", "Fail")}
+        for method, point in points.items():
+            status = "FAILED_PRECONDITION" if method.endswith("Fail") else "OK"
+            assert _attributes(point.attributes) == {
+                "rpc.system.name": "grpc", "rpc.method": method, "rpc.response.status_code": status,
+                **({"error.type": status} if refusal_is_error and status != "OK" else {})}
+            assert point.count == 1 and 0 < point.sum < 5
+            assert list(point.explicit_bounds)[:3] == [0.001, 0.0025, 0.005]
 
 
 # -- gauges -------------------------------------------------------------------------------------

@@ -89,7 +89,7 @@ async def serving_lobby():
 
 async def postgres_repository(dsn: str) -> PostgresStatsRepository:
     await migrate(dsn, components=("stats",))
-    return PostgresStatsRepository(await postgres_pool(dsn, max_size=8))
+    return PostgresStatsRepository(await postgres_pool(dsn, max_size=8, name="stats"))
 
 
 @dataclass

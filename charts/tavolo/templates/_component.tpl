@@ -118,7 +118,11 @@ spec:
             - name: {{ $protocol }}
               containerPort: {{ include "tavolo.port" . }}
               protocol: TCP
-            {{- if and (ne .component "gateway") (gt (int $root.Values.metrics.port) 0) }}
+            {{- if gt (int $root.Values.metrics.port) 0 }}
+            {{- if eq (int $root.Values.metrics.port) (int (include "tavolo.port" .)) }}
+            {{- fail (printf "metrics.port (%d) must differ from %s.port" (int $root.Values.metrics.port) .component) }}
+            {{- end }}
+            # /metrics for Prometheus: never in the Service, never through the Ingress.
             - name: metrics
               containerPort: {{ $root.Values.metrics.port }}
               protocol: TCP
@@ -268,10 +272,7 @@ Admits, on the serving port, only the pods of .callers in this release, plus
 {{- $peers = append $peers (dict "podSelector" (dict "matchLabels" (include "tavolo.selectorLabels" (dict "root" $root "component" "test") | fromYaml))) -}}
 {{- end }}
 {{- $scrapers := $root.Values.metrics.networkPolicy.from -}}
-{{- $scraped := gt (int $root.Values.metrics.port) 0 -}}
-{{- if and (eq .component "gateway") $extraFrom $scraped -}}
-{{- $peers = concat $peers $scrapers -}}
-{{- end }}
+{{- $scraped := gt (int $root.Values.metrics.port) 0 }}
 ---
 apiVersion: networking.k8s.io/v1
 kind: NetworkPolicy
@@ -295,7 +296,7 @@ spec:
       from:
         {{- toYaml . | nindent 8 }}
       {{- end }}
-    {{- if and (ne .component "gateway") $scraped }}
+    {{- if $scraped }}
     # Prometheus, on the metrics port only.
     - ports:
         - port: {{ $root.Values.metrics.port }}
@@ -312,18 +313,17 @@ spec:
 {{- end -}}
 
 {{/*
-What Prometheus scrapes (prometheus-operator): the gateway's Service at /metrics on its own port,
-each gRPC service's pods on their metrics port, the latter with a PodMonitor so that a pod a
-store outage took out of its Service is still scraped.
+What Prometheus scrapes (prometheus-operator): each component's pods at /metrics on their
+metrics port, which no Service exposes; a PodMonitor also scrapes a pod a store outage took out
+of its Service.
 */}}
 {{- define "tavolo.monitor" -}}
 {{- $root := .root -}}
 {{- $monitor := $root.Values.metrics.serviceMonitor -}}
 {{- if and $monitor.enabled (gt (int $root.Values.metrics.port) 0) }}
-{{- $gateway := eq .component "gateway" }}
 ---
 apiVersion: monitoring.coreos.com/v1
-kind: {{ ternary "ServiceMonitor" "PodMonitor" $gateway }}
+kind: PodMonitor
 metadata:
   name: {{ include "tavolo.componentName" . }}
   namespace: {{ $root.Release.Namespace }}
@@ -339,8 +339,8 @@ spec:
   namespaceSelector:
     matchNames:
       - {{ $root.Release.Namespace }}
-  {{ ternary "endpoints" "podMetricsEndpoints" $gateway }}:
-    - port: {{ ternary "http" "metrics" $gateway }}
+  podMetricsEndpoints:
+    - port: metrics
       path: /metrics
       {{- with $monitor.interval }}
       interval: {{ . }}
