@@ -19,6 +19,7 @@ from .support import (
     WITH_DATABASE,
     Rendered,
     merged,
+    with_tokens,
 )
 
 
@@ -31,10 +32,13 @@ def chart() -> Iterator[helm_python.Chart]:
 
 @pytest.fixture(scope="session")
 def render(chart: helm_python.Chart) -> Callable[..., Rendered]:
-    """render(values, name=...) renders the chart as `helm install` would, schema checked."""
+    """render(values, name=...) renders the chart as `helm install` would without a cluster
+    (`helm template`), schema checked; with the test tokens (support.GIVEN_TOKENS) under the
+    values unless ``tokens=False``."""
 
-    def _render(values: dict[str, Any] | None = None, *, name: str = RELEASE) -> Rendered:
-        return Rendered(chart.render(values or {}, name=name, namespace=NAMESPACE, is_install=True))
+    def _render(values: dict[str, Any] | None = None, *, name: str = RELEASE, tokens: bool = True) -> Rendered:
+        values = with_tokens(values or {}) if tokens else values or {}
+        return Rendered(chart.render(values, name=name, namespace=NAMESPACE, is_install=True))
 
     return _render
 

@@ -24,6 +24,12 @@ GRPC_COMPONENTS = ("lobby", "game", "deadlines", "stats", "bots")
 # A database, so that the migration Job renders too.
 WITH_DATABASE = {"database": {"url": "postgres://tavolo:secret@postgres.example:5432/tavolo"}}
 
+# The tests render offline, as `helm template` does, where the chart makes no random token (its
+# renders must not change from one to the next): they give the components' tokens, as a GitOps
+# deployment would.
+TEST_TOKENS = {component: f"{component}-token-{'x' * 20}" for component in COMPONENTS}
+GIVEN_TOKENS = {"grpcAuth": {"tokens": {"values": TEST_TOKENS}}}
+
 
 def merged(*layers: dict[str, Any]) -> dict[str, Any]:
     """Values files layered as `helm -f a -f b` does: maps merge key by key, anything else
@@ -36,6 +42,13 @@ def merged(*layers: dict[str, Any]) -> dict[str, Any]:
             else:
                 result[key] = value
     return result
+
+
+def with_tokens(values: dict[str, Any]) -> dict[str, Any]:
+    """``values`` with the test tokens under them, unless they name an existing Secret of tokens."""
+    if values.get("grpcAuth", {}).get("tokens", {}).get("existingSecret"):
+        return values
+    return merged(GIVEN_TOKENS, values)
 
 
 def table_names(path: pathlib.Path) -> list[str]:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import copy
 import hashlib
 import posixpath
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -23,18 +22,20 @@ from services.rpc.callers import BUILT_IN_METHODS, READ_ONLY_METHODS, Callers
 from .support import (
     CHART,
     COMPONENTS,
+    GIVEN_TOKENS,
     GRPC_COMPONENTS,
     KUBE_VERSION,
     NAMESPACE,
     RELEASE,
     REPO,
+    TEST_TOKENS,
     Rendered,
     table_names,
     validate,
 )
 
-TOKENS = {component: f"{component}-token-{'x' * 20}" for component in COMPONENTS}
-GIVEN = {"grpcAuth": {"tokens": {"values": TOKENS}}}
+TOKENS = TEST_TOKENS
+GIVEN = GIVEN_TOKENS
 ISSUER = {"name": "internal-ca", "kind": "ClusterIssuer", "group": "cert-manager.io"}
 EXTRA = [
     {"name": "reporting", "tokenSha256": hashlib.sha256(b"reporting-token").hexdigest().upper(),
@@ -170,25 +171,6 @@ def test_the_callers_file_holds_no_token(render: Callable[..., Rendered]) -> Non
     assert not any(token in text for token in TOKENS.values())
     for owner, container in rendered.containers():
         assert not any(token in yaml.safe_dump(container) for token in TOKENS.values()), owner["kind"]
-
-
-def test_generated_tokens_are_long_random_and_one_per_component(default_render: Rendered) -> None:
-    tokens = {component: default_render.secret_value(TOKENS_SECRET, component) for component in COMPONENTS}
-
-    assert all(re.fullmatch(r"[A-Za-z0-9]{64}", str(token)) for token in tokens.values())
-    assert len(set(tokens.values())) == len(COMPONENTS)
-
-
-def test_without_a_cluster_each_rendering_generates_new_tokens(render: Callable[..., Rendered]) -> None:
-    """No lookup without a cluster (helm template): new tokens, and the pods would roll. On an
-    install or upgrade Helm reads the Secret back and keeps them; given tokens never change."""
-    def state(rendered: Rendered) -> tuple[Any, str]:
-        annotations = rendered.component("Deployment", "game")["spec"]["template"]["metadata"]["annotations"]
-        return rendered.secret_value(TOKENS_SECRET, "game"), annotations["checksum/grpc-auth"]
-
-    first, second = state(render()), state(render())
-    assert first[0] != second[0] and first[1] != second[1]
-    assert state(render(GIVEN)) == state(render(GIVEN))
 
 
 def _checksums(rendered: Rendered) -> dict[str, str]:

@@ -39,29 +39,21 @@ secret: token hashes and certificate names), and the components' TLS certificate
 {{/*
 The tokens the chart keeps in its own Secret, as YAML {component: token}: for each component
 grpcAuth.tokens.values.<component> when given, else the token already in the release's Secret
-(Helm's `lookup`, on install and upgrade), else a new random one (64 letters and digits, from a
-cryptographic source). They are chosen once per rendering and kept in .Values for the rest of it,
-so that the Secret, the callers file and the pods' checksums agree. `helm template`, `helm
-install --dry-run` and `helm lint` do not reach the cluster: each of their renderings makes new
-tokens.
+(Helm's `lookup`, on install and upgrade), else, on an install that sees the cluster, a new random
+one (_kept.tpl). An offline render (helm template, --dry-run, Argo CD) that is given neither the
+tokens nor an existingSecret fails, saying how to give them: random tokens there would differ on
+every render and roll every pod on every sync. They are chosen once per rendering and kept in
+.Values for the rest of it, so that the Secret, the callers file and the pods' checksums agree.
 */}}
 {{- define "tavolo.grpcTokens" -}}
 {{- $tokens := .Values.grpcAuth.tokens -}}
 {{- if not (hasKey $tokens "_rendered") -}}
-{{- $existing := lookup "v1" "Secret" .Release.Namespace (include "tavolo.grpcTokensSecretName" .) | default dict -}}
-{{- $previous := get $existing "data" | default dict -}}
-{{- $chosen := dict -}}
-{{- range $component := include "tavolo.grpcCallers" . | fromJsonArray -}}
-{{- $given := index $tokens.values $component -}}
-{{- if $given -}}
-{{- $_ := set $chosen $component $given -}}
-{{- else if get $previous $component -}}
-{{- $_ := set $chosen $component (get $previous $component | b64dec) -}}
-{{- else -}}
-{{- $_ := set $chosen $component (randAlphaNum 64) -}}
+{{- $secret := include "tavolo.grpcTokensSecretName" . -}}
+{{- $kept := include "tavolo.keptValues" (dict "root" . "secret" $secret "keys" (include "tavolo.grpcCallers" . | fromJsonArray) "given" $tokens.values) | fromYaml -}}
+{{- with $kept.missing -}}
+{{- fail (printf "grpcAuth.tokens: Helm sees no cluster here (helm template, helm install --dry-run, Argo CD), so it can neither read back the tokens of Secret %s nor keep new random ones: every render would make others and restart every pod. Give the tokens of %s: set grpcAuth.tokens.values.<component> (16 or more printable characters each, e.g. `openssl rand -hex 32`), or grpcAuth.tokens.existingSecret with grpcAuth.tokens.sha256.<component> (keeps them out of your values); or install with Helm against the cluster, which makes them once and keeps them" $secret (join ", " .)) -}}
 {{- end -}}
-{{- end -}}
-{{- $_ := set $tokens "_rendered" $chosen -}}
+{{- $_ := set $tokens "_rendered" $kept.chosen -}}
 {{- end -}}
 {{- toYaml (get $tokens "_rendered") -}}
 {{- end -}}
