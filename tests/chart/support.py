@@ -16,6 +16,8 @@ CHART = REPO / "charts" / "tavolo"
 PRODUCTION_VALUES = CHART / "ci" / "production-values.yaml"
 GRPC_TLS_VALUES = CHART / "ci" / "grpc-tls-values.yaml"
 KUBE_VERSION = "1.31.0"
+# The Kubernetes versions every rendering is validated against (strict: no unknown field).
+KUBE_VERSIONS = ("1.29.0", "1.30.0", "1.31.0", "1.32.0", "1.33.0")
 RELEASE = "rel"
 NAMESPACE = "games"
 COMPONENTS = ("gateway", "lobby", "game", "deadlines", "stats", "bots")
@@ -197,7 +199,37 @@ def _monitor_schema(endpoints: str) -> dict[str, Any]:
     }
 
 
-MONITOR_SCHEMAS = {"PodMonitor": _monitor_schema("podMetricsEndpoints")}
+_PROM_DURATION = {"type": "string", "pattern": r"^(0|([0-9]+(ms|s|m|h|d|w|y))+)$"}
+_PROMETHEUS_RULE = {
+    "type": "object", "additionalProperties": False,
+    "required": ["apiVersion", "kind", "metadata", "spec"],
+    "properties": {
+        "apiVersion": {"const": "monitoring.coreos.com/v1"},
+        "kind": {"const": "PrometheusRule"},
+        "metadata": {"type": "object", "required": ["name", "namespace"],
+                     "properties": {"labels": _LABELS, "name": {"type": "string"},
+                                    "namespace": {"type": "string"}}},
+        "spec": {
+            "type": "object", "additionalProperties": False, "required": ["groups"],
+            "properties": {"groups": {"type": "array", "items": {
+                "type": "object", "additionalProperties": False, "required": ["name", "rules"],
+                "properties": {
+                    "name": {"type": "string", "minLength": 1},
+                    "interval": _PROM_DURATION,
+                    "rules": {"type": "array", "items": {
+                        "type": "object", "additionalProperties": False, "required": ["expr"],
+                        "properties": {"alert": {"type": "string", "minLength": 1},
+                                       "record": {"type": "string", "minLength": 1},
+                                       "expr": {"type": "string", "minLength": 1},
+                                       "for": _PROM_DURATION,
+                                       "labels": _LABELS, "annotations": _LABELS}}},
+                }}}},
+        },
+    },
+}
+
+MONITOR_SCHEMAS = {"PodMonitor": _monitor_schema("podMetricsEndpoints"),
+                   "PrometheusRule": _PROMETHEUS_RULE}
 
 # cert-manager's Certificate (cert-manager.io/v1), likewise a custom resource: the fields the
 # chart uses, as cert-manager's API reference defines them, closed to any other key.
@@ -243,9 +275,9 @@ CERTIFICATE_SCHEMA: dict[str, Any] = {
 }
 
 
-def validate(obj: dict[str, Any]) -> None:
-    """Validate ``obj`` against Kubernetes' schemas, or the custom resources' (MONITOR_SCHEMAS,
-    CERTIFICATE_SCHEMA)."""
+def validate(obj: dict[str, Any], kube_version: str = KUBE_VERSION) -> None:
+    """Validate ``obj`` against Kubernetes' schemas (of ``kube_version``), or the custom
+    resources' (MONITOR_SCHEMAS, CERTIFICATE_SCHEMA)."""
     import jsonschema
     import kubernetes_validate
 
@@ -254,4 +286,4 @@ def validate(obj: dict[str, Any]) -> None:
     elif obj["apiVersion"].startswith("cert-manager.io/"):
         jsonschema.validate(obj, CERTIFICATE_SCHEMA)
     else:
-        kubernetes_validate.validate(obj, KUBE_VERSION, strict=True)
+        kubernetes_validate.validate(obj, kube_version, strict=True)

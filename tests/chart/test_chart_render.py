@@ -14,6 +14,7 @@ from .support import (
     COMPONENTS,
     GRPC_COMPONENTS,
     KUBE_VERSION,
+    KUBE_VERSIONS,
     RELEASE,
     WITH_DATABASE,
     Rendered,
@@ -23,9 +24,10 @@ from .support import (
 REDIS = {"redis": {"url": "redis://redis.example:6379/0"}}
 
 
-def test_every_object_is_valid_for_kubernetes_1_31(any_render: Rendered) -> None:
+@pytest.mark.parametrize("kube_version", KUBE_VERSIONS)
+def test_every_object_is_valid_for_kubernetes(any_render: Rendered, kube_version: str) -> None:
     for obj in any_render.objects:
-        validate(obj)
+        validate(obj, kube_version)
 
 
 def test_the_validator_rejects_a_malformed_object(default_render: Rendered) -> None:
