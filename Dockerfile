@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
-# One image for every tavolo component: `tavolo serve <gateway|lobby|game|deadlines|stats>`,
-# `tavolo migrate`. Build: docker build -t tavolo .
+# One image for every tavolo component: `tavolo serve <gateway|lobby|game|deadlines|stats|bots>`,
+# `tavolo migrate`. Build: docker build -t tavolo . (or `make image`, tagged with the chart's
+# appVersion; it builds the evaluation installs' tavolo-dev-oidc image too).
 
 ARG PYTHON_IMAGE=python:3.11-slim-bookworm
 ARG NODE_IMAGE=node:20-bookworm-slim
@@ -44,6 +45,30 @@ RUN find protos -name '*.proto' -exec \
         /opt/codegen/bin/python -m grpc_tools.protoc -I protos --python_out=. --grpc_python_out=. {} + \
     && pip install --no-deps . \
     && pip check
+
+# --- dev-oidc: the development OIDC provider, for evaluation installs only ------------------
+# `docker build --target dev-oidc -t tavolo-dev-oidc .` (make image). Anyone can sign in as
+# anyone: the chart runs it only with evaluation.devOidc.enabled. The production image below
+# (the default target) never holds devtools/.
+FROM ${PYTHON_IMAGE} AS dev-oidc
+
+ENV PATH=/opt/venv/bin:$PATH \
+    PYTHONPATH=/app \
+    PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    HOME=/tmp \
+    TMPDIR=/tmp
+
+COPY --from=builder /opt/venv /opt/venv
+COPY devtools/ /app/devtools/
+
+WORKDIR /app
+USER 10001:10001
+
+EXPOSE 8180
+
+ENTRYPOINT ["tavolo"]
+CMD ["dev-idp", "--host", "0.0.0.0"]
 
 # --- runtime: the virtual environment and the SPA, nothing to build with --------------------
 FROM ${PYTHON_IMAGE} AS runtime

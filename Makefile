@@ -25,7 +25,7 @@ BUF         = tools/node_modules/.bin/buf
 # not a shallow clone.
 BREAKING_AGAINST ?= .git\#ref=$(shell cat protos/RELEASED),subdir=protos
 
-.PHONY: run test lint lock web web-test bench soak audit gen install client gen-clients clean
+.PHONY: run test lint lock web web-test bench soak audit gen install client gen-clients clean image chart-readme
 
 run: $(RUN_STAMP) $(GEN) $(WEB_DIST)
 	$(VENV)/bin/tavolo run
@@ -90,6 +90,24 @@ $(AUDIT_STAMP): web/audit/package.json web/audit/package-lock.json
 	touch $@
 
 install: $(RUN_STAMP)
+
+# The container images, tagged with the chart's appVersion (so the chart's defaults find them):
+# tavolo (every component) and tavolo-dev-oidc (the development OIDC provider of evaluation
+# installs, charts/tavolo/values-evaluation.yaml). Needs a Docker engine; load them into a laptop
+# cluster with e.g. `kind load docker-image tavolo:<version> tavolo-dev-oidc:<version>`.
+APP_VERSION    = $(shell sed -n 's/^appVersion: *"*\([^"]*\)"*$$/\1/p' charts/tavolo/Chart.yaml)
+IMAGE          ?= tavolo
+DEV_OIDC_IMAGE ?= tavolo-dev-oidc
+DOCKER         ?= docker
+image:
+	$(DOCKER) build -t $(IMAGE):$(APP_VERSION) .
+	$(DOCKER) build --target dev-oidc -t $(DEV_OIDC_IMAGE):$(APP_VERSION) .
+
+# The chart's README, generated from Chart.yaml and values.yaml's comments;
+# tests/chart/test_chart_readme.py fails while it is stale.
+chart-readme: $(RUN_STAMP)
+	$(PY) tools/chart_readme.py > charts/tavolo/README.md.new || { rm -f charts/tavolo/README.md.new; exit 1; }
+	mv charts/tavolo/README.md.new charts/tavolo/README.md
 
 gen: $(GEN)
 

@@ -63,6 +63,9 @@ def _parser() -> argparse.ArgumentParser:
     idp.add_argument("--port", type=int, default=8180)
     idp.add_argument("--issuer", default="http://localhost:8180/tavolo",
                      help="the issuer URL it announces (must match where it is reached)")
+    idp.add_argument("--host", default=None,
+                     help="the address it listens on (default: 127.0.0.1 for a local issuer, "
+                          "else every interface; in a container, 0.0.0.0)")
     idp.set_defaults(handler=_dev_idp)
 
     migrate = commands.add_parser("migrate", help="apply the Postgres migrations")
@@ -88,11 +91,12 @@ def _dev_idp(settings: Settings, args: argparse.Namespace) -> int:
     try:
         module = importlib.import_module(DEV_IDP)
     except ModuleNotFoundError:
-        # devtools/ is not installed in the image: production logs in with a real provider.
+        # devtools/ is not in the production image: production logs in with a real provider.
+        # The evaluation image (the Dockerfile's dev-oidc stage) adds it.
         print("tavolo dev-idp: the development provider is not installed here (it runs from a "
-              "source checkout only)", file=sys.stderr)
+              "source checkout, or the tavolo-dev-oidc image)", file=sys.stderr)
         return 3
-    module.serve(port=args.port, issuer=args.issuer)
+    module.serve(port=args.port, issuer=args.issuer, host=args.host)
     return 0
 
 

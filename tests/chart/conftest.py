@@ -12,6 +12,8 @@ import yaml
 
 from .support import (
     CHART,
+    EVALUATION_PASSWORDS,
+    EVALUATION_VALUES,
     GRPC_TLS_VALUES,
     NAMESPACE,
     PRODUCTION_VALUES,
@@ -55,6 +57,17 @@ def grpc_tls_values(production_values: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="session")
+def evaluation_values() -> dict[str, Any]:
+    """values-evaluation.yaml, with the stores' passwords an offline render must be given."""
+    return merged(yaml.safe_load(EVALUATION_VALUES.read_text()), EVALUATION_PASSWORDS)
+
+
+@pytest.fixture(scope="session")
+def evaluation_render(render: Callable[..., Rendered], evaluation_values: dict[str, Any]) -> Rendered:
+    return render(evaluation_values, name="tavolo")
+
+
+@pytest.fixture(scope="session")
 def default_render(render: Callable[..., Rendered]) -> Rendered:
     return render()
 
@@ -69,15 +82,18 @@ def grpc_tls_render(render: Callable[..., Rendered], grpc_tls_values: dict[str, 
     return render(grpc_tls_values)
 
 
-@pytest.fixture(scope="session", params=["default", "default+database", "production", "production+grpc-tls"])
+@pytest.fixture(scope="session",
+                params=["default", "default+database", "production", "production+grpc-tls", "evaluation"])
 def any_render(
     request: pytest.FixtureRequest,
     render: Callable[..., Rendered],
     production_values: dict[str, Any],
     grpc_tls_values: dict[str, Any],
+    evaluation_values: dict[str, Any],
 ) -> Rendered:
     """The chart rendered with its defaults, with a database (the migration too), with the
-    production-like values, and with those plus mutual TLS between the components."""
+    production-like values, with those plus mutual TLS between the components, and with the
+    evaluation values (values-evaluation.yaml)."""
     values = {"default": {}, "default+database": WITH_DATABASE, "production": production_values,
-              "production+grpc-tls": grpc_tls_values}
+              "production+grpc-tls": grpc_tls_values, "evaluation": evaluation_values}
     return render(values[request.param])

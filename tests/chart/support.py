@@ -15,6 +15,7 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 CHART = REPO / "charts" / "tavolo"
 PRODUCTION_VALUES = CHART / "ci" / "production-values.yaml"
 GRPC_TLS_VALUES = CHART / "ci" / "grpc-tls-values.yaml"
+EVALUATION_VALUES = CHART / "values-evaluation.yaml"
 KUBE_VERSION = "1.31.0"
 # The Kubernetes versions every rendering is validated against (strict: no unknown field).
 KUBE_VERSIONS = ("1.29.0", "1.30.0", "1.31.0", "1.32.0", "1.33.0")
@@ -44,6 +45,12 @@ def merged(*layers: dict[str, Any]) -> dict[str, Any]:
             else:
                 result[key] = value
     return result
+
+
+# What an offline render of the evaluation values must be given besides the tokens: the stores'
+# passwords, which an install makes and keeps.
+EVALUATION_PASSWORDS = {"evaluation": {"redis": {"password": "redis0evaluation0password"},
+                                       "postgres": {"password": "postgres0evaluation0password"}}}
 
 
 def with_tokens(values: dict[str, Any]) -> dict[str, Any]:
@@ -114,9 +121,9 @@ class Rendered:
         return found[0]
 
     def pod_specs(self) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
-        """(owner, pod spec) of every Deployment, Job and Pod."""
+        """(owner, pod spec) of every Deployment, StatefulSet, Job and Pod."""
         for obj in self.objects:
-            if obj["kind"] in ("Deployment", "Job"):
+            if obj["kind"] in ("Deployment", "StatefulSet", "Job"):
                 yield obj, obj["spec"]["template"]["spec"]
             elif obj["kind"] == "Pod":
                 yield obj, obj["spec"]
@@ -156,8 +163,10 @@ class Rendered:
         return env
 
     def component_env(self, component: str) -> dict[str, str | SecretKeyRef]:
+        """The environment of the component's own container (a sidecar's is not its)."""
         deployment = self.component("Deployment", component)
-        (container,) = deployment["spec"]["template"]["spec"]["containers"]
+        (container,) = [container for container in deployment["spec"]["template"]["spec"]["containers"]
+                        if container["name"] == component]
         return self.env(container)
 
 

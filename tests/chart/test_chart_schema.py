@@ -38,7 +38,8 @@ def schema() -> dict[str, Any]:
     return json.loads((CHART / "values.schema.json").read_text())
 
 
-@pytest.mark.parametrize("path", ["values.yaml", "ci/production-values.yaml", "ci/grpc-tls-values.yaml"])
+@pytest.mark.parametrize("path", ["values.yaml", "ci/production-values.yaml", "ci/grpc-tls-values.yaml",
+                                  "values-evaluation.yaml"])
 def test_values_files_meet_the_schema(chart: helm_python.Chart, schema: dict[str, Any], path: str) -> None:
     """The schema itself, checked by another validator than Helm's, on what an install would use."""
     values = yaml.safe_load((CHART / path).read_text())

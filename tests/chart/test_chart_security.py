@@ -46,8 +46,14 @@ def test_every_container_is_locked_down(any_render: Rendered) -> None:
         assert not context["capabilities"].get("add")
 
 
+# What the evaluation stores write besides /tmp: their data, and Postgres' socket folder.
+STORE_MOUNTS = {"redis": {"/data": "data"},
+                "postgres": {"/var/lib/postgresql/data": "data", "/var/run/postgresql": "run"}}
+
+
 def test_every_container_writes_only_to_its_tmp_volume(any_render: Rendered) -> None:
-    """Besides /tmp, a container mounts only its gRPC credentials (grpcAuth), read-only."""
+    """Besides /tmp, a container mounts only its gRPC credentials (grpcAuth), read-only; an
+    evaluation store its data too."""
     for owner, spec in any_render.pod_specs():
         volumes = {volume["name"]: volume for volume in spec["volumes"]}
         assert "emptyDir" in volumes["tmp"], _name(owner)
@@ -55,6 +61,9 @@ def test_every_container_writes_only_to_its_tmp_volume(any_render: Rendered) -> 
             where = f"{_name(owner)} {container['name']}"
             mounts = {mount["mountPath"]: mount["name"] for mount in container["volumeMounts"]}
             assert mounts.pop("/tmp") == "tmp", where
+            if owner["kind"] == "StatefulSet":
+                store = STORE_MOUNTS[container["name"]]
+                assert {path: mounts.pop(path) for path in store} == store, where
             assert set(mounts.values()) <= {"grpc-auth"}, where
             for mount in container["volumeMounts"]:
                 if mount["name"] == "grpc-auth":

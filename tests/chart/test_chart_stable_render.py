@@ -29,14 +29,15 @@ EXISTING = {"grpcAuth": {"tokens": {"existingSecret": "platform-grpc-tokens",
 
 
 @pytest.fixture(scope="module")
-def values_sets(production_values: dict[str, Any], grpc_tls_values: dict[str, Any]) -> dict[str, dict[str, Any]]:
+def values_sets(production_values: dict[str, Any], grpc_tls_values: dict[str, Any],
+                evaluation_values: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {"default": {}, "default+database": WITH_DATABASE, "production": production_values,
-            "production+grpc-tls": grpc_tls_values, "existing-secret": EXISTING,
-            "tokens-off": {"grpcAuth": {"tokens": {"enabled": False}}}}
+            "production+grpc-tls": grpc_tls_values, "evaluation": evaluation_values,
+            "existing-secret": EXISTING, "tokens-off": {"grpcAuth": {"tokens": {"enabled": False}}}}
 
 
 @pytest.mark.parametrize("name", ["default", "default+database", "production", "production+grpc-tls",
-                                  "existing-secret", "tokens-off"])
+                                  "evaluation", "existing-secret", "tokens-off"])
 def test_two_renders_of_the_same_values_are_byte_identical(
     chart: helm_python.Chart, values_sets: dict[str, dict[str, Any]], name: str
 ) -> None:

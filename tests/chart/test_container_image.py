@@ -11,6 +11,7 @@ import sys
 import tomllib
 
 import pytest
+import yaml
 
 from .support import REPO
 
@@ -19,14 +20,10 @@ HADOLINT = shutil.which("hadolint", path=str(pathlib.Path(sys.executable).parent
 BUILD_TOOLS = re.compile(r"\b(gcc|g\+\+|cc|make|build-essential|libc6-dev|python3?-dev|grpc_tools|codegen)\b")
 
 
-def stages() -> list[list[str]]:
-    """The Python stages' instructions (continuation lines joined, comments left out): builder
-    and runtime; the web stage is ``web_stage()``."""
-    return [stage for stage in _all_stages() if not stage[0].endswith(" AS web")]
-
-
-def web_stage() -> list[str]:
-    return next(stage for stage in _all_stages() if stage[0].endswith(" AS web"))
+def stage(name: str) -> list[str]:
+    """The instructions of the stage ``FROM ... AS <name>`` (continuation lines joined,
+    comments left out): web, builder, dev-oidc, runtime."""
+    return next(found for found in _all_stages() if found[0].endswith(f" AS {name}"))
 
 
 def _all_stages() -> list[list[str]]:
@@ -51,7 +48,7 @@ def test_dockerfile_passes_hadolint() -> None:
 
 
 def test_the_web_app_is_built_from_its_lock_file_in_a_node_stage() -> None:
-    web = web_stage()
+    web = stage("web")
 
     assert web[0] == "FROM ${NODE_IMAGE} AS web"
     assert re.search(r"^ARG NODE_IMAGE=node:20-", DOCKERFILE.read_text(), re.MULTILINE)
@@ -59,16 +56,18 @@ def test_the_web_app_is_built_from_its_lock_file_in_a_node_stage() -> None:
     assert web.index("RUN npm ci --no-audit --no-fund") < web.index("RUN npm run build")
 
 
-def test_image_is_built_in_two_stages_from_python_3_11_slim() -> None:
-    builder, runtime = stages()
+def test_the_runtime_is_built_from_python_3_11_slim_and_is_the_default_target() -> None:
+    """`docker build .` builds the last stage: the production image, never the dev-oidc one."""
+    names = [found[0].rsplit(" AS ", 1)[1] for found in _all_stages()]
 
-    assert builder[0].endswith(" AS builder")
-    assert runtime[0].endswith(" AS runtime")
+    assert names == ["web", "builder", "dev-oidc", "runtime"]
+    for name in ("builder", "dev-oidc", "runtime"):
+        assert stage(name)[0] == f"FROM ${{PYTHON_IMAGE}} AS {name}"
     assert re.search(r"^ARG PYTHON_IMAGE=python:3\.11-slim", DOCKERFILE.read_text(), re.MULTILINE)
 
 
 def test_runtime_stage_has_only_the_virtual_environment_and_the_spa() -> None:
-    _, runtime = stages()
+    runtime = stage("runtime")
     copies = [line for line in runtime if line.startswith(("COPY", "ADD"))]
 
     assert copies == [
@@ -83,7 +82,7 @@ def test_runtime_stage_has_only_the_virtual_environment_and_the_spa() -> None:
 
 def test_runtime_runs_as_the_numeric_unprivileged_user() -> None:
     """Numeric, so that Kubernetes can check runAsNonRoot; last, so nothing runs as root after it."""
-    _, runtime = stages()
+    runtime = stage("runtime")
     user = runtime.index("USER 10001:10001")
 
     assert all(not line.startswith(("RUN", "COPY", "ADD", "USER")) for line in runtime[user + 1 :])
@@ -91,23 +90,55 @@ def test_runtime_runs_as_the_numeric_unprivileged_user() -> None:
 
 
 def test_entrypoint_is_the_tavolo_command_serving_the_gateway_by_default() -> None:
-    _, runtime = stages()
+    runtime = stage("runtime")
 
     assert 'ENTRYPOINT ["tavolo"]' in runtime
     assert runtime[-1] == 'CMD ["serve", "gateway"]'
 
 
 def test_runtime_writes_nothing_outside_tmp() -> None:
-    _, runtime = stages()
-    env = " ".join(line for line in runtime if line.startswith("ENV"))
+    env = " ".join(line for line in stage("runtime") if line.startswith("ENV"))
 
     assert "PYTHONDONTWRITEBYTECODE=1" in env
     assert "HOME=/tmp" in env and "TMPDIR=/tmp" in env
 
 
+def test_the_dev_oidc_image_is_the_runtime_environment_plus_devtools() -> None:
+    """The evaluation installs' development provider: the same virtual environment, devtools/ on
+    PYTHONPATH (the package never installs it: the production image has no dev-idp), run as the
+    unprivileged user, listening on every interface."""
+    dev = stage("dev-oidc")
+    env = " ".join(line for line in dev if line.startswith("ENV"))
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]
+
+    assert [line for line in dev if line.startswith(("COPY", "ADD"))] == [
+        "COPY --from=builder /opt/venv /opt/venv",
+        "COPY devtools/ /app/devtools/",
+    ]
+    assert "PYTHONPATH=/app" in env and "HOME=/tmp" in env and "PYTHONDONTWRITEBYTECODE=1" in env
+    assert not any(line.startswith("RUN") for line in dev)
+    assert dev.index("USER 10001:10001") > max(i for i, line in enumerate(dev) if line.startswith("COPY"))
+    assert 'ENTRYPOINT ["tavolo"]' in dev and dev[-1] == 'CMD ["dev-idp", "--host", "0.0.0.0"]'
+    assert not any(pattern.startswith("devtools") for pattern in config["include"])
+    assert "devtools" not in (REPO / ".dockerignore").read_text().split()
+
+
+def test_make_image_tags_both_images_with_the_charts_app_version() -> None:
+    """`make image` (not run: no Docker engine here) tags what the chart's defaults pull."""
+    chart = yaml.safe_load((REPO / "charts" / "tavolo" / "Chart.yaml").read_text())
+    values = yaml.safe_load((REPO / "charts" / "tavolo" / "values.yaml").read_text())
+    result = subprocess.run(["make", "-n", "image"], cwd=REPO, capture_output=True, text=True, timeout=60)
+
+    assert result.returncode == 0, result.stderr
+    version = chart["appVersion"]
+    assert result.stdout.splitlines() == [
+        f"docker build -t {values['image']['repository']}:{version} .",
+        f"docker build --target dev-oidc -t {values['evaluation']['devOidc']['image']['repository']}:{version} .",
+    ]
+
+
 def test_builder_installs_the_pinned_dependencies_and_generates_the_stubs() -> None:
-    builder, _ = stages()
-    script = "\n".join(builder)
+    script = "\n".join(stage("builder"))
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
 
     assert "pip install --require-hashes -r requirements/runtime.txt" in script
@@ -165,10 +196,12 @@ def test_the_protoc_step_generates_importable_stubs(tmp_path: pathlib.Path) -> N
         (["--help"], ["serve", "migrate"]),
         (["serve", "--help"], ["gateway", "lobby", "game", "deadlines", "stats", "bots"]),
         (["migrate", "--help"], ["migrate"]),
+        (["dev-idp", "--help"], ["--port", "--issuer", "--host"]),
     ],
 )
 def test_the_command_lines_of_the_chart_exist(argv: list[str], expected: list[str]) -> None:
-    """`tavolo serve <component>` (the Deployments), `tavolo migrate` (the hook)."""
+    """`tavolo serve <component>` (the Deployments), `tavolo migrate` (the hook), `tavolo dev-idp`
+    (the evaluation installs' provider)."""
     code = "import sys; from launcher.cli import main; sys.exit(main(sys.argv[1:]))"
     result = subprocess.run([sys.executable, "-c", code, *argv], cwd=REPO, capture_output=True, text=True, timeout=60)
 

@@ -151,6 +151,9 @@ spec:
           {{- with include "tavolo.grpcAuthVolumeMounts" . }}
           {{- . | nindent 12 }}
           {{- end }}
+        {{- if and (eq .component "gateway") $root.Values.evaluation.devOidc.enabled }}
+        {{- include "tavolo.devOidcForwarder" $root | nindent 8 }}
+        {{- end }}
       {{- include "tavolo.volumes" $root | nindent 6 }}
       {{- with include "tavolo.grpcAuthVolumes" . }}
       {{- . | nindent 8 }}

@@ -157,15 +157,17 @@ gateway believes the X-Forwarded-Proto of the TLS it terminates; else nothing (t
 {{- end -}}
 {{- end -}}
 
-{{/* Whether Redis is configured (otherwise every service keeps its state in memory). */}}
+{{/* Whether Redis is configured (otherwise every service keeps its state in memory): given, or
+     the chart's evaluation Redis. */}}
 {{- define "tavolo.redisConfigured" -}}
-{{- if or .Values.redis.url .Values.redis.existingSecret.name -}}true{{- end -}}
+{{- if or .Values.redis.url .Values.redis.existingSecret.name .Values.evaluation.redis.enabled -}}true{{- end -}}
 {{- end -}}
 
-{{/* Whether Postgres is configured: a full DSN, a password or any DATABASE_* part. */}}
+{{/* Whether Postgres is configured: a full DSN, a password or any DATABASE_* part, or the
+     chart's evaluation Postgres. */}}
 {{- define "tavolo.databaseConfigured" -}}
 {{- $db := .Values.database -}}
-{{- $set := or $db.url $db.password (and $db.existingSecret.name (or $db.existingSecret.urlKey $db.existingSecret.passwordKey)) -}}
+{{- $set := or $db.url $db.password (and $db.existingSecret.name (or $db.existingSecret.urlKey $db.existingSecret.passwordKey)) .Values.evaluation.postgres.enabled -}}
 {{- range $name, $value := .Values.config -}}
 {{- if and (hasPrefix "DATABASE_" $name) (include "tavolo.isSet" $value) -}}
 {{- $set = true -}}
@@ -226,12 +228,16 @@ addresses and the OIDC providers' public settings.
 {{- end -}}
 {{- if $redis.url -}}
 {{- $_ := set $data "REDIS_URL" ($redis.url | b64enc) -}}
+{{- else if .Values.evaluation.redis.enabled -}}
+{{- $_ := set $data "REDIS_URL" (include "tavolo.evaluationRedisUrl" . | b64enc) -}}
 {{- end -}}
 {{- if $db.url -}}
 {{- if and $db.existingSecret.name $db.existingSecret.urlKey -}}
 {{- fail "database: set url or existingSecret (with urlKey), not both" -}}
 {{- end -}}
 {{- $_ := set $data "DATABASE_URL" ($db.url | b64enc) -}}
+{{- else if .Values.evaluation.postgres.enabled -}}
+{{- $_ := set $data "DATABASE_URL" (include "tavolo.evaluationDatabaseUrl" . | b64enc) -}}
 {{- end -}}
 {{- if $db.password -}}
 {{- if and $db.existingSecret.name $db.existingSecret.passwordKey -}}
@@ -288,7 +294,7 @@ also get their GRPC_* settings (_grpc_auth.tpl).
 {{- with $values.redis -}}
 {{- if .existingSecret.name -}}
 {{- $refs = append $refs (list "REDIS_URL" .existingSecret.name .existingSecret.key) -}}
-{{- else if .url -}}
+{{- else if or .url $values.evaluation.redis.enabled -}}
 {{- $refs = append $refs (list "REDIS_URL" $secret "REDIS_URL") -}}
 {{- end -}}
 {{- end -}}
@@ -297,7 +303,7 @@ also get their GRPC_* settings (_grpc_auth.tpl).
 {{- with $values.database -}}
 {{- if and .existingSecret.name .existingSecret.urlKey -}}
 {{- $refs = append $refs (list "DATABASE_URL" .existingSecret.name .existingSecret.urlKey) -}}
-{{- else if .url -}}
+{{- else if or .url $values.evaluation.postgres.enabled -}}
 {{- $refs = append $refs (list "DATABASE_URL" $secret "DATABASE_URL") -}}
 {{- end -}}
 {{- if and .existingSecret.name .existingSecret.passwordKey -}}
