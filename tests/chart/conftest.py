@@ -83,7 +83,7 @@ def grpc_tls_render(render: Callable[..., Rendered], grpc_tls_values: dict[str, 
 
 
 @pytest.fixture(scope="session",
-                params=["default", "default+database", "production", "production+grpc-tls", "evaluation"])
+                params=["default", "default+database", "production", "grpc-tls", "production+grpc-tls", "evaluation"])
 def any_render(
     request: pytest.FixtureRequest,
     render: Callable[..., Rendered],
@@ -91,9 +91,11 @@ def any_render(
     grpc_tls_values: dict[str, Any],
     evaluation_values: dict[str, Any],
 ) -> Rendered:
-    """The chart rendered with its defaults, with a database (the migration too), with the
-    production-like values, with those plus mutual TLS between the components, and with the
-    evaluation values (values-evaluation.yaml)."""
+    """The chart rendered with its defaults, with a database (the migration too), with each
+    values file of ci/ alone (as chart-testing installs them), with the production-like values
+    plus mutual TLS between the components, and with the evaluation values
+    (values-evaluation.yaml)."""
     values = {"default": {}, "default+database": WITH_DATABASE, "production": production_values,
+              "grpc-tls": yaml.safe_load(GRPC_TLS_VALUES.read_text()),
               "production+grpc-tls": grpc_tls_values, "evaluation": evaluation_values}
     return render(values[request.param])

@@ -8,18 +8,19 @@ import helm_python
 import pytest
 import yaml
 
-from .support import CHART, EVALUATION_VALUES, KUBE_VERSION
+from .support import CHART, EVALUATION_VALUES, GRPC_TLS_VALUES, KUBE_VERSION
 
 WARNING = 2
 
 
-@pytest.mark.parametrize("values_name", ["default", "production", "production+grpc-tls", "evaluation"])
+@pytest.mark.parametrize("values_name", ["default", "production", "grpc-tls", "production+grpc-tls", "evaluation"])
 def test_chart_passes_strict_lint(values_name: str, production_values: dict[str, Any],
                                   grpc_tls_values: dict[str, Any]) -> None:
     """As `helm lint --strict` runs it, on the values files alone: Helm's lint mode renders
     without a cluster and reports a template's `fail` only as information, so the tokens and
     passwords an offline render must be given are not needed here."""
-    values = {"default": None, "production": production_values, "production+grpc-tls": grpc_tls_values,
+    values = {"default": None, "production": production_values, "grpc-tls": yaml.safe_load(GRPC_TLS_VALUES.read_text()),
+              "production+grpc-tls": grpc_tls_values,
               "evaluation": yaml.safe_load(EVALUATION_VALUES.read_text())}[values_name]
     report = helm_python.lint(CHART, values, strict=True, kube_version=f"v{KUBE_VERSION}")
 
