@@ -16,8 +16,9 @@ from starlette.routing import Match, Route, WebSocketRoute
 from gateway import games, history, members, open_games, openapi, seating, ws
 from gateway.auth import Auth
 from gateway.backends import Backends
+from gateway.draining import Drain
 from gateway.game_types import GameTypes
-from gateway.http_errors import HANDLERS, problem
+from gateway.http_errors import HANDLERS, UNAVAILABLE_TEXT, problem
 from gateway.open_feed import OpenGamesFeed
 from gateway.origins import OriginPolicy
 from gateway.presence import Presence
@@ -39,6 +40,10 @@ async def method_not_allowed(request: Request) -> JSONResponse:
 
 
 async def health(request) -> JSONResponse:
+    """The readiness probe's: 503 once the gateway stops (gateway.draining), so that no new
+    connection is sent here."""
+    if request.app.state.drain.started:
+        return problem(503, UNAVAILABLE_TEXT)
     return JSONResponse({"status": "ok"})
 
 
@@ -136,6 +141,7 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
     app.state.feeds = feeds
     app.state.open_games = OpenGamesFeed(backends.lobby)
     app.state.sockets = sockets
+    app.state.drain = Drain(settings.shutdown_drain_seconds)
     return app
 
 

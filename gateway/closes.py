@@ -14,3 +14,4 @@ GAME_GONE = Close(1000, "Game not found")      # a game that expired before it s
 SESSION_ENDED = Close(1008, "Session ended")   # policy violation: the socket's session is gone
 MESSAGE_TOO_BIG = Close(1009, "Message too big")
 TOO_SLOW = Close(1013, "Too slow")             # Try Again Later: reconnect, the next view is whole
+SERVICE_RESTART = Close(1012, "Service Restart")  # the gateway stops (a rollout): reconnect soon

@@ -5,6 +5,7 @@ open on it), whatever game type each filters by: it starts with the first listen
 with the last. The lobby sends the list again when it changes, at most once a second; each
 listener gets the newest list, and one that falls behind skips to it (only the newest counts).
 A broken stream is opened again with backoff; its listeners keep the last list meanwhile.
+When the gateway stops, every listener is ended (:meth:`OpenGamesFeed.end_streams`).
 """
 
 from __future__ import annotations
@@ -29,7 +30,12 @@ class Listener:
 
     def __init__(self) -> None:
         self.games: list[Game] | None = None
+        self.ended = False  # the gateway stops: the event stream ends
         self._changed = asyncio.Event()
+
+    def end(self) -> None:
+        self.ended = True
+        self._changed.set()
 
     def offer(self, games: list[Game]) -> None:
         self.games = games
@@ -51,14 +57,23 @@ class OpenGamesFeed:
         self._listeners: set[Listener] = set()
         self._games: list[Game] | None = None
         self._task: asyncio.Task | None = None
+        self._ended = False
+
+    def end_streams(self) -> None:
+        """The gateway stops: end every listener, and any that comes from now on."""
+        self._ended = True
+        for listener in self._listeners:
+            listener.end()
 
     @contextlib.asynccontextmanager
     async def listen(self) -> AsyncIterator[Listener]:
         listener = Listener()
+        if self._ended:
+            listener.end()
         self._listeners.add(listener)
         if self._games is not None:
             listener.offer(self._games)
-        if self._task is None or self._task.done():
+        if (self._task is None or self._task.done()) and not self._ended:
             self._task = asyncio.create_task(self._watch(), name="open games")
         try:
             yield listener

@@ -57,6 +57,8 @@ async def watch_open(request: Request) -> StreamingResponse:
         async with feed.listen() as listener:
             while not await request.is_disconnected():
                 games = await listener.next(KEEPALIVE_SECONDS)
+                if listener.ended:  # the gateway stops: the browser reconnects elsewhere
+                    return
                 if games is None:
                     yield ": keep-alive\n\n"
                     continue

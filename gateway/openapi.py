@@ -231,8 +231,11 @@ def _body(model: type[BaseModel], description: str, *, required: bool, example: 
 def _platform_paths() -> dict[str, dict]:
     return {
         "/api/health": {"get": _operation(
-            "getHealth", "platform", "Liveness of the gateway",
-            {"200": _json("The gateway answers.", _ref(Health), example={"status": "ok"})},
+            "getHealth", "platform", "Readiness of the gateway",
+            {"200": _json("The gateway answers.", _ref(Health), example={"status": "ok"}),
+             "503": _error("The gateway is stopping (a rollout or a restart): it finishes what it "
+                           "serves and takes nothing new. Always this text.",
+                           "Service unavailable, try again")},
             public=True, calls_services=False)},
         OPENAPI_PATH: {"get": _operation(
             "getOpenApi", "platform", "This document",

@@ -1,12 +1,16 @@
-"""``tavolo serve gateway``: the Starlette app under uvicorn, wired to the services."""
+"""``tavolo serve gateway``: the Starlette app under uvicorn, wired to the services; a stop signal
+drains it before uvicorn shuts down (gateway.draining)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import signal
+import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Coroutine, Iterator
+from types import FrameType
 
 import uvicorn
 
@@ -14,6 +18,7 @@ from game.client import GameClient
 from game.live_link import LiveLink
 from gateway.app import Backends, close_live, create_app
 from gateway.auth import Auth
+from gateway.draining import REQUESTS_FINISH_SECONDS
 from gateway.presence import MemoryPresence, RedisPresence
 from gateway.rate_limits import rate_limits
 from gateway.sessions import SESSION_TTL_SECONDS, MemorySessionStore, RedisSessionStore
@@ -88,8 +93,42 @@ def uvicorn_config(app, settings: Settings) -> uvicorn.Config:
         # The views are small and sent to many sockets: compressing each frame for each socket
         # costs more CPU (and a zlib context of memory per socket) than the bytes it saves.
         ws_per_message_deflate=False,
-        timeout_graceful_shutdown=10,
+        timeout_graceful_shutdown=REQUESTS_FINISH_SECONDS,
     )
+
+
+class DrainingServer(uvicorn.Server):
+    """uvicorn, whose first stop signal drains the gateway (gateway.draining) before uvicorn's
+    own shutdown begins; a second one stops it at once."""
+
+    def __init__(self, config: uvicorn.Config, drain: Callable[[], Coroutine[None, None, None]]):
+        super().__init__(config)
+        self._drain = drain
+        self._stop_signal: int | None = None
+        self._draining: asyncio.Task[None] | None = None
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        if self._stop_signal is None:  # the drain starts on the next tick (this is a signal handler)
+            self._stop_signal = sig
+        else:
+            super().handle_exit(sig, frame)
+
+    async def on_tick(self, counter: int) -> bool:
+        if self._stop_signal is not None:
+            if self._draining is None:
+                self._draining = asyncio.create_task(self._drain(), name="drain")
+            elif self._draining.done() and not self.should_exit:
+                if not self._draining.cancelled() and self._draining.exception() is not None:
+                    log.error("the drain failed", exc_info=self._draining.exception())
+                super().handle_exit(self._stop_signal, None)  # now uvicorn's shutdown
+        return await super().on_tick(counter)
+
+    async def serve(self, sockets: list[socket.socket] | None = None) -> None:
+        try:
+            await super().serve(sockets)
+        finally:
+            if self._draining is not None and not self._draining.done():
+                self._draining.cancel()  # stopped at once by a second signal
 
 
 async def _serve(settings: Settings, telemetry: otel.Telemetry | None) -> None:
@@ -100,7 +139,7 @@ async def _serve(settings: Settings, telemetry: otel.Telemetry | None) -> None:
     log.info("gateway starting on http://%s:%d", settings.app_host, settings.app_port)
     with _surviving_sigterm():
         try:
-            await uvicorn.Server(config).serve()
+            await DrainingServer(config, lambda: app.state.drain.run(app)).serve()
         finally:
             await close()
 

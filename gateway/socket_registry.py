@@ -4,11 +4,13 @@ A socket's session is checked when it opens, when its player sends a message, wh
 expires, and when an event (gateway.events) says it may have ended: a logout closes the
 sockets of that session, an erasure re-checks the member's, and a listener that was deaf for a
 while re-checks them all. Names are re-read by the table feeds the events name. A rematch
-created is told to the sockets open at the finished game. Nothing polls.
+created is told to the sockets open at the finished game. Nothing polls. When the gateway
+stops (gateway.draining) every socket is restarted: closed with 1012 once it is quiet.
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import Protocol
 
 from gateway.contract.common import Body
@@ -40,6 +42,9 @@ class LiveSocket(Protocol):
     def check_session(self) -> None:
         """Re-read the session soon; close if it ended."""
 
+    def restart(self) -> None:
+        """Close with 1012 "Service Restart" once quiet: the gateway stops."""
+
 
 class SocketRegistry:
     """The open sockets by session and by member; the handler of this process's events."""
@@ -51,6 +56,9 @@ class SocketRegistry:
         self._by_member: dict[str, set[LiveSocket]] = {}
         self._by_game: dict[str, set[LiveSocket]] = {}
         self.events_seen = 0  # lets an opening socket learn that an event came meanwhile
+        self._restarting = False
+        self._empty = asyncio.Event()
+        self._empty.set()
 
     async def listening(self) -> None:
         """Make sure this process hears the events (ServiceError UNAVAILABLE if it cannot)."""
@@ -60,6 +68,9 @@ class SocketRegistry:
         self._by_session.setdefault(socket.session, set()).add(socket)
         self._by_member.setdefault(socket.sub, set()).add(socket)
         self._by_game.setdefault(socket.game_id, set()).add(socket)
+        self._empty.clear()
+        if self._restarting:  # opened as the gateway began to stop
+            socket.restart()
 
     def discard(self, socket: LiveSocket) -> None:
         for index, key in ((self._by_session, socket.session), (self._by_member, socket.sub),
@@ -69,6 +80,23 @@ class SocketRegistry:
                 sockets.discard(socket)
                 if not sockets:
                     del index[key]
+        if not self._by_session:
+            self._empty.set()
+
+    def restart_all(self) -> None:
+        """The gateway stops: every socket, and any opened from now on, closes with 1012."""
+        self._restarting = True
+        for sockets in list(self._by_session.values()):
+            for socket in list(sockets):
+                socket.restart()
+
+    async def closed(self, timeout: float) -> bool:
+        """Wait until no socket is open, at most ``timeout`` seconds; whether none is."""
+        try:
+            await asyncio.wait_for(self._empty.wait(), timeout)
+        except TimeoutError:
+            return False
+        return True
 
     def __len__(self) -> int:
         return sum(len(sockets) for sockets in self._by_session.values())

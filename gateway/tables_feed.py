@@ -62,8 +62,9 @@ def _text(message: Body) -> str:
 class Outbox:
     """What waits to be written to one socket, in order; the socket's writer drains it.
 
-    ``on_close(code, reason)`` is called once when the socket must close: its outbox
-    overflowed (TOO_SLOW), or its game expired unstarted (GAME_GONE).
+    ``on_close(code, reason)`` is called once when the socket must close: at once when its
+    outbox overflowed (TOO_SLOW) or its game expired unstarted (GAME_GONE); once what waits is
+    written when the gateway stops (:meth:`finish`, SERVICE_RESTART).
     """
 
     def __init__(self, on_close: Callable[[int, str], None], size: int = OUTBOX_SIZE):
@@ -71,6 +72,7 @@ class Outbox:
         self._size = size
         self._ready = asyncio.Event()
         self._on_close = on_close
+        self._finishing: tuple[int, str] | None = None
         self.closed = False
 
     def put(self, text: str) -> None:
@@ -88,9 +90,19 @@ class Outbox:
             self._messages.clear()
             self._on_close(code, reason)
 
+    def finish(self, code: int, reason: str) -> None:
+        """Take nothing more, and close once what waits now is written."""
+        if not self.closed:
+            self.closed = True
+            self._finishing = (code, reason)
+            self._ready.set()
+
     async def next(self) -> str:
         """The next message to write (waits for one)."""
         while not self._messages:
+            if self._finishing is not None:  # the last one was written: close now
+                finishing, self._finishing = self._finishing, None
+                self._on_close(*finishing)
             self._ready.clear()
             await self._ready.wait()
         return self._messages.popleft()

@@ -5,10 +5,10 @@ error handler sees why. Once open, no input closes the socket: every bad message
 ``error`` message and the game is unchanged; a message over the rate limits
 (gateway.rate_limits) gets ``rate_limited`` and is not acted on. The socket closes only for an
 oversized message (1009), for a session that ended (logout, DELETE /api/me, expiry: 1008), for
-a game that is gone before it started (its lobby expired: 1000) and for a client too slow to
-take its messages (1013). A client that goes away while the gateway is sending to it ends the
-connection quietly (DEBUG): that is no error of the gateway's. docs/websocket.md is the
-protocol's reference.
+a game that is gone before it started (its lobby expired: 1000), for a client too slow to take
+its messages (1013) and when the gateway stops (1012, gateway.draining). A client that goes
+away while the gateway is sending to it ends the connection quietly (DEBUG): that is no error
+of the gateway's. docs/websocket.md is the protocol's reference.
 
 The views come from the table's feed, shared by every socket of this process at that game
 (gateway.tables_feed); every message to a socket goes through its outbox, written by one task,
@@ -32,7 +32,7 @@ from game.live_link import CallLost
 from gateway.auth import Member
 from gateway.backends import Backends, backends_of
 from gateway.bodies import parse_json
-from gateway.closes import MESSAGE_TOO_BIG, SESSION_ENDED
+from gateway.closes import MESSAGE_TOO_BIG, SERVICE_RESTART, SESSION_ENDED
 from gateway.contract.common import Body
 from gateway.contract.socket import MOVE_ID_PATTERN, WsError
 from gateway.events import session_digest
@@ -72,6 +72,9 @@ UNCONFIRMED_TEXT = ("Your move was sent but not confirmed in time: send it again
 ALREADY_PLAYED_TEXT = "Already played: this move was made when its id was first sent"
 # A message's "id" (docs/websocket.md): the game service keeps it with the move, per seat.
 MESSAGE_ID = re.compile(MOVE_ID_PATTERN)
+# When the gateway stops, how long a socket's close waits for the message it is handling (a
+# move on its way) to be answered.
+RESTART_ANSWER_SECONDS = 3.0
 _MESSAGE_SPAN = "WS /ws/games/{id} message"
 
 
@@ -79,6 +82,8 @@ async def game_socket(websocket: WebSocket) -> None:
     app = websocket.app
     backends = backends_of(websocket)
     sockets = app.state.sockets
+    if app.state.drain.started:  # the gateway stops: the app reconnects, to another replica
+        return await _deny(websocket, 503, UNAVAILABLE_TEXT)
     if not app.state.origins.allows_socket(websocket):
         return await _deny(websocket, 403, "Origin not allowed")
     try:
@@ -146,6 +151,9 @@ class _Connection:
         self._closing: asyncio.Task | None = None
         self._checking = False
         self._answering: str | None = None  # the id of the message being handled
+        self._idle = asyncio.Event()  # no message of the player's is being handled
+        self._idle.set()
+        self._restarting = False
 
     async def run(self, feeds, game: Game) -> None:
         self.subscriber = feeds.join(game, self.seat, self.sub, self.outbox)
@@ -195,6 +203,18 @@ class _Connection:
         """Close the socket, unless it is closed already (the client went away first)."""
         with suppress(WebSocketDisconnect, OSError, RuntimeError):
             await self.websocket.close(code=code, reason=reason)
+
+    def restart(self) -> None:
+        """The registry's, when the gateway stops: close with 1012 once the message being
+        handled is answered (or RESTART_ANSWER_SECONDS passed) and what is queued is written."""
+        if not self._restarting:
+            self._restarting = True
+            self._spawn(self._restart())
+
+    async def _restart(self) -> None:
+        with suppress(TimeoutError):
+            await asyncio.wait_for(self._idle.wait(), RESTART_ANSWER_SECONDS)
+        self.outbox.finish(*SERVICE_RESTART)
 
     def tell(self, message: Body) -> None:
         """The registry's: a notice for this game's players (a ``rematch``)."""
@@ -277,6 +297,7 @@ class _Connection:
             return True
         if not await self._session_lives():
             return False  # closing (run() waits for the close to complete)
+        self._idle.clear()
         try:
             await self._handle(text)
         except asyncio.CancelledError:
@@ -284,6 +305,8 @@ class _Connection:
         except Exception:  # a bug must not close the socket (CONTRACT: errors never do)
             log.exception("game %s: a WebSocket message failed", self.game_id)
             self._error("unavailable", UNAVAILABLE_TEXT)
+        finally:
+            self._idle.set()
         return True
 
     def _refuse_flood(self, text: str | None) -> None:

@@ -186,6 +186,8 @@ class Settings:
     app_host: str = "0.0.0.0"
     app_port: int = 8080
     static_dir: str = "web/dist"
+    # A stopping gateway's pause, refusing new sockets, before it closes the open ones (1012).
+    shutdown_drain_seconds: int = 0
     lobby_addr: str = "127.0.0.1:50051"
     game_addr: str = "127.0.0.1:50052"
     # Where the gateway finds every game replica, to send each table to its owner (game.owners);
@@ -234,6 +236,7 @@ class Settings:
             app_host=env.text("APP_HOST") or "0.0.0.0",
             app_port=env.port("APP_PORT", 8080),
             static_dir=env.text("STATIC_DIR") or "web/dist",
+            shutdown_drain_seconds=env.integer("SHUTDOWN_DRAIN_SECONDS", 0, minimum=0),
             lobby_addr=env.address("LOBBY_ADDR", "127.0.0.1:50051"),
             game_addr=env.address("GAME_ADDR", "127.0.0.1:50052"),
             game_replicas_addr=(env.address("GAME_REPLICAS_ADDR", "")

@@ -91,6 +91,7 @@ _DEFAULT_OF = {
     "OTEL_METRICS_POLL_INTERVAL_SECONDS": lambda s: s.telemetry.metrics_poll_interval_s,
     "APP_HOST": lambda s: s.app_host, "APP_PORT": lambda s: s.app_port,
     "STATIC_DIR": lambda s: s.static_dir, "LOBBY_ADDR": lambda s: s.lobby_addr,
+    "SHUTDOWN_DRAIN_SECONDS": lambda s: s.shutdown_drain_seconds,
     "GAME_ADDR": lambda s: s.game_addr, "DEADLINES_ADDR": lambda s: s.deadlines_addr,
     "STATS_ADDR": lambda s: s.stats_addr, "GAME_REPLICAS_ADDR": lambda s: s.game_replicas_addr,
     "FORWARDED_ALLOW_IPS": lambda s: s.forwarded_allow_ips,
@@ -230,6 +231,8 @@ def test_database_parts_build_a_dsn_leaving_out_an_empty_port():
     ({"METRICS_PORT": "65536"}, "METRICS_PORT"),
     ({"LOG_FORMAT": "xml"}, "LOG_FORMAT"),
     ({"APP_PORT": "70000"}, "APP_PORT"),
+    ({"SHUTDOWN_DRAIN_SECONDS": "-1"}, "SHUTDOWN_DRAIN_SECONDS"),
+    ({"SHUTDOWN_DRAIN_SECONDS": "2.5"}, "SHUTDOWN_DRAIN_SECONDS"),  # whole seconds: the chart adds them up
     ({"GAME_ADDR": "nohostport"}, "GAME_ADDR"),
     ({"GAME_REPLICAS_ADDR": "game-replicas"}, "GAME_REPLICAS_ADDR"),
     ({"LOBBY_ADDR": "host:0"}, "LOBBY_ADDR"),

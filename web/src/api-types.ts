@@ -11,7 +11,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness of the gateway */
+        /** Readiness of the gateway */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -2176,6 +2176,15 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description The gateway is stopping (a rollout or a restart): it finishes what it serves and takes nothing new. Always this text. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

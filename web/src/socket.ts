@@ -1,5 +1,5 @@
 // The game socket: one WebSocket per open table, reconnected with exponential backoff and jitter
-// when it drops. Every `state` message is a complete view, so a reconnect needs no replay: the
+// when it drops, and soon (jittered too) when its gateway stops (1012). Every `state` message is a complete view, so a reconnect needs no replay: the
 // first message after it puts the table right.
 
 import type { ServerMessage } from "./types";
@@ -23,6 +23,21 @@ export function backoffDelay(
   const ceiling = Math.min(capMs, baseMs * 2 ** Math.max(0, Math.min(attempt, 30)));
   const r = Math.min(1, Math.max(0, random()));
   return Math.round(Math.max(baseMs, ceiling * (0.5 + r / 2)));
+}
+
+/**
+ * The close code of a gateway that stops (a rollout or a restart: "Service Restart"). Its sockets
+ * all close at once, so each client comes back at its own moment within the spread: soon, but
+ * not all in the same instant.
+ */
+export const SERVICE_RESTART = 1012;
+export const RESTART_MIN_MS = 200;
+export const RESTART_SPREAD_MS = 2_000;
+
+/** The wait before reconnecting after a SERVICE_RESTART close: uniform over the spread. */
+export function restartDelay(random: () => number = Math.random): number {
+  const r = Math.min(1, Math.max(0, random()));
+  return Math.round(RESTART_MIN_MS + r * RESTART_SPREAD_MS);
 }
 
 export interface SocketHooks {
@@ -152,7 +167,9 @@ export class GameSocket {
       this.hooks.onStatus("closed");
       return;
     }
-    const delay = backoffDelay(this.attempt++, this.deps.random);
+    const delay =
+      code === SERVICE_RESTART ? restartDelay(this.deps.random) : backoffDelay(this.attempt, this.deps.random);
+    this.attempt++;
     this.timer = this.deps.setTimeout(() => {
       this.timer = null;
       if (!this.stopped) this.connect("reconnecting");

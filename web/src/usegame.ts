@@ -1,13 +1,14 @@
 // One game's live connection for the screens: the first view over REST, then the socket's
 // messages folded by gamestate.reduce. When the socket drops, GET /api/games/<id> tells why
-// (a browser only ever sees close code 1006) and brings the view up to date meanwhile. The
-// socket stays open at a finished game, where a `rematch` invitation may come.
+// (a browser only ever sees close code 1006) and brings the view up to date meanwhile; a gateway
+// that stops (1012) needs no such call, the socket just comes back. The socket stays open at a
+// finished game, where a `rematch` invitation may come.
 
 import { useCallback, useEffect, useReducer, useRef, useState } from "preact/hooks";
 import { api, ApiError } from "./api";
 import { asksForState, classifyLoadFailure, initialGameState, reduce, type GameState, type LoadFailure } from "./gamestate";
 import { loadTrail, saveTrail } from "./plays";
-import { GameSocket, gameSocketUrl, type ConnectionStatus } from "./socket";
+import { GameSocket, gameSocketUrl, SERVICE_RESTART, type ConnectionStatus } from "./socket";
 import type { AnyView } from "./types";
 import { tx } from "./i18n";
 
@@ -90,6 +91,9 @@ export function useGame(id: string, onUnauthenticated: () => void): GameConnecti
             unauth.current();
             return false;
           }
+          // The gateway stops (a rollout): nothing to learn, and every socket it had closes at
+          // once; come back soon (GameSocket spreads the moments), the first state is whole.
+          if (code === SERVICE_RESTART) return true;
           if (code === 1000 && reason === "Game not found") {
             setFatal(tx("Game not found: it expired before enough players joined.", "Partita non trovata: è scaduta prima che arrivassero abbastanza giocatori."));
             return false;

@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { backoffDelay, BACKOFF_CAP_MS, GameSocket, gameSocketUrl, type ConnectionStatus, type SocketDeps } from "../src/socket";
+import {
+  backoffDelay,
+  BACKOFF_CAP_MS,
+  GameSocket,
+  gameSocketUrl,
+  RESTART_MIN_MS,
+  RESTART_SPREAD_MS,
+  restartDelay,
+  type ConnectionStatus,
+  type SocketDeps,
+} from "../src/socket";
 import type { ServerMessage } from "../src/types";
 
 describe("backoffDelay", () => {
@@ -54,7 +64,16 @@ class FakeSocket {
   }
 }
 
-function harness(decide: (code: number) => boolean) {
+describe("restartDelay", () => {
+  it("comes back within a couple of seconds, spread evenly", () => {
+    expect(restartDelay(() => 0)).toBe(RESTART_MIN_MS);
+    expect(restartDelay(() => 1)).toBe(RESTART_MIN_MS + RESTART_SPREAD_MS);
+    expect(restartDelay(() => 0.5)).toBe(RESTART_MIN_MS + RESTART_SPREAD_MS / 2);
+    expect(RESTART_MIN_MS + RESTART_SPREAD_MS).toBeLessThanOrEqual(2_500);
+  });
+});
+
+function harness(decide: (code: number) => boolean, random: () => number = () => 1) {
   const sockets: FakeSocket[] = [];
   const timers: { fn: () => void; ms: number }[] = [];
   const statuses: ConnectionStatus[] = [];
@@ -68,7 +87,7 @@ function harness(decide: (code: number) => boolean) {
     },
     setTimeout: (fn, ms) => timers.push({ fn, ms }),
     clearTimeout: () => undefined,
-    random: () => 1,
+    random,
   };
   const socket = new GameSocket("ws://x/ws/games/g", {
     onMessage: (m) => messages.push(m),
@@ -113,6 +132,33 @@ describe("GameSocket", () => {
     h.sockets[1].drop();
     await h.flush();
     expect(h.timers.map((t) => t.ms)).toEqual([500, 500]);
+  });
+
+  it("comes back soon after its gateway stops (1012), each client at its own moment", async () => {
+    const waits: number[] = [];
+    for (const r of [0, 0.25, 0.5, 0.75, 1]) {
+      const h = harness(() => true, () => r);
+      h.socket.start();
+      h.sockets[0].open();
+      h.sockets[0].receive({ type: "error", code: "x", message: "y" });
+      h.sockets[0].drop(1012, "Service Restart");
+      await h.flush();
+      expect(h.closes).toEqual([1012]);
+      expect(h.statuses.at(-1)).toBe("reconnecting"); // a notice, not the end
+      expect(h.timers).toHaveLength(1);
+      waits.push(h.timers[0].ms);
+      h.timers[0].fn();
+      expect(h.sockets).toHaveLength(2); // a new socket at the end of the wait
+      // Refused by an overloaded replica: the usual backoff goes on from there.
+      h.sockets[1].drop();
+      await h.flush();
+      expect(h.timers[1].ms).toBe(backoffDelay(1, () => r));
+    }
+    expect(new Set(waits).size).toBe(5);
+    for (const wait of waits) {
+      expect(wait).toBeGreaterThanOrEqual(RESTART_MIN_MS);
+      expect(wait).toBeLessThanOrEqual(RESTART_MIN_MS + RESTART_SPREAD_MS);
+    }
   });
 
   it("gives up when the caller learns the drop is final (session ended, not seated)", async () => {

@@ -91,7 +91,12 @@ spec:
       {{- with $root.Values.priorityClassName }}
       priorityClassName: {{ . }}
       {{- end }}
-      terminationGracePeriodSeconds: {{ $values.terminationGracePeriodSeconds }}
+      {{- $grace := int $values.terminationGracePeriodSeconds }}
+      {{- if eq .component "gateway" }}
+      {{- /* Enough for its preStop pause, its own pause and closing (gateway.draining.EXIT_SECONDS). */}}
+      {{- $grace = max $grace (add (int $values.preStopSeconds) (int (default 0 $root.Values.config.SHUTDOWN_DRAIN_SECONDS)) 20) }}
+      {{- end }}
+      terminationGracePeriodSeconds: {{ $grace }}
       securityContext:
         {{- toYaml $root.Values.podSecurityContext | nindent 8 }}
       {{- with include "tavolo.podScheduling" $root | trim }}{{ . | nindent 6 }}{{ end }}
@@ -143,6 +148,15 @@ spec:
           livenessProbe:
             {{- include "tavolo.probeHandler" (merge (dict "service" "liveness") .) | nindent 12 }}
             {{- toYaml $root.Values.probes.liveness | nindent 12 }}
+          {{- if and (eq .component "gateway") (gt (int $values.preStopSeconds) 0) }}
+          # The endpoints controller and the ingress stop sending here before SIGTERM comes and
+          # the gateway closes its sockets (docs/operations.md, Rollouts). The image's own sleep
+          # (Debian's coreutils): Kubernetes' sleep action is off by default before 1.30.
+          lifecycle:
+            preStop:
+              exec:
+                command: ["sleep", "{{ int $values.preStopSeconds }}"]
+          {{- end }}
           resources:
             {{- toYaml $values.resources | nindent 12 }}
           securityContext:

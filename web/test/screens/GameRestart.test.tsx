@@ -1,0 +1,87 @@
+// @vitest-environment jsdom
+// The game page when its gateway stops in a rollout: the socket closes with 1012 "Service
+// Restart"; the page shows the short "Reconnecting…" notice (no error), asks the REST API nothing,
+// and opens a new socket soon, whose first state puts the table right.
+import { act, cleanup, render, screen, waitFor } from "@testing-library/preact";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { setLang } from "../../src/i18n";
+import { GameScreen } from "../../src/screens/Game";
+import { RESTART_MIN_MS } from "../../src/socket";
+import { view } from "../fixtures";
+
+class FakeSocket {
+  static all: FakeSocket[] = [];
+  readyState = 0;
+  onopen: ((ev: Event) => void) | null = null;
+  onmessage: ((ev: MessageEvent) => void) | null = null;
+  onclose: ((ev: CloseEvent) => void) | null = null;
+  onerror: ((ev: Event) => void) | null = null;
+  constructor(public url: string) {
+    FakeSocket.all.push(this);
+  }
+  send() {}
+  close() {}
+  open() {
+    this.readyState = 1;
+    this.onopen?.(new Event("open"));
+  }
+  receive(message: unknown) {
+    this.onmessage?.({ data: JSON.stringify(message) } as MessageEvent);
+  }
+  closedByServer(code: number, reason: string) {
+    this.readyState = 3;
+    this.onclose?.({ code, reason } as CloseEvent);
+  }
+}
+
+let fetches: string[];
+
+beforeEach(() => {
+  setLang("en");
+  FakeSocket.all = [];
+  fetches = [];
+  vi.stubGlobal("WebSocket", FakeSocket);
+  vi.stubGlobal("fetch", vi.fn(async (url: string) => {
+    fetches.push(url);
+    return new Response(JSON.stringify(url === "/api/game-types" ? [] : view()), {
+      status: 200,
+      headers: { "Content-Type": "application/json" },
+    });
+  }));
+  vi.spyOn(Math, "random").mockReturnValue(0); // the earliest moment of the spread
+});
+afterEach(() => {
+  cleanup();
+  vi.restoreAllMocks();
+  vi.unstubAllGlobals();
+});
+
+describe("the game page when its gateway stops", () => {
+  it("shows a short reconnecting notice, asks nothing and comes back soon", async () => {
+    render(<GameScreen id="g" onUnauthenticated={() => {}} />);
+    await waitFor(() => expect(FakeSocket.all).toHaveLength(1));
+    const first = FakeSocket.all[0];
+    await act(async () => {
+      first.open();
+      first.receive({ type: "state", game: view({ revision: 5 }) });
+    });
+    const asked = fetches.filter((url) => url.startsWith("/api/games/")).length;
+
+    await act(async () => first.closedByServer(1012, "Service Restart"));
+
+    expect(screen.getByRole("status").textContent).toMatch(/Reconnecting…/);
+    expect(screen.queryByRole("alert")).toBeNull();
+    const started = Date.now();
+    await waitFor(() => expect(FakeSocket.all).toHaveLength(2), { timeout: 5 * RESTART_MIN_MS });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(RESTART_MIN_MS - 50);
+    expect(fetches.filter((url) => url.startsWith("/api/games/")).length).toBe(asked);
+
+    const second = FakeSocket.all[1];
+    await act(async () => {
+      second.open();
+      second.receive({ type: "state", game: view({ revision: 6 }) });
+    });
+    expect(screen.queryByRole("status")).toBeNull();
+    expect(screen.queryByRole("alert")).toBeNull();
+  });
+});
