@@ -9,7 +9,7 @@ from starlette.requests import HTTPConnection
 
 from game.client import GameClient
 from game.live_link import LiveLink
-from lobby.client import LobbyClient
+from lobby.client import LobbyClient, new_request_id
 from stats.client import StatsClient
 
 
@@ -29,3 +29,12 @@ def backends_of(connection: HTTPConnection) -> Backends:
     """The app's backends, typed (Starlette's ``app.state`` is not)."""
     backends: Backends = connection.app.state.backends
     return backends
+
+
+def request_id_of(connection: HTTPConnection) -> str:
+    """This HTTP request's id for the lobby calls that change something (their request_id):
+    one per request, which the channel's retries of the call carry, so the lobby acts once."""
+    request_id: str | None = getattr(connection.state, "request_id", None)
+    if request_id is None:
+        request_id = connection.state.request_id = new_request_id()
+    return request_id

@@ -13,7 +13,7 @@ from starlette.responses import JSONResponse
 
 from game.client import DEFAULT_GAME_TYPE
 from game.status import TableStatus
-from gateway.backends import Backends, backends_of
+from gateway.backends import Backends, backends_of, request_id_of
 from gateway.bodies import json_object
 from gateway.contract.games import CreateGameRequest, JoinRequest, Lobby, MyGame, MyGames, RematchRequest
 from gateway.contract.table import GameView
@@ -70,7 +70,8 @@ async def create_game(request: Request) -> JSONResponse:
     ratings = await member_ratings(backends, member.sub)
     game = await backends.lobby.create_game(member.sub, member.name, game_type, json.dumps(options),
                                             open=body.get("open", False),
-                                            rating=ratings.get(game_type, 0))
+                                            rating=ratings.get(game_type, 0),
+                                            request_id=request_id_of(request))
     log.info("game %s created (%s)%s", game.id, game.game_type, ", open" if game.open else "")
     return JSONResponse(lobby_view(game, member.sub).body(), status_code=201)
 
@@ -106,7 +107,8 @@ async def rematch(request: Request) -> JSONResponse:
     member = await require_member(request)
     game_id = game_id_of(request)
     await json_object(request, RematchRequest, optional=True)  # no fields: an empty body or {}
-    result = await backends_of(request).lobby.rematch(member.sub, member.name, game_id)
+    result = await backends_of(request).lobby.rematch(member.sub, member.name, game_id,
+                                                      request_id=request_id_of(request))
     if not result.created:
         log.info("member joined rematch %s of %s", result.game.id, game_id)
         return JSONResponse((await personal_view(request, result.game, member.sub)).body())

@@ -11,7 +11,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, StreamingResponse
 
 from game.client import DEFAULT_GAME_TYPE
-from gateway.backends import backends_of
+from gateway.backends import backends_of, request_id_of
 from gateway.bodies import json_object
 from gateway.contract.games import OpenGames, QuickMatchRequest, SetOpenRequest
 from gateway.games import game_id_of, member_ratings, personal_view
@@ -79,7 +79,7 @@ async def quick_match(request: Request) -> JSONResponse:
     ratings = await member_ratings(backends, member.sub)
     result = await backends.lobby.quick_match(
         member.sub, member.name, game_type, json.dumps(options) if options is not None else "",
-        ratings.get(game_type, 0))
+        ratings.get(game_type, 0), request_id=request_id_of(request))
     log.info("quick match: game %s%s", result.game.id,
              " created" if result.created else " (the game starts)" if result.started else "")
     view = await personal_view(request, result.game, member.sub)

@@ -14,7 +14,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from gateway.backends import backends_of
+from gateway.backends import backends_of, request_id_of
 from gateway.bodies import json_object
 from gateway.contract.games import AddBotRequest, ChangeSeatRequest, Left, NoFieldsRequest
 from gateway.events import SeatingChanged
@@ -33,7 +33,7 @@ async def add_bot(request: Request) -> JSONResponse:
     if "seat" not in body or "level" not in body:
         raise HTTPException(400, "seat and level are required")
     result = await backends_of(request).lobby.add_bot(game_id, member.sub, body["seat"],
-                                                      body["level"])
+                                                      body["level"], request_id=request_id_of(request))
     log.info("game %s: a bot sits at seat %d%s", game_id, body["seat"],
              " (the game starts)" if result.started else "")
     return JSONResponse((await personal_view(request, result.game, member.sub)).body())
@@ -55,7 +55,8 @@ async def remove_bot(request: Request) -> JSONResponse:
     seat = request.path_params["seat"]
     if not seat.isdigit() or int(seat) > 3:
         raise HTTPException(404, "No bot at that seat")
-    game = await backends_of(request).lobby.remove_bot(game_id, member.sub, int(seat))
+    game = await backends_of(request).lobby.remove_bot(game_id, member.sub, int(seat),
+                                                       request_id=request_id_of(request))
     return JSONResponse(lobby_view(game, member.sub).body())
 
 
@@ -64,7 +65,8 @@ async def leave(request: Request) -> JSONResponse:
     member = await require_member(request)
     game_id = game_id_of(request)
     await json_object(request, NoFieldsRequest, optional=True)
-    game = await backends_of(request).lobby.leave_game(game_id, member.sub)
+    game = await backends_of(request).lobby.leave_game(game_id, member.sub,
+                                                       request_id=request_id_of(request))
     if game is not None and game.started:
         await _seating_changed(request, game_id)
     log.info("game %s: a member left", game_id)
@@ -75,7 +77,8 @@ async def take_seat_back(request: Request) -> JSONResponse:
     member = await require_member(request)
     game_id = game_id_of(request)
     await json_object(request, NoFieldsRequest, optional=True)
-    game = await backends_of(request).lobby.return_seat(game_id, member.sub)
+    game = await backends_of(request).lobby.return_seat(game_id, member.sub,
+                                                        request_id=request_id_of(request))
     await _seating_changed(request, game_id)
     return JSONResponse((await personal_view(request, game, member.sub)).body())
 

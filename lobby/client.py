@@ -1,13 +1,20 @@
 """``LobbyClient``: the lobby's API for the gateway and stats, as plain dataclasses.
 
 Every method raises :class:`~services.rpc.errors.ServiceError` with the lobby's reason
-(GAME_NOT_FOUND, GAME_FULL, NOT_SEATED, ...), never a raw ``grpc.RpcError``. Look-ups and
-EraseMember (idempotent) are retried by the channel while the lobby is briefly unreachable;
-CreateGame and JoinGame are never sent twice by the transport.
+(GAME_NOT_FOUND, GAME_FULL, NOT_SEATED, ...), never a raw ``grpc.RpcError``. Look-ups and the
+calls idempotent by their arguments or by their request id that are cheap (EraseMember,
+LeaveGame, ReturnSeat, ...) are retried by the channel while the lobby is briefly unreachable;
+a retry sends the same message, and so the same request id, which the caller gives (the gateway:
+one per HTTP request) or this client draws. CreateGame, QuickMatch, Rematch, AddBot, RemoveBot
+and JoinGame are sent once: the lobby that answers them UNAVAILABLE has retried the game
+service behind it already, and retrying that again would keep a person waiting seconds for the
+same 503 (tests/gateway/test_outages.py). Their request ids make the retries of other callers
+safe.
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import AsyncIterator, Mapping
 
 from lobby.models import Game, GameType, JoinResult, QuickMatchResult, RematchResult, Seat
@@ -20,6 +27,11 @@ from tavolo.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 IDEMPOTENT = ("ListGameTypes", "PreviewGame", "GetGame", "GetSeating", "FindSeat", "EraseMember",
               "ListMemberGames", "LeaveGame", "ReturnSeat", "TakeOverSeat", "ChangeSeat",
               "ListOpenGames", "SetGameOpen")
+
+
+def new_request_id() -> str:
+    """A request id of a call that changes something, for its retries to carry."""
+    return uuid.uuid4().hex
 
 
 class LobbyClient(RpcClient):
@@ -41,10 +53,13 @@ class LobbyClient(RpcClient):
                          options_schema_json=t.options_schema_json) for t in response.game_types]
 
     async def create_game(self, member_id: str, display_name: str, game_type: str,
-                          options_json: str = "", open: bool = False, rating: int = 0) -> Game:
+                          options_json: str = "", open: bool = False, rating: int = 0,
+                          request_id: str = "") -> Game:
+        """``request_id``: this call's, which its retries carry (empty: a fresh one)."""
         response = await self._call(self._stub.CreateGame, lobby_pb2.CreateGameRequest(
             member_id=member_id, display_name=display_name, game_type=game_type,
-            options_json=options_json, open=open, rating=rating))
+            options_json=options_json, open=open, rating=rating,
+            request_id=request_id or new_request_id()))
         return game_from_message(response.game)
 
     async def join_game(self, member_id: str, display_name: str, join_code: str,
@@ -68,10 +83,11 @@ class LobbyClient(RpcClient):
                             lambda response: [game_from_message(g) for g in response.games])
 
     async def quick_match(self, member_id: str, display_name: str, game_type: str,
-                          options_json: str = "", rating: int = 0) -> QuickMatchResult:
+                          options_json: str = "", rating: int = 0,
+                          request_id: str = "") -> QuickMatchResult:
         response = await self._call(self._stub.QuickMatch, lobby_pb2.QuickMatchRequest(
             member_id=member_id, display_name=display_name, game_type=game_type,
-            options_json=options_json, rating=rating))
+            options_json=options_json, rating=rating, request_id=request_id or new_request_id()))
         return QuickMatchResult(game_from_message(response.game), created=response.created,
                                 started=response.started)
 
@@ -118,16 +134,20 @@ class LobbyClient(RpcClient):
                                     lobby_pb2.EraseMemberRequest(member_id=member_id))
         return list(response.table_ids)
 
-    async def rematch(self, member_id: str, display_name: str, game_id: str) -> RematchResult:
+    async def rematch(self, member_id: str, display_name: str, game_id: str,
+                      request_id: str = "") -> RematchResult:
         """Seat the member at the rematch of the finished game ``game_id`` (made if need be)."""
         response = await self._call(self._stub.Rematch, lobby_pb2.RematchRequest(
-            game_id=game_id, member_id=member_id, display_name=display_name))
+            game_id=game_id, member_id=member_id, display_name=display_name,
+            request_id=request_id or new_request_id()))
         return RematchResult(game_from_message(response.game), created=response.created,
                              started=response.started)
 
-    async def add_bot(self, game_id: str, member_id: str, seat_index: int, level: str) -> JoinResult:
+    async def add_bot(self, game_id: str, member_id: str, seat_index: int, level: str,
+                      request_id: str = "") -> JoinResult:
         response = await self._call(self._stub.AddBot, lobby_pb2.AddBotRequest(
-            game_id=game_id, member_id=member_id, seat_index=seat_index, level=level))
+            game_id=game_id, member_id=member_id, seat_index=seat_index, level=level,
+            request_id=request_id or new_request_id()))
         return JoinResult(game_from_message(response.game), started=response.started)
 
     async def change_seat(self, game_id: str, member_id: str, seat_index: int) -> Game:
@@ -135,20 +155,22 @@ class LobbyClient(RpcClient):
             game_id=game_id, member_id=member_id, seat_index=seat_index))
         return game_from_message(response.game)
 
-    async def remove_bot(self, game_id: str, member_id: str, seat_index: int) -> Game:
+    async def remove_bot(self, game_id: str, member_id: str, seat_index: int,
+                         request_id: str = "") -> Game:
         response = await self._call(self._stub.RemoveBot, lobby_pb2.RemoveBotRequest(
-            game_id=game_id, member_id=member_id, seat_index=seat_index))
+            game_id=game_id, member_id=member_id, seat_index=seat_index,
+            request_id=request_id or new_request_id()))
         return game_from_message(response.game)
 
-    async def leave_game(self, game_id: str, member_id: str) -> Game | None:
+    async def leave_game(self, game_id: str, member_id: str, request_id: str = "") -> Game | None:
         """The game after the member left it; None when it is gone (its last person left)."""
         response = await self._call(self._stub.LeaveGame, lobby_pb2.LeaveGameRequest(
-            game_id=game_id, member_id=member_id))
+            game_id=game_id, member_id=member_id, request_id=request_id or new_request_id()))
         return game_from_message(response.game) if response.HasField("game") else None
 
-    async def return_seat(self, game_id: str, member_id: str) -> Game:
+    async def return_seat(self, game_id: str, member_id: str, request_id: str = "") -> Game:
         response = await self._call(self._stub.ReturnSeat, lobby_pb2.ReturnSeatRequest(
-            game_id=game_id, member_id=member_id))
+            game_id=game_id, member_id=member_id, request_id=request_id or new_request_id()))
         return game_from_message(response.game)
 
     async def take_over_seat(self, game_id: str, seat_index: int) -> Game:

@@ -7,6 +7,7 @@ other teams call the gRPC API directly, so nothing here trusts either.
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 import uuid
 from collections.abc import Mapping
@@ -136,6 +137,18 @@ def game_id(value: str, field: str = "game_id") -> str | None:
         return None
     canonical = str(parsed)
     return canonical if canonical == value.strip().lower() else None
+
+
+MAX_REQUEST_ID_CHARS = 128
+_REQUEST_ID = re.compile(rf"[\x21-\x7e]{{1,{MAX_REQUEST_ID_CHARS}}}")
+
+
+def request_id(value: str) -> str:
+    """A call's request id: "" (none), or 1 to 128 printable ASCII characters (as Act's)."""
+    if value and not _REQUEST_ID.fullmatch(value):
+        raise _invalid(f"request_id must be 1 to {MAX_REQUEST_ID_CHARS} printable ASCII characters "
+                       "without spaces", "request_id")
+    return value
 
 
 def join_code(value: str) -> str:

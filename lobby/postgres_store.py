@@ -11,8 +11,13 @@ The same rules as the other stores (lobby/store.py), kept by Postgres itself:
 - a join locks the game's row (``FOR UPDATE``), so two members racing for the last seat end
   with exactly one of them seated;
 - every change (a seat taken, the start, an erasure) NOTIFYs in its own transaction, so a
-  waiting room hears of it once it is committed (services.signals.PostgresSignalHub).
-Games that expired more than PURGE_AFTER ago are deleted, at most once per PURGE_EVERY.
+  waiting room hears of it once it is committed (services.signals.PostgresSignalHub);
+- a change made for a request claims the request's row (``lobby_request``) first in its
+  transaction and records what it did there before it commits: a racing call with the same
+  request waits on the row's key, then finds it done; a change that fails takes its claim back
+  with it.
+Games that expired more than PURGE_AFTER ago are deleted, and requests whose time is up, at
+most once per PURGE_EVERY.
 """
 
 from __future__ import annotations
@@ -28,12 +33,17 @@ from lobby.models import DELETED_PLAYER, MAX_OPEN_GAMES, Game, Seat
 from lobby.store import (
     OPEN_GAMES_KEY,
     QUICK_CANDIDATES,
+    REQUEST_TTL_SECONDS,
+    AlreadyDone,
+    Done,
     Joined,
     JoinOutcome,
     LobbyStore,
     QuickJoined,
     QuickOutcome,
+    Request,
     SeatingChange,
+    done_by,
     nearest,
     not_found,
     open_list_changed,
@@ -94,6 +104,16 @@ WHERE g.open AND NOT g.started AND g.expires_at > now()
   AND g.seats_total > (SELECT count(*) FROM lobby_seat s WHERE s.game_id = g.id)
   AND g.id IN (SELECT game_id FROM lobby_seat WHERE member_id = $1)
 """
+# A request's row, taken for this transaction: a row whose time is up is taken over; a live one
+# (a racing transaction's: this waits for it to end) leaves nothing returned.
+_CLAIM = """
+INSERT INTO lobby_request (member_id, method, request_id, expires_at)
+VALUES ($1, $2, $3, now() + make_interval(secs => $4))
+ON CONFLICT (member_id, method, request_id) DO UPDATE
+    SET expires_at = EXCLUDED.expires_at, game_id = NULL, created = false, filled = false
+    WHERE lobby_request.expires_at <= now()
+RETURNING true
+"""
 _unavailable = unavailable_when(POSTGRES_DOWN, "lobby store")
 
 
@@ -114,9 +134,11 @@ class PostgresLobbyStore(LobbyStore):
         self._next_purge = clock()
 
     @_unavailable
-    async def create(self, game: Game) -> bool:
+    async def create(self, game: Game, request: Request | None = None) -> bool:
         async with self.pool.acquire() as connection, connection.transaction():
+            await _claim(connection, request)
             created = await self._create_in(connection, game)
+            await _record(connection, request, done_by(None, game) if created else None)
         if created:
             await self._purge_now_and_then()
         return created
@@ -193,8 +215,10 @@ class PostgresLobbyStore(LobbyStore):
         return seated
 
     @_unavailable
-    async def modify(self, game_id: str, change: SeatingChange) -> Game | None:
+    async def modify(self, game_id: str, change: SeatingChange,
+                     request: Request | None = None) -> Game | None:
         async with self.pool.acquire() as connection, connection.transaction():
+            await _claim(connection, request)
             locked = await connection.fetchval(
                 "SELECT true FROM lobby_game WHERE id = $1 AND expires_at > now() FOR UPDATE",
                 game_id)
@@ -215,6 +239,7 @@ class PostgresLobbyStore(LobbyStore):
                     game_id, changed.started, changed.updated_at_ms, changed.open,
                     float(self.ttl_seconds))
             await self._signal_in(connection, game, changed)
+            await _record(connection, request, done_by(game, changed))
             return changed
 
     @_unavailable
@@ -224,28 +249,40 @@ class PostgresLobbyStore(LobbyStore):
 
     @_unavailable
     async def quick_join(self, candidate: Game, member_id: str, display_name: str, rating: int,
-                         options_json: str | None, at_ms: int) -> QuickJoined:
+                         options_json: str | None, at_ms: int,
+                         request: Request | None = None) -> QuickJoined:
         async with self.pool.acquire() as connection, connection.transaction():
+            await _claim(connection, request)
             # One quick match of a type at a time: members asking together fill one game
             # before the next is made (row locks alone would let each make its own).
             await connection.execute("SELECT pg_advisory_xact_lock(hashtext('lobby-quick:' || $1))",
                                      candidate.game_type)
-            games = [game for game in _games(await connection.fetch(
-                        _OPEN_GAMES, candidate.game_type, QUICK_CANDIDATES))
-                     if options_json is None or game.options_json == options_json]
-            waiting = next((game for game in games if game.seat_of(member_id) is not None), None)
-            if waiting is not None:
-                return QuickJoined(QuickOutcome.WAITING, waiting)
-            while (chosen := nearest(games, member_id, rating)) is not None:
-                # A join by code may have taken a seat since the read: read it again, locked.
-                locked = _one(await connection.fetch(_LIVE_GAME + " FOR UPDATE OF g", chosen.id))
-                if locked is not None and locked.waiting_open and locked.seat_of(member_id) is None:
-                    return QuickJoined(QuickOutcome.SEATED, await self._seat_in(
-                        connection, locked, member_id, display_name, rating, at_ms))
-                games.remove(chosen)
-            if not await self._create_in(connection, candidate):
-                return QuickJoined(QuickOutcome.CODE_TAKEN, None)
-            return QuickJoined(QuickOutcome.CREATED, candidate)
+            before, quick = await self._quick_join_in(connection, candidate, member_id,
+                                                      display_name, rating, options_json, at_ms)
+            await _record(connection, request,
+                          done_by(before, quick.game) if quick.game is not None else None)
+            return quick
+
+    async def _quick_join_in(self, connection: PoolConnectionProxy, candidate: Game, member_id: str,
+                             display_name: str, rating: int, options_json: str | None,
+                             at_ms: int) -> tuple[Game | None, QuickJoined]:
+        """quick_join in the connection's transaction: the game before (None: none) and after."""
+        games = [game for game in _games(await connection.fetch(
+                    _OPEN_GAMES, candidate.game_type, QUICK_CANDIDATES))
+                 if options_json is None or game.options_json == options_json]
+        waiting = next((game for game in games if game.seat_of(member_id) is not None), None)
+        if waiting is not None:
+            return waiting, QuickJoined(QuickOutcome.WAITING, waiting)
+        while (chosen := nearest(games, member_id, rating)) is not None:
+            # A join by code may have taken a seat since the read: read it again, locked.
+            locked = _one(await connection.fetch(_LIVE_GAME + " FOR UPDATE OF g", chosen.id))
+            if locked is not None and locked.waiting_open and locked.seat_of(member_id) is None:
+                return locked, QuickJoined(QuickOutcome.SEATED, await self._seat_in(
+                    connection, locked, member_id, display_name, rating, at_ms))
+            games.remove(chosen)
+        if not await self._create_in(connection, candidate):
+            return None, QuickJoined(QuickOutcome.CODE_TAKEN, None)
+        return None, QuickJoined(QuickOutcome.CREATED, candidate)
 
     async def _check_open_limit(self, connection: PoolConnectionProxy, before: Game | None,
                                 after: Game | None) -> None:
@@ -268,6 +305,14 @@ class PostgresLobbyStore(LobbyStore):
         await self._signals.notify_in(connection, game.id)
         if open_list_changed(before, after):
             await self._signals.notify_in(connection, OPEN_GAMES_KEY)
+
+    @_unavailable
+    async def done(self, request: Request) -> Done | None:
+        row = await self.pool.fetchrow(
+            "SELECT game_id::text AS game_id, created, filled FROM lobby_request "
+            "WHERE member_id = $1 AND method = $2 AND request_id = $3 AND expires_at > now()",
+            request.member_id, request.method, request.request_id)
+        return _done(row) if row is not None else None
 
     @_unavailable
     async def mark_started(self, game_id: str, at_ms: int = 0) -> Game | None:
@@ -294,6 +339,7 @@ class PostgresLobbyStore(LobbyStore):
     async def erase_member(self, member_id: str, new_member_id: Callable[[], str]) -> list[str]:
         """Every seating of the member, live or expired: nothing of them is kept anywhere."""
         async with self.pool.acquire() as connection, connection.transaction():
+            await connection.execute("DELETE FROM lobby_request WHERE member_id = $1", member_id)
             seats = await connection.fetch(
                 "SELECT game_id::text AS game_id, seat_index FROM lobby_seat WHERE member_id = $1 "
                 "ORDER BY game_id FOR UPDATE", member_id)
@@ -321,6 +367,41 @@ class PostgresLobbyStore(LobbyStore):
         self._next_purge = self.clock() + PURGE_EVERY_SECONDS
         await self.pool.execute(
             f"DELETE FROM lobby_game WHERE expires_at < now() - interval '{PURGE_AFTER}'")
+        await self.pool.execute("DELETE FROM lobby_request WHERE expires_at < now()")
+
+
+async def _claim(connection: PoolConnectionProxy, request: Request | None) -> None:
+    """Take ``request``'s row in the connection's transaction; AlreadyDone, with what it did,
+    when it was made (a racing call holding the row: once that one committed)."""
+    if request is None:
+        return
+    key = (request.member_id, request.method, request.request_id)
+    while not await connection.fetchval(_CLAIM, *key, float(REQUEST_TTL_SECONDS)):
+        row = await connection.fetchrow(
+            "SELECT game_id::text AS game_id, created, filled FROM lobby_request "
+            "WHERE member_id = $1 AND method = $2 AND request_id = $3", *key)
+        if row is not None:  # (else purged or erased since the claim: claim again)
+            raise AlreadyDone(_done(row))
+
+
+def _done(row: asyncpg.Record) -> Done:
+    return Done(row["game_id"], created=row["created"], filled=row["filled"])
+
+
+async def _record(connection: PoolConnectionProxy, request: Request | None,
+                  done: Done | None) -> None:
+    """Keep what the claimed ``request`` did (None: nothing, the claim is let go)."""
+    if request is None:
+        return
+    key = (request.member_id, request.method, request.request_id)
+    if done is None:
+        await connection.execute(
+            "DELETE FROM lobby_request WHERE member_id = $1 AND method = $2 AND request_id = $3", *key)
+        return
+    await connection.execute(
+        "UPDATE lobby_request SET game_id = $4, created = $5, filled = $6 "
+        "WHERE member_id = $1 AND method = $2 AND request_id = $3",
+        *key, done.game_id, done.created, done.filled)
 
 
 async def _insert_seats(connection: asyncpg.Connection | PoolConnectionProxy, game: Game) -> None:

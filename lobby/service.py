@@ -13,6 +13,14 @@ one table. A JoinGame whose start fails answers UNAVAILABLE (its seat is kept: j
 GetGame and PreviewGame answer the game as it is (status lobby, no seat open) so that reads
 never depend on the game service. Rolling the seat back was rejected: a CreateTable that timed
 out may have created the table, which would then run with a seat the lobby gave to someone else.
+
+A retried call. The calls that make or change a seating and are not idempotent by their
+arguments (CreateGame, QuickMatch, Rematch, AddBot, RemoveBot, LeaveGame, ReturnSeat) take a
+request id: the store records what the call did with it, in the change's own transaction, and
+refuses the same request again (lobby.store.AlreadyDone). The call sent again answers what the
+first one did: the same game (as it is now, its table started if it waited only for that), the
+same created and started. JoinGame, ChangeSeat, SetGameOpen, TakeOverSeat and EraseMember need
+none: made again, they find their work done and change nothing.
 """
 
 from __future__ import annotations
@@ -40,7 +48,7 @@ from lobby.models import (
     bot_member_id,
     seat_id,
 )
-from lobby.store import OPEN_GAMES_KEY, JoinOutcome, LobbyStore, QuickOutcome
+from lobby.store import OPEN_GAMES_KEY, AlreadyDone, Done, JoinOutcome, LobbyStore, QuickOutcome, Request
 from services.background import Background, Retry
 from services.observability import metrics
 from services.rpc.errors import Reason, ServiceError
@@ -103,6 +111,12 @@ def _not_found() -> ServiceError:
     return ServiceError(Reason.GAME_NOT_FOUND, "Game not found")
 
 
+def _request(method: str, member_id: str, request_id: str) -> Request | None:
+    """The call's request (None without an id); ``member_id`` already checked."""
+    checked = inputs.request_id(request_id)
+    return Request(method, member_id, checked) if checked else None
+
+
 class Lobby:
     """The lobby's use cases, one method per LobbyService call."""
 
@@ -130,16 +144,36 @@ class Lobby:
         return list(await self.games.list_game_types())
 
     async def create_game(self, member_id: str, display_name: str, game_type: str,
-                          options_json: str, open: bool = False, rating: int = 0) -> Game:
+                          options_json: str, open: bool = False, rating: int = 0,
+                          request_id: str = "") -> Game:
         """A new game with its creator at seat 0 and a join code no live game has; ``open``
         lists it for anyone (TOO_MANY_OPEN_GAMES beyond MAX_OPEN_GAMES)."""
         member_id = inputs.member_id(member_id)
         display_name = inputs.display_name(display_name)
+        request = _request("CreateGame", member_id, request_id)
         kind, normalized = await self._kind_and_options(game_type, options_json)
-        game = await self._create(self.new_game_id(), member_id, display_name, kind.id,
-                                  normalized, kind.players, open=open,
-                                  rating=inputs.rating(rating))
+        try:
+            game = await self._create(self.new_game_id(), member_id, display_name, kind.id,
+                                      normalized, kind.players, open=open,
+                                      rating=inputs.rating(rating), request=request)
+        except AlreadyDone as already:
+            return await self._done_again(already.done)
         assert game is not None  # a fresh uuid is nobody's
+        return game
+
+    async def _again(self, done: Done) -> Game | None:
+        """The game a request made or changed, as it is now (started if it waited only for its
+        table): what a call made again answers. None when the request deleted it."""
+        if done.game_id is None:
+            return None
+        game = await self.store.touch(done.game_id)
+        if game is None:
+            raise _not_found()
+        return await self._retry_start(game)
+
+    async def _done_again(self, done: Done) -> Game:
+        game = await self._again(done)
+        assert game is not None  # only a LeaveGame deletes a game
         return game
 
     async def _kind_and_options(self, game_type: str, options_json: str) -> tuple[GameType, str]:
@@ -165,13 +199,13 @@ class Lobby:
     async def _create(self, game_id: str, member_id: str, display_name: str, game_type: str,
                       options_json: str, seats_total: int, seat_index: int = 0,
                       bots: Sequence[Seat] = (), open: bool = False,
-                      rating: int = 0) -> Game | None:
+                      rating: int = 0, request: Request | None = None) -> Game | None:
         """A new game ``game_id`` with the member at ``seat_index`` (and ``bots`` at theirs) and
         a free join code; None when a live game has that id already."""
         for _ in range(self.code_attempts):
             game = self._new_game(game_id, member_id, display_name, game_type, options_json,
                                   seats_total, seat_index, bots, open, rating)
-            if await self.store.create(game):
+            if await self.store.create(game, request):
                 log.info("game %s created (%s), code %s", game.id, game_type, game.join_code)
                 return await self._retry_start(game)  # a one-seat game type starts at once
             if await self.store.get(game_id) is not None:
@@ -181,12 +215,22 @@ class Lobby:
             Reason.UNAVAILABLE,
             f"Could not find a free join code in {self.code_attempts} attempts; try again")
 
-    async def rematch(self, member_id: str, display_name: str, game_id: str) -> RematchResult:
+    async def rematch(self, member_id: str, display_name: str, game_id: str,
+                      request_id: str = "") -> RematchResult:
         """Seat the member at the rematch of a finished game they sat at, at the seat they had
         there (partners stay partners), creating it when nobody asked before; the bots that sat
         at the finished game from its start sit at the rematch too."""
         member_id = inputs.member_id(member_id)
         display_name = inputs.display_name(display_name)
+        request = _request("Rematch", member_id, request_id)
+        try:
+            return await self._rematch(member_id, display_name, game_id, request)
+        except AlreadyDone as already:
+            return RematchResult(await self._done_again(already.done),
+                                 created=already.done.created, started=already.done.filled)
+
+    async def _rematch(self, member_id: str, display_name: str, game_id: str,
+                       request: Request | None) -> RematchResult:
         finished = await self._game(game_id, "game_id")
         own = finished.seat_of(member_id)
         if own is None:
@@ -199,13 +243,13 @@ class Lobby:
         for _ in range(3):  # found, else created, else found (another asker created it)
             existing = await self.store.touch(new_id)
             if existing is not None:
-                joined = await self._join_at(existing, member_id, display_name, own.index)
+                joined = await self._join_at(existing, member_id, display_name, own.index, request)
                 return RematchResult(joined.game, created=False, started=joined.started)
             bots = tuple(replace(seat, took_over=False) for seat in finished.seats
                          if seat.bot and not seat.took_over)
             created = await self._create(new_id, member_id, display_name, finished.game_type,
                                          finished.options_json, finished.seats_total,
-                                         seat_index=own.index, bots=bots)
+                                         seat_index=own.index, bots=bots, request=request)
             if created is not None:
                 log.info("game %s is the rematch of %s", created.id, finished.id)
                 return RematchResult(created, created=True, started=created.started)
@@ -261,19 +305,32 @@ class Lobby:
                     changes.clear()
 
     async def quick_match(self, member_id: str, display_name: str, game_type: str,
-                          options_json: str = "", rating: int = 0) -> QuickMatchResult:
+                          options_json: str = "", rating: int = 0,
+                          request_id: str = "") -> QuickMatchResult:
         """Seat the member at the open game (with these options, when given) whose rating is
         nearest theirs, or at a new open game; the seat that fills a game starts it."""
         member_id = inputs.member_id(member_id)
         display_name = inputs.display_name(display_name)
         rating = inputs.rating(rating)
+        request = _request("QuickMatch", member_id, request_id)
         kind, normalized = await self._kind_and_options(game_type, options_json)
+        try:
+            return await self._quick_match(member_id, display_name, kind, normalized,
+                                           options_json, rating, request)
+        except AlreadyDone as already:
+            done = already.done
+            return QuickMatchResult(await self._done_again(done), created=done.created,
+                                    started=done.filled and not done.created)
+
+    async def _quick_match(self, member_id: str, display_name: str, kind: GameType,
+                           normalized: str, options_json: str, rating: int,
+                           request: Request | None) -> QuickMatchResult:
         wanted = normalized if options_json.strip() else None
         for _ in range(self.code_attempts):
             candidate = self._new_game(self.new_game_id(), member_id, display_name, kind.id,
                                        normalized, kind.players, open=True, rating=rating)
             quick = await self.store.quick_join(candidate, member_id, display_name, rating,
-                                                wanted, self.clock())
+                                                wanted, self.clock(), request)
             if quick.outcome is QuickOutcome.CODE_TAKEN:
                 continue
             game = quick.game
@@ -302,7 +359,7 @@ class Lobby:
         return game
 
     async def _join_at(self, game: Game, member_id: str, display_name: str,
-                       index: int) -> JoinResult:
+                       index: int, request: Request | None = None) -> JoinResult:
         """Seat the member at seat ``index`` of ``game`` (the lowest empty one if it is taken);
         the seat that fills the game starts it. Idempotent for a member seated there."""
         at_ms = self.clock()
@@ -318,7 +375,7 @@ class Lobby:
             return replace(game, seats=_sorted((*game.seats, Seat(free, member_id, display_name))),
                            updated_at_ms=at_ms)
 
-        seated = await self._modify(game.id, seat_member)
+        seated = await self._modify(game.id, seat_member, request)
         if seated.full and not seated.started:
             return JoinResult(await self._start(seated), started=bool(took))
         return JoinResult(seated, started=False)
@@ -399,10 +456,12 @@ class Lobby:
 
     # -- bots and leaving --------------------------------------------------------------------
 
-    async def add_bot(self, game_id: str, member_id: str, seat_index: int, level: str) -> JoinResult:
+    async def add_bot(self, game_id: str, member_id: str, seat_index: int, level: str,
+                      request_id: str = "") -> JoinResult:
         """The creator seats a bot of ``level`` at an empty seat; the bot that fills the last
         seat starts the table."""
         member_id = inputs.member_id(member_id)
+        request = _request("AddBot", member_id, request_id)
         if level not in LEVEL_IDS:
             raise ServiceError(Reason.UNKNOWN_BOT_LEVEL, f"Unknown bot level: {level}",
                                field="level", level=level)
@@ -415,15 +474,20 @@ class Lobby:
             bot = Seat(seat_index, bot_member_id(seat_index), display_name(level), bot=level)
             return replace(game, seats=_sorted((*game.seats, bot)), updated_at_ms=at_ms)
 
-        game = await self._modify(game_id, seat_bot)
+        try:
+            game = await self._modify(game_id, seat_bot, request)
+        except AlreadyDone as already:
+            return JoinResult(await self._done_again(already.done), started=already.done.filled)
         log.info("game %s: a bot (%s) sits at seat %d", game.id, level, seat_index)
         if game.full and not game.started:
             return JoinResult(await self._start(game), started=True)
         return JoinResult(game, started=False)
 
-    async def remove_bot(self, game_id: str, member_id: str, seat_index: int) -> Game:
+    async def remove_bot(self, game_id: str, member_id: str, seat_index: int,
+                         request_id: str = "") -> Game:
         """The creator takes a bot off a game still in the lobby."""
         member_id = inputs.member_id(member_id)
+        request = _request("RemoveBot", member_id, request_id)
         at_ms = self.clock()
 
         def unseat_bot(game: Game) -> Game:
@@ -434,21 +498,36 @@ class Lobby:
             return replace(game, seats=tuple(s for s in game.seats if s.index != seat_index),
                            updated_at_ms=at_ms)
 
-        game = await self._modify(game_id, unseat_bot)
+        try:
+            game = await self._modify(game_id, unseat_bot, request)
+        except AlreadyDone as already:
+            return await self._done_again(already.done)
         assert game is not None  # a game with a creator is never deleted here
         return game
 
-    async def leave_game(self, game_id: str, member_id: str) -> Game | None:
+    async def leave_game(self, game_id: str, member_id: str, request_id: str = "") -> Game | None:
         """In the lobby the member's seat is freed (the game is gone with its last person);
         once started a bot takes the seat over. None when the game is gone."""
         member_id = inputs.member_id(member_id)
+        request = _request("LeaveGame", member_id, request_id)
+        try:
+            return await self._leave(game_id, member_id, request)
+        except AlreadyDone as already:
+            game = await self._again(already.done)
+            if game is not None:
+                self._drive(game)  # a started game's bots: told again (idempotent)
+            return game
+
+    async def _leave(self, game_id: str, member_id: str, request: Request | None) -> Game | None:
+        if request is not None and (done := await self.store.done(request)) is not None:
+            raise AlreadyDone(done)  # made already: the game may be gone since
         game = await self._game(game_id, "game_id")
         if game.started:
             seat = game.seat_of(member_id)
             if seat is None:
                 raise ServiceError(Reason.NOT_SEATED, "Not seated at this game", table_id=game.id)
             await self._check_not_finished(game)
-            return await self.take_over_seat(game.id, seat.index)
+            return await self.take_over_seat(game.id, seat.index, request)
         at_ms = self.clock()
 
         def free_seat(game: Game) -> Game | None:
@@ -461,12 +540,14 @@ class Lobby:
                 return None
             return replace(game, seats=seats, updated_at_ms=at_ms)
 
-        left = await self._modify(game_id, free_seat)
+        left = await self._modify(game_id, free_seat, request)
         log.info("game %s: a member left the lobby%s", game.id, "" if left else "; the game is gone")
         return left
 
-    async def take_over_seat(self, game_id: str, seat_index: int) -> Game:
-        """A bot plays the person's seat of a started game from now on (idempotent)."""
+    async def take_over_seat(self, game_id: str, seat_index: int,
+                             request: Request | None = None) -> Game:
+        """A bot plays the person's seat of a started game from now on (idempotent);
+        ``request``: the LeaveGame this is made for."""
         def take_over(game: Game) -> Game:
             seat = game.at(seat_index)
             if not game.started or seat is None:
@@ -478,16 +559,25 @@ class Lobby:
             return _with_seat(game, replace(seat, bot=TAKEOVER_LEVEL, took_over=True))
 
         taken: list[int] = []
-        game = await self._modify(game_id, take_over)
+        game = await self._modify(game_id, take_over, request)
         if taken:
             metrics.bot_took_over()
             log.info("game %s: a bot took seat %d over", game.id, seat_index)
         self._drive(game)
         return game
 
-    async def return_seat(self, game_id: str, member_id: str) -> Game:
+    async def return_seat(self, game_id: str, member_id: str, request_id: str = "") -> Game:
         """The member takes back the seat a bot took over from them."""
         member_id = inputs.member_id(member_id)
+        request = _request("ReturnSeat", member_id, request_id)
+        try:
+            game = await self._return_seat(game_id, member_id, request)
+        except AlreadyDone as already:
+            game = await self._done_again(already.done)
+        self._drive(game)
+        return game
+
+    async def _return_seat(self, game_id: str, member_id: str, request: Request | None) -> Game:
         game = await self._game(game_id, "game_id")
         if game.started:
             await self._check_not_finished(game)
@@ -501,16 +591,16 @@ class Lobby:
                                    game_id=game.id)
             return _with_seat(game, replace(seat, bot="", took_over=False))
 
-        game = await self._modify(game_id, take_back)
+        game = await self._modify(game_id, take_back, request)
         log.info("game %s: a member took their seat back", game.id)
-        self._drive(game)
         return game
 
-    async def _modify(self, game_id: str, change: Callable[[Game], Game | None]) -> Game:
+    async def _modify(self, game_id: str, change: Callable[[Game], Game | None],
+                      request: Request | None = None) -> Game:
         canonical = inputs.game_id(game_id, "game_id")
         if canonical is None:
             raise _not_found()
-        return await self.store.modify(canonical, change)  # type: ignore[return-value]
+        return await self.store.modify(canonical, change, request)  # type: ignore[return-value]
 
     async def _check_not_finished(self, game: Game) -> None:
         try:

@@ -32,7 +32,8 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
                          context: Context) -> lobby_pb2.CreateGameResponse:
         game = await self.lobby.create_game(request.member_id, request.display_name,
                                             request.game_type, request.options_json,
-                                            open=request.open, rating=request.rating)
+                                            open=request.open, rating=request.rating,
+                                            request_id=request.request_id)
         return lobby_pb2.CreateGameResponse(game=game_message(game))
 
     async def JoinGame(self, request: lobby_pb2.JoinGameRequest,
@@ -92,7 +93,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
     async def Rematch(self, request: lobby_pb2.RematchRequest,
                       context: Context) -> lobby_pb2.RematchResponse:
         result = await self.lobby.rematch(request.member_id, request.display_name,
-                                          request.game_id)
+                                          request.game_id, request_id=request.request_id)
         return lobby_pb2.RematchResponse(game=game_message(result.game), created=result.created,
                                          started=result.started)
 
@@ -113,7 +114,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
                          context: Context) -> lobby_pb2.QuickMatchResponse:
         result = await self.lobby.quick_match(request.member_id, request.display_name,
                                               request.game_type, request.options_json,
-                                              request.rating)
+                                              request.rating, request_id=request.request_id)
         return lobby_pb2.QuickMatchResponse(game=game_message(result.game), created=result.created,
                                             started=result.started)
 
@@ -125,7 +126,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
     async def AddBot(self, request: lobby_pb2.AddBotRequest,
                      context: Context) -> lobby_pb2.AddBotResponse:
         result = await self.lobby.add_bot(request.game_id, request.member_id, request.seat_index,
-                                          request.level)
+                                          request.level, request_id=request.request_id)
         return lobby_pb2.AddBotResponse(game=game_message(result.game), started=result.started)
 
     async def ChangeSeat(self, request: lobby_pb2.ChangeSeatRequest,
@@ -135,17 +136,20 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
 
     async def RemoveBot(self, request: lobby_pb2.RemoveBotRequest,
                         context: Context) -> lobby_pb2.RemoveBotResponse:
-        game = await self.lobby.remove_bot(request.game_id, request.member_id, request.seat_index)
+        game = await self.lobby.remove_bot(request.game_id, request.member_id, request.seat_index,
+                                           request_id=request.request_id)
         return lobby_pb2.RemoveBotResponse(game=game_message(game))
 
     async def LeaveGame(self, request: lobby_pb2.LeaveGameRequest,
                         context: Context) -> lobby_pb2.LeaveGameResponse:
-        game = await self.lobby.leave_game(request.game_id, request.member_id)
+        game = await self.lobby.leave_game(request.game_id, request.member_id,
+                                           request_id=request.request_id)
         return lobby_pb2.LeaveGameResponse(game=game_message(game) if game is not None else None)
 
     async def ReturnSeat(self, request: lobby_pb2.ReturnSeatRequest,
                          context: Context) -> lobby_pb2.ReturnSeatResponse:
-        game = await self.lobby.return_seat(request.game_id, request.member_id)
+        game = await self.lobby.return_seat(request.game_id, request.member_id,
+                                            request_id=request.request_id)
         return lobby_pb2.ReturnSeatResponse(game=game_message(game))
 
     async def TakeOverSeat(self, request: lobby_pb2.TakeOverSeatRequest,

@@ -12,6 +12,10 @@ Everything of a game (its code, its seating, its members' indexes) lives for GAM
 after it was last created, joined or read by id (``touch``: GetGame, GetSeating, FindSeat, the
 calls made while a table is played), so a code stays unique among live games and frees itself
 when its game is gone, and a seating outlives the play of its table.
+
+A change made for a :class:`Request` (a call's request id) is remembered with it, atomically, for
+REQUEST_TTL_SECONDS: the same request again raises :class:`AlreadyDone` with what the first one
+did, and changes nothing; of two made at once, one waits for the other.
 """
 
 from __future__ import annotations
@@ -68,6 +72,43 @@ class QuickJoined:
     game: Game | None  # None only with CODE_TAKEN
 
 
+REQUEST_TTL_SECONDS = 24 * 3600  # how long a call's request id is remembered
+
+
+@dataclass(frozen=True)
+class Request:
+    """A call's request id (LobbyService's ``request_id``), of one method and member."""
+
+    method: str
+    member_id: str
+    request_id: str
+
+
+@dataclass(frozen=True)
+class Done:
+    """What a call made for a request did."""
+
+    game_id: str | None  # the game it made or changed; None: it deleted the game
+    created: bool = False  # it made the game
+    filled: bool = False  # it took the game's last seat
+
+
+class AlreadyDone(Exception):
+    """The request was made already: nothing was changed now; ``done`` is what it did then."""
+
+    def __init__(self, done: Done):
+        super().__init__(f"already done: {done}")
+        self.done = done
+
+
+def done_by(before: Game | None, after: Game | None) -> Done:
+    """What a change from ``before`` (None: no game yet) to ``after`` (None: deleted) did."""
+    if after is None:
+        return Done(None)
+    return Done(after.id, created=before is None,
+                filled=after.full and (before is None or not before.full))
+
+
 def not_found() -> ServiceError:
     return ServiceError(Reason.GAME_NOT_FOUND, "Game not found")
 
@@ -115,9 +156,10 @@ class LobbyStore(ABC):
     """The lobby's state. Implementations must keep each method atomic."""
 
     @abstractmethod
-    async def create(self, game: Game) -> bool:
+    async def create(self, game: Game, request: Request | None = None) -> bool:
         """Store a new game and its code; False (nothing stored) when a live game has the code
-        or the id; TOO_MANY_OPEN_GAMES for an open game whose creator has MAX_OPEN_GAMES."""
+        or the id; TOO_MANY_OPEN_GAMES for an open game whose creator has MAX_OPEN_GAMES;
+        AlreadyDone when ``request`` was made."""
 
     @abstractmethod
     async def game_id_for_code(self, code: str) -> str | None:
@@ -140,11 +182,13 @@ class LobbyStore(ABC):
         change its subscribers hear of."""
 
     @abstractmethod
-    async def modify(self, game_id: str, change: SeatingChange) -> Game | None:
+    async def modify(self, game_id: str, change: SeatingChange,
+                     request: Request | None = None) -> Game | None:
         """Apply ``change`` to the live game atomically (no other change of it in between) and
         store its result: a change its subscribers hear of. The game after, None when the
         change deleted it; GAME_NOT_FOUND when no live game has this id; TOO_MANY_OPEN_GAMES
-        when it opens a game of a creator who has MAX_OPEN_GAMES open already."""
+        when it opens a game of a creator who has MAX_OPEN_GAMES open already; AlreadyDone
+        when ``request`` was made (before anything else is looked at)."""
 
     @abstractmethod
     async def open_games(self, game_type: str, limit: int) -> list[Game]:
@@ -153,12 +197,18 @@ class LobbyStore(ABC):
 
     @abstractmethod
     async def quick_join(self, candidate: Game, member_id: str, display_name: str, rating: int,
-                         options_json: str | None, at_ms: int) -> QuickJoined:
+                         options_json: str | None, at_ms: int,
+                         request: Request | None = None) -> QuickJoined:
         """Atomically for the game type (one quick match of a type at a time): the open game of
         ``candidate``'s type the member waits at already; else the member seated at the one
         (with ``options_json``, when given) whose rating is nearest theirs; else ``candidate``
         (an open game with the member at seat 0) stored, unless its code is taken.
-        TOO_MANY_OPEN_GAMES when the candidate was needed and the member has MAX_OPEN_GAMES."""
+        TOO_MANY_OPEN_GAMES when the candidate was needed and the member has MAX_OPEN_GAMES;
+        AlreadyDone when ``request`` was made."""
+
+    @abstractmethod
+    async def done(self, request: Request) -> Done | None:
+        """What ``request`` did, when it was made (and is remembered still)."""
 
     @abstractmethod
     async def mark_started(self, game_id: str, at_ms: int = 0) -> Game | None:
@@ -177,7 +227,8 @@ class LobbyStore(ABC):
     @abstractmethod
     async def erase_member(self, member_id: str, new_member_id: Callable[[], str]) -> list[str]:
         """Anonymize each seating of the member (a fresh id from ``new_member_id`` per game, the
-        name "deleted player", marked erased); the ids of the games touched, sorted."""
+        name "deleted player", marked erased) and forget their requests; the ids of the games
+        touched, sorted."""
 
     async def ping(self) -> None:
         """Raise while the store does not answer (the health probe)."""
@@ -199,11 +250,13 @@ class MemoryLobbyStore(LobbyStore):
         self._games: dict[str, tuple[Game, float]] = {}
         self._codes: dict[str, tuple[str, float]] = {}
         self._member_games: dict[str, set[str]] = {}
+        self._requests: dict[Request, tuple[Done, float]] = {}
         self._next_sweep = clock() + 60
         self._hub = MemorySignalHub()
 
-    async def create(self, game: Game) -> bool:
+    async def create(self, game: Game, request: Request | None = None) -> bool:
         self._sweep()
+        self._check_request(request)
         if self._live_code(game.join_code) is not None or self._live_game(game.id) is not None:
             return False
         self._check_open_limit(None, game)
@@ -211,7 +264,22 @@ class MemoryLobbyStore(LobbyStore):
         for seat in game.seats:
             self._member_games.setdefault(seat.member_id, set()).add(game.id)
         self._signal(None, game)
+        self._remember(request, done_by(None, game))
         return True
+
+    async def done(self, request: Request) -> Done | None:
+        entry = self._requests.get(request)
+        return entry[0] if entry is not None and entry[1] > self.clock() else None
+
+    def _check_request(self, request: Request | None) -> None:
+        """AlreadyDone when ``request`` was made (and is remembered still)."""
+        entry = self._requests.get(request) if request is not None else None
+        if entry is not None and entry[1] > self.clock():
+            raise AlreadyDone(entry[0])
+
+    def _remember(self, request: Request | None, done: Done) -> None:
+        if request is not None:
+            self._requests[request] = (done, self.clock() + REQUEST_TTL_SECONDS)
 
     async def game_id_for_code(self, code: str) -> str | None:
         return self._live_code(code)
@@ -245,7 +313,9 @@ class MemoryLobbyStore(LobbyStore):
         self._signal(game, seated)
         return seated
 
-    async def modify(self, game_id: str, change: SeatingChange) -> Game | None:
+    async def modify(self, game_id: str, change: SeatingChange,
+                     request: Request | None = None) -> Game | None:
+        self._check_request(request)
         game = self._live_game(game_id)
         if game is None:
             raise not_found()
@@ -259,6 +329,7 @@ class MemoryLobbyStore(LobbyStore):
             for seat in changed.seats:
                 self._member_games.setdefault(seat.member_id, set()).add(game_id)
         self._signal(game, changed)
+        self._remember(request, done_by(game, changed))
         return changed
 
     async def open_games(self, game_type: str, limit: int) -> list[Game]:
@@ -270,17 +341,21 @@ class MemoryLobbyStore(LobbyStore):
         return live[:limit]
 
     async def quick_join(self, candidate: Game, member_id: str, display_name: str, rating: int,
-                         options_json: str | None, at_ms: int) -> QuickJoined:
+                         options_json: str | None, at_ms: int,
+                         request: Request | None = None) -> QuickJoined:
+        self._check_request(request)
         games = [game for game in await self.open_games(candidate.game_type, QUICK_CANDIDATES)
                  if options_json is None or game.options_json == options_json]
         waiting = next((game for game in games if game.seat_of(member_id) is not None), None)
         if waiting is not None:
+            self._remember(request, done_by(waiting, waiting))
             return QuickJoined(QuickOutcome.WAITING, waiting)
         chosen = nearest(games, member_id, rating)
         if chosen is not None:
-            return QuickJoined(QuickOutcome.SEATED,
-                               self._seat(chosen, member_id, display_name, rating, at_ms))
-        if not await self.create(candidate):
+            seated = self._seat(chosen, member_id, display_name, rating, at_ms)
+            self._remember(request, done_by(chosen, seated))
+            return QuickJoined(QuickOutcome.SEATED, seated)
+        if not await self.create(candidate, request):
             return QuickJoined(QuickOutcome.CODE_TAKEN, None)
         return QuickJoined(QuickOutcome.CREATED, candidate)
 
@@ -318,6 +393,8 @@ class MemoryLobbyStore(LobbyStore):
         return self._hub.subscribe(game_id)
 
     async def erase_member(self, member_id: str, new_member_id: Callable[[], str]) -> list[str]:
+        self._requests = {request: entry for request, entry in self._requests.items()
+                          if request.member_id != member_id}
         touched = []
         for game_id in self._member_games.pop(member_id, set()):
             game = self._live_game(game_id)
@@ -341,6 +418,7 @@ class MemoryLobbyStore(LobbyStore):
         self._next_sweep = now + 60
         self._games = {k: v for k, v in self._games.items() if v[1] > now}
         self._codes = {k: v for k, v in self._codes.items() if v[1] > now}
+        self._requests = {k: v for k, v in self._requests.items() if v[1] > now}
         for member_id in list(self._member_games):
             self._member_games[member_id] &= self._games.keys()
             if not self._member_games[member_id]:
