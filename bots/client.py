@@ -23,11 +23,11 @@ class BotsClient(RpcClient):
 
     def __init__(self, address: str, timeout_seconds: float = 10.0,
                  policy: CallPolicy = SERVICE_CALLS, credentials: ClientCredentials | None = None):
-        # Round robin over every address BOTS_ADDR resolves to (the chart's headless Service):
-        # the replica a DriveTable reaches drives that table, so the calls spread the tables.
+        # Round robin over every address BOTS_ADDR resolves to (the chart's headless Service),
+        # as every channel does (services.rpc.channels): the replica a DriveTable reaches
+        # drives that table, so the calls spread the tables.
         super().__init__(address, BOTS_SERVICE, idempotent=IDEMPOTENT,
-                         timeout_seconds=timeout_seconds, policy=policy, credentials=credentials,
-                         channel_options=(("grpc.lb_policy_name", "round_robin"),))
+                         timeout_seconds=timeout_seconds, policy=policy, credentials=credentials)
         self._stub = bots_pb2_grpc.BotsServiceStub(self._channel)
 
     async def drive_table(self, table_id: str, seats: Iterable[tuple[int, str]]) -> None:

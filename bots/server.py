@@ -63,4 +63,5 @@ async def build(settings: Settings) -> ServiceSpec:
 
 async def run(settings: Settings) -> None:
     async with telemetry.running(settings, Component.BOTS):  # telemetry hook: before any channel opens
-        await serve(await build(settings), settings.bots_addr, security=settings.grpc_security)
+        await serve(await build(settings), settings.bots_addr, security=settings.grpc_security,
+                    max_connection_age_seconds=settings.grpc_max_connection_age_seconds)

@@ -78,4 +78,5 @@ def build_service(settings: Settings, lease_ms: int | None = None
 async def run(settings: Settings) -> None:
     async with telemetry.running(settings, Component.DEADLINES):  # telemetry hook: before any channel opens
         spec, _ = build_service(settings)
-        await serve(spec, settings.deadlines_addr, security=settings.grpc_security)
+        await serve(spec, settings.deadlines_addr, security=settings.grpc_security,
+                    max_connection_age_seconds=settings.grpc_max_connection_age_seconds)

@@ -54,7 +54,9 @@ class _Replica:
     """One game replica's own channel and the Relay stream on it. It is unreachable from when
     its stream was lost (the replica died, restarted or cannot be connected to) until the
     channel connects again, and for LOST_SECONDS at least (a channel may still say READY just
-    after its peer went)."""
+    after its peer went); unless the stream opened at once in its place is answered (the
+    replica is up: the stream was cut with its connection, at the server's maximum connection
+    age), and then its tables stay with it."""
 
     LOST_SECONDS = 1.0
 
@@ -63,9 +65,18 @@ class _Replica:
         stub = game_pb2_grpc.GameServiceStub(channel)
         self.relay = RelayClient(lambda: stub.Relay(metadata=metadata), on_lost=self._lost)
         self._lost_at: float | None = None
+        self._check: asyncio.Task[None] | None = None
 
     def _lost(self) -> None:
         self._lost_at = time.monotonic()
+        # One check at a time: the check's own stream failing is no new loss to check.
+        if self._check is None or self._check.done():
+            self._check = asyncio.get_running_loop().create_task(self._answers_again(),
+                                                                 name="relay reopen")
+
+    async def _answers_again(self) -> None:
+        if await self.relay.reopen(self.LOST_SECONDS):
+            self._lost_at = None
 
     def reachable(self) -> bool:
         if self._lost_at is None:
@@ -76,6 +87,8 @@ class _Replica:
         return self._lost_at is None
 
     async def aclose(self) -> None:
+        if self._check is not None:
+            self._check.cancel()
         await self.relay.aclose()
         await self._channel.close()
 

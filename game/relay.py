@@ -205,6 +205,16 @@ class RelayClient:
             self._stream = _Stream(self._open_stream(), on_lost=self._on_lost)
         return self._stream
 
+    async def reopen(self, timeout: float) -> bool:
+        """Open the next stream now (the last one broke): whether the service answered it
+        within ``timeout`` seconds, which only a replica that is up does."""
+        stream = self._current()
+        try:
+            async with asyncio.timeout(timeout):
+                return await asyncio.shield(stream.opened)
+        except TimeoutError:
+            return False
+
     async def act(self, request: game_pb2.ActRequest, timeout: float) -> game_pb2.ActResponse:
         """The answer to ``request``; UNAVAILABLE when none comes within ``timeout`` seconds
         (the call is cancelled, as a unary call's deadline would)."""
@@ -272,6 +282,8 @@ class _Stream:
         self._outgoing: list[game_pb2.RelayCall] = []
         self._ready = asyncio.Event()
         self.broken = False
+        # True once the service answered the stream's opening, False if it broke first.
+        self.opened: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self._tasks = [asyncio.create_task(self._write(), name="relay writer"),
                        asyncio.create_task(self._read(), name="relay reader")]
 
@@ -289,6 +301,8 @@ class _Stream:
             await self._call.initial_metadata()
             if self._call.done():
                 return
+            if not self.opened.done():
+                self.opened.set_result(True)
             while True:
                 if not self._outgoing:
                     self._ready.clear()
@@ -342,6 +356,8 @@ class _Stream:
         if self.broken:
             return
         self.broken = True
+        if not self.opened.done():
+            self.opened.set_result(False)
         for call_id in list(self.pending):
             self._deliver(call_id, failure or _broken())
         self.pending.clear()

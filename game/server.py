@@ -95,4 +95,5 @@ async def build_service(settings: Settings) -> tuple[ServiceSpec, Tables]:
 async def run(settings: Settings) -> None:
     async with telemetry.running(settings, Component.GAME):  # telemetry hook: before any channel opens
         spec, _ = await build_service(settings)
-        await serve(spec, settings.game_addr, security=settings.grpc_security)
+        await serve(spec, settings.game_addr, security=settings.grpc_security,
+                    max_connection_age_seconds=settings.grpc_max_connection_age_seconds)

@@ -73,4 +73,5 @@ async def _serve(settings: Settings, *, started: asyncio.Event | None,
                        register=lambda server: register(server, lobby),
                        probe=store.ping, on_stop=close)
     await serve(spec, settings.lobby_addr, started=started, stop=stop,
-                security=settings.grpc_security)
+                security=settings.grpc_security,
+                max_connection_age_seconds=settings.grpc_max_connection_age_seconds)

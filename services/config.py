@@ -196,6 +196,9 @@ class Settings:
     deadlines_addr: str = "127.0.0.1:50053"
     stats_addr: str = "127.0.0.1:50054"
     bots_addr: str = "127.0.0.1:50055"
+    # How long a gRPC service keeps a caller's connection before it asks the caller to open
+    # another (GOAWAY), so that callers find replicas that came since; 0: as long as it lasts.
+    grpc_max_connection_age_seconds: int = 300
     bot_think_ms: int = 900  # a bot's pause before each play and acknowledgement
     abandon_after_timeouts: int = 2  # auto-played turns in a row, offline, before a takeover; 0: never
     # Days after which a finished table's move log is compacted (game.retention); None: never.
@@ -244,6 +247,8 @@ class Settings:
             deadlines_addr=env.address("DEADLINES_ADDR", "127.0.0.1:50053"),
             stats_addr=env.address("STATS_ADDR", "127.0.0.1:50054"),
             bots_addr=env.address("BOTS_ADDR", "127.0.0.1:50055"),
+            grpc_max_connection_age_seconds=env.integer("GRPC_MAX_CONNECTION_AGE_SECONDS", 300,
+                                                        minimum=0),
             bot_think_ms=env.integer("BOT_THINK_MS", 900, minimum=0),
             abandon_after_timeouts=env.integer("ABANDON_AFTER_TIMEOUTS", 2, minimum=0),
             log_retention_days=(env.integer("LOG_RETENTION_DAYS", 0, minimum=1)

@@ -5,11 +5,11 @@ Every process gets free ports on 127.0.0.1; the gateway's default OIDC provider 
 
 With ``game_replicas`` > 1 the game service runs as that many processes ("game", "game2", ...),
 and its callers find them as Kubernetes' headless service would give them: one gRPC target
-listing every replica (``ipv4:a,b``). The lobby and deadlines call its first live one; the
-gateways send each table's moves and watches to the table's owner (game.owners). With
-``gateways`` > 1 there are as many gateways ("gateway", "gateway2", ...); with
-``bots_replicas`` > 1 as many bots services ("bots", "bots2", ...), which the lobby finds as
-one ``ipv4:`` target too (its first live one).
+listing every replica (``ipv4:a,b``). The lobby and deadlines spread their calls over the live
+ones (round robin, as every channel does: services.rpc.channels); the gateways send each
+table's moves and watches to the table's owner (game.owners). With ``gateways`` > 1 there are
+as many gateways ("gateway", "gateway2", ...); with ``bots_replicas`` > 1 as many bots services
+("bots", "bots2", ...), which the lobby finds as one ``ipv4:`` target too.
 
 Callers are checked as the chart sets them up (docs/grpc-auth.md): each component sends a token
 of its own and every service holds the callers file; ``caller_auth=False`` turns that off. A

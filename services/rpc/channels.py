@@ -1,9 +1,11 @@
-"""Client channels to tavolo's services: per-call deadlines, retries only where a call is safe to
-repeat, and keepalive pings at the rate the servers accept (services.rpc.server)."""
+"""Client channels to tavolo's services: calls spread over every replica (round robin), per-call
+deadlines, retries only where a call is safe to repeat, and keepalive pings at the rate the
+servers accept (services.rpc.server)."""
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,13 +64,38 @@ def keepalive_options(time_ms: int = KEEPALIVE_TIME_MS,
     )
 
 
+# How often, at most, a channel resolves a service's name again. gRPC resolves it when a
+# connection is lost or closed by its server (GOAWAY, as at the servers' maximum connection age:
+# services.rpc.server.connection_age_options), never on a timer: this only keeps a flapping
+# replica from sending its callers to the DNS at every reconnection. Kubernetes' DNS answers
+# with a 5 s TTL (and game.owners resolves the replicas as often).
+DNS_MIN_RESOLVE_INTERVAL_MS = 5_000
+
+# A target that names its scheme: dns:, ipv4:, ipv6:, unix:... (but not host:port, a port is
+# no target).
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:(?!\d+$)")
+
+
+def channel_target(address: str) -> str:
+    """The gRPC target of ``address``: ``host:port`` (a DNS name or an IP literal) as
+    ``dns:///host:port``, so that the channel knows every address the name resolves to (a
+    Kubernetes headless Service: one per ready pod) and resolves it again as they change; a
+    target that names its scheme (``dns://server/host:port``, ``ipv4:a:p,b:p``, ``unix:...``)
+    as it is."""
+    return address if _SCHEME.match(address) else f"dns:///{address}"
+
+
 def service_config(service: str, idempotent: tuple[str, ...], timeout_seconds: float,
                    streams: tuple[str, ...] = (), policy: CallPolicy = SERVICE_CALLS) -> str:
-    """A gRPC service config: a default deadline for unary calls, retries for idempotent ones.
+    """A gRPC service config: round robin over the replicas, a default deadline for unary
+    calls, retries for idempotent ones.
 
-    Only idempotent methods are retried (on UNAVAILABLE, when the peer is briefly down); a
-    move or a join is never sent twice by the transport. ``streams`` are server-streaming
-    methods that live as long as what they watch: no deadline, no retry.
+    Round robin keeps a connection to every address the target resolves to and sends each
+    call to the next ready one; a replica that fails its connection is passed over until it is
+    back. Only idempotent methods are retried (on UNAVAILABLE, when the peer is briefly down or
+    a replica was lost: the retry goes to the next replica); a move or a join is never sent
+    twice by the transport. ``streams`` are server-streaming methods that live as long as what
+    they watch: no deadline, no retry.
     """
     timeout = f"{timeout_seconds:g}s"
     configs: list[dict[str, Any]] = [{"name": [{"service": service}], "timeout": timeout}]
@@ -86,7 +113,7 @@ def service_config(service: str, idempotent: tuple[str, ...], timeout_seconds: f
                 "retryableStatusCodes": ["UNAVAILABLE"],
             },
         })
-    return json.dumps({"methodConfig": configs})
+    return json.dumps({"loadBalancingConfig": [{"round_robin": {}}], "methodConfig": configs})
 
 
 def open_channel(address: str, service: str, idempotent: tuple[str, ...] = (),
@@ -95,7 +122,8 @@ def open_channel(address: str, service: str, idempotent: tuple[str, ...] = (),
                  streams: tuple[str, ...] = (),
                  policy: CallPolicy = SERVICE_CALLS,
                  credentials: ClientCredentials | None = None) -> grpc.aio.Channel:
-    """A grpc.aio channel to ``address`` for ``service`` (its full proto name).
+    """A grpc.aio channel to ``address`` (channel_target) for ``service`` (its full proto name),
+    its calls spread over every replica behind it (service_config).
 
     ``timeout_seconds`` is the default deadline of unary calls; keep it at 2 s or more (grpcio
     fails every call at once under a service-config timeout of about a second: shorter
@@ -109,7 +137,10 @@ def open_channel(address: str, service: str, idempotent: tuple[str, ...] = (),
     defaults = {
         "grpc.service_config": service_config(service, idempotent, timeout_seconds, streams,
                                               policy),
+        # This service config, always: a TXT record in the DNS never replaces it.
+        "grpc.service_config_disable_resolution": 1,
         "grpc.enable_retries": 1,
+        "grpc.dns_min_time_between_resolutions_ms": DNS_MIN_RESOLVE_INTERVAL_MS,
         "grpc.max_receive_message_length": 4 * 1024 * 1024,
         **dict(keepalive_options()),
         # A peer that was down (a restart) is retried within two seconds, not gRPC's default
@@ -119,11 +150,12 @@ def open_channel(address: str, service: str, idempotent: tuple[str, ...] = (),
     }
     defaults.update(dict(credentials.channel_options()))
     defaults.update(dict(options))
+    target = channel_target(address)
     # telemetry hook: call durations, and client spans with the W3C traceparent in the metadata
     # when tracing (None when telemetry is off)
     if credentials.channel is not None:
-        return grpc.aio.secure_channel(address, credentials.channel,
+        return grpc.aio.secure_channel(target, credentials.channel,
                                        options=list(defaults.items()),
                                        interceptors=client_interceptors())
-    return grpc.aio.insecure_channel(address, options=list(defaults.items()),
+    return grpc.aio.insecure_channel(target, options=list(defaults.items()),
                                      interceptors=client_interceptors())

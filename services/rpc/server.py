@@ -57,6 +57,32 @@ def server_keepalive_options(client_time_ms: int = KEEPALIVE_TIME_MS
     )
 
 
+# How long the calls still open on a connection the server asked to close (at its maximum age)
+# get before it is closed under them: three times the longest deadline of a unary call (10 s),
+# so that only streams are ever cut. A cut stream ends UNAVAILABLE, and its caller opens it
+# again (every caller's stream loop does, as after a replica's restart), on a new connection,
+# at whichever replica the balancer picks.
+CONNECTION_AGE_GRACE_SECONDS = 30.0
+
+
+def connection_age_options(max_age_seconds: float,
+                           grace_seconds: float = CONNECTION_AGE_GRACE_SECONDS
+                           ) -> tuple[tuple[str, object], ...]:
+    """The server's limit on the age of a caller's connection (0: none).
+
+    Past it (give or take gRPC's 10 % of jitter, so that one replica's callers do not all come
+    back at once) the server sends GOAWAY: the caller's channel stops opening calls on that
+    connection, opens another and resolves the service's name again, so a long-lived channel
+    finds the replicas that came since it connected (services.rpc.channels: round robin over
+    every address). Without it a channel keeps its connections as long as they last, and a
+    replica the autoscaler adds gets no call from the callers already connected.
+    """
+    if not max_age_seconds:
+        return ()
+    return (("grpc.max_connection_age_ms", max(1, round(max_age_seconds * 1000))),
+            ("grpc.max_connection_age_grace_ms", max(1, round(grace_seconds * 1000))))
+
+
 Probe = Callable[[], Awaitable[None]]
 # What a servicer's method is handed: grpc's aio context, whatever its messages (the handlers
 # neither read nor write through it, and game.relay hands Relay's to the calls it carries).
@@ -119,9 +145,11 @@ def bind_address(address: str) -> str:
     return address
 
 
-def _server_options(client_keepalive_ms: int) -> list[tuple[str, object]]:
+def _server_options(client_keepalive_ms: int,
+                    connection_age: tuple[tuple[str, object], ...] = ()
+                    ) -> list[tuple[str, object]]:
     return [("grpc.max_receive_message_length", 4 * 1024 * 1024),
-            *server_keepalive_options(client_keepalive_ms)]
+            *server_keepalive_options(client_keepalive_ms), *connection_age]
 
 
 def _listen(server: grpc.aio.Server, service: str, bound: str,
@@ -297,11 +325,15 @@ async def serve(spec: ServiceSpec, address: str, grace_seconds: float = 10.0,
                 started: asyncio.Event | None = None, stop: asyncio.Event | None = None,
                 telemetry: Telemetry | None = None,
                 client_keepalive_ms: int = KEEPALIVE_TIME_MS,
-                security: GrpcSecurity | None = None) -> None:
+                security: GrpcSecurity | None = None,
+                max_connection_age_seconds: float = 0,
+                connection_age_grace_seconds: float = CONNECTION_AGE_GRACE_SECONDS) -> None:
     """Run a service until SIGTERM/SIGINT (or ``stop``), then stop gracefully.
 
     ``telemetry`` defaults to the process's active one (services.observability.telemetry), if any.
     ``client_keepalive_ms``: how often the clients ping (server_keepalive_options).
+    ``max_connection_age_seconds``: GRPC_MAX_CONNECTION_AGE_SECONDS, with its grace
+    (connection_age_options); 0, connections last as long as their callers keep them.
     ``security``: TLS, the caller check and the health port (``GRPC_*``,
     docs/grpc-auth.md); None, plaintext and every caller welcome.
     """
@@ -315,7 +347,9 @@ async def serve(spec: ServiceSpec, address: str, grace_seconds: float = 10.0,
         interceptors.insert(0, listening.caller_check)
     if telemetry is not None:
         interceptors[:0] = telemetry.server_interceptors()
-    server = grpc.aio.server(interceptors=interceptors, options=_server_options(client_keepalive_ms))
+    server = grpc.aio.server(interceptors=interceptors, options=_server_options(
+        client_keepalive_ms, connection_age_options(max_connection_age_seconds,
+                                                    connection_age_grace_seconds)))
     spec.register(server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

@@ -75,6 +75,32 @@ def test_a_headless_service_gives_the_gateways_every_game_replica(render: Callab
         render({"fullnameOverride": "t" * 58})
 
 
+def test_each_grpc_service_is_headless_where_its_callers_find_it(render: Callable[..., Rendered]) -> None:
+    """Every caller spreads its calls over all the pods a gRPC service's name resolves to
+    (services.rpc.channels): the name is a headless Service's. The gateway's keeps its cluster
+    IP, for the Ingress and the helm test."""
+    rendered = render({**REDIS, **WITH_DATABASE})
+    for component in GRPC_COMPONENTS:
+        service = rendered.component("Service", component)
+        assert service["spec"]["clusterIP"] == "None", component
+        assert service["spec"]["type"] == "ClusterIP"
+        port = service["spec"]["ports"][0]["port"]
+        for caller in COMPONENTS:
+            env = rendered.component_env(caller)
+            assert env[f"{component.upper()}_ADDR"] == f"{RELEASE}-tavolo-{component}:{port}"
+    assert "clusterIP" not in rendered.component("Service", "gateway")["spec"]
+    assert "GRPC_MAX_CONNECTION_AGE_SECONDS" not in rendered.component_env("lobby")  # 300
+    # A cluster IP again, for a NodePort or a LoadBalancer (another team's callers outside)
+    exposed = render({"stats": {"service": {"type": "LoadBalancer", "headless": False}}})
+    assert "clusterIP" not in exposed.component("Service", "stats")["spec"]
+    assert exposed.component("Service", "lobby")["spec"]["clusterIP"] == "None"
+    with pytest.raises(Exception, match=r"stats\.service: a headless Service has no cluster IP, "
+                                        r"so it cannot be of type NodePort"):
+        render({"stats": {"service": {"type": "NodePort"}}})
+    with pytest.raises(Exception, match=r"gateway\.service\.headless"):
+        render({"gateway": {"service": {"headless": True}}})
+
+
 def test_the_bots_run_on_bots_addr_where_the_lobby_finds_them(render: Callable[..., Rendered]) -> None:
     """`tavolo serve bots` binds BOTS_ADDR, the lobby dials it, and the bots reach the game
     replica that owns each table (GAME_REPLICAS_ADDR); their tables and leases are in Postgres."""
@@ -91,7 +117,6 @@ def test_the_bots_run_on_bots_addr_where_the_lobby_finds_them(render: Callable[.
     assert service["spec"]["selector"] == deployment["spec"]["selector"]["matchLabels"]
     # Headless: the name resolves to every bots pod, and the lobby spreads its calls over them.
     assert service["spec"]["clusterIP"] == "None"
-    assert "clusterIP" not in rendered.component("Service", "stats")["spec"]
     assert env["BOTS_ADDR"] == f"{RELEASE}-tavolo-bots:6055"
     for component in COMPONENTS:  # the lobby calls it; everyone reads the same settings
         assert rendered.component_env(component)["BOTS_ADDR"] == f"{RELEASE}-tavolo-bots:6055"

@@ -226,10 +226,12 @@ class RunningService:
 
 async def start_service(tables: Tables, address: str | None = None,
                         servicer: GameServicer | None = None,
-                        security: GrpcSecurity | None = None) -> RunningService:
+                        security: GrpcSecurity | None = None,
+                        **serve_options: float) -> RunningService:
     """Serve ``tables`` (with ``servicer``, a GameServicer of them by default) over gRPC, with
     the kit's error interceptor, on a free port or at ``address``, with ``security`` (TLS,
-    callers) when given."""
+    callers) when given; ``serve_options`` go to services.rpc.server.serve (e.g. a maximum
+    connection age)."""
     address = address or f"127.0.0.1:{free_port()}"
     servicer = servicer or GameServicer(tables)
 
@@ -241,7 +243,7 @@ async def start_service(tables: Tables, address: str | None = None,
                        probe=probe)
     started, stop = asyncio.Event(), asyncio.Event()
     task = asyncio.create_task(serve(spec, address, grace_seconds=1, started=started, stop=stop,
-                                     security=security))
+                                     security=security, **serve_options))
     await asyncio.wait_for(started.wait(), 10)
     return RunningService(address, stop, task)
 

@@ -7,13 +7,16 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
+from collections import Counter
 
 import grpc
 import pytest
 
 from game.client import GameClient
 from game.live_link import LiveLink
+from game.owners import owner_of
 from game.relay import CallLost
+from game.servicer import GameServicer
 from services.rpc.errors import Reason, ServiceError, from_rpc_error, from_status_message
 from tavolo.game.v1 import game_pb2, game_pb2_grpc
 from tests.game_service.conftest import SEATS, hold_the_first_answer, play, serving, start_service
@@ -291,3 +294,60 @@ async def test_a_move_not_answered_in_time_is_unavailable_and_cancelled(service,
     finally:
         await link.close()
         await client.close()
+
+
+class _CountingServicer(GameServicer):
+    """A replica that counts the moves and watches it was sent."""
+
+    def __init__(self, tables):
+        super().__init__(tables)
+        self.calls: Counter[str] = Counter()
+
+    async def Act(self, request, context):
+        self.calls["Act"] += 1
+        return await super().Act(request, context)
+
+    def WatchTable(self, request, context):
+        self.calls["WatchTable"] += 1
+        return super().WatchTable(request, context)
+
+
+async def test_a_stream_cut_at_its_connections_age_keeps_its_tables_at_their_owner(tables):
+    """A replica closes a connection at its maximum age (services.rpc.server): the Relay stream
+    on it ends UNAVAILABLE, like a dead replica's, but a new stream to the same replica is
+    answered at once, so its tables stay with it: the watch opened again (as the gateway's
+    feed does, 0.2 s later) and the next move go to the owner, never to the next replica."""
+    owner_servicer, other_servicer = _CountingServicer(tables), _CountingServicer(tables)
+    owner = await start_service(tables, servicer=owner_servicer, max_connection_age_seconds=2,
+                                connection_age_grace_seconds=0.5)
+    other = await start_service(tables, servicer=other_servicer)
+    client = GameClient(owner.address)
+    link = LiveLink(f"ipv4:{owner.address},{other.address}", timeout_seconds=30)
+    try:
+        table_id = await _a_table_owned_by(owner.address, [owner.address, other.address], client)
+        watch = link.watch_table(table_id)
+        assert (await anext(watch)).revision == 0
+        with pytest.raises(ServiceError) as cut:  # at 2 s (+- 10 %) + 0.5 s of grace
+            await asyncio.wait_for(anext(watch), 10)
+        assert cut.value.reason is Reason.UNAVAILABLE
+        await asyncio.sleep(0.2)
+
+        watch = link.watch_table(table_id)
+        assert (await anext(watch)).revision == 0
+        assert (await link.act(table_id, "seat:0", ADD, expected_revision=0)).revision == 1
+        assert (await anext(watch)).revision == 1
+        await watch.aclose()
+        assert owner_servicer.calls == {"WatchTable": 2, "Act": 1}
+        assert other_servicer.calls == {}
+    finally:
+        await link.close()
+        await client.close()
+        await other.stop()
+        await owner.stop()
+
+
+async def _a_table_owned_by(address: str, replicas: list[str], client: GameClient) -> str:
+    while True:
+        table_id = (await client.create_table("dummy", SEATS, {"target": 50}))["table_id"]
+        if owner_of(table_id, replicas) == address:
+            return table_id

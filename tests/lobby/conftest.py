@@ -4,6 +4,8 @@ over a socket, and the lobby served over a socket behind a LobbyClient."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 import pytest
@@ -89,22 +91,32 @@ class Harness:
     address: str
 
 
-@pytest.fixture
-async def harness(store, game_service, game_client):
-    """The lobby served over a socket on ``store``, calling the fake game service."""
-    lobby = Lobby(store, game_client)
+@contextlib.asynccontextmanager
+async def lobby_served(lobby: Lobby, **serve_options: float) -> AsyncIterator[str]:
+    """``lobby`` served over a socket (``serve_options`` go to services.rpc.server.serve) for
+    the length of a block; its address."""
     address = free_address()
     # Health is test_server.py's subject; here the probe only has to let the server start.
     spec = ServiceSpec(name="lobby", full_names=(LOBBY_SERVICE,),
                        register=lambda server: register(server, lobby), probe=_always_up)
     started, stop = asyncio.Event(), asyncio.Event()
-    task = asyncio.create_task(serve(spec, address, grace_seconds=1, started=started, stop=stop))
+    task = asyncio.create_task(serve(spec, address, grace_seconds=1, started=started, stop=stop,
+                                     **serve_options))
     await asyncio.wait_for(started.wait(), 5)
-    client = LobbyClient(address)
-    yield Harness(client, store, game_service[0], address)
-    await client.close()
-    stop.set()
-    await asyncio.wait_for(task, 10)
+    try:
+        yield address
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 10)
+
+
+@pytest.fixture
+async def harness(store, game_service, game_client):
+    """The lobby served over a socket on ``store``, calling the fake game service."""
+    async with lobby_served(Lobby(store, game_client)) as address:
+        client = LobbyClient(address)
+        yield Harness(client, store, game_service[0], address)
+        await client.close()
 
 
 @pytest.fixture

@@ -8,8 +8,12 @@ import json
 
 import pytest
 
+from gateway.open_feed import OpenGamesFeed
+from lobby.client import LobbyClient
 from lobby.models import MAX_OPEN_GAMES
+from lobby.service import Lobby
 from services.rpc.errors import Reason
+from tests.lobby.conftest import lobby_served
 from tests.lobby.helpers import fails
 
 SCOPONE = "scopone_scientifico"
@@ -164,3 +168,38 @@ async def test_quick_matches_at_once_seat_everyone_once_and_never_overfill(harne
     assert sum(result.created for result in results) == callers // 4
     assert sum(result.started for result in results) == callers // 4
     assert set(harness.games.tables) == games
+
+
+async def test_the_open_list_stream_cut_at_the_lobbys_connection_age_is_opened_again(
+        store, game_client):
+    """The lobby closes a caller's connection at its maximum age (GRPC_MAX_CONNECTION_AGE_SECONDS,
+    here 0.5 s and 0.2 s of grace): the gateway's stream of the open list on it ends
+    UNAVAILABLE, is opened again (on a new connection, at any replica) and misses no change."""
+    lobby = Lobby(store, game_client)
+    opened, reopened = 0, asyncio.Event()
+    watch_open_games = lobby.watch_open_games
+
+    def counted(*args, **kwargs):
+        nonlocal opened
+        opened += 1
+        if opened == 2:
+            reopened.set()
+        return watch_open_games(*args, **kwargs)
+
+    lobby.watch_open_games = counted
+    async with lobby_served(lobby, max_connection_age_seconds=0.5,
+                            connection_age_grace_seconds=0.2) as address:
+        client = LobbyClient(address)
+        feed = OpenGamesFeed(client)
+        try:
+            async with feed.listen() as listener:
+                assert await listener.next(10) == []
+                # cut (at 0.5 s +- 10 %, and 0.2 s of grace), then opened again (0.5 s later)
+                await asyncio.wait_for(reopened.wait(), 10)
+                game = await client.create_game("alice", "Alice", SCOPONE, open=True)
+                while not (games := await listener.next(10)):
+                    assert games == [], "the change never came"
+                assert [g.id for g in games] == [game.id]
+        finally:
+            await feed.aclose()
+            await client.close()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import time
 from collections.abc import AsyncIterator
 
@@ -17,7 +18,7 @@ import pytest
 
 from game.client import GameClient
 from lobby.client import LobbyClient
-from services.rpc.channels import PEOPLE_CALLS, SERVICE_CALLS
+from services.rpc.channels import PEOPLE_CALLS, SERVICE_CALLS, channel_target, service_config
 from services.rpc.errors import Reason, ServiceError
 from stats.client import StatsClient
 from tavolo.game.v1 import game_pb2, game_pb2_grpc
@@ -141,3 +142,26 @@ async def test_a_read_for_people_gives_up_after_a_second_behind_a_service_that_r
     assert error.reason is Reason.UNAVAILABLE
     assert elapsed < 1.5  # the 1 s read deadline, with room for a slow machine
     assert lobby.calls <= 3
+
+
+@pytest.mark.parametrize(("address", "target"), [
+    ("lobby:50051", "dns:///lobby:50051"),           # a name: every address it resolves to
+    ("tavolo-stats.games.svc:50054", "dns:///tavolo-stats.games.svc:50054"),
+    ("127.0.0.1:50051", "dns:///127.0.0.1:50051"),
+    ("[::1]:50051", "dns:///[::1]:50051"),
+    ("localhost:50051", "dns:///localhost:50051"),
+    ("dns:///lobby:50051", "dns:///lobby:50051"),     # a target that names its scheme: as it is
+    ("dns://10.0.0.10:53/lobby:50051", "dns://10.0.0.10:53/lobby:50051"),
+    ("ipv4:10.0.0.1:50051,10.0.0.2:50051", "ipv4:10.0.0.1:50051,10.0.0.2:50051"),
+    ("unix:/run/tavolo/lobby.sock", "unix:/run/tavolo/lobby.sock"),
+])
+def test_an_address_is_dialled_by_the_dns_resolver_unless_it_names_a_scheme(address, target):
+    assert channel_target(address) == target
+
+
+def test_every_channel_spreads_its_calls_round_robin_and_retries_only_idempotent_calls():
+    config = json.loads(service_config("tavolo.stats.v1.StatsService", ("GetRatings",), 10))
+    assert config["loadBalancingConfig"] == [{"round_robin": {}}]
+    (retried,) = [c for c in config["methodConfig"] if "retryPolicy" in c]
+    assert retried["name"] == [{"service": "tavolo.stats.v1.StatsService", "method": "GetRatings"}]
+    assert retried["retryPolicy"]["retryableStatusCodes"] == ["UNAVAILABLE"]

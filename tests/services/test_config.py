@@ -103,6 +103,7 @@ _DEFAULT_OF = {
     "RATE_LIMIT_WS_MESSAGES_PER_SECOND": lambda s: s.rate_limits.ws_messages_per_second,
     "RATE_LIMIT_WS_MESSAGES_BURST": lambda s: s.rate_limits.ws_messages_burst,
     "RATE_LIMIT_PER_IP_FACTOR": lambda s: s.rate_limits.per_ip_factor,
+    "GRPC_MAX_CONNECTION_AGE_SECONDS": lambda s: s.grpc_max_connection_age_seconds,
 }
 
 
@@ -217,6 +218,8 @@ def test_database_parts_build_a_dsn_leaving_out_an_empty_port():
     ({"ENTROPY_TIMEOUT_SECONDS": "0"}, "ENTROPY_TIMEOUT_SECONDS"),
     ({"DEADLINE_HEARTBEAT_MS": "1.5"}, "DEADLINE_HEARTBEAT_MS"),
     ({"DEADLINE_LEASE_MS": "999"}, "DEADLINE_LEASE_MS"),  # fires get a third of it to answer
+    ({"GRPC_MAX_CONNECTION_AGE_SECONDS": "-1"}, "GRPC_MAX_CONNECTION_AGE_SECONDS"),
+    ({"GRPC_MAX_CONNECTION_AGE_SECONDS": "5m"}, "GRPC_MAX_CONNECTION_AGE_SECONDS"),
     ({"DUMMY_GAME": "sometimes"}, "DUMMY_GAME"),
     ({"LOG_RETENTION_DAYS": "0"}, "LOG_RETENTION_DAYS"),
     ({"LOG_RETENTION_DAYS": "1.5"}, "LOG_RETENTION_DAYS"),

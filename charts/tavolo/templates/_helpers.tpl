@@ -426,5 +426,13 @@ autoscaler's range must not be empty.
 {{- if and $hpa.enabled (gt (int $hpa.minReplicas) (int $hpa.maxReplicas)) -}}
 {{- fail (printf "%s.autoscaling: minReplicas (%d) must not be greater than maxReplicas (%d)" $component (int $hpa.minReplicas) (int $hpa.maxReplicas)) -}}
 {{- end -}}
+{{- if $values.service.headless -}}
+{{- if eq $component "gateway" -}}
+{{- fail "gateway.service.headless: the gateway's Service keeps its cluster IP (the Ingress and the helm test reach the gateway through it)" -}}
+{{- end -}}
+{{- if ne $values.service.type "ClusterIP" -}}
+{{- fail (printf "%s.service: a headless Service has no cluster IP, so it cannot be of type %s: set %s.service.headless to false" $component $values.service.type $component) -}}
+{{- end -}}
+{{- end -}}
 {{- end -}}
 {{- end -}}
