@@ -8,7 +8,7 @@ again, finds the replicas that came since it connected.
 
 The replicas are real `tavolo serve stats` processes (in-memory stores), each on a loopback
 address of its own and one port (Linux routes all of 127/8 to lo). What each served is read
-from its own metric (rpc.server.duration, scraped from its /metrics), never from the client.
+from its own metric (rpc.server.call.duration, scraped from its /metrics), never from the client.
 The DNS name of the second test is served by a DNS server of the test's own (dnslib), which
 the channel's target names (``dns://server/name:port``).
 """
@@ -35,7 +35,8 @@ from testing.prometheus import Scrape
 
 log = logging.getLogger(__name__)
 
-SERVED = "rpc_server_duration_milliseconds_count"
+SERVED = "rpc_server_call_duration_seconds_count"
+GET_RATINGS = "tavolo.stats.v1.StatsService/GetRatings"
 NAME = "stats.tavolo.test"
 
 
@@ -57,14 +58,14 @@ class Replica:
                            timeout=30)
         return self
 
-    async def served(self, method: str = "GetRatings") -> int:
+    async def served(self, method: str = GET_RATINGS) -> int:
         """Calls of ``method`` this replica has answered, by its own count."""
         async with httpx.AsyncClient(timeout=10) as client:
             response = await client.get(self.metrics)
         scrape = Scrape(response.text)
         if not scrape.has(SERVED, rpc_method=method):
             return 0
-        return int(scrape.value(SERVED, rpc_method=method, rpc_grpc_status_code="0"))
+        return int(scrape.value(SERVED, rpc_method=method, rpc_response_status_code="OK"))
 
 
 @contextlib.asynccontextmanager
