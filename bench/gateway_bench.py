@@ -83,6 +83,7 @@ from deadlines.client import DeadlinesClient
 from game.scopone.rules import legal_plays
 from gateway.sessions import COOKIE_NAME
 from services.rpc.server import YOUNG_COLLECTION_THRESHOLD
+from services.stores import Keys
 from testing.players import Player
 from testing.processes import redis_server
 from testing.servers import ADMIN_DSN, REDIS_URL, create_database, delete_keys, drop_database, dsn_for, new_prefix
@@ -502,8 +503,8 @@ def _stale_fires(stack: Stack, count: int, due_at: float):
             await asyncio.sleep(max(0.0, due_at - time.time()))
             while True:
                 now_ms = int(time.time() * 1000)
-                due = await redis.zcount(f"{prefix}:deadlines", "-inf", now_ms)
-                if due == 0 and await redis.zcard(f"{prefix}:deadlines:inflight") == 0:
+                due = await redis.zcount(Keys(prefix).group("deadlines", "pending"), "-inf", now_ms)
+                if due == 0 and await redis.zcard(Keys(prefix).group("deadlines", "inflight")) == 0:
                     return count
                 await asyncio.sleep(0.05)
         finally:

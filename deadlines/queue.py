@@ -17,15 +17,19 @@ Settling is fenced by the claim's lease expiry: if the lease ran out and another
 re-claimed the entry, the first consumer's late ack or retry changes nothing.
 
 Redis keys (``<prefix>`` is REDIS_KEY_PREFIX, "tavolo" in production); members are the
-compact JSON of :attr:`Entry.member`:
-- ``<prefix>:deadlines``: sorted set, pending entries, score = due time (ms since the epoch);
-- ``<prefix>:deadlines:inflight``: sorted set, claimed entries, score = lease expiry (ms);
-- ``<prefix>:deadlines:attempts``: hash, member -> failed fires so far (for the backoff);
-- ``<prefix>:deadlines:table:<table id>``: set, the table's members (pending or in flight), so
-  CancelTable and SetTableDeadlines replace a table's entries without scanning the queue;
-- ``<prefix>:deadlines:events``: pub/sub channel; each schedule and requeue publishes the due
-  time, so every consumer re-plans at once (its heartbeat is only the backstop);
-- ``<prefix>:deadlines:epoch``: a random id set once (SET NX) and never changed: when the
+compact JSON of :attr:`Entry.member`. All of them carry the hash tag ``{<prefix>:deadlines}``
+(services.stores.Keys): one slot, which the scripts moving entries between them need on a
+Redis Cluster (one node serves the whole queue there).
+- ``{<prefix>:deadlines}:pending``: sorted set, pending entries, score = due time (ms since
+  the epoch);
+- ``{<prefix>:deadlines}:inflight``: sorted set, claimed entries, score = lease expiry (ms);
+- ``{<prefix>:deadlines}:attempts``: hash, member -> failed fires so far (for the backoff);
+- ``{<prefix>:deadlines}:table:<table id>``: set, the table's members (pending or in flight),
+  so CancelTable and SetTableDeadlines replace a table's entries without scanning the queue;
+- ``{<prefix>:deadlines}:events``: (sharded) pub/sub channel; each schedule and requeue
+  publishes the due time, so every consumer re-plans at once (its heartbeat is only the
+  backstop);
+- ``{<prefix>:deadlines}:epoch``: a random id set once (SET NX) and never changed: when the
   queue loses its entries (a flushed or new Redis) it is gone with them, the next read draws
   a new one, and the game service, seeing it change, schedules every pending deadline again.
 """
@@ -41,12 +45,12 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
-import redis.asyncio as redis
 from redis.exceptions import RedisError
 
 from deadlines.entry import Claim, Entry, InvalidEntry, Poll
+from services import redis_channels
 from services.cancellation import raise_if_cancelled
-from services.stores import REDIS_DOWN, Keys, unavailable_when
+from services.stores import REDIS_DOWN, Keys, RedisClient, unavailable_when
 
 log = logging.getLogger(__name__)
 
@@ -273,17 +277,17 @@ class MemoryDeadlineQueue(DeadlineQueue):
 
 # KEYS[1] pending, KEYS[2] attempts, KEYS[3] the table's index
 # ARGV[1] member, ARGV[2] due (ms), ARGV[3] events channel
-_SCHEDULE = """
+_SCHEDULE = """#!lua
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
 redis.call('HDEL', KEYS[2], ARGV[1])
 redis.call('SADD', KEYS[3], ARGV[1])
-redis.call('PUBLISH', ARGV[3], ARGV[2])
+redis.call('SPUBLISH', ARGV[3], ARGV[2])
 return 1
 """
 
 # KEYS[1] pending, KEYS[2] in flight, KEYS[3] attempts, KEYS[4] the table's index
 # ARGV[1] member. Returns 1 when the entry was pending.
-_CANCEL = """
+_CANCEL = """#!lua
 local removed = redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('HDEL', KEYS[3], ARGV[1])
@@ -292,7 +296,7 @@ return removed
 """
 
 # KEYS as _CANCEL. Returns how many of the table's entries were pending.
-_CANCEL_TABLE = """
+_CANCEL_TABLE = """#!lua
 local removed = 0
 for _, member in ipairs(redis.call('SMEMBERS', KEYS[4])) do
   removed = removed + redis.call('ZREM', KEYS[1], member)
@@ -305,7 +309,7 @@ return removed
 
 # KEYS[1] pending, KEYS[2] in flight, KEYS[3] attempts, KEYS[3 + i] the i-th table's index
 # ARGV[1] events channel, then for each table: its entry count n, then n (member, due) pairs.
-_SET_TABLES = """
+_SET_TABLES = """#!lua
 local earliest = false
 local at = 2
 for i = 4, #KEYS do
@@ -332,7 +336,7 @@ for i = 4, #KEYS do
     redis.call('SADD', KEYS[i], unpack(members))
   end
 end
-if earliest then redis.call('PUBLISH', ARGV[1], earliest) end
+if earliest then redis.call('SPUBLISH', ARGV[1], earliest) end
 return 1
 """
 
@@ -340,7 +344,7 @@ return 1
 # ARGV[1] now (ms), ARGV[2] lease expiry of new claims (ms), ARGV[3] claim limit,
 # ARGV[4] sweep limit
 # Returns {claims as member, due, attempts triples; next pending due; next lease expiry; swept}.
-_POLL = """
+_POLL = """#!lua
 local now = tonumber(ARGV[1])
 -- The sweeper: expired leases go back to pending, due now. ZADD NX: a copy rescheduled
 -- while in flight keeps the time of its last schedule.
@@ -370,7 +374,7 @@ return {claims, next_due, next_lease, #expired}
 
 # KEYS[1] pending, KEYS[2] in flight, KEYS[3] attempts, KEYS[4] the table's index
 # ARGV[1] member, ARGV[2] the claim's lease expiry. Returns 1 when the claim was still held.
-_ACK = """
+_ACK = """#!lua
 local lease = redis.call('ZSCORE', KEYS[2], ARGV[1])
 if not lease or tonumber(lease) ~= tonumber(ARGV[2]) then return 0 end
 redis.call('ZREM', KEYS[2], ARGV[1])
@@ -384,7 +388,7 @@ return 1
 # KEYS[1] pending, KEYS[2] in flight, KEYS[3] attempts
 # ARGV[1] member, ARGV[2] the claim's lease expiry, ARGV[3] due again at (ms),
 # ARGV[4] '1' to count a failed attempt, ARGV[5] events channel. Returns 1 when held.
-_REQUEUE = """
+_REQUEUE = """#!lua
 local lease = redis.call('ZSCORE', KEYS[2], ARGV[1])
 if not lease or tonumber(lease) ~= tonumber(ARGV[2]) then return 0 end
 redis.call('ZREM', KEYS[2], ARGV[1])
@@ -392,7 +396,7 @@ if ARGV[4] == '1' then
   redis.call('HINCRBY', KEYS[3], ARGV[1], 1)
 end
 redis.call('ZADD', KEYS[1], 'NX', ARGV[3], ARGV[1])
-redis.call('PUBLISH', ARGV[5], ARGV[3])
+redis.call('SPUBLISH', ARGV[5], ARGV[3])
 return 1
 """
 
@@ -407,13 +411,13 @@ def _score(value: str | None) -> int | None:
 class RedisDeadlineQueue(DeadlineQueue):
     """The queue in Redis, shared by every replica of the deadline service."""
 
-    def __init__(self, client: redis.Redis, keys: Keys):
+    def __init__(self, client: RedisClient, keys: Keys):
         self.client = client
-        self.pending_key = keys("deadlines")
-        self.in_flight_key = keys("deadlines", "inflight")
-        self.attempts_key = keys("deadlines", "attempts")
-        self.channel = keys("deadlines", "events")
-        self.epoch_key = keys("deadlines", "epoch")
+        self.pending_key = keys.group("deadlines", "pending")
+        self.in_flight_key = keys.group("deadlines", "inflight")
+        self.attempts_key = keys.group("deadlines", "attempts")
+        self.channel = keys.group("deadlines", "events")
+        self.epoch_key = keys.group("deadlines", "epoch")
         self._keys = keys
         self._schedule = client.register_script(_SCHEDULE)
         self._cancel = client.register_script(_CANCEL)
@@ -424,7 +428,7 @@ class RedisDeadlineQueue(DeadlineQueue):
         self._requeue = client.register_script(_REQUEUE)
 
     def table_key(self, table_id: str) -> str:
-        return self._keys("deadlines", "table", table_id)
+        return self._keys.group("deadlines", "table", table_id)
 
     def _all_keys(self, table_id: str) -> list[str]:
         return [self.pending_key, self.in_flight_key, self.attempts_key, self.table_key(table_id)]
@@ -514,7 +518,7 @@ class RedisDeadlineQueue(DeadlineQueue):
         delay = 0.1
         while True:
             raise_if_cancelled()
-            pubsub = self.client.pubsub(ignore_subscribe_messages=True)
+            pubsub = redis_channels.Subscription(self.client)
             try:
                 await pubsub.subscribe(self.channel)
                 delay = 0.1
@@ -522,8 +526,12 @@ class RedisDeadlineQueue(DeadlineQueue):
                 while True:
                     raise_if_cancelled()
                     message = await pubsub.get_message(timeout=_LISTEN_POLL_SECONDS)
-                    if message is not None:
+                    if message is None:
+                        continue
+                    if message["type"] == "message":
                         on_wake(_due_of(message.get("data")))
+                    elif message["type"] == "subscribe":  # again, after a lost connection
+                        on_wake(None)
             except (RedisError, OSError) as error:
                 log.warning("deadline wake-ups interrupted (re-subscribing in %.1f s): %s",
                             delay, error)

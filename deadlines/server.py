@@ -15,14 +15,15 @@ from services.config import Settings
 from services.observability import telemetry
 from services.rpc.server import ServiceSpec, serve
 from services.rpc.transport_security import ClientCredentials
-from services.stores import Keys, redis_client
+from services.stores import Keys, redis_for
 from tavolo.deadlines.v1 import deadlines_pb2_grpc
 
 
 def build_queue(settings: Settings) -> DeadlineQueue:
-    if settings.redis_url is None:
+    client = redis_for(settings)
+    if client is None:
         return MemoryDeadlineQueue()
-    return RedisDeadlineQueue(redis_client(settings.redis_url), Keys(settings.redis_key_prefix))
+    return RedisDeadlineQueue(client, Keys(settings.redis_key_prefix))
 
 
 # The consumer retries fires with its own backoff, so the channel only needs to reconnect

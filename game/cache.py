@@ -1,18 +1,23 @@
 """The shared, rebuildable side of a table: its snapshot, its change signals and the set of running tables.
 
-Redis keys (every one built from the configured prefix, ``tavolo`` by default):
-- ``tavolo:game:<id>``: the JSON snapshot, sliding TTL. A save is a compare-and-set on the
-  snapshot's ``revision`` (a Lua script), so a slow writer never replaces a newer snapshot.
-- ``tavolo:game:<id>:events``: a pub/sub channel; the message is the new state's snapshot, so a
-  replica that follows the table learns the change without reading anything.
-- ``tavolo:game:followers``: a pub/sub channel; a replica that starts to follow a table says so
-  here (``<replica> <table id>``), so that the table's changes are signalled to it
+Redis keys (services.stores.Keys; the prefix is ``tavolo`` by default). A table's keys are in
+the group of its bucket, ``{tavolo:tables:<bucket>}`` (one of 256, from the table id), which
+the bucket's running set shares: one hash slot, as the save script needs on a Redis Cluster.
+- ``{tavolo:tables:<bucket>}:<id>:snapshot``: the JSON snapshot, sliding TTL. A save is a
+  compare-and-set on the snapshot's ``revision`` (a Lua script), so a slow writer never
+  replaces a newer snapshot.
+- ``{tavolo:tables:<bucket>}:<id>:events``: a (sharded) pub/sub channel; the message is the new
+  state's snapshot, so a replica that follows the table learns the change without reading
+  anything.
+- ``{tavolo:game:followers}``: a pub/sub channel; a replica that starts to follow a table says
+  so here (``<replica> <table id>``), so that the table's changes are signalled to it
   (game.snapshots).
-- ``tavolo:games:ongoing``: sorted set of running tables (score: when the table entered it, ms:
-  its first save in this Redis, so a table comes back after a loss of Redis with its next save).
+- ``{tavolo:tables:<bucket>}:ongoing``: sorted set of the bucket's running tables (score: when
+  the table entered it, ms: its first save in this Redis, so a table comes back after a loss of
+  Redis with its next save). The running tables are the union of the buckets' sets.
 
 Nothing here guards a change: the move log's revision-checked append does (game.tables). A change
-is signalled (one PUBLISH) while another replica follows the table, and stored only now and then
+is signalled (one SPUBLISH) while another replica follows the table, and stored only now and then
 (game.snapshots): a save is one script call that stores the snapshot, updates the running set
 and signals the change.
 The in-memory cache (REDIS_URL unset) keeps the same rules in this process.
@@ -21,6 +26,7 @@ The in-memory cache (REDIS_URL unset) keeps the same rules in this process.
 from __future__ import annotations
 
 import contextlib
+import heapq
 import json
 import logging
 import time
@@ -28,21 +34,19 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import cast
 
-import redis.asyncio as redis
-
 from services.signals import MemorySignalHub, RedisSignalHub, Signals
-from services.stores import Keys
+from services.stores import Keys, RedisClient
 
 log = logging.getLogger(__name__)
 
-# KEYS: snapshot, ongoing set. ARGV: revision, snapshot, ttl seconds, table id, ongoing score
-# ("" removes the table from the set), channel ("" publishes nothing; else the snapshot is the
-# message). The snapshot is written first (SET ... GET: one command a save) and the old one put
-# back in the rare case it was newer. The stored revision is read from the snapshot's first
-# bytes (Live.snapshot_json writes it first): decoding the whole state on every save would cost
-# Redis more than the save itself.
+# KEYS: snapshot, the bucket's ongoing set. ARGV: revision, snapshot, ttl seconds, table id,
+# ongoing score ("" removes the table from the set), channel ("" publishes nothing; else the
+# snapshot is the message; in the keys' slot). The snapshot is written first (SET ... GET: one
+# command a save) and the old one put back in the rare case it was newer. The stored revision
+# is read from the snapshot's first bytes (Live.snapshot_json writes it first): decoding the
+# whole state on every save would cost Redis more than the save itself.
 # The running set changes only when a table enters it (no snapshot before) or leaves it.
-_SAVE_SCRIPT = """
+_SAVE_SCRIPT = """#!lua
 local current = redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3], 'GET')
 local newer = true
 if current then
@@ -66,7 +70,7 @@ if newer then
   end
 end
 if ARGV[6] ~= '' then
-  redis.call('PUBLISH', ARGV[6], ARGV[2])
+  redis.call('SPUBLISH', ARGV[6], ARGV[2])
 end
 return newer and 1 or 0
 """
@@ -230,7 +234,7 @@ class MemoryTableCache(TableCache):
 class RedisTableCache(TableCache):
     """The shared cache of every replica, in Redis (a client with ``decode_responses``: values are str)."""
 
-    def __init__(self, client: redis.Redis, keys: Keys, ttl_seconds: int = 86400):
+    def __init__(self, client: RedisClient, keys: Keys, ttl_seconds: int = 86400):
         self._redis = client
         self._keys = keys
         self.ttl_seconds = int(ttl_seconds)
@@ -238,20 +242,23 @@ class RedisTableCache(TableCache):
         self._hub = RedisSignalHub(client, "game events")
 
     def snapshot_key(self, table_id: str) -> str:
-        return self._keys("game", table_id)
+        return self._keys.table(table_id, "snapshot")
 
     def channel(self, table_id: str) -> str:
-        return self._keys("game", table_id, "events")
+        return self._keys.table(table_id, "events")
 
-    @property
-    def ongoing_key(self) -> str:
-        return self._keys("games", "ongoing")
+    def ongoing_key(self, table_id: str) -> str:
+        """The running set of the table's bucket."""
+        return self._keys.bucket(Keys.bucket_of(table_id), "ongoing")
+
+    def _ongoing_keys(self) -> list[str]:
+        return [self._keys.bucket(bucket, "ongoing") for bucket in range(Keys.TABLE_BUCKETS)]
 
     async def load(self, table_id: str) -> str | None:
         return cast("str | None", await self._redis.getex(self.snapshot_key(table_id), ex=self.ttl_seconds))
 
     async def save(self, write: SnapshotWrite) -> bool:
-        keys = [self.snapshot_key(write.table_id), self.ongoing_key]
+        keys = [self.snapshot_key(write.table_id), self.ongoing_key(write.table_id)]
         args: list[str | int] = [write.revision, write.snapshot, self.ttl_seconds, write.table_id,
                                  "" if write.ongoing_score is None else write.ongoing_score,
                                  self.channel(write.table_id) if write.publish else ""]
@@ -282,14 +289,23 @@ class RedisTableCache(TableCache):
     async def forget(self, table_id: str) -> None:
         async with self._redis.pipeline(transaction=True) as pipe:
             pipe.delete(self.snapshot_key(table_id))
-            pipe.zrem(self.ongoing_key, table_id)
+            pipe.zrem(self.ongoing_key(table_id), table_id)
             await pipe.execute()
 
     async def ongoing(self, limit: int = 1000) -> list[str]:
-        return cast("list[str]", await self._redis.zrange(self.ongoing_key, 0, limit - 1))
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for key in self._ongoing_keys():
+                pipe.zrange(key, 0, limit - 1, withscores=True)
+            buckets = await pipe.execute()
+        # Each bucket's are in (score, id) order already, as one sorted set's would be.
+        merged = heapq.merge(*([(score, table) for table, score in bucket] for bucket in buckets))
+        return [table for _, table in list(merged)[:limit]]
 
     async def ongoing_count(self) -> int:
-        return int(await self._redis.zcard(self.ongoing_key))
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for key in self._ongoing_keys():
+                pipe.zcard(key)
+            return sum(int(count) for count in await pipe.execute())
 
     async def ping(self) -> None:
         await self._redis.ping()

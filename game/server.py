@@ -24,7 +24,7 @@ from services.migrations import migrate
 from services.observability import telemetry
 from services.rpc.server import ServiceSpec, serve
 from services.rpc.transport_security import ClientCredentials
-from services.stores import Keys, redis_client, when_reachable
+from services.stores import Keys, redis_for, when_reachable
 from stats.client import StatsClient
 from tavolo.game.v1 import game_pb2_grpc
 
@@ -48,11 +48,12 @@ async def open_log(settings: Settings) -> LogStore:
 
 
 def open_cache(settings: Settings) -> TableCache:
-    if settings.redis_url is None:
+    client = redis_for(settings, max_connections=REDIS_CONNECTIONS)
+    if client is None:
         log.info("game: REDIS_URL unset, keeping snapshots and signals in memory")
         return MemoryTableCache(ttl_seconds=settings.game_ttl_seconds)
-    return RedisTableCache(redis_client(settings.redis_url, max_connections=REDIS_CONNECTIONS),
-                           Keys(settings.redis_key_prefix), ttl_seconds=settings.game_ttl_seconds)
+    return RedisTableCache(client, Keys(settings.redis_key_prefix),
+                           ttl_seconds=settings.game_ttl_seconds)
 
 
 async def build_service(settings: Settings) -> tuple[ServiceSpec, Tables]:

@@ -9,10 +9,11 @@ publishes it once here, and every gateway process (one subscription each) reacts
 sockets (gateway.socket_registry).
 
 Two buses with one interface: :class:`MemoryEventBus` within one process (in-memory sessions:
-one gateway replica) and :class:`RedisEventBus` over Redis pub/sub, channel
-``<prefix>:gateway:events``. Pub/sub delivers to whoever listens at the time: a listener that
-lost its connection gets a :class:`Missed` when it is back (something may have happened
-meanwhile), and re-reads what it keeps.
+one gateway replica) and :class:`RedisEventBus` over Redis (sharded) pub/sub, channel
+``<prefix>:gateway:events``.
+Pub/sub delivers to whoever listens at the time: a listener that lost its connection gets a
+:class:`Missed` when it is back (something may have happened meanwhile), and re-reads what it
+keeps.
 
 An event names a session by its digest, never by its id: the id is the cookie's bearer secret,
 and the channel is readable by anything that may subscribe.
@@ -29,11 +30,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import redis.asyncio as redis
 from redis.exceptions import RedisError
 
+from services import redis_channels
 from services.rpc.errors import Reason, ServiceError
-from services.stores import REDIS_DOWN, Keys, unavailable_when
+from services.stores import REDIS_DOWN, Keys, RedisClient, unavailable_when
 
 log = logging.getLogger(__name__)
 
@@ -176,18 +177,18 @@ _unavailable = unavailable_when(REDIS_DOWN, "gateway events")
 class RedisEventBus(EventBus):
     """Redis pub/sub on ``<prefix>:gateway:events``, one connection per listening process."""
 
-    def __init__(self, client: redis.Redis, keys: Keys):
+    def __init__(self, client: RedisClient, keys: Keys):
         self._client = client
-        self.channel = keys("gateway", "events")
+        self.channel = keys.plain("gateway", "events")
         self._handler: Handler | None = None
-        self._pubsub: redis.client.PubSub | None = None
+        self._pubsub: redis_channels.Subscription | None = None
         self._reader: asyncio.Task | None = None
         self._subscribed = asyncio.Event()
         self._starting = asyncio.Lock()
 
     @_unavailable
     async def publish(self, event: Event) -> None:
-        await self._client.publish(self.channel, encode(event))
+        await redis_channels.publish(self._client, self.channel, encode(event))
 
     async def listen(self, handler: Handler) -> None:
         self._handler = handler
@@ -197,7 +198,7 @@ class RedisEventBus(EventBus):
             if self._reader is None or self._reader.done():
                 self._subscribed.clear()
                 try:
-                    self._pubsub = self._client.pubsub()
+                    self._pubsub = redis_channels.Subscription(self._client)
                     await self._pubsub.subscribe(self.channel)
                 except (*REDIS_DOWN, RedisError) as error:
                     await self._drop_pubsub()

@@ -2,8 +2,9 @@
 
 Each gateway process knows its own sockets (gateway.tables_feed); a player may be connected to
 any replica. So each process marks here the seats it has a socket open at, and every process
-reads the union: :class:`RedisPresence` keeps, per table, a hash ``<prefix>:presence:<table>``
-whose fields ``<process>:<seat>`` hold when that mark lapses. A process renews its marks every
+reads the union: :class:`RedisPresence` keeps, per table, a hash
+``{<prefix>:tables:<bucket>}:<table>:presence`` (services.stores.Keys.table) whose fields
+``<process>:<seat>`` hold when that mark lapses. A process renews its marks every
 RENEW_SECONDS and drops them as its sockets close; a process that dies leaves marks that lapse
 within TTL_SECONDS. Presence is soft state, rebuilt by the processes themselves, so Redis holds
 nothing here that cannot be rebuilt (DESIGN). :class:`MemoryPresence` serves one process.
@@ -16,9 +17,7 @@ import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 
-import redis.asyncio as redis
-
-from services.stores import REDIS_DOWN, Keys, unavailable_when
+from services.stores import REDIS_DOWN, Keys, RedisClient, unavailable_when
 
 TTL_SECONDS = 60.0
 RENEW_SECONDS = 20.0
@@ -63,7 +62,7 @@ class MemoryPresence(Presence):
 
 
 class RedisPresence(Presence):
-    def __init__(self, client: redis.Redis, keys: Keys, process: str | None = None,
+    def __init__(self, client: RedisClient, keys: Keys, process: str | None = None,
                  clock: Callable[[], float] = time.time, ttl_seconds: float = TTL_SECONDS):
         self.client = client
         self.keys = keys
@@ -72,7 +71,7 @@ class RedisPresence(Presence):
         self.ttl_ms = int(ttl_seconds * 1000)
 
     def _key(self, table_id: str) -> str:
-        return self.keys("presence", table_id)
+        return self.keys.table(table_id, "presence")
 
     def _until(self) -> int:
         return int(self.clock() * 1000) + self.ttl_ms

@@ -30,7 +30,7 @@ from services.observability import telemetry as otel
 from services.rpc.channels import PEOPLE_CALLS
 from services.rpc.server import freeze_start_up_heap
 from services.rpc.transport_security import ClientCredentials
-from services.stores import Keys, redis_client
+from services.stores import Keys, redis_for
 from stats.client import StatsClient
 
 log = logging.getLogger(__name__)
@@ -38,7 +38,7 @@ log = logging.getLogger(__name__)
 
 def build(settings: Settings, telemetry: otel.Telemetry | None = None):
     """The app and what must be closed after it (``telemetry``: services.observability.telemetry, or None)."""
-    redis = redis_client(settings.redis_url) if settings.redis_url else None
+    redis = redis_for(settings)
     if redis is None:
         log.info("gateway: REDIS_URL unset, keeping sessions in memory (one replica only)")
     sessions = (RedisSessionStore(redis, Keys(settings.redis_key_prefix), SESSION_TTL_SECONDS)

@@ -16,6 +16,7 @@ expiry is not announced: a socket knows when its session expires.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
@@ -24,7 +25,6 @@ from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-import redis.asyncio as redis
 from starlette.requests import HTTPConnection
 from starlette.responses import Response
 
@@ -37,7 +37,7 @@ from gateway.events import (
     encode,
     session_digest,
 )
-from services.stores import REDIS_DOWN, Keys, unavailable_when
+from services.stores import REDIS_DOWN, Keys, RedisClient, unavailable_when
 from services.timeutil import now_ms
 
 log = logging.getLogger(__name__)
@@ -200,52 +200,17 @@ class MemorySessionStore(SessionStore):
                     del self._members[session.sub]
 
 
-# KEYS: session key, live sorted set, member index (or "" for none), previous member index (or "")
-# ARGV: JSON, id, expiry ms, now ms
-# The record, the live set (score = expiry, for count()) and the member index change together.
-# The index never expires before the newest of its sessions.
-_SAVE = """
-local ttl = tonumber(ARGV[3]) - tonumber(ARGV[4])
-if KEYS[4] ~= '' and KEYS[4] ~= KEYS[3] then
-  redis.call('SREM', KEYS[4], ARGV[2])
-end
-if ttl <= 0 then
+# KEYS: a session record; ARGV: sub. Deletes the record if it is still ``sub``'s (an index
+# entry may be stale): 1 when it did.
+_END_IF_MEMBERS = """#!lua
+local raw = redis.call('GET', KEYS[1])
+if not raw then return 0 end
+local ok, record = pcall(cjson.decode, raw)
+if ok and type(record) == 'table' and record['sub'] == ARGV[1] then
   redis.call('DEL', KEYS[1])
-  redis.call('ZREM', KEYS[2], ARGV[2])
-  return 0
-end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ttl)
-if KEYS[3] == '' then
-  redis.call('ZREM', KEYS[2], ARGV[2])
   return 1
 end
-redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
-redis.call('SADD', KEYS[3], ARGV[2])
-if redis.call('PTTL', KEYS[3]) < ttl then
-  redis.call('PEXPIRE', KEYS[3], ttl)
-end
-return 1
-"""
-
-# KEYS: member index, live sorted set; ARGV: session key prefix, sub, events channel, event.
-# Deletes only the sessions that still belong to ``sub`` (an index entry may be stale), and
-# announces it in the same step: no process can see the sessions gone and miss the event.
-_DELETE_MEMBER = """
-local ended = 0
-for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do
-  local raw = redis.call('GET', ARGV[1] .. id)
-  if raw then
-    local ok, record = pcall(cjson.decode, raw)
-    if ok and type(record) == 'table' and record['sub'] == ARGV[2] then
-      redis.call('DEL', ARGV[1] .. id)
-      redis.call('ZREM', KEYS[2], id)
-      ended = ended + 1
-    end
-  end
-end
-redis.call('DEL', KEYS[1])
-redis.call('PUBLISH', ARGV[3], ARGV[4])
-return ended
+return 0
 """
 
 
@@ -253,15 +218,21 @@ _unavailable = unavailable_when(REDIS_DOWN, "session store")
 
 
 class RedisSessionStore(SessionStore):
-    """Sessions as JSON under ``<prefix>:session:<id>``, shared by every gateway replica.
+    """Sessions as JSON under ``<prefix>:session:<id>`` (CONTRACT.md names it), shared by every
+    gateway replica.
 
     Beside them: ``<prefix>:sessions:member:<sub>`` (the ids of a member's sessions, for
     ``delete_member``) and ``<prefix>:sessions:live`` (logged-in ids scored by expiry, for
-    ``count``). The ends of sessions are published on ``events``' channel by the same
-    transaction that deletes them.
+    ``count``). No command, script or transaction uses two of these keys, so each may live in a
+    slot of its own on a Redis Cluster, and their names stay those of before the hash tags
+    (services.stores.Keys.plain). Their order keeps them safe instead: a save indexes the session
+    before it writes the record (a save cut in between leaves an index entry that nothing
+    trusts: an end checks the record's member), and an end deletes the record before it
+    unindexes it and announces it on ``events``' channel, so no process can see a session gone
+    and miss the event.
     """
 
-    def __init__(self, redis: redis.Redis, keys: Keys, ttl_seconds: float = SESSION_TTL_SECONDS,
+    def __init__(self, redis: RedisClient, keys: Keys, ttl_seconds: float = SESSION_TTL_SECONDS,
                  pending_ttl_seconds: float = PENDING_TTL_SECONDS,
                  events: RedisEventBus | None = None):
         self.redis = redis
@@ -269,18 +240,17 @@ class RedisSessionStore(SessionStore):
         self.ttl_seconds = ttl_seconds
         self.pending_ttl_seconds = min(pending_ttl_seconds, ttl_seconds)
         self.events: RedisEventBus = events or RedisEventBus(redis, keys)
-        self._save = redis.register_script(_SAVE)
-        self._delete_member = redis.register_script(_DELETE_MEMBER)
+        self._end_if_members = redis.register_script(_END_IF_MEMBERS)
 
     def _session_key(self, id: str) -> str:
-        return self.keys("session", id)
+        return self.keys.plain("session", id)
 
     def _member_key(self, sub: str) -> str:
-        return self.keys("sessions", "member", sub)
+        return self.keys.plain("sessions", "member", sub)
 
     @property
     def _live_key(self) -> str:
-        return self.keys("sessions", "live")
+        return self.keys.plain("sessions", "live")
 
     @_unavailable
     async def get(self, id: str) -> Session | None:
@@ -296,31 +266,51 @@ class RedisSessionStore(SessionStore):
     @_unavailable
     async def save(self, session: Session) -> None:
         previous = await self.get(session.id)
-        previous_index = (self._member_key(previous.sub)
-                          if previous is not None and previous.sub is not None else "")
-        index = self._member_key(session.sub) if session.sub is not None else ""
-        await self._save(
-            keys=[self._session_key(session.id), self._live_key, index, previous_index],
-            args=[session.to_json(), session.id, self.expires_ms(session), now_ms()],
-        )
+        expires = self.expires_ms(session)
+        ttl_ms = expires - now_ms()
+        async with self.redis.pipeline(transaction=False) as pipe:
+            if previous is not None and previous.sub is not None and previous.sub != session.sub:
+                pipe.srem(self._member_key(previous.sub), session.id)
+            if ttl_ms <= 0 or session.sub is None:
+                pipe.zrem(self._live_key, session.id)
+            else:
+                index = self._member_key(session.sub)
+                pipe.zadd(self._live_key, {session.id: expires})
+                pipe.sadd(index, session.id)
+                # The index never expires before the newest of its sessions.
+                pipe.pexpire(index, ttl_ms, nx=True)
+                pipe.pexpire(index, ttl_ms, gt=True)
+            await pipe.execute()
+        if ttl_ms <= 0:
+            await self.redis.delete(self._session_key(session.id))
+        else:
+            await self.redis.set(self._session_key(session.id), session.to_json(), px=ttl_ms)
 
     @_unavailable
     async def delete(self, id: str) -> None:
         session = await self.get(id)
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.delete(self._session_key(id))
+        await self.redis.delete(self._session_key(id))
+        async with self.redis.pipeline(transaction=False) as pipe:
             pipe.zrem(self._live_key, id)
             if session is not None and session.sub is not None:
                 pipe.srem(self._member_key(session.sub), id)
-                pipe.publish(self.events.channel, encode(SessionEnded(session_digest(id))))
+                pipe.spublish(self.events.channel, encode(SessionEnded(session_digest(id))))
             await pipe.execute()
 
     @_unavailable
     async def delete_member(self, sub: str) -> int:
-        return int(await self._delete_member(
-            keys=[self._member_key(sub), self._live_key],
-            args=[self.keys("session", ""), sub, self.events.channel, encode(MemberEnded(sub))],
-        ))
+        index = self._member_key(sub)
+        ids = sorted(str(id) for id in await self.redis.smembers(index))
+        ended = [id for id, done in zip(ids, await asyncio.gather(*(
+            self._end_if_members(keys=[self._session_key(id)], args=[sub]) for id in ids)),
+            strict=True) if done]
+        async with self.redis.pipeline(transaction=False) as pipe:
+            if ended:
+                pipe.zrem(self._live_key, *ended)
+            pipe.delete(index)
+            pipe.spublish(self.events.channel, encode(MemberEnded(sub)))
+            await pipe.execute()
+        return len(ended)
 
     @_unavailable
     async def count(self) -> int:

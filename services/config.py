@@ -169,6 +169,10 @@ class Settings:
     database_statement_cache_size: int = 100
     redis_url: str | None = None
     redis_key_prefix: str = "tavolo"
+    # REDIS_SENTINELS (host, port) pairs and the service they watch: then the master they name
+    # replaces REDIS_URL's host (services.stores.redis_client).
+    redis_sentinels: tuple[tuple[str, int], ...] = ()
+    redis_sentinel_service: str | None = None
     oidc_providers: tuple[OidcProvider, ...] = ()
     game_ttl_seconds: int = 86400
     hand_ack_timeout_seconds: float = 30
@@ -221,7 +225,9 @@ class Settings:
             database_statement_cache_size=env.integer("DATABASE_STATEMENT_CACHE_SIZE", 100,
                                                       minimum=0),
             redis_url=_redis_url(env),
-            redis_key_prefix=env.text("REDIS_KEY_PREFIX") or "tavolo",
+            redis_key_prefix=_redis_key_prefix(env),
+            redis_sentinels=_redis_sentinels(env),
+            redis_sentinel_service=env.text("REDIS_SENTINEL_SERVICE"),
             oidc_providers=_oidc_providers(env),
             game_ttl_seconds=env.integer("GAME_TTL_SECONDS", 86400, minimum=1),
             hand_ack_timeout_seconds=env.number("HAND_ACK_TIMEOUT_SECONDS", 30),
@@ -493,17 +499,31 @@ def _url_port(name: str, url: str) -> None:
         raise ConfigError(f"{name} has a port that is not a number of 1..65535")
 
 
+# A Redis Cluster is named by its URL's scheme (any one node: the client learns the others).
+REDIS_CLUSTER_SCHEMES = ("redis+cluster://", "rediss+cluster://")
+
+
 def _redis_url(env: _Env) -> str | None:
+    """REDIS_URL; with REDIS_SENTINELS it may be left out (then ``redis://``: no password,
+    database 0), its host being the Sentinels' master anyway."""
     url = env.text("REDIS_URL")
+    sentinels = bool(env.csv("REDIS_SENTINELS"))
     if url is None:
-        return None
-    if not url.startswith(("redis://", "rediss://", "unix://")):
-        raise ConfigError("REDIS_URL must be a redis://, rediss:// or unix:// URL")
+        return "redis://" if sentinels else None
+    if not url.startswith(("redis://", "rediss://", "unix://", *REDIS_CLUSTER_SCHEMES)):
+        raise ConfigError("REDIS_URL must be a redis://, rediss://, unix://, redis+cluster:// or "
+                          "rediss+cluster:// URL")
+    if sentinels and not url.startswith(("redis://", "rediss://")):
+        raise ConfigError("REDIS_URL must be a redis:// or rediss:// URL with REDIS_SENTINELS "
+                          "(the Sentinels name the master's host)")
     _url_port("REDIS_URL", url)
+    cluster = url.startswith(REDIS_CLUSTER_SCHEMES)
     try:
-        parse_redis_url(url)
+        options = parse_redis_url(url.replace("+cluster", "", 1) if cluster else url)
     except ValueError as error:  # e.g. a database number that is not one
         raise ConfigError(f"REDIS_URL is not a valid Redis URL: {error}") from None
+    if cluster and options.get("db", 0) != 0:
+        raise ConfigError("REDIS_URL: a Redis Cluster has database 0 only")
     return url
 
 
@@ -524,6 +544,30 @@ def _database_use_url(env: _Env, name: str, database_url: str | None) -> str | N
         raise ConfigError(f"{name} is set but no database is: set DATABASE_URL or the "
                           "DATABASE_* parts too")
     return _postgres_dsn(name, url)
+
+
+def _redis_key_prefix(env: _Env) -> str:
+    prefix = env.text("REDIS_KEY_PREFIX") or "tavolo"
+    if "{" in prefix or "}" in prefix:  # the keys' hash tags are in braces (services.stores.Keys)
+        raise ConfigError(f"REDIS_KEY_PREFIX must not contain {{ or }}, got {prefix!r}")
+    return prefix
+
+
+def _redis_sentinels(env: _Env) -> tuple[tuple[str, int], ...]:
+    """REDIS_SENTINELS as (host, port) pairs; REDIS_SENTINEL_SERVICE must go with it."""
+    entries = env.csv("REDIS_SENTINELS")
+    service = env.text("REDIS_SENTINEL_SERVICE")
+    if bool(entries) != (service is not None):
+        raise ConfigError("REDIS_SENTINELS and REDIS_SENTINEL_SERVICE go together: set both or "
+                          "neither")
+    sentinels = []
+    for entry in entries:
+        host, sep, port = entry.rpartition(":")
+        host = host.removeprefix("[").removesuffix("]")  # [::1]:26379
+        if not sep or not host or not port.isdigit() or not 0 < int(port) <= 65535:
+            raise ConfigError(f"REDIS_SENTINELS must be comma-separated host:port, got {entry!r}")
+        sentinels.append((host, int(port)))
+    return tuple(sentinels)
 
 
 def _database_url(env: _Env) -> str | None:

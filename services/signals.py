@@ -6,7 +6,7 @@ but a read. A publisher may attach a payload all the same (e.g. the revision a c
 that a subscriber that already knows it can skip the read (:meth:`Signals.payloads`).
 
 Three hubs with one interface: :class:`MemorySignalHub` inside one process (the in-memory
-stores), :class:`RedisSignalHub` over Redis pub/sub and :class:`PostgresSignalHub` over
+stores), :class:`RedisSignalHub` over Redis (sharded) pub/sub and :class:`PostgresSignalHub` over
 Postgres LISTEN/NOTIFY (a store that keeps its truth in Postgres signals in the very
 transaction that changes it, so a signal never precedes the commit), each with one connection
 per process shared by every local subscriber.
@@ -20,11 +20,11 @@ import logging
 from collections.abc import AsyncIterator
 
 import asyncpg
-import redis.asyncio as redis
 from asyncpg.pool import PoolConnectionProxy
 from redis.exceptions import RedisError
 
-from services.stores import POSTGRES_DOWN, STATEMENT_CACHE_SIZE, postgres_connection
+from services import redis_channels
+from services.stores import POSTGRES_DOWN, STATEMENT_CACHE_SIZE, RedisClient, postgres_connection
 
 log = logging.getLogger(__name__)
 
@@ -99,17 +99,18 @@ class MemorySignalHub:
 
 
 class RedisSignalHub:
-    """One pub/sub connection per process, shared by every local subscriber.
+    """One pub/sub connection per process (per node, on a Cluster), shared by every local
+    subscriber (services.redis_channels).
 
     A channel is subscribed while it has local subscribers. Each subscribe confirmation,
     including the ones redis-py sends after a reconnect, signals the channel's subscribers,
     so that none of them misses a change made while the connection was down.
     """
 
-    def __init__(self, client: redis.Redis, name: str = "signals"):
+    def __init__(self, client: RedisClient, name: str = "signals"):
         self._client = client
         self._name = name
-        self._pubsub = client.pubsub()
+        self._pubsub = redis_channels.Subscription(client)
         self._subscribers: dict[str, set[Signals]] = {}
         self._ready: dict[str, asyncio.Event] = {}
         self._reader: asyncio.Task[None] | None = None
@@ -124,7 +125,7 @@ class RedisSignalHub:
     async def publish(self, channel: str, message: str | int = "") -> int:
         """Signal every subscriber of ``channel``, in every process; how many subscriptions
         (one per subscribed process) received it."""
-        return int(await self._client.publish(channel, message))
+        return await redis_channels.publish(self._client, channel, message)
 
     @contextlib.asynccontextmanager
     async def subscribe(self, channel: str) -> AsyncIterator[Signals]:
@@ -167,7 +168,7 @@ class RedisSignalHub:
                 continue
             if message is None:
                 continue
-            channel = message.get("channel")
+            channel = str(message.get("channel"))
             kind = message["type"]
             if kind == "subscribe":
                 ready = self._ready.get(channel)

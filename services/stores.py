@@ -11,15 +11,23 @@ import contextlib
 import functools
 import logging
 import time
+import zlib
 from collections.abc import Awaitable, Callable, Coroutine, Iterator
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar, cast
 
 import asyncpg
 import redis.asyncio as redis
+from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.sentinel import Sentinel, SentinelConnectionPool
+from redis.connection import parse_url as parse_redis_url
+from redis.exceptions import ClusterDownError as RedisClusterDownError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ReadOnlyError as RedisReadOnlyError
+from redis.exceptions import SlotNotCoveredError as RedisSlotNotCoveredError
 from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis.exceptions import TryAgainError as RedisTryAgainError
 
+from services.config import REDIS_CLUSTER_SCHEMES, Settings
 from services.observability import metrics, telemetry
 from services.rpc.errors import Reason, ServiceError
 
@@ -46,7 +54,10 @@ _REFUSING = (asyncpg.InvalidAuthorizationSpecificationError, asyncpg.InvalidCata
 # A failover answers for a while from a read-only replica: ReadOnlyError (Redis),
 # ReadOnlySQLTransactionError (Postgres); a serialization failure or a deadlock
 # (TransactionRollbackError) succeeds when tried again.
-REDIS_DOWN = (RedisConnectionError, RedisTimeoutError, RedisReadOnlyError, OSError)
+# A Redis Cluster that lost a master, or moves slots, answers CLUSTERDOWN or TRYAGAIN, or has
+# a slot no node serves yet. (Sentinel's MasterNotFoundError is a ConnectionError.)
+REDIS_DOWN = (RedisConnectionError, RedisTimeoutError, RedisReadOnlyError, OSError,
+              RedisClusterDownError, RedisTryAgainError, RedisSlotNotCoveredError)
 POSTGRES_DOWN = (OSError, TimeoutError, asyncpg.PostgresConnectionError, asyncpg.InterfaceError,
                  asyncpg.InternalClientError, asyncpg.FatalPostgresError,
                  asyncpg.OperatorInterventionError, asyncpg.InsufficientResourcesError,
@@ -109,13 +120,74 @@ async def when_reachable(what: str, open_store: Callable[[], Awaitable[T]],
             delay = min(delay * 2, 5.0)
 
 
-def redis_client(url: str, max_connections: int = 64) -> redis.Redis:
-    """A Redis client returning ``str`` values, on a blocking pool: a burst of calls queues for
-    a connection (up to 5 s) rather than failing with "Too many connections"."""
-    pool = redis.BlockingConnectionPool.from_url(url, max_connections=max_connections, timeout=5,
-                                                 decode_responses=True, health_check_interval=30)
-    client = redis.Redis(connection_pool=pool)
+# A Redis client of any deployment: one server (or a Sentinel-watched master) or a Cluster.
+RedisClient = redis.Redis | RedisCluster
+# Calls beyond a pool's connections wait this long for one rather than fail.
+_POOL_WAIT_SECONDS = 5
+
+
+def redis_client(url: str, max_connections: int = 64,
+                 sentinels: tuple[tuple[str, int], ...] = (),
+                 sentinel_service: str | None = None) -> RedisClient:
+    """A Redis client returning ``str`` values, for the deployment the arguments name:
+
+    - ``sentinels`` (with ``sentinel_service``): the master the Sentinels name now, found again
+      at each new connection (after a failover the next command reaches the new master);
+      ``url`` gives the rest (password, database, ``rediss://`` for TLS), its host ignored;
+    - a ``redis+cluster://`` (``rediss+cluster://``) ``url``: a Redis Cluster, from any one of
+      its nodes; commands go to the node of their key's slot, ``max_connections`` per node;
+    - else the one server of ``url``.
+
+    One server or a master wait on a blocking pool: a burst of calls queues for a connection
+    (up to 5 s) rather than failing with "Too many connections"."""
+    client: RedisClient
+    if sentinels:
+        client = _sentinel_master(url, max_connections, sentinels, sentinel_service or "")
+    elif url.startswith(REDIS_CLUSTER_SCHEMES):
+        client = RedisCluster.from_url(url.replace("+cluster", "", 1), decode_responses=True,
+                                       max_connections=max_connections, health_check_interval=30)
+    else:
+        pool = redis.BlockingConnectionPool.from_url(url, max_connections=max_connections,
+                                                     timeout=_POOL_WAIT_SECONDS,
+                                                     decode_responses=True,
+                                                     health_check_interval=30)
+        client = redis.Redis(connection_pool=pool)
     telemetry.instrument_redis(client)  # telemetry hook: a span per command when tracing
+    return client
+
+
+def redis_for(settings: Settings, max_connections: int = 64) -> RedisClient | None:
+    """The client of the Redis the settings name (REDIS_URL, REDIS_SENTINELS), or None when
+    they name none: the caller keeps its state in memory."""
+    if settings.redis_url is None:
+        return None
+    return redis_client(settings.redis_url, max_connections, settings.redis_sentinels,
+                        settings.redis_sentinel_service)
+
+
+class _BlockingSentinelPool(SentinelConnectionPool, redis.BlockingConnectionPool):
+    """The Sentinels' master, on a blocking pool like any other."""
+
+
+class _SentinelMaster(redis.Redis):
+    """A master found through Sentinels; closing it closes the connections to them too."""
+
+    async def aclose(self, close_connection_pool: bool | None = None) -> None:
+        await super().aclose(close_connection_pool)
+        await cast(SentinelConnectionPool, self.connection_pool).sentinel_manager.aclose()
+
+
+def _sentinel_master(url: str, max_connections: int, sentinels: tuple[tuple[str, int], ...],
+                     service: str) -> redis.Redis:
+    options = parse_redis_url(url)
+    for address in ("host", "port", "path"):  # the Sentinels say where the master is
+        options.pop(address, None)
+    tls = options.pop("connection_class", None) is not None  # only rediss:// sets one
+    sentinel = Sentinel(list(sentinels), socket_timeout=5, socket_connect_timeout=5)
+    client: _SentinelMaster = sentinel.master_for(
+        service, redis_class=_SentinelMaster, connection_pool_class=_BlockingSentinelPool,
+        max_connections=max_connections, timeout=_POOL_WAIT_SECONDS, decode_responses=True,
+        health_check_interval=30, ssl=tls, **options)
     return client
 
 
@@ -153,10 +225,50 @@ async def postgres_connection(url: str, *, statement_cache_size: int = STATEMENT
 
 
 class Keys:
-    """Redis key names: ``<prefix>:<name>`` with the prefix ``tavolo`` unless REDIS_KEY_PREFIX says otherwise."""
+    """Redis key and channel names, each starting with the prefix (REDIS_KEY_PREFIX, ``tavolo``
+    by default). The names used together carry a hash tag, the part in braces: the names of
+    one tag hash to one Redis Cluster slot, so that the commands, scripts and transactions that
+    use several of them at once work on a Cluster too (docs/architecture.md, "Redis keys").
+
+    - ``keys(*parts)``: ``{<prefix>:<parts>}``, a name of its own slot;
+    - ``keys.group(group, *parts)``: ``{<prefix>:<group>}:<parts>``, the names used together;
+    - ``keys.table(table_id, *parts)``: a table's names, in the group of its bucket (one of
+      TABLE_BUCKETS, from the table id), with the bucket's set of running tables;
+    - ``keys.plain(*parts)``: ``<prefix>:<parts>``, untagged, each name used alone: the
+      gateway's sessions and event channel keep the names they had before the tags (CONTRACT.md
+      names the session record), so that the sessions outlive the upgrade.
+
+    A script gets every key it touches in KEYS and starts with ``#!lua``: a Cluster then
+    refuses keys (and channels) of two slots even when one node serves both.
+    """
+
+    TABLE_BUCKETS = 256
 
     def __init__(self, prefix: str = "tavolo"):
         self.prefix = prefix
 
     def __call__(self, *parts: str) -> str:
+        return "{" + ":".join((self.prefix, *parts)) + "}"
+
+    def group(self, group: str, *parts: str) -> str:
+        return ":".join((f"{{{self.prefix}:{group}}}", *parts))
+
+    @classmethod
+    def bucket_of(cls, table_id: str) -> int:
+        return zlib.crc32(table_id.encode()) % cls.TABLE_BUCKETS
+
+    def bucket(self, bucket: int, *parts: str) -> str:
+        """A name of the bucket's group (e.g. its set of running tables)."""
+        return self.group(f"tables:{bucket}", *parts)
+
+    def table(self, table_id: str, *parts: str) -> str:
+        return self.bucket(self.bucket_of(table_id), table_id, *parts)
+
+    def plain(self, *parts: str) -> str:
         return ":".join((self.prefix, *parts))
+
+    @property
+    def patterns(self) -> tuple[str, str]:
+        """The SCAN patterns that match every name of this prefix (tagged, and plain)."""
+        escaped = "".join("\\" + c if c in "\\*?[" else c for c in self.prefix)
+        return "{" + escaped + ":*", escaped + ":*"

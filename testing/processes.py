@@ -17,7 +17,7 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -119,14 +119,18 @@ async def served(app, settings: Settings | None = None) -> AsyncIterator[str]:
 
 
 @contextlib.contextmanager
-def redis_server(binary: str = "redis-server", timeout: float = 10.0) -> Iterator[tuple[str, subprocess.Popen]]:
+def redis_server(binary: str = "redis-server", timeout: float = 10.0, *, port: int | None = None,
+                 config_file: str | None = None, options: Sequence[str] = (),
+                 ) -> Iterator[tuple[str, subprocess.Popen]]:
     """A private redis-server of the caller's own (free port, empty, no persistence): its URL and
     process, stopped when the block ends. For figures no other client may disturb (INFO
-    commandstats, the server's CPU time)."""
-    port = free_port()
+    commandstats, the server's CPU time), and for the deployments of testing.redis_deployments
+    (``binary`` redis-sentinel, a ``config_file`` first, more ``options``)."""
+    port = free_port() if port is None else port
     process = subprocess.Popen(
-        [binary, "--bind", "127.0.0.1", "--port", str(port), "--save", "", "--appendonly", "no",
-         "--loglevel", "warning"],
+        [binary, *([config_file] if config_file else []), "--bind", "127.0.0.1",
+         "--port", str(port), "--save", "", "--appendonly", "no", "--loglevel", "warning",
+         *options],
         stdout=subprocess.DEVNULL,
     )
     url = f"redis://127.0.0.1:{port}/0"
@@ -134,13 +138,13 @@ def redis_server(binary: str = "redis-server", timeout: float = 10.0) -> Iterato
     try:
         while True:
             if process.poll() is not None:
-                raise RuntimeError(f"redis-server exited with {process.returncode}")
+                raise RuntimeError(f"{binary} exited with {process.returncode}")
             with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1) as sock:
                 sock.sendall(b"PING\r\n")
                 if sock.recv(16).startswith(b"+PONG"):
                     break
             if time.monotonic() > give_up_at:
-                raise TimeoutError(f"redis-server did not answer on port {port} within {timeout} s")
+                raise TimeoutError(f"{binary} did not answer on port {port} within {timeout} s")
             time.sleep(0.05)
         yield url, process
     finally:

@@ -13,7 +13,8 @@ import uuid
 from collections.abc import AsyncIterator
 
 import asyncpg
-import redis.asyncio as redis
+
+from services.stores import Keys, redis_client
 
 ADMIN_DSN = os.environ.get("TAVOLO_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
 REDIS_URL = os.environ.get("TAVOLO_TEST_REDIS", "redis://127.0.0.1:6379/0")
@@ -56,11 +57,13 @@ def new_prefix(label: str = "test") -> str:
     return f"{label}-{uuid.uuid4().hex[:12]}:tavolo"
 
 
-async def delete_keys(prefix: str) -> None:
-    """Delete every key under ``prefix:`` (a flushed namespace)."""
-    client = redis.Redis.from_url(REDIS_URL)
+async def delete_keys(prefix: str, url: str = REDIS_URL) -> None:
+    """Delete every key of ``prefix`` (services.stores.Keys), as a flush of the namespace
+    would; ``url`` may name a Cluster (every node's keys go)."""
+    client = redis_client(url)
     try:
-        keys = [key async for key in client.scan_iter(match=f"{prefix}:*", count=1000)]
+        keys = [key for pattern in Keys(prefix).patterns
+                async for key in client.scan_iter(match=pattern, count=1000)]
         if keys:
             await client.delete(*keys)
     finally:

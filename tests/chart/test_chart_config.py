@@ -54,6 +54,7 @@ TEXT_SAMPLES = {
     "OTEL_SEMCONV_STABILITY_OPT_IN": "http/dup",
     "LOG_FORMAT": "text",
     "FORWARDED_ALLOW_IPS": "10.244.0.0/16,fd00:10:244::/56",
+    "REDIS_SENTINELS": "sentinel-0.example:26379,sentinel-1.example:26379",
 }
 GATEWAY_ONLY = re.compile(r"^OIDC_[0-9]+_CLIENT_SECRET$")
 STATS_ONLY = {"STATS_CURSOR_SECRET"}

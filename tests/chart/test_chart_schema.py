@@ -191,6 +191,28 @@ def test_the_lobby_and_the_bots_scale_with_postgres_alone(render: Callable[..., 
     assert "REDIS_URL" not in render({**DATABASE, **REDIS}).component_env(component), "it keeps nothing in Redis"
 
 
+@pytest.mark.parametrize("redis", [
+    {"config": {"REDIS_SENTINELS": "sentinel-0.example:26379,sentinel-1.example:26379",
+                "REDIS_SENTINEL_SERVICE": "mymaster"}},
+    {"redis": {"url": "redis+cluster://:secret@redis-cluster.example:6379/0"}},
+], ids=["sentinels", "cluster"])
+def test_the_gateway_scales_on_redis_sentinels_or_a_redis_cluster(
+        render: Callable[..., Rendered], redis: dict[str, Any]) -> None:
+    rendered = render({**redis, "gateway": {"replicas": 3}})
+
+    assert rendered.component("Deployment", "gateway")["spec"]["replicas"] == 3
+
+
+@pytest.mark.parametrize("config", [{"REDIS_SENTINELS": "sentinel-0.example:26379"},
+                                    {"REDIS_SENTINEL_SERVICE": "mymaster"}])
+def test_the_sentinels_and_their_service_go_together(render: Callable[..., Rendered],
+                                                     config: dict[str, str]) -> None:
+    with pytest.raises(ConfigError, match="go together"):
+        Settings.from_env(config)
+    with pytest.raises(helm_python.HelmValuesError):
+        render({"config": config})
+
+
 def test_autoscaling_accepts_equal_min_and_max_replicas(render: Callable[..., Rendered]) -> None:
     values = {**DATABASE, "lobby": {"autoscaling": {"enabled": True, "minReplicas": 4, "maxReplicas": 4}}}
 
@@ -282,6 +304,9 @@ APPLICATION_REFUSES = [
     ("LOG_RETENTION_DAYS", 0),
     ("LOG_RETENTION_DAYS", "1.5"),
     ("BOTS_ADDR", "bots"),
+    ("REDIS_KEY_PREFIX", "tavolo{1}"),
+    ("REDIS_SENTINELS", "sentinel-0"),
+    ("REDIS_SENTINELS", "sentinel-0:26379,"),
 ]
 
 

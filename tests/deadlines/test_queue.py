@@ -175,7 +175,7 @@ async def test_set_tables_replaces_each_listed_tables_entries_and_no_others(back
     await queue.set_tables({"t1": [], "t3": [], "t4": []})
     assert await queue.cancel_table("t4") == 0
     if backend.name == "redis":  # the emptied tables leave no index behind
-        left = [key async for key in redis_client.scan_iter(f"{backend.prefix}:deadlines:table:*")]
+        left = [key async for key in redis_client.scan_iter(Keys(backend.prefix).group("deadlines", "table", "*"))]
         assert left == []
 
 
@@ -213,14 +213,15 @@ async def test_the_table_index_forgets_settled_entries(backend, queue, redis_cli
     await queue.cancel(entry("never"))
     assert await queue.cancel_table("table-1") == 0
     if backend.name == "redis":  # no key outlives its entries
-        assert [key async for key in redis_client.scan_iter(f"{backend.prefix}:*")] == []
+        assert [key for pattern in Keys(backend.prefix).patterns
+                async for key in redis_client.scan_iter(pattern)] == []
 
 
 async def test_a_redis_member_that_is_not_an_entry_is_dropped_not_fired(redis_url, redis_prefix,
                                                                          redis_client):
     queue = RedisDeadlineQueue(redis_client_for(redis_url), Keys(redis_prefix))
     try:
-        await redis_client.zadd(f"{redis_prefix}:deadlines", {"not an entry": T0})
+        await redis_client.zadd(queue.pending_key, {"not an entry": T0})
         await queue.schedule(entry(), T0)
         poll = await queue.poll(T0, T0 + LEASE, 10)
         assert [c.entry for c in poll.claims] == [entry()]
@@ -309,7 +310,7 @@ async def test_a_flushed_redis_gives_the_queue_a_new_epoch(redis_url, redis_pref
     try:
         before = await queue.epoch()
         await queue.schedule(entry(), T0 + 100)
-        for key in await redis_client.keys(f"{redis_prefix}:*"):  # what FLUSHALL does to us
+        for key in await redis_client.keys(Keys(redis_prefix).patterns[0]):  # what FLUSHALL does
             await redis_client.delete(key)
         after = await queue.epoch()
         assert after != before and await other_replica.epoch() == after

@@ -72,7 +72,8 @@ class Backend:
             cache.flush()
             return
         client = redis_client(self.redis_url)
-        keys = [key async for key in client.scan_iter(match=f"{self.prefix}:*")]
+        keys = [key for pattern in Keys(self.prefix).patterns
+                async for key in client.scan_iter(match=pattern)]
         if keys:
             await client.delete(*keys)
         await client.aclose()

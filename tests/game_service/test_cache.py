@@ -120,12 +120,12 @@ async def test_the_redis_snapshot_has_a_sliding_ttl(redis_url, redis_prefix, tab
     cache = RedisTableCache(client, Keys(redis_prefix), ttl_seconds=1000)
     try:
         await cache.save(SnapshotWrite(table_id, 1, _snapshot(1), 1, False))
-        key = f"{redis_prefix}:game:{table_id}"
+        key = cache.snapshot_key(table_id)
         assert 990 < await client.ttl(key) <= 1000
         await client.expire(key, 5)
         await cache.load(table_id)
         assert await client.ttl(key) > 990
-        assert await client.zscore(f"{redis_prefix}:games:ongoing", table_id) == 1
+        assert await client.zscore(cache.ongoing_key(table_id), table_id) == 1
     finally:
         await cache.close()
 
@@ -154,9 +154,9 @@ async def test_a_subscriber_hears_of_changes_again_after_its_connection_is_cut(r
         async with subscriber.subscribe(table_id) as signals:
             assert subscriber.receiving(table_id)
             clients = await admin.client_list()
-            (ours,) = [c for c in clients if c.get("name") == name and int(c.get("sub", 0)) > 0]
+            (ours,) = [c for c in clients if c.get("name") == name and int(c.get("ssub", 0)) > 0]
             await admin.client_kill_filter(_id=ours["id"])
-            await admin.publish(subscriber.channel(table_id), "1")  # may be lost: no one listens
+            await admin.spublish(subscriber.channel(table_id), "1")  # may be lost: no one listens
             assert await signals.wait(5)  # the re-subscription counts as a change to re-read
             assert subscriber.receiving(table_id)  # in place again (the owner counts it)
             await subscriber.save(SnapshotWrite(table_id, 2, _snapshot(2), 1, True))

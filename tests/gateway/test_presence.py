@@ -55,7 +55,7 @@ async def test_the_marks_of_a_process_that_stopped_renewing_lapse(redis_client, 
     await alive.renew([("t1", 2)])
     clock.now += 30  # dead's mark is 70 s old, alive's 30 s
     assert await alive.seats("t1") == {2}
-    assert 0 < await redis_client.pttl(f"{redis_prefix}:presence:t1") <= 60_000
+    assert 0 < await redis_client.pttl(Keys(redis_prefix).table("t1", "presence")) <= 60_000
 
 
 async def test_a_renewal_of_more_tables_than_one_round_trip_carries_renews_them_all(redis_client, redis_prefix):

@@ -69,6 +69,8 @@ _DEFAULT_OF = {
     "DATABASE_URL": lambda s: s.database_url, "REDIS_URL": lambda s: s.redis_url,
     "DATABASE_STATEMENT_CACHE_SIZE": lambda s: s.database_statement_cache_size,
     "REDIS_KEY_PREFIX": lambda s: s.redis_key_prefix,
+    "REDIS_SENTINELS": lambda s: s.redis_sentinels,
+    "REDIS_SENTINEL_SERVICE": lambda s: s.redis_sentinel_service,
     "STATS_CURSOR_SECRET": lambda s: s.stats_cursor_secret,
     "GAME_TTL_SECONDS": lambda s: s.game_ttl_seconds,
     "HAND_ACK_TIMEOUT_SECONDS": lambda s: s.hand_ack_timeout_seconds,
@@ -254,6 +256,16 @@ def test_database_parts_build_a_dsn_leaving_out_an_empty_port():
     ({"DATABASE_READ_URL": "postgresql://u@replica/t"}, "DATABASE_READ_URL"),  # no database
     ({"REDIS_URL": "localhost:6379"}, "REDIS_URL"),
     ({"REDIS_URL": "redis://localhost:notaport/0"}, "REDIS_URL"),
+    ({"REDIS_URL": "redis+cluster://cache:6379/1"}, "REDIS_URL"),  # a Cluster has database 0
+    ({"REDIS_URL": "unix:///run/redis.sock", "REDIS_SENTINELS": "s:26379",
+      "REDIS_SENTINEL_SERVICE": "m"}, "REDIS_URL"),
+    ({"REDIS_URL": "redis+cluster://cache:6379", "REDIS_SENTINELS": "s:26379",
+      "REDIS_SENTINEL_SERVICE": "m"}, "REDIS_URL"),
+    ({"REDIS_SENTINELS": "s:26379"}, "REDIS_SENTINEL_SERVICE"),
+    ({"REDIS_SENTINEL_SERVICE": "m"}, "REDIS_SENTINELS"),
+    ({"REDIS_SENTINELS": "s:26379,sentinel-2", "REDIS_SENTINEL_SERVICE": "m"}, "REDIS_SENTINELS"),
+    ({"REDIS_SENTINELS": "s:0", "REDIS_SENTINEL_SERVICE": "m"}, "REDIS_SENTINELS"),
+    ({"REDIS_KEY_PREFIX": "tavolo{1}"}, "REDIS_KEY_PREFIX"),  # the keys' hash tags are braces
     ({"TURN_TIMEOUT_SECONDS": "0.0001"}, "TURN_TIMEOUT_SECONDS"),  # would round to 0 ms
     ({"FORWARDED_ALLOW_IPS": "proxy.internal"}, "FORWARDED_ALLOW_IPS"),  # uvicorn: never matches
     ({"FORWARDED_ALLOW_IPS": "10.0.0.1/8"}, "FORWARDED_ALLOW_IPS"),  # host bits: not a network
@@ -304,6 +316,21 @@ def test_forwarded_allow_ips_takes_addresses_networks_or_star():
     settings = Settings.from_env({"FORWARDED_ALLOW_IPS": "10.0.0.0/8, 192.168.1.7,fd00::/8,::1"})
     assert settings.forwarded_allow_ips == ("10.0.0.0/8", "192.168.1.7", "fd00::/8", "::1")
     assert Settings.from_env({"FORWARDED_ALLOW_IPS": " * "}).forwarded_allow_ips == ("*",)
+
+
+def test_sentinels_name_the_master_and_redis_url_gives_the_rest():
+    settings = Settings.from_env({"REDIS_SENTINELS": "sentinel-0:26379, [fd00::7]:26380",
+                                  "REDIS_SENTINEL_SERVICE": "mymaster"})
+    assert settings.redis_sentinels == (("sentinel-0", 26379), ("fd00::7", 26380))
+    assert (settings.redis_sentinel_service, settings.redis_url) == ("mymaster", "redis://")
+    with_url = Settings.from_env({"REDIS_SENTINELS": "s:26379", "REDIS_SENTINEL_SERVICE": "m",
+                                  "REDIS_URL": "rediss://:secret@ignored:6379/3"})
+    assert with_url.redis_url == "rediss://:secret@ignored:6379/3"
+
+
+def test_a_cluster_is_named_by_its_urls_scheme():
+    for url in ("redis+cluster://:secret@cluster:6379/0", "rediss+cluster://cluster:6380"):
+        assert Settings.from_env({"REDIS_URL": url}).redis_url == url
 
 
 def test_a_bad_url_error_never_shows_the_password():

@@ -160,7 +160,7 @@ gateway believes the X-Forwarded-Proto of the TLS it terminates; else nothing (t
 {{/* Whether Redis is configured (otherwise every service keeps its state in memory): given, or
      the chart's evaluation Redis. */}}
 {{- define "tavolo.redisConfigured" -}}
-{{- if or .Values.redis.url .Values.redis.existingSecret.name .Values.evaluation.redis.enabled -}}true{{- end -}}
+{{- if or .Values.redis.url .Values.redis.existingSecret.name .Values.evaluation.redis.enabled .Values.config.REDIS_SENTINELS -}}true{{- end -}}
 {{- end -}}
 
 {{/* Whether Postgres is configured: a full DSN, a password or any DATABASE_* part, or the
@@ -418,7 +418,7 @@ autoscaler's range must not be empty.
 {{- $hpa := $values.autoscaling -}}
 {{- $scaled := or $hpa.enabled (gt (int $values.replicas) 1) -}}
 {{- if and $scaled (has $component $needsRedis) (not (include "tavolo.redisConfigured" $root)) -}}
-{{- fail (printf "%s: more than one replica (or autoscaling) needs Redis (redis.url or redis.existingSecret): without it each pod keeps its own in-memory state" $component) -}}
+{{- fail (printf "%s: more than one replica (or autoscaling) needs Redis (redis.url, redis.existingSecret or config.REDIS_SENTINELS): without it each pod keeps its own in-memory state" $component) -}}
 {{- end -}}
 {{- if and $scaled (has $component $needsPostgres) (not (include "tavolo.databaseConfigured" $root)) -}}
 {{- fail (printf "%s: more than one replica (or autoscaling) needs Postgres (database.url, database.existingSecret or the DATABASE_* parts): without it each pod keeps its own in-memory store" $component) -}}
