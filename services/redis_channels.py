@@ -45,12 +45,14 @@ class Subscription:
         self._pubsub: PubSub | ClusterPubSub = client.pubsub()
         # A Cluster: one reader per node with subscriptions, all feeding the inbox.
         self._inbox: asyncio.Queue[dict[str, Any] | BaseException] = asyncio.Queue()
-        self._readers: dict[str, asyncio.Task[None]] = {}
+        self._readers: dict[str, tuple[PubSub, asyncio.Task[None]]] = {}  # by node name
 
     async def subscribe(self, *channels: str) -> None:
         if isinstance(self._client, RedisCluster):
             await self._client.initialize()  # the map of slots, which routes the channels
         await self._pubsub.ssubscribe(*channels)
+        if isinstance(self._pubsub, ClusterPubSub):
+            self._read_every_node()  # the confirmation of a new node's first channel
 
     async def unsubscribe(self, *channels: str) -> None:
         await self._pubsub.sunsubscribe(*channels)
@@ -79,10 +81,11 @@ class Subscription:
         channels, and when the Cluster moves a slot elsewhere)."""
         assert isinstance(self._pubsub, ClusterPubSub)
         for name, node_pubsub in self._pubsub.node_pubsub_mapping.items():
-            reader = self._readers.get(name)
-            if reader is None or reader.done():
-                self._readers[name] = asyncio.create_task(self._read_node(name, node_pubsub),
-                                                          name=f"redis channels {name}")
+            read, reader = self._readers.get(name, (None, None))
+            if read is not node_pubsub or reader is None or reader.done():
+                task = asyncio.create_task(self._read_node(name, node_pubsub),
+                                           name=f"redis channels {name}")
+                self._readers[name] = (node_pubsub, task)
 
     async def _read_node(self, name: str, node_pubsub: PubSub) -> None:
         cluster = cast(ClusterPubSub, self._pubsub)
@@ -105,11 +108,12 @@ class Subscription:
                 self._inbox.put_nowait(message)
 
     async def aclose(self) -> None:
-        for reader in self._readers.values():
+        readers = [reader for _, reader in self._readers.values()]
+        self._readers.clear()
+        for reader in readers:
             reader.cancel()
-        for reader in self._readers.values():
+        for reader in readers:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await reader
-        self._readers.clear()
         with contextlib.suppress(RedisError, OSError):
             await self._pubsub.aclose()

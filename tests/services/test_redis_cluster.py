@@ -13,7 +13,14 @@ import pytest
 from deadlines.entry import Entry
 from deadlines.queue import RedisDeadlineQueue
 from game.cache import RedisTableCache, SnapshotWrite
-from gateway.events import MemberEnded, RedisEventBus, SessionEnded, session_digest
+from gateway.events import (
+    MemberEnded,
+    Missed,
+    RedisEventBus,
+    SeatingChanged,
+    SessionEnded,
+    session_digest,
+)
 from gateway.presence import RedisPresence
 from gateway.sessions import RedisSessionStore, Session, new_session_id
 from services.stores import Keys, RedisClient, redis_client
@@ -81,6 +88,22 @@ async def test_sessions_save_delete_count_and_end_a_members_sessions(client, key
 
 async def _async(value):
     return value
+
+
+async def test_a_listener_whose_connection_is_cut_listens_again_and_says_it_missed_events(
+        cluster, client, keys):
+    heard: list = []
+    events = RedisEventBus(client, keys)
+    await events.listen(heard.append)
+    try:
+        for port in cluster.ports:  # the listener's connection, wherever its channel lives
+            with cluster.node(port) as node:
+                node.client_kill_filter(_type="pubsub")
+        await eventually(lambda: _async(Missed() in heard), timeout=10)
+        await events.publish(SeatingChanged(("t1",)))
+        await eventually(lambda: _async(SeatingChanged(("t1",)) in heard), timeout=5)
+    finally:
+        await events.aclose()
 
 
 async def test_presence_marks_and_renews_tables_on_every_node(client, keys):
