@@ -135,17 +135,19 @@ def redis_client(url: str, max_connections: int = 64,
       at each new connection (after a failover the next command reaches the new master);
       ``url`` gives the rest (password, database, ``rediss://`` for TLS), its host ignored;
     - a ``redis+cluster://`` (``rediss+cluster://``) ``url``: a Redis Cluster, from any one of
-      its nodes; commands go to the node of their key's slot, ``max_connections`` per node;
+      its nodes; commands go to the node of their key's slot;
     - else the one server of ``url``.
 
-    One server or a master wait on a blocking pool: a burst of calls queues for a connection
-    (up to 5 s) rather than failing with "Too many connections"."""
+    A burst of calls queues for a connection (up to 5 s) rather than failing with "Too many
+    connections": a blocking pool, or on a Cluster at most ``max_connections`` commands at
+    once."""
     client: RedisClient
     if sentinels:
         client = _sentinel_master(url, max_connections, sentinels, sentinel_service or "")
     elif url.startswith(REDIS_CLUSTER_SCHEMES):
-        client = RedisCluster.from_url(url.replace("+cluster", "", 1), decode_responses=True,
-                                       max_connections=max_connections, health_check_interval=30)
+        client = _QueuingCluster.from_url(url.replace("+cluster", "", 1), decode_responses=True,
+                                          max_connections=max_connections,
+                                          health_check_interval=30)
     else:
         pool = redis.BlockingConnectionPool.from_url(url, max_connections=max_connections,
                                                      timeout=_POOL_WAIT_SECONDS,
@@ -163,6 +165,26 @@ def redis_for(settings: Settings, max_connections: int = 64) -> RedisClient | No
         return None
     return redis_client(settings.redis_url, max_connections, settings.redis_sentinels,
                         settings.redis_sentinel_service)
+
+
+class _QueuingCluster(RedisCluster):
+    """A Cluster client whose commands wait their turn, ``max_connections`` at once, where
+    redis-py's would fail when a node's connections are all in use; each node has as many
+    again for pipelines and subscriptions."""
+
+    def __init__(self, max_connections: int = 64, **options: Any) -> None:
+        super().__init__(max_connections=2 * max_connections, **options)
+        self._turns = asyncio.Semaphore(max_connections)
+
+    async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            await asyncio.wait_for(self._turns.acquire(), _POOL_WAIT_SECONDS)
+        except TimeoutError:
+            raise RedisConnectionError("No connection available.") from None
+        try:
+            return await super().execute_command(*args, **kwargs)
+        finally:
+            self._turns.release()
 
 
 class _BlockingSentinelPool(SentinelConnectionPool, redis.BlockingConnectionPool):

@@ -106,6 +106,15 @@ async def test_a_listener_whose_connection_is_cut_listens_again_and_says_it_miss
         await events.aclose()
 
 
+async def test_a_burst_of_commands_waits_for_connections_rather_than_failing(cluster, keys):
+    client = redis_client(cluster.url, max_connections=2)
+    try:
+        names = [keys.table(str(uuid.uuid4()), "x") for _ in range(200)]
+        assert await asyncio.gather(*(client.set(name, 1, ex=60) for name in names)) == [True] * 200
+    finally:
+        await client.aclose()
+
+
 async def test_presence_marks_and_renews_tables_on_every_node(client, keys):
     one = RedisPresence(client, keys, process="one")
     two = RedisPresence(client, keys, process="two")
