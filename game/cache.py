@@ -1,7 +1,7 @@
 """The shared, rebuildable side of a table: its snapshot, its change signals and the set of running tables.
 
 Redis keys (services.stores.Keys; the prefix is ``tavolo`` by default). A table's keys are in
-the group of its bucket, ``{tavolo:tables:<bucket>}`` (one of 256, from the table id), which
+the group of its bucket, ``{tavolo:tables:<bucket>}`` (one of 64, from the table id), which
 the bucket's running set shares: one hash slot, as the save script needs on a Redis Cluster.
 - ``{tavolo:tables:<bucket>}:<id>:snapshot``: the JSON snapshot, sliding TTL. A save is a
   compare-and-set on the snapshot's ``revision`` (a Lua script), so a slow writer never
