@@ -5,8 +5,9 @@ token from its session's bucket and one from its address's, or none when either 
 then refused with the time until both would have one (CONTRACT's 429 with Retry-After, the
 socket's ``rate_limited``). A bucket is kept as GCRA's one number, the time at which it will be
 full again (its "theoretical arrival time"): in Redis under
-``<prefix>:ratelimit:<kind>:<session|ip>:<id>``, expiring when the bucket is full, so idle buckets
-vanish (one atomic script: every gateway replica shares the buckets, on Redis's clock); without
+``{<prefix>:ratelimit}:<kind>:<session|ip>:<id>``, expiring when the bucket is full, so idle buckets
+vanish (one atomic script: every gateway replica shares the buckets, on Redis's clock; one hash
+tag, as a Redis Cluster needs for a script that takes a session's and an address's bucket); without
 Redis, in this process. A socket's messages are always counted in the process that holds the
 socket (app.state.socket_limits): a move costs no store call, and a session's sockets spread over
 several replicas get the limit once per replica, which still bounds a flood. The arithmetic is
@@ -31,7 +32,6 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-import redis.asyncio as redis
 from redis.exceptions import RedisError
 from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -41,7 +41,7 @@ from gateway.http_errors import problem
 from gateway.sessions import session_id
 from services.config import RateLimitSettings
 from services.observability import metrics
-from services.stores import Keys
+from services.stores import REDIS_DOWN, Keys, RedisClient
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +115,7 @@ def _take(tats: Sequence[float | None], rates: Sequence[Rate], now_ms: float
 # The same arithmetic in Redis, on its clock. KEYS: the buckets; ARGV: per bucket its interval
 # (ms) and burst. Returns 0, or the whole milliseconds to wait (at least 1). A bucket is stored
 # with "%.3f" (tostring would keep 14 digits) and expires when it is full again.
-_TAKE = """
+_TAKE = """#!lua
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000 + tonumber(clock[2]) / 1000
 local wait, after = 0, {}
@@ -169,9 +169,9 @@ class MemoryBuckets(Buckets):
 
 
 class RedisBuckets(Buckets):
-    """Buckets shared by every gateway replica, under ``<prefix>:ratelimit:``."""
+    """Buckets shared by every gateway replica, under ``{<prefix>:ratelimit}:``."""
 
-    def __init__(self, client: redis.Redis):
+    def __init__(self, client: RedisClient):
         self._script = client.register_script(_TAKE)
 
     async def take(self, buckets: Sequence[tuple[str, Rate]]) -> float:
@@ -204,15 +204,16 @@ class RateLimits:
             return None
         buckets = []
         if session is not None:
-            buckets.append((self._keys("ratelimit", kind, "session", session),
+            buckets.append((self._keys.group("ratelimit", kind, "session", session),
                             self._per_session[kind]))
         if client is not None:
-            buckets.append((self._keys("ratelimit", kind, "ip", client), self._per_ip[kind]))
+            buckets.append((self._keys.group("ratelimit", kind, "ip", client),
+                            self._per_ip[kind]))
         if not buckets:
             return None
         try:
             wait = await self._buckets.take(buckets)
-        except (RedisError, OSError, TimeoutError) as error:
+        except (*REDIS_DOWN, RedisError, TimeoutError) as error:
             log.warning("the %s store did not answer; the request goes ahead: %r", STORE, error)
             metrics.store_error(STORE, error)
             return None
@@ -249,7 +250,7 @@ class RateLimiting:
         await self.app(scope, receive, send)
 
 
-def rate_limits(settings: RateLimitSettings, client: redis.Redis | None,
+def rate_limits(settings: RateLimitSettings, client: RedisClient | None,
                 keys: Keys | None = None) -> RateLimits:
     """The limits over Redis when the gateway has one, else in memory."""
     buckets = RedisBuckets(client) if client is not None else MemoryBuckets()

@@ -39,7 +39,7 @@ async def store(request, redis_prefix):
 
 async def test_a_full_bucket_gives_its_burst_then_says_how_long_to_wait(store):
     buckets, keys = store
-    bucket = [(keys("ratelimit", "write", "ip", "198.51.100.7"), FAST)]
+    bucket = [(keys.group("ratelimit", "write", "ip", "198.51.100.7"), FAST)]
     assert [await buckets.take(bucket) for _ in range(FAST.burst)] == [0, 0, 0]
     wait = await buckets.take(bucket)
     assert 0 < wait <= 0.051  # one token's interval, in whole milliseconds from Redis
@@ -50,8 +50,8 @@ async def test_a_full_bucket_gives_its_burst_then_says_how_long_to_wait(store):
 
 async def test_a_refusal_takes_no_token_from_any_bucket(store):
     buckets, keys = store
-    tight, roomy = (keys("ratelimit", "login", "session", "s"), Rate(0.01, 1)), \
-        (keys("ratelimit", "login", "ip", "a"), Rate(0.01, 4))
+    tight, roomy = (keys.group("ratelimit", "login", "session", "s"), Rate(0.01, 1)), \
+        (keys.group("ratelimit", "login", "ip", "a"), Rate(0.01, 4))
     assert await buckets.take([tight, roomy]) == 0
     assert await buckets.take([tight, roomy]) > 1  # the session's bucket is empty for 100 s
     assert [await buckets.take([roomy]) for _ in range(3)] == [0, 0, 0]  # 4 - 1 taken: 3 left
@@ -60,8 +60,8 @@ async def test_a_refusal_takes_no_token_from_any_bucket(store):
 
 async def test_buckets_are_independent(store):
     buckets, keys = store
-    one, other = (keys("ratelimit", "ws_message", "ip", "a"), FAST), \
-        (keys("ratelimit", "ws_message", "ip", "b"), FAST)
+    one, other = (keys.group("ratelimit", "ws_message", "ip", "a"), FAST), \
+        (keys.group("ratelimit", "ws_message", "ip", "b"), FAST)
     for _ in range(FAST.burst):
         await buckets.take([one])
     assert await buckets.take([one]) > 0
@@ -70,7 +70,7 @@ async def test_buckets_are_independent(store):
 
 async def test_redis_buckets_expire_when_full_again(redis_prefix, redis_client):
     buckets = RedisBuckets(redis_client)
-    key = Keys(redis_prefix)("ratelimit", "write", "session", "d")
+    key = Keys(redis_prefix).group("ratelimit", "write", "session", "d")
     await buckets.take([(key, Rate(per_second=10, burst=5))])
     assert 0 < await redis_client.pttl(key) <= 100  # one token taken: full in 100 ms
     for _ in range(4):

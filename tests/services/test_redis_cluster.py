@@ -22,7 +22,9 @@ from gateway.events import (
     session_digest,
 )
 from gateway.presence import RedisPresence
+from gateway.rate_limits import Kind, RateLimits, RedisBuckets
 from gateway.sessions import RedisSessionStore, Session, new_session_id
+from services.config import RateLimitSettings
 from services.stores import Keys, RedisClient, redis_client
 from testing.redis_deployments import ClusterDeployment, redis_cluster
 from testing.servers import new_prefix
@@ -113,6 +115,13 @@ async def test_a_burst_of_commands_waits_for_connections_rather_than_failing(clu
         assert await asyncio.gather(*(client.set(name, 1, ex=60) for name in names)) == [True] * 200
     finally:
         await client.aclose()
+
+
+async def test_the_rate_limits_take_a_sessions_and_an_addresss_tokens_at_once(client, keys):
+    limits = RateLimits(RateLimitSettings(login_per_minute=60, login_burst=2), RedisBuckets(client),
+                        keys)
+    assert [await limits.refusal(Kind.LOGIN, "digest", "198.51.100.7") for _ in range(2)] == [None] * 2
+    assert await limits.refusal(Kind.LOGIN, "digest", "203.0.113.9") == 1  # the session's are gone
 
 
 async def test_presence_marks_and_renews_tables_on_every_node(client, keys):

@@ -15,20 +15,23 @@ from redis.crc import key_slot
 
 import deadlines.queue
 import game.cache
+import gateway.rate_limits
 import gateway.sessions
 from deadlines.entry import Entry
 from deadlines.queue import RedisDeadlineQueue
 from game.cache import RedisTableCache, SnapshotWrite
 from gateway.events import RedisEventBus, SeatingChanged
 from gateway.presence import RedisPresence
+from gateway.rate_limits import Kind, RateLimits, RedisBuckets
 from gateway.sessions import RedisSessionStore, Session, new_session_id
+from services.config import RateLimitSettings
 from services.stores import Keys
 from testing.servers import REDIS_URL
 
 T0 = 1_000_000
 # Every Lua script of the stores, by the SHA-1 its EVALSHA names.
 _SCRIPTS = {hashlib.sha1(text.encode()).hexdigest(): f"{module.__name__}.{name}"
-            for module in (gateway.sessions, game.cache, deadlines.queue)
+            for module in (gateway.sessions, gateway.rate_limits, game.cache, deadlines.queue)
             for name, text in vars(module).items()
             if isinstance(text, str) and text.startswith("#!lua")}
 
@@ -102,6 +105,8 @@ async def _every_store(client: _Recording, keys: Keys) -> None:
     await sessions.delete_member("bob")
     await sessions.count()
     await events.publish(SeatingChanged(("t1",)))
+    limits = RateLimits(RateLimitSettings(), RedisBuckets(client), keys)
+    assert await limits.refusal(Kind.LOGIN, "digest", "198.51.100.7") is None
 
     tables = [str(uuid.uuid4()) for _ in range(3)]
     cache = RedisTableCache(client, keys)
