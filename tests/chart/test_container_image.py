@@ -3,6 +3,7 @@ chart rely on are run against the working tree)."""
 
 from __future__ import annotations
 
+import os
 import pathlib
 import re
 import shutil
@@ -127,7 +128,10 @@ def test_make_image_tags_both_images_with_the_charts_app_version() -> None:
     """`make image` (not run: no Docker engine here) tags what the chart's defaults pull."""
     chart = yaml.safe_load((REPO / "charts" / "tavolo" / "Chart.yaml").read_text())
     values = yaml.safe_load((REPO / "charts" / "tavolo" / "values.yaml").read_text())
-    result = subprocess.run(["make", "-n", "image"], cwd=REPO, capture_output=True, text=True, timeout=60)
+    # Run from `make test` too: a sub-make would print "Entering directory" lines.
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS")}
+    result = subprocess.run(["make", "--no-print-directory", "-n", "image"], cwd=REPO, env=env,
+                            capture_output=True, text=True, timeout=60)
 
     assert result.returncode == 0, result.stderr
     version = chart["appVersion"]

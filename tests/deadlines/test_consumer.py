@@ -30,6 +30,11 @@ async def schedule_at(queue, due_ms: int, name: str = "t", table: str = "table-1
     return token
 
 
+# A wake-up fires within milliseconds; the heartbeat would take 30 s. Between the two, a bound
+# that a loaded 2-core machine meets.
+WOKEN_BOUND_MS = 2_000
+
+
 async def idle() -> None:
     """Give a freshly started consumer the moment to make its first (empty) poll."""
     await asyncio.sleep(0.05)
@@ -42,7 +47,8 @@ async def test_fires_on_time_when_woken_and_never_early(queue, game_server, game
         tokens = [await schedule_at(queue, start + 100 + 60 * i, f"n{i}") for i in range(5)]
         calls = await game_server.game.wait_for_all(tokens, timeout=5)
     for call in calls.values():
-        assert 0 <= call.lateness_ms < 50, call
+        # Never early; late by far less than the 30 s heartbeat (a bound a loaded machine meets).
+        assert 0 <= call.lateness_ms < WOKEN_BOUND_MS, call
         assert call.answer == "fired" and call.kind == "turn" and call.table_id == "table-1"
 
 
@@ -52,7 +58,7 @@ async def test_an_entry_due_in_the_past_fires_at_once(queue, game_server, game_t
         scheduled = now_ms()
         token = await schedule_at(queue, scheduled - 60_000)
         [call] = await game_server.game.wait_for(token)
-    assert call.at_ms - scheduled < 50
+    assert call.at_ms - scheduled < WOKEN_BOUND_MS  # at once, not at the 30 s heartbeat
 
 
 async def test_a_lost_wake_up_fires_within_the_heartbeat(queue, game_server, game_target):
