@@ -25,17 +25,40 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly detail: string,
+    /** A 429's Retry-After: whole seconds until the server takes the call again. */
+    readonly retryAfter: number | null = null,
   ) {
     super(detail);
     this.name = "ApiError";
   }
 }
 
+/** The Retry-After header in whole seconds (the gateway sends delay-seconds); null when absent
+ * or an HTTP date. */
+export function retryAfterSeconds(header: string | null): number | null {
+  if (header === null || !/^\s*\d+\s*$/.test(header)) return null;
+  return Number(header);
+}
+
+/** "a moment", "a second", "40 seconds", "2 minutes": how long to wait, for errorText. */
+function waitWords(seconds: number | null): string {
+  if (seconds === null) return tx("a moment", "un momento");
+  if (seconds <= 1) return tx("a second", "un secondo");
+  if (seconds < 90) return tx(`${seconds} seconds`, `${seconds} secondi`);
+  const minutes = Math.round(seconds / 60);
+  return tx(`${minutes} minutes`, `${minutes} minuti`);
+}
+
 /** What to tell the player of a failed call: the server's detail, else the error itself; a
- * rate limit's 429 in the player's words. */
+ * rate limit's 429 in the player's words, with the wait the server named (a player who tries
+ * again "in a moment" when the wait is a minute is only refused again). */
 export function errorText(e: unknown): string {
   if (e instanceof ApiError && e.status === 429) {
-    return tx("Too many requests in a short time: wait a moment and try again.", "Troppe richieste in poco tempo: aspetta un momento e riprova.");
+    const wait = waitWords(e.retryAfter);
+    return tx(
+      `Too many requests in a short time, so nothing was done: wait ${wait} and try again.`,
+      `Troppe richieste in poco tempo, quindi non è stato fatto niente: aspetta ${wait} e riprova.`,
+    );
   }
   return e instanceof ApiError ? e.detail : String(e);
 }
@@ -69,7 +92,7 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
       data && typeof data === "object" && typeof (data as { detail?: unknown }).detail === "string"
         ? (data as { detail: string }).detail
         : tx(`The server answered ${response.status}`, `Il server ha risposto ${response.status}`);
-    throw new ApiError(response.status, detail);
+    throw new ApiError(response.status, detail, retryAfterSeconds(response.headers.get("retry-after")));
   }
   return data as T;
 }

@@ -1,6 +1,7 @@
 // The REST client: its query strings, and the contract's calls to remove a bot, leave and come back.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { api, ApiError, errorText, openGamesEventsUrl, queryString } from "../src/api";
+import { api, ApiError, errorText, openGamesEventsUrl, queryString, retryAfterSeconds } from "../src/api";
+import { setLang } from "../src/i18n";
 import { fakeFetch, lobby, person, table, threeBots } from "./fixtures";
 
 afterEach(() => vi.unstubAllGlobals());
@@ -53,11 +54,31 @@ describe("finding a table", () => {
 });
 
 describe("a rate limit", () => {
-  it("is told in the player's words, whatever the server's detail", async () => {
-    fakeFetch([[429, { detail: "Too many requests" }]]);
+  afterEach(() => setLang("en", null));
+
+  it("is told in the player's words, with the wait the server names in Retry-After", async () => {
+    fakeFetch([[429, { detail: "Too many requests" }, { "Retry-After": "58" }]]);
     const failed = await api.joinGame("K7QX2M").catch((e: unknown) => e);
     expect(failed).toBeInstanceOf(ApiError);
     expect((failed as ApiError).status).toBe(429);
-    expect(errorText(failed)).toMatch(/^Too many requests in a short time: wait a moment/);
+    expect((failed as ApiError).retryAfter).toBe(58);
+    expect(errorText(failed)).toBe("Too many requests in a short time, so nothing was done: wait 58 seconds and try again.");
+    setLang("it", null);
+    expect(errorText(failed)).toBe("Troppe richieste in poco tempo, quindi non è stato fatto niente: aspetta 58 secondi e riprova.");
+  });
+
+  it("names a second, minutes, or a moment when the server names no wait", () => {
+    const limited = (retryAfter: number | null) => errorText(new ApiError(429, "Too many requests", retryAfter));
+    expect(limited(1)).toMatch(/: wait a second and try again\.$/);
+    expect(limited(150)).toMatch(/: wait 3 minutes and try again\.$/);
+    expect(limited(null)).toMatch(/: wait a moment and try again\.$/);
+  });
+
+  it("reads Retry-After as whole seconds only", () => {
+    expect(retryAfterSeconds("58")).toBe(58);
+    expect(retryAfterSeconds(" 2 ")).toBe(2);
+    expect(retryAfterSeconds(null)).toBeNull();
+    expect(retryAfterSeconds("Wed, 21 Oct 2026 07:28:00 GMT")).toBeNull();
+    expect(retryAfterSeconds("-1")).toBeNull();
   });
 });

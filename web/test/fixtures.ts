@@ -83,12 +83,12 @@ export function table(others: Partial<GamePlayer>[], extra: Partial<GameView> = 
 export const threeBots = [{ bot: "esperto" }, { bot: "esperto" }, { bot: "maestro" }];
 
 /** A fetch that records every request and answers from a list, in order. */
-export function fakeFetch(answers: [number, unknown][]) {
+export function fakeFetch(answers: [number, unknown, Record<string, string>?][]) {
   const requests: { method: string; url: string; body: unknown }[] = [];
   const fetch = vi.fn(async (url: string, init: RequestInit) => {
     requests.push({ method: init.method ?? "GET", url, body: init.body ? JSON.parse(String(init.body)) : undefined });
-    const [status, body] = answers.shift() ?? [500, { detail: "no answer left" }];
-    return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
+    const [status, body, headers = {}] = answers.shift() ?? [500, { detail: "no answer left" }];
+    return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });
   });
   vi.stubGlobal("fetch", fetch);
   return requests;

@@ -292,6 +292,9 @@ function CreateGame() {
           <button type="submit" class="button big" disabled={busy || !type}>
             {tx("Create game", "Crea la partita")}
           </button>
+          {/* Right under the button, not past "Play against the computer": on a phone the
+              player must see why nothing happened without scrolling. */}
+          {error && <Failed error={error} />}
           {type && (
             <PlayAgainstComputer
               key={type.id}
@@ -304,7 +307,7 @@ function CreateGame() {
           )}
         </form>
       )}
-      {error && <Failed error={error} />}
+      {!types && error && <Failed error={error} />}
     </section>
   );
 }

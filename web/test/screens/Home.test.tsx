@@ -15,13 +15,18 @@ const TYPES = [{
   },
 }];
 
-function server() {
+/** The gateway: writes answer 201 with a new lobby, or ``refuseWrites`` (status, body, headers). */
+function server(refuseWrites?: [number, unknown, Record<string, string>]) {
   const posts: { url: string; body: unknown }[] = [];
   vi.stubGlobal("fetch", vi.fn(async (url: string, init: RequestInit = {}) => {
     const answers: Record<string, unknown> = {
       "/api/game-types": TYPES, "/api/me/games": { games: [] }, "/api/games/open": { games: [] },
     };
     if (init.method === "POST") posts.push({ url, body: JSON.parse(String(init.body)) });
+    if (init.method === "POST" && refuseWrites) {
+      const [status, body, headers] = refuseWrites;
+      return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });
+    }
     const body = init.method === "POST" ? { ...lobby([person(0, "alice", true)]), id: "new1", open: true } : answers[url];
     return new Response(JSON.stringify(body), { status: init.method === "POST" ? 201 : 200, headers: { "Content-Type": "application/json" } });
   }));
@@ -60,5 +65,20 @@ describe("the Play page", () => {
     expect(posts).toEqual([
       { url: "/api/games", body: { game_type: "scopone_scientifico", options: { target_score: 11 }, open: true } },
     ]);
+  });
+
+  it("says a refused Create game right under its button, with the server's wait", async () => {
+    server([429, { detail: "Too many requests" }, { "Retry-After": "40" }]);
+    render(<HomeScreen />);
+    const create = await screen.findByRole("button", { name: "Create game" });
+    fireEvent.click(create);
+    const alert = await screen.findByRole("alert");
+    expect(alert.textContent).toBe("Too many requests in a short time, so nothing was done: wait 40 seconds and try again.");
+    expect(location.pathname).toBe("/");
+    // Between the button and "Play against the computer": seen where the player pressed.
+    const computer = screen.getByRole("group", { name: "Play against the computer" });
+    expect(create.compareDocumentPosition(alert) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    expect(alert.compareDocumentPosition(computer) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    await waitFor(() => expect((create as HTMLButtonElement).disabled).toBe(false)); // free to try again
   });
 });
