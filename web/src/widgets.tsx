@@ -100,17 +100,36 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
   );
 }
 
+/**
+ * "Reconnecting…" while the table's socket is down, in a live region that stays on the page
+ * (empty meanwhile): a screen reader reads a region's changes, not a region that appears with
+ * its words already in it. Once the socket is back after a drop the region says so, to screen
+ * readers only (the banner going away says it on screen).
+ */
 export function ReconnectBanner({ show }: { show: boolean }) {
-  if (!show) return null;
+  const [dropped, setDropped] = useState(false);
+  useEffect(() => {
+    if (show) setDropped(true);
+  }, [show]);
   return (
-    <div class="banner" role="status">
-      {tx("Reconnecting…", "Riconnessione…")}{" "}
-      <span class="banner-detail">
-        {tx(
-          "The connection to the table dropped; the game goes on and you will be back in a moment.",
-          "La connessione al tavolo è caduta; la partita continua e tra un momento sarai di nuovo al tavolo.",
-        )}
-      </span>
+    <div class="banner-region" role="status">
+      {show ? (
+        <div class="banner">
+          {tx("Reconnecting…", "Riconnessione…")}{" "}
+          <span class="banner-detail">
+            {tx(
+              "The connection to the table dropped; the game goes on and you will be back in a moment.",
+              "La connessione al tavolo è caduta; la partita continua e tra un momento sarai di nuovo al tavolo.",
+            )}
+          </span>
+        </div>
+      ) : (
+        dropped && (
+          <span class="visually-hidden">
+            {tx("Connected again: the table is up to date.", "Di nuovo connesso: il tavolo è aggiornato.")}
+          </span>
+        )
+      )}
     </div>
   );
 }

@@ -100,9 +100,11 @@ export function GameScreen({ id, onUnauthenticated }: { id: string; onUnauthenti
       </>
     );
   }
-  // Over the page rather than in its flow: a refused move must not push the cards down.
+  // Over the page rather than in its flow: a refused move must not push the cards down. A new
+  // alert element for each refusal, so a screen reader says the same words again when a second
+  // move is refused the same way (an alert whose text does not change is not read again).
   const alert = error ? (
-    <div class="toast">
+    <div class="toast" key={error.serial}>
       <Alert onClose={game.dismissError}>{errorText(error)}</Alert>
     </div>
   ) : null;

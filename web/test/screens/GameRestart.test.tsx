@@ -1,7 +1,9 @@
 // @vitest-environment jsdom
 // The game page when its gateway stops in a rollout: the socket closes with 1012 "Service
 // Restart"; the page shows the short "Reconnecting…" notice (no error), asks the REST API nothing,
-// and opens a new socket soon, whose first state puts the table right.
+// and opens a new socket soon, whose first state puts the table right. The notice is said in a
+// live region that was on the page before it (a screen reader reads changes, not arrivals), which
+// says when the table is back.
 import { act, cleanup, render, screen, waitFor } from "@testing-library/preact";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { setLang } from "../../src/i18n";
@@ -66,10 +68,13 @@ describe("the game page when its gateway stops", () => {
       first.receive({ type: "state", game: view({ revision: 5 }) });
     });
     const asked = fetches.filter((url) => url.startsWith("/api/games/")).length;
+    const region = screen.getByRole("status");
+    expect(region.textContent).toBe("");
 
     await act(async () => first.closedByServer(1012, "Service Restart"));
 
-    expect(screen.getByRole("status").textContent).toMatch(/Reconnecting…/);
+    expect(screen.getByRole("status")).toBe(region);
+    expect(region.textContent).toMatch(/^Reconnecting… The connection to the table dropped/);
     expect(screen.queryByRole("alert")).toBeNull();
     const started = Date.now();
     // A bound a loaded machine meets: the reconnection is due after RESTART_MIN_MS (random 0).
@@ -82,7 +87,9 @@ describe("the game page when its gateway stops", () => {
       second.open();
       second.receive({ type: "state", game: view({ revision: 6 }) });
     });
-    expect(screen.queryByRole("status")).toBeNull();
+    expect(screen.getByRole("status")).toBe(region);
+    expect(region.textContent).toBe("Connected again: the table is up to date.");
+    expect(screen.queryByText(/Reconnecting…/)).toBeNull();
     expect(screen.queryByRole("alert")).toBeNull();
   });
 });
