@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -64,6 +65,18 @@ class Throttle:
             return None
         self._last, held_back, self._held_back = now, self._held_back, 0
         return held_back
+
+
+@contextlib.asynccontextmanager
+async def in_background(job: Coroutine[Any, Any, Any], name: str) -> AsyncIterator[None]:
+    """``job`` as a task for the life of the block, cancelled (and awaited) when it ends."""
+    task = asyncio.create_task(job, name=name)
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
 
 
 class Background:

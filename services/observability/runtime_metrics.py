@@ -22,6 +22,8 @@ from collections import deque
 from collections.abc import AsyncIterator
 from typing import Any
 
+from services.background import in_background
+
 LOOP_LAG = "tavolo.event_loop.lag"
 GC_PAUSE = "tavolo.gc.pause.duration"
 GENERATION = "cpython.gc.generation"
@@ -86,10 +88,5 @@ class RuntimeMetrics:
     @contextlib.asynccontextmanager
     async def sampling(self) -> AsyncIterator[None]:
         """:meth:`run` as a background task for the life of the block."""
-        task = asyncio.create_task(self.run(), name="telemetry-runtime")
-        try:
+        async with in_background(self.run(), "telemetry-runtime"):
             yield
-        finally:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task

@@ -62,6 +62,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from services.background import in_background
 from services.cancellation import raise_if_cancelled
 from services.config import Settings, TelemetrySettings
 
@@ -497,13 +498,8 @@ class PolledGauges:
     @contextlib.asynccontextmanager
     async def polling(self) -> AsyncIterator[None]:
         """The poll loop as a background task for the life of the block."""
-        task = asyncio.create_task(self.run(), name="telemetry-gauges")
-        try:
+        async with in_background(self.run(), "telemetry-gauges"):
             yield
-        finally:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
 
     def lifespan(self, app: Any) -> contextlib.AbstractAsyncContextManager[None]:
         """A Starlette ``lifespan``: the poll loop runs while the application does."""

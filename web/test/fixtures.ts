@@ -93,3 +93,36 @@ export function fakeFetch(answers: [number, unknown, Record<string, string>?][])
   vi.stubGlobal("fetch", fetch);
   return requests;
 }
+
+/** A browser WebSocket the game page opens (stub it as the global `WebSocket`): every socket
+ *  made is in `all`, the newest is `last`; the test opens it, feeds it messages and closes it. */
+export class FakeBrowserSocket {
+  static all: FakeBrowserSocket[] = [];
+  static get last(): FakeBrowserSocket | null {
+    return FakeBrowserSocket.all.at(-1) ?? null;
+  }
+  readyState = 0;
+  sent: Record<string, unknown>[] = [];
+  onopen: ((ev: Event) => void) | null = null;
+  onmessage: ((ev: MessageEvent) => void) | null = null;
+  onclose: ((ev: CloseEvent) => void) | null = null;
+  onerror: ((ev: Event) => void) | null = null;
+  constructor(public url: string) {
+    FakeBrowserSocket.all.push(this);
+  }
+  send(data: string) {
+    this.sent.push(JSON.parse(data));
+  }
+  close() {}
+  open() {
+    this.readyState = 1;
+    this.onopen?.(new Event("open"));
+  }
+  receive(message: unknown) {
+    this.onmessage?.({ data: JSON.stringify(message) } as MessageEvent);
+  }
+  closedByServer(code: number, reason: string) {
+    this.readyState = 3;
+    this.onclose?.({ code, reason } as CloseEvent);
+  }
+}

@@ -6,38 +6,15 @@ import { act, cleanup, render, screen, waitFor } from "@testing-library/preact";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { setLang } from "../../src/i18n";
 import { GameScreen } from "../../src/screens/Game";
-import { view } from "../fixtures";
+import { FakeBrowserSocket, view } from "../fixtures";
 
-class FakeSocket {
-  static last: FakeSocket | null = null;
-  readyState = 0;
-  sent: Record<string, unknown>[] = [];
-  onopen: ((ev: Event) => void) | null = null;
-  onmessage: ((ev: MessageEvent) => void) | null = null;
-  onclose: ((ev: CloseEvent) => void) | null = null;
-  onerror: ((ev: Event) => void) | null = null;
-  constructor(public url: string) {
-    FakeSocket.last = this;
-  }
-  send(data: string) {
-    this.sent.push(JSON.parse(data));
-  }
-  close() {}
-  open() {
-    this.readyState = 1;
-    this.onopen?.(new Event("open"));
-  }
-  receive(message: unknown) {
-    this.onmessage?.({ data: JSON.stringify(message) } as MessageEvent);
-  }
-}
 
 const RATE_LIMITED = { type: "error", code: "rate_limited", message: "Too many messages: nothing was done. Wait a moment, then send it again" };
 
 beforeEach(() => {
   setLang("en");
-  FakeSocket.last = null;
-  vi.stubGlobal("WebSocket", FakeSocket);
+  FakeBrowserSocket.all = [];
+  vi.stubGlobal("WebSocket", FakeBrowserSocket);
   vi.stubGlobal("fetch", vi.fn(async (url: string) =>
     new Response(JSON.stringify(url === "/api/game-types" ? [] : view()), {
       status: 200,
@@ -52,8 +29,8 @@ afterEach(() => {
 describe("a move refused by the rate limit", () => {
   it("is told in the player's words, asks for nothing, and a second refusal is said again", async () => {
     render(<GameScreen id="g" onUnauthenticated={() => {}} />);
-    await waitFor(() => expect(FakeSocket.last).not.toBeNull());
-    const socket = FakeSocket.last!;
+    await waitFor(() => expect(FakeBrowserSocket.last).not.toBeNull());
+    const socket = FakeBrowserSocket.last!;
     await act(async () => {
       socket.open();
       socket.receive({ type: "state", game: view({ revision: 5 }) });

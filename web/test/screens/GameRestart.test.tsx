@@ -9,40 +9,16 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { setLang } from "../../src/i18n";
 import { GameScreen } from "../../src/screens/Game";
 import { RESTART_MIN_MS } from "../../src/socket";
-import { view } from "../fixtures";
+import { FakeBrowserSocket, view } from "../fixtures";
 
-class FakeSocket {
-  static all: FakeSocket[] = [];
-  readyState = 0;
-  onopen: ((ev: Event) => void) | null = null;
-  onmessage: ((ev: MessageEvent) => void) | null = null;
-  onclose: ((ev: CloseEvent) => void) | null = null;
-  onerror: ((ev: Event) => void) | null = null;
-  constructor(public url: string) {
-    FakeSocket.all.push(this);
-  }
-  send() {}
-  close() {}
-  open() {
-    this.readyState = 1;
-    this.onopen?.(new Event("open"));
-  }
-  receive(message: unknown) {
-    this.onmessage?.({ data: JSON.stringify(message) } as MessageEvent);
-  }
-  closedByServer(code: number, reason: string) {
-    this.readyState = 3;
-    this.onclose?.({ code, reason } as CloseEvent);
-  }
-}
 
 let fetches: string[];
 
 beforeEach(() => {
   setLang("en");
-  FakeSocket.all = [];
+  FakeBrowserSocket.all = [];
   fetches = [];
-  vi.stubGlobal("WebSocket", FakeSocket);
+  vi.stubGlobal("WebSocket", FakeBrowserSocket);
   vi.stubGlobal("fetch", vi.fn(async (url: string) => {
     fetches.push(url);
     return new Response(JSON.stringify(url === "/api/game-types" ? [] : view()), {
@@ -61,8 +37,8 @@ afterEach(() => {
 describe("the game page when its gateway stops", () => {
   it("shows a short reconnecting notice, asks nothing and comes back soon", async () => {
     render(<GameScreen id="g" onUnauthenticated={() => {}} />);
-    await waitFor(() => expect(FakeSocket.all).toHaveLength(1));
-    const first = FakeSocket.all[0];
+    await waitFor(() => expect(FakeBrowserSocket.all).toHaveLength(1));
+    const first = FakeBrowserSocket.all[0];
     await act(async () => {
       first.open();
       first.receive({ type: "state", game: view({ revision: 5 }) });
@@ -78,11 +54,11 @@ describe("the game page when its gateway stops", () => {
     expect(screen.queryByRole("alert")).toBeNull();
     const started = Date.now();
     // A bound a loaded machine meets: the reconnection is due after RESTART_MIN_MS (random 0).
-    await waitFor(() => expect(FakeSocket.all).toHaveLength(2), { timeout: 10_000 });
+    await waitFor(() => expect(FakeBrowserSocket.all).toHaveLength(2), { timeout: 10_000 });
     expect(Date.now() - started).toBeGreaterThanOrEqual(RESTART_MIN_MS - 50);
     expect(fetches.filter((url) => url.startsWith("/api/games/")).length).toBe(asked);
 
-    const second = FakeSocket.all[1];
+    const second = FakeBrowserSocket.all[1];
     await act(async () => {
       second.open();
       second.receive({ type: "state", game: view({ revision: 6 }) });

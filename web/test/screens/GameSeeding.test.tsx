@@ -9,31 +9,8 @@ import { entropyKey } from "../../src/entropy";
 import { setLang } from "../../src/i18n";
 import { GameScreen } from "../../src/screens/Game";
 import type { GameView } from "../../src/types";
-import { view } from "../fixtures";
+import { FakeBrowserSocket, view } from "../fixtures";
 
-class FakeSocket {
-  static last: FakeSocket | null = null;
-  readyState = 0;
-  sent: Record<string, unknown>[] = [];
-  onopen: ((ev: Event) => void) | null = null;
-  onmessage: ((ev: MessageEvent) => void) | null = null;
-  onclose: ((ev: CloseEvent) => void) | null = null;
-  onerror: ((ev: Event) => void) | null = null;
-  constructor(public url: string) {
-    FakeSocket.last = this;
-  }
-  send(data: string) {
-    this.sent.push(JSON.parse(data));
-  }
-  close() {}
-  open() {
-    this.readyState = 1;
-    this.onopen?.(new Event("open"));
-  }
-  receive(message: unknown) {
-    this.onmessage?.({ data: JSON.stringify(message) } as MessageEvent);
-  }
-}
 
 const seeding = (phase: "commit" | "reveal", committed: number[], revealed: number[], revision: number): GameView =>
   view({
@@ -50,8 +27,8 @@ beforeEach(() => {
   restView = seeding("commit", [1], [], 1);
   setLang("en");
   sessionStorage.clear();
-  FakeSocket.last = null;
-  vi.stubGlobal("WebSocket", FakeSocket);
+  FakeBrowserSocket.all = [];
+  vi.stubGlobal("WebSocket", FakeBrowserSocket);
   vi.stubGlobal("fetch", vi.fn(async (url: string) =>
     new Response(JSON.stringify(url === "/api/game-types" ? [] : restView), {
       status: 200,
@@ -63,13 +40,13 @@ afterEach(() => {
   vi.unstubAllGlobals();
 });
 
-const actions = () => FakeSocket.last!.sent.filter((m) => m.action !== "state");
+const actions = () => FakeBrowserSocket.last!.sent.filter((m) => m.action !== "state");
 
 describe("the game page while seeding", () => {
   it("commits, reveals, stays quiet about a refused repeat and forgets the value after the deal", async () => {
     render(<GameScreen id="g" onUnauthenticated={() => {}} />);
-    await waitFor(() => expect(FakeSocket.last).not.toBeNull());
-    const socket = FakeSocket.last!;
+    await waitFor(() => expect(FakeBrowserSocket.last).not.toBeNull());
+    const socket = FakeBrowserSocket.last!;
     await act(async () => {
       socket.open();
       socket.receive({ type: "state", game: seeding("commit", [1], [], 1) });
@@ -106,8 +83,8 @@ describe("the game page while seeding", () => {
     restView = seeding("reveal", [0, 1], [], 3);
     sessionStorage.setItem(entropyKey("g", 0), kept);
     render(<GameScreen id="g" onUnauthenticated={() => {}} />);
-    await waitFor(() => expect(FakeSocket.last).not.toBeNull());
-    const socket = FakeSocket.last!;
+    await waitFor(() => expect(FakeBrowserSocket.last).not.toBeNull());
+    const socket = FakeBrowserSocket.last!;
     await act(async () => {
       socket.open();
       socket.receive({ type: "state", game: seeding("reveal", [0, 1], [], 3) });
@@ -119,8 +96,8 @@ describe("the game page while seeding", () => {
   it("says the seat withholds when the value is not in this browser", async () => {
     restView = seeding("reveal", [0, 1], [], 3);
     render(<GameScreen id="g" onUnauthenticated={() => {}} />);
-    await waitFor(() => expect(FakeSocket.last).not.toBeNull());
-    const socket = FakeSocket.last!;
+    await waitFor(() => expect(FakeBrowserSocket.last).not.toBeNull());
+    const socket = FakeBrowserSocket.last!;
     await act(async () => {
       socket.open();
       socket.receive({ type: "state", game: seeding("reveal", [0, 1], [], 3) });
