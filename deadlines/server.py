@@ -54,7 +54,7 @@ def build_service(settings: Settings, lease_ms: int | None = None
     lease_ms = settings.deadline_lease_ms if lease_ms is None else lease_ms
     queue = build_queue(settings)
     target = fire_target(settings.game_addr, fire_timeout_seconds(lease_ms),
-                         ClientCredentials.of(settings.grpc_security))
+                         ClientCredentials.of(settings.grpc_security).for_service("game"))
     consumer = Consumer(queue, target, heartbeat_ms=settings.deadline_heartbeat_ms,
                         lease_ms=lease_ms)
     servicer = DeadlineServicer(queue)

@@ -108,9 +108,10 @@ class LiveLink:
         self._policy = policy
         self._credentials = credentials
         self._metadata = credentials.call_metadata() if credentials is not None else None
-        # Dialled by its address, a replica's certificate is checked against the name the
-        # service is called by (GAME_ADDR's, which every game certificate holds), else the name
-        # the replicas were found under.
+        # Dialled by its address, a replica's certificate is checked against the name set for
+        # the game's certificates (credentials.server_name: GAME_TLS_SERVER_NAME, as the chart
+        # sets it), else the name the service is called by (GAME_ADDR's), else the name the
+        # replicas were found under.
         self._server_name = (ReplicaTarget.parse(address).host
                              or ReplicaTarget.parse(replicas_address or address).host)
         self._owners = Owners(replicas_address or address, self._connect)

@@ -65,8 +65,9 @@ async def build_service(settings: Settings) -> tuple[ServiceSpec, Tables]:
     log_store = await open_log(settings)
     cache = open_cache(settings)
     credentials = ClientCredentials.of(settings.grpc_security)
-    deadlines = DeadlinesClient(settings.deadlines_addr, credentials=credentials)
-    stats = StatsClient(settings.stats_addr, credentials=credentials)
+    deadlines = DeadlinesClient(settings.deadlines_addr,
+                                credentials=credentials.for_service("deadlines"))
+    stats = StatsClient(settings.stats_addr, credentials=credentials.for_service("stats"))
     tables = Tables(registry, log_store, cache, deadlines, stats)
     servicer = GameServicer(tables)
 

@@ -46,11 +46,14 @@ def build(settings: Settings, telemetry: otel.Telemetry | None = None):
     # People wait for these answers: a service that is down is a 503 within a second.
     credentials = ClientCredentials.of(settings.grpc_security)
     backends = Backends(
-        lobby=LobbyClient(settings.lobby_addr, policy=PEOPLE_CALLS, credentials=credentials),
-        game=GameClient(settings.game_addr, policy=PEOPLE_CALLS, credentials=credentials),
-        stats=StatsClient(settings.stats_addr, policy=PEOPLE_CALLS, credentials=credentials),
+        lobby=LobbyClient(settings.lobby_addr, policy=PEOPLE_CALLS,
+                          credentials=credentials.for_service("lobby")),
+        game=GameClient(settings.game_addr, policy=PEOPLE_CALLS,
+                        credentials=credentials.for_service("game")),
+        stats=StatsClient(settings.stats_addr, policy=PEOPLE_CALLS,
+                          credentials=credentials.for_service("stats")),
         live=LiveLink(settings.game_addr, replicas_address=settings.game_replicas_addr,
-                      policy=PEOPLE_CALLS, credentials=credentials),
+                      policy=PEOPLE_CALLS, credentials=credentials.for_service("game")),
     )
     auth = Auth(settings, sessions)
     presence = (RedisPresence(redis, Keys(settings.redis_key_prefix)) if redis is not None

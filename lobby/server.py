@@ -54,13 +54,14 @@ async def run(settings: Settings, *, started: asyncio.Event | None = None,
 async def _serve(settings: Settings, *, started: asyncio.Event | None,
                  stop: asyncio.Event | None) -> None:
     store = await build_store(settings)
+    credentials = ClientCredentials.of(settings.grpc_security)
     # Creating and joining are people waiting at the gateway: a dead game service must cost
     # them well under a second of retries (the gateway does not retry a create or a join).
     # No read deadline of its own: the gateway's calls to the lobby have theirs.
     games = GameClient(settings.game_addr, policy=replace(PEOPLE_CALLS, read_deadline_seconds=None),
                        named_tables=True,
-                       credentials=ClientCredentials.of(settings.grpc_security))
-    bots = BotsClient(settings.bots_addr, credentials=ClientCredentials.of(settings.grpc_security))
+                       credentials=credentials.for_service("game"))
+    bots = BotsClient(settings.bots_addr, credentials=credentials.for_service("bots"))
     lobby = Lobby(store, games, bots)
 
     async def close() -> None:

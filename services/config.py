@@ -113,6 +113,8 @@ class GrpcSecurity:
     tls_key_file: str | None = None
     tls_ca_file: str | None = None      # verifies the services and, served, requires callers'
     tls_server_name: str | None = None  # the name expected in the services' certificates
+    # (service, name): the name expected in that one service's certificate, over tls_server_name
+    tls_service_names: tuple[tuple[str, str], ...] = ()
     health_port: int | None = None      # a plaintext port serving only the health service
 
     @property
@@ -419,6 +421,14 @@ def _grpc_security(env: _Env) -> GrpcSecurity:
         tls_key_file=key,
         tls_ca_file=env.text("GRPC_TLS_CA_FILE"),
         tls_server_name=env.text("GRPC_TLS_SERVER_NAME"),
+        tls_service_names=tuple(
+            (service, name) for service, name in (
+                ("lobby", env.text("LOBBY_TLS_SERVER_NAME")),
+                ("game", env.text("GAME_TLS_SERVER_NAME")),
+                ("deadlines", env.text("DEADLINES_TLS_SERVER_NAME")),
+                ("stats", env.text("STATS_TLS_SERVER_NAME")),
+                ("bots", env.text("BOTS_TLS_SERVER_NAME")),
+            ) if name is not None),
         health_port=health_port or None,
     )
 

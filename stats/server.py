@@ -65,7 +65,8 @@ async def build(settings: Settings) -> ServiceSpec:
     """The stats ServiceSpec with its stores open; ``on_stop`` closes them."""
     repository = await open_repository(settings)
     lobby = LobbyClient(settings.lobby_addr, timeout_seconds=5.0,
-                        credentials=ClientCredentials.of(settings.grpc_security))
+                        credentials=ClientCredentials.of(settings.grpc_security)
+                        .for_service("lobby"))
     service = StatsService(repository, lobby, CursorCodec(cursor_secret(settings)))
 
     async def close() -> None:

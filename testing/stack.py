@@ -14,6 +14,7 @@ as many gateways ("gateway", "gateway2", ...); with ``bots_replicas`` > 1 as man
 Callers are checked as the chart sets them up (docs/grpc-auth.md): each component sends a token
 of its own and every service holds the callers file; ``caller_auth=False`` turns that off. A
 test calling a service itself uses ``stack.credentials`` (a caller that may call everything).
+``tls=True`` adds mutual TLS as the chart's grpcAuth.tls does (Stack._use_tls).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import grpc
@@ -38,7 +40,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from launcher.cli import STACK
 from services.components import Component
+from services.config import GrpcSecurity
 from services.rpc.transport_security import ClientCredentials
+from testing.certificates import CertificateAuthority
 from testing.processes import free_port
 from testing.servers import REDIS_URL, create_database, delete_keys, drop_database, dsn_for, new_prefix
 
@@ -46,6 +50,7 @@ SERVICES = tuple(component for component in STACK if component != Component.GATE
 COMPONENTS = STACK
 TEST_CALLER = "tests"  # the tests' own caller: every method
 OUTSIDE_CALLER = "reporting"  # another team's, with the default allow list: reads history
+TLS_DOMAIN = "tavolo.test"  # with tls=True, each component's certificate holds <component>.<this>
 
 
 def caller_tokens(folder: Path) -> dict[str, Path]:
@@ -70,7 +75,8 @@ def _numbered(service: str, count: int) -> list[str]:
 
 class Stack:
     def __init__(self, extra_env: dict[str, str] | None = None, *, game_replicas: int = 1,
-                 gateways: int = 1, bots_replicas: int = 1, caller_auth: bool = True):
+                 gateways: int = 1, bots_replicas: int = 1, caller_auth: bool = True,
+                 tls: bool = False):
         self.games = _numbered("game", game_replicas)
         self.gateways = _numbered("gateway", gateways)
         self.bots = _numbered("bots", bots_replicas)
@@ -128,7 +134,37 @@ class Stack:
         self.own_env.update({name: {"BOTS_ADDR": self.address(name)} for name in self.bots})
         for name in self.gateways[1:]:
             self.own_env[name] = {"APP_PORT": str(self.ports[name])}
+        self.health_ports: dict[str, int] = {}  # with TLS: each service's plaintext health port
+        self._tls_dir: str | None = None
+        if tls:
+            self._use_tls()
         self.processes: dict[str, subprocess.Popen] = {}
+
+    def _use_tls(self) -> None:
+        """Mutual TLS between the processes, as the chart's grpcAuth.tls sets it up: one CA,
+        a certificate per component holding <component>.tavolo.test but not 127.0.0.1, the
+        address its callers dial, so that they must check it against the name set for the
+        service (<SERVICE>_TLS_SERVER_NAME), as the chart's callers, which dial a headless
+        Service; the health service in the clear on a port of each service process's own."""
+        self._tls_dir = tempfile.mkdtemp(prefix="tavolo-tls-")
+        authority = CertificateAuthority(Path(self._tls_dir))
+        self.env["GRPC_TLS_CA_FILE"] = str(authority.ca_file)
+        for service in SERVICES:
+            self.env[f"{service.upper()}_TLS_SERVER_NAME"] = f"{service}.{TLS_DOMAIN}"
+        for name, component in self.service_of.items():
+            cert, key = authority.issue(component, dns_names=(f"{component}.{TLS_DOMAIN}",),
+                                        file_name=name, ip_address=False)
+            own = self.own_env.setdefault(name, {})
+            own.update({"GRPC_TLS_CERT_FILE": str(cert), "GRPC_TLS_KEY_FILE": str(key)})
+            if name not in self.gateways:
+                self.health_ports[name] = free_port()
+                own["GRPC_HEALTH_PORT"] = str(self.health_ports[name])
+        cert, key = authority.issue(TEST_CALLER, file_name=TEST_CALLER)
+        names = tuple((service.value, f"{service}.{TLS_DOMAIN}") for service in SERVICES)
+        tls = ClientCredentials.of(GrpcSecurity(tls_cert_file=str(cert), tls_key_file=str(key),
+                                                tls_ca_file=str(authority.ca_file),
+                                                tls_service_names=names))
+        self.credentials = replace(tls, token=self.credentials.token)
 
     def address(self, service: str) -> str:
         return f"127.0.0.1:{self.ports[service]}"
@@ -180,10 +216,12 @@ class Stack:
         process.wait(timeout=15)
 
     def wait_serving(self, name: str, deadline: float) -> None:
+        health = (f"127.0.0.1:{self.health_ports[name]}" if name in self.health_ports
+                  else self.address(name))
         while True:
             self._check_all_alive()
             try:
-                with grpc.insecure_channel(self.address(name)) as channel:
+                with grpc.insecure_channel(health) as channel:
                     status = health_pb2_grpc.HealthStub(channel).Check(
                         health_pb2.HealthCheckRequest(), timeout=1
                     ).status
@@ -223,15 +261,16 @@ class Stack:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
-        if self._secrets is not None:
-            shutil.rmtree(self._secrets, ignore_errors=True)
+        for folder in (self._secrets, self._tls_dir):
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
 
 
 @contextmanager
 def real_stack(extra_env: dict[str, str] | None = None, label: str = "e2e",
                **options: bool | int) -> Iterator[Stack]:
     """A started Stack on the real servers: a migrated database and a Redis key prefix of its
-    own; ``options`` as Stack's (game_replicas, gateways, bots_replicas, caller_auth)."""
+    own; ``options`` as Stack's (game_replicas, gateways, bots_replicas, caller_auth, tls)."""
     database, prefix = asyncio.run(create_database(label)), new_prefix(label)
     stack = Stack({"DATABASE_URL": dsn_for(database), "REDIS_URL": REDIS_URL,
                    "REDIS_KEY_PREFIX": prefix, **(extra_env or {})}, **options)

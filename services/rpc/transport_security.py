@@ -11,7 +11,7 @@ from __future__ import annotations
 import ipaddress
 import logging
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,8 @@ class ClientCredentials:
     channel: grpc.ChannelCredentials | None = None
     server_name: str | None = None  # overrides the host of the dialled address in the check
     token: str | None = field(default=None, repr=False)
+    # (service, name): what for_service puts in server_name's place (<SERVICE>_TLS_SERVER_NAME)
+    service_names: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def of(cls, security: GrpcSecurity) -> ClientCredentials:
@@ -57,7 +59,15 @@ class ClientCredentials:
             if not token or any(c.isspace() or not c.isprintable() for c in token):
                 raise ConfigError(f"GRPC_TOKEN_FILE: {security.token_file} must hold one "
                                   "token: printable, without spaces")
-        return cls(channel, security.tls_server_name, token)
+        return cls(channel, security.tls_server_name, token, security.tls_service_names)
+
+    def for_service(self, service: str) -> ClientCredentials:
+        """These credentials for calls to ``service`` (lobby, game, deadlines, stats, bots):
+        its certificate is checked against the name set for it when there is one. The chart's
+        callers dial a headless Service and expect the name of the service's other Service,
+        which its certificate carries (docs/grpc-auth.md)."""
+        name = dict(self.service_names).get(service)
+        return self if name is None else replace(self, server_name=name)
 
     def channel_options(self) -> tuple[tuple[str, object], ...]:
         if self.channel is not None and self.server_name is not None:

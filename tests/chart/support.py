@@ -115,7 +115,7 @@ class Rendered:
             for obj in self.of_kind(kind)
             if obj["metadata"]["labels"].get("app.kubernetes.io/component") == component
         ]
-        if len(found) > 1:  # the game's headless Service beside its Service: the one named so
+        if len(found) > 1:  # a headless Service beside the component's own: the one named so
             found = [obj for obj in found if obj["metadata"]["name"].endswith(f"-{component}")]
         assert len(found) == 1, f"{kind} of {component}: {len(found)} objects"
         return found[0]

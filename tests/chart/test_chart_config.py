@@ -191,19 +191,20 @@ def test_variable_reaches_the_containers_that_read_it(everything_set: tuple[Rend
 
 def test_unset_values_leave_the_application_defaults(default_render: Rendered) -> None:
     """Only what the chart must decide is set: the gateway port, the metrics port and the
-    services' addresses; and JSON logs, which log pipelines expect."""
+    services' addresses (their headless Services; the game's is where the gateways find every
+    game replica too, so GAME_REPLICAS_ADDR follows GAME_ADDR); and JSON logs, which log
+    pipelines expect."""
     config_map = default_render.get("ConfigMap", "rel-tavolo")
 
     assert config_map["data"] == {
         "APP_PORT": "8080",
         "METRICS_PORT": "9464",
         "LOG_FORMAT": "json",
-        "LOBBY_ADDR": "rel-tavolo-lobby:50051",
-        "GAME_ADDR": "rel-tavolo-game:50052",
-        "GAME_REPLICAS_ADDR": "rel-tavolo-game-replicas:50052",
-        "DEADLINES_ADDR": "rel-tavolo-deadlines:50053",
-        "STATS_ADDR": "rel-tavolo-stats:50054",
-        "BOTS_ADDR": "rel-tavolo-bots:50055",
+        "LOBBY_ADDR": "rel-tavolo-lobby-replicas:50051",
+        "GAME_ADDR": "rel-tavolo-game-replicas:50052",
+        "DEADLINES_ADDR": "rel-tavolo-deadlines-replicas:50053",
+        "STATS_ADDR": "rel-tavolo-stats-replicas:50054",
+        "BOTS_ADDR": "rel-tavolo-bots-replicas:50055",
     }
     assert default_render.get("Secret", "rel-tavolo").get("data") is None
 

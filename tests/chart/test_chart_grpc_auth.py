@@ -48,6 +48,7 @@ SECRET_NAMES = {component: f"{component}-certificate" for component in COMPONENT
 HASHES = {component: hashlib.sha256(f"existing-{component}".encode()).hexdigest() for component in COMPONENTS}
 EXISTING = {"grpcAuth": {"tokens": {"existingSecret": "platform-grpc-tokens", "sha256": HASHES}}}
 CALLERS_CONFIG_MAP = f"{RELEASE}-tavolo-grpc-callers"
+PORTS = {"lobby": 50051, "game": 50052, "deadlines": 50053, "stats": 50054, "bots": 50055}
 TOKENS_SECRET = f"{RELEASE}-tavolo-grpc-tokens"
 
 
@@ -114,10 +115,12 @@ def _probes(container: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def test_every_documented_setting_is_wired_but_the_server_name(tls_render: Rendered) -> None:
-    """The chart sets every variable of docs/grpc-auth.md's table but GRPC_TLS_SERVER_NAME: its
-    certificates carry the names clients dial, so none is needed (extraEnv can still set it)."""
+    """The chart sets every variable of docs/grpc-auth.md's table but GRPC_TLS_SERVER_NAME: the
+    callers expect each service's own certificate name (<SERVICE>_TLS_SERVER_NAME), so no name
+    shared by all is needed (extraEnv can still set it)."""
     documented = set(table_names(REPO / "docs" / "grpc-auth.md"))
-    wired = {name for component in COMPONENTS for name in _grpc_env(tls_render, component)}
+    wired = {name for component in COMPONENTS for name in tls_render.component_env(component)
+             if name.startswith("GRPC_") or name.endswith("_TLS_SERVER_NAME")}
 
     assert documented - wired == {"GRPC_TLS_SERVER_NAME"}
     assert wired <= documented
@@ -295,9 +298,12 @@ def test_cert_manager_issues_each_component_a_certificate_for_both_ends(tls_rend
     assert certificate["dnsNames"] == [service, f"{service}.{NAMESPACE}", f"{service}.{NAMESPACE}.svc"]
     assert certificate["privateKey"]["rotationPolicy"] == "Always"
     if component != "gateway":
-        # the host its callers dial is in the certificate
-        host = tls_render.component_env("gateway" if component != "deadlines" else "game")[f"{component.upper()}_ADDR"]
-        assert host.rsplit(":", 1)[0] in certificate["dnsNames"]
+        # its callers dial its headless Service, which no certificate need hold, and expect the
+        # name it holds (the game's certificates are checked so at each replica's address too)
+        env = tls_render.component_env("gateway" if component != "deadlines" else "game")
+        assert env[f"{component.upper()}_ADDR"] == f"{service}-replicas:{PORTS[component]}"
+        assert env[f"{component.upper()}_TLS_SERVER_NAME"] == f"{service}.{NAMESPACE}.svc"
+        assert env[f"{component.upper()}_TLS_SERVER_NAME"] in certificate["dnsNames"]
     # the name the callers file knows it by is too
     assert _by_name(tls_render)[component]["certificate"] in certificate["dnsNames"]
     for variable, key in (("GRPC_TLS_CERT_FILE", "tls.crt"), ("GRPC_TLS_KEY_FILE", "tls.key"), ("GRPC_TLS_CA_FILE", "ca.crt")):
@@ -360,6 +366,19 @@ def test_named_tls_secrets_need_no_cert_manager(render: Callable[..., Rendered])
     for component in COMPONENTS:
         assert _file_of(rendered, component, "GRPC_TLS_CERT_FILE") == ("Secret", SECRET_NAMES[component], "tls.crt")
     assert "must exist" in rendered.notes
+
+
+def test_a_service_at_an_operators_address_is_checked_against_that_address(render: Callable[..., Rendered]) -> None:
+    """config.STATS_ADDR dials a name its certificates must carry: no name is expected in its
+    place. The others keep theirs; without TLS none is set."""
+    tls = {"enabled": True, "secretNames": SECRET_NAMES}
+    rendered = render({"grpcAuth": {"tls": tls}, "config": {"STATS_ADDR": "stats.example:50054"}})
+
+    for component in COMPONENTS:
+        env = rendered.component_env(component)
+        assert "STATS_TLS_SERVER_NAME" not in env
+        assert env["LOBBY_TLS_SERVER_NAME"] == f"{RELEASE}-tavolo-lobby.{NAMESPACE}.svc"
+    assert not [name for name in render().component_env("gateway") if name.endswith("_TLS_SERVER_NAME")]
 
 
 def test_tls_alone_names_the_callers_by_certificate(render: Callable[..., Rendered]) -> None:
@@ -426,6 +445,10 @@ def test_the_services_accept_the_rendered_callers_file_and_settings(
         security = Settings.from_env(env).grpc_security
         assert (security.health_port is not None) == (values_name != "default" and component != "gateway")
         assert security.serves_tls == (values_name != "default")
+        # each service's callers expect its certificate's name, which the callers file knows
+        expected = {} if values_name == "default" else {
+            service: _by_name(rendered)[service]["certificate"] for service in GRPC_COMPONENTS}
+        assert dict(security.tls_service_names) == expected
 
 
 def test_built_in_callers_get_their_components_allow_list(render: Callable[..., Rendered]) -> None:

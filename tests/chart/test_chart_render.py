@@ -57,48 +57,57 @@ def test_each_component_has_its_objects(default_render: Rendered, component: str
         assert default_render.component(kind, component)["metadata"]["name"] == f"{RELEASE}-tavolo-{component}"
 
 
-def test_a_headless_service_gives_the_gateways_every_game_replica(render: Callable[..., Rendered]) -> None:
-    """The gateways resolve it to send each table to the game pod that owns it."""
-    rendered = render({"game": {"port": 6002}})
-    headless = rendered.get("Service", f"{RELEASE}-tavolo-game-replicas")
-    deployment = rendered.component("Deployment", "game")
-    assert headless["spec"]["clusterIP"] == "None"
-    assert headless["spec"]["selector"] == deployment["spec"]["selector"]["matchLabels"]
-    assert headless["spec"]["ports"][0]["port"] == 6002
-    assert rendered.component_env("gateway")["GAME_REPLICAS_ADDR"] == f"{RELEASE}-tavolo-game-replicas:6002"
-    # an operator's own GAME_ADDR (another game service) is followed, or their own list
-    assert "GAME_REPLICAS_ADDR" not in render({"config": {"GAME_ADDR": "game.example:50052"}}).component_env("gateway")
-    own = render({"config": {"GAME_REPLICAS_ADDR": "ipv4:10.0.0.1:50052,10.0.0.2:50052"}})
-    assert own.component_env("gateway")["GAME_REPLICAS_ADDR"] == "ipv4:10.0.0.1:50052,10.0.0.2:50052"
-    # a name so long that both Services would be cut to one is refused, not rendered twice
-    with pytest.raises(Exception, match="collide"):
-        render({"fullnameOverride": "t" * 58})
-
-
-def test_each_grpc_service_is_headless_where_its_callers_find_it(render: Callable[..., Rendered]) -> None:
+def test_each_grpc_service_has_a_headless_service_where_its_callers_find_it(
+        render: Callable[..., Rendered]) -> None:
     """Every caller spreads its calls over all the pods a gRPC service's name resolves to
-    (services.rpc.channels): the name is a headless Service's. The gateway's keeps its cluster
-    IP, for the Ingress and the helm test."""
-    rendered = render({**REDIS, **WITH_DATABASE})
+    (services.rpc.channels): the chart's callers dial <fullname>-<component>-replicas, a
+    headless Service (the game's is also where the gateways and the bots find each table's
+    owner). Each component's own Service keeps its cluster IP and its type, for other callers
+    (the bots' stays headless, as installations have it)."""
+    rendered = render({**REDIS, **WITH_DATABASE, "lobby": {"port": 6001}})
     for component in GRPC_COMPONENTS:
-        service = rendered.component("Service", component)
-        assert service["spec"]["clusterIP"] == "None", component
-        assert service["spec"]["type"] == "ClusterIP"
-        port = service["spec"]["ports"][0]["port"]
+        own = rendered.get("Service", f"{RELEASE}-tavolo-{component}")
+        headless = rendered.get("Service", f"{RELEASE}-tavolo-{component}-replicas")
+        deployment = rendered.component("Deployment", component)
+        assert own["spec"]["type"] == "ClusterIP"
+        assert ("clusterIP" in own["spec"]) == (component == "bots"), component
+        assert headless["spec"]["clusterIP"] == "None"
+        assert headless["spec"].get("type", "ClusterIP") == "ClusterIP"
+        assert not headless["spec"].get("publishNotReadyAddresses")  # ready pods only
+        assert headless["spec"]["selector"] == own["spec"]["selector"] == \
+            deployment["spec"]["selector"]["matchLabels"]
+        assert headless["spec"]["ports"] == own["spec"]["ports"]
+        assert headless["metadata"]["labels"] == own["metadata"]["labels"]
+        port = headless["spec"]["ports"][0]["port"]
         for caller in COMPONENTS:
             env = rendered.component_env(caller)
-            assert env[f"{component.upper()}_ADDR"] == f"{RELEASE}-tavolo-{component}:{port}"
+            assert env[f"{component.upper()}_ADDR"] == f"{RELEASE}-tavolo-{component}-replicas:{port}"
+        services = {obj["metadata"]["name"] for obj in rendered.of_kind("Service")
+                    if obj["metadata"]["labels"]["app.kubernetes.io/component"] == component}
+        assert services == {own["metadata"]["name"], headless["metadata"]["name"]}
+    assert rendered.get("Service", f"{RELEASE}-tavolo-lobby-replicas")["spec"]["ports"][0]["port"] == 6001
     assert "clusterIP" not in rendered.component("Service", "gateway")["spec"]
+    assert f"{RELEASE}-tavolo-gateway-replicas" not in {obj["metadata"]["name"] for obj in rendered.of_kind("Service")}
     assert "GRPC_MAX_CONNECTION_AGE_SECONDS" not in rendered.component_env("lobby")  # 300
-    # A cluster IP again, for a NodePort or a LoadBalancer (another team's callers outside)
-    exposed = render({"stats": {"service": {"type": "LoadBalancer", "headless": False}}})
-    assert "clusterIP" not in exposed.component("Service", "stats")["spec"]
-    assert exposed.component("Service", "lobby")["spec"]["clusterIP"] == "None"
-    with pytest.raises(Exception, match=r"stats\.service: a headless Service has no cluster IP, "
-                                        r"so it cannot be of type NodePort"):
-        render({"stats": {"service": {"type": "NodePort"}}})
-    with pytest.raises(Exception, match=r"gateway\.service\.headless"):
-        render({"gateway": {"service": {"headless": True}}})
+    # The gateways and the bots find every game replica behind GAME_ADDR; or an operator's list
+    assert "GAME_REPLICAS_ADDR" not in rendered.component_env("gateway")
+    own_list = render({"config": {"GAME_REPLICAS_ADDR": "ipv4:10.0.0.1:50052,10.0.0.2:50052"}})
+    assert own_list.component_env("gateway")["GAME_REPLICAS_ADDR"] == "ipv4:10.0.0.1:50052,10.0.0.2:50052"
+    # Another team's callers outside the cluster: a NodePort or a LoadBalancer, callers unchanged
+    exposed = render({"stats": {"service": {"type": "LoadBalancer"}}, "lobby": {"service": {"type": "NodePort"}}})
+    assert exposed.component("Service", "stats")["spec"]["type"] == "LoadBalancer"
+    assert exposed.component("Service", "lobby")["spec"]["type"] == "NodePort"
+    assert exposed.get("Service", f"{RELEASE}-tavolo-stats-replicas") == \
+        rendered.get("Service", f"{RELEASE}-tavolo-stats-replicas")
+    assert exposed.component_env("gateway")["STATS_ADDR"] == f"{RELEASE}-tavolo-stats-replicas:50054"
+    # The bots' headless Service has no cluster IP to expose; the old switch is gone
+    with pytest.raises(Exception, match=r"bots/service/type"):
+        render({"bots": {"service": {"type": "NodePort"}}})
+    with pytest.raises(Exception, match=r"additional properties 'headless'"):
+        render({"lobby": {"service": {"headless": True}}})
+    # a name so long that a component's two Services would be cut to one is refused
+    with pytest.raises(Exception, match="collide"):
+        render({"fullnameOverride": "t" * 58})
 
 
 def test_the_bots_run_on_bots_addr_where_the_lobby_finds_them(render: Callable[..., Rendered]) -> None:
@@ -116,11 +125,11 @@ def test_the_bots_run_on_bots_addr_where_the_lobby_finds_them(render: Callable[.
     assert service["spec"]["ports"][0]["port"] == 6055
     assert service["spec"]["selector"] == deployment["spec"]["selector"]["matchLabels"]
     # Headless: the name resolves to every bots pod, and the lobby spreads its calls over them.
-    assert service["spec"]["clusterIP"] == "None"
-    assert env["BOTS_ADDR"] == f"{RELEASE}-tavolo-bots:6055"
+    assert env["BOTS_ADDR"] == f"{RELEASE}-tavolo-bots-replicas:6055"
     for component in COMPONENTS:  # the lobby calls it; everyone reads the same settings
-        assert rendered.component_env(component)["BOTS_ADDR"] == f"{RELEASE}-tavolo-bots:6055"
-    assert env["GAME_REPLICAS_ADDR"] == f"{RELEASE}-tavolo-game-replicas:50052"
+        assert rendered.component_env(component)["BOTS_ADDR"] == f"{RELEASE}-tavolo-bots-replicas:6055"
+    # the game's headless Service, where the bots find each table's owner too
+    assert env["GAME_ADDR"] == f"{RELEASE}-tavolo-game-replicas:50052"
     assert env["DATABASE_URL"] == WITH_DATABASE["database"]["url"]
     assert "REDIS_URL" not in env
     assert container["resources"]["requests"]["cpu"] == "250m"
@@ -349,7 +358,7 @@ def test_release_named_tavolo_is_not_repeated_in_names(render: Callable[..., Ren
     rendered = render(name="tavolo")
 
     assert rendered.component("Deployment", "lobby")["metadata"]["name"] == "tavolo-lobby"
-    assert rendered.component_env("gateway")["LOBBY_ADDR"] == "tavolo-lobby:50051"
+    assert rendered.component_env("gateway")["LOBBY_ADDR"] == "tavolo-lobby-replicas:50051"
 
 
 def test_ports_are_configurable_and_follow_into_the_addresses(render: Callable[..., Rendered]) -> None:
@@ -360,7 +369,7 @@ def test_ports_are_configurable_and_follow_into_the_addresses(render: Callable[.
     assert lobby["ports"][0]["containerPort"] == 6001
     assert lobby["readinessProbe"]["grpc"] == {"port": 6001}
     assert rendered.component("Service", "lobby")["spec"]["ports"][0]["port"] == 6001
-    assert env["LOBBY_ADDR"] == f"{RELEASE}-tavolo-lobby:6001"
+    assert env["LOBBY_ADDR"] == f"{RELEASE}-tavolo-lobby-replicas:6001"
     assert env["APP_PORT"] == "9000"
     assert "port-forward service/rel-tavolo-gateway 8080:9000" in rendered.notes
 

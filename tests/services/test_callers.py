@@ -275,6 +275,33 @@ async def test_mutual_tls_names_the_caller_by_its_certificate(authority, tmp_pat
         assert health.status == health_pb2.HealthCheckResponse.SERVING
 
 
+async def test_each_service_is_checked_against_the_name_set_for_it(authority):
+    """The chart's callers dial a headless Service, a name the certificates do not hold: they
+    check each service's certificate against <SERVICE>_TLS_SERVER_NAME instead (here the
+    lobby is dialled as 127.0.0.1, which its certificate does not hold)."""
+    name = "rel-tavolo-lobby.games.svc"
+    cert, key = authority.issue("lobby", dns_names=(name,), ip_address=False)
+    server = GrpcSecurity(tls_cert_file=str(cert), tls_key_file=str(key),
+                          tls_ca_file=str(authority.ca_file))
+    client_cert, client_key = authority.issue("gateway", file_name="gateway")
+    environ = {"GRPC_TLS_CERT_FILE": str(client_cert), "GRPC_TLS_KEY_FILE": str(client_key),
+               "GRPC_TLS_CA_FILE": str(authority.ca_file), "LOBBY_TLS_SERVER_NAME": name,
+               "STATS_TLS_SERVER_NAME": "rel-tavolo-stats.games.svc"}
+    async with _lobby(server) as address:
+        credentials = ClientCredentials.of(Settings.from_env(environ).grpc_security)
+        assert (await _get_game(address, credentials)).reason is Reason.UNAVAILABLE
+        lobby = credentials.for_service("lobby")
+        assert lobby.server_name == name
+        assert (await _get_game(address, lobby)).reason is Reason.GAME_NOT_FOUND
+        # another service's name is not the lobby's; GRPC_TLS_SERVER_NAME is the fallback
+        stats = credentials.for_service("stats")
+        assert (await _get_game(address, stats)).reason is Reason.UNAVAILABLE
+        fallback = ClientCredentials.of(Settings.from_env(
+            {**environ, "LOBBY_TLS_SERVER_NAME": "", "GRPC_TLS_SERVER_NAME": name}).grpc_security)
+        assert (await _get_game(address, fallback.for_service("lobby"))).reason is \
+            Reason.GAME_NOT_FOUND
+
+
 async def test_a_certificate_from_another_authority_is_refused(authority, tmp_path):
     other = CertificateAuthority(tmp_path, name="another CA")
     async with _lobby(_tls(authority, "tavolo-lobby")) as address:

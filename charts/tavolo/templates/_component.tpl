@@ -191,7 +191,9 @@ metadata:
   {{- end }}
 spec:
   type: {{ $values.service.type }}
-  {{- if $values.service.headless }}
+  {{- if eq .component "bots" }}
+  {{- /* Headless, as installations have it: Kubernetes cannot give a Service a cluster IP in
+       place (the lobby dials <fullname>-bots-replicas). */}}
   clusterIP: None
   {{- end }}
   selector:
@@ -202,6 +204,35 @@ spec:
       targetPort: {{ $protocol }}
       protocol: TCP
       appProtocol: {{ $protocol }}
+{{- end -}}
+
+{{/*
+A gRPC service's headless Service, <fullname>-<component>-replicas: no cluster IP, so its name
+resolves to every ready pod (not-ready ones are left out), and the chart's callers, which dial it
+(<COMPONENT>_ADDR), spread their calls over them (docs/architecture.md, Balancing). The
+component's own Service beside it keeps its cluster IP and its type, for other callers: a
+Service cannot be turned headless in place.
+*/}}
+{{- define "tavolo.replicasService" -}}
+{{- $name := include "tavolo.replicasServiceName" . }}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: {{ $name }}
+  namespace: {{ .root.Release.Namespace }}
+  labels:
+    {{- include "tavolo.labels" . | nindent 4 }}
+spec:
+  clusterIP: None
+  selector:
+    {{- include "tavolo.selectorLabels" . | nindent 4 }}
+  ports:
+    - name: grpc
+      port: {{ include "tavolo.port" . }}
+      targetPort: grpc
+      protocol: TCP
+      appProtocol: grpc
 {{- end -}}
 
 {{- define "tavolo.podDisruptionBudget" -}}

@@ -29,9 +29,10 @@ secret: token hashes and certificate names), and the components' TLS certificate
 {{- index .root.Values.grpcAuth.tls.secretNames .component | default (printf "%s-tls" (include "tavolo.componentName" .)) -}}
 {{- end -}}
 
-{{/* The name a component's certificate proves, which the callers file knows it by: its Service's
-     name in the cluster, <fullname>-<component>.<namespace>.svc (unique in the cluster, so a
-     certificate of another release or namespace from the same CA is not taken for it). */}}
+{{/* The name a component's certificate proves, which the callers file knows it by and its callers
+     expect (<COMPONENT>_TLS_SERVER_NAME): its Service's name in the cluster,
+     <fullname>-<component>.<namespace>.svc (unique in the cluster, so a certificate of another
+     release or namespace from the same CA is not taken for it). */}}
 {{- define "tavolo.grpcCertificateName" -}}
 {{- printf "%s.%s.svc" (include "tavolo.componentName" .) .root.Release.Namespace -}}
 {{- end -}}
@@ -233,7 +234,8 @@ be silently ignored, or that would leave the pods waiting for a Secret nobody ma
 {{- end -}}
 {{- end -}}
 
-{{/* The GRPC_* environment of a component's container, as a YAML list of EnvVars. */}}
+{{/* The GRPC_* (and, with TLS, <COMPONENT>_TLS_SERVER_NAME) environment of a component's container,
+     as a YAML list of EnvVars. */}}
 {{- define "tavolo.grpcAuthEnv" -}}
 {{- $auth := .root.Values.grpcAuth -}}
 {{- $dir := "/etc/tavolo/grpc" -}}
@@ -251,6 +253,16 @@ be silently ignored, or that would leave the pods waiting for a Secret nobody ma
 {{- $env = append $env (dict "name" "GRPC_TLS_CA_FILE" "value" (printf "%s/tls/ca.crt" $dir)) -}}
 {{- if $service -}}
 {{- $env = append $env (dict "name" "GRPC_HEALTH_PORT" "value" (toString (int $auth.tls.healthPort))) -}}
+{{- end -}}
+{{- /* The callers dial each service's headless Service (tavolo.addr), a name its certificate
+     need not hold: they expect the name it has always held, its certificate name. Not for a
+     service at an address of the operator's (config.<COMPONENT>_ADDR), which must then dial a
+     name its certificates carry. */ -}}
+{{- range $component := list "lobby" "game" "deadlines" "stats" "bots" -}}
+{{- $ctx := dict "root" $.root "component" $component -}}
+{{- if not (include "tavolo.isSet" (index $.root.Values.config (include "tavolo.addrVariable" $ctx))) -}}
+{{- $env = append $env (dict "name" (printf "%s_TLS_SERVER_NAME" (upper $component)) "value" (include "tavolo.grpcCertificateName" $ctx)) -}}
+{{- end -}}
 {{- end -}}
 {{- end -}}
 {{- toYaml $env -}}

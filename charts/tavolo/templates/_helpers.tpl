@@ -27,6 +27,16 @@ Helpers that act on one component take a dict: {"root": $, "component": "<name>"
 {{- printf "%s-%s" (include "tavolo.fullname" .root) .component | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
 
+{{/* The name of a gRPC service's headless Service (tavolo.replicasService):
+     <fullname>-<component>-replicas, which must not be cut to its other Service's name. */}}
+{{- define "tavolo.replicasServiceName" -}}
+{{- $name := include "tavolo.componentName" (dict "root" .root "component" (printf "%s-replicas" .component)) -}}
+{{- if eq $name (include "tavolo.componentName" .) -}}
+{{- fail (printf "the names of the %s's two Services are cut to 63 characters and collide (%s): choose a shorter release name or fullnameOverride" .component $name) -}}
+{{- end -}}
+{{- $name -}}
+{{- end -}}
+
 {{/* The ServiceAccount a component's pods run as. */}}
 {{- define "tavolo.serviceAccountName" -}}
 {{- if .root.Values.serviceAccounts.create -}}
@@ -90,9 +100,9 @@ An environment value as text. Helm reads numbers from values as float64, which w
 {{- end -}}
 
 {{/*
-A gRPC component's address: config.<COMPONENT>_ADDR when set, else its Service
-<fullname>-<component>:<port>. The service binds the port of this same variable, so an
-override must keep the component's port.
+A gRPC component's address: config.<COMPONENT>_ADDR when set, else its headless Service
+<fullname>-<component>-replicas:<port>, whose name resolves to every ready pod. The service
+binds the port of this same variable, so an override must keep the component's port.
 */}}
 {{- define "tavolo.addr" -}}
 {{- $variable := include "tavolo.addrVariable" . -}}
@@ -104,22 +114,7 @@ override must keep the component's port.
 {{- end -}}
 {{- $override -}}
 {{- else -}}
-{{- printf "%s:%s" (include "tavolo.componentName" .) $port -}}
-{{- end -}}
-{{- end -}}
-
-{{/*
-Where the gateways and the bots find every game replica, to send each table to the replica that
-owns it (GAME_REPLICAS_ADDR): config.GAME_REPLICAS_ADDR when set; else the headless Service
-<fullname>-game-replicas:<game.port> (an address per ready game pod), unless config.GAME_ADDR
-points elsewhere (then nothing: they follow GAME_ADDR).
-*/}}
-{{- define "tavolo.gameReplicasAddr" -}}
-{{- $override := .Values.config.GAME_REPLICAS_ADDR -}}
-{{- if include "tavolo.isSet" $override -}}
-{{- include "tavolo.envValue" $override -}}
-{{- else if not (include "tavolo.isSet" .Values.config.GAME_ADDR) -}}
-{{- printf "%s:%s" (include "tavolo.componentName" (dict "root" . "component" "game-replicas")) (include "tavolo.port" (dict "root" . "component" "game")) -}}
+{{- printf "%s:%s" (include "tavolo.replicasServiceName" .) $port -}}
 {{- end -}}
 {{- end -}}
 
@@ -195,9 +190,6 @@ addresses and the OIDC providers' public settings.
 {{- end -}}
 {{- with include "tavolo.forwardedAllowIps" . -}}
 {{- $_ := set $computed "FORWARDED_ALLOW_IPS" . -}}
-{{- end -}}
-{{- with include "tavolo.gameReplicasAddr" . -}}
-{{- $_ := set $computed "GAME_REPLICAS_ADDR" . -}}
 {{- end -}}
 {{- $data = merge $computed $data -}}
 {{- $fields := dict "issuer" "ISSUER" "clientId" "CLIENT_ID" "redirectUri" "REDIRECT_URI" "postLoginRedirect" "POST_LOGIN_REDIRECT" "postLogoutRedirect" "POST_LOGOUT_REDIRECT" -}}
@@ -425,14 +417,6 @@ autoscaler's range must not be empty.
 {{- end -}}
 {{- if and $hpa.enabled (gt (int $hpa.minReplicas) (int $hpa.maxReplicas)) -}}
 {{- fail (printf "%s.autoscaling: minReplicas (%d) must not be greater than maxReplicas (%d)" $component (int $hpa.minReplicas) (int $hpa.maxReplicas)) -}}
-{{- end -}}
-{{- if $values.service.headless -}}
-{{- if eq $component "gateway" -}}
-{{- fail "gateway.service.headless: the gateway's Service keeps its cluster IP (the Ingress and the helm test reach the gateway through it)" -}}
-{{- end -}}
-{{- if ne $values.service.type "ClusterIP" -}}
-{{- fail (printf "%s.service: a headless Service has no cluster IP, so it cannot be of type %s: set %s.service.headless to false" $component $values.service.type $component) -}}
-{{- end -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}
