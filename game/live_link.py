@@ -130,7 +130,8 @@ class LiveLink:
         """Play ``action`` for ``seat`` once: a stream that breaks before the answer is followed
         by the same move with the same request id (one of its own when none is given). Out of
         time after a copy went unanswered, :class:`game.relay.CallLost`: the move may have been
-        made; another UNAVAILABLE says it was not."""
+        made; another UNAVAILABLE says it was not. ``replayed``: an earlier call with this
+        request id made the move (not a copy this call sent again)."""
         request = act_request(table_id, seat, action, expected_revision,
                               request_id or uuid.uuid4().hex)
         deadline = time.monotonic() + self._timeout_seconds
@@ -150,7 +151,10 @@ class LiveLink:
                 await asyncio.sleep(wait)
                 wait *= 2
                 continue
-            return Acted(json.loads(response.view_json), response.revision, response.replayed)
+            # A replay of this call's own copy (sent before a lost answer) is the move made
+            # once, now: "replayed" tells the caller of an earlier call's move, never of ours.
+            return Acted(json.loads(response.view_json), response.revision,
+                         response.replayed and lost is None)
 
     def watch_table(self, table_id: str) -> AsyncIterator[TableViews]:
         """Every seat's view now, then after every change (one message per revision, each

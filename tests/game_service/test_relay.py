@@ -249,7 +249,8 @@ async def test_a_broken_stream_fails_its_watches_and_a_move_waits_for_the_next_o
 
 async def test_a_move_whose_answer_was_lost_is_sent_again_and_played_once(tables, monkeypatch):
     """The stream breaks after the move was appended and before its answer left: the link
-    sends it again with its request id, and the game service answers it was made."""
+    sends it again with its request id, the game service answers it was made, and the call
+    reports the move made once (its own copy's replay is no earlier call's)."""
     service = await start_service(tables)
     client, link = GameClient(service.address), LiveLink(service.address, timeout_seconds=30)
     appended = hold_the_first_answer(tables, monkeypatch)
@@ -262,7 +263,9 @@ async def test_a_move_whose_answer_was_lost_is_sent_again_and_played_once(tables
 
         moved = await asyncio.wait_for(moving, 25)
 
-        assert (moved.revision, moved.replayed) == (1, True)
+        assert (moved.revision, moved.replayed) == (1, False)
+        again = await link.act(table_id, "seat:0", ADD, request_id="move-1")  # a caller's resend
+        assert (again.revision, again.replayed) == (1, True)
         header, moves, _ = await client.get_log(table_id)
         assert header.move_count == 1 and [m.seat for m in moves] == ["seat:0"]
     finally:

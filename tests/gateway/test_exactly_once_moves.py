@@ -99,6 +99,11 @@ async def test_a_move_whose_answer_was_lost_is_made_once_and_its_resend_told_so(
 
             state = await _next(socket, "state")  # the feed watches again at the new replica
             assert state["game"]["revision"] == 1
+            # The gateway's own copy made it, once: no error answers the move. (A socket's
+            # messages are handled in turn: the probe's refusal comes after the move's answer.)
+            await socket.send(json.dumps({"action": "probe", "id": "probe"}))
+            while (message := json.loads(await asyncio.wait_for(socket.recv(), 20))).get("id") != "probe":
+                assert message["type"] != "error", message
 
             await socket.send(json.dumps(move))  # the player's own resend, same id
             answer = await _next(socket, "error")
