@@ -31,6 +31,7 @@ import time
 from dataclasses import dataclass, field
 
 import asyncpg
+import httpx
 import psutil
 
 from bench.gateway_bench import LABELS, PLATFORM, SERVICES, Meter, Sample, _load, _open_socket, _redis, _Table, _used
@@ -74,17 +75,23 @@ class Room:
     moves: int = 0
     matches: int = 0
     errors: int = 0
-    unavailable: int = 0                        # lobby calls answered 503, sent again
+    unavailable: int = 0                        # lobby calls sent again (503, connection lost)
     latencies: list[float] = field(default_factory=list)
 
     async def _post(self, player: Player, path: str, body: dict) -> dict:
-        """A lobby call, sent again after a 503 (an overloaded lobby: the contract's answer)."""
+        """A lobby call, sent again after a 503 (an overloaded lobby: the contract's answer) or a
+        connection the server closed as it was reused (keep-alive's race)."""
         for attempt in range(5):
-            answer = await player.http.post(path, json=body)
-            if answer.status_code != 503:
+            try:
+                answer = await player.http.post(path, json=body)
+            except httpx.TransportError:
+                answer = None
+            if answer is not None and answer.status_code != 503:
                 break
             self.unavailable += 1
             await asyncio.sleep(0.5 * 2**attempt)
+        if answer is None:
+            raise RuntimeError(f"POST {path}: no answer after 5 tries")
         answer.raise_for_status()
         return answer.json()
 
