@@ -241,7 +241,10 @@ def main() -> None:
     database = asyncio.run(create_database("soak"))
     try:
         with _redis() as (redis_url, redis_process, prefix):
-            stack = Stack({"DATABASE_URL": dsn_for(database), "REDIS_URL": redis_url, "REDIS_KEY_PREFIX": prefix})
+            # No turn or hand end times out: a load generator that falls behind on a busy machine
+            # would race the automatic plays (as in gateway_bench).
+            stack = Stack({"DATABASE_URL": dsn_for(database), "REDIS_URL": redis_url, "REDIS_KEY_PREFIX": prefix,
+                           "TURN_TIMEOUT_SECONDS": "3600", "HAND_ACK_TIMEOUT_SECONDS": "3600"})
             subprocess.run([sys.executable, "-m", "launcher.cli", "migrate"], env=stack.env,
                            check=True, capture_output=True)
             try:
