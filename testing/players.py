@@ -102,3 +102,19 @@ async def play_until_over(socket, asso: bool, hand_ends: list | None = None) -> 
                                           "revision": game["revision"]}))
         elif game["status"] == "hand_end" and game["you"] not in game["acknowledged"]:
             await socket.send(json.dumps({"action": "ack", "revision": game["revision"]}))
+
+
+async def play_against_bots(player: Player, level: str = "principiante") -> tuple[dict, dict]:
+    """A one-point match of ``player`` against three bots, played to its end over the socket:
+    the created game and its game_over message."""
+    game = (await player.http.post("/api/games", json={"options": {"target_score": 1,
+                                                                   "napola": False}})).json()
+    for seat in (1, 2, 3):
+        seated = await player.http.post(f"/api/games/{game['id']}/bots",
+                                        json={"seat": seat, "level": level})
+        assert seated.status_code == 200, seated.text
+    assert seated.json()["status"] == "playing"
+    socket = await player.socket(game["id"])
+    over = await play_until_over(socket, False)
+    await socket.close()
+    return game, over

@@ -20,7 +20,7 @@ import uuid
 import asyncpg
 import pytest
 
-from testing.players import Player, play_until_over, receive
+from testing.players import Player, play_against_bots, receive
 from testing.processes import pgbouncer_server
 from testing.servers import REDIS_URL, create_database, delete_keys, drop_database, dsn_for, new_prefix
 from testing.stack import Stack
@@ -70,16 +70,7 @@ async def test_a_match_against_bots_is_played_and_recorded_through_the_pooler(po
     stack, bouncer, database = pooled
     alice = await Player(stack, "alice").login()
     try:
-        game = (await alice.http.post("/api/games", json={"options": {"target_score": 1,
-                                                                      "napola": False}})).json()
-        for seat in (1, 2, 3):
-            seated = await alice.http.post(f"/api/games/{game['id']}/bots",
-                                           json={"seat": seat, "level": "principiante"})
-            assert seated.status_code == 200, seated.text
-        assert seated.json()["status"] == "playing"
-        socket = await alice.socket(game["id"])
-        over = await play_until_over(socket, False)
-        await socket.close()
+        game, over = await play_against_bots(alice)
         assert over["winner"] in ("A", "B")
         log = (await alice.http.get(f"/api/games/{game['id']}/log")).json()
         assert {m["seat"] for m in log["moves"] if m["type"] == "play"} == {

@@ -17,7 +17,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from lobby.client import LobbyClient
 from services.rpc.errors import Reason, ServiceError
-from testing.players import Player, play_until_over
+from testing.players import Player, play_against_bots
 from testing.stack import Stack, real_stack
 from testing.waiting import eventually
 
@@ -33,16 +33,7 @@ def stack() -> Iterator[Stack]:
 async def test_a_match_against_bots_is_played_and_recorded_over_mutual_tls(stack: Stack) -> None:
     alice = await Player(stack, "alice").login()
     try:
-        game = (await alice.http.post("/api/games", json={"options": {"target_score": 1,
-                                                                      "napola": False}})).json()
-        for seat in (1, 2, 3):
-            seated = await alice.http.post(f"/api/games/{game['id']}/bots",
-                                           json={"seat": seat, "level": "principiante"})
-            assert seated.status_code == 200, seated.text
-        assert seated.json()["status"] == "playing"
-        socket = await alice.socket(game["id"])
-        over = await play_until_over(socket, False)
-        await socket.close()
+        game, over = await play_against_bots(alice)
         assert over["winner"] in ("A", "B")
 
         async def recorded():
