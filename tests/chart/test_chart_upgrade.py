@@ -34,7 +34,7 @@ from .support import (
 # deadlines' and stats' Services had a cluster IP, the bots' had none, the game had
 # <fullname>-game-replicas besides), and the commit just before the calls were balanced.
 EARLIER = "8a9240bcdf182d6b73f467d79c8d31146b4eb5ed"
-LAST = "afd833218970cbf9f776f2cc53fadd796840fb33"
+LAST = "cfa34460f6da838085ecdbeb3cf82cd9ddd725a5"
 
 # Each component's Service of a type and with annotations of the operator's, a port moved.
 EXPOSED = {"lobby": {"service": {"type": "NodePort", "annotations": {"team": "analytics"}}},
