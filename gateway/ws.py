@@ -22,6 +22,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import weakref
+from collections.abc import Callable
 from contextlib import nullcontext, suppress
 from typing import TYPE_CHECKING
 
@@ -123,6 +125,20 @@ async def game_socket(websocket: WebSocket) -> None:
         log.info("socket closed on game %s (seat %d)", game.id, seat.index)
 
 
+def _while_alive(method: Callable[[int, str], None]) -> Callable[[int, str], None]:
+    """``method``, for as long as its connection lives: the outbox must not keep its connection
+    alive. A cycle there (connection -> outbox -> bound method -> connection) left each closed
+    socket, with its transport, buffers and feed, to the cyclic collector, which the gateway
+    runs seldom (services/rpc/server.py), and its memory grew with every socket closed."""
+    ref = weakref.WeakMethod(method)
+
+    def call(code: int, reason: str) -> None:
+        bound = ref()
+        if bound is not None:
+            bound(code, reason)
+    return call
+
+
 async def _deny(websocket: WebSocket, status: int, detail: str) -> None:
     await websocket.send_denial_response(JSONResponse({"detail": detail}, status_code=status))
 
@@ -145,7 +161,7 @@ class _Connection:
         self.sub = member.sub
         self.session = session_digest(member.session_id)
         self.expires_ms = member.expires_ms
-        self.outbox = Outbox(self._close_soon)
+        self.outbox = Outbox(_while_alive(self._close_soon))
         self.subscriber: Subscriber | None = None
         self._tasks: set[asyncio.Task] = set()
         self._closing: asyncio.Task | None = None

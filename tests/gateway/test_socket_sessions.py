@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
+import weakref
 
 import pytest
 import websockets
@@ -23,6 +25,7 @@ from gateway.events import (
     session_digest,
 )
 from gateway.sessions import COOKIE_NAME, MemorySessionStore, RedisSessionStore, Session, new_session_id
+from gateway.ws import _Connection
 from services.config import Settings
 from services.stores import Keys
 from testing.processes import served
@@ -175,6 +178,33 @@ async def test_the_gateway_negotiates_no_compression():
         assert "Sec-WebSocket-Extensions" not in socket.response.headers
         await socket.close()
 
+
+
+async def test_a_closed_socket_is_freed_as_it_closes_not_by_the_cycle_collector():
+    """Nothing of a closed socket waits for the cyclic collector, which the gateway runs seldom
+    (services/rpc/server.py): a cycle there (connection -> outbox -> its close callback ->
+    connection) kept each closed socket's objects, and grew the gateway's memory with every
+    match played (`make soak`)."""
+    sessions = MemorySessionStore()
+    alice = await _login(sessions, "alice")
+    async with _gateway(sessions) as (address, game):
+        gc.disable()
+        try:
+            socket = await _open(address, alice)
+            await until(lambda: game.open["t1"] == 1, "no table stream")
+            game.push("t1", table_views(1))
+            await _state(socket)
+            connection = next(o for o in gc.get_objects() if isinstance(o, _Connection))
+            kept = {name: weakref.ref(part) for name, part in
+                    (("connection", connection), ("outbox", connection.outbox),
+                     ("subscriber", connection.subscriber), ("websocket", connection.websocket))}
+            del connection
+            await socket.close()
+            await until(lambda: all(ref() is None for ref in kept.values()),
+                        "a closed socket's objects outlive it with the collector off: a cycle",
+                        timeout=5)
+        finally:
+            gc.enable()
 
 # -- over Redis: every gateway process hears every other's -------------------------------------
 
