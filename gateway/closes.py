@@ -11,6 +11,7 @@ class Close(NamedTuple):
 
 
 GAME_GONE = Close(1000, "Game not found")      # a game that expired before it started
+NOT_SEATED = Close(1000, "Not seated at this game")  # the member left the seat (the waiting room)
 SESSION_ENDED = Close(1008, "Session ended")   # policy violation: the socket's session is gone
 MESSAGE_TOO_BIG = Close(1009, "Message too big")
 TOO_SLOW = Close(1013, "Too slow")             # Try Again Later: reconnect, the next view is whole

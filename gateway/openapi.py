@@ -516,6 +516,10 @@ def _game_paths() -> dict[str, dict]:
                         "protocol (messages, error codes, the 4096-byte limit) is in the project's "
                         "docs/websocket.md.",
             parameters=(_GAME_ID_PARAM,
+                        _param("query", "features", "The message types wanted beyond `lobby`, `state`, "
+                               "`game_over` and `error`, comma-separated: `presence`, `chat`, `spectators`, "
+                               "`rematch`. Unknown names are ignored.",
+                               {"type": "string", "examples": ["presence,rematch"]}),
                         _param("header", "Upgrade", "`websocket`.", {"type": "string", "enum": ["websocket"]},
                                required=True),
                         _param("header", "Origin", "Browsers send it; it must be the gateway's own or an "

@@ -14,7 +14,7 @@ import asyncio
 from typing import Protocol
 
 from gateway.contract.common import Body
-from gateway.contract.socket import WsRematch
+from gateway.contract.socket import Feature, WsRematch
 from gateway.events import (
     Event,
     EventBus,
@@ -33,8 +33,9 @@ class LiveSocket(Protocol):
     session: str  # the digest of its session id (gateway.events.session_digest)
     game_id: str  # the game it is open at
 
-    def tell(self, message: Body) -> None:
-        """Send ``message`` in line with the game's own messages."""
+    def tell(self, feature: Feature, message: Body) -> None:
+        """Send ``message`` in line with the game's own messages, if the socket asked for
+        ``feature``."""
 
     def end_session(self) -> None:
         """Close: the session ended."""
@@ -116,7 +117,7 @@ class SocketRegistry:
         elif isinstance(event, RematchOffered):
             notice = WsRematch(game_id=event.game_id, join_code=event.join_code, by=event.by)
             for socket in list(self._by_game.get(event.table, ())):
-                socket.tell(notice)
+                socket.tell(Feature.REMATCH, notice)
         elif isinstance(event, PresenceChanged):
             self.feeds.presence_changed(event.table)
         elif isinstance(event, Missed):

@@ -27,9 +27,9 @@ from collections.abc import Awaitable, Callable, Iterable
 
 from game.client import TableViews
 from game.status import TableStatus
-from gateway.closes import GAME_GONE, TOO_SLOW
+from gateway.closes import GAME_GONE, NOT_SEATED, TOO_SLOW
 from gateway.contract.common import Body
-from gateway.contract.socket import WsGameOver, WsLobby, WsPresence, WsState
+from gateway.contract.socket import Feature, WsGameOver, WsLobby, WsPresence, WsState
 from gateway.events import Event, PresenceChanged, SeatingChanged
 from gateway.presence import RENEW_SECONDS, MemoryPresence, Presence
 from gateway.views import game_view, lobby_view
@@ -112,14 +112,18 @@ class Outbox:
 
 
 class Subscriber:
-    """One socket's place at a table: its seat, its member, its outbox, what it was sent."""
+    """One socket's place at a table: its seat, its member, its outbox, what it was sent.
+
+    ``seat`` is where the member sits now: the feed moves it when the member takes another seat
+    in the waiting room, so the socket never gets the views of a seat its member left."""
 
     def __init__(self, feed: TableFeed, seat: str, member_id: str, outbox: Outbox,
-                 started: bool):
+                 started: bool, features: frozenset[Feature] = frozenset()):
         self.feed = feed
         self.seat = seat
         self.member_id = member_id
         self.outbox = outbox
+        self.features = features  # what the socket asked for beyond the contract's four types
         self._started = started
         self.revision = -1  # the revision of the newest state queued for this socket
         self._last_state: str | None = None
@@ -170,6 +174,11 @@ class Subscriber:
         """Any other message (an error) in line with the states."""
         self.outbox.put(_text(message))
 
+    def notify(self, feature: Feature, text: str) -> None:
+        """A message of ``feature``'s type, queued only if the socket asked for that feature."""
+        if feature in self.features:
+            self.outbox.put(text)
+
 
 class TableFeed:
     """The one subscription of this process to a game: its lobby, then its table."""
@@ -196,12 +205,15 @@ class TableFeed:
     # -- subscribers -----------------------------------------------------------------------
 
     def add(self, subscriber: Subscriber, game: Game) -> None:
-        arrived = subscriber.seat not in self.subscribers
-        self.subscribers.setdefault(subscriber.seat, set()).add(subscriber)
-        if arrived:
-            self.feeds.mark(self.id, _index(subscriber.seat), True)
-            if self.started and self.views:
-                self._announce_presence(skip=subscriber)
+        # The feed's seating may be newer than the socket's reading of it (the member moved, or
+        # the game started, in between): it decides the seat. Once started it is final.
+        seat = self.game.seat_of(subscriber.member_id)
+        if seat is not None:
+            subscriber.seat = seat.seat
+        elif self.started:
+            subscriber.outbox.close(*NOT_SEATED)
+            return
+        self._seat(subscriber)
         if not self.started:
             if not game.started:
                 # The socket's own reading of the lobby is fresh: show it at once (as a watch
@@ -214,10 +226,19 @@ class TableFeed:
             if self.game_over is not None:
                 subscriber.outbox.put(self.game_over)
 
-    def remove(self, subscriber: Subscriber) -> bool:
-        """Forget ``subscriber``; True when it was the last one."""
+    def _seat(self, subscriber: Subscriber) -> None:
+        """Put ``subscriber`` among the sockets of its seat."""
+        arrived = subscriber.seat not in self.subscribers
+        self.subscribers.setdefault(subscriber.seat, set()).add(subscriber)
+        if arrived:
+            self.feeds.mark(self.id, _index(subscriber.seat), True)
+            if self.started and self.views:
+                self._announce_presence(skip=subscriber)
+
+    def _unseat(self, subscriber: Subscriber) -> None:
+        """Take ``subscriber`` from the sockets of its seat."""
         seat = self.subscribers.get(subscriber.seat)
-        if seat is not None:
+        if seat is not None and subscriber in seat:
             seat.discard(subscriber)
             if not seat:
                 del self.subscribers[subscriber.seat]
@@ -225,7 +246,25 @@ class TableFeed:
                 self.feeds.mark(self.id, _index(subscriber.seat), False)
                 if self.subscribers and self.started and self.views:
                     self._announce_presence()  # the others see the seat go offline
+
+    def remove(self, subscriber: Subscriber) -> bool:
+        """Forget ``subscriber``; True when it was the last one."""
+        self._unseat(subscriber)
         return not self.subscribers
+
+    def _follow_seating(self, game: Game) -> None:
+        """The waiting room changed: each socket follows its member to the seat they sit at now,
+        and a socket whose member left is closed. A socket must never be sent the views of a
+        seat its member no longer holds: the next one to sit there would show it their hand."""
+        for subscriber in self._all():
+            seat = game.seat_of(subscriber.member_id)
+            if seat is None:
+                self._unseat(subscriber)
+                subscriber.outbox.close(*NOT_SEATED)
+            elif seat.seat != subscriber.seat:
+                self._unseat(subscriber)
+                subscriber.seat = seat.seat
+                self._seat(subscriber)
 
     def _all(self) -> list[Subscriber]:
         return [s for seat in self.subscribers.values() for s in seat]
@@ -254,7 +293,7 @@ class TableFeed:
         text = _text(WsPresence(connected=sorted(connected)))
         for subscriber in self._all():
             if subscriber is not skip:
-                subscriber.outbox.put(text)
+                subscriber.notify(Feature.PRESENCE, text)
 
     async def refresh_presence(self, announce: bool = True) -> None:
         """Re-read who is connected in every process (after a PresenceChanged)."""
@@ -333,6 +372,7 @@ class TableFeed:
                 async for game in self.feeds.lobby.watch_game(self.id):
                     backoff = FIRST_BACKOFF_SECONDS
                     self.game = game
+                    self._follow_seating(game)
                     if game.started:
                         self.started = True
                         return True
@@ -493,12 +533,15 @@ class TableFeeds:
         except ServiceError:
             return set()
 
-    def join(self, game: Game, seat: str, member_id: str, outbox: Outbox) -> Subscriber:
-        """Add a socket of ``member_id`` at ``seat`` of ``game`` (as the lobby answered it)."""
+    def join(self, game: Game, seat: str, member_id: str, outbox: Outbox,
+             features: frozenset[Feature] = frozenset()) -> Subscriber:
+        """Add a socket of ``member_id`` at ``seat`` of ``game`` (as the lobby answered it),
+        asking for ``features``."""
         feed = self._feeds.get(game.id)
         if feed is None:
             feed = self._feeds[game.id] = TableFeed(self, game)
-        subscriber = Subscriber(feed, seat, member_id, outbox, started=game.started)
+        subscriber = Subscriber(feed, seat, member_id, outbox, started=game.started,
+                                features=features)
         feed.add(subscriber, game)
         if feed.task is None or (feed.task.done() and feed.game_over is None):
             # Not started yet, or ended without finishing (a refused watch): (re)start it.

@@ -36,7 +36,7 @@ from gateway.backends import Backends, backends_of
 from gateway.bodies import parse_json
 from gateway.closes import MESSAGE_TOO_BIG, SERVICE_RESTART, SESSION_ENDED
 from gateway.contract.common import Body
-from gateway.contract.socket import MOVE_ID_PATTERN, WsError
+from gateway.contract.socket import MOVE_ID_PATTERN, Feature, WsError, features_of
 from gateway.events import session_digest
 from gateway.games import can_be_game_id
 from gateway.http_errors import UNAVAILABLE_TEXT, server_fault
@@ -112,6 +112,7 @@ async def game_socket(websocket: WebSocket) -> None:
     await websocket.accept()
     log.info("socket opened on game %s (seat %d)", game.id, seat.index)
     connection = _Connection(websocket, backends, game, seat.seat, member, app.state.socket_limits,
+                             features_of(websocket.query_params.get("features")),
                              getattr(app.state, "telemetry", None))
     sockets.add(connection)
     metrics.socket_opened()
@@ -122,7 +123,7 @@ async def game_socket(websocket: WebSocket) -> None:
     finally:
         metrics.socket_closed()
         sockets.discard(connection)
-        log.info("socket closed on game %s (seat %d)", game.id, seat.index)
+        log.info("socket closed on game %s (%s)", game.id, connection.seat)
 
 
 def _while_alive(method: Callable[[int, str], None]) -> Callable[[int, str], None]:
@@ -148,7 +149,8 @@ class _Connection:
     outbox (views from the feed, answers, errors), and the registry may close it."""
 
     def __init__(self, websocket: WebSocket, backends: Backends, game: Game, seat: str, member: Member,
-                 limits: RateLimits, telemetry: Telemetry | None = None):
+                 limits: RateLimits, features: frozenset[Feature] = frozenset(),
+                 telemetry: Telemetry | None = None):
         self.websocket = websocket
         self.limits = limits
         self.client = websocket.client.host if websocket.client else None
@@ -157,7 +159,8 @@ class _Connection:
                               else lambda name: nullcontext())
         self.backends = backends
         self.game_id = game.id
-        self.seat = seat
+        self._first_seat = seat  # the seat when it opened; the feed's subscriber follows the member
+        self.features = features
         self.sub = member.sub
         self.session = session_digest(member.session_id)
         self.expires_ms = member.expires_ms
@@ -171,8 +174,13 @@ class _Connection:
         self._idle.set()
         self._restarting = False
 
+    @property
+    def seat(self) -> str:
+        """The seat the member holds now (they may move to another in the waiting room)."""
+        return self.subscriber.seat if self.subscriber is not None else self._first_seat
+
     async def run(self, feeds, game: Game) -> None:
-        self.subscriber = feeds.join(game, self.seat, self.sub, self.outbox)
+        self.subscriber = feeds.join(game, self._first_seat, self.sub, self.outbox, self.features)
         writer = asyncio.create_task(self._write())
         expiry = None
         if self.expires_ms is not None:
@@ -232,10 +240,11 @@ class _Connection:
             await asyncio.wait_for(self._idle.wait(), RESTART_ANSWER_SECONDS)
         self.outbox.finish(*SERVICE_RESTART)
 
-    def tell(self, message: Body) -> None:
-        """The registry's: a notice for this game's players (a ``rematch``)."""
+    def tell(self, feature: Feature, message: Body) -> None:
+        """The registry's: a notice for this game's players (a ``rematch``), if this socket asked
+        for ``feature``."""
         if self.subscriber is not None:
-            self.subscriber.put(message)
+            self.subscriber.notify(feature, message.model_dump_json())
 
     def _error(self, code: str, message: str) -> None:
         """Refuse the message being handled (its ``id`` goes back with the answer)."""

@@ -57,13 +57,17 @@ class Player:
         assert self.cookie, "the callback set no session cookie"
         return self
 
-    async def socket(self, game_id: str, origin: str | None = None, gateway_url: str | None = None):
-        """The game's socket, on the stack's (first) gateway or on ``gateway_url``."""
+    async def socket(self, game_id: str, origin: str | None = None, gateway_url: str | None = None,
+                     features: str = ""):
+        """The game's socket, on the stack's (first) gateway or on ``gateway_url``, asking for
+        ``features`` (``?features=``; none: the contract's four message types only)."""
         headers = {"Cookie": f"{COOKIE_NAME}={self.cookie}"} if self.cookie else {}
         if origin is not None:
             headers["Origin"] = origin
         base = gateway_url or self.stack.gateway_url
         url = base.replace("http://", "ws://") + f"/ws/games/{game_id}"
+        if features:
+            url += f"?features={features}"
         return await websockets.connect(url, additional_headers=headers, open_timeout=10)
 
 

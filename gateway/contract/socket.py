@@ -4,6 +4,7 @@ engine, which knows its own actions)."""
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, RootModel
@@ -19,6 +20,30 @@ MAX_SOCKET_MESSAGE_BYTES = 4096
 # "rate_limited" (too many messages: nothing done, send it again in a moment).
 WS_ERROR_CODES = ("illegal_move", "not_your_turn", "bad_request", "unknown_action", "concurrent_move",
                   "game_finished", "unavailable", "unconfirmed", "already_played", "rate_limited")
+
+
+class Feature(StrEnum):
+    """What a socket may ask for on its URL (``?features=presence,rematch``), beyond the four types
+    every socket gets (`lobby`, `state`, `game_over`, `error`): a client written to the contract
+    alone never meets a type it did not ask for. ``rematch`` is this project's addition."""
+
+    PRESENCE = "presence"  # `presence` messages
+    CHAT = "chat"  # `said` messages (table talk)
+    SPECTATORS = "spectators"  # `spectators` messages
+    REMATCH = "rematch"  # `rematch` messages, at a finished game
+
+
+MAX_FEATURES_CHARS = 256  # a longer ?features= is read no further: every feature fits in far less
+
+
+def features_of(query: str | None) -> frozenset[Feature]:
+    """The features a ``?features=`` value asks for; unknown names are ignored (CONTRACT)."""
+    if not query:
+        return frozenset()
+    known = {feature.value for feature in Feature}
+    names = (name.strip() for name in query[:MAX_FEATURES_CHARS].split(","))
+    return frozenset(Feature(name) for name in names if name in known)
+
 
 # -- server to client ------------------------------------------------------------------------
 
@@ -51,7 +76,7 @@ class WsGameOver(Body):
 
 class WsRematch(Body):
     """A player of this finished game created its rematch (POST /api/games/{id}/rematch): join it with the
-    same call."""
+    same call. Only to sockets that asked for it (`?features=rematch`)."""
 
     model_config = ConfigDict(json_schema_extra={"examples": [{
         "type": "rematch", "game_id": "0b7e6a55-3a1c-5d1e-9f3b-2c4d5e6f7a8b", "join_code": "Q4WZ7N",
@@ -76,7 +101,7 @@ class WsError(Body):
 
 class WsPresence(Body):
     """Who is connected changed (a seat's first socket opened or its last closed); no state comes with
-    it."""
+    it. Only to sockets that asked for it (`?features=presence`)."""
 
     model_config = ConfigDict(json_schema_extra={"examples": [{"type": "presence", "connected": [0, 1, 2]}]})
     type: Literal["presence"] = "presence"

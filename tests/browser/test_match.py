@@ -15,6 +15,7 @@ from tests.browser.pages import (
     MatchRecord,
     Player,
     card_name,
+    cards_named_in,
     create_game,
     expect_logged_in_as,
     expect_ready_to_play,
@@ -66,6 +67,51 @@ def test_four_people_play_a_whole_match_by_clicking_cards(home):
         assert any(play.chose for play in record.plays), "a capture was never chosen"
     print(f"\nmatch: {len(record.plays)} plays, {record.choices_offered} capture choices, "
           f"{record.hand_ends} hand ends")
+
+
+@pytest.mark.parametrize("size", [(390, 844), (1280, 800)], ids=["phone", "desktop"])
+def test_a_player_who_changes_seats_in_the_waiting_room_sees_only_their_own_cards(home, size):
+    """bob joins at seat 2, moves to seat 4 with "Sit here"; carol then sits at seat 2. At the
+    table bob's page shows his own cards as his hand, never carol's, he is online at his seat,
+    and his turn is his to play."""
+    alice, bob, carol, dave = home
+    default = bob.page.viewport_size
+    bob.page.set_viewport_size({"width": size[0], "height": size[1]})
+    try:
+        invite = create_game(alice, target_score=1)
+        join_through_invite(bob, invite.link)
+        waiting = bob.screen("waiting")
+        expect(waiting).to_be_visible()
+        waiting.get_by_role("button", name="Sit here, seat 4").click()
+        bob.wait_for_view(invite.game_id, lambda v: [p["seat"] for p in v["players"] if p.get("is_you")] == [3],
+                          "bob's move to seat 4")
+        for joiner in (carol, dave):
+            join_through_invite(joiner, invite.link)
+        for player in home:
+            expect(player.screen("table")).to_be_visible()
+        mine, carols = bob.view(invite.game_id), carol.view(invite.game_id)
+        assert (mine["you"], carols["you"]) == (3, 1)
+        expect(bob.hand.get_by_role("button")).to_have_count(10)
+        shown = sorted(card for label in bob.hand.get_by_role("button").evaluate_all(
+            "buttons => buttons.map(b => b.getAttribute('aria-label'))") for card in cards_named_in(label))
+        assert shown == sorted(mine["hand"]), f"bob's page shows {shown}, his hand is {mine['hand']}"
+        assert not set(shown) & set(carols["hand"])
+        for player in (alice, carol, dave):  # bob's page is open: nobody sees him offline
+            expect(player.screen("table").get_by_test_id("offline-mark")).to_have_count(0)
+
+        # Play on until bob has played a card of his own by clicking it.
+        seats, record = seats_of(home, invite.game_id), MatchRecord()
+        while True:
+            view = alice.view(invite.game_id)
+            play = play_a_turn(seats[view["turn"]], invite.game_id, record)
+            alice.wait_for_view(invite.game_id, lambda v, after=play.revision: v["revision"] > after,
+                                f"{play.player.name}'s click reaching the server")
+            if play.player is bob:
+                break
+        log = alice.api(f"/api/games/{invite.game_id}/log")
+        assert any(m["seat"] == "seat:3" and m["type"] == "play" and not m["auto"] for m in log["moves"])
+    finally:
+        bob.page.set_viewport_size(default)
 
 
 def copy_the_join_code(player: Player, code: str) -> None:

@@ -229,3 +229,84 @@ async def test_a_take_back_is_refused_where_other_people_play(stack):
     finally:
         for player in players:
             await player.close()
+
+
+CONTRACT_TYPES = {"lobby", "state", "game_over", "error"}
+
+
+async def test_a_socket_without_features_meets_only_the_contracts_four_types(stack):
+    """A client written to CONTRACT.md alone, over a whole match with a leave, a return, a
+    take-over and a rematch, never meets a message type it did not ask for; a socket that asks
+    for ``presence`` and ``rematch`` gets them."""
+    players = [await Player(stack, name).login() for name in ("alice", "bob", "carol", "dave")]
+    alice, bob, carol, dave = players
+    try:
+        lobby = (await alice.http.post("/api/games", json={"options": {"target_score": 1,
+                                                                      "napola": False}})).json()
+        game_id, code = lobby["id"], lobby["join_code"]
+        plain = {"alice": await alice.socket(game_id)}
+        for player in (bob, carol):
+            assert (await player.http.post("/api/games/join", json={"code": code})).status_code == 200
+            plain[player.username] = await player.socket(game_id)
+        featured = await carol.socket(game_id, features="presence,rematch,unknown")
+        # dave joins and never opens a socket: his turns time out and a bot takes his seat over.
+        assert (await dave.http.post("/api/games/join", json={"code": code})).status_code == 200
+        seen: dict[str, list[dict]] = {name: [] for name in (*plain, "featured")}
+
+        async def play(name: str, socket, until_turn: bool = False) -> None:
+            """Record and play until game over (or, with until_turn, until it is our turn)."""
+            while True:
+                message = await receive(socket, timeout=30)
+                seen[name].append(message)
+                if message["type"] == "game_over":
+                    return
+                if message["type"] != "state":
+                    continue
+                game = message["game"]
+                if game.get("your_turn"):
+                    if until_turn:
+                        return
+                    option = game["legal"][0]
+                    await socket.send(json.dumps({"action": "play", "card": option["card"],
+                                                  "capture": option["captures"][0],
+                                                  "revision": game["revision"]}))
+                elif game["status"] == "hand_end" and game["you"] not in game["acknowledged"]:
+                    await socket.send(json.dumps({"action": "ack"}))
+
+        async def bob_leaves_and_returns() -> None:
+            await play("bob", plain["bob"], until_turn=True)
+            left = await bob.http.post(f"/api/games/{game_id}/leave")
+            assert (left.status_code, left.json()) == (200, {"left": True})
+            await plain["bob"].close()  # his page went to the start page: seat 1 goes offline
+            back = await bob.http.post(f"/api/games/{game_id}/return")
+            assert back.status_code == 200, back.text
+            plain["bob"] = await bob.socket(game_id)
+            await play("bob", plain["bob"])
+
+        await plain["alice"].send("not json")  # an error is one of the four
+        await asyncio.gather(play("alice", plain["alice"]), bob_leaves_and_returns(),
+                             play("carol", plain["carol"]), play("featured", featured))
+        rematch = await alice.http.post(f"/api/games/{game_id}/rematch")
+        assert rematch.status_code == 201, rematch.text
+        seen["featured"].append(await receive(featured, "rematch"))
+        # What the notice queued for the plain sockets, if anything, comes before this answer.
+        for name, socket in plain.items():
+            await socket.send(json.dumps({"action": "state"}))
+            while (message := await receive(socket))["type"] != "state" or \
+                    message["game"]["status"] != "finished":
+                seen[name].append(message)
+            seen[name].append(message)
+
+        for name in plain:
+            types = {message["type"] for message in seen[name]}
+            assert types <= CONTRACT_TYPES, (name, types - CONTRACT_TYPES)
+        assert {"lobby", "state", "game_over", "error"} <= {m["type"] for m in seen["alice"]}
+        featured_types = {message["type"] for message in seen["featured"]}
+        assert {"presence", "rematch"} <= featured_types
+        states = [m["game"] for m in seen["featured"] if m["type"] == "state"]
+        assert any(p.get("took_over") for s in states for p in s["players"] if p["seat"] == 3)
+        for socket in (*plain.values(), featured):
+            await socket.close()
+    finally:
+        for player in players:
+            await player.close()

@@ -41,7 +41,7 @@ async def test_the_players_of_a_finished_game_meet_again_in_one_new_game(people)
     alice, bob, carol, dave, _ = people
     finished = await seat_four(people[:4], OPTIONS)
     await _finished(alice, finished["id"])
-    socket = await bob.socket(finished["id"])  # bob sits at the game-over screen
+    socket = await bob.socket(finished["id"], features="rematch")  # bob sits at the game-over screen
     try:
         await receive(socket, "game_over")
         response = await alice.http.post(f"/api/games/{finished['id']}/rematch")

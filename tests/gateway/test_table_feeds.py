@@ -9,9 +9,10 @@ from collections import Counter
 
 import pytest
 
-from gateway.closes import GAME_GONE, TOO_SLOW
+from gateway.closes import GAME_GONE, NOT_SEATED, TOO_SLOW
+from gateway.contract.socket import Feature
 from gateway.tables_feed import OUTBOX_SIZE, Outbox, TableFeeds
-from lobby.models import Game
+from lobby.models import Game, Seat
 from services.rpc.errors import Reason, ServiceError
 from tests.gateway.live_fakes import NAMES, FakeGame, FakeLobby, lobby_game, table_views, until
 
@@ -155,3 +156,81 @@ async def test_the_waiting_room_is_one_lobby_watch_and_an_expired_game_closes_it
     assert alice.closed == bob.closed == GAME_GONE == (1000, "Game not found")
     assert lobby.watches == 1
     assert len(alice.outbox) == len(bob.outbox) == 0
+
+
+def waiting_game(*seats: tuple[int, str], started: bool = False) -> Game:
+    """Game t1 with these (seat, member) pairs; names are the member ids."""
+    return Game(id="t1", game_type="scopone_scientifico", join_code="K7QX2M", options_json="{}",
+                seats_total=4, created_at_ms=0, started=started,
+                seats=tuple(Seat(index, member, member) for index, member in seats))
+
+
+async def test_a_socket_follows_its_member_to_another_seat_and_never_gets_the_old_seats_views(feeds):
+    lobby, game = feeds.fake_lobby, feeds.fake_game
+    first = waiting_game((0, "alice"), (1, "bob"))
+    alice, bob = Socket(), Socket()
+    feeds.join(first, "seat:0", "alice", alice.outbox)
+    joined = feeds.join(first, "seat:1", "bob", bob.outbox)
+    assert (await bob.read())["game"]["players"][1]["is_you"]
+    lobby.watching.put_nowait(waiting_game((0, "alice"), (3, "bob")))  # bob: "Sit here" at seat 3
+    moved = await bob.read()
+    assert [p["seat"] for p in moved["game"]["players"] if p["is_you"]] == [3]
+    assert joined.seat == "seat:3"
+    assert await feeds.presence.seats("t1") == {0, 3}  # bob is online where he sits now
+    # carol takes the seat bob left, dave the last one: the game starts.
+    lobby.watching.put_nowait(waiting_game((0, "alice"), (1, "carol"), (2, "dave"), (3, "bob"), started=True))
+    await until(lambda: game.open["t1"] == 1, "the table was not followed")
+    game.push("t1", table_views(1))
+    state = await bob.read()
+    while state["type"] != "state":
+        state = await bob.read()
+    assert state["game"]["you"] == 3
+    assert [p["seat"] for p in state["game"]["players"] if p["is_you"]] == [3]
+    assert len(bob.outbox) == 0  # seat 1's view was never queued for him
+
+
+async def test_a_socket_whose_member_left_the_waiting_room_is_closed(feeds):
+    lobby = feeds.fake_lobby
+    first = waiting_game((0, "alice"), (1, "bob"))
+    alice, bob = Socket(), Socket()
+    feeds.join(first, "seat:0", "alice", alice.outbox)
+    feeds.join(first, "seat:1", "bob", bob.outbox)
+    lobby.watching.put_nowait(waiting_game((0, "alice")))  # bob pressed Leave
+    await until(lambda: bob.closed is not None, "the leaver's socket stayed open")
+    assert bob.closed == NOT_SEATED == (1000, "Not seated at this game")
+    assert alice.closed is None
+    assert await feeds.presence.seats("t1") == {0}
+
+
+async def test_a_socket_that_read_its_seat_before_the_start_takes_the_seat_the_feed_knows(feeds):
+    game = feeds.fake_game
+    started = waiting_game((0, "alice"), (1, "carol"), (2, "dave"), (3, "bob"), started=True)
+    alice, bob = Socket(), Socket()
+    feeds.join(started, "seat:0", "alice", alice.outbox)
+    await until(lambda: game.open["t1"] == 1, "no stream opened")
+    game.push("t1", table_views(1))
+    await alice.read()
+    # bob's socket read the lobby when he still sat at seat 1; he moved, and the game started.
+    stale = waiting_game((0, "alice"), (1, "bob"))
+    joined = feeds.join(stale, "seat:1", "bob", bob.outbox)
+    assert joined.seat == "seat:3"
+    assert (await bob.read())["game"]["you"] == 3
+    # a member who is not seated at the started game gets nothing at all
+    erin = Socket()
+    feeds.join(stale, "seat:1", "erin", erin.outbox)
+    assert erin.closed == NOT_SEATED and len(erin.outbox) == 0
+
+
+async def test_presence_goes_only_to_sockets_that_asked_for_it(feeds):
+    game = feeds.fake_game
+    started = lobby_game("t1")
+    asked, plain = Socket(), Socket()
+    feeds.join(started, "seat:0", "alice", asked.outbox, frozenset({Feature.PRESENCE}))
+    feeds.join(started, "seat:2", "carol", plain.outbox)
+    await until(lambda: game.open["t1"] == 1, "no stream opened")
+    game.push("t1", table_views(1))
+    assert (await asked.read())["type"] == (await plain.read())["type"] == "state"
+    feeds.join(started, "seat:1", "bob", Socket().outbox)  # bob comes online
+    assert await asked.read() == {"type": "presence", "connected": [0, 1, 2]}
+    assert len(plain.outbox) == 0
+

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 
@@ -223,3 +224,58 @@ async def test_a_late_seat_in_the_lobby_sees_who_sits_already(players):
         game = (await receive(socket, "lobby"))["game"]
         assert [(p["name"], p["is_you"]) for p in game["players"]] == [("alice", False),
                                                                        ("bob", True)]
+
+
+async def test_a_socket_follows_its_player_to_another_seat_and_never_shows_another_hand(players):
+    """bob opens his socket at seat 1, then sits at seat 3 in the waiting room; carol takes seat
+    1. Over the whole match, bob's socket shows seat 3 and his own cards only, and the others
+    see him connected there."""
+    alice, bob, carol, dave = players
+    lobby = (await alice.http.post("/api/games", json={"options": {"target_score": 1,
+                                                                  "napola": False}})).json()
+    code = lobby["join_code"]
+    assert (await bob.http.post("/api/games/join", json={"code": code})).json()["players"][1]["name"] == "bob"
+    bobs = await bob.socket(lobby["id"])
+    assert (await receive(bobs, "lobby"))["game"]["players"][1]["is_you"] is True
+    moved = await bob.http.post(f"/api/games/{lobby['id']}/seat", json={"seat": 3})
+    assert moved.status_code == 200, moved.text
+    lobby_now = (await receive(bobs, "lobby"))["game"]
+    while [p["seat"] for p in lobby_now["players"] if p["is_you"]] != [3]:
+        lobby_now = (await receive(bobs, "lobby"))["game"]
+    for player in (carol, dave):
+        assert (await player.http.post("/api/games/join", json={"code": code})).status_code == 200
+    sockets = {"bob": bobs, **{p.username: await p.socket(lobby["id"]) for p in (alice, carol, dave)}}
+    hands: dict[int, dict[str, list[str]]] = {}  # revision -> name -> hand shown
+    others_see_bob: list[bool] = []
+
+    async def play(name: str) -> None:
+        socket = sockets[name]
+        while (message := await receive(socket, timeout=30))["type"] != "game_over":
+            if message["type"] != "state":
+                continue
+            game = message["game"]
+            if name == "bob":
+                assert game["you"] == 3 and game["players"][3]["is_you"], game["players"]
+            else:
+                others_see_bob.append(game["players"][3]["connected"])
+            hands.setdefault(game["revision"], {})[name] = game["hand"]
+            if game.get("your_turn"):
+                option = game["legal"][0]
+                await socket.send(json.dumps({"action": "play", "card": option["card"],
+                                              "capture": option["captures"][0],
+                                              "revision": game["revision"]}))
+            elif game["status"] == "hand_end" and game["you"] not in game["acknowledged"]:
+                await socket.send(json.dumps({"action": "ack"}))
+
+    try:
+        await asyncio.gather(*(play(name) for name in sockets))
+    finally:
+        for socket in sockets.values():
+            await socket.close()
+    assert hands and all("bob" in shown for shown in hands.values())
+    for revision, shown in hands.items():
+        cards = [card for hand in shown.values() for card in hand]
+        assert len(cards) == len(set(cards)), f"revision {revision}: a hand shown twice: {shown}"
+    assert others_see_bob and all(others_see_bob)
+    log = (await bob.http.get(f"/api/games/{lobby['id']}/log")).json()
+    assert {m["seat"] for m in log["moves"] if m["type"] == "play"} == {f"seat:{i}" for i in range(4)}

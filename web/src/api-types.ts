@@ -1869,7 +1869,7 @@ export interface components {
             winner: components["schemas"]["Team"];
         };
         /**
-         * @description A player of this finished game created its rematch (POST /api/games/{id}/rematch): join it with the same call.
+         * @description A player of this finished game created its rematch (POST /api/games/{id}/rematch): join it with the same call. Only to sockets that asked for it (`?features=rematch`).
          * @example {
          *       "type": "rematch",
          *       "game_id": "0b7e6a55-3a1c-5d1e-9f3b-2c4d5e6f7a8b",
@@ -1918,7 +1918,7 @@ export interface components {
             id?: string;
         };
         /**
-         * @description Who is connected changed (a seat's first socket opened or its last closed); no state comes with it.
+         * @description Who is connected changed (a seat's first socket opened or its last closed); no state comes with it. Only to sockets that asked for it (`?features=presence`).
          * @example {
          *       "type": "presence",
          *       "connected": [
@@ -3515,7 +3515,10 @@ export interface operations {
     };
     openGameSocket: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The message types wanted beyond `lobby`, `state`, `game_over` and `error`, comma-separated: `presence`, `chat`, `spectators`, `rematch`. Unknown names are ignored. */
+                features?: string;
+            };
             header: {
                 /** @description `websocket`. */
                 Upgrade: "websocket";

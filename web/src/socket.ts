@@ -76,9 +76,16 @@ const browserDeps: SocketDeps = {
 
 const OPEN = 1;
 
+/**
+ * The message types the app asks for beyond the four every socket gets (lobby, state, game_over,
+ * error): who is connected, and a rematch invitation at a finished game. A socket that does not
+ * ask never receives them (docs/websocket.md, Socket features).
+ */
+export const SOCKET_FEATURES = ["presence", "rematch"] as const;
+
 export function gameSocketUrl(id: string, loc: { protocol: string; host: string } = location): string {
   const scheme = loc.protocol === "https:" ? "wss" : "ws";
-  return `${scheme}://${loc.host}/ws/games/${encodeURIComponent(id)}`;
+  return `${scheme}://${loc.host}/ws/games/${encodeURIComponent(id)}?features=${SOCKET_FEATURES.join(",")}`;
 }
 
 export class GameSocket {

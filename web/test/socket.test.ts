@@ -185,8 +185,12 @@ describe("GameSocket", () => {
     expect(h.timers).toHaveLength(0);
   });
 
-  it("builds ws and wss URLs from the page's own origin", () => {
-    expect(gameSocketUrl("abc", { protocol: "http:", host: "localhost:5173" })).toBe("ws://localhost:5173/ws/games/abc");
-    expect(gameSocketUrl("abc", { protocol: "https:", host: "tavolo.example" })).toBe("wss://tavolo.example/ws/games/abc");
+  it("builds ws and wss URLs from the page's own origin, asking for the features the app uses", () => {
+    expect(gameSocketUrl("abc", { protocol: "http:", host: "localhost:5173" })).toBe(
+      "ws://localhost:5173/ws/games/abc?features=presence,rematch",
+    );
+    expect(gameSocketUrl("abc", { protocol: "https:", host: "tavolo.example" })).toBe(
+      "wss://tavolo.example/ws/games/abc?features=presence,rematch",
+    );
   });
 });
