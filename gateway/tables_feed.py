@@ -71,6 +71,8 @@ class Outbox:
         self._messages: deque[str] = deque()
         self._size = size
         self._ready = asyncio.Event()
+        self._roomy = asyncio.Event()  # at most half full: the socket's reader may go on
+        self._roomy.set()
         self._on_close = on_close
         self._finishing: tuple[int, str] | None = None
         self.closed = False
@@ -83,11 +85,21 @@ class Outbox:
             return
         self._messages.append(text)
         self._ready.set()
+        if len(self._messages) > self._size // 2:
+            self._roomy.clear()
+
+    async def room(self) -> None:
+        """Wait until at most half the outbox is taken (or it closed). The socket's reader waits
+        here before it reads the next message: a client that sends faster than it reads (a
+        burst of refused messages, each answered) is slowed by its own TCP window, instead of
+        filling the outbox with answers until it closes as too slow."""
+        await self._roomy.wait()
 
     def close(self, code: int, reason: str) -> None:
         if not self.closed:
             self.closed = True
             self._messages.clear()
+            self._roomy.set()
             self._on_close(code, reason)
 
     def finish(self, code: int, reason: str) -> None:
@@ -96,6 +108,7 @@ class Outbox:
             self.closed = True
             self._finishing = (code, reason)
             self._ready.set()
+            self._roomy.set()
 
     async def next(self) -> str:
         """The next message to write (waits for one)."""
@@ -105,7 +118,10 @@ class Outbox:
                 self._on_close(*finishing)
             self._ready.clear()
             await self._ready.wait()
-        return self._messages.popleft()
+        text = self._messages.popleft()
+        if len(self._messages) <= self._size // 2:
+            self._roomy.set()
+        return text
 
     def __len__(self) -> int:
         return len(self._messages)

@@ -306,6 +306,7 @@ class _Connection:
             with self._message_span(_MESSAGE_SPAN):
                 if not await self._receive(message):
                     return
+            await self.outbox.room()  # the answers go out before more is read (a burst)
 
     async def _receive(self, message) -> bool:
         """One message of the player's; False when the socket is closing."""

@@ -183,3 +183,42 @@ async def test_a_socket_flood_is_refused_while_the_table_plays_on(stack, people)
             await socket.close()
     assert (await scrape(stack, "gateway")).value("tavolo_rate_limited_total",
                                                   tavolo_rate_limit_kind="ws_message") >= 10
+
+
+async def test_a_burst_of_500_messages_is_answered_and_the_socket_stays_open(stack, people):
+    """500 messages sent at once: each one with an id is answered (refused, or over the limit),
+    none closes the socket, and the player's move plays once the bucket refills."""
+    lobby = (await people[0].http.post("/api/games")).json()
+    for player in people[1:]:
+        assert (await player.http.post("/api/games/join", json={"code": lobby["join_code"]})).status_code == 200
+    sockets = [await socket_of(player, lobby["id"]) for player in people]
+    try:
+        views = [(await receive(socket, "state"))["game"] for socket in sockets]
+        turn = views[0]["turn"]
+        flooder = sockets[turn]
+        burst = [json.dumps({"action": "ack", "id": f"b-{n}"}) if n % 5 else '{"action": "ack"}'
+                 for n in range(500)]
+        for text in burst:  # written as fast as the connection takes them: nothing read meanwhile
+            await flooder.send(text)
+        wanted = {f"b-{n}" for n in range(500) if n % 5}
+        answered: dict[str, str] = {}
+        while not wanted <= answered.keys():
+            message = await receive(flooder, "error")
+            if "id" in message:
+                answered[message["id"]] = message["code"]
+        assert set(answered.values()) == {"illegal_move", "rate_limited"}
+        assert answered.keys() == wanted  # each answered once, with its own id
+        for attempt in range(100):  # the bucket refills: the move plays
+            await play(flooder, views[turn], f"m-{attempt}")
+            message = await receive(flooder)
+            while message["type"] == "error" and not message.get("id", "").startswith("m-"):
+                message = await receive(flooder)  # an answer to the burst's id-less messages
+            if message["type"] == "state":
+                break
+            assert (message["code"], message["id"]) == ("rate_limited", f"m-{attempt}")
+            await asyncio.sleep(1 / WS_PER_SECOND)  # a token's refill
+        assert message["game"]["last_play"]["seat"] == turn
+        assert message["game"]["revision"] == views[turn]["revision"] + 1
+    finally:
+        for socket in sockets:
+            await socket.close()

@@ -234,3 +234,19 @@ async def test_presence_goes_only_to_sockets_that_asked_for_it(feeds):
     assert await asked.read() == {"type": "presence", "connected": [0, 1, 2]}
     assert len(plain.outbox) == 0
 
+
+async def test_a_reader_waits_while_its_outbox_is_over_half_full():
+    outbox = Outbox(lambda code, reason: None, size=8)
+    for n in range(4):
+        outbox.put(f"m{n}")
+    await asyncio.wait_for(outbox.room(), 1)  # half full: the reader goes on
+    outbox.put("m4")
+    waiting = asyncio.create_task(outbox.room())
+    await asyncio.sleep(0)
+    assert not waiting.done()
+    assert await outbox.next() == "m0"  # the writer sent one: back to half
+    await asyncio.wait_for(waiting, 1)
+    outbox.put("m5")
+    closing = asyncio.create_task(outbox.room())
+    outbox.close(1000, "bye")  # a closed outbox holds nobody up
+    await asyncio.wait_for(closing, 1)
