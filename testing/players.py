@@ -79,6 +79,17 @@ async def receive(socket, type_: str | None = None, timeout: float = 10.0) -> di
             return message
 
 
+async def take_turn(socket, game: dict) -> None:
+    """Answer a seat's state as a quick player would: the first legal play when it is our turn,
+    an acknowledgement at a hand end not yet acknowledged."""
+    if game.get("your_turn"):
+        option = game["legal"][0]
+        await socket.send(json.dumps({"action": "play", "card": option["card"],
+                                      "capture": option["captures"][0], "revision": game["revision"]}))
+    elif game["status"] == "hand_end" and game["you"] not in game["acknowledged"]:
+        await socket.send(json.dumps({"action": "ack"}))
+
+
 async def seat_four(players, options) -> dict:
     """A game created by the first player with ``options`` and joined by the other three."""
     lobby = (await players[0].http.post("/api/games", json={"options": options})).json()

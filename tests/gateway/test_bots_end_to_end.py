@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from testing.players import Player, play_until_over, receive, seat_four
+from testing.players import Player, play_until_over, receive, seat_four, take_turn
 from testing.stack import real_stack
 
 
@@ -171,13 +171,7 @@ async def test_an_offline_player_whose_turns_time_out_is_taken_over_and_the_matc
                     continue
                 game = message["game"]
                 seen.append(game["players"][1])
-                if game.get("your_turn"):
-                    option = game["legal"][0]
-                    await socket.send(json.dumps({"action": "play", "card": option["card"],
-                                                  "capture": option["captures"][0],
-                                                  "revision": game["revision"]}))
-                elif game["status"] == "hand_end" and game["you"] not in game["acknowledged"]:
-                    await socket.send(json.dumps({"action": "ack"}))
+                await take_turn(socket, game)
 
         overs = await asyncio.gather(*(play_and_watch(s) for s in sockets))
         assert overs[0]["type"] == "game_over"
@@ -262,16 +256,9 @@ async def test_a_socket_without_features_meets_only_the_contracts_four_types(sta
                     return
                 if message["type"] != "state":
                     continue
-                game = message["game"]
-                if game.get("your_turn"):
-                    if until_turn:
-                        return
-                    option = game["legal"][0]
-                    await socket.send(json.dumps({"action": "play", "card": option["card"],
-                                                  "capture": option["captures"][0],
-                                                  "revision": game["revision"]}))
-                elif game["status"] == "hand_end" and game["you"] not in game["acknowledged"]:
-                    await socket.send(json.dumps({"action": "ack"}))
+                if until_turn and message["game"].get("your_turn"):
+                    return
+                await take_turn(socket, message["game"])
 
         async def bob_leaves_and_returns() -> None:
             await play("bob", plain["bob"], until_turn=True)

@@ -133,26 +133,33 @@ async def state_after(socket, seat: int) -> dict:
             return game
 
 
-async def test_a_socket_flood_is_refused_while_the_table_plays_on(stack, people):
+async def table_of(people) -> list:
+    """A game of the four, started, and each one's socket at it."""
     lobby = (await people[0].http.post("/api/games")).json()
     for player in people[1:]:
         assert (await player.http.post("/api/games/join", json={"code": lobby["join_code"]})).status_code == 200
-    sockets = [await socket_of(player, lobby["id"]) for player in people]
+    return [await socket_of(player, lobby["id"]) for player in people]
+
+
+async def test_a_socket_flood_is_refused_while_the_table_plays_on(stack, people):
+    sockets = await table_of(people)
     try:
         views = [(await receive(socket, "state"))["game"] for socket in sockets]
-        alice, bob = sockets[0], sockets[1]
-        await play(alice, views[0])
-        views[1] = await state_after(bob, 0)
+        # The seats in turn from the leader of hand 1: the leader floods, the next one plays.
+        seats = [(views[0]["turn"] + k) % 4 for k in range(4)]
+        leader, second = sockets[seats[0]], sockets[seats[1]]
+        await play(leader, views[seats[0]])
+        game = await state_after(second, seats[0])
 
-        # alice floods (each message answered with its id), and bob plays meanwhile.
+        # the leader floods (each message answered with its id), and the next seat plays meanwhile.
         flood = [f"f-{n}" for n in range(30)]
         for message_id in flood:
-            await alice.send(json.dumps({"action": "ack", "id": message_id}))
-        await play(bob, views[1])
-        assert (await state_after(bob, 1))["last_play"]["seat"] == 1  # bob's move was answered
+            await leader.send(json.dumps({"action": "ack", "id": message_id}))
+        await play(second, game)
+        assert (await state_after(second, seats[1]))["last_play"]["seat"] == seats[1]  # answered
         answers = {}
         while len(answers) < len(flood):
-            message = await receive(alice, "error")
+            message = await receive(leader, "error")
             answers[message["id"]] = message
         codes = [answers[message_id]["code"] for message_id in flood]
         assert set(codes) == {"illegal_move", "rate_limited"}  # ack mid-hand; or over the limit
@@ -162,21 +169,19 @@ async def test_a_socket_flood_is_refused_while_the_table_plays_on(stack, people)
         assert limited["message"] == ("Too many messages: nothing was done. Wait a moment, then "
                                       "send it again")
 
-        # carol and dave play on; then alice, once her bucket has a token again, plays too.
-        for seat in (2, 3):
-            game = await state_after(sockets[seat], seat - 1)
+        # the other two play on; then the leader, once its bucket has a token again, plays too.
+        for before, seat in itertools.pairwise(seats[1:]):
+            game = await state_after(sockets[seat], before)
             await play(sockets[seat], game)
-        game = await state_after(alice, 3)
+        game = await state_after(leader, seats[3])
         for attempt in range(50):
-            await play(alice, game, f"m-{attempt}")
-            message = await receive(alice)
-            while message["type"] == "presence":
-                message = await receive(alice)
+            await play(leader, game, f"m-{attempt}")
+            message = await receive(leader)
             if message["type"] == "state":
                 break
             assert (message["code"], message["id"]) == ("rate_limited", f"m-{attempt}")
             await asyncio.sleep(1 / WS_PER_SECOND)  # a token's refill
-        assert message["game"]["last_play"]["seat"] == 0
+        assert message["game"]["last_play"]["seat"] == seats[0]
         assert message["game"]["revision"] == game["revision"] + 1
     finally:
         for socket in sockets:
@@ -188,10 +193,7 @@ async def test_a_socket_flood_is_refused_while_the_table_plays_on(stack, people)
 async def test_a_burst_of_500_messages_is_answered_and_the_socket_stays_open(stack, people):
     """500 messages sent at once: each one with an id is answered (refused, or over the limit),
     none closes the socket, and the player's move plays once the bucket refills."""
-    lobby = (await people[0].http.post("/api/games")).json()
-    for player in people[1:]:
-        assert (await player.http.post("/api/games/join", json={"code": lobby["join_code"]})).status_code == 200
-    sockets = [await socket_of(player, lobby["id"]) for player in people]
+    sockets = await table_of(people)
     try:
         views = [(await receive(socket, "state"))["game"] for socket in sockets]
         turn = views[0]["turn"]

@@ -10,7 +10,7 @@ import pytest
 import websockets
 
 from game.scopone.rules import legal_plays
-from testing.players import Player, receive
+from testing.players import Player, receive, take_turn
 
 
 async def _started_game(players) -> dict:
@@ -259,13 +259,7 @@ async def test_a_socket_follows_its_player_to_another_seat_and_never_shows_anoth
             else:
                 others_see_bob.append(game["players"][3]["connected"])
             hands.setdefault(game["revision"], {})[name] = game["hand"]
-            if game.get("your_turn"):
-                option = game["legal"][0]
-                await socket.send(json.dumps({"action": "play", "card": option["card"],
-                                              "capture": option["captures"][0],
-                                              "revision": game["revision"]}))
-            elif game["status"] == "hand_end" and game["you"] not in game["acknowledged"]:
-                await socket.send(json.dumps({"action": "ack"}))
+            await take_turn(socket, game)
 
     try:
         await asyncio.gather(*(play(name) for name in sockets))
