@@ -34,13 +34,17 @@ export function PersonIcon() {
   );
 }
 
-/** "🤖 bot" beside a bot's name (its level, see bots.displayName). */
+// Where the long level names may break, with a hyphen, in a phone's narrow side seat.
+const BREAKS: Record<string, string> = { Beginner: "Begin\u00adner", Principiante: "Princi\u00adpiante" };
+
+/** "🤖 Expert" beside a bot's name: a robot and its level ("bot, Expert" to a screen reader). */
 export function BotMark({ level, levels }: { level: string; levels?: BotLevel[] }) {
   const name = levelName(level, levels);
   return (
     <span class="bot-mark" data-testid="bot-mark" data-level={level} title={tx(`Bot, level ${name}`, `Bot, livello ${name}`)}>
       <RobotIcon />
-      bot
+      <span class="visually-hidden">bot, </span>
+      <span class="bot-level">{BREAKS[name] ?? name}</span>
     </span>
   );
 }

@@ -42,14 +42,16 @@ export function isBot(player: SeatOccupant): boolean {
 }
 
 /**
- * The name a seat shows. A bot seated from the start is named by its level, in the current
- * language ("Expert" / "Esperto"; the server names it by the level's id); a bot standing in for
- * a person keeps that person's name, and so does every person.
+ * The name a seat shows. A bot is called by the first name the server gave it ("Bruno"), its
+ * level shown beside it (BotMark); a game made before bots had names named them by the level's
+ * id ("Esperto"): such a bot reads as its level in the current language. A bot standing in for a
+ * person keeps that person's name, and so does every person.
  */
 export function displayName(player: SeatOccupant & { name: string }, levels: BotLevel[] = []): string {
   if (!player.bot || player.took_over) return personName(player.name);
   const known = LEVEL_NAMES[player.bot] !== undefined || levels.some((l) => l.id === player.bot);
-  return known ? levelName(player.bot, levels) : player.name || levelName(player.bot, levels);
+  const namedByLevel = !player.name || (known && player.name.toLowerCase() === player.bot.toLowerCase());
+  return namedByLevel ? levelName(player.bot, levels) : player.name;
 }
 
 /** The name the server gives an erased account (CONTRACT, Privacy). */

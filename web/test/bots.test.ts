@@ -77,10 +77,9 @@ describe("who plays a seat, as the table shows it", () => {
     expect(seatState(person(2, "carol"))).toEqual({ kind: "person", offline: false }); // no `connected` in a lobby
   });
 
-  it("names a bot by its level, in the current language; a stand-in keeps the person's name", () => {
-    // The server names a bot by its level's id ("Esperto").
-    expect(displayName({ name: "Esperto", bot: "esperto" }, LEVELS)).toBe("Expert");
-    expect(displayName({ name: "Maestro", bot: "maestro" })).toBe("Master");
+  it("names a bot by the name the server gave it; a stand-in keeps the person's name", () => {
+    expect(displayName({ name: "Bruno", bot: "esperto" }, LEVELS)).toBe("Bruno");
+    expect(displayName({ name: "Paola", bot: "maestro" })).toBe("Paola");
     expect(displayName({ name: "carol", bot: "esperto", took_over: true }, LEVELS)).toBe("carol");
     expect(displayName({ name: "Campione", bot: "campione" })).toBe("Campione"); // a level the app does not know yet
     expect(displayName({ name: "bob" })).toBe("bob");
@@ -99,6 +98,13 @@ describe("practice and take-back", () => {
     // A bot standing in for a person who left: not practice, and that person may come back.
     const stoodIn = table([{ bot: "esperto" }, { bot: "esperto", took_over: true }, { bot: "esperto" }]);
     expect(aloneWithBots(stoodIn)).toBe(false);
+    expect(displayName({ name: "Bruno", bot: "esperto" }, LEVELS)).toBe("Bruno");
+  });
+
+  it("reads a bot of an older game, named by its level's id, as its level in the current language", () => {
+    expect(displayName({ name: "Esperto", bot: "esperto" }, LEVELS)).toBe("Expert");
+    expect(displayName({ name: "Maestro", bot: "maestro" })).toBe("Master");
+    setLang("it", null);
     expect(isPracticeView(table([{}, { bot: "esperto", took_over: true }, {}]))).toBe(false);
   });
 

@@ -11,7 +11,7 @@ import { SeatInfo, TableScreen, type ClosingShow } from "../../src/screens/Table
 import type { GameView, LegalPlay } from "../../src/types";
 import type { GameConnection } from "../../src/usegame";
 import { LEVELS, play, table, view } from "../fixtures";
-import { byTestId, shown } from "../render";
+import { byTestId, shown, spoken } from "../render";
 
 beforeEach(() => {
   // The table asks the server for the game type's bot levels: it offers none here.
@@ -195,10 +195,14 @@ describe("the table screen", () => {
 
 describe("who plays a seat, as the table shows it", () => {
   it("shows every seat's state at the table: bots, a stand-in, offline", () => {
-    const view = table([{ name: "Maestro", bot: "maestro" }, { bot: "esperto", took_over: true }, { connected: false }]);
+    // (No dealer known: the view has none, and its options say the first dealer was drawn.)
+    const view = table([{ name: "Bruno", bot: "maestro" }, { bot: "esperto", took_over: true }, { connected: false }],
+      { options: { first_dealer: "drawn" } });
     const info = (seatNo: number) => <SeatInfo view={view} player={view.players[seatNo]} levels={LEVELS} />;
-    expect(shown(info(1))).toBe("Master opponent, team B bot taken 0");
-    expect(turnText(view)).toBe("Master's turn");
+    // A bot by its name, its level beside it (and "bot" to a screen reader).
+    expect(shown(info(1))).toBe("Bruno opponent, team B Master taken 0");
+    expect(spoken(info(1))).toContain("Bruno opponent, team B bot, Master");
+    expect(turnText(view)).toBe("Bruno's turn");
     expect(shown(info(2))).toContain("carol partner, team A (bot for carol)");
     expect(shown(info(3))).toContain("dave opponent, team B offline");
     expect(shown(info(0))).toBe("You team A taken 0");
