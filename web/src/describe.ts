@@ -2,7 +2,7 @@
 
 import { displayName } from "./bots";
 import { cardName, cardPhrase, cardsPhrase, cardList } from "./deck";
-import { pointsItalian, tx } from "./i18n";
+import { aItalian, pointsItalian, tx } from "./i18n";
 import type { GamePlayer, GameView, LastPlay } from "./types";
 
 /**
@@ -121,7 +121,7 @@ export function inviteText(seatsOpen: number): string {
   );
   return tx(
     `Send the code or the link to ${who}. The table opens by itself as soon as the fourth player sits down; you can keep this page open or come back to it from the start page.`,
-    `Manda il codice o il link a ${who}. La partita comincia da sola appena si siede il quarto giocatore; puoi tenere aperta questa pagina o tornarci dalla pagina iniziale.`,
+    `Manda il codice o il link ${aItalian(who)}. La partita comincia da sola appena si siede il quarto giocatore; puoi tenere aperta questa pagina o tornarci dalla pagina iniziale.`,
   );
 }
 

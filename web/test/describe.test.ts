@@ -1,7 +1,8 @@
 // What the table says: where each seat sits, whose turn it is, the last play, why the match goes
 // on after a hand, and the waiting room's invitation.
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { inviteText, lastPlayText, matchGoesOnText, seatsAround, turnText } from "../src/describe";
+import { setLang } from "../src/i18n";
 import type { GameView, LastHand } from "../src/types";
 import { gameView } from "./fixtures";
 
@@ -74,4 +75,13 @@ describe("the waiting room's invitation", () => {
     expect(inviteText(1)).toMatch(/to one more friend\./);
     expect(inviteText(0)).toBe("Every seat is taken: the table is opening.");
   });
+
+  it("says it in Italian, with \"ad\" before a vowel", () => {
+    setLang("it", null);
+    expect(inviteText(2)).toMatch(/^Manda il codice o il link ad altri due amici\./);
+    expect(inviteText(1)).toMatch(/^Manda il codice o il link a un altro amico\./);
+    expect(inviteText(3)).toMatch(/^Manda il codice o il link a tre amici\./);
+  });
 });
+
+afterEach(() => setLang("en", null));

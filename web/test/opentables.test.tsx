@@ -266,3 +266,12 @@ describe("the browser's EventSource", () => {
     expect(made[0].closed).toBe(true);
   });
 });
+
+describe("Play now in Italian", () => {
+  it("says it seats you by your Elo rating", () => {
+    server();
+    setLang("it", null);
+    render(<FindTable feed={feed().deps} />);
+    expect(screen.getByText(/^Ti fa sedere al tavolo aperto più vicino al tuo livello Elo,/)).toBeTruthy();
+  });
+});

@@ -30,7 +30,7 @@ function rows(): { label: string; award?: string; value: (t: LastHand["teams"]["
 
 function awardText(team: Team | null | undefined): string {
   if (team === undefined) return "";
-  return team ? tx(`Team ${team}`, `Squadra ${team}`) : tx("nobody (tie)", "nessuno (pari)");
+  return team ? tx(`Team ${team}`, `Squadra ${team}`) : tx("nobody (tie)", "nessuno (patta)");
 }
 
 export function HandSummary({ hand, mine, napola }: { hand: LastHand; mine?: Team; napola: boolean }) {
@@ -41,8 +41,8 @@ export function HandSummary({ hand, mine, napola }: { hand: LastHand; mine?: Tea
       <thead>
         <tr>
           <th scope="col">{tx("Category", "Categoria")}</th>
-          <th scope="col">{tx("Team A", "Squadra A")}{mine === "A" ? tx(" (you)", " (tu)") : ""}</th>
-          <th scope="col">{tx("Team B", "Squadra B")}{mine === "B" ? tx(" (you)", " (tu)") : ""}</th>
+          <th scope="col">{tx("Team A", "Squadra A")}{mine === "A" ? tx(" (yours)", " (la tua)") : ""}</th>
+          <th scope="col">{tx("Team B", "Squadra B")}{mine === "B" ? tx(" (yours)", " (la tua)") : ""}</th>
           <th scope="col">{tx("Point to", "Punto a")}</th>
         </tr>
       </thead>

@@ -98,7 +98,7 @@ export function SeatInfo({ view, player, levels }: { view: GameView; player: Gam
         <SeatMarks player={player} levels={levels} yours={isYou} />
       </span>
       <span class="seat-stats">
-        <span title={tx("Cards captured this hand", "Carte prese in questa mano")}>{tx(`taken ${player.captured_count}`, `prese ${player.captured_count}`)}</span>
+        <span title={tx("Cards captured this hand", "Carte prese in questa mano")}>{tx(`taken ${player.captured_count}`, `${player.captured_count} carte prese`)}</span>
         <Scope count={player.scope} />
       </span>
     </div>
@@ -161,7 +161,7 @@ function Fingerprint({ commitment }: { commitment: string }) {
       <p>
         {tx(
           "Before the first card, the server fixed a secret seed that decides every deal of this match, and this is its SHA-256 fingerprint (the seed commitment). The seed is revealed when the game ends; your browser then checks that it has this fingerprint and that it deals exactly the cards that were played.",
-          "Prima della prima carta il server ha fissato un seed segreto che decide ogni smazzata di questa partita, e questa è la sua impronta SHA-256 (l'impegno del seed). Il seed viene rivelato a fine partita; il tuo browser controlla allora che abbia questa impronta e che distribuisca esattamente le carte giocate.",
+          "Prima della prima carta il server ha fissato un seed segreto che decide ogni smazzata di questa partita, e questa è la sua impronta SHA-256. Il seed viene rivelato a fine partita; il tuo browser controlla allora che abbia questa impronta e che distribuisca esattamente le carte giocate.",
         )}
       </p>
       <code class="fingerprint-full">{commitment}</code>

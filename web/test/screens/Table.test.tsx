@@ -209,3 +209,12 @@ describe("who plays a seat, as the table shows it", () => {
     expect(byTestId(info(1), "seat-info")[0].props["data-seat"]).toBe(1);
   });
 });
+
+describe("the table in Italian", () => {
+  it("counts a seat's cards taken as Italian says it", () => {
+    setLang("it", null);
+    const v = table([{}, {}, {}], { options: { first_dealer: "drawn" } });
+    v.players[1].captured_count = 6;
+    expect(shown(<SeatInfo view={v} player={v.players[1]} />)).toContain("6 carte prese");
+  });
+});

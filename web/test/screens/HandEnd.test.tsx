@@ -1,0 +1,59 @@
+// @vitest-environment jsdom
+// The hand end as a person meets it: the hand's scoring, in Italian as an Italian says it.
+import { cleanup, render, screen } from "@testing-library/preact";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { initialGameState } from "../../src/gamestate";
+import { setLang } from "../../src/i18n";
+import { HandEndScreen } from "../../src/screens/HandEnd";
+import type { GameView, LastHand } from "../../src/types";
+import type { GameConnection } from "../../src/usegame";
+import { view } from "../fixtures";
+
+/** The server: no bot levels, the member's history (``finished`` matches; several numbers: one
+ * per read, in turn), no log. */
+function server(...finished: number[]) {
+  vi.stubGlobal("fetch", vi.fn(async (url: string) => {
+    const matches = url.startsWith("/api/me/matches");
+    const n = matches && finished.length > 1 ? (finished.shift() ?? 0) : finished[0];
+    const body = matches
+      ? { items: Array.from({ length: n }, (_, i) => ({ id: `m${i}` })), next_cursor: null }
+      : url === "/api/game-types" ? [] : { detail: "Not Found" };
+    return new Response(JSON.stringify(body), { status: url.includes("/log") ? 404 : 200, headers: { "Content-Type": "application/json" } });
+  }));
+}
+
+function lastHand(hand: number): LastHand {
+  const a = { cards: 22, denari: 5, settebello: true, primiera: 78, scope: 1, napola: 0, points: 3 };
+  const b = { cards: 18, denari: 5, settebello: false, primiera: 70, scope: 0, napola: 0, points: 0 };
+  return { hand, teams: { A: a, B: b }, award: { carte: "A", denara: null, settebello: "A", primiera: "A", napola: null }, scores: { A: 3, B: 0 } };
+}
+
+function show(hand: number) {
+  const v: GameView = view({
+    status: "hand_end", hand_number: hand, turn: null, last_hand: lastHand(hand), acknowledged: [],
+    options: { target_score: 11, napola: false },
+  }, [0, 0, 0, 0]);
+  const game: GameConnection = {
+    state: { ...initialGameState, view: v }, connection: "open", fatal: null,
+    send: () => true, adopt: () => undefined, dismissError: () => undefined,
+  };
+  render(<HandEndScreen view={v} game={game} alert={null} />);
+}
+
+afterEach(() => {
+  cleanup();
+  setLang("en", null);
+  vi.unstubAllGlobals();
+});
+
+describe("the hand end", () => {
+  it("says the team and a tie as an Italian says them", () => {
+    server(1);
+    setLang("it", null);
+    show(1);
+    const scoring = screen.getByRole("table", { name: "Punteggio della mano 1" });
+    expect(scoring.querySelector("thead")?.textContent).toContain("Squadra A (la tua)");
+    expect(scoring.textContent).toContain("nessuno (patta)");
+    expect(scoring.textContent).not.toContain("(tu)");
+  });
+});
