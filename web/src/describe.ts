@@ -59,6 +59,30 @@ export function playLine(view: Pick<GameView, "players" | "you">, play: LastPlay
   return `${tx(en, it)}${play.scopa ? " · Scopa!" : ""}${play.auto ? tx(" (auto)", " (automatica)") : ""}`;
 }
 
+/**
+ * The seat that dealt the current hand: the view's `dealer`; a game whose options lack
+ * `first_dealer` (made before the first dealer was drawn) follows the old rule, hand 1 led by
+ * seat 0 and each hand by the next seat. Null when it cannot be known.
+ */
+export function dealerOf(view: Pick<GameView, "hand_number" | "options"> & { dealer?: number | null }): number | null {
+  if (typeof view.dealer === "number") return view.dealer;
+  if (view.options?.first_dealer !== undefined || !(view.hand_number >= 1)) return null;
+  return (view.hand_number + 2) % 4;
+}
+
+/** The seat that leads the current hand (di mano): the one after the dealer. */
+export function leaderOf(view: Parameters<typeof dealerOf>[0]): number | null {
+  const dealer = dealerOf(view);
+  return dealer === null ? null : (dealer + 1) % 4;
+}
+
+/** "dealer" / "mazziere", "leads" / "di mano": a seat's part in the current hand, or "". */
+export function seatRoleText(view: Parameters<typeof dealerOf>[0], seat: number): string {
+  if (dealerOf(view) === seat) return tx("dealer", "mazziere");
+  if (leaderOf(view) === seat) return tx("leads", "di mano");
+  return "";
+}
+
 export function turnText(view: GameView): string {
   if (view.status !== "playing" || view.turn === null || view.turn === undefined) return "";
   if (view.your_turn || view.turn === view.you) return tx("Your turn", "Tocca a te");

@@ -1,7 +1,7 @@
 // What the table says: where each seat sits, whose turn it is, the last play, why the match goes
 // on after a hand, and the waiting room's invitation.
 import { afterEach, describe, expect, it } from "vitest";
-import { inviteText, lastPlayText, matchGoesOnText, seatsAround, turnText } from "../src/describe";
+import { dealerOf, inviteText, lastPlayText, leaderOf, matchGoesOnText, seatRoleText, seatsAround, turnText } from "../src/describe";
 import { setLang } from "../src/i18n";
 import type { GameView, LastHand } from "../src/types";
 import { gameView } from "./fixtures";
@@ -81,6 +81,25 @@ describe("the waiting room's invitation", () => {
     expect(inviteText(2)).toMatch(/^Manda il codice o il link ad altri due amici\./);
     expect(inviteText(1)).toMatch(/^Manda il codice o il link a un altro amico\./);
     expect(inviteText(3)).toMatch(/^Manda il codice o il link a tre amici\./);
+  });
+});
+
+describe("who deals and who leads", () => {
+  it("reads the view's dealer; the seat after it leads", () => {
+    const v = gameView({ dealer: 1, options: { first_dealer: "drawn" } });
+    expect([dealerOf(v), leaderOf(v)]).toEqual([1, 2]);
+    expect([0, 1, 2, 3].map((seat) => seatRoleText(v, seat))).toEqual(["", "dealer", "leads", ""]);
+    expect(leaderOf(gameView({ dealer: 3 }))).toBe(0);
+    setLang("it", null);
+    expect([0, 1, 2, 3].map((seat) => seatRoleText(v, seat))).toEqual(["", "mazziere", "di mano", ""]);
+  });
+
+  it("follows the old rule for a game made before the first dealer was drawn, and knows none otherwise", () => {
+    // Hand 1 led by seat 0 (dealt by seat 3), each next hand by the next seat.
+    expect([1, 2, 3, 4, 5].map((hand) => leaderOf(gameView({ hand_number: hand, options: {} })))).toEqual([0, 1, 2, 3, 0]);
+    expect(dealerOf(gameView({ hand_number: 1, options: {} }))).toBe(3);
+    expect(dealerOf(gameView({ options: { first_dealer: "drawn" } }))).toBeNull();
+    expect(seatRoleText(gameView({ options: { first_dealer: "drawn" } }), 0)).toBe("");
   });
 });
 

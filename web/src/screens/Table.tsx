@@ -27,7 +27,7 @@ import { PersonIcon, RobotIcon, SeatMarks, useBotLevels } from "../botmarks";
 import { CardBack, CardButton, CardFace } from "../cards";
 import { cardName, cardsPhrase, cardList } from "../deck";
 import { usingKeyboard } from "../inputmode";
-import { lastPlayText, playerName, playLine, relation, seatsAround, turnText } from "../describe";
+import { lastPlayText, playerName, playLine, relation, seatRoleText, seatsAround, turnText } from "../describe";
 import { aItalian, pointsItalian, tx, useLang } from "../i18n";
 import { TAKEN_MS } from "../pacing";
 import { playsDown, takenBy, type Sweep, type Trail, type TrailPlay } from "../plays";
@@ -88,10 +88,12 @@ export function SeatInfo({ view, player, levels }: { view: GameView; player: Gam
   const rel = relation(view, player);
   const isYou = player.seat === view.you;
   const name = isYou ? tx("You", "Tu") : playerName(view, player.seat);
+  const role = seatRoleText(view, player.seat);
   return (
     <div class="seat-info" data-testid="seat-info" data-seat={player.seat}>
       <span class="seat-player">
         <span class="seat-player-name" title={name}>{name}</span>
+        {role && <span class="seat-role" data-testid="seat-role">{role}</span>}
         <span class={`seat-rel team-${player.team}`}>
           {isYou ? tx(`team ${player.team}`, `squadra ${player.team}`) : tx(`${rel}, team ${player.team}`, `${rel}, squadra ${player.team}`)}
         </span>

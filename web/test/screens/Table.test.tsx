@@ -210,6 +210,18 @@ describe("who plays a seat, as the table shows it", () => {
   });
 });
 
+describe("who deals and who leads", () => {
+  it("shows who dealt the hand and who leads it", () => {
+    show(yourTurn({ dealer: 2, options: { first_dealer: "drawn" } }));
+    const role = (seat: number) => document.querySelector(`[data-seat="${seat}"] [data-testid="seat-role"]`)?.textContent ?? null;
+    expect([0, 1, 2, 3].map(role)).toEqual([null, null, "dealer", "leads"]);
+    cleanup();
+    setLang("it", null);
+    show(yourTurn({ dealer: 3, options: { first_dealer: "drawn" } }));
+    expect([0, 1, 2, 3].map(role)).toEqual(["di mano", null, null, "mazziere"]);
+  });
+});
+
 describe("the table in Italian", () => {
   it("counts a seat's cards taken as Italian says it", () => {
     setLang("it", null);
