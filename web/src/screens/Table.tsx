@@ -243,6 +243,7 @@ function PlayTrail({ view, trail }: { view: GameView; trail: Trail | null }) {
           <span class="trail-name">{name}</span>
           {p.capture.length > 0 && <span class="trail-took">+{p.capture.length}</span>}
           {p.scopa && <span class="trail-scopa">★</span>}
+          {p.auto && <span class="trail-auto" title={tx("Time ran out: played automatically", "Tempo scaduto: giocata in automatico")}>auto</span>}
         </span>
         <span class="visually-hidden">{playLine(view, p)}</span>
       </li>

@@ -8,6 +8,7 @@ import { turnText } from "../../src/describe";
 import { initialGameState } from "../../src/gamestate";
 import { setLang } from "../../src/i18n";
 import { SeatInfo, TableScreen, type ClosingShow } from "../../src/screens/Table";
+import type { Trail } from "../../src/plays";
 import type { GameView, LegalPlay } from "../../src/types";
 import type { GameConnection } from "../../src/usegame";
 import { LEVELS, play, table, view } from "../fixtures";
@@ -44,7 +45,7 @@ function yourTurn(extra: Partial<GameView> = {}): GameView {
 }
 
 /** The screen with a connection that records what it sends. */
-function show(v: GameView, options: { connection?: GameConnection["connection"]; pending?: number; closing?: ClosingShow } = {}) {
+function show(v: GameView, options: { connection?: GameConnection["connection"]; pending?: number; closing?: ClosingShow; trail?: Trail } = {}) {
   const sent: [object, number | undefined][] = [];
   const game: GameConnection = {
     state: { ...initialGameState, view: v, pendingRevision: options.pending ?? null },
@@ -54,7 +55,7 @@ function show(v: GameView, options: { connection?: GameConnection["connection"];
     adopt: () => undefined,
     dismissError: () => undefined,
   };
-  render(<TableScreen view={v} game={game} alert={null} closing={options.closing ?? null} />);
+  render(<TableScreen view={v} game={game} alert={null} closing={options.closing ?? null} trail={options.trail ?? null} />);
   return sent;
 }
 
@@ -207,6 +208,25 @@ describe("who plays a seat, as the table shows it", () => {
     expect(shown(info(3))).toContain("dave opponent, team B offline");
     expect(shown(info(0))).toBe("You team A taken 0");
     expect(byTestId(info(1), "seat-info")[0].props["data-seat"]).toBe(1);
+  });
+});
+
+describe("the recent plays", () => {
+  it("marks a timed-out turn's card auto in the recent plays, and no other", () => {
+    const trail: Trail = {
+      hand: 1,
+      plays: [
+        { ...play(1, "02C"), n: 1 },
+        { ...play(2, "03S"), auto: true, n: 2 },
+        { ...play(3, "05D"), n: 3 },
+      ],
+    };
+    show(yourTurn(), { trail });
+    const items = within(screen.getByRole("list", { name: "Last plays" })).getAllByRole("listitem");
+    expect(items).toHaveLength(3);
+    const marks = items.map((item) => item.querySelector(".trail-auto")?.textContent ?? null);
+    expect(marks).toEqual([null, "auto", null]);
+    expect(items[1].textContent).toContain("carol: 3 of spade on the table (auto)");
   });
 });
 
