@@ -197,8 +197,18 @@ function TableMenu({ children }: { children: ComponentChildren }) {
     const close = (e: Event) => {
       if (ref.current?.open && !ref.current.contains(e.target as Node)) ref.current.open = false;
     };
+    // Escape closes it, and the keyboard is back on the menu's button.
+    const escape = (e: KeyboardEvent) => {
+      if (e.key !== "Escape" || !ref.current?.open) return;
+      ref.current.open = false;
+      ref.current.querySelector<HTMLElement>("summary")?.focus();
+    };
     document.addEventListener("pointerdown", close);
-    return () => document.removeEventListener("pointerdown", close);
+    document.addEventListener("keydown", escape);
+    return () => {
+      document.removeEventListener("pointerdown", close);
+      document.removeEventListener("keydown", escape);
+    };
   }, []);
   return (
     <details class="table-menu" ref={ref}>
@@ -271,6 +281,20 @@ function PlayTrail({ view, trail }: { view: GameView; trail: Trail | null }) {
       )}
     </div>
   );
+}
+
+/** The arrow keys move the focus from card to card in a row of cards (the hand, the table);
+ * Home and End go to the first and the last. */
+export function moveAmongCards(e: KeyboardEvent): void {
+  const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[e.key];
+  if (step === undefined && e.key !== "Home" && e.key !== "End") return;
+  const row = e.currentTarget as HTMLElement;
+  const cards = [...row.querySelectorAll<HTMLButtonElement>("button[data-card]")];
+  const at = cards.indexOf(document.activeElement as HTMLButtonElement);
+  if (at < 0 || cards.length === 0) return;
+  const next = e.key === "Home" ? 0 : e.key === "End" ? cards.length - 1 : (at + (step ?? 0) + cards.length) % cards.length;
+  e.preventDefault();
+  cards[next].focus();
 }
 
 /** A card lit on the table for a moment: taken by a capture, or swept at the end of the hand. */
@@ -436,7 +460,8 @@ export function TableScreen({ view, game, alert, trail = null, closing = null }:
       onClick={closing ? closing.skip : undefined}
     >
       <div class="table-play">
-      {/* What to do now, for a screen reader (the table shows it). */}
+      {/* The page's heading and what to do now, for a screen reader (the table shows it). */}
+      <h1 class="visually-hidden">{tx(`The table, hand ${view.hand_number}`, `Il tavolo, mano ${view.hand_number}`)}</h1>
       <p class="visually-hidden">{help}</p>
       <div class="table-bar">
         <a href="/" class="bar-home" aria-label={tx("tavolo, start page", "tavolo, pagina iniziale")}>
@@ -460,7 +485,8 @@ export function TableScreen({ view, game, alert, trail = null, closing = null }:
         <Opponent view={view} seat={seats.top} where="top" levels={levels} />
         <Opponent view={view} seat={seats.left} where="left" levels={levels} />
         <div class="table-middle">
-          <div class={`table-cards${count > 8 ? " is-crowded" : ""}${count > 12 ? " is-packed" : ""}`} role="region" aria-label={tx("Table", "Tavolo")}>
+          <div class={`table-cards${count > 8 ? " is-crowded" : ""}${count > 12 ? " is-packed" : ""}`} role="region" aria-label={tx("Table", "Tavolo")}
+            onKeyDown={moveAmongCards}>
             {count === 0 && <p class="table-empty">{tx("The table is empty", "Il tavolo è vuoto")}</p>}
             {tableCards.map((card) => {
               const ghost = ghosts.get(card);
@@ -511,7 +537,8 @@ export function TableScreen({ view, game, alert, trail = null, closing = null }:
               </button>
             </div>
           )}
-          <div class={`hand${canAct ? " is-your-turn" : ""}`} role="region" aria-label={tx("Your hand", "La tua mano")} ref={handRef}>
+          <div class={`hand${canAct ? " is-your-turn" : ""}`} role="region" aria-label={tx("Your hand", "La tua mano")} ref={handRef}
+            onKeyDown={moveAmongCards}>
             {view.hand.length === 0 && <p class="table-empty">{tx("No cards left in your hand", "Non hai più carte in mano")}</p>}
             {view.hand.map((card) => (
               <CardButton

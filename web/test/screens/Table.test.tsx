@@ -230,6 +230,41 @@ describe("the recent plays", () => {
   });
 });
 
+describe("the keyboard and the heading", () => {
+  it("has a heading for the page (visually hidden)", () => {
+    show(yourTurn());
+    expect(screen.getByRole("heading", { level: 1 }).textContent).toBe("The table, hand 1");
+  });
+
+  it("closes the menu on Escape, and puts the keyboard back on its button", () => {
+    show(yourTurn());
+    const summary = screen.getByLabelText("Menu");
+    const menu = summary.closest("details") as HTMLDetailsElement;
+    menu.open = true;
+    screen.getByRole("link", { name: "Rules of scopone" }).focus();
+    fireEvent.keyDown(document, { key: "Escape" });
+    expect(menu.open).toBe(false);
+    expect(document.activeElement).toBe(summary);
+  });
+
+  it("moves between the cards with the arrow keys, in the hand and on the table", () => {
+    show(yourTurn());
+    const cards = hand().getAllByRole("button");
+    cards[0].focus();
+    fireEvent.keyDown(cards[0], { key: "ArrowRight" });
+    expect(document.activeElement).toBe(cards[1]);
+    fireEvent.keyDown(cards[1], { key: "ArrowLeft" });
+    fireEvent.keyDown(cards[0], { key: "ArrowLeft" }); // round to the last
+    expect(document.activeElement).toBe(cards[3]);
+    fireEvent.keyDown(cards[3], { key: "Home" });
+    expect(document.activeElement).toBe(cards[0]);
+    const tableCards = onTable().getAllByRole("button");
+    tableCards[1].focus();
+    fireEvent.keyDown(tableCards[1], { key: "ArrowDown" });
+    expect(document.activeElement).toBe(tableCards[2]);
+  });
+});
+
 describe("who deals and who leads", () => {
   it("shows who dealt the hand and who leads it", () => {
     show(yourTurn({ dealer: 2, options: { first_dealer: "drawn" } }));
