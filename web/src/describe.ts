@@ -136,9 +136,17 @@ function missing(n: number): string {
   return n === 1 ? "manca 1 punto" : `mancano ${n} punti`;
 }
 
-/** The waiting room's invitation: as many friends as there are open seats. */
-export function inviteText(seatsOpen: number): string {
+/** The waiting room's invitation: as many friends as there are open seats; at a table open to
+ * anyone (quick match seats strangers there) the seats fill from the Play page, a friend too. */
+export function inviteText(seatsOpen: number, open = false): string {
   if (seatsOpen <= 0) return tx("Every seat is taken: the table is opening.", "Tutti i posti sono occupati: la partita sta per cominciare.");
+  if (open) {
+    const seats = seatsOpen === 1 ? tx("the open seat", "il posto libero") : tx(`one of the ${seatsOpen} open seats`, `uno dei ${seatsOpen} posti liberi`);
+    return tx(
+      `This table is open to anyone: a player can take ${seats} from the Play page, and the table opens by itself as soon as the fourth player sits down. You can also send the code or the link to a friend.`,
+      `Questo tavolo è aperto a tutti: chiunque può prendere ${seats} dalla pagina Gioca, e la partita comincia da sola appena si siede il quarto giocatore. Puoi anche mandare il codice o il link a un amico.`,
+    );
+  }
   const who = tx(
     ["one more friend", "two more friends", "three friends"][seatsOpen - 1] ?? `${seatsOpen} friends`,
     ["un altro amico", "altri due amici", "tre amici"][seatsOpen - 1] ?? `${seatsOpen} amici`,

@@ -82,6 +82,16 @@ describe("the waiting room's invitation", () => {
     expect(inviteText(1)).toMatch(/^Manda il codice o il link a un altro amico\./);
     expect(inviteText(3)).toMatch(/^Manda il codice o il link a tre amici\./);
   });
+
+  it("at a table open to anyone (quick match seats strangers there) asks for no friends", () => {
+    expect(inviteText(2, true)).toBe(
+      "This table is open to anyone: a player can take one of the 2 open seats from the Play page, and the table opens by itself as soon as the fourth player sits down. You can also send the code or the link to a friend.",
+    );
+    expect(inviteText(1, true)).toMatch(/can take the open seat from the Play page/);
+    expect(inviteText(2, true)).not.toMatch(/friends/);
+    setLang("it", null);
+    expect(inviteText(2, true)).toMatch(/^Questo tavolo è aperto a tutti: chiunque può prendere uno dei 2 posti liberi dalla pagina Gioca/);
+  });
 });
 
 describe("who deals and who leads", () => {

@@ -255,7 +255,7 @@ export function WaitingScreen({ lobby, game, clock = browserClock }: {
       <h1>{tx("Waiting for players", "In attesa dei giocatori")}</h1>
       {/* The offer is said when it appears, and takes no focus. */}
       <div aria-live="polite">{offerBots && fillControls(true)}</div>
-      <p class="helper">{inviteText(open)}</p>
+      <p class="helper" data-testid="invite-text">{inviteText(open, lobby.open ?? false)}</p>
       <div class="invite">
         <div class="invite-code">
           <span class="invite-label">{tx("Join code", "Codice")}</span>
