@@ -33,6 +33,37 @@ export function statusText(game: Pick<MyGame, "status" | "seats_open">): string 
 
 const LIST_REFRESH_MS = 15_000;
 
+/** A bot plays your seat of this game (you left it, or your turns timed out with no page open). */
+export function seatTakenOver(game: Pick<MyGame, "status" | "players">): boolean {
+  return game.status !== "lobby" && game.players.some((p) => p.is_you && p.took_over);
+}
+
+/** "Take my seat back" from the start page: the bot leaves the seat, and the table opens. */
+function TakeMySeatBack({ game }: { game: MyGame }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const take = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      await api.returnToSeat(game.id);
+      return navigate(`/games/${game.id}`);
+    } catch (e) {
+      setError(errorText(e));
+    }
+    setBusy(false);
+  };
+  return (
+    <div class="game-item-takeover" data-testid="taken-over">
+      <span>{tx(`A bot is playing your seat at ${game.join_code}.`, `Un bot sta giocando al tuo posto in ${game.join_code}.`)}</span>
+      <button type="button" class="button small" disabled={busy} onClick={() => void take()}>
+        {tx("Take my seat back", "Riprendi il mio posto")}
+      </button>
+      {error && <Failed error={error} />}
+    </div>
+  );
+}
+
 function MyGames() {
   const [games, setGames] = useState<MyGame[] | null>(null);
   const [types, setTypes] = useState<Record<string, string>>({});
@@ -85,7 +116,7 @@ function MyGames() {
       {games && games.length > 0 && (
         <ul class="game-list">
           {games.map((g) => (
-            <li key={g.id}>
+            <li key={g.id} class="game-list-item">
               <a href={`/games/${g.id}`} class={`game-item${g.your_turn ? " is-your-turn" : ""}`}>
                 <span class="game-item-head">
                   <span class="game-item-code">{g.join_code}</span>
@@ -110,6 +141,7 @@ function MyGames() {
                   <span class="game-item-when">{timeAgo(g.updated_at, Date.now(), serverOffset())}</span>
                 </span>
               </a>
+              {seatTakenOver(g) && <TakeMySeatBack game={g} />}
             </li>
           ))}
         </ul>

@@ -324,12 +324,14 @@ function sweepText(view: GameView, sweep: Sweep): string {
   );
 }
 
-export function TableScreen({ view, game, alert, trail = null, closing = null }: {
+export function TableScreen({ view, game, alert, trail = null, closing = null, notice = null }: {
   view: GameView;
   game: GameConnection;
   alert: ComponentChildren;
   trail?: Trail | null;
   closing?: ClosingShow | null;
+  /** Shown between the bar and the felt, in the flow (the felt makes room): a bot plays your seat. */
+  notice?: ComponentChildren;
 }) {
   const [choosing, setChoosing] = useState<Choosing | null>(null);
   const chooserRef = useRef<HTMLDivElement>(null);
@@ -481,6 +483,7 @@ export function TableScreen({ view, game, alert, trail = null, closing = null }:
         </TableMenu>
       </div>
       {alert}
+      {notice}
       <div class="felt">
         <Opponent view={view} seat={seats.top} where="top" levels={levels} />
         <Opponent view={view} seat={seats.left} where="left" levels={levels} />

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 // The Play page: "Play now" and the open tables come first; the new-game form can open the table
 // to anyone.
-import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/preact";
+import { cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/preact";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { setLang } from "../../src/i18n";
 import { HomeScreen } from "../../src/screens/Home";
@@ -15,14 +15,15 @@ const TYPES = [{
   },
 }];
 
-/** The gateway: writes answer 201 with a new lobby, or ``refuseWrites`` (status, body, headers). */
-function server(refuseWrites?: [number, unknown, Record<string, string>]) {
+/** The gateway: writes answer 201 with a new lobby, or ``refuseWrites`` (status, body, headers);
+ * the member sits at ``games``. */
+function server(refuseWrites?: [number, unknown, Record<string, string>], { games = [] as unknown[] } = {}) {
   const posts: { url: string; body: unknown }[] = [];
   vi.stubGlobal("fetch", vi.fn(async (url: string, init: RequestInit = {}) => {
     const answers: Record<string, unknown> = {
-      "/api/game-types": TYPES, "/api/me/games": { games: [] }, "/api/games/open": { games: [] },
+      "/api/game-types": TYPES, "/api/me/games": { games }, "/api/games/open": { games: [] },
     };
-    if (init.method === "POST") posts.push({ url, body: JSON.parse(String(init.body)) });
+    if (init.method === "POST") posts.push({ url, body: init.body === undefined ? undefined : JSON.parse(String(init.body)) });
     if (init.method === "POST" && refuseWrites) {
       const [status, body, headers] = refuseWrites;
       return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });
@@ -52,6 +53,26 @@ describe("the Play page", () => {
     const buttons = screen.getAllByRole("button");
     expect(buttons[0].textContent).toBe("Play now");
     expect(await screen.findByText("No open tables right now — press Play now to open one.")).toBeTruthy();
+  });
+
+  it("offers Take my seat back at a game whose seat a bot took over, and opens the table", async () => {
+    const taken = {
+      id: "g9", game_type: "scopone_scientifico", join_code: "R4TW9P", status: "playing", seats_open: 0, your_turn: false,
+      updated_at: "2026-12-02T09:58:41.007Z",
+      players: [
+        { seat: 0, name: "alice", team: "A", is_you: true, bot: "esperto", took_over: true },
+        { seat: 1, name: "bob", team: "B", is_you: false },
+        { seat: 2, name: "carol", team: "A", is_you: false },
+        { seat: 3, name: "dave", team: "B", is_you: false },
+      ],
+    };
+    const posts = server(undefined, { games: [taken] });
+    render(<HomeScreen />);
+    const banner = await screen.findByTestId("taken-over");
+    expect(banner.textContent).toContain("A bot is playing your seat at R4TW9P.");
+    fireEvent.click(within(banner).getByRole("button", { name: "Take my seat back" }));
+    await waitFor(() => expect(location.pathname).toBe("/games/g9"));
+    expect(posts.map((p) => p.url)).toEqual(["/api/games/g9/return"]);
   });
 
   it("creates a table open to anyone when the person ticks it", async () => {
