@@ -1,5 +1,6 @@
-// Between hands: the scoring of the hand that ended, the match score, who has acknowledged,
-// and the OK that deals the next hand once all four have pressed it (or the time is up).
+// Between hands: the scoring of the hand that ended first (on a phone it is what the screen
+// shows), the OK that deals the next hand once all four have pressed it (or the time is up), the
+// match score, who has acknowledged.
 
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef } from "preact/hooks";
@@ -101,6 +102,7 @@ export function HandEndScreen({ view, game, alert }: { view: GameView; game: Gam
   const levels = useBotLevels(view.game_type);
   // A bot plays your seat: it acknowledges for you, until you take the seat back.
   const takenOver = yourSeatTakenOver(view);
+  const handNumber = hand?.hand ?? view.hand_number;
 
   // A keyboard player lands on OK (focus was on a card that is gone); nobody else is moved.
   const okRef = useRef<HTMLButtonElement>(null);
@@ -110,17 +112,9 @@ export function HandEndScreen({ view, game, alert }: { view: GameView; game: Gam
   }, []);
   return (
     <section class="panel hand-end" data-testid="screen-hand-end">
-      <h1>{tx(`Hand ${hand?.hand ?? view.hand_number} is over`, `La mano ${hand?.hand ?? view.hand_number} è finita`)}</h1>
-      <p class="helper">
-        {tx(
-          "Here is how the hand scored. Press OK when you have seen it; the next hand is dealt when all four players have, or when the time runs out.",
-          "Ecco il punteggio della mano. Premi OK quando l'hai visto; la mano successiva viene distribuita quando l'hanno premuto tutti e quattro, o allo scadere del tempo.",
-        )}
-      </p>
-      <ScoreBoard view={view} />
+      <h1>{tx(`Hand ${handNumber} is over`, `La mano ${handNumber} è finita`)}</h1>
+      {hand && <HandSummary hand={hand} mine={mine} napola={view.options?.napola !== false} />}
       {goesOn && <p class="goes-on">{goesOn}</p>}
-      {/* The 40th card ends the hand at once: say what it did, nobody saw it on the table. */}
-      {view.last_play && <p class="helper">{tx("Last card of the hand: ", "Ultima carta della mano: ")}{lastPlayText(view, view.last_play)}</p>}
       {alert}
       <div class="ack-row">
         <button
@@ -136,6 +130,15 @@ export function HandEndScreen({ view, game, alert }: { view: GameView; game: Gam
         <Countdown deadline={view.hand_end_deadline} label={tx("Next hand in", "Prossima mano tra")} />
       </div>
       <TakeBack view={view} game={game} />
+      <p class="helper">
+        {tx(
+          "Press OK when you have seen the scoring; the next hand is dealt when all four players have, or when the time runs out.",
+          "Premi OK quando hai visto il punteggio; la mano successiva viene distribuita quando l'hanno premuto tutti e quattro, o allo scadere del tempo.",
+        )}
+      </p>
+      <ScoreBoard view={view} />
+      {/* The 40th card ends the hand at once: say what it did, nobody saw it on the table. */}
+      {view.last_play && <p class="helper">{tx("Last card of the hand: ", "Ultima carta della mano: ")}{lastPlayText(view, view.last_play)}</p>}
       <h2 class="ack-title">{tx("Ready for the next hand", "Pronti per la prossima mano")}</h2>
       <ul class="ack-list">
         {view.players.map((p) => {
@@ -151,7 +154,6 @@ export function HandEndScreen({ view, game, alert }: { view: GameView; game: Gam
           );
         })}
       </ul>
-      {hand && <HandSummary hand={hand} mine={mine} napola={view.options?.napola !== false} />}
       {hand && <LastHandTally id={view.id} hand={hand} mine={mine} />}
       {!takenOver && <LeaveMatch id={view.id} practice={isPracticeView(view)} />}
     </section>

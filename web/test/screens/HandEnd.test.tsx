@@ -1,5 +1,6 @@
 // @vitest-environment jsdom
-// The hand end as a person meets it: the hand's scoring, in Italian as an Italian says it.
+// The hand end as a person meets it: the hand's scoring comes first (on a phone it is what the
+// screen shows, before OK), in Italian as an Italian says it.
 import { cleanup, render, screen } from "@testing-library/preact";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { initialGameState } from "../../src/gamestate";
@@ -47,6 +48,20 @@ afterEach(() => {
 });
 
 describe("the hand end", () => {
+  it("shows the hand's scoring first, before OK and the rest", () => {
+    server(1);
+    show(1);
+    const scoring = screen.getByRole("table", { name: "Scoring of hand 1" });
+    const ok = screen.getByRole("button", { name: "OK" });
+    const score = screen.getAllByRole("group", { name: "Match score" })[0];
+    const ready = screen.getByRole("heading", { name: "Ready for the next hand" });
+    const before = (a: Element, b: Element) => Boolean(a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING);
+    expect(before(screen.getByRole("heading", { level: 1 }), scoring)).toBe(true);
+    expect(before(scoring, ok)).toBe(true);
+    expect(before(ok, score)).toBe(true);
+    expect(before(ok, ready)).toBe(true);
+  });
+
   it("says the team and a tie as an Italian says them", () => {
     server(1);
     setLang("it", null);
