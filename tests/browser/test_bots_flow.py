@@ -60,7 +60,8 @@ def test_one_person_plays_a_whole_match_against_three_bots_from_one_click(alice)
     computer = page.get_by_role("group", name="Play against the computer")
     expect(computer).to_contain_text("practice")
     expect(computer.get_by_label("Who plays")).to_have_value("alone")
-    expect(computer.get_by_label("Bot level")).to_have_value("esperto")
+    expect(computer.get_by_label("Bot level")).to_have_value("principiante")  # her first match
+    computer.get_by_label("Bot level").select_option("esperto")
     computer.get_by_role("button", name="Play against the computer").click()
 
     # No waiting room: the three bots fill the table at once, each marked with its level.

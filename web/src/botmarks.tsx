@@ -4,7 +4,7 @@
 
 import { useEffect, useState } from "preact/hooks";
 import { gameTypesCached } from "./api";
-import { botForText, botLevels, levelName, seatState } from "./bots";
+import { botForText, botLevels, isFirstMatch, levelName, seatState } from "./bots";
 import { tx } from "./i18n";
 import type { BotLevel, SeatOccupant } from "./types";
 
@@ -103,4 +103,21 @@ export function useBotLevels(gameType: string | undefined): BotLevel[] {
     };
   }, [gameType]);
   return levels;
+}
+
+/** Whether the member is before their first finished match: null until known (or when the
+ * history cannot be read, then treated as not). */
+export function useFirstMatch(): boolean | null {
+  const [first, setFirst] = useState<boolean | null>(null);
+  useEffect(() => {
+    let live = true;
+    isFirstMatch().then(
+      (value) => live && setFirst(value),
+      () => live && setFirst(false),
+    );
+    return () => {
+      live = false;
+    };
+  }, []);
+  return first;
 }

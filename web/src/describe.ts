@@ -136,6 +136,14 @@ function missing(n: number): string {
   return n === 1 ? "manca 1 punto" : `mancano ${n} punti`;
 }
 
+/** The one-line tip a newcomer is offered at the end of their first hand. */
+export function firstHandHint(): string {
+  return tx(
+    "Tip: before you lay a card, add up the table. If one card can take everything there, the next player may sweep it for a scopa.",
+    "Consiglio: prima di calare una carta, somma quelle sul tavolo. Se una sola carta può prenderle tutte, il prossimo giocatore può fare scopa.",
+  );
+}
+
 /** The waiting room's invitation: as many friends as there are open seats; at a table open to
  * anyone (quick match seats strangers there) the seats fill from the Play page, a friend too. */
 export function inviteText(seatsOpen: number, open = false): string {

@@ -11,6 +11,7 @@ import {
   defaultBotLevel,
   displayName,
   fillWithBots,
+  isFirstMatch,
   isPracticeView,
   levelName,
   personName,
@@ -53,6 +54,19 @@ describe("the bot levels", () => {
     expect(defaultBotLevel([])).toBe("esperto");
   });
 
+  it("offer principiante for a member's first match (no finished match yet), else the weakest", async () => {
+    expect(defaultBotLevel(LEVELS, true)).toBe("principiante");
+    expect(defaultBotLevel([{ id: "a", name: "A" }, { id: "b", name: "B" }, { id: "c", name: "C" }], true)).toBe("a");
+    expect(defaultBotLevel([], true)).toBe("principiante");
+    const asked: unknown[] = [];
+    const history = (items: unknown[]) => ({
+      matches: async (query: unknown) => (asked.push(query), { items, next_cursor: null }) as never,
+    });
+    expect(await isFirstMatch(history([]))).toBe(true);
+    expect(await isFirstMatch(history([{ id: "m1" }]))).toBe(false); // a practice match counts too
+    expect(asked).toEqual([{ limit: 1 }, { limit: 1 }]);
+  });
+
   it("are named in the current language", () => {
     expect(LEVELS.map((l) => levelName(l.id, LEVELS))).toEqual(["Beginner", "Expert", "Master"]);
     expect(levelName("esperto")).toBe("Expert"); // before the game types are read
@@ -84,6 +98,13 @@ describe("who plays a seat, as the table shows it", () => {
     expect(displayName({ name: "Campione", bot: "campione" })).toBe("Campione"); // a level the app does not know yet
     expect(displayName({ name: "bob" })).toBe("bob");
     setLang("it", null);
+    expect(displayName({ name: "Bruno", bot: "esperto" }, LEVELS)).toBe("Bruno");
+  });
+
+  it("reads a bot of an older game, named by its level's id, as its level in the current language", () => {
+    expect(displayName({ name: "Esperto", bot: "esperto" }, LEVELS)).toBe("Expert");
+    expect(displayName({ name: "Maestro", bot: "maestro" })).toBe("Master");
+    setLang("it", null);
     expect(displayName({ name: "Esperto", bot: "esperto" }, LEVELS)).toBe("Esperto");
     expect(displayName({ name: "Principiante", bot: "principiante" }, LEVELS)).toBe("Principiante");
   });
@@ -98,13 +119,6 @@ describe("practice and take-back", () => {
     // A bot standing in for a person who left: not practice, and that person may come back.
     const stoodIn = table([{ bot: "esperto" }, { bot: "esperto", took_over: true }, { bot: "esperto" }]);
     expect(aloneWithBots(stoodIn)).toBe(false);
-    expect(displayName({ name: "Bruno", bot: "esperto" }, LEVELS)).toBe("Bruno");
-  });
-
-  it("reads a bot of an older game, named by its level's id, as its level in the current language", () => {
-    expect(displayName({ name: "Esperto", bot: "esperto" }, LEVELS)).toBe("Expert");
-    expect(displayName({ name: "Maestro", bot: "maestro" })).toBe("Master");
-    setLang("it", null);
     expect(isPracticeView(table([{}, { bot: "esperto", took_over: true }, {}]))).toBe(false);
   });
 

@@ -1,7 +1,17 @@
 // What the table says: where each seat sits, whose turn it is, the last play, why the match goes
 // on after a hand, and the waiting room's invitation.
 import { afterEach, describe, expect, it } from "vitest";
-import { dealerOf, inviteText, lastPlayText, leaderOf, matchGoesOnText, seatRoleText, seatsAround, turnText } from "../src/describe";
+import {
+  dealerOf,
+  firstHandHint,
+  inviteText,
+  lastPlayText,
+  leaderOf,
+  matchGoesOnText,
+  seatRoleText,
+  seatsAround,
+  turnText,
+} from "../src/describe";
 import { setLang } from "../src/i18n";
 import type { GameView, LastHand } from "../src/types";
 import { gameView } from "./fixtures";
@@ -110,6 +120,14 @@ describe("who deals and who leads", () => {
     expect(dealerOf(gameView({ hand_number: 1, options: {} }))).toBe(3);
     expect(dealerOf(gameView({ options: { first_dealer: "drawn" } }))).toBeNull();
     expect(seatRoleText(gameView({ options: { first_dealer: "drawn" } }), 0)).toBe("");
+  });
+});
+
+describe("a newcomer's tip", () => {
+  it("is one sentence about the scopa, in both languages", () => {
+    expect(firstHandHint()).toMatch(/^Tip: .*scopa\.$/);
+    setLang("it", null);
+    expect(firstHandHint()).toMatch(/^Consiglio: .*scopa\.$/);
   });
 });
 

@@ -1,12 +1,12 @@
 // Between hands: the scoring of the hand that ended first (on a phone it is what the screen
 // shows), the OK that deals the next hand once all four have pressed it (or the time is up), the
-// match score, who has acknowledged.
+// match score, who has acknowledged; a newcomer's first hand end offers a tip.
 
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef } from "preact/hooks";
 import { isPracticeView, yourSeatTakenOver } from "../bots";
-import { SeatMarks, useBotLevels } from "../botmarks";
-import { lastPlayText, matchGoesOnText, playerName } from "../describe";
+import { SeatMarks, useBotLevels, useFirstMatch } from "../botmarks";
+import { firstHandHint, lastPlayText, matchGoesOnText, playerName } from "../describe";
 import { usingKeyboard } from "../inputmode";
 import type { GameView, LastHand, Team } from "../types";
 import { LeaveMatch, TakeBack } from "../seatcontrols";
@@ -103,6 +103,7 @@ export function HandEndScreen({ view, game, alert }: { view: GameView; game: Gam
   // A bot plays your seat: it acknowledges for you, until you take the seat back.
   const takenOver = yourSeatTakenOver(view);
   const handNumber = hand?.hand ?? view.hand_number;
+  const firstMatch = useFirstMatch();
 
   // A keyboard player lands on OK (focus was on a card that is gone); nobody else is moved.
   const okRef = useRef<HTMLButtonElement>(null);
@@ -129,6 +130,9 @@ export function HandEndScreen({ view, game, alert }: { view: GameView; game: Gam
         </button>
         <Countdown deadline={view.hand_end_deadline} label={tx("Next hand in", "Prossima mano tra")} />
       </div>
+      {firstMatch === true && handNumber === 1 && (
+        <p class="hint" data-testid="first-hand-hint">{firstHandHint()}</p>
+      )}
       <TakeBack view={view} game={game} />
       <p class="helper">
         {tx(

@@ -1,6 +1,7 @@
 // @vitest-environment jsdom
 // The hand end as a person meets it: the hand's scoring comes first (on a phone it is what the
-// screen shows, before OK), in Italian as an Italian says it.
+// screen shows, before OK), in Italian as an Italian says it, and a newcomer's first hand end
+// offers a one-line tip.
 import { cleanup, render, screen } from "@testing-library/preact";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { initialGameState } from "../../src/gamestate";
@@ -70,5 +71,22 @@ describe("the hand end", () => {
     expect(scoring.querySelector("thead")?.textContent).toContain("Squadra A (la tua)");
     expect(scoring.textContent).toContain("nessuno (patta)");
     expect(scoring.textContent).not.toContain("(tu)");
+  });
+
+  it("offers a newcomer a one-line tip at their first hand end", async () => {
+    server(0);
+    show(1);
+    expect((await screen.findByTestId("first-hand-hint")).textContent).toMatch(/^Tip: before you lay a card, add up the table\./);
+  });
+
+  it("offers no tip after the first hand, nor to a member who has finished a match", async () => {
+    // Three pages, read in turn: a newcomer at hand 2, a member with a match at hand 1, and a
+    // newcomer at hand 1 (the last read: once its tip shows, the others have their answers).
+    server(0, 1, 0);
+    show(2);
+    show(1);
+    show(1);
+    expect(await screen.findAllByTestId("first-hand-hint")).toHaveLength(1);
+    expect(screen.getAllByRole("table", { name: /^Scoring of hand/ })).toHaveLength(3);
   });
 });
