@@ -35,7 +35,7 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
-from bots.catalogue import LEVEL_IDS, TAKEOVER_LEVEL, display_name
+from bots.catalogue import LEVEL_IDS, TAKEOVER_LEVEL, bot_name
 from lobby import inputs
 from lobby.codes import generate_code, normalize_code
 from lobby.models import (
@@ -471,7 +471,8 @@ class Lobby:
             _check_creator(game, member_id)
             if not 0 <= seat_index < game.seats_total or game.at(seat_index) is not None:
                 raise ServiceError(Reason.SEAT_TAKEN, "Seat taken", game_id=game.id)
-            bot = Seat(seat_index, bot_member_id(seat_index), display_name(level), bot=level)
+            name = bot_name(game.id, seat_index, [s.display_name for s in game.seats])
+            bot = Seat(seat_index, bot_member_id(seat_index), name, bot=level)
             return replace(game, seats=_sorted((*game.seats, bot)), updated_at_ms=at_ms)
 
         try:

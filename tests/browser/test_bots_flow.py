@@ -60,7 +60,8 @@ def test_one_person_plays_a_whole_match_against_three_bots_from_one_click(alice)
     computer = page.get_by_role("group", name="Play against the computer")
     expect(computer).to_contain_text("practice")
     expect(computer.get_by_label("Who plays")).to_have_value("alone")
-    expect(computer.get_by_label("Bot level")).to_have_value("esperto")
+    expect(computer.get_by_label("Bot level")).to_have_value("principiante")  # her first match
+    computer.get_by_label("Bot level").select_option("esperto")
     computer.get_by_role("button", name="Play against the computer").click()
 
     # No waiting room: the three bots fill the table at once, each marked with its level.
@@ -72,10 +73,12 @@ def test_one_person_plays_a_whole_match_against_three_bots_from_one_click(alice)
     assert view["you"] == 0 and view["options"]["target_score"] == 1, view
     assert [seat(view, n).get("bot") for n in range(4)] == [None, "esperto", "esperto", "esperto"], view["players"]
     expect(table.get_by_test_id("bot-mark")).to_have_count(3)
-    for n in (1, 2, 3):  # a bot is named by its level, with a robot and "bot" beside it
+    names = {seat(view, n)["name"] for n in (1, 2, 3)}
+    assert len(names) == 3 and not names & {"Expert", "Esperto"}, names  # a first name each
+    for n in (1, 2, 3):  # a bot is named by its name, with a robot and its level beside it
         bot_seat = table.locator(f'[data-testid="seat-info"][data-seat="{n}"]')
-        expect(bot_seat).to_contain_text("Expert")
-        expect(bot_seat.get_by_test_id("bot-mark")).to_have_text("bot")
+        expect(bot_seat).to_contain_text(seat(view, n)["name"])
+        expect(bot_seat.get_by_test_id("bot-mark")).to_have_text("bot, Expert")
     expect(alice.hand.get_by_role("button")).to_have_count(10)
 
     record = play_against_bots(alice, game_id)

@@ -133,14 +133,16 @@ def test_two_strangers_meet_through_play_now_fill_the_table_with_bots_and_play_i
     expect(waiting).not_to_contain_text("Nobody has joined you for a minute")  # she is not alone now
     screenshot(bob.page, "waiting-two-desktop")
 
-    # alice fills the two empty seats with bots in one click: the game starts on both pages.
+    # alice fills the two empty seats with bots in one click: the game starts on both pages. Her
+    # first match: the bots offered are principianti.
+    expect(waiting.get_by_label("Level of the bots")).to_have_value("principiante")
     waiting.get_by_role("button", name="Fill with bots").click()
     for player in two:
         expect(player.screen("table")).to_be_visible()
     view = alice.view(game_id)
     assert view["status"] == "playing", view["status"]
     assert sorted(p["name"] for p in view["players"] if not p.get("bot")) == ["alice", "bob"], view["players"]
-    assert [p.get("bot") for p in view["players"] if p.get("bot")] == ["esperto", "esperto"], view["players"]
+    assert [p.get("bot") for p in view["players"] if p.get("bot")] == ["principiante", "principiante"], view["players"]
     for player in two:
         expect(player.page.get_by_test_id("seat-info").get_by_test_id("bot-mark")).to_have_count(2)
     assert bob.api("/api/games/open")["games"] == [], "a started game is still listed as open"

@@ -1,4 +1,5 @@
-"""A seat that does not play in time gets an automatic play, and everyone sees it marked.
+"""A seat that does not play in time gets an automatic play, and everyone sees it marked, in the
+last play's words and on its card in the recent plays.
 
 Its own stack: turns time out after 2 seconds. Nobody clicks anything once the game starts, so
 every assertion below holds whichever automatic play the screens happen to show.
@@ -20,6 +21,9 @@ def test_an_idle_seat_gets_an_automatic_play_marked_auto_on_the_others_screens(h
 
     for player in others:
         expect(player.last_play).to_contain_text("auto", timeout=15_000)
+        # The recent plays mark the card "auto" too, where it is seen (not only in words).
+        first_play = player.page.get_by_role("list", name="Last plays").get_by_role("listitem").first
+        expect(first_play.get_by_text("auto", exact=True)).to_be_visible()
 
     # The first card of the match (the seats' entropy, when the form asked for it, comes before).
     first = next(move for move in alice.api(f"/api/games/{game_id}/log")["moves"]

@@ -12,6 +12,7 @@ import json
 
 import pytest
 
+from bots.catalogue import bot_name
 from testing.players import Player, play_until_over, receive, seat_four, take_turn
 from testing.stack import real_stack
 
@@ -52,8 +53,8 @@ async def test_one_person_plays_a_whole_match_against_three_bots(stack):
         game = await _alone_against_bots(alice, "esperto", {"target_score": 1, "napola": False})
         assert game["status"] == "playing"
         assert [(p["name"], p.get("bot"), p["connected"]) for p in game["players"]] == [
-            ("alice", None, False), ("Esperto", "esperto", True), ("Esperto", "esperto", True),
-            ("Esperto", "esperto", True)]
+            ("alice", None, False), *((bot_name(game["id"], seat), "esperto", True) for seat in (1, 2, 3))]
+        assert len({p["name"] for p in game["players"]}) == 4  # each bot a name of its own
         socket = await alice.socket(game["id"])
         first = await receive(socket, "state")
         assert first["game"]["players"][0]["connected"] is True

@@ -7,6 +7,7 @@ import asyncio
 
 import pytest
 
+from bots.catalogue import bot_name
 from lobby.client import LobbyClient
 from lobby.service import Lobby
 from lobby.servicer import register
@@ -67,7 +68,7 @@ async def test_the_creator_seats_bots_and_the_last_one_starts_the_table(client, 
     first = await client.add_bot(game.id, "alice", 2, "esperto")
     assert not first.started
     assert [(s.index, s.bot, s.display_name) for s in first.game.seats] == [
-        (0, "", "Alice"), (2, "esperto", "Esperto")]
+        (0, "", "Alice"), (2, "esperto", bot_name(game.id, 2, ["Alice"]))]
     await client.add_bot(game.id, "alice", 1, "principiante")
     done = await client.add_bot(game.id, "alice", 3, "maestro")
     assert done.started and done.game.started and game.id in game_service[0].tables

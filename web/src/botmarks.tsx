@@ -4,7 +4,7 @@
 
 import { useEffect, useState } from "preact/hooks";
 import { gameTypesCached } from "./api";
-import { botForText, botLevels, levelName, seatState } from "./bots";
+import { botForText, botLevels, isFirstMatch, levelName, seatState } from "./bots";
 import { tx } from "./i18n";
 import type { BotLevel, SeatOccupant } from "./types";
 
@@ -34,13 +34,17 @@ export function PersonIcon() {
   );
 }
 
-/** "🤖 bot" beside a bot's name (its level, see bots.displayName). */
+// Where the long level names may break, with a hyphen, in a phone's narrow side seat.
+const BREAKS: Record<string, string> = { Beginner: "Begin\u00adner", Principiante: "Princi\u00adpiante" };
+
+/** "🤖 Expert" beside a bot's name: a robot and its level ("bot, Expert" to a screen reader). */
 export function BotMark({ level, levels }: { level: string; levels?: BotLevel[] }) {
   const name = levelName(level, levels);
   return (
     <span class="bot-mark" data-testid="bot-mark" data-level={level} title={tx(`Bot, level ${name}`, `Bot, livello ${name}`)}>
       <RobotIcon />
-      bot
+      <span class="visually-hidden">bot, </span>
+      <span class="bot-level">{BREAKS[name] ?? name}</span>
     </span>
   );
 }
@@ -99,4 +103,21 @@ export function useBotLevels(gameType: string | undefined): BotLevel[] {
     };
   }, [gameType]);
   return levels;
+}
+
+/** Whether the member is before their first finished match: null until known (or when the
+ * history cannot be read, then treated as not). */
+export function useFirstMatch(): boolean | null {
+  const [first, setFirst] = useState<boolean | null>(null);
+  useEffect(() => {
+    let live = true;
+    isFirstMatch().then(
+      (value) => live && setFirst(value),
+      () => live && setFirst(false),
+    );
+    return () => {
+      live = false;
+    };
+  }, []);
+  return first;
 }

@@ -9,6 +9,8 @@ import { isLobby } from "./types";
 
 /** The level the app offers first, and the one a bot that takes over a seat plays at. */
 export const DEFAULT_BOT_LEVEL = "esperto";
+/** The level offered to a member who has not finished a match yet: an esperto crushes a newcomer. */
+export const FIRST_MATCH_LEVEL = "principiante";
 
 // The server names its levels in English; the ones it has today are said in Italian here (a new
 // level shows the server's name until it is added), and in English before the types arrive.
@@ -23,10 +25,18 @@ export function botLevels(type: Pick<GameType, "bot_levels"> | undefined | null)
   return type?.bot_levels ?? [];
 }
 
-/** `esperto` when offered, else the middle level. */
-export function defaultBotLevel(levels: BotLevel[]): string {
-  if (levels.length === 0 || levels.some((l) => l.id === DEFAULT_BOT_LEVEL)) return DEFAULT_BOT_LEVEL;
-  return levels[Math.floor((levels.length - 1) / 2)].id;
+/** The level offered first: `esperto` when offered, else the middle level; for a first match
+ * (the member has no finished match) `principiante`, else the weakest. */
+export function defaultBotLevel(levels: BotLevel[], firstMatch = false): string {
+  const wanted = firstMatch ? FIRST_MATCH_LEVEL : DEFAULT_BOT_LEVEL;
+  if (levels.length === 0 || levels.some((l) => l.id === wanted)) return wanted;
+  return firstMatch ? levels[0].id : levels[Math.floor((levels.length - 1) / 2)].id;
+}
+
+/** Whether the member has not finished a match yet (practice matches count): their first. */
+export async function isFirstMatch(client: Pick<typeof api, "matches"> = api): Promise<boolean> {
+  const page = await client.matches({ limit: 1 });
+  return page.items.length === 0;
 }
 
 /** A level's name in the current language: "Expert" / "Esperto". */
@@ -42,14 +52,16 @@ export function isBot(player: SeatOccupant): boolean {
 }
 
 /**
- * The name a seat shows. A bot seated from the start is named by its level, in the current
- * language ("Expert" / "Esperto"; the server names it by the level's id); a bot standing in for
- * a person keeps that person's name, and so does every person.
+ * The name a seat shows. A bot is called by the first name the server gave it ("Bruno"), its
+ * level shown beside it (BotMark); a game made before bots had names named them by the level's
+ * id ("Esperto"): such a bot reads as its level in the current language. A bot standing in for a
+ * person keeps that person's name, and so does every person.
  */
 export function displayName(player: SeatOccupant & { name: string }, levels: BotLevel[] = []): string {
   if (!player.bot || player.took_over) return personName(player.name);
   const known = LEVEL_NAMES[player.bot] !== undefined || levels.some((l) => l.id === player.bot);
-  return known ? levelName(player.bot, levels) : player.name || levelName(player.bot, levels);
+  const namedByLevel = !player.name || (known && player.name.toLowerCase() === player.bot.toLowerCase());
+  return namedByLevel ? levelName(player.bot, levels) : player.name;
 }
 
 /** The name the server gives an erased account (CONTRACT, Privacy). */

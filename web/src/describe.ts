@@ -2,7 +2,7 @@
 
 import { displayName } from "./bots";
 import { cardName, cardPhrase, cardsPhrase, cardList } from "./deck";
-import { pointsItalian, tx } from "./i18n";
+import { aItalian, pointsItalian, tx } from "./i18n";
 import type { GamePlayer, GameView, LastPlay } from "./types";
 
 /**
@@ -59,6 +59,30 @@ export function playLine(view: Pick<GameView, "players" | "you">, play: LastPlay
   return `${tx(en, it)}${play.scopa ? " · Scopa!" : ""}${play.auto ? tx(" (auto)", " (automatica)") : ""}`;
 }
 
+/**
+ * The seat that dealt the current hand: the view's `dealer`; a game whose options lack
+ * `first_dealer` (made before the first dealer was drawn) follows the old rule, hand 1 led by
+ * seat 0 and each hand by the next seat. Null when it cannot be known.
+ */
+export function dealerOf(view: Pick<GameView, "hand_number" | "options"> & { dealer?: number | null }): number | null {
+  if (typeof view.dealer === "number") return view.dealer;
+  if (view.options?.first_dealer !== undefined || !(view.hand_number >= 1)) return null;
+  return (view.hand_number + 2) % 4;
+}
+
+/** The seat that leads the current hand (di mano): the one after the dealer. */
+export function leaderOf(view: Parameters<typeof dealerOf>[0]): number | null {
+  const dealer = dealerOf(view);
+  return dealer === null ? null : (dealer + 1) % 4;
+}
+
+/** "dealer" / "mazziere", "leads" / "di mano": a seat's part in the current hand, or "". */
+export function seatRoleText(view: Parameters<typeof dealerOf>[0], seat: number): string {
+  if (dealerOf(view) === seat) return tx("dealer", "mazziere");
+  if (leaderOf(view) === seat) return tx("leads", "di mano");
+  return "";
+}
+
 export function turnText(view: GameView): string {
   if (view.status !== "playing" || view.turn === null || view.turn === undefined) return "";
   if (view.your_turn || view.turn === view.you) return tx("Your turn", "Tocca a te");
@@ -112,16 +136,32 @@ function missing(n: number): string {
   return n === 1 ? "manca 1 punto" : `mancano ${n} punti`;
 }
 
-/** The waiting room's invitation: as many friends as there are open seats. */
-export function inviteText(seatsOpen: number): string {
+/** The one-line tip a newcomer is offered at the end of their first hand. */
+export function firstHandHint(): string {
+  return tx(
+    "Tip: before you lay a card, add up the table. If one card can take everything there, the next player may sweep it for a scopa.",
+    "Consiglio: prima di calare una carta, somma quelle sul tavolo. Se una sola carta può prenderle tutte, il prossimo giocatore può fare scopa.",
+  );
+}
+
+/** The waiting room's invitation: as many friends as there are open seats; at a table open to
+ * anyone (quick match seats strangers there) the seats fill from the Play page, a friend too. */
+export function inviteText(seatsOpen: number, open = false): string {
   if (seatsOpen <= 0) return tx("Every seat is taken: the table is opening.", "Tutti i posti sono occupati: la partita sta per cominciare.");
+  if (open) {
+    const seats = seatsOpen === 1 ? tx("the open seat", "il posto libero") : tx(`one of the ${seatsOpen} open seats`, `uno dei ${seatsOpen} posti liberi`);
+    return tx(
+      `This table is open to anyone: a player can take ${seats} from the Play page, and the table opens by itself as soon as the fourth player sits down. You can also send the code or the link to a friend.`,
+      `Questo tavolo è aperto a tutti: chiunque può prendere ${seats} dalla pagina Gioca, e la partita comincia da sola appena si siede il quarto giocatore. Puoi anche mandare il codice o il link a un amico.`,
+    );
+  }
   const who = tx(
     ["one more friend", "two more friends", "three friends"][seatsOpen - 1] ?? `${seatsOpen} friends`,
     ["un altro amico", "altri due amici", "tre amici"][seatsOpen - 1] ?? `${seatsOpen} amici`,
   );
   return tx(
     `Send the code or the link to ${who}. The table opens by itself as soon as the fourth player sits down; you can keep this page open or come back to it from the start page.`,
-    `Manda il codice o il link a ${who}. La partita comincia da sola appena si siede il quarto giocatore; puoi tenere aperta questa pagina o tornarci dalla pagina iniziale.`,
+    `Manda il codice o il link ${aItalian(who)}. La partita comincia da sola appena si siede il quarto giocatore; puoi tenere aperta questa pagina o tornarci dalla pagina iniziale.`,
   );
 }
 

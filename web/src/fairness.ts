@@ -185,7 +185,7 @@ export async function contributionsOf(
         contributions,
         message: tx(
           `Mismatch: the value seat ${s} revealed at move ${reveal.number} does not hash to its commitment ${commit}`,
-          `Non corrisponde: il valore rivelato dal posto ${s} alla mossa ${reveal.number} non ha come SHA-256 il suo impegno ${commit}`,
+          `Non corrisponde: il valore rivelato dal posto ${s} alla mossa ${reveal.number} non ha come SHA-256 la sua impronta ${commit}`,
         ),
       };
     }
@@ -210,7 +210,7 @@ export async function verifyLog(log: GameLog, commitmentSeen: string | null): Pr
   if (log.seed_commitment && commitment !== log.seed_commitment.toLowerCase()) {
     return {
       ok: false,
-      message: tx(`Mismatch: SHA-256 of the seed is ${commitment}, but the log's commitment is ${log.seed_commitment}`, `Non corrisponde: lo SHA-256 del seed è ${commitment}, ma l'impegno del registro è ${log.seed_commitment}`),
+      message: tx(`Mismatch: SHA-256 of the seed is ${commitment}, but the log's commitment is ${log.seed_commitment}`, `Non corrisponde: lo SHA-256 del seed è ${commitment}, ma l'impronta del registro è ${log.seed_commitment}`),
     };
   }
   // With player entropy every deal is keyed with K = SHA-256(seed || r_0 || .. || r_3).
@@ -253,6 +253,6 @@ export async function verifyLog(log: GameLog, commitmentSeen: string | null): Pr
     hands: n,
     plays,
     contributions,
-    message: tx(`${n} hand${n === 1 ? "" : "s"}, ${plays} plays, each card played by the seat it was dealt to; commitment ok${contributions ? "; deals keyed with the seed and the players' values" : ""}`, `${n} man${n === 1 ? "o" : "i"}, ${plays} giocate, ogni carta giocata dal posto a cui era stata distribuita; impegno verificato${contributions ? "; smazzate generate dal seed e dai valori dei giocatori" : ""}`),
+    message: tx(`${n} hand${n === 1 ? "" : "s"}, ${plays} plays, each card played by the seat it was dealt to; commitment ok${contributions ? "; deals keyed with the seed and the players' values" : ""}`, `${n} man${n === 1 ? "o" : "i"}, ${plays} giocate, ogni carta giocata dal posto a cui era stata distribuita; impronta verificata${contributions ? "; smazzate generate dal seed e dai valori dei giocatori" : ""}`),
   };
 }

@@ -160,7 +160,7 @@ export function PlayNow({ busy, setBusy }: { busy: boolean; setBusy: (busy: bool
       <p id="play-now-help" class="field-help">
         {tx(
           "Sits you at the open table nearest your rating, or opens a new table that anyone can join.",
-          "Ti fa sedere al tavolo aperto più vicino al tuo punteggio, o apre un nuovo tavolo a cui chiunque può unirsi.",
+          "Ti fa sedere al tavolo aperto più vicino al tuo livello Elo, o apre un nuovo tavolo a cui chiunque può unirsi.",
         )}
       </p>
       {error && <Failed error={error} />}

@@ -33,7 +33,7 @@ export function HandTally({ piles, mine }: { piles: Record<Team, string[]>; mine
   const head = (t: Team) => (
     <th scope="col" key={t}>
       {tx(`Team ${t}`, `Squadra ${t}`)}
-      {mine === t ? tx(" (you)", " (tu)") : ""}
+      {mine === t ? tx(" (yours)", " (la tua)") : ""}
     </th>
   );
   return (

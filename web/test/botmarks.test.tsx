@@ -13,10 +13,10 @@ describe("who plays a seat, as the table shows it", () => {
     seat: 1, name: "bob", team: "B", card_count: 9, captured_count: 0, scope: 0, is_you: false, connected: true, ...extra,
   });
 
-  it("marks a bot with a robot and the word bot, its level in the title", () => {
+  it("marks a bot with a robot and its level beside its name, said as a bot", () => {
     const marks = <SeatMarks player={seat({ bot: "esperto" })} levels={LEVELS} />;
-    expect(shown(marks)).toBe("bot");
-    expect(spoken(marks)).toBe("bot"); // the robot is drawn, not read
+    expect(shown(marks)).toBe("Expert");
+    expect(spoken(marks)).toBe("bot, Expert"); // the robot is drawn, not read
     const [mark] = byTestId(marks, "bot-mark");
     expect(mark.props.title).toBe("Bot, level Expert");
     expect(mark.props["data-level"]).toBe("esperto");
@@ -34,6 +34,9 @@ describe("who plays a seat, as the table shows it", () => {
   it("says it in Italian too", () => {
     setLang("it", null);
     expect(byTestId(<SeatMarks player={seat({ bot: "esperto" })} levels={LEVELS} />, "bot-mark")[0].props.title).toBe("Bot, livello Esperto");
+    expect(shown(<SeatMarks player={seat({ bot: "maestro" })} levels={LEVELS} />)).toBe("Maestro");
+    // A long level may break in a narrow seat, with a hyphen: never cut to "Princ…".
+    expect(shown(<SeatMarks player={seat({ bot: "principiante" })} levels={LEVELS} />)).toBe("Princi\u00adpiante");
     expect(shown(<SeatMarks player={seat({ bot: "esperto", took_over: true })} />)).toBe("(bot al posto di bob)");
     expect(shown(<SeatMarks player={seat({ connected: false })} />)).toBe("non connesso");
   });

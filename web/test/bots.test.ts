@@ -11,6 +11,7 @@ import {
   defaultBotLevel,
   displayName,
   fillWithBots,
+  isFirstMatch,
   isPracticeView,
   levelName,
   personName,
@@ -53,6 +54,19 @@ describe("the bot levels", () => {
     expect(defaultBotLevel([])).toBe("esperto");
   });
 
+  it("offer principiante for a member's first match (no finished match yet), else the weakest", async () => {
+    expect(defaultBotLevel(LEVELS, true)).toBe("principiante");
+    expect(defaultBotLevel([{ id: "a", name: "A" }, { id: "b", name: "B" }, { id: "c", name: "C" }], true)).toBe("a");
+    expect(defaultBotLevel([], true)).toBe("principiante");
+    const asked: unknown[] = [];
+    const history = (items: unknown[]) => ({
+      matches: async (query: unknown) => (asked.push(query), { items, next_cursor: null }) as never,
+    });
+    expect(await isFirstMatch(history([]))).toBe(true);
+    expect(await isFirstMatch(history([{ id: "m1" }]))).toBe(false); // a practice match counts too
+    expect(asked).toEqual([{ limit: 1 }, { limit: 1 }]);
+  });
+
   it("are named in the current language", () => {
     expect(LEVELS.map((l) => levelName(l.id, LEVELS))).toEqual(["Beginner", "Expert", "Master"]);
     expect(levelName("esperto")).toBe("Expert"); // before the game types are read
@@ -77,13 +91,19 @@ describe("who plays a seat, as the table shows it", () => {
     expect(seatState(person(2, "carol"))).toEqual({ kind: "person", offline: false }); // no `connected` in a lobby
   });
 
-  it("names a bot by its level, in the current language; a stand-in keeps the person's name", () => {
-    // The server names a bot by its level's id ("Esperto").
-    expect(displayName({ name: "Esperto", bot: "esperto" }, LEVELS)).toBe("Expert");
-    expect(displayName({ name: "Maestro", bot: "maestro" })).toBe("Master");
+  it("names a bot by the name the server gave it; a stand-in keeps the person's name", () => {
+    expect(displayName({ name: "Bruno", bot: "esperto" }, LEVELS)).toBe("Bruno");
+    expect(displayName({ name: "Paola", bot: "maestro" })).toBe("Paola");
     expect(displayName({ name: "carol", bot: "esperto", took_over: true }, LEVELS)).toBe("carol");
     expect(displayName({ name: "Campione", bot: "campione" })).toBe("Campione"); // a level the app does not know yet
     expect(displayName({ name: "bob" })).toBe("bob");
+    setLang("it", null);
+    expect(displayName({ name: "Bruno", bot: "esperto" }, LEVELS)).toBe("Bruno");
+  });
+
+  it("reads a bot of an older game, named by its level's id, as its level in the current language", () => {
+    expect(displayName({ name: "Esperto", bot: "esperto" }, LEVELS)).toBe("Expert");
+    expect(displayName({ name: "Maestro", bot: "maestro" })).toBe("Master");
     setLang("it", null);
     expect(displayName({ name: "Esperto", bot: "esperto" }, LEVELS)).toBe("Esperto");
     expect(displayName({ name: "Principiante", bot: "principiante" }, LEVELS)).toBe("Principiante");

@@ -1,7 +1,18 @@
 // What the table says: where each seat sits, whose turn it is, the last play, why the match goes
 // on after a hand, and the waiting room's invitation.
-import { describe, expect, it } from "vitest";
-import { inviteText, lastPlayText, matchGoesOnText, seatsAround, turnText } from "../src/describe";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  dealerOf,
+  firstHandHint,
+  inviteText,
+  lastPlayText,
+  leaderOf,
+  matchGoesOnText,
+  seatRoleText,
+  seatsAround,
+  turnText,
+} from "../src/describe";
+import { setLang } from "../src/i18n";
 import type { GameView, LastHand } from "../src/types";
 import { gameView } from "./fixtures";
 
@@ -74,4 +85,50 @@ describe("the waiting room's invitation", () => {
     expect(inviteText(1)).toMatch(/to one more friend\./);
     expect(inviteText(0)).toBe("Every seat is taken: the table is opening.");
   });
+
+  it("says it in Italian, with \"ad\" before a vowel", () => {
+    setLang("it", null);
+    expect(inviteText(2)).toMatch(/^Manda il codice o il link ad altri due amici\./);
+    expect(inviteText(1)).toMatch(/^Manda il codice o il link a un altro amico\./);
+    expect(inviteText(3)).toMatch(/^Manda il codice o il link a tre amici\./);
+  });
+
+  it("at a table open to anyone (quick match seats strangers there) asks for no friends", () => {
+    expect(inviteText(2, true)).toBe(
+      "This table is open to anyone: a player can take one of the 2 open seats from the Play page, and the table opens by itself as soon as the fourth player sits down. You can also send the code or the link to a friend.",
+    );
+    expect(inviteText(1, true)).toMatch(/can take the open seat from the Play page/);
+    expect(inviteText(2, true)).not.toMatch(/friends/);
+    setLang("it", null);
+    expect(inviteText(2, true)).toMatch(/^Questo tavolo è aperto a tutti: chiunque può prendere uno dei 2 posti liberi dalla pagina Gioca/);
+  });
 });
+
+describe("who deals and who leads", () => {
+  it("reads the view's dealer; the seat after it leads", () => {
+    const v = gameView({ dealer: 1, options: { first_dealer: "drawn" } });
+    expect([dealerOf(v), leaderOf(v)]).toEqual([1, 2]);
+    expect([0, 1, 2, 3].map((seat) => seatRoleText(v, seat))).toEqual(["", "dealer", "leads", ""]);
+    expect(leaderOf(gameView({ dealer: 3 }))).toBe(0);
+    setLang("it", null);
+    expect([0, 1, 2, 3].map((seat) => seatRoleText(v, seat))).toEqual(["", "mazziere", "di mano", ""]);
+  });
+
+  it("follows the old rule for a game made before the first dealer was drawn, and knows none otherwise", () => {
+    // Hand 1 led by seat 0 (dealt by seat 3), each next hand by the next seat.
+    expect([1, 2, 3, 4, 5].map((hand) => leaderOf(gameView({ hand_number: hand, options: {} })))).toEqual([0, 1, 2, 3, 0]);
+    expect(dealerOf(gameView({ hand_number: 1, options: {} }))).toBe(3);
+    expect(dealerOf(gameView({ options: { first_dealer: "drawn" } }))).toBeNull();
+    expect(seatRoleText(gameView({ options: { first_dealer: "drawn" } }), 0)).toBe("");
+  });
+});
+
+describe("a newcomer's tip", () => {
+  it("is one sentence about the scopa, in both languages", () => {
+    expect(firstHandHint()).toMatch(/^Tip: .*scopa\.$/);
+    setLang("it", null);
+    expect(firstHandHint()).toMatch(/^Consiglio: .*scopa\.$/);
+  });
+});
+
+afterEach(() => setLang("en", null));

@@ -98,7 +98,7 @@ describe("the open tables", () => {
     const carol = within(items[0]);
     expect(carol.getByText("To 11 points · with napola · without asso pigliatutto")).toBeTruthy();
     expect(items[0].textContent).toContain("carol");
-    expect(carol.getByTestId("bot-mark").textContent).toBe("bot"); // the bot is marked as one
+    expect(carol.getByTestId("bot-mark").textContent).toBe("bot, Expert"); // the bot is marked as one, with its level
     expect(items[0].textContent).toContain("Expert");
     expect(carol.getByText("2 seats open")).toBeTruthy();
     expect(carol.getByText("Average rating 1512")).toBeTruthy();
@@ -264,5 +264,14 @@ describe("the browser's EventSource", () => {
     const { unmount } = render(<FindTable />);
     unmount();
     expect(made[0].closed).toBe(true);
+  });
+});
+
+describe("Play now in Italian", () => {
+  it("says it seats you by your Elo rating", () => {
+    server();
+    setLang("it", null);
+    render(<FindTable feed={feed().deps} />);
+    expect(screen.getByText(/^Ti fa sedere al tavolo aperto più vicino al tuo livello Elo,/)).toBeTruthy();
   });
 });

@@ -108,7 +108,12 @@ export function GameScreen({ id, onUnauthenticated }: { id: string; onUnauthenti
       <Alert onClose={game.dismissError}>{errorText(error)}</Alert>
     </div>
   ) : null;
+  // A bot plays your seat (you left, or missed your turns with the page closed): say so first,
+  // above the table in its flow, so it covers none of the cards.
+  const takenOver = view.status !== "lobby" && view.status !== "finished" && yourSeatTakenOver(view as GameView);
+  const takenOverBanner = takenOver ? <TakenOverBanner id={view.id} adopt={game.adopt} /> : null;
   let screen;
+  let bannerInScreen = false;
   if (view.status === "lobby") {
     screen = <WaitingScreen lobby={view as LobbyView} game={game} />;
   } else if (isSeeding(view)) {
@@ -121,8 +126,10 @@ export function GameScreen({ id, onUnauthenticated }: { id: string; onUnauthenti
         alert={alert}
         trail={state.trail}
         closing={closing ? { sweep: closing.sweep, skip: hold.skip } : null}
+        notice={takenOverBanner}
       />
     );
+    bannerInScreen = true;
   } else if (view.status === "hand_end") {
     screen = <HandEndScreen view={view as GameView} game={game} alert={alert} />;
   } else {
@@ -130,12 +137,10 @@ export function GameScreen({ id, onUnauthenticated }: { id: string; onUnauthenti
       <GameOverScreen view={view as GameView} commitment={state.commitment} rematch={state.rematch} connection={connection} />
     );
   }
-  // A bot plays your seat (you left, or missed your turns with the page closed): say so first.
-  const takenOver = view.status !== "lobby" && view.status !== "finished" && yourSeatTakenOver(view as GameView);
   return (
     <>
       {banner}
-      {takenOver && <TakenOverBanner id={view.id} adopt={game.adopt} />}
+      {!bannerInScreen && takenOverBanner}
       {screen}
     </>
   );

@@ -111,11 +111,11 @@ export function DealCheck({ id, commitment, names }: { id: string; commitment: s
 
   return (
     <section class="deal-check" aria-labelledby="check-title">
-      <h2 id="check-title">{tx("Check this deal", "Verifica la smazzata")}</h2>
+      <h2 id="check-title">{tx("Check this deal", "Verifica le smazzate")}</h2>
       <p class="helper">
         {tx(
           "Before the first card, the server fixed a secret seed and showed its SHA-256 fingerprint (the commitment). Now the seed is revealed: your browser checks that it matches the fingerprint, re-shuffles every hand from it and checks each card played against the cards dealt to that seat. Nobody could have changed the deals during the game.",
-          "Prima della prima carta il server ha fissato un seed segreto e ne ha mostrato l'impronta SHA-256 (l'impegno). Ora il seed è rivelato: il tuo browser controlla che corrisponda all'impronta, rimescola ogni mano a partire da esso e confronta ogni carta giocata con le carte distribuite a quel posto. Nessuno ha potuto cambiare le carte durante la partita.",
+          "Prima della prima carta il server ha fissato un seed segreto e ne ha mostrato l'impronta SHA-256. Ora il seed è rivelato: il tuo browser controlla che corrisponda all'impronta, rimescola ogni mano a partire da esso e confronta ogni carta giocata con le carte distribuite a quel posto. Nessuno ha potuto cambiare le carte durante la partita.",
         )}
       </p>
       {result}
@@ -124,7 +124,7 @@ export function DealCheck({ id, commitment, names }: { id: string; commitment: s
           <p class="helper">
             {tx(
               "This game used the players' entropy: every seat added a secret random value, committed to before anyone revealed. The deals come from SHA-256 of the seed and the four values, so nobody, not even the server, chose them.",
-              "Questa partita ha usato l'entropia dei giocatori: ogni posto ha aggiunto un valore casuale segreto, impegnato prima che qualcuno lo rivelasse. Le smazzate vengono dallo SHA-256 del seed e dei quattro valori, quindi nessuno, nemmeno il server, le ha scelte.",
+              "Questa partita ha usato l'entropia dei giocatori: ogni posto ha aggiunto un valore casuale segreto, di cui ha mostrato l'impronta prima che qualcuno lo rivelasse. Le smazzate vengono dallo SHA-256 del seed e dei quattro valori, quindi nessuno, nemmeno il server, le ha scelte.",
             )}
           </p>
           <Contributions contributions={check.result.contributions} names={names} />
@@ -307,7 +307,7 @@ export function GameOverScreen({
       {view.last_hand && <LastHandTally id={view.id} hand={view.last_hand} mine={mine} />}
       <dl class="seed">
         <div>
-          <dt>{tx("Seed commitment (shown during the game)", "Impegno del seed (mostrato durante la partita)")}</dt>
+          <dt>{tx("Seed commitment (shown during the game)", "Impronta del seed (mostrata durante la partita)")}</dt>
           <dd>
             <code>{seen}</code>
           </dd>

@@ -1,11 +1,12 @@
-// Between hands: the scoring of the hand that ended, the match score, who has acknowledged,
-// and the OK that deals the next hand once all four have pressed it (or the time is up).
+// Between hands: the scoring of the hand that ended first (on a phone it is what the screen
+// shows), the OK that deals the next hand once all four have pressed it (or the time is up), the
+// match score, who has acknowledged; a newcomer's first hand end offers a tip.
 
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef } from "preact/hooks";
 import { isPracticeView, yourSeatTakenOver } from "../bots";
-import { SeatMarks, useBotLevels } from "../botmarks";
-import { lastPlayText, matchGoesOnText, playerName } from "../describe";
+import { SeatMarks, useBotLevels, useFirstMatch } from "../botmarks";
+import { firstHandHint, lastPlayText, matchGoesOnText, playerName } from "../describe";
 import { usingKeyboard } from "../inputmode";
 import type { GameView, LastHand, Team } from "../types";
 import { LeaveMatch, TakeBack } from "../seatcontrols";
@@ -30,7 +31,7 @@ function rows(): { label: string; award?: string; value: (t: LastHand["teams"]["
 
 function awardText(team: Team | null | undefined): string {
   if (team === undefined) return "";
-  return team ? tx(`Team ${team}`, `Squadra ${team}`) : tx("nobody (tie)", "nessuno (pari)");
+  return team ? tx(`Team ${team}`, `Squadra ${team}`) : tx("nobody (tie)", "nessuno (patta)");
 }
 
 export function HandSummary({ hand, mine, napola }: { hand: LastHand; mine?: Team; napola: boolean }) {
@@ -41,8 +42,8 @@ export function HandSummary({ hand, mine, napola }: { hand: LastHand; mine?: Tea
       <thead>
         <tr>
           <th scope="col">{tx("Category", "Categoria")}</th>
-          <th scope="col">{tx("Team A", "Squadra A")}{mine === "A" ? tx(" (you)", " (tu)") : ""}</th>
-          <th scope="col">{tx("Team B", "Squadra B")}{mine === "B" ? tx(" (you)", " (tu)") : ""}</th>
+          <th scope="col">{tx("Team A", "Squadra A")}{mine === "A" ? tx(" (yours)", " (la tua)") : ""}</th>
+          <th scope="col">{tx("Team B", "Squadra B")}{mine === "B" ? tx(" (yours)", " (la tua)") : ""}</th>
           <th scope="col">{tx("Point to", "Punto a")}</th>
         </tr>
       </thead>
@@ -101,6 +102,8 @@ export function HandEndScreen({ view, game, alert }: { view: GameView; game: Gam
   const levels = useBotLevels(view.game_type);
   // A bot plays your seat: it acknowledges for you, until you take the seat back.
   const takenOver = yourSeatTakenOver(view);
+  const handNumber = hand?.hand ?? view.hand_number;
+  const firstMatch = useFirstMatch();
 
   // A keyboard player lands on OK (focus was on a card that is gone); nobody else is moved.
   const okRef = useRef<HTMLButtonElement>(null);
@@ -110,17 +113,9 @@ export function HandEndScreen({ view, game, alert }: { view: GameView; game: Gam
   }, []);
   return (
     <section class="panel hand-end" data-testid="screen-hand-end">
-      <h1>{tx(`Hand ${hand?.hand ?? view.hand_number} is over`, `La mano ${hand?.hand ?? view.hand_number} è finita`)}</h1>
-      <p class="helper">
-        {tx(
-          "Here is how the hand scored. Press OK when you have seen it; the next hand is dealt when all four players have, or when the time runs out.",
-          "Ecco il punteggio della mano. Premi OK quando l'hai visto; la mano successiva viene distribuita quando l'hanno premuto tutti e quattro, o allo scadere del tempo.",
-        )}
-      </p>
-      <ScoreBoard view={view} />
+      <h1>{tx(`Hand ${handNumber} is over`, `La mano ${handNumber} è finita`)}</h1>
+      {hand && <HandSummary hand={hand} mine={mine} napola={view.options?.napola !== false} />}
       {goesOn && <p class="goes-on">{goesOn}</p>}
-      {/* The 40th card ends the hand at once: say what it did, nobody saw it on the table. */}
-      {view.last_play && <p class="helper">{tx("Last card of the hand: ", "Ultima carta della mano: ")}{lastPlayText(view, view.last_play)}</p>}
       {alert}
       <div class="ack-row">
         <button
@@ -135,7 +130,19 @@ export function HandEndScreen({ view, game, alert }: { view: GameView; game: Gam
         </button>
         <Countdown deadline={view.hand_end_deadline} label={tx("Next hand in", "Prossima mano tra")} />
       </div>
+      {firstMatch === true && handNumber === 1 && (
+        <p class="hint" data-testid="first-hand-hint">{firstHandHint()}</p>
+      )}
       <TakeBack view={view} game={game} />
+      <p class="helper">
+        {tx(
+          "Press OK when you have seen the scoring; the next hand is dealt when all four players have, or when the time runs out.",
+          "Premi OK quando hai visto il punteggio; la mano successiva viene distribuita quando l'hanno premuto tutti e quattro, o allo scadere del tempo.",
+        )}
+      </p>
+      <ScoreBoard view={view} />
+      {/* The 40th card ends the hand at once: say what it did, nobody saw it on the table. */}
+      {view.last_play && <p class="helper">{tx("Last card of the hand: ", "Ultima carta della mano: ")}{lastPlayText(view, view.last_play)}</p>}
       <h2 class="ack-title">{tx("Ready for the next hand", "Pronti per la prossima mano")}</h2>
       <ul class="ack-list">
         {view.players.map((p) => {
@@ -151,7 +158,6 @@ export function HandEndScreen({ view, game, alert }: { view: GameView; game: Gam
           );
         })}
       </ul>
-      {hand && <HandSummary hand={hand} mine={mine} napola={view.options?.napola !== false} />}
       {hand && <LastHandTally id={view.id} hand={hand} mine={mine} />}
       {!takenOver && <LeaveMatch id={view.id} practice={isPracticeView(view)} />}
     </section>

@@ -352,7 +352,7 @@ export function MatchScreen({ id, me }: { id: string; me: string }) {
       ) : (
         <p>
           <button type="button" class="button secondary" onClick={() => setChecking(true)}>
-            {tx("Check this deal", "Verifica la smazzata")}
+            {tx("Check this deal", "Verifica le smazzate")}
           </button>
         </p>
       )}

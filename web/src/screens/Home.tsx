@@ -1,15 +1,19 @@
-// The Play page (the start page once logged in): "Play now" and the open tables, the player's
-// unfinished games, a new game (open to anyone or for friends), joining by code.
+// The Play page (the start page once logged in): "Play against the computer" first (the way to
+// play at once, alone), then "Play now" and the open tables, the player's unfinished games (a seat
+// a bot took over is taken back from there), a new game (open to anyone or for friends), joining
+// by code. The new game's rules are the ones a game against the computer is played with.
 
+import type { RefObject } from "preact";
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { api, gameTypesCached, errorText } from "../api";
 import { botLevels, defaultBotLevel, displayName, playAgainstComputer, type ComputerGame } from "../bots";
-import { BotLevelOptions, SeatMarks } from "../botmarks";
+import { BotLevelOptions, SeatMarks, useFirstMatch } from "../botmarks";
+import { rulesText } from "../describe";
 import { serverOffset } from "../clock";
 import { timeAgo } from "../countdown";
 import { FindTable, findTableError } from "../opentables";
 import { navigate } from "../router";
-import { defaultsOf, OptionsForm, typeDescription } from "../schemaform";
+import { defaultsOf, fieldsOf, OptionsForm, typeDescription } from "../schemaform";
 import type { GameType, MyGame, Options } from "../types";
 import { Empty, Failed, Loading } from "../status";
 import { tx } from "../i18n";
@@ -32,6 +36,37 @@ export function statusText(game: Pick<MyGame, "status" | "seats_open">): string 
 }
 
 const LIST_REFRESH_MS = 15_000;
+
+/** A bot plays your seat of this game (you left it, or your turns timed out with no page open). */
+export function seatTakenOver(game: Pick<MyGame, "status" | "players">): boolean {
+  return game.status !== "lobby" && game.players.some((p) => p.is_you && p.took_over);
+}
+
+/** "Take my seat back" from the start page: the bot leaves the seat, and the table opens. */
+function TakeMySeatBack({ game }: { game: MyGame }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const take = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      await api.returnToSeat(game.id);
+      return navigate(`/games/${game.id}`);
+    } catch (e) {
+      setError(errorText(e));
+    }
+    setBusy(false);
+  };
+  return (
+    <div class="game-item-takeover" data-testid="taken-over">
+      <span>{tx(`A bot is playing your seat at ${game.join_code}.`, `Un bot sta giocando al tuo posto in ${game.join_code}.`)}</span>
+      <button type="button" class="button small" disabled={busy} onClick={() => void take()}>
+        {tx("Take my seat back", "Riprendi il mio posto")}
+      </button>
+      {error && <Failed error={error} />}
+    </div>
+  );
+}
 
 function MyGames() {
   const [games, setGames] = useState<MyGame[] | null>(null);
@@ -85,7 +120,7 @@ function MyGames() {
       {games && games.length > 0 && (
         <ul class="game-list">
           {games.map((g) => (
-            <li key={g.id}>
+            <li key={g.id} class="game-list-item">
               <a href={`/games/${g.id}`} class={`game-item${g.your_turn ? " is-your-turn" : ""}`}>
                 <span class="game-item-head">
                   <span class="game-item-code">{g.join_code}</span>
@@ -110,6 +145,7 @@ function MyGames() {
                   <span class="game-item-when">{timeAgo(g.updated_at, Date.now(), serverOffset())}</span>
                 </span>
               </a>
+              {seatTakenOver(g) && <TakeMySeatBack game={g} />}
             </li>
           ))}
         </ul>
@@ -119,11 +155,12 @@ function MyGames() {
 }
 
 /**
- * "Play against the computer": one click creates the game with the rules of the form and seats
- * the bots, so the table opens at once (or, with a friend, waits only for them).
+ * "Play against the computer", first on the page: one click creates the game with the rules of
+ * the new-game form (said here in a line, changed there) and seats the bots, so the table opens at
+ * once (or, with a friend, waits only for them). A first match is against principianti.
  */
 function PlayAgainstComputer({ type, options, valid, busy, setBusy }: {
-  type: GameType;
+  type: GameType | undefined;
   options: Options;
   /** Checks the rules of the form, telling the player what is wrong. */
   valid: () => boolean;
@@ -131,11 +168,14 @@ function PlayAgainstComputer({ type, options, valid, busy, setBusy }: {
   setBusy: (busy: boolean) => void;
 }) {
   const levels = botLevels(type);
+  const firstMatch = useFirstMatch();
   const [mode, setMode] = useState<ComputerGame>("alone");
-  const [level, setLevel] = useState(defaultBotLevel(levels));
+  const [level, setLevel] = useState<string | null>(null);
   const [error, setError] = useState<{ text: string; gameId: string | null } | null>(null);
-  if (levels.length === 0) return null;
-  const chosen = levels.some((l) => l.id === level) ? level : defaultBotLevel(levels);
+  if (!type || levels.length === 0) return null;
+  const chosen = level !== null && levels.some((l) => l.id === level) ? level : defaultBotLevel(levels, firstMatch === true);
+  const titles = Object.fromEntries(fieldsOf(type.options_schema).map((f) => [f.key, f.title]));
+  const shownRules = Object.fromEntries(Object.entries(options).filter(([key]) => key !== "player_entropy"));
 
   const start = async () => {
     if (!valid()) return;
@@ -152,12 +192,12 @@ function PlayAgainstComputer({ type, options, valid, busy, setBusy }: {
   };
 
   return (
-    <fieldset class="computer" aria-describedby="computer-help">
-      <legend>{tx("Play against the computer", "Gioca contro il computer")}</legend>
+    <section class="panel computer" role="group" aria-labelledby="computer-title" aria-describedby="computer-help" data-testid="play-computer">
+      <h2 id="computer-title">{tx("Play against the computer", "Gioca contro il computer")}</h2>
       <p id="computer-help" class="field-help">
         {tx(
-          "One click starts a practice game with these rules and bots in the other seats, so the cards are dealt at once (or as soon as your friend opens the invite link); no rating changes.",
-          "Un clic avvia una partita di allenamento con queste regole e dei bot negli altri posti, così le carte vengono distribuite subito (o appena il tuo amico apre il link d'invito); il punteggio Elo non cambia.",
+          "Bots take the other seats and the cards are dealt at once (with a friend: as soon as they open the invite link). A practice game: no rating changes.",
+          "I bot prendono gli altri posti e le carte vengono distribuite subito (con un amico: appena apre il link d'invito). Una partita di allenamento: il punteggio Elo non cambia.",
         )}
       </p>
       <div class="computer-choices">
@@ -180,6 +220,10 @@ function PlayAgainstComputer({ type, options, valid, busy, setBusy }: {
       <button type="button" class="button big" disabled={busy} onClick={() => void start()}>
         {tx("Play against the computer", "Gioca contro il computer")}
       </button>
+      <p class="computer-rules">
+        {tx("Rules: ", "Regole: ")}
+        {rulesText(shownRules, titles)}. <a href="#create-title">{tx("Change them under Start a game", "Cambiale in Inizia una partita")}</a>
+      </p>
       {error && (
         <Failed
           error={
@@ -197,18 +241,25 @@ function PlayAgainstComputer({ type, options, valid, busy, setBusy }: {
           }
         />
       )}
-    </fieldset>
+    </section>
   );
 }
 
-function CreateGame() {
+/** The game types and the rules of the new-game form, shared with "Play against the computer". */
+interface NewGameRules {
+  types: GameType[] | null;
+  typeId: string;
+  setTypeId: (id: string) => void;
+  options: Options;
+  setOptions: (options: Options) => void;
+  error: string | null;
+}
+
+function useNewGameRules(): NewGameRules {
   const [types, setTypes] = useState<GameType[] | null>(null);
   const [typeId, setTypeId] = useState<string>("");
   const [options, setOptions] = useState<Options>({});
-  const [open, setOpen] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const formRef = useRef<HTMLFormElement>(null);
   useEffect(() => {
     gameTypesCached().then(
       (list) => {
@@ -221,6 +272,18 @@ function CreateGame() {
       (e) => setError(errorText(e)),
     );
   }, []);
+  return { types, typeId, setTypeId, options, setOptions, error };
+}
+
+function CreateGame({ rules, busy, setBusy, formRef }: {
+  rules: NewGameRules;
+  busy: boolean;
+  setBusy: (busy: boolean) => void;
+  formRef: RefObject<HTMLFormElement>;
+}) {
+  const { types, typeId, setTypeId, options, setOptions } = rules;
+  const [open, setOpen] = useState(false);
+  const [error, setError] = useState<string | null>(null);
   const type = types?.find((t) => t.id === typeId);
 
   const submit = async (event: Event) => {
@@ -246,9 +309,9 @@ function CreateGame() {
           "Scegli le regole, crea il tavolo, poi manda il codice a tre amici, o aprilo a tutti. Tu prendi il primo posto, nella squadra A.",
         )}
       </p>
-      {types === null && !error && <Loading />}
+      {types === null && !rules.error && <Loading />}
       {types && (
-        <form onSubmit={submit} class="form" ref={formRef}>
+        <form onSubmit={submit} class="form" ref={formRef} aria-labelledby="create-title">
           {types.length > 1 ? (
             <div class="field">
               <label for="game-type">{tx("Game type", "Tipo di gioco")}</label>
@@ -292,22 +355,20 @@ function CreateGame() {
           <button type="submit" class="button big" disabled={busy || !type}>
             {tx("Create game", "Crea la partita")}
           </button>
-          {/* Right under the button, not past "Play against the computer": on a phone the
-              player must see why nothing happened without scrolling. */}
+          {/* Right under the button: on a phone the player must see why nothing happened
+              without scrolling. */}
           {error && <Failed error={error} />}
-          {type && (
-            <PlayAgainstComputer
-              key={type.id}
-              type={type}
-              options={options}
-              valid={() => formRef.current?.reportValidity() ?? true}
-              busy={busy}
-              setBusy={setBusy}
-            />
+          {type && botLevels(type).length > 0 && (
+            <p class="field-help">
+              {tx(
+                "These rules are also the ones of a game against the computer, at the top of the page.",
+                "Queste regole valgono anche per una partita contro il computer, in cima alla pagina.",
+              )}
+            </p>
           )}
         </form>
       )}
-      {!types && error && <Failed error={error} />}
+      {!types && rules.error && <Failed error={rules.error} />}
     </section>
   );
 }
@@ -357,13 +418,27 @@ function JoinWithCode() {
 }
 
 export function HomeScreen() {
+  const rules = useNewGameRules();
+  const [busy, setBusy] = useState(false);
+  const formRef = useRef<HTMLFormElement>(null);
+  const type = rules.types?.find((t) => t.id === rules.typeId);
   return (
     <div class="home" data-testid="screen-home">
       <h1 class="visually-hidden">{tx("Play", "Gioca")}</h1>
-      <FindTable />
+      <div class="home-start">
+        <PlayAgainstComputer
+          key={type?.id}
+          type={type}
+          options={rules.options}
+          valid={() => formRef.current?.reportValidity() ?? true}
+          busy={busy}
+          setBusy={setBusy}
+        />
+        <FindTable />
+      </div>
       <MyGames />
       <div class="home-columns">
-        <CreateGame />
+        <CreateGame rules={rules} busy={busy} setBusy={setBusy} formRef={formRef} />
         <JoinWithCode />
       </div>
     </div>

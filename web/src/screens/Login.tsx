@@ -17,11 +17,11 @@ export function LoginScreen({ reason }: { reason?: string }) {
   const deepLink = location.pathname !== "/";
   return (
     <section class="panel welcome" data-testid="screen-login">
-      <h1>{tx("Scopone scientifico, four friends, one table", "Scopone scientifico: quattro amici, un tavolo")}</h1>
+      <h1>{tx("Scopone scientifico, with friends or against the computer", "Scopone scientifico, con gli amici o contro il computer")}</h1>
       <p class="lead">
         {tx(
-          "tavolo is an open table for scopone scientifico, the Italian partnership card game: two teams of two, ten cards each, capture by rank or by sum and sweep the table for a scopa. Start a game, send the join code to three friends and play in real time, from a phone or a computer.",
-          "tavolo è un tavolo aperto per lo scopone scientifico, il gioco di carte italiano a coppie: due squadre di due, dieci carte a testa, si prende per valore o per somma e chi pulisce il tavolo fa scopa. Inizia una partita, manda il codice a tre amici e gioca in tempo reale, dal telefono o dal computer.",
+          "tavolo is an open table for scopone scientifico, the Italian partnership card game: two teams of two, ten cards each, capture by rank or by sum and sweep the table for a scopa. Play at once against bots, from beginner to master; or start a game, send the join code to three friends and play in real time, from a phone or a computer.",
+          "tavolo è un tavolo aperto per lo scopone scientifico, il gioco di carte italiano a coppie: due squadre di due, dieci carte a testa, si prende per valore o per somma e chi pulisce il tavolo fa scopa. Gioca subito contro i bot, da principiante a maestro; oppure inizia una partita, manda il codice a tre amici e gioca in tempo reale, dal telefono o dal computer.",
         )}
       </p>
       {reason && <Alert>{reason}</Alert>}
@@ -46,6 +46,12 @@ export function LoginScreen({ reason }: { reason?: string }) {
           {tx(
             "Every deal is fixed in advance by a secret seed whose fingerprint you see during play; at the end the seed is revealed and your browser checks the deals.",
             "Ogni smazzata è fissata in anticipo da un seed segreto di cui vedi l'impronta durante il gioco; alla fine il seed viene rivelato e il tuo browser verifica le carte.",
+          )}
+        </li>
+        <li>
+          {tx(
+            "Alone? Bots fill the other seats, at three levels: a practice game starts with one click.",
+            "Da solo? I bot prendono gli altri posti, a tre livelli: una partita di allenamento parte con un clic.",
           )}
         </li>
         <li>{tx("If time runs out, a random legal card is played for you, so nobody waits for ever.", "Se il tempo scade, viene giocata per te una carta valida a caso: nessuno aspetta all'infinito.")}</li>

@@ -37,7 +37,7 @@ export function SeedingScreen({ view, own, alert }: { view: SeedingView; own: Ow
             state === "revealed"
               ? tx("revealed", "rivelato")
               : state === "committed"
-                ? tx("committed", "impegnato")
+                ? tx("committed", "impronta inviata")
                 : tx("waiting", "in attesa");
           return (
             <li key={p.seat} class={`seeding-seat is-${state}`} data-testid={`seeding-seat-${p.seat}`}>
@@ -59,7 +59,7 @@ export function SeedingScreen({ view, own, alert }: { view: SeedingView; own: Ow
         </p>
       )}
       <p class="helper seeding-commitment">
-        {tx("Seed commitment: ", "Impegno del seed: ")}
+        {tx("Seed commitment: ", "Impronta del seed: ")}
         <code>{view.seed_commitment}</code>
       </p>
     </section>

@@ -27,7 +27,7 @@ import { PersonIcon, RobotIcon, SeatMarks, useBotLevels } from "../botmarks";
 import { CardBack, CardButton, CardFace } from "../cards";
 import { cardName, cardsPhrase, cardList } from "../deck";
 import { usingKeyboard } from "../inputmode";
-import { lastPlayText, playerName, playLine, relation, seatsAround, turnText } from "../describe";
+import { lastPlayText, playerName, playLine, relation, seatRoleText, seatsAround, turnText } from "../describe";
 import { aItalian, pointsItalian, tx, useLang } from "../i18n";
 import { TAKEN_MS } from "../pacing";
 import { playsDown, takenBy, type Sweep, type Trail, type TrailPlay } from "../plays";
@@ -88,17 +88,19 @@ export function SeatInfo({ view, player, levels }: { view: GameView; player: Gam
   const rel = relation(view, player);
   const isYou = player.seat === view.you;
   const name = isYou ? tx("You", "Tu") : playerName(view, player.seat);
+  const role = seatRoleText(view, player.seat);
   return (
     <div class="seat-info" data-testid="seat-info" data-seat={player.seat}>
       <span class="seat-player">
         <span class="seat-player-name" title={name}>{name}</span>
+        {role && <span class="seat-role" data-testid="seat-role">{role}</span>}
         <span class={`seat-rel team-${player.team}`}>
           {isYou ? tx(`team ${player.team}`, `squadra ${player.team}`) : tx(`${rel}, team ${player.team}`, `${rel}, squadra ${player.team}`)}
         </span>
         <SeatMarks player={player} levels={levels} yours={isYou} />
       </span>
       <span class="seat-stats">
-        <span title={tx("Cards captured this hand", "Carte prese in questa mano")}>{tx(`taken ${player.captured_count}`, `prese ${player.captured_count}`)}</span>
+        <span title={tx("Cards captured this hand", "Carte prese in questa mano")}>{tx(`taken ${player.captured_count}`, `${player.captured_count} carte prese`)}</span>
         <Scope count={player.scope} />
       </span>
     </div>
@@ -161,7 +163,7 @@ function Fingerprint({ commitment }: { commitment: string }) {
       <p>
         {tx(
           "Before the first card, the server fixed a secret seed that decides every deal of this match, and this is its SHA-256 fingerprint (the seed commitment). The seed is revealed when the game ends; your browser then checks that it has this fingerprint and that it deals exactly the cards that were played.",
-          "Prima della prima carta il server ha fissato un seed segreto che decide ogni smazzata di questa partita, e questa è la sua impronta SHA-256 (l'impegno del seed). Il seed viene rivelato a fine partita; il tuo browser controlla allora che abbia questa impronta e che distribuisca esattamente le carte giocate.",
+          "Prima della prima carta il server ha fissato un seed segreto che decide ogni smazzata di questa partita, e questa è la sua impronta SHA-256. Il seed viene rivelato a fine partita; il tuo browser controlla allora che abbia questa impronta e che distribuisca esattamente le carte giocate.",
         )}
       </p>
       <code class="fingerprint-full">{commitment}</code>
@@ -195,8 +197,18 @@ function TableMenu({ children }: { children: ComponentChildren }) {
     const close = (e: Event) => {
       if (ref.current?.open && !ref.current.contains(e.target as Node)) ref.current.open = false;
     };
+    // Escape closes it, and the keyboard is back on the menu's button.
+    const escape = (e: KeyboardEvent) => {
+      if (e.key !== "Escape" || !ref.current?.open) return;
+      ref.current.open = false;
+      ref.current.querySelector<HTMLElement>("summary")?.focus();
+    };
     document.addEventListener("pointerdown", close);
-    return () => document.removeEventListener("pointerdown", close);
+    document.addEventListener("keydown", escape);
+    return () => {
+      document.removeEventListener("pointerdown", close);
+      document.removeEventListener("keydown", escape);
+    };
   }, []);
   return (
     <details class="table-menu" ref={ref}>
@@ -241,6 +253,7 @@ function PlayTrail({ view, trail }: { view: GameView; trail: Trail | null }) {
           <span class="trail-name">{name}</span>
           {p.capture.length > 0 && <span class="trail-took">+{p.capture.length}</span>}
           {p.scopa && <span class="trail-scopa">★</span>}
+          {p.auto && <span class="trail-auto" title={tx("Time ran out: played automatically", "Tempo scaduto: giocata in automatico")}>auto</span>}
         </span>
         <span class="visually-hidden">{playLine(view, p)}</span>
       </li>
@@ -270,6 +283,20 @@ function PlayTrail({ view, trail }: { view: GameView; trail: Trail | null }) {
   );
 }
 
+/** The arrow keys move the focus from card to card in a row of cards (the hand, the table);
+ * Home and End go to the first and the last. */
+export function moveAmongCards(e: KeyboardEvent): void {
+  const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[e.key];
+  if (step === undefined && e.key !== "Home" && e.key !== "End") return;
+  const row = e.currentTarget as HTMLElement;
+  const cards = [...row.querySelectorAll<HTMLButtonElement>("button[data-card]")];
+  const at = cards.indexOf(document.activeElement as HTMLButtonElement);
+  if (at < 0 || cards.length === 0) return;
+  const next = e.key === "Home" ? 0 : e.key === "End" ? cards.length - 1 : (at + (step ?? 0) + cards.length) % cards.length;
+  e.preventDefault();
+  cards[next].focus();
+}
+
 /** A card lit on the table for a moment: taken by a capture, or swept at the end of the hand. */
 function GhostCard({ code, kind, to }: { code: string; kind: "taken" | "swept"; to: Where }) {
   return (
@@ -297,12 +324,14 @@ function sweepText(view: GameView, sweep: Sweep): string {
   );
 }
 
-export function TableScreen({ view, game, alert, trail = null, closing = null }: {
+export function TableScreen({ view, game, alert, trail = null, closing = null, notice = null }: {
   view: GameView;
   game: GameConnection;
   alert: ComponentChildren;
   trail?: Trail | null;
   closing?: ClosingShow | null;
+  /** Shown between the bar and the felt, in the flow (the felt makes room): a bot plays your seat. */
+  notice?: ComponentChildren;
 }) {
   const [choosing, setChoosing] = useState<Choosing | null>(null);
   const chooserRef = useRef<HTMLDivElement>(null);
@@ -433,7 +462,8 @@ export function TableScreen({ view, game, alert, trail = null, closing = null }:
       onClick={closing ? closing.skip : undefined}
     >
       <div class="table-play">
-      {/* What to do now, for a screen reader (the table shows it). */}
+      {/* The page's heading and what to do now, for a screen reader (the table shows it). */}
+      <h1 class="visually-hidden">{tx(`The table, hand ${view.hand_number}`, `Il tavolo, mano ${view.hand_number}`)}</h1>
       <p class="visually-hidden">{help}</p>
       <div class="table-bar">
         <a href="/" class="bar-home" aria-label={tx("tavolo, start page", "tavolo, pagina iniziale")}>
@@ -453,11 +483,13 @@ export function TableScreen({ view, game, alert, trail = null, closing = null }:
         </TableMenu>
       </div>
       {alert}
+      {notice}
       <div class="felt">
         <Opponent view={view} seat={seats.top} where="top" levels={levels} />
         <Opponent view={view} seat={seats.left} where="left" levels={levels} />
         <div class="table-middle">
-          <div class={`table-cards${count > 8 ? " is-crowded" : ""}${count > 12 ? " is-packed" : ""}`} role="region" aria-label={tx("Table", "Tavolo")}>
+          <div class={`table-cards${count > 8 ? " is-crowded" : ""}${count > 12 ? " is-packed" : ""}`} role="region" aria-label={tx("Table", "Tavolo")}
+            onKeyDown={moveAmongCards}>
             {count === 0 && <p class="table-empty">{tx("The table is empty", "Il tavolo è vuoto")}</p>}
             {tableCards.map((card) => {
               const ghost = ghosts.get(card);
@@ -508,7 +540,8 @@ export function TableScreen({ view, game, alert, trail = null, closing = null }:
               </button>
             </div>
           )}
-          <div class={`hand${canAct ? " is-your-turn" : ""}`} role="region" aria-label={tx("Your hand", "La tua mano")} ref={handRef}>
+          <div class={`hand${canAct ? " is-your-turn" : ""}`} role="region" aria-label={tx("Your hand", "La tua mano")} ref={handRef}
+            onKeyDown={moveAmongCards}>
             {view.hand.length === 0 && <p class="table-empty">{tx("No cards left in your hand", "Non hai più carte in mano")}</p>}
             {view.hand.map((card) => (
               <CardButton

@@ -8,7 +8,7 @@ import { useState } from "preact/hooks";
 import { api, errorText } from "../api";
 import { aloneInLobby, defaultBotLevel, displayName, fillWithBots, youAreCreator } from "../bots";
 import { browserClock, type Clock } from "../clock";
-import { BotLevelOptions, SeatMarks, useBotLevels } from "../botmarks";
+import { BotLevelOptions, SeatMarks, useBotLevels, useFirstMatch } from "../botmarks";
 import { inviteText } from "../describe";
 import { tx } from "../i18n";
 import { navigate } from "../router";
@@ -45,19 +45,22 @@ export function LeaveLobby({ id }: { id: string }) {
   );
 }
 
-function OpenSeatControls({ seat, levels, busy, onAdd }: {
+function OpenSeatControls({ seat, levels, preferred, busy, onAdd }: {
   seat: number;
   levels: BotLevel[];
+  /** The level offered first (principiante before a first finished match). */
+  preferred: string;
   busy: boolean;
   onAdd: (seat: number, level: string) => void;
 }) {
-  const [level, setLevel] = useState(defaultBotLevel(levels));
+  const [picked, setLevel] = useState<string | null>(null);
+  const level = picked ?? preferred;
   const n = seat + 1;
   return (
     <span class="seat-controls">
       <select
         aria-label={tx(`Level of the bot for seat ${n}`, `Livello del bot per il posto ${n}`)}
-        value={levels.some((l) => l.id === level) ? level : defaultBotLevel(levels)}
+        value={levels.some((l) => l.id === level) ? level : preferred}
         onChange={(e) => setLevel((e.currentTarget as HTMLSelectElement).value)}
         disabled={busy}
       >
@@ -68,7 +71,7 @@ function OpenSeatControls({ seat, levels, busy, onAdd }: {
         class="button secondary small"
         aria-label={tx(`Add a bot at seat ${n}`, `Aggiungi un bot al posto ${n}`)}
         disabled={busy}
-        onClick={() => onAdd(seat, levels.some((l) => l.id === level) ? level : defaultBotLevel(levels))}
+        onClick={() => onAdd(seat, levels.some((l) => l.id === level) ? level : preferred)}
       >
         {tx("Add a bot", "Aggiungi un bot")}
       </button>
@@ -76,8 +79,9 @@ function OpenSeatControls({ seat, levels, busy, onAdd }: {
   );
 }
 
-function SeatRow({ seat, player, creator, seated, levels, busy, onAdd, onRemove, onSit }: {
+function SeatRow({ seat, player, creator, seated, levels, preferred, busy, onAdd, onRemove, onSit }: {
   seat: number;
+  preferred: string;
   player: LobbyPlayer | undefined;
   creator: boolean;
   /** You sit at this table (so you may move to an open seat). */
@@ -123,7 +127,7 @@ function SeatRow({ seat, player, creator, seated, levels, busy, onAdd, onRemove,
         </span>
       )}
       {creator && !player && levels.length > 0 && (
-        <OpenSeatControls seat={seat} levels={levels} busy={busy} onAdd={onAdd} />
+        <OpenSeatControls seat={seat} levels={levels} preferred={preferred} busy={busy} onAdd={onAdd} />
       )}
     </li>
   );
@@ -162,14 +166,15 @@ function OpenToAnyone({ open, busy, onChange }: { open: boolean; busy: boolean; 
 
 /** "Fill with bots": a bot at every empty seat, at the level chosen here. Offered (bigger, with
  * why) to a person who has waited alone. */
-function FillWithBots({ levels, busy, offered, onFill }: {
+function FillWithBots({ levels, preferred, busy, offered, onFill }: {
   levels: BotLevel[];
+  preferred: string;
   busy: boolean;
   offered: boolean;
   onFill: (level: string) => void;
 }) {
-  const [level, setLevel] = useState(defaultBotLevel(levels));
-  const chosen = levels.some((l) => l.id === level) ? level : defaultBotLevel(levels);
+  const [level, setLevel] = useState<string | null>(null);
+  const chosen = level !== null && levels.some((l) => l.id === level) ? level : preferred;
   return (
     <div class={`fill-bots${offered ? " is-offered" : ""}`} data-testid="fill-with-bots">
       {offered && (
@@ -206,6 +211,8 @@ export function WaitingScreen({ lobby, game, clock = browserClock }: {
   const link = `${location.origin}/join/${lobby.join_code}`;
   const open = lobby.seats_open;
   const levels = useBotLevels(lobby.game_type);
+  const firstMatch = useFirstMatch();
+  const preferred = defaultBotLevel(levels, firstMatch === true);
   const creator = youAreCreator(lobby);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -247,7 +254,7 @@ export function WaitingScreen({ lobby, game, clock = browserClock }: {
   const waited = useWaited(OFFER_BOTS_AFTER_MS, clock);
   const offerBots = canFill && waited && aloneInLobby(lobby);
   const fillControls = (offered: boolean) => (
-    <FillWithBots levels={levels} busy={busy} offered={offered} onFill={(level) => void fill(level)} />
+    <FillWithBots levels={levels} preferred={preferred} busy={busy} offered={offered} onFill={(level) => void fill(level)} />
   );
 
   return (
@@ -255,7 +262,7 @@ export function WaitingScreen({ lobby, game, clock = browserClock }: {
       <h1>{tx("Waiting for players", "In attesa dei giocatori")}</h1>
       {/* The offer is said when it appears, and takes no focus. */}
       <div aria-live="polite">{offerBots && fillControls(true)}</div>
-      <p class="helper">{inviteText(open)}</p>
+      <p class="helper" data-testid="invite-text">{inviteText(open, lobby.open ?? false)}</p>
       <div class="invite">
         <div class="invite-code">
           <span class="invite-label">{tx("Join code", "Codice")}</span>
@@ -304,6 +311,7 @@ export function WaitingScreen({ lobby, game, clock = browserClock }: {
             creator={creator}
             seated={seated}
             levels={levels}
+            preferred={preferred}
             busy={busy}
             onAdd={add}
             onRemove={remove}

@@ -1,7 +1,8 @@
 // @vitest-environment jsdom
-// The Play page: "Play now" and the open tables come first; the new-game form can open the table
-// to anyone.
-import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/preact";
+// The Play page: "Play against the computer" and "Play now" come first; a first match is offered
+// against principianti; a seat a bot took over is taken back from "Your games"; the new-game form
+// can open the table to anyone.
+import { cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/preact";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { setLang } from "../../src/i18n";
 import { HomeScreen } from "../../src/screens/Home";
@@ -15,14 +16,16 @@ const TYPES = [{
   },
 }];
 
-/** The gateway: writes answer 201 with a new lobby, or ``refuseWrites`` (status, body, headers). */
-function server(refuseWrites?: [number, unknown, Record<string, string>]) {
+/** The gateway: writes answer 201 with a new lobby, or ``refuseWrites`` (status, body, headers);
+ * the member has finished ``finished`` matches and sits at ``games``. */
+function server(refuseWrites?: [number, unknown, Record<string, string>], { finished = 1, games = [] as unknown[] } = {}) {
   const posts: { url: string; body: unknown }[] = [];
   vi.stubGlobal("fetch", vi.fn(async (url: string, init: RequestInit = {}) => {
     const answers: Record<string, unknown> = {
-      "/api/game-types": TYPES, "/api/me/games": { games: [] }, "/api/games/open": { games: [] },
+      "/api/game-types": TYPES, "/api/me/games": { games }, "/api/games/open": { games: [] },
+      "/api/me/matches?limit=1": { items: Array.from({ length: finished }, (_, i) => ({ id: `m${i}` })), next_cursor: null },
     };
-    if (init.method === "POST") posts.push({ url, body: JSON.parse(String(init.body)) });
+    if (init.method === "POST") posts.push({ url, body: init.body === undefined ? undefined : JSON.parse(String(init.body)) });
     if (init.method === "POST" && refuseWrites) {
       const [status, body, headers] = refuseWrites;
       return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });
@@ -46,12 +49,52 @@ afterEach(() => {
 });
 
 describe("the Play page", () => {
-  it("offers Play now first, then the open tables (none here, said in words)", async () => {
+  it("offers Play against the computer first, then Play now and the open tables (none here, said in words)", async () => {
     server();
     render(<HomeScreen />);
+    const computer = await screen.findByRole("group", { name: "Play against the computer" });
     const buttons = screen.getAllByRole("button");
-    expect(buttons[0].textContent).toBe("Play now");
+    expect(buttons[0].textContent).toBe("Play against the computer");
+    expect(computer.contains(buttons[0])).toBe(true);
+    expect(buttons[1].textContent).toBe("Play now");
+    // The rules it plays with are the new-game form's, said in a line.
+    expect(within(computer).getByText(/^Rules: To 11 points/)).toBeTruthy();
+    expect((within(computer).getByRole("combobox", { name: "Bot level" }) as HTMLSelectElement).value).toBe("esperto");
     expect(await screen.findByText("No open tables right now — press Play now to open one.")).toBeTruthy();
+  });
+
+  it("offers a first match against principianti, with the form's rules", async () => {
+    const posts = server(undefined, { finished: 0 });
+    render(<HomeScreen />);
+    const computer = await screen.findByRole("group", { name: "Play against the computer" });
+    const level = within(computer).getByRole("combobox", { name: "Bot level" }) as HTMLSelectElement;
+    await waitFor(() => expect(level.value).toBe("principiante"));
+    fireEvent.input(screen.getByRole("spinbutton", { name: "Target score" }), { target: { value: "5" } });
+    expect(within(computer).getByText(/^Rules: To 5 points/)).toBeTruthy();
+    fireEvent.click(within(computer).getByRole("button", { name: "Play against the computer" }));
+    await waitFor(() => expect(posts).toHaveLength(4));
+    expect(posts[0]).toEqual({ url: "/api/games", body: { game_type: "scopone_scientifico", options: { target_score: 5 } } });
+    expect(posts.slice(1).map((p) => p.body)).toEqual([1, 2, 3].map((seat) => ({ seat, level: "principiante" })));
+  });
+
+  it("offers Take my seat back at a game whose seat a bot took over, and opens the table", async () => {
+    const taken = {
+      id: "g9", game_type: "scopone_scientifico", join_code: "R4TW9P", status: "playing", seats_open: 0, your_turn: false,
+      updated_at: "2026-12-02T09:58:41.007Z",
+      players: [
+        { seat: 0, name: "alice", team: "A", is_you: true, bot: "esperto", took_over: true },
+        { seat: 1, name: "bob", team: "B", is_you: false },
+        { seat: 2, name: "carol", team: "A", is_you: false },
+        { seat: 3, name: "dave", team: "B", is_you: false },
+      ],
+    };
+    const posts = server(undefined, { games: [taken] });
+    render(<HomeScreen />);
+    const banner = await screen.findByTestId("taken-over");
+    expect(banner.textContent).toContain("A bot is playing your seat at R4TW9P.");
+    fireEvent.click(within(banner).getByRole("button", { name: "Take my seat back" }));
+    await waitFor(() => expect(location.pathname).toBe("/games/g9"));
+    expect(posts.map((p) => p.url)).toEqual(["/api/games/g9/return"]);
   });
 
   it("creates a table open to anyone when the person ticks it", async () => {
@@ -75,10 +118,9 @@ describe("the Play page", () => {
     const alert = await screen.findByRole("alert");
     expect(alert.textContent).toBe("Too many requests in a short time, so nothing was done: wait 40 seconds and try again.");
     expect(location.pathname).toBe("/");
-    // Between the button and "Play against the computer": seen where the player pressed.
-    const computer = screen.getByRole("group", { name: "Play against the computer" });
+    // Right after the button: seen where the player pressed.
     expect(create.compareDocumentPosition(alert) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
-    expect(alert.compareDocumentPosition(computer) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    expect(create.closest("form")?.contains(alert)).toBe(true);
     await waitFor(() => expect((create as HTMLButtonElement).disabled).toBe(false)); // free to try again
   });
 });

@@ -41,6 +41,14 @@ describe("the seeding screen", () => {
     expect(screen.getByText("Passo 1 di 2: impronte")).toBeTruthy();
     expect(within(screen.getByTestId("seeding-seat-2")).getByText("in attesa")).toBeTruthy();
   });
+
+  it("calls the commitment an impronta in Italian, never an impegno", () => {
+    setLang("it");
+    render(<SeedingScreen view={seeding({ phase: "reveal", committed: [0, 1], revealed: [] })} own="working" />);
+    expect(within(screen.getByTestId("seeding-seat-0")).getByText("impronta inviata")).toBeTruthy();
+    expect(screen.getByText(/^Impronta del seed:/)).toBeTruthy();
+    expect(document.body.textContent).not.toMatch(/impegn/i);
+  });
 });
 
 describe("the contributions in the deal check", () => {

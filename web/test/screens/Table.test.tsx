@@ -8,10 +8,11 @@ import { turnText } from "../../src/describe";
 import { initialGameState } from "../../src/gamestate";
 import { setLang } from "../../src/i18n";
 import { SeatInfo, TableScreen, type ClosingShow } from "../../src/screens/Table";
+import type { Trail } from "../../src/plays";
 import type { GameView, LegalPlay } from "../../src/types";
 import type { GameConnection } from "../../src/usegame";
 import { LEVELS, play, table, view } from "../fixtures";
-import { byTestId, shown } from "../render";
+import { byTestId, shown, spoken } from "../render";
 
 beforeEach(() => {
   // The table asks the server for the game type's bot levels: it offers none here.
@@ -44,7 +45,7 @@ function yourTurn(extra: Partial<GameView> = {}): GameView {
 }
 
 /** The screen with a connection that records what it sends. */
-function show(v: GameView, options: { connection?: GameConnection["connection"]; pending?: number; closing?: ClosingShow } = {}) {
+function show(v: GameView, options: { connection?: GameConnection["connection"]; pending?: number; closing?: ClosingShow; trail?: Trail } = {}) {
   const sent: [object, number | undefined][] = [];
   const game: GameConnection = {
     state: { ...initialGameState, view: v, pendingRevision: options.pending ?? null },
@@ -54,7 +55,7 @@ function show(v: GameView, options: { connection?: GameConnection["connection"];
     adopt: () => undefined,
     dismissError: () => undefined,
   };
-  render(<TableScreen view={v} game={game} alert={null} closing={options.closing ?? null} />);
+  render(<TableScreen view={v} game={game} alert={null} closing={options.closing ?? null} trail={options.trail ?? null} />);
   return sent;
 }
 
@@ -195,13 +196,92 @@ describe("the table screen", () => {
 
 describe("who plays a seat, as the table shows it", () => {
   it("shows every seat's state at the table: bots, a stand-in, offline", () => {
-    const view = table([{ name: "Maestro", bot: "maestro" }, { bot: "esperto", took_over: true }, { connected: false }]);
+    // (No dealer known: the view has none, and its options say the first dealer was drawn.)
+    const view = table([{ name: "Bruno", bot: "maestro" }, { bot: "esperto", took_over: true }, { connected: false }],
+      { options: { first_dealer: "drawn" } });
     const info = (seatNo: number) => <SeatInfo view={view} player={view.players[seatNo]} levels={LEVELS} />;
-    expect(shown(info(1))).toBe("Master opponent, team B bot taken 0");
-    expect(turnText(view)).toBe("Master's turn");
+    // A bot by its name, its level beside it (and "bot" to a screen reader).
+    expect(shown(info(1))).toBe("Bruno opponent, team B Master taken 0");
+    expect(spoken(info(1))).toContain("Bruno opponent, team B bot, Master");
+    expect(turnText(view)).toBe("Bruno's turn");
     expect(shown(info(2))).toContain("carol partner, team A (bot for carol)");
     expect(shown(info(3))).toContain("dave opponent, team B offline");
     expect(shown(info(0))).toBe("You team A taken 0");
     expect(byTestId(info(1), "seat-info")[0].props["data-seat"]).toBe(1);
+  });
+});
+
+describe("the recent plays", () => {
+  it("marks a timed-out turn's card auto in the recent plays, and no other", () => {
+    const trail: Trail = {
+      hand: 1,
+      plays: [
+        { ...play(1, "02C"), n: 1 },
+        { ...play(2, "03S"), auto: true, n: 2 },
+        { ...play(3, "05D"), n: 3 },
+      ],
+    };
+    show(yourTurn(), { trail });
+    const items = within(screen.getByRole("list", { name: "Last plays" })).getAllByRole("listitem");
+    expect(items).toHaveLength(3);
+    const marks = items.map((item) => item.querySelector(".trail-auto")?.textContent ?? null);
+    expect(marks).toEqual([null, "auto", null]);
+    expect(items[1].textContent).toContain("carol: 3 of spade on the table (auto)");
+  });
+});
+
+describe("the keyboard and the heading", () => {
+  it("has a heading for the page (visually hidden)", () => {
+    show(yourTurn());
+    expect(screen.getByRole("heading", { level: 1 }).textContent).toBe("The table, hand 1");
+  });
+
+  it("closes the menu on Escape, and puts the keyboard back on its button", () => {
+    show(yourTurn());
+    const summary = screen.getByLabelText("Menu");
+    const menu = summary.closest("details") as HTMLDetailsElement;
+    menu.open = true;
+    screen.getByRole("link", { name: "Rules of scopone" }).focus();
+    fireEvent.keyDown(document, { key: "Escape" });
+    expect(menu.open).toBe(false);
+    expect(document.activeElement).toBe(summary);
+  });
+
+  it("moves between the cards with the arrow keys, in the hand and on the table", () => {
+    show(yourTurn());
+    const cards = hand().getAllByRole("button");
+    cards[0].focus();
+    fireEvent.keyDown(cards[0], { key: "ArrowRight" });
+    expect(document.activeElement).toBe(cards[1]);
+    fireEvent.keyDown(cards[1], { key: "ArrowLeft" });
+    fireEvent.keyDown(cards[0], { key: "ArrowLeft" }); // round to the last
+    expect(document.activeElement).toBe(cards[3]);
+    fireEvent.keyDown(cards[3], { key: "Home" });
+    expect(document.activeElement).toBe(cards[0]);
+    const tableCards = onTable().getAllByRole("button");
+    tableCards[1].focus();
+    fireEvent.keyDown(tableCards[1], { key: "ArrowDown" });
+    expect(document.activeElement).toBe(tableCards[2]);
+  });
+});
+
+describe("who deals and who leads", () => {
+  it("shows who dealt the hand and who leads it", () => {
+    show(yourTurn({ dealer: 2, options: { first_dealer: "drawn" } }));
+    const role = (seat: number) => document.querySelector(`[data-seat="${seat}"] [data-testid="seat-role"]`)?.textContent ?? null;
+    expect([0, 1, 2, 3].map(role)).toEqual([null, null, "dealer", "leads"]);
+    cleanup();
+    setLang("it", null);
+    show(yourTurn({ dealer: 3, options: { first_dealer: "drawn" } }));
+    expect([0, 1, 2, 3].map(role)).toEqual(["di mano", null, null, "mazziere"]);
+  });
+});
+
+describe("the table in Italian", () => {
+  it("counts a seat's cards taken as Italian says it", () => {
+    setLang("it", null);
+    const v = table([{}, {}, {}], { options: { first_dealer: "drawn" } });
+    v.players[1].captured_count = 6;
+    expect(shown(<SeatInfo view={v} player={v.players[1]} />)).toContain("6 carte prese");
   });
 });

@@ -15,13 +15,16 @@ const TYPES = [{
   options_schema: { type: "object", properties: {} },
 }];
 
-/** The server: game types, then the answers to the page's POSTs in order; every POST recorded. */
-function server(answers: [number, unknown][] = []) {
+/** The server: game types, the member's history (one finished match, unless ``firstMatch``), then
+ * the answers to the page's POSTs in order; every POST recorded. */
+function server(answers: [number, unknown][] = [], firstMatch = false) {
   const posts: { url: string; body: unknown }[] = [];
   vi.stubGlobal("fetch", vi.fn(async (url: string, init: RequestInit = {}) => {
     let status = 200;
     let body: unknown = TYPES;
-    if (url !== "/api/game-types") {
+    if (url.startsWith("/api/me/matches")) {
+      body = { items: firstMatch ? [] : [{ id: "m1" }], next_cursor: null };
+    } else if (url !== "/api/game-types") {
       posts.push({ url, body: init.body ? JSON.parse(String(init.body)) : undefined });
       [status, body] = answers.shift() ?? [500, { detail: "no answer left" }];
     }
@@ -124,6 +127,17 @@ describe("fill with bots", () => {
       { url: "/api/games/g1/bots", body: { seat: 3, level: "maestro" } },
     ]);
     expect(adopted[1]).toEqual(started); // the last bot started the game: the table opens
+  });
+
+  it("offers principiante first to a member who has not finished a match yet", async () => {
+    const posts = server([[200, withPlayers([person(0, "alice", true), bot(1, "principiante")])]], true);
+    show(alone());
+    const level = await screen.findByRole("combobox", { name: "Level of the bots" }) as HTMLSelectElement;
+    await waitFor(() => expect(level.value).toBe("principiante"));
+    expect((screen.getByRole("combobox", { name: "Level of the bot for seat 2" }) as HTMLSelectElement).value).toBe("principiante");
+    fireEvent.click(screen.getByRole("button", { name: "Add a bot at seat 2" }));
+    await waitFor(() => expect(posts).toHaveLength(1));
+    expect(posts[0]).toEqual({ url: "/api/games/g1/bots", body: { seat: 1, level: "principiante" } });
   });
 
   it("stops at a refusal and says why", async () => {
