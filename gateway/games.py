@@ -15,6 +15,7 @@ from game.client import DEFAULT_GAME_TYPE
 from game.status import TableStatus
 from gateway.backends import Backends, backends_of, request_id_of
 from gateway.bodies import json_object
+from gateway.contract.common import BLANKS
 from gateway.contract.games import CreateGameRequest, JoinRequest, Lobby, MyGame, MyGames, RematchRequest
 from gateway.contract.table import GameView
 from gateway.events import RematchOffered
@@ -91,7 +92,7 @@ async def member_ratings(backends: Backends, member_id: str) -> dict[str, int]:
 async def join_game(request: Request) -> JSONResponse:
     member = await require_member(request)
     body = await json_object(request, JoinRequest)
-    code = body.get("code", "").strip()
+    code = body.get("code", "").strip(BLANKS)  # blank as the document's pattern says
     if not code:
         raise HTTPException(400, "code is required")
     if not can_be_game_id(code):  # no code has a control character
@@ -128,7 +129,7 @@ async def rematch(request: Request) -> JSONResponse:
 
 async def preview(request: Request) -> JSONResponse:
     await require_member(request)
-    code = request.query_params.get("code", "").strip()
+    code = request.query_params.get("code", "").strip(BLANKS)  # blank as the document's pattern says
     if not code:
         raise HTTPException(400, "code is required")
     if not can_be_game_id(code):  # no code has a control character

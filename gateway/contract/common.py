@@ -126,6 +126,10 @@ def timestamp_given(description: str) -> Any:
 
 HEX64 = "^[0-9a-f]{64}$"
 NOT_BLANK = r"\S"  # JSON Schema patterns are searched, not matched: one character that is not a blank
+# The blanks of that `\s` (ECMA-262's, as JSON Schema reads it), for the gateway to strip the same:
+# Python's str.strip() also takes U+001C..U+001F and U+0085, and leaves U+FEFF.
+BLANKS = " \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
+         "\u2028\u2029\u202f\u205f\u3000\ufeff"
 
 Team = TypeAliasType("Team", Annotated[str, OneOf("A", "B"),
                                        Field(description="`A` = seats 0 and 2, `B` = seats 1 and 3.")])
