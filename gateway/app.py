@@ -39,6 +39,12 @@ async def method_not_allowed(request: Request) -> JSONResponse:
     return problem(405, "Method Not Allowed", {"Allow": "POST"})
 
 
+async def upgrade_required(request: Request) -> JSONResponse:
+    """A plain GET of a game's socket URL: it serves only WebSocket upgrades (RFC 9110's 426
+    names the protocol to switch to), not an unknown route's 404."""
+    return problem(426, "Upgrade Required", {"Upgrade": "websocket"})
+
+
 async def health(request) -> JSONResponse:
     """The readiness probe's: 503 once the gateway stops (gateway.draining), so that no new
     connection is sent here."""
@@ -89,6 +95,7 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
         Route("/api/games/{id}/open", open_games.set_open, methods=["POST"]),
         Route("/api/games/{id}/open", method_not_allowed),
         WebSocketRoute("/ws/games/{id}", ws.game_socket),
+        Route("/ws/games/{id}", upgrade_required, methods=["GET"]),
     ]
     api_routes = list(routes)
     routes.append(Route("/{path:path}", SinglePageApp(settings.static_dir).page))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Annotated, Any, get_args, get_origin
 
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException
@@ -44,7 +44,7 @@ async def json_object(request: Request, model: type[BaseModel], *, optional: boo
     """Parse the body as a JSON object whose keys are among ``model``'s fields (a request of
     gateway.contract), each of its JSON type.
 
-    An empty body is ``{}`` when the body is ``optional``, otherwise invalid JSON. A body of a
+    An empty body (no byte at all) is ``{}`` when the body is ``optional``, otherwise invalid JSON. A body of a
     declared type other than JSON is refused with 415, an empty one too: a form or text/plain
     post is what a cross-site page can send without a CORS preflight, so it never reaches the
     handlers. The errors name the field (``Unknown field: x``, ``seat must be an integer``);
@@ -54,7 +54,7 @@ async def json_object(request: Request, model: type[BaseModel], *, optional: boo
     raw = await read_body(request)
     if not _json_media_type(request):
         raise HTTPException(415, "Content-Type must be application/json")
-    if not raw.strip() and optional:
+    if not raw and optional:  # no body at all; blanks are not JSON
         return {}
     try:
         data = parse_json(raw)
@@ -73,8 +73,15 @@ async def json_object(request: Request, model: type[BaseModel], *, optional: boo
 def field_types(model: type[BaseModel]) -> dict[str, type]:
     """The request's fields and the Python type of their JSON values: ``object`` for any value
     (an object, or null, whose meaning the handler checks: 422 Invalid options)."""
-    return {name: field.annotation if field.annotation in _TYPE_NAMES else object
-            for name, field in model.model_fields.items()}
+    return {name: _json_type(field.annotation) for name, field in model.model_fields.items()}
+
+
+def _json_type(annotation: Any) -> type:
+    # A named type (typing_extensions.TypeAliasType, a component of the document) is its value.
+    annotation = getattr(annotation, "__value__", annotation)
+    if get_origin(annotation) is Annotated:
+        annotation = get_args(annotation)[0]
+    return annotation if annotation in _TYPE_NAMES else object
 
 
 def check_type(name: str, value: Any, expected: type) -> None:

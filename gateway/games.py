@@ -15,6 +15,7 @@ from game.client import DEFAULT_GAME_TYPE
 from game.status import TableStatus
 from gateway.backends import Backends, backends_of, request_id_of
 from gateway.bodies import json_object
+from gateway.contract.common import BLANKS
 from gateway.contract.games import CreateGameRequest, JoinRequest, Lobby, MyGame, MyGames, RematchRequest
 from gateway.contract.table import GameView
 from gateway.events import RematchOffered
@@ -38,9 +39,10 @@ MY_GAMES_CANDIDATES = 100  # the lobby's newest games looked at to find them (so
 
 
 def can_be_game_id(text: str) -> bool:
-    """Whether ``text`` may name a game, for the lobby to look up. Blanks or control characters
-    cannot: no game has such an id, so it is 404 Game not found like any unknown id (the lobby
-    would call a blank id a bad argument, a 400 the contract does not know)."""
+    """Whether ``text`` may name a game (an id or a join code), for the lobby to look up. Blanks
+    or control characters cannot: no game has such an id, so it is 404 Game not found like any
+    unknown id (the lobby would call a blank id, or one with a NUL, a bad argument: a 400 the
+    contract does not know)."""
     return bool(text.strip()) and not any(unicodedata.category(ch) in ("Cc", "Cs") for ch in text)
 
 
@@ -90,10 +92,13 @@ async def member_ratings(backends: Backends, member_id: str) -> dict[str, int]:
 async def join_game(request: Request) -> JSONResponse:
     member = await require_member(request)
     body = await json_object(request, JoinRequest)
-    if not body.get("code", "").strip():
+    code = body.get("code", "").strip(BLANKS)  # blank as the document's pattern says
+    if not code:
         raise HTTPException(400, "code is required")
+    if not can_be_game_id(code):  # no code has a control character
+        raise HTTPException(404, "Game not found")
     backends = backends_of(request)
-    result = await backends.lobby.join_game(member.sub, member.name, body["code"].strip(),
+    result = await backends.lobby.join_game(member.sub, member.name, code,
                                             await member_ratings(backends, member.sub))
     log.info("member joined game %s%s", result.game.id, " (the game starts)" if result.started else "")
     return JSONResponse((await personal_view(request, result.game, member.sub)).body())
@@ -124,9 +129,11 @@ async def rematch(request: Request) -> JSONResponse:
 
 async def preview(request: Request) -> JSONResponse:
     await require_member(request)
-    code = request.query_params.get("code", "").strip()
+    code = request.query_params.get("code", "").strip(BLANKS)  # blank as the document's pattern says
     if not code:
         raise HTTPException(400, "code is required")
+    if not can_be_game_id(code):  # no code has a control character
+        raise HTTPException(404, "Game not found")
     backends = backends_of(request)
     game = await backends.lobby.preview_game(code)
     types = {t.id: t for t in await request.app.state.game_types.get()}

@@ -31,9 +31,10 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from swagger_ui.utils import SWAGGER_UI_PY_ROOT
 
-from game.client import GameType
+from game.client import DEFAULT_GAME_TYPE, GameType
 from gateway import contract
 from gateway.contract import examples
+from gateway.contract.common import NOT_BLANK
 from gateway.contract.games import (
     AddBotRequest,
     ChangeSeatRequest,
@@ -65,6 +66,7 @@ DOCS_PATH = "/api/docs"
 DOCS_STATIC_PATH = "/api/docs/static"
 SESSION_COOKIE = "tavolo_session"
 MAX_BODY_KIB = 64
+KNOWN_GAME_TYPE = "KnownGameType"  # gateway.contract.common's, the game types a request may name
 
 Schema = dict[str, Any]
 
@@ -151,9 +153,31 @@ def _param(where: str, name: str, description: str, schema: Schema, *, required:
             "schema": schema}
 
 
+# One event of GET /api/games/open/events. OpenAPI 3.1 has no schema of a stream's items (3.2's
+# itemSchema), so, as tools read 3.1 (schemathesis), ``schema`` describes each event: its fields
+# as an EventSource parses them, the data JSON text of the body of GET /api/games/open.
+_OPEN_GAMES_EVENT: Schema = {
+    "type": "object",
+    "description": "One event of the stream, as an EventSource parses it.",
+    "properties": {
+        "event": {"const": "open_games", "description": "Always `open_games`."},
+        "data": {"type": "string", "contentMediaType": "application/json",
+                 "contentSchema": _ref(OpenGames),
+                 "description": "The body of GET /api/games/open, as JSON text."},
+    },
+    "required": ["event", "data"],
+}
 _GAME_ID_PARAM = _param("path", "id", "The game id.", {"type": "string", "format": "uuid"})
 _LIMIT_ERROR = "limit must be an integer from 1 to 100"
 _BODY_ERRORS = ("Invalid JSON", "Request body must be a JSON object", "Unknown field: colour")
+
+
+def _game_type_param(description: str, *, default: str | None = None) -> dict:
+    """``game_type`` of a query: a known game type, or empty (as if absent)."""
+    schema: Schema = {"anyOf": [_ref(KNOWN_GAME_TYPE), {"const": "", "description": "As if absent."}]}
+    if default is not None:
+        schema["default"] = default
+    return _param("query", "game_type", description, schema)
 
 
 def _limit_param(default: int) -> dict:
@@ -344,15 +368,15 @@ def _game_paths() -> dict[str, dict]:
                           "open, newest first, at most 50. Join one with POST /api/games/join and its code.",
                           _ref(OpenGames), example=examples.OPEN_GAMES),
              "400": _error("An unknown game type.", "Unknown game type: chess")},
-            parameters=(_param("query", "game_type", "Only this game type.", {"type": "string"}),))},
+            parameters=(_game_type_param("Only this game type."),))},
         "/api/games/open/events": {"get": _operation(
             "watchOpenGames", "games", "Games anyone may join, as they change (Server-Sent Events)",
             {"200": {"description": "`text/event-stream`: an `open_games` event at once and whenever the "
                                     "list changes (at most one a second), its data the body of GET "
                                     "/api/games/open; a comment line every 25 s keeps the stream alive.",
-                     "content": {"text/event-stream": {"schema": {"type": "string"}}}},
+                     "content": {"text/event-stream": {"schema": _OPEN_GAMES_EVENT}}},
              "400": _error("An unknown game type.", "Unknown game type: chess")},
-            parameters=(_param("query", "game_type", "Only this game type.", {"type": "string"}),))},
+            parameters=(_game_type_param("Only this game type."),))},
         "/api/games/quick": {"post": _operation(
             "quickMatch", "games", "Play now: a seat at an open game, or a new open game",
             {"200": _json("Seated at the open game of the type (and options, when given) whose `rating` is "
@@ -485,8 +509,8 @@ def _game_paths() -> dict[str, dict]:
             {"200": _json("The game.", _ref(Preview)),
              "400": _error("No code.", "code is required"),
              "404": _shared("GameNotFound")},
-            parameters=(_param("query", "code", "The join code, case-insensitive.", {"type": "string"},
-                               required=True),))},
+            parameters=(_param("query", "code", "The join code, case-insensitive.",
+                               {"type": "string", "pattern": NOT_BLANK}, required=True),))},
         "/api/games/{id}": {"get": _operation(
             "getGame", "games", "The caller's view of a game",
             {"200": _json("The lobby while waiting, the caller's game view once started.", lobby_or_game,
@@ -505,6 +529,8 @@ def _game_paths() -> dict[str, dict]:
             "openGameSocket", "websocket", "The game's WebSocket (see docs/websocket.md)",
             {"101": {"description": "Switching Protocols: the socket is open. The messages are the `Ws*` "
                                     "schemas; the protocol is docs/websocket.md.",
+                     "headers": {"Upgrade": _header("`websocket`.")}},
+             "426": {**_error("A plain GET, not a WebSocket upgrade.", "Upgrade Required"),
                      "headers": {"Upgrade": _header("`websocket`.")}},
              "403": _error("Not seated, or an Origin that is neither the gateway's own nor an allowed CORS "
                            "origin.", "Not seated at this game", "Origin not allowed"),
@@ -528,7 +554,7 @@ def _game_paths() -> dict[str, dict]:
 
 
 def _stats_paths() -> dict[str, dict]:
-    game_type = _param("query", "game_type", "Only this game type.", {"type": "string"})
+    game_type = _game_type_param("Only this game type.")
     return {
         "/api/me/games": {"get": _operation(
             "listMyGames", "games", "The caller's unfinished games, most recently changed first",
@@ -552,8 +578,7 @@ def _stats_paths() -> dict[str, dict]:
             "getLeaderboard", "stats", "The best-rated members of a game type",
             {"200": _json("By rating, highest first.", _ref(Leaderboard)),
              "400": _error("A bad limit or an unknown game type.", _LIMIT_ERROR, "Unknown game type: chess")},
-            parameters=(_param("query", "game_type", "The game type.",
-                               {"type": "string", "default": "scopone_scientifico"}),
+            parameters=(_game_type_param("The game type.", default="scopone_scientifico"),
                         _limit_param(20)),
             public=True)},
     }
@@ -602,6 +627,10 @@ def spec(game_types: Sequence[GameType] = ()) -> dict:
     the options of ``game_types`` (the catalogue the gateway keeps: gateway.game_types)."""
     schemas = contract.schemas()
     schemas.update(_options_schemas(schemas.pop("Options"), game_types))
+    if game_types:  # the gateway refuses any other game type: say which it takes, the default
+        # (what a request without one means, the documented default) among them
+        known = list(dict.fromkeys([DEFAULT_GAME_TYPE, *(t.id for t in game_types)]))
+        schemas[KNOWN_GAME_TYPE] = {**schemas[KNOWN_GAME_TYPE], "enum": known}
     # Deep-copied: the helpers share pieces (examples, common schemas) that a caller must not alter.
     return copy.deepcopy({
         "openapi": "3.1.0",

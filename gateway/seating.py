@@ -25,6 +25,16 @@ from services.rpc.errors import ServiceError
 
 log = logging.getLogger(__name__)
 
+SEATS = range(4)  # CONTRACT: seats 0..3
+NO_SEAT = -1
+
+
+def lobby_seat(seat: int) -> int:
+    """A seat of a body as the lobby's int32 field carries it. Every seat outside 0..3 is wrong
+    in the same way (409 Seat taken, after the lobby's checks of the game and the caller), and
+    one beyond int32 would not fit the field (protobuf's ValueError, a 500): all are sent as -1."""
+    return seat if seat in SEATS else NO_SEAT
+
 
 async def add_bot(request: Request) -> JSONResponse:
     member = await require_member(request)
@@ -32,7 +42,7 @@ async def add_bot(request: Request) -> JSONResponse:
     body = await json_object(request, AddBotRequest)
     if "seat" not in body or "level" not in body:
         raise HTTPException(400, "seat and level are required")
-    result = await backends_of(request).lobby.add_bot(game_id, member.sub, body["seat"],
+    result = await backends_of(request).lobby.add_bot(game_id, member.sub, lobby_seat(body["seat"]),
                                                       body["level"], request_id=request_id_of(request))
     log.info("game %s: a bot sits at seat %d%s", game_id, body["seat"],
              " (the game starts)" if result.started else "")
@@ -45,7 +55,8 @@ async def change_seat(request: Request) -> JSONResponse:
     body = await json_object(request, ChangeSeatRequest)
     if "seat" not in body:
         raise HTTPException(400, "seat is required")
-    game = await backends_of(request).lobby.change_seat(game_id, member.sub, body["seat"])
+    game = await backends_of(request).lobby.change_seat(game_id, member.sub,
+                                                          lobby_seat(body["seat"]))
     return JSONResponse(lobby_view(game, member.sub).body())
 
 
@@ -53,7 +64,8 @@ async def remove_bot(request: Request) -> JSONResponse:
     member = await require_member(request)
     game_id = game_id_of(request)
     seat = request.path_params["seat"]
-    if not seat.isdigit() or int(seat) > 3:
+    # ASCII digits, and few: int() takes "²" (then fails) and refuses thousands of digits.
+    if not (seat.isascii() and seat.isdigit() and len(seat) <= 3) or int(seat) not in SEATS:
         raise HTTPException(404, "No bot at that seat")
     game = await backends_of(request).lobby.remove_bot(game_id, member.sub, int(seat),
                                                        request_id=request_id_of(request))

@@ -125,6 +125,11 @@ def timestamp_given(description: str) -> Any:
 
 
 HEX64 = "^[0-9a-f]{64}$"
+NOT_BLANK = r"\S"  # JSON Schema patterns are searched, not matched: one character that is not a blank
+# The blanks of that `\s` (ECMA-262's, as JSON Schema reads it), for the gateway to strip the same:
+# Python's str.strip() also takes U+001C..U+001F and U+0085, and leaves U+FEFF.
+BLANKS = " \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
+         "\u2028\u2029\u202f\u205f\u3000\ufeff"
 
 Team = TypeAliasType("Team", Annotated[str, OneOf("A", "B"),
                                        Field(description="`A` = seats 0 and 2, `B` = seats 1 and 3.")])
@@ -142,6 +147,11 @@ Seat = Annotated[int, Field(ge=0, le=3, description="The seat, 0..3 in join orde
 GameId = Annotated[str, Field(
     description="The game id (a lowercase uuid), also the id of its table once started.",
     json_schema_extra={"format": "uuid"}, examples=[examples.GAME_ID])]
+# A game type a request names. Any string in docs/openapi.json (made without a server); the served
+# document lists the catalogue's ids (gateway.openapi), since the gateway refuses any other (400).
+KnownGameType = TypeAliasType("KnownGameType", Annotated[str, Field(
+    description="A game type id of GET /api/game-types; any other is 400 `Unknown game type: <id>`.",
+    examples=["scopone_scientifico"])])
 GameTypeId = Annotated[str, Field(description="The game type id.", examples=["scopone_scientifico"])]
 JoinCode = Annotated[str, Field(
     pattern="^[ABCDEFGHJKMNPQRSTUVWXYZ23456789]{6}$", examples=["K7QX2M"],

@@ -6,10 +6,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field
 
+from bots.catalogue import LEVEL_IDS
 from game.client import DEFAULT_GAME_TYPE
 from game.status import TableStatus
 from gateway.contract import examples
 from gateway.contract.common import (
+    NOT_BLANK,
     Absent,
     Body,
     BotLevelId,
@@ -17,6 +19,7 @@ from gateway.contract.common import (
     GameId,
     GameTypeId,
     JoinCode,
+    KnownGameType,
     Name,
     OneOf,
     Options,
@@ -81,7 +84,7 @@ class CreateGameRequest(Request):
 
     model_config = ConfigDict(json_schema_extra={
         "examples": [{"game_type": "scopone_scientifico", "options": examples.OPTIONS}]})
-    game_type: str = Field(default=DEFAULT_GAME_TYPE, description="The game type id.")
+    game_type: KnownGameType = Field(default=DEFAULT_GAME_TYPE, description="The game type id.")
     options: Options | None = Field(
         default={},
         description="Options checked against the type's `options_schema` (an unknown one is 422); null or "
@@ -96,7 +99,7 @@ class QuickMatchRequest(Request):
     """Every field is optional: a quick match of scopone scientifico with any options."""
 
     model_config = ConfigDict(json_schema_extra={"examples": [{"game_type": "scopone_scientifico"}]})
-    game_type: str = Field(default=DEFAULT_GAME_TYPE, description="The game type id.")
+    game_type: KnownGameType = Field(default=DEFAULT_GAME_TYPE, description="The game type id.")
     options: Options | None = Field(
         default=None,
         description="Only games with these options (checked against the type's `options_schema`), and "
@@ -114,7 +117,7 @@ class JoinRequest(Request):
     """The join code of the game."""
 
     model_config = ConfigDict(json_schema_extra={"examples": [{"code": "K7QX2M"}]})
-    code: str = Field(min_length=1, description="The join code, case-insensitive.")
+    code: str = Field(min_length=1, pattern=NOT_BLANK, description="The join code, case-insensitive.")
 
 
 class AddBotRequest(Request):
@@ -122,7 +125,8 @@ class AddBotRequest(Request):
 
     model_config = ConfigDict(json_schema_extra={"examples": [{"seat": 2, "level": "esperto"}]})
     seat: int = Field(description="An empty seat, 0..3.")
-    level: str = Field(description="A level id of the game type's `bot_levels`.")
+    # The levels are the bots service's catalogue, the same for every game type.
+    level: Annotated[str, OneOf(*LEVEL_IDS)] = Field(description="A level id of the game type's `bot_levels`.")
 
 
 class ChangeSeatRequest(Request):

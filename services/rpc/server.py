@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
 import grpc
-from google.protobuf.message import DecodeError
+from google.protobuf.message import DecodeError, Message
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
@@ -31,6 +31,7 @@ from services.config import GrpcSecurity
 from services.observability.telemetry import Gauge, Telemetry, active
 from services.rpc.channels import KEEPALIVE_TIME_MS, KEEPALIVE_TIMEOUT_MS
 from services.rpc.errors import Reason, ServiceError
+from services.rpc.text_fields import nul_violations
 from services.rpc.transport_security import ServerSecurity
 
 log = logging.getLogger(__name__)
@@ -164,15 +165,20 @@ def _listen(server: grpc.aio.Server, service: str, bound: str,
                            variable)
 
 
-class _Undecodable:
-    """What a request that is not its message decodes to: answered INVALID_ARGUMENT, not
-    grpcio's UNKNOWN (which callers could not tell from a crash)."""
+class _Refused:
+    """What a request that is refused before its handler decodes to: one that is not its
+    message, or one with a NUL in a string field (services.rpc.text_fields). Answered
+    INVALID_ARGUMENT, not grpcio's UNKNOWN (which callers could not tell from a crash)."""
 
-    def __init__(self, error: Exception) -> None:
+    def __init__(self, error: ServiceError) -> None:
+        self.error = error
+
+    @classmethod
+    def undecodable(cls, error: Exception) -> _Refused:
         # field "": the request as a whole (its type is in the message, from the DecodeError)
-        self.error = ServiceError(Reason.INVALID_ARGUMENT,
-                                  f"The request is not a valid message of this method: {error}",
-                                  field="")
+        return cls(ServiceError(Reason.INVALID_ARGUMENT,
+                                f"The request is not a valid message of this method: {error}",
+                                field=""))
 
 
 def _tolerant(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
@@ -181,9 +187,15 @@ def _tolerant(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], 
 
     def deserialize(data: bytes) -> Any:
         try:
-            return deserializer(data)
+            request = deserializer(data)
         except DecodeError as error:
-            return _Undecodable(error)
+            return _Refused.undecodable(error)
+        violations = nul_violations(request) if isinstance(request, Message) else []
+        if violations:
+            return _Refused(ServiceError(Reason.INVALID_ARGUMENT,
+                                         "; ".join(v.description for v in violations),
+                                         field=violations[0].field, field_violations=violations))
+        return request
 
     return deserialize
 
@@ -207,7 +219,7 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
 
             async def unary_unary(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
                 try:
-                    if isinstance(request, _Undecodable):
+                    if isinstance(request, _Refused):
                         raise request.error
                     return await inner(request, context)
                 except ServiceError as error:
@@ -222,7 +234,7 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
             async def unary_stream(request: Any,
                                    context: grpc.aio.ServicerContext[Any, Any]) -> AsyncIterator[Any]:
                 try:
-                    if isinstance(request, _Undecodable):
+                    if isinstance(request, _Refused):
                         raise request.error
                     async for response in _responses_of(inner_stream(request, context)):
                         yield response
@@ -263,7 +275,7 @@ async def _responses_of(responses: AsyncIterable[Any] | Awaitable[object]) -> As
 async def _decoded(requests: AsyncIterable[Any]) -> AsyncIterator[Any]:
     """A request stream's messages; one that cannot be decoded ends the call (INVALID_ARGUMENT)."""
     async for request in requests:
-        if isinstance(request, _Undecodable):
+        if isinstance(request, _Refused):
             raise request.error
         yield request
 

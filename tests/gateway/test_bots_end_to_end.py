@@ -124,6 +124,40 @@ async def test_bot_rows_refuse_bad_input_with_the_contracts_errors(stack):
         await bob.close()
 
 
+# Beyond int32, uint32, int64 and any fixed width: none fits the lobby's seat field.
+HUGE_SEATS = (2**31, -(2**31) - 1, 2**32, 2**63, -(2**64), 10**30)
+
+
+async def test_a_seat_beyond_any_integer_field_is_seat_taken_never_a_500(stack):
+    alice, bob = Player(stack, "alice"), Player(stack, "bob")
+    await alice.login()
+    await bob.login()
+    try:
+        lobby = (await alice.http.post("/api/games", json={})).json()
+        await bob.http.post("/api/games/join", json={"code": lobby["join_code"]})
+        bots, seat = f"/api/games/{lobby['id']}/bots", f"/api/games/{lobby['id']}/seat"
+        for huge in HUGE_SEATS:
+            cases = [(alice, bots, {"seat": huge, "level": "esperto"}, 409, "Seat taken"),
+                     (bob, seat, {"seat": huge}, 409, "Seat taken"),
+                     # the lobby's other checks still come first
+                     (bob, bots, {"seat": huge, "level": "esperto"}, 403,
+                      "Only the creator can seat a bot")]
+            for who, path, body, status, detail in cases:
+                response = await who.http.post(path, json=body)
+                assert (response.status_code, response.json()) == (status, {"detail": detail}), body
+        unknown = "/api/games/00000000-0000-4000-8000-000000000000/seat"
+        response = await bob.http.post(unknown, json={"seat": 2**31})
+        assert (response.status_code, response.json()) == (404, {"detail": "Game not found"})
+        for path_seat in ("\u00b2", "9" * 5000, "0003"):  # int() fails on the first two
+            response = await alice.http.delete(f"{bots}/{path_seat}")
+            assert (response.status_code, response.json()) == (404, {"detail": "No bot at that seat"})
+        seated = (await alice.http.get(f"/api/games/{lobby['id']}")).json()
+        assert [p["seat"] for p in seated["players"]] == [0, 1]
+    finally:
+        await alice.close()
+        await bob.close()
+
+
 async def test_a_leaver_is_replaced_by_a_bot_and_takes_the_seat_back(stack):
     players = [await Player(stack, name).login() for name in ("alice", "bob", "carol", "dave")]
     try:

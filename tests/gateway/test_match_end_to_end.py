@@ -174,3 +174,22 @@ async def test_a_socket_waiting_in_the_lobby_outlives_a_lobby_restart(stack):
     finally:
         for player in players:
             await player.close()
+
+
+async def test_a_code_holding_a_control_character_names_no_game(stack):
+    """404 Game not found, as any code no game has; on Postgres, whose text cannot hold a NUL,
+    not the lobby's refusal of the request (nor, before that, the driver's error: a 500)."""
+    alice, bob = Player(stack, "alice"), Player(stack, "bob")
+    await alice.login()
+    await bob.login()
+    try:
+        code = (await alice.http.post("/api/games", json={})).json()["join_code"]
+        # U+0085 alone: a control character, not a blank as JSON Schema's \s reads it (str.strip's)
+        for bad in (f"{code}\x00", f"\x00{code}", f"{code[:3]}\x07{code[3:]}", "\x85"):
+            joined = await bob.http.post("/api/games/join", json={"code": bad})
+            assert (joined.status_code, joined.json()) == (404, {"detail": "Game not found"}), bad
+            previewed = await bob.http.get("/api/games/preview", params={"code": bad})
+            assert (previewed.status_code, previewed.json()) == (404, {"detail": "Game not found"}), bad
+    finally:
+        await alice.close()
+        await bob.close()

@@ -359,3 +359,19 @@ async def test_my_games_lists_the_unfinished_games_newest_first_with_your_turn(s
     finally:
         for player in (mia, noah, olga, pete):
             await player.close()
+
+
+async def test_blanks_are_not_json_even_where_a_body_is_optional(players):
+    """No body at all is `{}`; a body of blanks is not JSON (the document says so too)."""
+    alice = players[0]
+    json_type = {"content-type": "application/json"}
+    for path in ("/api/games", "/api/games/quick"):
+        response = await alice.http.post(path, content=b"\n ", headers=json_type)
+        assert (response.status_code, response.json()) == (400, {"detail": "Invalid JSON"}), path
+    assert (await alice.http.post("/api/games", content=b"", headers=json_type)).status_code == 201
+
+
+async def test_a_plain_get_of_a_socket_url_asks_for_the_upgrade(players):
+    response = await players[0].http.get("/ws/games/00000000-0000-4000-8000-000000000000")
+    assert (response.status_code, response.json()) == (426, {"detail": "Upgrade Required"})
+    assert response.headers["upgrade"] == "websocket"

@@ -10,6 +10,7 @@ from openapi_spec_validator import OpenAPIV31SpecValidator
 
 from game.client import GameType
 from game.scopone import OPTIONS_SCHEMA as SCOPONE_OPTIONS_SCHEMA
+from gateway.contract import examples
 from gateway.openapi import SESSION_COOKIE, WS_ERROR_CODES, spec
 from tests.gateway_docs.conftest import REPO
 from tests.gateway_docs.support import (
@@ -222,6 +223,45 @@ def test_the_options_are_those_of_the_catalogue_it_is_made_for():
     assert schemas["ChessOptions"]["examples"] == [{"clock": 300}]
     assert not errors_of(document, schema_ref("CreateGameRequest"), {"options": {"clock": 60}})
     assert errors_of(document, schema_ref("CreateGameRequest"), {"options": {"target_score": 11}})
+
+
+def test_a_request_names_only_a_game_type_of_the_catalogue():
+    """Any other is 400 Unknown game type: the served document says which are taken."""
+    chess = GameType("chess", "Chess", "Kings.", 2, json.dumps({"type": "object"}))
+    document = spec([*registry_game_types(), chess])
+    assert document["components"]["schemas"]["KnownGameType"]["enum"] == ["scopone_scientifico", "chess"]
+    for body in ({"game_type": "chess"}, {"game_type": "scopone_scientifico"}, {}):
+        assert not errors_of(document, schema_ref("CreateGameRequest"), body)
+        assert not errors_of(document, schema_ref("QuickMatchRequest"), body)
+    assert errors_of(document, schema_ref("CreateGameRequest"), {"game_type": "poker"})
+    assert errors_of(document, schema_ref("QuickMatchRequest"), {"game_type": "poker"})
+    for path in ("/api/games/open", "/api/games/open/events", "/api/me/matches", "/api/leaderboard"):
+        [game_type] = [p for p in document["paths"][path]["get"]["parameters"] if p["name"] == "game_type"]
+        for value in ("chess", ""):  # empty: as if absent
+            assert not errors_of(document, game_type["schema"], value), (path, value)
+        assert errors_of(document, game_type["schema"], "poker"), path
+
+
+def test_the_requests_say_what_the_gateway_refuses():
+    document = spec(registry_game_types())
+    assert errors_of(document, schema_ref("AddBotRequest"), {"seat": 2, "level": "campione"})
+    assert not errors_of(document, schema_ref("AddBotRequest"), {"seat": 2, "level": "maestro"})
+    for blank in ("", " ", "\t\n"):  # 400 code is required
+        assert errors_of(document, schema_ref("JoinRequest"), {"code": blank})
+    [code] = document["paths"]["/api/games/preview"]["get"]["parameters"]
+    assert errors_of(document, code["schema"], " ") and not errors_of(document, code["schema"], " k7qx2m")
+
+
+def test_the_open_games_stream_declares_its_events():
+    document = spec(registry_game_types())
+    content = document["paths"]["/api/games/open/events"]["get"]["responses"]["200"]["content"]
+    event = content["text/event-stream"]["schema"]
+    games = json.dumps(examples.OPEN_GAMES)
+    assert not errors_of(document, event, {"event": "open_games", "data": games})
+    assert errors_of(document, event, {"event": "message", "data": games})
+    assert errors_of(document, event, games)  # what the document said before: a string
+    assert resolve(document, event["properties"]["data"]["contentSchema"]) == resolve(
+        document, schema_ref("OpenGames"))
 
 
 def test_without_a_catalogue_the_options_are_any_object():

@@ -36,10 +36,12 @@ from services.rpc.errors import (
     from_rpc_error,
 )
 from services.rpc.server import ServiceSpec, serve
+from tavolo.bots.v1 import bots_pb2  # noqa: F401  (its service in the default pool)
 from tavolo.deadlines.v1 import deadlines_pb2, deadlines_pb2_grpc
 from tavolo.game.v1 import game_pb2, game_pb2_grpc
 from tavolo.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 from tavolo.stats.v1 import stats_pb2, stats_pb2_grpc
+from testing.nul_requests import nul_requests
 from testing.processes import free_address
 from testing.stack import SERVICES, Stack
 
@@ -428,6 +430,34 @@ async def test_a_request_that_is_not_a_message_is_about_the_request_as_a_whole(s
         error = await _refused(act(b"\xff\xff\xff\xff"))
     [(path, description)] = _violations(error)
     assert path == "" and "tavolo.game.v1.ActRequest" in description
+
+
+_NUL_CASES = [(name, method, path, request)
+              for name, service in API.items()
+              for method in descriptor_pool.Default().FindServiceByName(service).methods
+              for path, request in nul_requests(method)]
+
+
+async def test_every_string_of_every_request_of_every_service_refuses_a_nul(services):
+    """Postgres text cannot hold U+0000: refused before any handler, naming the field, by the
+    server every service runs (services.rpc.text_fields), not UNKNOWN with a driver's text."""
+    assert {name for name, *_ in _NUL_CASES} == set(API)
+    metadata = services.credentials.call_metadata()
+    for name, method, path, request in _NUL_CASES:
+        async with grpc.aio.insecure_channel(services.address(name)) as channel:
+            full = f"/{method.containing_service.full_name}/{method.name}"
+            kind = channel.unary_stream if method.server_streaming else channel.unary_unary
+            call = kind(full, request_serializer=type(request).SerializeToString)(
+                request, metadata=metadata)
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                if method.server_streaming:
+                    async for _ in call:
+                        pass
+                else:
+                    await call
+        error = refused.value
+        assert error.code() == grpc.StatusCode.INVALID_ARGUMENT, (full, path, error.details())
+        assert _violations(error) == [(path, f"{path} must not contain NUL characters")], full
 
 
 async def test_a_lobby_whose_game_service_is_down_answers_unavailable_with_a_retry_delay():

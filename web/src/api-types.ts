@@ -696,7 +696,7 @@ export interface components {
              * @description The game type id.
              * @default scopone_scientifico
              */
-            game_type?: string;
+            game_type?: components["schemas"]["KnownGameType"];
             /**
              * @description Options checked against the type's `options_schema` (an unknown one is 422); null or absent: all defaults.
              * @default {}
@@ -728,8 +728,11 @@ export interface components {
         AddBotRequest: {
             /** @description An empty seat, 0..3. */
             seat: number;
-            /** @description A level id of the game type's `bot_levels`. */
-            level: string;
+            /**
+             * @description A level id of the game type's `bot_levels`.
+             * @enum {string}
+             */
+            level: "principiante" | "esperto" | "maestro";
         };
         /**
          * @description The seat to move to.
@@ -762,7 +765,7 @@ export interface components {
              * @description The game type id.
              * @default scopone_scientifico
              */
-            game_type?: string;
+            game_type?: components["schemas"]["KnownGameType"];
             /** @description Only games with these options (checked against the type's `options_schema`), and the options of a game this call creates; null or absent: any game, and all defaults. */
             options?: components["schemas"]["Options"] | null;
         };
@@ -2063,6 +2066,11 @@ export interface components {
          */
         Card: string;
         /**
+         * @description A game type id of GET /api/game-types; any other is 400 `Unknown game type: <id>`.
+         * @example scopone_scientifico
+         */
+        KnownGameType: string;
+        /**
          * @description `A` = seats 0 and 2, `B` = seats 1 and 3.
          * @enum {string}
          */
@@ -2601,7 +2609,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only this game type. */
-                game_type?: string;
+                game_type?: components["schemas"]["KnownGameType"] | "";
             };
             header?: never;
             path?: never;
@@ -2671,7 +2679,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only this game type. */
-                game_type?: string;
+                game_type?: components["schemas"]["KnownGameType"] | "";
             };
             header?: never;
             path?: never;
@@ -2685,7 +2693,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": string;
+                    "text/event-stream": {
+                        /**
+                         * @description Always `open_games`.
+                         * @constant
+                         */
+                        event: "open_games";
+                        /** @description The body of GET /api/games/open, as JSON text. */
+                        data: string;
+                    };
                 };
             };
             /** @description An unknown game type. */
@@ -3553,6 +3569,17 @@ export interface operations {
                 };
             };
             404: components["responses"]["GameNotFound"];
+            /** @description A plain GET, not a WebSocket upgrade. */
+            426: {
+                headers: {
+                    /** @description `websocket`. */
+                    Upgrade?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3644,7 +3671,7 @@ export interface operations {
                 /** @description The `next_cursor` of the previous page (opaque). */
                 cursor?: string;
                 /** @description Only this game type. */
-                game_type?: string;
+                game_type?: components["schemas"]["KnownGameType"] | "";
             };
             header?: never;
             path?: never;
@@ -3968,7 +3995,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description The game type. */
-                game_type?: string;
+                game_type?: components["schemas"]["KnownGameType"] | "";
                 /** @description How many, 1..100; anything else (empty, given twice, not an integer) is a 400. */
                 limit?: number;
             };
