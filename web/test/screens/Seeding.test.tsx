@@ -75,6 +75,15 @@ describe("the create form", () => {
     type: "object" as const,
     properties: { player_entropy: { type: "boolean" as const, default: false, title: "Player entropy", description: "server words" } },
   };
+  it("shows no field for an option the server sets, and sends none", () => {
+    const withDealer = {
+      ...schema,
+      properties: { ...schema.properties, first_dealer: { type: "string", const: "drawn", default: "drawn", readOnly: true } },
+    };
+    expect(fieldsOf(withDealer).map((f) => f.key)).toEqual(["player_entropy"]);
+    expect(defaultsOf(withDealer)).toEqual({ player_entropy: true });
+  });
+
   it("turns the players' entropy on by default, with one sentence on what it means", () => {
     expect(defaultsOf(schema)).toEqual({ player_entropy: true });
     expect(fieldsOf(schema)[0].description).toBe(
