@@ -203,6 +203,8 @@ def normalize_with_schema(schema: dict[str, Any], options: Any) -> dict[str, Any
 
 def _expectation(spec: dict[str, Any]) -> str:
     """'must be an integer >= 1', 'must be true or false', ... from one property's schema."""
+    if "const" in spec:
+        return f"must be {json.dumps(spec['const'])}"
     kind = spec.get("type")
     if kind == "boolean":
         return "must be true or false"

@@ -239,6 +239,9 @@ class Lobby:
             raise ServiceError(Reason.MATCH_NOT_FINISHED, "The game is not finished",
                                table_id=finished.id)
         await self.games.get_result(finished.id)  # MATCH_NOT_FINISHED while it is played
+        # The same options, normalized as a new game's (one finished before the first dealer was
+        # drawn has no first_dealer; its rematch draws it).
+        _, options_json = await self._kind_and_options(finished.game_type, finished.options_json)
         new_id = rematch_id(finished.id)
         for _ in range(3):  # found, else created, else found (another asker created it)
             existing = await self.store.touch(new_id)
@@ -248,7 +251,7 @@ class Lobby:
             bots = tuple(replace(seat, took_over=False) for seat in finished.seats
                          if seat.bot and not seat.took_over)
             created = await self._create(new_id, member_id, display_name, finished.game_type,
-                                         finished.options_json, finished.seats_total,
+                                         options_json, finished.seats_total,
                                          seat_index=own.index, bots=bots, request=request)
             if created is not None:
                 log.info("game %s is the rematch of %s", created.id, finished.id)

@@ -99,6 +99,13 @@ async def seat_four(players, options) -> dict:
     return lobby
 
 
+async def on_turn(players, game_id: str) -> Player:
+    """The one of ``players`` (seated in seat order) whose move it is: at the start, the seat after
+    the dealer drawn from the seed (CONTRACT "Turns and deadlines")."""
+    view = (await players[0].http.get(f"/api/games/{game_id}")).json()
+    return players[view["turn"]]
+
+
 async def play_until_over(socket, asso: bool, hand_ends: list | None = None) -> dict:
     """A seat's loop: play a legal card when it is our turn, acknowledge hand ends (the views
     of which go to ``hand_ends``)."""

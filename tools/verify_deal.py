@@ -21,6 +21,10 @@ read it; a match's page in the app's History links it). The script checks:
 3. Every hand's deal, re-derived from the key: each ``play`` and ``auto_play`` is a card dealt to
    the seat that played it, no card is played twice, and every dealt card is played (a hand is
    40 plays: the seed is revealed only once the game is over, so every hand was played out).
+   Each hand is played in turn from its leader, the seat after its dealer: the first dealer is
+   seat uniform(4) of the stream ``dealer`` (keyed like the deals) when the log's options carry
+   ``"first_dealer": "drawn"``, and the deal passes to the next seat each hand. A log whose
+   options lack ``first_dealer`` is from before the draw: seat 0 led its hand 1.
 4. Every ``auto_play`` (a turn that timed out) is the choice the rule makes: the seat's legal
    plays, sorted by card and then by capture, at index uniform(len) of the stream ``auto:<m>``,
    m the move's number. The table is followed from the plays' own captures, so this checks the
@@ -133,6 +137,17 @@ def captures(card: str, table: list[str], asso: bool) -> list[list[str]]:
     return sorted(sums) or [[]]
 
 
+def first_dealer(log: Log, key: bytes) -> tuple[int, str]:
+    """The seat that dealt hand 1, and how it was chosen (for the report)."""
+    options = log.get("options") or {}
+    if "first_dealer" not in options:
+        return SEATS - 1, "seat 0 led hand 1 (options without first_dealer: a game from before the draw)"
+    if options["first_dealer"] != "drawn":
+        raise Deviation(f"options.first_dealer is {options['first_dealer']!r}: the only rule is \"drawn\"")
+    seat = uniform(stream(key, "dealer"), SEATS)
+    return seat, f"seat {seat} dealt hand 1, drawn from stream dealer"
+
+
 def auto_choice(key: bytes, number: int, hand: list[str], table: list[str], asso: bool) -> tuple[str, list[str]]:
     """The legal plays sorted (card, then capture), index uniform(len) from label auto:<number>."""
     plays = sorted((card, capture) for card in hand for capture in captures(card, table, asso))
@@ -229,10 +244,11 @@ def key_of(log: Log, seed: bytes) -> tuple[bytes, str]:
     return key, how
 
 
-def check_plays(log: Log, key: bytes) -> tuple[int, int, int]:
-    """(hands, plays, auto-plays) checked; raises Deviation at the first wrong one."""
+def check_plays(log: Log, key: bytes, dealer: int) -> tuple[int, int, int]:
+    """(hands, plays, auto-plays) checked, ``dealer`` having dealt hand 1; raises Deviation at the
+    first wrong one."""
     asso = bool((log.get("options") or {}).get("asso_pigliatutto"))
-    hand_number, plays, autos = 0, 0, 0
+    hand_number, plays, autos, turn = 0, 0, 0, 0
     dealt: list[list[str]] = []
     held: list[list[str]] = []
     table: list[str] = []
@@ -245,10 +261,16 @@ def check_plays(log: Log, key: bytes) -> tuple[int, int, int]:
             hand_number, count, table = hand_number + 1, 0, []
             dealt = deal(key, hand_number)
             held = [list(cards) for cards in dealt]
+            turn = (dealer + hand_number) % SEATS  # the seat after this hand's dealer leads
         seat = seat_of(move)
         payload = payload_of(move)
         card, capture = payload.get("card"), payload.get("capture") or []
         where = f"hand {hand_number}, move {number} ({kind})"
+        if seat != turn:
+            hand_dealer = (dealer + hand_number - 1) % SEATS
+            raise Deviation(f"{where}: seat {seat} plays, but it was seat {turn}'s turn (seat {hand_dealer} "
+                            f"dealt hand {hand_number}, and play goes round from the seat after it)")
+        turn = (turn + 1) % SEATS
         if not isinstance(capture, list) or not all(isinstance(t, str) for t in capture):
             raise Deviation(f"{where}: the capture is not a list of cards: {capture!r}")
         capture = sorted(capture)
@@ -296,9 +318,10 @@ def verify(log: Log) -> str:
     seed = check_seed(log)
     check_numbers(log)
     key, how = key_of(log, seed)
-    hands, plays, autos = check_plays(log, key)
-    return (f"verified: seed matches its commitment; deal key: {how}; {hands} hands, {plays} plays "
-            f"each dealt to its seat, {autos} auto-plays each the rule's choice")
+    dealer, who = first_dealer(log, key)
+    hands, plays, autos = check_plays(log, key, dealer)
+    return (f"verified: seed matches its commitment; deal key: {how}; {who}; {hands} hands, {plays} plays "
+            f"each dealt to its seat and made in turn, {autos} auto-plays each the rule's choice")
 
 
 def read_log(path: str) -> Log:

@@ -66,6 +66,16 @@ OPTIONS_SCHEMA = {
             "description": "Every player adds a secret random value to the shuffle before the deal, so that "
                            "nobody, the server included, chooses the cards (docs/fairness.md).",
         },
+        "first_dealer": {
+            "type": "string",
+            "const": table.DRAWN,
+            "default": table.DRAWN,
+            "readOnly": True,  # set by the server: no form field; a body may leave it out
+            "title": "First dealer",
+            "description": "Set by the server: the first dealer is drawn from the seed, and the seat after "
+                           "it leads hand 1 (docs/fairness.md). A game without it was created before the "
+                           "draw: seat 0 led its hand 1.",
+        },
     },
 }
 
@@ -96,10 +106,16 @@ class ScoponeEngine(Engine):
     # -- building and changing a table ------------------------------------------------------
 
     def new_state(self, options: dict[str, Any], seed: bytes, now_ms: int) -> dict[str, Any]:
+        """The table of ``options`` as the log keeps them (a new game's are ``normalize_options``'):
+        options without ``first_dealer`` are a game's from before the draw, which replays by the
+        old rule (seat 0 leads hand 1)."""
         if not isinstance(seed, (bytes, bytearray)) or not seed:
             raise ValueError("seed must be non-empty bytes")
+        normalized = self.normalize_options(options)
+        if "first_dealer" not in (options or {}):
+            del normalized["first_dealer"]
         return table.new_table(
-            self.normalize_options(options), bytes(seed), self.turn_timeout_ms, self.hand_ack_timeout_ms, now_ms,
+            normalized, bytes(seed), self.turn_timeout_ms, self.hand_ack_timeout_ms, now_ms,
             self.entropy_timeout_ms,
         )
 

@@ -22,12 +22,15 @@ CARDS_PER_HAND = 40
 
 
 COMMIT, REVEAL = "commit", "reveal"  # the phases of seeding
+DRAWN = "drawn"  # the option first_dealer of every new game: the first dealer is drawn by lot
 
 
 def new_table(options: dict[str, Any], seed: bytes, turn_timeout_ms: int, hand_ack_timeout_ms: int,
               now_ms: int, entropy_timeout_ms: int = 10000) -> dict[str, Any]:
     """A table with hand 1 dealt, or seeding first with the option ``player_entropy``; the
-    timeouts are copied in so that the table keeps its rules."""
+    timeouts are copied in so that the table keeps its rules. ``options`` are the normalized
+    options as the log keeps them: without ``first_dealer`` (a game from before the draw) seat 0
+    leads hand 1."""
     state = {
         "game": GAME_ID,
         "version": VERSION,
@@ -38,6 +41,7 @@ def new_table(options: dict[str, Any], seed: bytes, turn_timeout_ms: int, hand_a
         "moves": 0,  # every log entry counts: plays, acks, auto-plays, continues
         "status": TableStatus.PLAYING,
         "hand_number": 0,
+        "dealer": None,  # the seat that dealt the current hand; drawn when hand 1 is dealt
         "turn": None,
         "hands": [[] for _ in range(SEATS)],
         "table": [],
@@ -138,11 +142,13 @@ def _deal_with_entropy(state: dict[str, Any], now_ms: int) -> None:
 
 
 def start_hand(state: dict[str, Any], hand: int, now_ms: int) -> None:
-    """Deal hand ``hand`` from the seed; it is led by seat (hand - 1) mod 4 on an empty table."""
+    """Deal hand ``hand`` from the seed; the seat after its dealer leads it, on an empty table."""
+    dealer = _dealer_of_hand(state, hand)
     state.update(
         status=TableStatus.PLAYING,
         hand_number=hand,
-        turn=(hand - 1) % SEATS,
+        dealer=dealer,
+        turn=(dealer + 1) % SEATS,
         hands=fairness.deal(key_of(state), hand, SEATS),
         table=[],
         captured=[[] for _ in range(SEATS)],
@@ -154,6 +160,28 @@ def start_hand(state: dict[str, Any], hand: int, now_ms: int) -> None:
         hand_end_deadline_ms=None,
         acknowledged=[],
     )
+
+
+def current_dealer(state: dict[str, Any]) -> int | None:
+    """The seat that dealt the current hand; None before hand 1 is dealt."""
+    if "dealer" not in state and state["hand_number"]:
+        return int((state["hand_number"] - 2) % SEATS)  # a snapshot from before the draw: the old rule
+    seat: int | None = state.get("dealer")
+    return seat
+
+
+def _dealer_of_hand(state: dict[str, Any], hand: int) -> int:
+    """CONTRACT "Turns and deadlines": the first dealer is seat uniform(4) of stream("dealer")
+    (keyed with K under player entropy, so it is drawn only now); each hand after, the next seat.
+    A game whose options lack first_dealer is from before the draw: seat 0 led its hand 1, as if
+    seat 3 had dealt."""
+    if hand > 1:
+        previous = current_dealer(state)
+        assert previous is not None  # hand 1 set it
+        return (previous + 1) % SEATS
+    if state["options"].get("first_dealer") == DRAWN:
+        return fairness.choose(key_of(state), "dealer", SEATS)
+    return SEATS - 1
 
 
 def play(state: dict[str, Any], seat: int, card: str, capture: list[str], auto: bool, now_ms: int) -> None:

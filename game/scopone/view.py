@@ -4,7 +4,7 @@ The platform adds id, game_type, join_code, names, seed_commitment and revision.
 CONTRACT ties to a phase are present only in it: ``turn_deadline``, and ``your_turn`` with
 ``legal`` for the seat on turn, while a hand is played, ``last_hand``/``acknowledged``/
 ``hand_end_deadline`` in ``hand_end``, and ``last_hand``/``winner``/``seed`` once finished.
-``turn`` is null outside play.
+``turn`` is null outside play, ``dealer`` before hand 1 is dealt.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 
 from game.engine import MatchResult, seat_results, team_of
 from game.scopone import rules
-from game.scopone.state import SEATS
+from game.scopone.state import SEATS, current_dealer
 from game.status import TableStatus
 from services.timeutil import iso_from_ms
 
@@ -42,6 +42,7 @@ def render(state: dict[str, Any], seat: int | None) -> dict[str, Any]:
         "table": list(state["table"]),
         "turn": state["turn"],
         "hand_number": state["hand_number"],
+        "dealer": current_dealer(state),
         "scores": dict(state["scores"]),
         "last_play": copy.deepcopy(last_play),
     }

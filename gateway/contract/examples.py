@@ -10,12 +10,13 @@ GAME_ID = "6f1c2a9e-3b7d-4c51-9a0e-2f8d6b4c1e7a"
 COMMITMENT = "630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd"
 SEED = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
 OPTIONS: dict[str, Any] = {"target_score": 11, "napola": True, "asso_pigliatutto": False}
+GAME_OPTIONS: dict[str, Any] = {**OPTIONS, "first_dealer": "drawn"}  # a new game's: the server sets it
 _NAMES = ("alice", "bob", "carol", "dave")
 
 
 LOBBY: dict[str, Any] = {
     "id": GAME_ID, "game_type": "scopone_scientifico", "join_code": "K7QX2M", "status": "lobby",
-    "options": OPTIONS, "players": [{"seat": 0, "name": "alice", "team": "A", "is_you": True}],
+    "options": GAME_OPTIONS, "players": [{"seat": 0, "name": "alice", "team": "A", "is_you": True}],
     "seats_open": 3, "created_at": "2026-12-02T10:00:00.000Z",
 }
 LAST_HAND: dict[str, Any] = {
@@ -29,25 +30,26 @@ LAST_HAND: dict[str, Any] = {
 }
 PLAYING: dict[str, Any] = {
     "id": GAME_ID, "game_type": "scopone_scientifico", "join_code": "K7QX2M", "status": "playing",
-    "options": OPTIONS,
+    "options": GAME_OPTIONS,
     "players": [
         {"seat": s, "name": _NAMES[s], "team": "AB"[s % 2], "card_count": 9 if s < 2 else 10,
          "captured_count": 2 if s == 0 else 0, "scope": 0, "is_you": s == 0, "connected": s != 3}
         for s in range(4)
     ],
     "you": 0, "hand": ["01C", "03S", "07D"], "table": ["04B", "06C"],
-    "turn": 2, "hand_number": 1, "scores": {"A": 0, "B": 0},
+    "turn": 2, "hand_number": 1, "dealer": 3, "scores": {"A": 0, "B": 0},
     "turn_deadline": "2026-12-02T10:00:30.000Z",
     "last_play": {"seat": 1, "card": "05S", "capture": [], "scopa": False, "auto": False},
     "seed_commitment": COMMITMENT, "revision": 7,
 }
-# Seat 3's view right after its join filled the table: hand 1 of the contract's test-vector seed.
+# Seat 3's view right after its join filled the table: hand 1 of the contract's test-vector seed,
+# dealt by seat 1 (drawn from it), so seat 2 leads.
 STARTED: dict[str, Any] = {
     **PLAYING,
     "players": [{**player, "card_count": 10, "captured_count": 0, "is_you": player["seat"] == 3}
                 for player in PLAYING["players"]],
     "you": 3, "hand": ["01C", "03B", "04S", "05B", "05D", "07B", "08S", "09C", "10B", "10D"], "table": [],
-    "turn": 0, "last_play": None, "turn_deadline": "2026-12-02T10:05:30.000Z", "revision": 1,
+    "turn": 2, "dealer": 1, "last_play": None, "turn_deadline": "2026-12-02T10:05:30.000Z", "revision": 1,
 }
 MY_GAMES: dict[str, Any] = {"games": [
     {"id": GAME_ID, "game_type": "scopone_scientifico", "join_code": "K7QX2M", "status": "playing",
@@ -64,19 +66,20 @@ OPEN_GAMES: dict[str, Any] = {"games": [
      "players": [{"seat": 0, "name": "carol", "team": "A", "is_you": False},
                  {"seat": 1, "name": "Expert bot", "team": "B", "is_you": False, "bot": "esperto"}],
      "seats_open": 2, "your_turn": False, "updated_at": "2026-12-02T09:58:41.007Z",
-     "options": OPTIONS, "rating": 1512},
+     "options": GAME_OPTIONS, "rating": 1512},
 ]}
 _PHASE_FIELDS = ("turn_deadline", "your_turn", "legal")
 HAND_END: dict[str, Any] = {
     **{k: v for k, v in PLAYING.items() if k not in _PHASE_FIELDS},
-    "status": "hand_end", "turn": None, "hand": [], "table": [], "hand_number": 3, "scores": {"A": 9, "B": 6},
+    "status": "hand_end", "turn": None, "hand": [], "table": [], "hand_number": 3, "dealer": 1,
+    "scores": {"A": 9, "B": 6},
     "players": [{**player, "card_count": 0} for player in PLAYING["players"]],
     "last_hand": LAST_HAND, "acknowledged": [0, 2],
     "hand_end_deadline": "2026-12-02T10:20:30.000Z", "revision": 121,
 }
 FINISHED: dict[str, Any] = {
     **{k: v for k, v in HAND_END.items() if k not in ("acknowledged", "hand_end_deadline")},
-    "status": "finished", "hand_number": 5, "scores": {"A": 11, "B": 7},
+    "status": "finished", "hand_number": 5, "dealer": 3, "scores": {"A": 11, "B": 7},
     "last_hand": {**LAST_HAND, "hand": 5, "scores": {"A": 11, "B": 7}},
     "winner": "A", "seed": SEED, "revision": 201,
 }

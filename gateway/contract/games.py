@@ -44,6 +44,10 @@ class OptionSchema(Body):
     default: Any = absent("Its value when a game does not set it.")
     minimum: float | Absent = absent("The least value of a number.")
     maximum: float | Absent = absent("The greatest value of a number.")
+    const: Any = absent("The only value the option takes.")
+    readOnly: bool | Absent = absent(  # JSON Schema's name
+        "True for an option the server sets (scopone's `first_dealer`): the app shows no field for it, and a "
+        "request leaves it out or gives the server's value.")
 
 
 class OptionsSchema(Body):

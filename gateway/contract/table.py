@@ -134,7 +134,7 @@ class Entropy(Body):
 
 
 def _game_view_schema(schema: dict[str, Any]) -> None:
-    rendered_always("hand", "table", "turn", "hand_number", "scores", "last_play")(schema)
+    rendered_always("hand", "table", "turn", "hand_number", "dealer", "scores", "last_play")(schema)
     schema["examples"] = [examples.PLAYING]
 
 
@@ -158,6 +158,10 @@ class GameView(Rendered):
     turn: Engine[Seat | None] = given("The seat to play; null outside play.")
     hand_number: Engine[int | Absent] = given("The hand being played (or just scored), from 1.",
                                                     json_schema_extra={"minimum": 1})
+    dealer: Engine[Seat | None] = given(
+        "The seat that dealt the current hand; null before hand 1 is dealt (`seeding`). The first dealer is "
+        "drawn from the seed (Fairness), the seat after the dealer leads, and the deal passes to the next seat "
+        "each hand. A game whose options lack `first_dealer` is older: seat 0 led its hand 1 (seat 3 dealt).")
     scores: Engine[Scores | Absent] = given("The match totals.")
     last_play: Engine[LastPlay | None] = given("Null before the first play of a hand.")
     turn_deadline: Engine[str | Absent] = timestamp_given(

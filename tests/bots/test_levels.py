@@ -10,7 +10,7 @@ from collections.abc import Callable
 import pytest
 
 from bots.knowledge import Knowledge, Play, knowledge_from_view
-from bots.levels import LEVELS, esperto, level, maestro, principiante
+from bots.levels import LEVELS, counting, esperto, level, maestro, principiante
 from game.scopone import ScoponeEngine, rules
 
 T0 = 1_796_205_600_000
@@ -172,3 +172,22 @@ def test_maestro_takes_a_sure_scopa():
     hand = ["05C", "09B", "02S", "03C", "06S", "07S", "08S", "10S", "10B", "01S"]
     knowledge = _crafted(0, hand, ["02D", "03B"], plays, (10, 10, 9, 9))
     assert QUICK_MAESTRO(knowledge) == ("05C", ["02D", "03B"])
+
+
+def test_bots_read_who_leads_from_the_plays_whoever_dealt():
+    """The first dealer is drawn (CONTRACT "Turns and deadlines"): with the contract's seed seat 1
+    deals and seat 2 leads, and every level plays a whole hand from there, each seat counting the
+    hand's leader (its team is the coppia di mano) from the public plays, not from seat 0."""
+    state = ENGINE.new_state(ENGINE.normalize_options({}), bytes(range(32)), T0)
+    log: list[dict] = []
+    choosers = [QUICK["principiante"], QUICK["esperto"], QUICK["maestro"], QUICK["esperto"]]
+    while ENGINE.status(state) == "playing":
+        seat = state["turn"]
+        knowledge = _knowledge(state, log)
+        assert counting.read(knowledge).leader == 2
+        card, capture = choosers[seat](knowledge)
+        move = ENGINE.decide(state, seat, {"action": "play", "card": card, "capture": capture}, T0)
+        state = ENGINE.apply(state, move, T0)
+        _log_entry(log, move)
+    assert [entry["seat"] for entry in log[:4]] == ["seat:2", "seat:3", "seat:0", "seat:1"]
+    assert len(log) == 40

@@ -1,7 +1,7 @@
 """Lighthouse on the table page, as a phone sees it: ``python -m tests.browser.audit`` (``make audit``).
 
 Starts the whole platform (as the browser tests do), logs a person in with Debian's Chromium,
-opens a game against three bots (the person leads, so the table waits for them), and runs npm
+opens a game against three bots (they play up to the person's turn, then the table waits), and runs npm
 ``lighthouse`` 12 (web/audit, ``npm ci`` there first) on ``/games/<id>`` with its mobile profile
 and the person's session cookie. Prints the accessibility and performance scores and what
 costs points; fails below ACCESSIBILITY_MIN or PERFORMANCE_MIN. ``--json FILE`` keeps the report.

@@ -196,6 +196,14 @@ def seats_of(players: list[Player], game_id: str) -> dict[int, Player]:
     return {seat["seat"]: by_name[seat["name"]] for seat in view["players"]}
 
 
+def in_turn_order(players: list[Player], game_id: str) -> list[Player]:
+    """The players in the order they play the current hand: from the seat after its dealer (the
+    first dealer is drawn from the seed)."""
+    seats = seats_of(players, game_id)
+    dealer = players[0].view(game_id)["dealer"]
+    return [seats[(dealer + 1 + i) % 4] for i in range(4)]
+
+
 def choose_play(legal: list[dict]) -> tuple[str, list[str], bool]:
     """A card with several captures when there is one (its last capture); else a card that takes
     nothing (a fuller table offers more choices later); else the first legal card. Returns

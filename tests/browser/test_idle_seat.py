@@ -9,14 +9,15 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
-from tests.browser.pages import start_game
+from tests.browser.pages import in_turn_order, start_game
 
 STACK_ENV = {"TURN_TIMEOUT_SECONDS": "2"}
 
 
 def test_an_idle_seat_gets_an_automatic_play_marked_auto_on_the_others_screens(home):
-    alice, *others = home
-    game_id = start_game(home)  # alice leads hand 1, and does nothing
+    game_id = start_game(home)  # the seat after the drawn dealer leads hand 1, and does nothing
+    leader, *others = in_turn_order(home, game_id)
+    leading_seat = (home[0].view(game_id)["dealer"] + 1) % 4
     expect(others[0].page.get_by_test_id("countdown")).to_be_visible()
 
     for player in others:
@@ -26,7 +27,7 @@ def test_an_idle_seat_gets_an_automatic_play_marked_auto_on_the_others_screens(h
         expect(first_play.get_by_text("auto", exact=True)).to_be_visible()
 
     # The first card of the match (the seats' entropy, when the form asked for it, comes before).
-    first = next(move for move in alice.api(f"/api/games/{game_id}/log")["moves"]
+    first = next(move for move in leader.api(f"/api/games/{game_id}/log")["moves"]
                  if move["type"] in ("play", "auto_play"))
-    assert (first["type"], first["seat"], first["auto"]) == ("auto_play", "seat:0", True), first
-    expect(alice.card_in_hand(first["payload"]["card"])).to_have_count(0)
+    assert (first["type"], first["seat"], first["auto"]) == ("auto_play", f"seat:{leading_seat}", True), first
+    expect(leader.card_in_hand(first["payload"]["card"])).to_have_count(0)

@@ -19,6 +19,7 @@ from tests.browser.pages import (
     create_game,
     expect_logged_in_as,
     expect_ready_to_play,
+    in_turn_order,
     join_through_invite,
     play_a_turn,
     play_until_game_over,
@@ -47,9 +48,10 @@ def test_four_people_play_a_whole_match_by_clicking_cards(home):
     for player in home:
         expect(player.screen("table")).to_be_visible()
         expect(player.hand.get_by_role("button")).to_have_count(10)
-    expect(alice.turn_indicator).to_contain_text("Your turn")
-    expect(alice.page.get_by_test_id("countdown")).to_be_visible()
-    for player in (bob, carol, dave):
+    leader, *others = in_turn_order(home, invite.game_id)  # the seat after the drawn dealer
+    expect(leader.turn_indicator).to_contain_text("Your turn")
+    expect(leader.page.get_by_test_id("countdown")).to_be_visible()
+    for player in others:
         expect(player.turn_indicator).not_to_contain_text("Your turn")
         expect(player.hand.get_by_role("button").first).to_be_disabled()
 
@@ -123,29 +125,29 @@ def copy_the_join_code(player: Player, code: str) -> None:
 
 def test_a_reloaded_page_finds_the_same_table_and_plays_on(home):
     game_id = start_game(home, target_score=1)
-    seats = seats_of(home, game_id)
+    order = in_turn_order(home, game_id)
     record = MatchRecord()
-    for seat in range(3):  # mid-hand: three cards are down
-        play = play_a_turn(seats[seat], game_id, record)
-        seats[0].wait_for_view(game_id, lambda v, after=play.revision: v["revision"] > after, "the play")
+    for turn in range(3):  # mid-hand: three cards are down
+        play = play_a_turn(order[turn], game_id, record)
+        order[0].wait_for_view(game_id, lambda v, after=play.revision: v["revision"] > after, "the play")
 
-    dave = seats[3]  # on turn
-    expect(dave.last_play).to_contain_text(card_name(record.plays[-1].card))
-    expect_ready_to_play(dave)
-    before = table_snapshot(dave)
-    dave.page.reload()
-    expect(dave.screen("table")).to_be_visible()
-    expect(dave.hand.get_by_role("button")).to_have_count(10)
-    expect_ready_to_play(dave)  # the socket is back: the cards wake up
-    assert table_snapshot(dave) == before
-    expect(dave.score_board).to_contain_text(f"Hand {dave.view(game_id)['hand_number']}")
+    fourth = order[3]  # on turn
+    expect(fourth.last_play).to_contain_text(card_name(record.plays[-1].card))
+    expect_ready_to_play(fourth)
+    before = table_snapshot(fourth)
+    fourth.page.reload()
+    expect(fourth.screen("table")).to_be_visible()
+    expect(fourth.hand.get_by_role("button")).to_have_count(10)
+    expect_ready_to_play(fourth)  # the socket is back: the cards wake up
+    assert table_snapshot(fourth) == before
+    expect(fourth.score_board).to_contain_text(f"Hand {fourth.view(game_id)['hand_number']}")
 
-    play = play_a_turn(dave, game_id, record)
-    view = dave.wait_for_view(game_id, lambda v: v["revision"] > play.revision,
-                              "dave's click after the reload reaching the server")
+    play = play_a_turn(fourth, game_id, record)
+    view = fourth.wait_for_view(game_id, lambda v: v["revision"] > play.revision,
+                                "the fourth's click after the reload reaching the server")
     assert view["last_play"]["card"] == play.card
-    expect(dave.hand.get_by_role("button")).to_have_count(9)
-    expect(seats[0].turn_indicator).to_contain_text("Your turn")
+    expect(fourth.hand.get_by_role("button")).to_have_count(9)
+    expect(order[0].turn_indicator).to_contain_text("Your turn")
 
 
 def test_an_invite_opened_while_logged_out_comes_back_after_login(home, browser, stack):
@@ -169,18 +171,18 @@ def test_an_invite_opened_while_logged_out_comes_back_after_login(home, browser,
 def test_home_marks_the_game_where_it_is_your_move_and_leads_back_to_the_table(home):
     game_id = start_game(home, target_score=1)
     code = home[0].view(game_id)["join_code"]
-    alice, bob = home[0], home[1]  # alice leads the first hand
-    for player in (alice, bob):
+    leader, second = in_turn_order(home, game_id)[:2]  # the seats after the drawn dealer
+    for player in (leader, second):
         player.go_home()
-    alices_game = alice.screen("home").get_by_role("link", name=re.compile(code))
-    bobs_game = bob.screen("home").get_by_role("link", name=re.compile(code))
-    expect(alices_game.get_by_test_id("your-turn-badge")).to_be_visible()
-    expect(bobs_game).to_be_visible()
-    expect(bobs_game.get_by_test_id("your-turn-badge")).to_have_count(0)
+    leaders_game = leader.screen("home").get_by_role("link", name=re.compile(code))
+    seconds_game = second.screen("home").get_by_role("link", name=re.compile(code))
+    expect(leaders_game.get_by_test_id("your-turn-badge")).to_be_visible()
+    expect(seconds_game).to_be_visible()
+    expect(seconds_game.get_by_test_id("your-turn-badge")).to_have_count(0)
 
-    alices_game.click()
-    expect(alice.screen("table")).to_be_visible()
-    expect(alice.turn_indicator).to_contain_text("Your turn")
+    leaders_game.click()
+    expect(leader.screen("table")).to_be_visible()
+    expect(leader.turn_indicator).to_contain_text("Your turn")
 
 
 def test_an_unknown_join_code_says_game_not_found(home):
@@ -193,20 +195,20 @@ def test_an_unknown_join_code_says_game_not_found(home):
 
 def test_a_lost_connection_shows_reconnecting_and_the_table_comes_back(home, stack):
     game_id = start_game(home, target_score=1)
-    alice = home[0]  # on turn
-    expect_ready_to_play(alice)
+    leader = in_turn_order(home, game_id)[0]  # on turn: the seat after the drawn dealer
+    expect_ready_to_play(leader)
 
     stack.kill("gateway")  # SIGKILL: every socket drops at once
     try:
-        expect(alice.page.get_by_role("status")).to_contain_text("Reconnecting…")
-        expect(alice.hand.get_by_role("button").first).to_be_disabled()
+        expect(leader.page.get_by_role("status")).to_contain_text("Reconnecting…")
+        expect(leader.hand.get_by_role("button").first).to_be_disabled()
     finally:
         stack.start_again("gateway")
 
     # The banner goes; its live region, on the page all along, tells a screen reader it is over.
-    expect(alice.page.get_by_text("Reconnecting…")).to_have_count(0, timeout=20_000)
-    expect(alice.page.get_by_role("status")).to_have_text("Connected again: the table is up to date.")
-    expect_ready_to_play(alice)
-    play = play_a_turn(alice, game_id, MatchRecord())
-    alice.wait_for_view(game_id, lambda v: v["revision"] > play.revision,
-                        "alice's click after the reconnect reaching the server")
+    expect(leader.page.get_by_text("Reconnecting…")).to_have_count(0, timeout=20_000)
+    expect(leader.page.get_by_role("status")).to_have_text("Connected again: the table is up to date.")
+    expect_ready_to_play(leader)
+    play = play_a_turn(leader, game_id, MatchRecord())
+    leader.wait_for_view(game_id, lambda v: v["revision"] > play.revision,
+                         "the leader's click after the reconnect reaching the server")

@@ -144,4 +144,4 @@ def test_a_commit_that_never_arrives_withholds_at_the_deadline_and_the_check_say
     expect(page.get_by_test_id("contribution-0")).to_contain_text("withheld")
     for bot in (1, 2, 3):
         expect(page.get_by_test_id(f"contribution-{bot}")).not_to_contain_text("withheld")
-    expect(page.get_by_test_id("contributions")).to_contain_text("Withheld (counted as zeros): seat 0 (alice).")
+    expect(page.get_by_test_id("contributions")).to_contain_text("Withheld (counted as zeros): seat 1 (alice).")

@@ -17,6 +17,7 @@ def at_hand_end(hand_number=1, now=T0 + 5000):
     state = crafted([["10B"]], captured=[rest[:20], rest[20:], [], []], last_capturer=1,
                     options={"target_score": 99})
     state["hand_number"] = hand_number
+    state["dealer"] = (hand_number + 2) % 4  # options without first_dealer: seat 0 led hand 1
     return play(state, 0, "10B", now=now)
 
 

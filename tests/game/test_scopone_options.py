@@ -6,7 +6,8 @@ from game.engine import OptionsError
 from game.scopone import ScoponeEngine
 
 ENGINE = ScoponeEngine()
-DEFAULTS = {"target_score": 11, "napola": True, "asso_pigliatutto": False, "player_entropy": False}
+DEFAULTS = {"target_score": 11, "napola": True, "asso_pigliatutto": False, "player_entropy": False,
+            "first_dealer": "drawn"}
 
 
 def test_defaults_when_options_are_missing():
@@ -16,8 +17,8 @@ def test_defaults_when_options_are_missing():
 
 def test_given_options_are_kept_and_the_rest_defaulted():
     assert ENGINE.normalize_options({"target_score": 21, "asso_pigliatutto": True}) == {
-        "target_score": 21, "napola": True, "asso_pigliatutto": True, "player_entropy": False
-    }
+        "target_score": 21, "napola": True, "asso_pigliatutto": True, "player_entropy": False,
+        "first_dealer": "drawn"}
 
 
 @pytest.mark.parametrize("value", [1, 121])

@@ -27,7 +27,7 @@ def test_the_view_leaves_the_platform_fields_out():
 def test_the_playing_view_has_the_contract_fields():
     view = ENGINE.view(fresh(), 0)
     assert set(view) == {"status", "options", "players", "you", "hand", "table", "turn", "hand_number",
-                         "scores", "turn_deadline", "last_play", "your_turn", "legal"}
+                         "dealer", "scores", "turn_deadline", "last_play", "your_turn", "legal"}
     assert view["options"] == {"target_score": 11, "napola": True, "asso_pigliatutto": False,
                                "player_entropy": False}
     assert (view["status"], view["you"], view["turn"], view["hand_number"], view["scores"]) == (

@@ -229,7 +229,9 @@ async def test_the_one_person_of_a_practice_match_takes_back_a_play(thinking_sta
         game = await _alone_against_bots(alice, "principiante", {})
         socket = await alice.socket(game["id"])
         state = (await receive(socket, "state"))["game"]
-        assert state["your_turn"] and state["hand_number"] == 1
+        while not state.get("your_turn"):  # the bots before alice play first (the dealer is drawn)
+            state = (await receive(socket, "state"))["game"]
+        assert state["hand_number"] == 1
         option = state["legal"][0]
         await socket.send(json.dumps({"action": "play", "card": option["card"],
                                       "capture": option["captures"][0]}))

@@ -26,7 +26,7 @@ from services.config import Settings
 from services.rpc.channels import PEOPLE_CALLS
 from testing.processes import served
 from tests.game_service.conftest import hold_the_first_answer, start_service
-from tests.gateway.live_fakes import FakeLobby, lobby_game
+from tests.gateway.live_fakes import NAMES, FakeLobby, lobby_game
 
 SEATS = ["seat:0", "seat:1", "seat:2", "seat:3"]
 
@@ -48,21 +48,23 @@ async def _table():
 
 @contextlib.asynccontextmanager
 async def _socket(address: str, table_id: str):
-    """alice (seat 0) at the table through a gateway; yields her socket and its first state."""
+    """The player who leads hand 1 (the seat after the drawn dealer) at the table through a
+    gateway; yields their socket and its first state."""
     settings, sessions = Settings(), MemorySessionStore()
-    alice = Session(id=new_session_id(), sub="alice", name="alice", provider="default")
-    await sessions.save(alice)
+    game = GameClient(address, policy=PEOPLE_CALLS)
+    leader = NAMES[((await game.get_view(table_id, "seat:0"))["dealer"] + 1) % 4]
+    player = Session(id=new_session_id(), sub=leader, name=leader, provider="default")
+    await sessions.save(player)
     auth = Auth(settings, sessions)
     lobby = FakeLobby()
     lobby.games[table_id] = lobby_game(table_id)
-    game = GameClient(address, policy=PEOPLE_CALLS)
     live = LiveLink(address, policy=PEOPLE_CALLS, timeout_seconds=30)
     app = create_app(settings, Backends(lobby=lobby, game=game, stats=None, live=live), auth)
     try:
         async with served(app) as gateway:
             socket = await websockets.connect(
                 f"ws://{gateway}/ws/games/{table_id}", open_timeout=5,
-                additional_headers={"cookie": f"{COOKIE_NAME}={alice.id}"})
+                additional_headers={"cookie": f"{COOKIE_NAME}={player.id}"})
             async with socket:
                 first = json.loads(await asyncio.wait_for(socket.recv(), 10))
                 assert first["type"] == "state" and first["game"]["revision"] == 0

@@ -46,7 +46,8 @@ async def test_an_open_game_is_listed_for_anyone_with_its_rules_players_and_rati
         "join_code": created.json()["join_code"], "status": "lobby",
         "players": [{"seat": 0, "name": ada.username, "team": "A", "is_you": False}],
         "seats_open": 3, "your_turn": False, "updated_at": created.json()["created_at"],
-        "options": {"target_score": 7, "napola": True, "asso_pigliatutto": False, "player_entropy": False},
+        "options": {"target_score": 7, "napola": True, "asso_pigliatutto": False, "player_entropy": False,
+                    "first_dealer": "drawn"},
         "rating": 1500,
     }
     assert private["id"] not in {game["id"] for game in listed}

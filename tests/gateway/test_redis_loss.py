@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from testing.players import Player, play_until_over, receive, seat_four
+from testing.players import Player, on_turn, play_until_over, receive, seat_four
 from testing.servers import delete_keys
 from testing.stack import real_stack
 from testing.waiting import eventually
@@ -50,7 +50,7 @@ async def test_players_mid_hand_find_their_game_after_a_flush_and_play_it_to_the
     players = await _login(stack, names)
     try:
         lobby = await seat_four(players, {"target_score": 1})
-        async with await players[0].socket(lobby["id"]) as socket:
+        async with await (await on_turn(players, lobby["id"])).socket(lobby["id"]) as socket:
             game = (await receive(socket, "state"))["game"]
             card = game["legal"][0]
             await socket.send(json.dumps({"action": "play", "card": card["card"],

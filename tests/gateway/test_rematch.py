@@ -48,7 +48,8 @@ async def test_the_players_of_a_finished_game_meet_again_in_one_new_game(people)
         assert response.status_code == 201, response.text
         lobby = response.json()
         assert lobby["status"] == "lobby" and lobby["id"] != finished["id"]
-        assert lobby["options"] == finished["options"] == {**OPTIONS, "player_entropy": False}
+        assert lobby["options"] == finished["options"] == {
+            **OPTIONS, "player_entropy": False, "first_dealer": "drawn"}
         assert lobby["players"] == [{"seat": 0, "name": "alice", "team": "A", "is_you": True}]
         assert lobby["seats_open"] == 3
 

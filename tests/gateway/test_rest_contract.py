@@ -88,7 +88,7 @@ async def test_create_game_answers_201_with_the_lobby(players):
     assert lobby["status"] == "lobby"
     assert lobby["game_type"] == "scopone_scientifico"
     assert lobby["options"] == {"target_score": 5, "napola": True, "asso_pigliatutto": False,
-                                "player_entropy": False}
+                                "player_entropy": False, "first_dealer": "drawn"}
     assert lobby["players"] == [{"seat": 0, "name": "alice", "team": "A", "is_you": True}]
     assert lobby["seats_open"] == 3
     assert len(lobby["join_code"]) == 6
@@ -102,11 +102,21 @@ async def test_create_game_with_no_body_uses_the_defaults(players):
     assert response.json()["options"]["target_score"] == 11
 
 
+async def test_a_new_game_carries_first_dealer_drawn_set_by_the_server(players):
+    """CONTRACT "Turns and deadlines": set by the server, and a body may say so too."""
+    for body in ({}, {"options": {"target_score": 5}}, {"options": {"first_dealer": "drawn"}}):
+        response = await players[0].http.post("/api/games", json=body)
+        assert response.status_code == 201, response.text
+        assert response.json()["options"]["first_dealer"] == "drawn"
+
+
 @pytest.mark.parametrize(("body", "status", "detail"), [
     (b'{"game_type": "briscola"}', 400, "Unknown game type: briscola"),
     (b'{"options": {"target_score": "eleven"}}', 422, None),
     (b'{"options": {"colour": "red"}}', 422, None),
     (b'{"options": 5}', 422, "Invalid options: options must be an object"),
+    (b'{"options": {"first_dealer": "seat_0"}}', 422, 'Invalid options: first_dealer: must be "drawn"'),
+    (b'{"options": {"first_dealer": null}}', 422, 'Invalid options: first_dealer: must be "drawn"'),
     (b'{not json', 400, "Invalid JSON"),
     (b'[1, 2]', 400, "Request body must be a JSON object"),
     (b'{"game_typo": "x"}', 400, "Unknown field: game_typo"),
@@ -206,11 +216,12 @@ async def test_join_preview_and_view(players):
     assert view["join_code"] == code and view["id"] == lobby["id"]
     assert len(view["seed_commitment"]) == 64 and "seed" not in view
 
-    alice_view = (await alice.http.get(f"/api/games/{lobby['id']}")).json()
-    assert alice_view["your_turn"] is True and alice_view["turn"] == 0
-    assert [entry["card"] for entry in alice_view["legal"]] == alice_view["hand"]
-    assert all(entry["captures"] == [[]] for entry in alice_view["legal"])  # the table is empty
-    assert "legal" not in view and "your_turn" not in view
+    leader = (view["dealer"] + 1) % 4  # the seat after the drawn dealer leads hand 1
+    leader_view = (await players[leader].http.get(f"/api/games/{lobby['id']}")).json()
+    assert leader_view["your_turn"] is True and leader_view["turn"] == leader
+    assert [entry["card"] for entry in leader_view["legal"]] == leader_view["hand"]
+    assert all(entry["captures"] == [[]] for entry in leader_view["legal"])  # the table is empty
+    assert ("legal" in view, "your_turn" in view) == (leader == 3, leader == 3)
 
     log = await alice.http.get(f"/api/games/{lobby['id']}/log")
     assert log.status_code == 200
@@ -350,10 +361,12 @@ async def test_my_games_lists_the_unfinished_games_newest_first_with_your_turn(s
                                                            (waiting["id"], "lobby")]
         assert games[0]["updated_at"] >= games[1]["updated_at"]
         assert [p["is_you"] for p in games[0]["players"]] == [False, True, False, False]
+        seated = (noah, mia, olga, pete)  # seats 0..3
+        leader = ((await noah.http.get(f"/api/games/{playing['id']}")).json()["dealer"] + 1) % 4
         turns = {player.username: (await player.http.get("/api/me/games")).json()["games"][0]
-                 for player in (noah, mia, olga, pete)}
+                 for player in seated}
         assert {name: item["your_turn"] for name, item in turns.items()} == {
-            "noah": True, "mia": False, "olga": False, "pete": False}  # seat 0 leads hand 1
+            player.username: seat == leader for seat, player in enumerate(seated)}
         assert [g["id"] for g in (await olga.http.get("/api/me/games")).json()["games"]] == [
             playing["id"]]
     finally:

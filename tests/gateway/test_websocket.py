@@ -21,6 +21,12 @@ async def _started_game(players) -> dict:
     return lobby
 
 
+async def _leader(players, lobby) -> int:
+    """The seat that leads hand 1: the one after the dealer drawn from the seed."""
+    view = (await players[0].http.get(f"/api/games/{lobby['id']}")).json()
+    return (view["dealer"] + 1) % 4
+
+
 async def _refusal(player, game_id, origin=None) -> int:
     with pytest.raises(websockets.InvalidStatus) as refused:
         await player.socket(game_id, origin=origin)
@@ -49,9 +55,10 @@ async def test_the_gateways_own_origin_is_accepted(players):
 
 async def test_state_on_connect_with_names_and_your_turn(players):
     lobby = await _started_game(players)
-    async with await players[0].socket(lobby["id"]) as socket:
+    leader = await _leader(players, lobby)
+    async with await players[leader].socket(lobby["id"]) as socket:
         game = (await receive(socket, "state"))["game"]
-    assert game["status"] == "playing" and game["you"] == 0 and game["your_turn"] is True
+    assert game["status"] == "playing" and game["you"] == leader and game["your_turn"] is True
     assert [p["name"] for p in game["players"]] == ["alice", "bob", "carol", "dave"]
     assert game["last_play"] is None and game["turn_deadline"].endswith("Z")
 
@@ -85,7 +92,8 @@ async def test_bad_messages_get_an_error_and_the_socket_stays_open(players, mess
 
 async def test_playing_out_of_turn_is_not_your_turn(players):
     lobby = await _started_game(players)
-    async with await players[1].socket(lobby["id"]) as socket:
+    waiting = players[(await _leader(players, lobby) + 1) % 4]
+    async with await waiting.socket(lobby["id"]) as socket:
         game = (await receive(socket, "state"))["game"]
         await socket.send(json.dumps({"action": "play", "card": game["hand"][0]}))
         assert (await receive(socket))["code"] == "not_your_turn"
@@ -93,7 +101,7 @@ async def test_playing_out_of_turn_is_not_your_turn(players):
 
 async def test_a_card_not_held_is_an_illegal_move(players):
     lobby = await _started_game(players)
-    async with await players[0].socket(lobby["id"]) as socket:
+    async with await players[await _leader(players, lobby)].socket(lobby["id"]) as socket:
         game = (await receive(socket, "state"))["game"]
         other = next(c for c in ("01D", "02D", "03D", "04D", "05D", "06D", "07D", "08D", "09D", "10D",
                                  "01C", "02C", "03C", "04C", "05C", "06C", "07C", "08C", "09C", "10C")
@@ -104,8 +112,9 @@ async def test_a_card_not_held_is_an_illegal_move(players):
 
 async def test_a_stale_revision_is_a_concurrent_move(players):
     lobby = await _started_game(players)
-    async with await players[0].socket(lobby["id"]) as first, \
-            await players[1].socket(lobby["id"]) as second:
+    leader = await _leader(players, lobby)
+    async with await players[leader].socket(lobby["id"]) as first, \
+            await players[(leader + 1) % 4].socket(lobby["id"]) as second:
         seen = (await receive(second, "state"))["game"]
         game = (await receive(first, "state"))["game"]
         await first.send(json.dumps({"action": "play", "card": game["hand"][0],
@@ -128,8 +137,9 @@ async def test_a_message_over_4096_bytes_closes_with_1009(players):
 
 async def test_every_socket_of_every_seat_gets_each_update(players):
     lobby = await _started_game(players)
-    sockets = [await players[0].socket(lobby["id"]), await players[0].socket(lobby["id"]),
-               await players[2].socket(lobby["id"])]
+    leader = await _leader(players, lobby)
+    sockets = [await players[leader].socket(lobby["id"]), await players[leader].socket(lobby["id"]),
+               await players[(leader + 2) % 4].socket(lobby["id"])]
     try:
         first = [(await receive(s, "state"))["game"] for s in sockets]
         card = first[0]["hand"][0]
@@ -137,7 +147,7 @@ async def test_every_socket_of_every_seat_gets_each_update(players):
                                           "revision": first[0]["revision"]}))
         for socket in sockets:
             game = (await receive(socket, "state"))["game"]
-            assert game["last_play"]["card"] == card and game["last_play"]["seat"] == 0
+            assert game["last_play"]["card"] == card and game["last_play"]["seat"] == leader
             assert game["revision"] > first[0]["revision"]
     finally:
         for socket in sockets:
@@ -162,14 +172,15 @@ async def test_ending_the_session_closes_its_sockets_and_the_others_see_the_eras
     players = [await Player(stack, name).login() for name in ("erin", "finn", "gwen", "hugh")]
     try:
         lobby = await _started_game(players)
-        erin, finn = players[0], players[1]
-        watching = await erin.socket(lobby["id"])
-        acting = await finn.socket(lobby["id"])
-        idle = await finn.socket(lobby["id"])
+        leader = await _leader(players, lobby)
+        leading, erased = players[leader], players[(leader + 1) % 4]
+        watching = await leading.socket(lobby["id"])
+        acting = await erased.socket(lobby["id"])
+        idle = await erased.socket(lobby["id"])
         for socket in (acting, idle):
             await receive(socket, "state")
         game = (await receive(watching, "state"))["game"]
-        assert (await finn.http.delete("/api/me")).status_code == 204
+        assert (await erased.http.delete("/api/me")).status_code == 204
         with contextlib.suppress(websockets.ConnectionClosed):  # the erasure may have closed it
             await acting.send('{"action": "state"}')
         with pytest.raises(websockets.ConnectionClosed) as closed:
@@ -179,7 +190,9 @@ async def test_ending_the_session_closes_its_sockets_and_the_others_see_the_eras
         await watching.send(json.dumps({"action": "play", "card": card, "capture": capture}))
         game = (await receive(watching, "state"))["game"]
         assert game["revision"] == 1
-        assert [p["name"] for p in game["players"]] == ["erin", "deleted player", "gwen", "hugh"]
+        names = ["erin", "finn", "gwen", "hugh"]
+        names[(leader + 1) % 4] = "deleted player"
+        assert [p["name"] for p in game["players"]] == names
         with pytest.raises(websockets.ConnectionClosed) as closed:
             await receive(idle)
         assert closed.value.rcvd.code == 1008
@@ -213,7 +226,8 @@ async def test_a_waiting_room_socket_gets_the_lobby_then_each_seat_then_the_stat
         await dave.http.post("/api/games/join", json={"code": lobby["join_code"]})
         started = await receive(socket)
         assert started["type"] == "state" and started["game"]["status"] == "playing"
-        assert started["game"]["your_turn"] is True and started["game"]["legal"]
+        leads = started["game"]["dealer"] == 3  # alice, at seat 0, leads when seat 3 dealt
+        assert ("your_turn" in started["game"], "legal" in started["game"]) == (leads, leads)
 
 
 async def test_a_late_seat_in_the_lobby_sees_who_sits_already(players):

@@ -8,7 +8,8 @@ from lobby.client import LobbyClient
 from lobby.models import Game
 from services.rpc.errors import Reason, ServiceError
 
-DEFAULT_OPTIONS = {"target_score": 11, "napola": True, "asso_pigliatutto": False, "player_entropy": False}
+DEFAULT_OPTIONS = {"target_score": 11, "napola": True, "asso_pigliatutto": False, "player_entropy": False,
+                   "first_dealer": "drawn"}
 
 
 async def full_game(client: LobbyClient, members=("alice", "bob", "carol", "dave")) -> Game:

@@ -7,8 +7,10 @@ from __future__ import annotations
 import asyncio
 import json
 
+from lobby.models import Game, Seat
 from lobby.service import rematch_id
 from services.rpc.errors import Reason
+from tavolo.game.v1 import game_pb2
 from tests.lobby.helpers import fails, full_game
 
 PLAYERS = ("alice", "bob", "carol", "dave")
@@ -36,6 +38,22 @@ async def test_the_first_asker_creates_the_rematch_with_the_same_options_at_thei
     assert game.options == finished.options
     assert game.options["target_score"] == 5 and game.options["napola"] is False
     assert game.game_type == finished.game_type and game.seats_total == 4
+
+
+async def test_the_rematch_of_a_game_from_before_the_draw_draws_its_first_dealer(harness):
+    """A game finished before the first dealer was drawn has options without first_dealer; its
+    rematch is a new game, so its options carry "first_dealer": "drawn" like any other."""
+    old = {"target_score": 5, "napola": False, "asso_pigliatutto": False, "player_entropy": False}
+    finished = Game(id="0d4bd7a4-93c6-4c55-9d8e-000000000002", game_type="scopone_scientifico",
+                    join_code="CCCCCC", options_json=json.dumps(old), seats_total=4, created_at_ms=1,
+                    seats=tuple(Seat(i, m, m.title()) for i, m in enumerate(PLAYERS)), started=True)
+    assert await harness.store.create(finished)
+    harness.games.tables[finished.id] = game_pb2.CreateTableRequest(table_id=finished.id)
+    harness.games.finished.add(finished.id)
+
+    result = await harness.client.rematch("bob", "Bob", finished.id)
+
+    assert result.created and result.game.options == {**old, "first_dealer": "drawn"}
 
 
 async def test_every_other_player_gets_the_same_game_and_the_fourth_starts_it(harness):
@@ -84,8 +102,6 @@ async def test_only_a_seated_player_of_a_finished_game_may_ask(harness):
 
 
 async def test_a_creation_under_a_live_id_is_refused(store):
-    from lobby.models import Game, Seat
-
     game = Game(id="0d4bd7a4-93c6-4c55-9d8e-000000000001", game_type="scopone_scientifico",
                 join_code="AAAAAA", options_json="{}", seats_total=4, created_at_ms=1,
                 seats=(Seat(0, "alice", "Alice"),))

@@ -34,6 +34,7 @@ from gateway.views import table_log
 from tests.game_service.conftest import serving
 
 SCRIPT = Path(__file__).resolve().parents[2] / "tools" / "verify_deal.py"
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "log_before_the_draw.json"
 SEATS = ["seat:0", "seat:1", "seat:2", "seat:3"]
 SEED = bytes(range(32))
 CONTRACT_DEAL_1 = [
@@ -150,6 +151,43 @@ def test_a_real_finished_log_is_verified(real_logs, tmp_path):
         assert "the seed (no player entropy)" in out
 
 
+def test_the_contract_seed_draws_seat_1_to_deal_and_seat_2_leads_hand_1(real_logs, tmp_path):
+    log = real_logs[0]
+    assert log["options"]["first_dealer"] == "drawn"
+    assert plays_of(log)[0]["seat"] == "seat:2"
+    assert "seat 1 dealt hand 1, drawn from stream dealer" in verified(log, tmp_path)
+
+
+def test_a_log_from_before_the_draw_is_verified_by_the_old_rule(tmp_path):
+    """tests/fixtures/log_before_the_draw.json: a match the game service of commit d70e6b1 played
+    (seat 0 led hand 1; its options lack first_dealer)."""
+    out = verified(json.loads(FIXTURE.read_text()), tmp_path)
+    assert "seat 0 led hand 1 (options without first_dealer: a game from before the draw)" in out
+    assert "2 hands, 80 plays each dealt to its seat and made in turn, 12 auto-plays" in out
+
+
+def test_a_hand_led_by_the_wrong_seat_is_refused(real_logs, tmp_path):
+    old = json.loads(FIXTURE.read_text())
+    old["options"]["first_dealer"] = "drawn"  # claims the draw: seat 1 deals, seat 2 was to lead
+    assert ("hand 1, move 1 (play): seat 0 plays, but it was seat 2's turn (seat 1 dealt hand 1, and play "
+            "goes round from the seat after it)") in refused(old, tmp_path)
+    new = copy.deepcopy(real_logs[0])
+    del new["options"]["first_dealer"]  # claims the old rule: seat 0 was to lead
+    assert "hand 1, move 1 (play): seat 2 plays, but it was seat 0's turn (seat 3 dealt" in refused(new, tmp_path)
+    unknown = copy.deepcopy(real_logs[0])
+    unknown["options"]["first_dealer"] = "seat_0"
+    assert "options.first_dealer is 'seat_0': the only rule is \"drawn\"" in refused(unknown, tmp_path)
+
+
+def test_a_play_out_of_turn_is_refused(real_logs, tmp_path):
+    log = copy.deepcopy(real_logs[0])
+    plays = plays_of(log)
+    second, third = plays[41], plays[42]  # hand 2, led by seat 3: seats 0 then 1
+    second["seat"], third["seat"] = third["seat"], second["seat"]
+    assert f"hand 2, move {second['number']} (play): seat 1 plays, but it was seat 0's turn (seat 2 dealt hand 2" \
+        in refused(log, tmp_path)
+
+
 def test_the_log_can_come_on_standard_input(real_logs, tmp_path):
     result = run(real_logs[0], tmp_path, stdin=True)
     assert result.returncode == 0 and result.stdout.startswith("verified"), result
@@ -179,10 +217,12 @@ def test_a_seed_and_commitment_changed_together_fail_on_the_deal(real_logs, tmp_
     log = copy.deepcopy(real_logs[0])
     log["seed"] = "ff" * 32
     log["seed_commitment"] = hashlib.sha256(bytes([255]) * 32).hexdigest()
-    # Another key deals other cards: the first play whose card the new deal gave to another seat
-    # (or an auto-play the new key would not choose) is refused.
+    # Another key draws another dealer and deals other cards: the first play out of the new
+    # turn, or whose card the new deal gave to another seat (or an auto-play the new key would
+    # not choose) is refused.
     out = refused(log, tmp_path)
-    assert "hand 1, move " in out and ("which was not dealt to it" in out or "but the rule chooses" in out)
+    assert "hand 1, move " in out and any(
+        reason in out for reason in ("which was not dealt to it", "but the rule chooses", "'s turn (seat "))
 
 
 def test_an_unfinished_log_has_no_seed_to_check(real_logs, tmp_path):
@@ -261,7 +301,7 @@ def entropy_log(seed: bytes, contributions: list[bytes | None], committed: list[
     engine = ScoponeEngine()
     seeding = entropy_moves(contributions, committed)
     key = fairness.deal_key(seed, contributions)
-    state = engine.new_state(options or {}, key, 0)
+    state = engine.new_state(engine.normalize_options(options), key, 0)  # K draws the dealer too
     state["moves"] = len(seeding)
     moves: list[Move] = []
     while engine.status(state) != "finished":
@@ -300,9 +340,11 @@ def vector_log() -> dict:
 def test_a_log_with_player_entropy_is_verified_with_the_deal_key(vector_log, tmp_path):
     first = [m for m in vector_log["moves"] if m["type"] in ("play", "auto_play")][:40]
     assert sorted(m["payload"]["card"] for m in first if m["seat"] == "seat:0") == KEYED_DEAL_1[0].split()
+    assert first[0]["seat"] == "seat:1"  # the contract's vector: seat 0 deals with K
     assert any(m["type"] == "auto_play" for m in vector_log["moves"])
     out = verified(vector_log, tmp_path)
     assert "K = SHA-256(seed || r_0..r_3), seat 3 withheld (zeros)" in out
+    assert "seat 0 dealt hand 1, drawn from stream dealer" in out
 
 
 def test_every_seat_revealing_and_asso_pigliatutto(tmp_path):
@@ -327,13 +369,15 @@ def test_nobody_committing_still_keys_the_deal_with_k(tmp_path):
 def test_the_deal_of_the_seed_alone_is_refused_once_seats_added_entropy(vector_log, tmp_path):
     log = copy.deepcopy(vector_log)
     log["moves"] = [m for m in log["moves"] if m["type"] not in ("commit", "reveal", "entropy_deadline")]
-    assert "which was not dealt to it" in refused(renumbered(log), tmp_path)
+    out = refused(renumbered(log), tmp_path)  # another key draws another dealer, or deals other cards
+    assert "which was not dealt to it" in out or "'s turn (seat " in out
 
 
 def test_a_withheld_reveal_changes_the_deal(vector_log, tmp_path):
     log = copy.deepcopy(vector_log)
     log["moves"] = [m for m in log["moves"] if not (m["type"] == "reveal" and m["seat"] == "seat:2")]
-    assert "which was not dealt to it" in refused(renumbered(log), tmp_path)
+    out = refused(renumbered(log), tmp_path)  # another key draws another dealer, or deals other cards
+    assert "which was not dealt to it" in out or "'s turn (seat " in out
 
 
 def test_a_reveal_that_is_not_the_commitment_is_refused(vector_log, tmp_path):

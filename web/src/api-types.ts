@@ -679,6 +679,10 @@ export interface components {
             minimum?: number;
             /** @description The greatest value of a number. */
             maximum?: number;
+            /** @description The only value the option takes. */
+            const?: unknown;
+            /** @description True for an option the server sets (scopone's `first_dealer`): the app shows no field for it, and a request leaves it out or gives the server's value. */
+            readOnly?: boolean;
         };
         /**
          * @description Every field is optional; an empty body creates a default game.
@@ -824,7 +828,8 @@ export interface components {
          *       "options": {
          *         "target_score": 11,
          *         "napola": true,
-         *         "asso_pigliatutto": false
+         *         "asso_pigliatutto": false,
+         *         "first_dealer": "drawn"
          *       },
          *       "players": [
          *         {
@@ -1099,7 +1104,8 @@ export interface components {
          *           "options": {
          *             "target_score": 11,
          *             "napola": true,
-         *             "asso_pigliatutto": false
+         *             "asso_pigliatutto": false,
+         *             "first_dealer": "drawn"
          *           },
          *           "rating": 1512
          *         }
@@ -1307,7 +1313,8 @@ export interface components {
          *       "options": {
          *         "target_score": 11,
          *         "napola": true,
-         *         "asso_pigliatutto": false
+         *         "asso_pigliatutto": false,
+         *         "first_dealer": "drawn"
          *       },
          *       "players": [
          *         {
@@ -1363,6 +1370,7 @@ export interface components {
          *       ],
          *       "turn": 2,
          *       "hand_number": 1,
+         *       "dealer": 3,
          *       "scores": {
          *         "A": 0,
          *         "B": 0
@@ -1398,6 +1406,8 @@ export interface components {
             turn: number | null;
             /** @description The hand being played (or just scored), from 1. */
             hand_number: number;
+            /** @description The seat that dealt the current hand; null before hand 1 is dealt (`seeding`). The first dealer is drawn from the seed (Fairness), the seat after the dealer leads, and the deal passes to the next seat each hand. A game whose options lack `first_dealer` is older: seat 0 led its hand 1 (seat 3 dealt). */
+            dealer: number | null;
             /** @description The match totals. */
             scores: components["schemas"]["Scores"];
             /** @description Null before the first play of a hand. */
@@ -1817,7 +1827,8 @@ export interface components {
          *         "options": {
          *           "target_score": 11,
          *           "napola": true,
-         *           "asso_pigliatutto": false
+         *           "asso_pigliatutto": false,
+         *           "first_dealer": "drawn"
          *         },
          *         "players": [
          *           {
@@ -2499,7 +2510,8 @@ export interface operations {
                      *       "options": {
                      *         "target_score": 11,
                      *         "napola": true,
-                     *         "asso_pigliatutto": false
+                     *         "asso_pigliatutto": false,
+                     *         "first_dealer": "drawn"
                      *       },
                      *       "players": [
                      *         {
@@ -2652,7 +2664,8 @@ export interface operations {
                      *           "options": {
                      *             "target_score": 11,
                      *             "napola": true,
-                     *             "asso_pigliatutto": false
+                     *             "asso_pigliatutto": false,
+                     *             "first_dealer": "drawn"
                      *           },
                      *           "rating": 1512
                      *         }
@@ -2760,7 +2773,8 @@ export interface operations {
                      *       "options": {
                      *         "target_score": 11,
                      *         "napola": true,
-                     *         "asso_pigliatutto": false
+                     *         "asso_pigliatutto": false,
+                     *         "first_dealer": "drawn"
                      *       },
                      *       "players": [
                      *         {
@@ -2848,7 +2862,8 @@ export interface operations {
                      *       "options": {
                      *         "target_score": 11,
                      *         "napola": true,
-                     *         "asso_pigliatutto": false
+                     *         "asso_pigliatutto": false,
+                     *         "first_dealer": "drawn"
                      *       },
                      *       "players": [
                      *         {
@@ -2943,7 +2958,8 @@ export interface operations {
                      *       "options": {
                      *         "target_score": 11,
                      *         "napola": true,
-                     *         "asso_pigliatutto": false
+                     *         "asso_pigliatutto": false,
+                     *         "first_dealer": "drawn"
                      *       },
                      *       "players": [
                      *         {
@@ -3102,7 +3118,8 @@ export interface operations {
                      *       "options": {
                      *         "target_score": 11,
                      *         "napola": true,
-                     *         "asso_pigliatutto": false
+                     *         "asso_pigliatutto": false,
+                     *         "first_dealer": "drawn"
                      *       },
                      *       "players": [
                      *         {
@@ -3189,7 +3206,8 @@ export interface operations {
                      *       "options": {
                      *         "target_score": 11,
                      *         "napola": true,
-                     *         "asso_pigliatutto": false
+                     *         "asso_pigliatutto": false,
+                     *         "first_dealer": "drawn"
                      *       },
                      *       "players": [
                      *         {

@@ -136,9 +136,31 @@ export interface Contribution {
   reason?: "no_commit" | "no_reveal";
 }
 
+/** Who dealt hand 1 (a seat 0..3) and how: drawn from the seed, or the rule before the draw. */
+export interface FirstDealer {
+  seat: number;
+  drawn: boolean;
+}
+
 export type Verification =
-  | { ok: true; hands: number; plays: number; message: string; contributions?: Contribution[] }
+  | { ok: true; hands: number; plays: number; message: string; contributions?: Contribution[]; firstDealer: FirstDealer }
   | { ok: false; message: string; contributions?: Contribution[] };
+
+/** People count seats from 1, as every other screen shows them; the log's seats are 0..3. */
+const seatNumber = (seat: number) => seat + 1;
+
+/**
+ * The first dealer (CONTRACT.md, Turns and deadlines): seat uniform(4) of stream("dealer"), keyed
+ * like the deals, when the options carry first_dealer "drawn"; a log whose options lack it is from
+ * before the draw, when seat 0 led hand 1 (as if seat 3 had dealt). Null for any other value.
+ */
+export async function firstDealer(log: GameLog, key: Uint8Array<ArrayBuffer>, seats = 4): Promise<FirstDealer | null> {
+  const rule = log.options?.first_dealer;
+  if (rule === undefined) return { seat: seats - 1, drawn: false };
+  if (rule !== "drawn") return null;
+  const stream = await Stream.open(key, "dealer");
+  return { seat: await uniform(() => stream.next(), seats), drawn: true };
+}
 
 const ENTROPY_MOVES = new Set(["commit", "reveal", "entropy_deadline"]);
 
@@ -184,8 +206,8 @@ export async function contributionsOf(
         ok: false,
         contributions,
         message: tx(
-          `Mismatch: the value seat ${s} revealed at move ${reveal.number} does not hash to its commitment ${commit}`,
-          `Non corrisponde: il valore rivelato dal posto ${s} alla mossa ${reveal.number} non ha come SHA-256 la sua impronta ${commit}`,
+          `Mismatch: the value seat ${seatNumber(s)} revealed at move ${reveal.number} does not hash to its commitment ${commit}`,
+          `Non corrisponde: il valore rivelato dal posto ${seatNumber(s)} alla mossa ${reveal.number} non ha come SHA-256 la sua impronta ${commit}`,
         ),
       };
     }
@@ -195,7 +217,8 @@ export async function contributionsOf(
 
 /**
  * Check a finished game's log: SHA-256(seed) is the commitment seen during play (and the log's),
- * and every hand's plays are exactly its 40 dealt cards, each played by the seat it was dealt to.
+ * every hand's plays are exactly its 40 dealt cards, each played by the seat it was dealt to, and
+ * each hand is played in turn from the seat after its dealer (the first drawn from the seed).
  */
 export async function verifyLog(log: GameLog, commitmentSeen: string | null): Promise<Verification> {
   if (!log.seed) return { ok: false, message: tx("The seed is not revealed yet: the game is not over", "Il seed non è ancora rivelato: la partita non è finita") };
@@ -225,17 +248,28 @@ export async function verifyLog(log: GameLog, commitmentSeen: string | null): Pr
   const fail = (message: string): Verification => ({ ok: false, message, contributions });
   const hands = playsByHand(log);
   if (hands.length === 0) return fail(tx("The log has no plays to check", "Il registro non ha giocate da verificare"));
+  const first = await firstDealer(log, key);
+  if (!first) {
+    const rule = JSON.stringify(log.options?.first_dealer);
+    return fail(tx(`The log's rule for the first dealer, ${rule}, is not "drawn"`, `La regola del primo mazziere nel registro, ${rule}, non è "drawn"`));
+  }
   let plays = 0;
   for (let h = 0; h < hands.length; h++) {
     const number = h + 1;
     const dealt = await deal(key, number);
     const left = new Set(dealt.flat());
-    for (const play of hands[h]) {
+    const dealer = (first.seat + h) % dealt.length;
+    for (const [i, play] of hands[h].entries()) {
       if (!(play.seat >= 0 && play.seat < dealt.length)) {
         return fail(tx(`Mismatch in hand ${number}: move ${play.number} names no seat`, `Non corrisponde nella mano ${number}: la mossa ${play.number} non indica un posto`));
       }
+      // Play goes round from the seat after the dealer.
+      const turn = (dealer + 1 + i) % dealt.length;
+      if (play.seat !== turn) {
+        return fail(tx(`Mismatch in hand ${number}: move ${play.number} is seat ${seatNumber(play.seat)}'s play, but it was seat ${seatNumber(turn)}'s turn (seat ${seatNumber(dealer)} dealt)`, `Non corrisponde nella mano ${number}: la mossa ${play.number} è del posto ${seatNumber(play.seat)}, ma toccava al posto ${seatNumber(turn)} (mazziere il posto ${seatNumber(dealer)})`));
+      }
       if (!dealt[play.seat].includes(play.card)) {
-        return fail(tx(`Mismatch in hand ${number}: move ${play.number}, seat ${play.seat} played ${play.card}, which was not dealt to that seat`, `Non corrisponde nella mano ${number}: alla mossa ${play.number} il posto ${play.seat} ha giocato ${play.card}, che non gli era stata distribuita`));
+        return fail(tx(`Mismatch in hand ${number}: move ${play.number}, seat ${seatNumber(play.seat)} played ${play.card}, which was not dealt to that seat`, `Non corrisponde nella mano ${number}: alla mossa ${play.number} il posto ${seatNumber(play.seat)} ha giocato ${play.card}, che non gli era stata distribuita`));
       }
       if (!left.delete(play.card)) {
         return fail(tx(`Mismatch in hand ${number}: move ${play.number} plays ${play.card} a second time`, `Non corrisponde nella mano ${number}: la mossa ${play.number} gioca ${play.card} una seconda volta`));
@@ -253,6 +287,7 @@ export async function verifyLog(log: GameLog, commitmentSeen: string | null): Pr
     hands: n,
     plays,
     contributions,
-    message: tx(`${n} hand${n === 1 ? "" : "s"}, ${plays} plays, each card played by the seat it was dealt to; commitment ok${contributions ? "; deals keyed with the seed and the players' values" : ""}`, `${n} man${n === 1 ? "o" : "i"}, ${plays} giocate, ogni carta giocata dal posto a cui era stata distribuita; impronta verificata${contributions ? "; smazzate generate dal seed e dai valori dei giocatori" : ""}`),
+    firstDealer: first,
+    message: tx(`${n} hand${n === 1 ? "" : "s"}, ${plays} plays, each card played in turn by the seat it was dealt to; commitment ok${contributions ? "; deals keyed with the seed and the players' values" : ""}`, `${n} man${n === 1 ? "o" : "i"}, ${plays} giocate, ogni carta giocata a turno dal posto a cui era stata distribuita; impronta verificata${contributions ? "; smazzate generate dal seed e dai valori dei giocatori" : ""}`),
   };
 }

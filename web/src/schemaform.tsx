@@ -61,7 +61,8 @@ export interface Field {
 
 export function fieldsOf(schema: OptionsSchema | undefined): Field[] {
   const props = schema?.properties ?? {};
-  return Object.entries(props).map(([key, p]) => {
+  // An option the server sets (readOnly, such as first_dealer) is no choice of the player's.
+  return Object.entries(props).filter(([, p]) => !p.readOnly).map(([key, p]) => {
     const kind: Field["kind"] =
       p.type === "integer" || p.type === "number" || p.type === "boolean" ? p.type : "string";
     const fallback = kind === "boolean" ? false : kind === "string" ? "" : (p.minimum ?? 0);

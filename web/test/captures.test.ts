@@ -5,7 +5,7 @@ import type { GameView } from "../src/types";
 function view(extra: Partial<GameView>): GameView {
   return {
     id: "g", game_type: "scopone_scientifico", join_code: "K7QX2M", status: "playing", options: {},
-    players: [], you: 0, hand: ["02C", "07D", "09B"], table: ["03S", "04B", "07C"], turn: 0, hand_number: 1,
+    players: [], you: 0, hand: ["02C", "07D", "09B"], table: ["03S", "04B", "07C"], turn: 0, hand_number: 1, dealer: null,
     scores: { A: 0, B: 0 }, last_play: null, seed_commitment: "x", revision: 7, ...extra,
   };
 }

@@ -24,7 +24,7 @@ function view(extra: Partial<GameView> = {}): GameView {
       seat, name: ["alice", "bob", "carol", "dave"][seat], team: seat % 2 ? "B" : "A",
       card_count: 0, captured_count: 0, scope: 0, is_you: seat === 1, connected: true,
     })),
-    you: 1, hand: [], table: [], turn: null, hand_number: 1, scores: { A: 0, B: 0 }, last_play: null,
+    you: 1, hand: [], table: [], turn: null, hand_number: 1, dealer: null, scores: { A: 0, B: 0 }, last_play: null,
     seed_commitment: "c1", revision: 40, ...extra,
   };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DECK } from "../src/deck";
-import { bytesToHex, commitmentOf, contributionsOf, deal, dealKey, hasEntropy, hexToBytes, playsByHand, Stream, uniform, verifyLog } from "../src/fairness";
+import { readFileSync } from "node:fs";
+import { bytesToHex, commitmentOf, contributionsOf, deal, dealKey, firstDealer, hasEntropy, hexToBytes, playsByHand, Stream, uniform, verifyLog } from "../src/fairness";
 import type { GameLog, LogMove } from "../src/types";
 
 // CONTRACT.md, Fairness: the test vector.
@@ -83,14 +84,20 @@ function move(number: number, type: string, seat: number | null, payload: Record
   return { number, type, seat: seat === null ? null : `seat:${seat}`, payload, auto: type !== "play" && type !== "ack" };
 }
 
-/** A log whose hands play out the real deals: seats in turn, each its own cards, one hand-end between. */
-async function fakeLog(hands: number): Promise<GameLog> {
+/**
+ * A log whose hands play out the real deals: seats in turn from the seat after the dealer, each its
+ * own cards, one hand-end between. `firstDealer` is the seat that dealt hand 1: 3 by the rule before
+ * the draw (options without first_dealer), or as drawn (options with it).
+ */
+async function fakeLog(hands: number, { firstDealer = 3, drawn = false } = {}): Promise<GameLog> {
   const moves: LogMove[] = [];
   let n = 0;
   for (let h = 1; h <= hands; h++) {
     const dealt = await deal(SEED, h);
+    const leader = (firstDealer + h) % 4;
     for (let i = 0; i < 10; i++) {
-      for (let s = 0; s < 4; s++) {
+      for (let k = 0; k < 4; k++) {
+        const s = (leader + k) % 4;
         const type = (i + s) % 7 === 0 ? "auto_play" : "play";
         moves.push(move(++n, type, s, { card: dealt[s][i], capture: [] }));
       }
@@ -101,7 +108,8 @@ async function fakeLog(hands: number): Promise<GameLog> {
     }
   }
   return {
-    id: "g", game_type: "scopone_scientifico", options: {}, seats: ["seat:0", "seat:1", "seat:2", "seat:3"],
+    id: "g", game_type: "scopone_scientifico", options: drawn ? { first_dealer: "drawn" } : {},
+    seats: ["seat:0", "seat:1", "seat:2", "seat:3"],
     seed_commitment: COMMITMENT, seed: SEED_HEX, moves, revision: n, status: "finished",
   };
 }
@@ -126,7 +134,7 @@ describe("verifyLog", () => {
     [a.payload, b.payload] = [b.payload, a.payload];
     const result = await verifyLog(log, COMMITMENT);
     expect(result.ok).toBe(false);
-    expect(result.message).toMatch(/hand 1: move 1, seat 0 played 02D/);
+    expect(result.message).toMatch(/hand 1: move 1, seat 1 played 02D/);
   });
 
   it("refuses a seed that is not the commitment seen during the game", async () => {
@@ -208,7 +216,7 @@ describe("verifyLog with player entropy", () => {
   it("fails a reveal whose SHA-256 is not its commitment", async () => {
     const result = await verifyLog(await entropyLog({ tamper: true }), COMMITMENT);
     expect(result.ok).toBe(false);
-    expect(result.message).toMatch(/seat 1 revealed at move 6 does not hash to its commitment/);
+    expect(result.message).toMatch(/seat 2 revealed at move 6 does not hash to its commitment/);
   });
 
   it("counts a seat that never committed as withheld", async () => {
@@ -224,5 +232,62 @@ describe("verifyLog with player entropy", () => {
     const result = await verifyLog(log, COMMITMENT);
     expect(result.ok).toBe(true);
     expect(result.contributions).toBeUndefined();
+  });
+});
+
+// CONTRACT.md, Turns and deadlines: the first dealer is seat uniform(4) of stream("dealer"), keyed
+// like the deals; the seat after it leads hand 1, and the deal passes on each hand.
+describe("who deals first", () => {
+  it("is seat 1 (shown as seat 2) with the contract's seed, so seat 2 (shown 3) leads", async () => {
+    const stream = await Stream.open(SEED, "dealer");
+    expect(await stream.next()).toBe(1063104329);
+    const log = await fakeLog(3, { firstDealer: 1, drawn: true });
+    expect(log.moves[0].seat).toBe("seat:2");
+    const result = await verifyLog(log, COMMITMENT);
+    expect(result.ok).toBe(true);
+    expect(result.ok && result.firstDealer).toEqual({ seat: 1, drawn: true });
+  });
+
+  it("is seat 0 with K of the entropy vector, so seat 1 leads", async () => {
+    const key = await dealKey(SEED, [...CONTRIBUTIONS, null]);
+    const log = { ...(await fakeLog(1)), options: { player_entropy: true, first_dealer: "drawn" } };
+    expect(await firstDealer(log, key)).toEqual({ seat: 0, drawn: true });
+  });
+
+  it("refuses a drawn game whose hand 1 another seat led, naming seats from 1", async () => {
+    const log = await fakeLog(1, { firstDealer: 3, drawn: true }); // seat 0 led: the rule before the draw
+    const result = await verifyLog(log, COMMITMENT);
+    expect(result.ok).toBe(false);
+    expect(result.message).toBe("Mismatch in hand 1: move 1 is seat 1's play, but it was seat 3's turn (seat 2 dealt)");
+  });
+
+  it("refuses a hand played out of turn", async () => {
+    const log = await fakeLog(2, { firstDealer: 1, drawn: true });
+    const [a, b] = [log.moves[45], log.moves[46]]; // hand 2, led by seat 3
+    [a.seat, b.seat] = [b.seat, a.seat];
+    [a.payload, b.payload] = [b.payload, a.payload];
+    const result = await verifyLog(log, COMMITMENT);
+    expect(result.message).toMatch(/^Mismatch in hand 2: move 46 is seat 2's play, but it was seat 1's turn \(seat 3 dealt\)$/);
+  });
+
+  it("refuses a rule other than drawn", async () => {
+    const log = { ...(await fakeLog(1)), options: { first_dealer: "seat_0" } };
+    const result = await verifyLog(log, COMMITMENT);
+    expect(result.ok).toBe(false);
+    expect(result.message).toBe('The log\'s rule for the first dealer, "seat_0", is not "drawn"');
+  });
+
+  // tests/fixtures/log_before_the_draw.json: a match the game service played at commit d70e6b1,
+  // when seat 0 led hand 1 (its options lack first_dealer).
+  const OLD_LOG = new URL("../../tests/fixtures/log_before_the_draw.json", import.meta.url);
+
+  it("checks a log from before the draw by the old rule: seat 0 (shown 1) led hand 1", async () => {
+    const log = JSON.parse(readFileSync(OLD_LOG, "utf8")) as GameLog;
+    expect(log.options).not.toHaveProperty("first_dealer");
+    const result = await verifyLog(log, COMMITMENT);
+    expect(result.ok).toBe(true);
+    expect(result.ok && [result.hands, result.plays, result.firstDealer]).toEqual([2, 80, { seat: 3, drawn: false }]);
+    const claimed = { ...log, options: { ...log.options, first_dealer: "drawn" } };
+    expect((await verifyLog(claimed, COMMITMENT)).message).toMatch(/move 1 is seat 1's play, but it was seat 3's turn/);
   });
 });

@@ -11,7 +11,7 @@ export function view(extra: Partial<GameView> = {}, counts = [10, 10, 10, 10]): 
       seat, name: ["alice", "bob", "carol", "dave"][seat], team: seat % 2 ? "B" : "A",
       card_count: counts[seat], captured_count: 0, scope: 0, is_you: seat === 0, connected: true,
     })),
-    you: 0, hand: [], table: [], turn: 0, hand_number: 1, scores: { A: 0, B: 0 }, last_play: null,
+    you: 0, hand: [], table: [], turn: 0, hand_number: 1, dealer: null, scores: { A: 0, B: 0 }, last_play: null,
     seed_commitment: "c1", revision: 1, ...extra,
   };
 }
@@ -27,7 +27,7 @@ export function gameView(extra: Partial<GameView> = {}): GameView {
       seat, name: ["alice", "bob", "carol", "dave"][seat], team: seat % 2 ? "B" : "A",
       card_count: 10, captured_count: 0, scope: 0, is_you: seat === 2, connected: true,
     })),
-    you: 2, hand: [], table: [], turn: 1, hand_number: 1, scores: { A: 0, B: 0 }, last_play: null,
+    you: 2, hand: [], table: [], turn: 1, hand_number: 1, dealer: null, scores: { A: 0, B: 0 }, last_play: null,
     seed_commitment: "c1", revision: 5, ...extra,
   };
 }
@@ -74,7 +74,7 @@ export function table(others: Partial<GamePlayer>[], extra: Partial<GameView> = 
   }));
   return {
     id: "g1", game_type: "scopone_scientifico", join_code: "K7QX2M", status: "playing", options: {},
-    players, you: 0, hand: ["01C"], table: [], turn: 1, hand_number: 1, scores: { A: 0, B: 0 },
+    players, you: 0, hand: ["01C"], table: [], turn: 1, hand_number: 1, dealer: null, scores: { A: 0, B: 0 },
     last_play: { seat: 0, card: "07D", capture: [], scopa: false, auto: false },
     seed_commitment: "c1", revision: 8, ...extra,
   };

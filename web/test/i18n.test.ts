@@ -45,7 +45,7 @@ function view(extra: Partial<GameView> = {}): GameView {
       seat, name: ["alice", "bob", "carol", "dave"][seat], team: seat % 2 ? "B" : "A",
       card_count: 9, captured_count: 0, scope: 0, is_you: seat === 0, connected: true,
     })),
-    you: 0, hand: [], table: [], turn: 1, hand_number: 1, scores: { A: 0, B: 0 }, last_play: null,
+    you: 0, hand: [], table: [], turn: 1, hand_number: 1, dealer: null, scores: { A: 0, B: 0 }, last_play: null,
     seed_commitment: "c1", revision: 3, ...extra,
   };
 }

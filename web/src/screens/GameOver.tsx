@@ -8,7 +8,7 @@ import { api, ApiError, logUrl, errorText } from "../api";
 import { displayName, isPracticeView, playAgainWithBots } from "../bots";
 import { playerName } from "../describe";
 import { shortHex } from "../entropy";
-import { verifyLog, type Contribution, type Verification } from "../fairness";
+import { verifyLog, type Contribution, type FirstDealer, type Verification } from "../fairness";
 import { aItalian, tx } from "../i18n";
 import { andList } from "../deck";
 import { LastHandTally } from "../tally";
@@ -43,7 +43,7 @@ export function Contributions({ contributions, names }: { contributions: Contrib
           return (
             <li key={c.seat} data-testid={`contribution-${c.seat}`}>
               <span class="contribution-seat">
-                {tx(`Seat ${c.seat}`, `Posto ${c.seat}`)}
+                {tx(`Seat ${c.seat + 1}`, `Posto ${c.seat + 1}`)}
                 {who ? ` (${who})` : ""}
               </span>{" "}
               {c.value ? (
@@ -59,11 +59,30 @@ export function Contributions({ contributions, names }: { contributions: Contrib
         {withheld.length === 0
           ? tx("Every seat added its value.", "Ogni posto ha aggiunto il suo valore.")
           : tx(
-              `Withheld (counted as zeros): ${withheld.map((c) => `seat ${c.seat}${names?.[c.seat] ? ` (${names[c.seat]})` : ""}`).join(", ")}.`,
-              `Non forniti (contano come zeri): ${withheld.map((c) => `posto ${c.seat}${names?.[c.seat] ? ` (${names[c.seat]})` : ""}`).join(", ")}.`,
+              `Withheld (counted as zeros): ${withheld.map((c) => `seat ${c.seat + 1}${names?.[c.seat] ? ` (${names[c.seat]})` : ""}`).join(", ")}.`,
+              `Non forniti (contano come zeri): ${withheld.map((c) => `posto ${c.seat + 1}${names?.[c.seat] ? ` (${names[c.seat]})` : ""}`).join(", ")}.`,
             )}
       </p>
     </div>
+  );
+}
+
+/** Who dealt the first hand and who led it, seats counted from 1 as on every screen. */
+export function FirstDeal({ first, names }: { first: FirstDealer; names?: (string | undefined)[] }) {
+  const seat = (s: number) => `${s + 1}${names?.[s] ? ` (${names[s]})` : ""}`;
+  const leader = (first.seat + 1) % 4;
+  return (
+    <p class="helper" data-testid="first-dealer">
+      {first.drawn
+        ? tx(
+            `Seat ${seat(first.seat)} dealt the first hand, drawn by lot from the seed, and seat ${seat(leader)} led it; the deal then passed to the next seat each hand.`,
+            `Il posto ${seat(first.seat)} ha dato le carte nella prima mano, estratto a sorte dal seed, e il posto ${seat(leader)} era di mano; poi a ogni mano le ha date il posto seguente.`,
+          )
+        : tx(
+            `Seat ${seat(leader)} led the first hand: this game is older than the draw of the first dealer.`,
+            `Il posto ${seat(leader)} era di mano nella prima mano: questa partita è precedente all'estrazione del primo mazziere.`,
+          )}
+    </p>
   );
 }
 
@@ -98,9 +117,12 @@ export function DealCheck({ id, commitment, names }: { id: string; commitment: s
     );
   else if (check.result.ok)
     result = (
-      <p data-testid="verify-result" class="verify good">
-        <strong>{tx("The deals match", "Le smazzate corrispondono")}</strong>: {check.result.message}.
-      </p>
+      <>
+        <p data-testid="verify-result" class="verify good">
+          <strong>{tx("The deals match", "Le smazzate corrispondono")}</strong>: {check.result.message}.
+        </p>
+        <FirstDeal first={check.result.firstDealer} names={names} />
+      </>
     );
   else
     result = (

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { SeedingView } from "../../src/entropy";
 import { setLang } from "../../src/i18n";
 import { defaultsOf, fieldsOf } from "../../src/schemaform";
-import { Contributions } from "../../src/screens/GameOver";
+import { Contributions, FirstDeal } from "../../src/screens/GameOver";
 import { SeedingScreen } from "../../src/screens/Seeding";
 import type { GameView } from "../../src/types";
 import { view } from "../fixtures";
@@ -64,9 +64,22 @@ describe("the contributions in the deal check", () => {
         names={["alice", "bob", "carol", "dave"]}
       />,
     );
-    expect(screen.getByTestId("contribution-0").textContent).toBe("Seat 0 (alice) 010101…010101");
-    expect(screen.getByTestId("contribution-3").textContent).toBe("Seat 3 (dave) withheld");
-    expect(screen.getByText("Withheld (counted as zeros): seat 3 (dave).")).toBeTruthy();
+    expect(screen.getByTestId("contribution-0").textContent).toBe("Seat 1 (alice) 010101…010101");
+    expect(screen.getByTestId("contribution-3").textContent).toBe("Seat 4 (dave) withheld");
+    expect(screen.getByText("Withheld (counted as zeros): seat 4 (dave).")).toBeTruthy();
+  });
+
+  it("names who dealt first and who led, seats counted from 1", () => {
+    const names = ["alice", "bob", "carol", "dave"];
+    const { unmount } = render(<FirstDeal first={{ seat: 3, drawn: true }} names={names} />);
+    expect(screen.getByTestId("first-dealer").textContent).toBe(
+      "Seat 4 (dave) dealt the first hand, drawn by lot from the seed, and seat 1 (alice) led it; the deal then passed to the next seat each hand.",
+    );
+    unmount();
+    render(<FirstDeal first={{ seat: 3, drawn: false }} names={names} />);
+    expect(screen.getByTestId("first-dealer").textContent).toBe(
+      "Seat 1 (alice) led the first hand: this game is older than the draw of the first dealer.",
+    );
   });
 });
 
@@ -75,6 +88,15 @@ describe("the create form", () => {
     type: "object" as const,
     properties: { player_entropy: { type: "boolean" as const, default: false, title: "Player entropy", description: "server words" } },
   };
+  it("shows no field for an option the server sets, and sends none", () => {
+    const withDealer = {
+      ...schema,
+      properties: { ...schema.properties, first_dealer: { type: "string", const: "drawn", default: "drawn", readOnly: true } },
+    };
+    expect(fieldsOf(withDealer).map((f) => f.key)).toEqual(["player_entropy"]);
+    expect(defaultsOf(withDealer)).toEqual({ player_entropy: true });
+  });
+
   it("turns the players' entropy on by default, with one sentence on what it means", () => {
     expect(defaultsOf(schema)).toEqual({ player_entropy: true });
     expect(fieldsOf(schema)[0].description).toBe(
