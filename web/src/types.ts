@@ -43,9 +43,7 @@ export type LegalPlay = Schemas["LegalPlay"];
 export type TeamHand = Schemas["TeamHand"];
 export type LastHand = Schemas["LastHand"];
 export type GameStatus = Schemas["GameView"]["status"];
-/** `dealer` (the seat that dealt the current hand) comes with the first-dealer rule; read as
- * optional until the generated type has it. */
-export type GameView = Schemas["GameView"] & { dealer?: number | null };
+export type GameView = Schemas["GameView"];
 
 export type AnyView = LobbyView | GameView;
 

@@ -41,8 +41,8 @@ export function RulesScreen() {
         </li>
         <li>
           {tx(
-            "Each hand deals all forty cards, ten to each player, and the table starts empty: that is what makes the scopone \"scientifico\", since every card can be reasoned about. The first hand is led by seat 1, each next one by the next seat.",
-            "A ogni mano si distribuiscono tutte e quaranta le carte, dieci a testa, e sul tavolo non si scopre nessuna carta: è questo che rende lo scopone \"scientifico\", perché si può ragionare su ogni carta. Nella prima mano gioca per primo chi siede al posto 1, in ogni mano successiva il giocatore seguente.",
+            "Each hand deals all forty cards, ten to each player, and the table starts empty: that is what makes the scopone \"scientifico\", since every card can be reasoned about. The first dealer is drawn by lot, from the game's seed; the player after the dealer leads, and each next hand is dealt by the next player.",
+            "A ogni mano si distribuiscono tutte e quaranta le carte, dieci a testa, e sul tavolo non si scopre nessuna carta: è questo che rende lo scopone \"scientifico\", perché si può ragionare su ogni carta. Il primo mazziere è estratto a sorte dal seed della partita; è di mano chi siede dopo di lui, e a ogni mano successiva il mazzo passa al giocatore seguente.",
           )}
         </li>
       </ul>
