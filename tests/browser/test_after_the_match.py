@@ -277,7 +277,7 @@ def speak_italian_on_every_screen(home, match, browser, stack):
     try:  # a visitor whose browser speaks Italian gets Italian without switching
         login = visitor.new_page()
         login.goto("/")
-        expect(login.get_by_test_id("screen-login")).to_contain_text("quattro amici, un tavolo")
+        expect(login.get_by_test_id("screen-login")).to_contain_text("con gli amici o contro il computer")
         expect(login.get_by_role("link", name="Accedi con default")).to_be_visible()
     finally:
         visitor.close()
