@@ -71,22 +71,31 @@ class Outcome:
 def play_match(engine: ScoponeEngine, seed: bytes, seats: list[str], choosers: dict[str, Chooser],
                seconds: dict[str, list[float]]) -> str:
     """One match to 11; ``seats[s]`` is the level of seat s. Returns the winning team."""
-    state = engine.new_state({}, seed, T0)
+
+    def decide(seat: int, knowledge: Knowledge) -> tuple[str, list[str]]:
+        name = seats[seat]
+        card, capture, spent = _timed(choosers[name], knowledge)
+        if name == "principiante" and spent > PRINCIPIANTE_LIMIT_S:
+            # A virtual machine's CPU clock also runs while the host has taken the core away:
+            # a deterministic decision that reads slow is timed again, and the best time kept.
+            seconds["principiante over the limit at first"].append(spent)
+            spent = min(spent, *(_timed(choosers[name], knowledge)[2] for _ in range(2)))
+        seconds[name].append(spent)
+        return card, capture
+
+    return play_out(engine, engine.new_state({}, seed, T0), decide)["winner"]
+
+
+def play_out(engine: ScoponeEngine, state: dict, decide: Callable[[int, Knowledge], tuple[str, list[str]]]) -> dict:
+    """Play ``state`` to its end: the seat on turn plays what ``decide(seat, its Knowledge)``
+    says, and every hand end is acknowledged at once. Returns the finished state."""
     log: list[dict] = []
     now = T0
     while engine.status(state) != "finished":
         now += 1000
         if engine.status(state) == "playing":
             seat = state["turn"]
-            knowledge = knowledge_from_view(engine.view(state, seat), log)
-            name = seats[seat]
-            card, capture, spent = _timed(choosers[name], knowledge)
-            if name == "principiante" and spent > PRINCIPIANTE_LIMIT_S:
-                # A virtual machine's CPU clock also runs while the host has taken the core away:
-                # a deterministic decision that reads slow is timed again, and the best time kept.
-                seconds["principiante over the limit at first"].append(spent)
-                spent = min(spent, *(_timed(choosers[name], knowledge)[2] for _ in range(2)))
-            seconds[name].append(spent)
+            card, capture = decide(seat, knowledge_from_view(engine.view(state, seat), log))
             move = engine.decide(state, seat, {"action": "play", "card": card, "capture": capture}, now)
         else:
             seat = next(s for s in range(4) if s not in state["acknowledged"])
@@ -94,7 +103,7 @@ def play_match(engine: ScoponeEngine, seed: bytes, seats: list[str], choosers: d
         state = engine.apply(state, move, now)
         log.append({"number": len(log) + 1, "type": move.type, "seat": f"seat:{move.seat}",
                     "payload": move.payload, "auto": move.auto})
-    return state["winner"]
+    return state
 
 
 def _timed(choose: Chooser, knowledge: Knowledge) -> tuple[str, list[str], float]:

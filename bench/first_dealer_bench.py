@@ -22,13 +22,11 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 
-from bench.bots_bench import wilson
-from bots.knowledge import knowledge_from_view
+from bench.bots_bench import T0, play_out, wilson
 from bots.levels import level
 from game.engine import team_of
 from game.scopone import ScoponeEngine
 
-T0 = 1_796_205_600_000
 WORKERS = 2
 DEFAULT_MATCHES = 1000
 DEFAULT_LEVELS = ("principiante", "esperto")
@@ -49,21 +47,8 @@ def play_match(task: tuple[str, int]) -> Match:
     seed = hashlib.sha256(f"first-dealer-bench:{index}".encode()).digest()
     state = engine.new_state(engine.normalize_options({}), seed, T0)
     dealer = engine.view(state, 0)["dealer"]
-    log: list[dict] = []
-    now = T0
-    while engine.status(state) != "finished":
-        now += 1000
-        if engine.status(state) == "playing":
-            seat = state["turn"]
-            card, capture = choose(knowledge_from_view(engine.view(state, seat), log))
-            move = engine.decide(state, seat, {"action": "play", "card": card, "capture": capture}, now)
-        else:
-            seat = next(s for s in range(4) if s not in state["acknowledged"])
-            move = engine.decide(state, seat, {"action": "ack"}, now)
-        state = engine.apply(state, move, now)
-        log.append({"number": len(log) + 1, "type": move.type, "seat": f"seat:{move.seat}",
-                    "payload": move.payload, "auto": move.auto})
-    return Match(dealer, state["winner"] == team_of((dealer + 1) % 4))
+    final = play_out(engine, state, lambda seat, knowledge: choose(knowledge))
+    return Match(dealer, final["winner"] == team_of((dealer + 1) % 4))
 
 
 def run_level(level_id: str, matches: int) -> list[Match]:

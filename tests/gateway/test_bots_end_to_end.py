@@ -69,93 +69,90 @@ async def test_one_person_plays_a_whole_match_against_three_bots(stack):
         await alice.close()
 
 
-async def test_bot_rows_refuse_bad_input_with_the_contracts_errors(stack):
-    alice, bob = Player(stack, "alice"), Player(stack, "bob")
-    await alice.login()
-    await bob.login()
+@pytest.fixture
+async def waiting_pair(stack):
+    """alice's new game in the lobby, with bob seated at it: (alice, bob, the lobby)."""
+    alice, bob = await Player(stack, "alice").login(), await Player(stack, "bob").login()
     try:
         lobby = (await alice.http.post("/api/games", json={})).json()
         await bob.http.post("/api/games/join", json={"code": lobby["join_code"]})
-        bots = f"/api/games/{lobby['id']}/bots"
-        cases = [
-            (bob, {"seat": 2, "level": "esperto"}, 403, "Only the creator can seat a bot"),
-            (alice, {"seat": 1, "level": "esperto"}, 409, "Seat taken"),
-            (alice, {"seat": 7, "level": "esperto"}, 409, "Seat taken"),
-            (alice, {"seat": 2, "level": "campione"}, 422, "Unknown bot level: campione"),
-            (alice, {"seat": "2", "level": "esperto"}, 400, "seat must be an integer"),
-            (alice, {"seat": 2}, 400, "seat and level are required"),
-            (alice, {"seat": 2, "level": "esperto", "extra": 1}, 400, "Unknown field: extra"),
-        ]
-        for who, body, status, detail in cases:
-            response = await who.http.post(bots, json=body)
-            assert (response.status_code, response.json()) == (status, {"detail": detail}), body
-        bad_json = await alice.http.post(bots, content=b"{", headers={"content-type": "application/json"})
-        assert (bad_json.status_code, bad_json.json()) == (400, {"detail": "Invalid JSON"})
-        missing = await alice.http.delete(f"{bots}/3")
-        assert (missing.status_code, missing.json()) == (404, {"detail": "No bot at that seat"})
-        assert (await alice.http.post(f"/api/games/{lobby['id']}/return")).json() == {
-            "detail": "Seat not taken over"}
-        outsider = await Player(stack, "erin").login()
-        try:
-            response = await outsider.http.post(f"/api/games/{lobby['id']}/leave")
-            assert (response.status_code, response.json()) == (403, {"detail": "Not seated at this game"})
-        finally:
-            await outsider.close()
-        seat = f"/api/games/{lobby['id']}/seat"
-        for body, status, detail in (({"seat": 0}, 409, "Seat taken"), ({"seat": 9}, 409, "Seat taken"),
-                                     ({}, 400, "seat is required"),
-                                     ({"seat": True}, 400, "seat must be an integer")):
-            response = await bob.http.post(seat, json=body)
-            assert (response.status_code, response.json()) == (status, {"detail": detail}), body
-        moved = await bob.http.post(seat, json={"seat": 3})
-        assert [p["seat"] for p in moved.json()["players"]] == [0, 3]
-        # bob leaves the lobby: his seat is free again, alice is still the creator.
-        assert (await bob.http.post(f"/api/games/{lobby['id']}/leave")).json() == {"left": True}
-        seated = (await alice.http.get(f"/api/games/{lobby['id']}")).json()
-        assert [p["seat"] for p in seated["players"]] == [0] and seated["seats_open"] == 3
-        for seat in (1, 2, 3):
-            await alice.http.post(bots, json={"seat": seat, "level": "principiante"})
-        started = await alice.http.post(bots, json={"seat": 1, "level": "esperto"})
-        assert (started.status_code, started.json()) == (409, {"detail": "Game already started"})
-        removed = await alice.http.delete(f"{bots}/1")
-        assert (removed.status_code, removed.json()) == (409, {"detail": "Game already started"})
+        yield alice, bob, lobby
     finally:
         await alice.close()
         await bob.close()
+
+
+async def test_bot_rows_refuse_bad_input_with_the_contracts_errors(stack, waiting_pair):
+    alice, bob, lobby = waiting_pair
+    bots = f"/api/games/{lobby['id']}/bots"
+    cases = [
+        (bob, {"seat": 2, "level": "esperto"}, 403, "Only the creator can seat a bot"),
+        (alice, {"seat": 1, "level": "esperto"}, 409, "Seat taken"),
+        (alice, {"seat": 7, "level": "esperto"}, 409, "Seat taken"),
+        (alice, {"seat": 2, "level": "campione"}, 422, "Unknown bot level: campione"),
+        (alice, {"seat": "2", "level": "esperto"}, 400, "seat must be an integer"),
+        (alice, {"seat": 2}, 400, "seat and level are required"),
+        (alice, {"seat": 2, "level": "esperto", "extra": 1}, 400, "Unknown field: extra"),
+    ]
+    for who, body, status, detail in cases:
+        response = await who.http.post(bots, json=body)
+        assert (response.status_code, response.json()) == (status, {"detail": detail}), body
+    bad_json = await alice.http.post(bots, content=b"{", headers={"content-type": "application/json"})
+    assert (bad_json.status_code, bad_json.json()) == (400, {"detail": "Invalid JSON"})
+    missing = await alice.http.delete(f"{bots}/3")
+    assert (missing.status_code, missing.json()) == (404, {"detail": "No bot at that seat"})
+    assert (await alice.http.post(f"/api/games/{lobby['id']}/return")).json() == {
+        "detail": "Seat not taken over"}
+    outsider = await Player(stack, "erin").login()
+    try:
+        response = await outsider.http.post(f"/api/games/{lobby['id']}/leave")
+        assert (response.status_code, response.json()) == (403, {"detail": "Not seated at this game"})
+    finally:
+        await outsider.close()
+    seat = f"/api/games/{lobby['id']}/seat"
+    for body, status, detail in (({"seat": 0}, 409, "Seat taken"), ({"seat": 9}, 409, "Seat taken"),
+                                 ({}, 400, "seat is required"),
+                                 ({"seat": True}, 400, "seat must be an integer")):
+        response = await bob.http.post(seat, json=body)
+        assert (response.status_code, response.json()) == (status, {"detail": detail}), body
+    moved = await bob.http.post(seat, json={"seat": 3})
+    assert [p["seat"] for p in moved.json()["players"]] == [0, 3]
+    # bob leaves the lobby: his seat is free again, alice is still the creator.
+    assert (await bob.http.post(f"/api/games/{lobby['id']}/leave")).json() == {"left": True}
+    seated = (await alice.http.get(f"/api/games/{lobby['id']}")).json()
+    assert [p["seat"] for p in seated["players"]] == [0] and seated["seats_open"] == 3
+    for seat in (1, 2, 3):
+        await alice.http.post(bots, json={"seat": seat, "level": "principiante"})
+    started = await alice.http.post(bots, json={"seat": 1, "level": "esperto"})
+    assert (started.status_code, started.json()) == (409, {"detail": "Game already started"})
+    removed = await alice.http.delete(f"{bots}/1")
+    assert (removed.status_code, removed.json()) == (409, {"detail": "Game already started"})
 
 
 # Beyond int32, uint32, int64 and any fixed width: none fits the lobby's seat field.
 HUGE_SEATS = (2**31, -(2**31) - 1, 2**32, 2**63, -(2**64), 10**30)
 
 
-async def test_a_seat_beyond_any_integer_field_is_seat_taken_never_a_500(stack):
-    alice, bob = Player(stack, "alice"), Player(stack, "bob")
-    await alice.login()
-    await bob.login()
-    try:
-        lobby = (await alice.http.post("/api/games", json={})).json()
-        await bob.http.post("/api/games/join", json={"code": lobby["join_code"]})
-        bots, seat = f"/api/games/{lobby['id']}/bots", f"/api/games/{lobby['id']}/seat"
-        for huge in HUGE_SEATS:
-            cases = [(alice, bots, {"seat": huge, "level": "esperto"}, 409, "Seat taken"),
-                     (bob, seat, {"seat": huge}, 409, "Seat taken"),
-                     # the lobby's other checks still come first
-                     (bob, bots, {"seat": huge, "level": "esperto"}, 403,
-                      "Only the creator can seat a bot")]
-            for who, path, body, status, detail in cases:
-                response = await who.http.post(path, json=body)
-                assert (response.status_code, response.json()) == (status, {"detail": detail}), body
-        unknown = "/api/games/00000000-0000-4000-8000-000000000000/seat"
-        response = await bob.http.post(unknown, json={"seat": 2**31})
-        assert (response.status_code, response.json()) == (404, {"detail": "Game not found"})
-        for path_seat in ("\u00b2", "9" * 5000, "0003"):  # int() fails on the first two
-            response = await alice.http.delete(f"{bots}/{path_seat}")
-            assert (response.status_code, response.json()) == (404, {"detail": "No bot at that seat"})
-        seated = (await alice.http.get(f"/api/games/{lobby['id']}")).json()
-        assert [p["seat"] for p in seated["players"]] == [0, 1]
-    finally:
-        await alice.close()
-        await bob.close()
+async def test_a_seat_beyond_any_integer_field_is_seat_taken_never_a_500(waiting_pair):
+    alice, bob, lobby = waiting_pair
+    bots, seat = f"/api/games/{lobby['id']}/bots", f"/api/games/{lobby['id']}/seat"
+    for huge in HUGE_SEATS:
+        cases = [(alice, bots, {"seat": huge, "level": "esperto"}, 409, "Seat taken"),
+                 (bob, seat, {"seat": huge}, 409, "Seat taken"),
+                 # the lobby's other checks still come first
+                 (bob, bots, {"seat": huge, "level": "esperto"}, 403,
+                  "Only the creator can seat a bot")]
+        for who, path, body, status, detail in cases:
+            response = await who.http.post(path, json=body)
+            assert (response.status_code, response.json()) == (status, {"detail": detail}), body
+    unknown = "/api/games/00000000-0000-4000-8000-000000000000/seat"
+    response = await bob.http.post(unknown, json={"seat": 2**31})
+    assert (response.status_code, response.json()) == (404, {"detail": "Game not found"})
+    for path_seat in ("\u00b2", "9" * 5000, "0003"):  # int() fails on the first two
+        response = await alice.http.delete(f"{bots}/{path_seat}")
+        assert (response.status_code, response.json()) == (404, {"detail": "No bot at that seat"})
+    seated = (await alice.http.get(f"/api/games/{lobby['id']}")).json()
+    assert [p["seat"] for p in seated["players"]] == [0, 1]
 
 
 async def test_a_leaver_is_replaced_by_a_bot_and_takes_the_seat_back(stack):
