@@ -40,8 +40,11 @@ from stats.model import Rating as MemberRating
 
 
 def _who_plays(seat: Seat) -> dict[str, Any]:
-    """CONTRACT's ``bot`` and ``took_over`` of a players item: present only when true."""
+    """CONTRACT's ``player`` (the person's public id), ``bot`` and ``took_over`` of a players
+    item: present only when set (a bot's own seat and an erased member's have no player id)."""
     marks: dict[str, Any] = {}
+    if seat.player:
+        marks["player"] = seat.player
     if seat.bot:
         marks["bot"] = seat.bot
     if seat.took_over:

@@ -27,6 +27,7 @@ from gateway.contract.common import (
     Seat,
     Team,
     absent,
+    seat_player_id,
     timestamp,
 )
 
@@ -171,6 +172,7 @@ class PreviewPlayer(Body):
     seat: Seat
     name: Name
     team: Team
+    player: str | Absent = seat_player_id()
     bot: BotLevelId | Absent = absent(_BOT)
     took_over: Literal[True] | Absent = absent(_TOOK_OVER)
 
@@ -182,6 +184,7 @@ class LobbyPlayer(Body):
     name: Name
     team: Team
     is_you: bool = Field(description="True for the caller's seat.")
+    player: str | Absent = seat_player_id()
     bot: BotLevelId | Absent = absent(_BOT)
     took_over: Literal[True] | Absent = absent(_TOOK_OVER)
 

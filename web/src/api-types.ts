@@ -812,6 +812,11 @@ export interface components {
             /** @description True for the caller's seat. */
             is_you: boolean;
             /**
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown. Present for a person's seat, also while a bot plays it for them (`took_over`); absent for a bot's own seat and for an erased member's seat ("deleted player").
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
+             */
+            player?: string;
+            /**
              * @description Present while a bot plays this seat: its level.
              * @example principiante
              * @example esperto
@@ -842,7 +847,8 @@ export interface components {
          *           "seat": 0,
          *           "name": "alice",
          *           "team": "A",
-         *           "is_you": true
+         *           "is_you": true,
+         *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
          *         }
          *       ],
          *       "seats_open": 3,
@@ -898,6 +904,11 @@ export interface components {
              */
             name: string;
             team: components["schemas"]["Team"];
+            /**
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown. Present for a person's seat, also while a bot plays it for them (`took_over`); absent for a bot's own seat and for an erased member's seat ("deleted player").
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
+             */
+            player?: string;
             /**
              * @description Present while a bot plays this seat: its level.
              * @example principiante
@@ -989,25 +1000,29 @@ export interface components {
          *               "seat": 0,
          *               "name": "alice",
          *               "team": "A",
-         *               "is_you": false
+         *               "is_you": false,
+         *               "player": "q3Zr8YkV0bT1mWc9LxPa2g"
          *             },
          *             {
          *               "seat": 1,
          *               "name": "bob",
          *               "team": "B",
-         *               "is_you": false
+         *               "is_you": false,
+         *               "player": "Hn4bXw7Qe2LsKd0uYt5RjA"
          *             },
          *             {
          *               "seat": 2,
          *               "name": "carol",
          *               "team": "A",
-         *               "is_you": true
+         *               "is_you": true,
+         *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
          *             },
          *             {
          *               "seat": 3,
          *               "name": "dave",
          *               "team": "B",
-         *               "is_you": false
+         *               "is_you": false,
+         *               "player": "Lk2jH7gF5dS3aQ9wE1rTyU"
          *             }
          *           ],
          *           "seats_open": 0,
@@ -1024,7 +1039,8 @@ export interface components {
          *               "seat": 0,
          *               "name": "carol",
          *               "team": "A",
-         *               "is_you": true
+         *               "is_you": true,
+         *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
          *             }
          *           ],
          *           "seats_open": 3,
@@ -1094,7 +1110,8 @@ export interface components {
          *               "seat": 0,
          *               "name": "carol",
          *               "team": "A",
-         *               "is_you": false
+         *               "is_you": false,
+         *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
          *             },
          *             {
          *               "seat": 1,
@@ -1167,6 +1184,11 @@ export interface components {
              * @example alice
              */
             name: string;
+            /**
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown. Present for a person's seat, also while a bot plays it for them (`took_over`); absent for a bot's own seat and for an erased member's seat ("deleted player").
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
+             */
+            player?: string;
             /**
              * @description Present while a bot plays this seat: its level.
              * @example principiante
@@ -1327,6 +1349,7 @@ export interface components {
          *           "seat": 0,
          *           "name": "alice",
          *           "team": "A",
+         *           "player": "q3Zr8YkV0bT1mWc9LxPa2g",
          *           "card_count": 9,
          *           "captured_count": 2,
          *           "scope": 0,
@@ -1337,6 +1360,7 @@ export interface components {
          *           "seat": 1,
          *           "name": "bob",
          *           "team": "B",
+         *           "player": "Hn4bXw7Qe2LsKd0uYt5RjA",
          *           "card_count": 9,
          *           "captured_count": 0,
          *           "scope": 0,
@@ -1347,6 +1371,7 @@ export interface components {
          *           "seat": 2,
          *           "name": "carol",
          *           "team": "A",
+         *           "player": "c9VmP1zGf8NaWq3ErT6oIu",
          *           "card_count": 10,
          *           "captured_count": 0,
          *           "scope": 0,
@@ -1357,6 +1382,7 @@ export interface components {
          *           "seat": 3,
          *           "name": "dave",
          *           "team": "B",
+         *           "player": "Lk2jH7gF5dS3aQ9wE1rTyU",
          *           "card_count": 10,
          *           "captured_count": 0,
          *           "scope": 0,
@@ -1841,7 +1867,8 @@ export interface components {
          *             "seat": 0,
          *             "name": "alice",
          *             "team": "A",
-         *             "is_you": true
+         *             "is_you": true,
+         *             "player": "q3Zr8YkV0bT1mWc9LxPa2g"
          *           }
          *         ],
          *         "seats_open": 3,
@@ -2524,7 +2551,8 @@ export interface operations {
                      *           "seat": 0,
                      *           "name": "alice",
                      *           "team": "A",
-                     *           "is_you": true
+                     *           "is_you": true,
+                     *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *         }
                      *       ],
                      *       "seats_open": 3,
@@ -2654,7 +2682,8 @@ export interface operations {
                      *               "seat": 0,
                      *               "name": "carol",
                      *               "team": "A",
-                     *               "is_you": false
+                     *               "is_you": false,
+                     *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
                      *             },
                      *             {
                      *               "seat": 1,
@@ -2787,7 +2816,8 @@ export interface operations {
                      *           "seat": 0,
                      *           "name": "alice",
                      *           "team": "A",
-                     *           "is_you": true
+                     *           "is_you": true,
+                     *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *         }
                      *       ],
                      *       "seats_open": 3,
@@ -2876,7 +2906,8 @@ export interface operations {
                      *           "seat": 0,
                      *           "name": "alice",
                      *           "team": "A",
-                     *           "is_you": true
+                     *           "is_you": true,
+                     *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *         }
                      *       ],
                      *       "seats_open": 3,
@@ -2972,7 +3003,8 @@ export interface operations {
                      *           "seat": 0,
                      *           "name": "alice",
                      *           "team": "A",
-                     *           "is_you": true
+                     *           "is_you": true,
+                     *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *         }
                      *       ],
                      *       "seats_open": 3,
@@ -3132,7 +3164,8 @@ export interface operations {
                      *           "seat": 0,
                      *           "name": "alice",
                      *           "team": "A",
-                     *           "is_you": true
+                     *           "is_you": true,
+                     *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *         }
                      *       ],
                      *       "seats_open": 3,
@@ -3220,7 +3253,8 @@ export interface operations {
                      *           "seat": 0,
                      *           "name": "alice",
                      *           "team": "A",
-                     *           "is_you": true
+                     *           "is_you": true,
+                     *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *         }
                      *       ],
                      *       "seats_open": 3,
@@ -3635,25 +3669,29 @@ export interface operations {
                      *               "seat": 0,
                      *               "name": "alice",
                      *               "team": "A",
-                     *               "is_you": false
+                     *               "is_you": false,
+                     *               "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *             },
                      *             {
                      *               "seat": 1,
                      *               "name": "bob",
                      *               "team": "B",
-                     *               "is_you": false
+                     *               "is_you": false,
+                     *               "player": "Hn4bXw7Qe2LsKd0uYt5RjA"
                      *             },
                      *             {
                      *               "seat": 2,
                      *               "name": "carol",
                      *               "team": "A",
-                     *               "is_you": true
+                     *               "is_you": true,
+                     *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
                      *             },
                      *             {
                      *               "seat": 3,
                      *               "name": "dave",
                      *               "team": "B",
-                     *               "is_you": false
+                     *               "is_you": false,
+                     *               "player": "Lk2jH7gF5dS3aQ9wE1rTyU"
                      *             }
                      *           ],
                      *           "seats_open": 0,
@@ -3670,7 +3708,8 @@ export interface operations {
                      *               "seat": 0,
                      *               "name": "carol",
                      *               "team": "A",
-                     *               "is_you": true
+                     *               "is_you": true,
+                     *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
                      *             }
                      *           ],
                      *           "seats_open": 3,
