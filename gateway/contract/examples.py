@@ -90,7 +90,7 @@ FINISHED: dict[str, Any] = {
 }
 _MATCH_PLAYERS: list[dict[str, Any]] = [
     {"seat": s, "name": _NAMES[s], "team": "AB"[s % 2], "won": s % 2 == 0, "points": 11 if s % 2 == 0 else 7,
-     "elo_delta": 16 if s % 2 == 0 else -16}
+     "elo_delta": 16 if s % 2 == 0 else -16, "player": _PLAYERS[s]}
     for s in range(4)
 ]
 MATCH: dict[str, Any] = {

@@ -23,6 +23,7 @@ from gateway.contract.common import (
     Name,
     OneOf,
     Options,
+    PlayerId,
     Request,
     Seat,
     Team,
@@ -172,7 +173,7 @@ class PreviewPlayer(Body):
     seat: Seat
     name: Name
     team: Team
-    player: str | Absent = seat_player_id()
+    player: PlayerId | Absent = seat_player_id()
     bot: BotLevelId | Absent = absent(_BOT)
     took_over: Literal[True] | Absent = absent(_TOOK_OVER)
 
@@ -184,7 +185,7 @@ class LobbyPlayer(Body):
     name: Name
     team: Team
     is_you: bool = Field(description="True for the caller's seat.")
-    player: str | Absent = seat_player_id()
+    player: PlayerId | Absent = seat_player_id()
     bot: BotLevelId | Absent = absent(_BOT)
     took_over: Literal[True] | Absent = absent(_TOOK_OVER)
 

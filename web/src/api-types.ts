@@ -1621,6 +1621,11 @@ export interface components {
             /** @description The rating change this match caused (negative for a loss): 0 in an unrated match (`rated` false) but for an abandoner, and always 0 for a bot. */
             elo_delta: number;
             /**
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown. Present on a person's seat; absent on a bot's, on an erased member's and in matches recorded before there were player ids.
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
+             */
+            player?: string;
+            /**
              * @description Only on a bot's seat: the level of the bot that played it from the start (the match is then a practice match). A bot has no rating.
              * @example esperto
              */
@@ -1706,7 +1711,8 @@ export interface components {
          *           "team": "A",
          *           "won": true,
          *           "points": 11,
-         *           "elo_delta": 16
+         *           "elo_delta": 16,
+         *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
          *         },
          *         {
          *           "seat": 1,
@@ -1714,7 +1720,8 @@ export interface components {
          *           "team": "B",
          *           "won": false,
          *           "points": 7,
-         *           "elo_delta": -16
+         *           "elo_delta": -16,
+         *           "player": "Hn4bXw7Qe2LsKd0uYt5RjA"
          *         },
          *         {
          *           "seat": 2,
@@ -1722,7 +1729,8 @@ export interface components {
          *           "team": "A",
          *           "won": true,
          *           "points": 11,
-         *           "elo_delta": 16
+         *           "elo_delta": 16,
+         *           "player": "c9VmP1zGf8NaWq3ErT6oIu"
          *         },
          *         {
          *           "seat": 3,
@@ -1730,7 +1738,8 @@ export interface components {
          *           "team": "B",
          *           "won": false,
          *           "points": 7,
-         *           "elo_delta": -16
+         *           "elo_delta": -16,
+         *           "player": "Lk2jH7gF5dS3aQ9wE1rTyU"
          *         }
          *       ]
          *     }
@@ -1813,6 +1822,11 @@ export interface components {
              * @example alice
              */
             name: string;
+            /**
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown. Absent only while the member's matches were all recorded before there were player ids (it comes with their next match).
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
+             */
+            player?: string;
             /** @description Elo. */
             rating: number;
             /** @description Matches won. */
@@ -1830,6 +1844,7 @@ export interface components {
          *         {
          *           "rank": 1,
          *           "name": "alice",
+         *           "player": "q3Zr8YkV0bT1mWc9LxPa2g",
          *           "rating": 1516,
          *           "wins": 1,
          *           "matches": 1,
@@ -3809,7 +3824,8 @@ export interface operations {
                      *               "team": "A",
                      *               "won": true,
                      *               "points": 11,
-                     *               "elo_delta": 16
+                     *               "elo_delta": 16,
+                     *               "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *             },
                      *             {
                      *               "seat": 1,
@@ -3817,7 +3833,8 @@ export interface operations {
                      *               "team": "B",
                      *               "won": false,
                      *               "points": 7,
-                     *               "elo_delta": -16
+                     *               "elo_delta": -16,
+                     *               "player": "Hn4bXw7Qe2LsKd0uYt5RjA"
                      *             },
                      *             {
                      *               "seat": 2,
@@ -3825,7 +3842,8 @@ export interface operations {
                      *               "team": "A",
                      *               "won": true,
                      *               "points": 11,
-                     *               "elo_delta": 16
+                     *               "elo_delta": 16,
+                     *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
                      *             },
                      *             {
                      *               "seat": 3,
@@ -3833,7 +3851,8 @@ export interface operations {
                      *               "team": "B",
                      *               "won": false,
                      *               "points": 7,
-                     *               "elo_delta": -16
+                     *               "elo_delta": -16,
+                     *               "player": "Lk2jH7gF5dS3aQ9wE1rTyU"
                      *             }
                      *           ]
                      *         },
@@ -3895,7 +3914,8 @@ export interface operations {
                      *               "team": "A",
                      *               "won": true,
                      *               "points": 11,
-                     *               "elo_delta": 0
+                     *               "elo_delta": 0,
+                     *               "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *             },
                      *             {
                      *               "seat": 1,
@@ -3904,6 +3924,7 @@ export interface operations {
                      *               "won": false,
                      *               "points": 7,
                      *               "elo_delta": -16,
+                     *               "player": "Hn4bXw7Qe2LsKd0uYt5RjA",
                      *               "abandoned": true
                      *             },
                      *             {
@@ -3912,7 +3933,8 @@ export interface operations {
                      *               "team": "A",
                      *               "won": true,
                      *               "points": 11,
-                     *               "elo_delta": 0
+                     *               "elo_delta": 0,
+                     *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
                      *             },
                      *             {
                      *               "seat": 3,
@@ -3920,7 +3942,8 @@ export interface operations {
                      *               "team": "B",
                      *               "won": false,
                      *               "points": 7,
-                     *               "elo_delta": 0
+                     *               "elo_delta": 0,
+                     *               "player": "Lk2jH7gF5dS3aQ9wE1rTyU"
                      *             }
                      *           ]
                      *         },
@@ -3982,7 +4005,8 @@ export interface operations {
                      *               "team": "A",
                      *               "won": true,
                      *               "points": 11,
-                     *               "elo_delta": 0
+                     *               "elo_delta": 0,
+                     *               "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *             },
                      *             {
                      *               "seat": 1,
@@ -3991,6 +4015,7 @@ export interface operations {
                      *               "won": false,
                      *               "points": 7,
                      *               "elo_delta": 0,
+                     *               "player": "Hn4bXw7Qe2LsKd0uYt5RjA",
                      *               "bot": "esperto"
                      *             },
                      *             {
@@ -3999,7 +4024,8 @@ export interface operations {
                      *               "team": "A",
                      *               "won": true,
                      *               "points": 11,
-                     *               "elo_delta": 0
+                     *               "elo_delta": 0,
+                     *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
                      *             },
                      *             {
                      *               "seat": 3,
@@ -4008,6 +4034,7 @@ export interface operations {
                      *               "won": false,
                      *               "points": 7,
                      *               "elo_delta": 0,
+                     *               "player": "Lk2jH7gF5dS3aQ9wE1rTyU",
                      *               "bot": "esperto"
                      *             }
                      *           ]
