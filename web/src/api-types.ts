@@ -600,7 +600,8 @@ export interface components {
          * @example {
          *       "sub": "alice",
          *       "name": "alice",
-         *       "provider": "default"
+         *       "provider": "default",
+         *       "player": "q3Zr8YkV0bT1mWc9LxPa2g"
          *     }
          */
         Me: {
@@ -610,6 +611,11 @@ export interface components {
             name: string;
             /** @description The provider the session logged in with. */
             provider: string;
+            /**
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown.
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
+             */
+            player: string;
         };
         /** @description A game the platform can run. */
         GameType: {
@@ -806,6 +812,11 @@ export interface components {
             /** @description True for the caller's seat. */
             is_you: boolean;
             /**
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown. Present for a person's seat, also while a bot plays it for them (`took_over`); absent for a bot's own seat and for an erased member's seat ("deleted player").
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
+             */
+            player?: string;
+            /**
              * @description Present while a bot plays this seat: its level.
              * @example principiante
              * @example esperto
@@ -836,7 +847,8 @@ export interface components {
          *           "seat": 0,
          *           "name": "alice",
          *           "team": "A",
-         *           "is_you": true
+         *           "is_you": true,
+         *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
          *         }
          *       ],
          *       "seats_open": 3,
@@ -892,6 +904,11 @@ export interface components {
              */
             name: string;
             team: components["schemas"]["Team"];
+            /**
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown. Present for a person's seat, also while a bot plays it for them (`took_over`); absent for a bot's own seat and for an erased member's seat ("deleted player").
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
+             */
+            player?: string;
             /**
              * @description Present while a bot plays this seat: its level.
              * @example principiante
@@ -983,25 +1000,29 @@ export interface components {
          *               "seat": 0,
          *               "name": "alice",
          *               "team": "A",
-         *               "is_you": false
+         *               "is_you": false,
+         *               "player": "q3Zr8YkV0bT1mWc9LxPa2g"
          *             },
          *             {
          *               "seat": 1,
          *               "name": "bob",
          *               "team": "B",
-         *               "is_you": false
+         *               "is_you": false,
+         *               "player": "Hn4bXw7Qe2LsKd0uYt5RjA"
          *             },
          *             {
          *               "seat": 2,
          *               "name": "carol",
          *               "team": "A",
-         *               "is_you": true
+         *               "is_you": true,
+         *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
          *             },
          *             {
          *               "seat": 3,
          *               "name": "dave",
          *               "team": "B",
-         *               "is_you": false
+         *               "is_you": false,
+         *               "player": "Lk2jH7gF5dS3aQ9wE1rTyU"
          *             }
          *           ],
          *           "seats_open": 0,
@@ -1018,7 +1039,8 @@ export interface components {
          *               "seat": 0,
          *               "name": "carol",
          *               "team": "A",
-         *               "is_you": true
+         *               "is_you": true,
+         *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
          *             }
          *           ],
          *           "seats_open": 3,
@@ -1088,7 +1110,8 @@ export interface components {
          *               "seat": 0,
          *               "name": "carol",
          *               "team": "A",
-         *               "is_you": false
+         *               "is_you": false,
+         *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
          *             },
          *             {
          *               "seat": 1,
@@ -1161,6 +1184,11 @@ export interface components {
              * @example alice
              */
             name: string;
+            /**
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown. Present for a person's seat, also while a bot plays it for them (`took_over`); absent for a bot's own seat and for an erased member's seat ("deleted player").
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
+             */
+            player?: string;
             /**
              * @description Present while a bot plays this seat: its level.
              * @example principiante
@@ -1321,6 +1349,7 @@ export interface components {
          *           "seat": 0,
          *           "name": "alice",
          *           "team": "A",
+         *           "player": "q3Zr8YkV0bT1mWc9LxPa2g",
          *           "card_count": 9,
          *           "captured_count": 2,
          *           "scope": 0,
@@ -1331,6 +1360,7 @@ export interface components {
          *           "seat": 1,
          *           "name": "bob",
          *           "team": "B",
+         *           "player": "Hn4bXw7Qe2LsKd0uYt5RjA",
          *           "card_count": 9,
          *           "captured_count": 0,
          *           "scope": 0,
@@ -1341,6 +1371,7 @@ export interface components {
          *           "seat": 2,
          *           "name": "carol",
          *           "team": "A",
+         *           "player": "c9VmP1zGf8NaWq3ErT6oIu",
          *           "card_count": 10,
          *           "captured_count": 0,
          *           "scope": 0,
@@ -1351,6 +1382,7 @@ export interface components {
          *           "seat": 3,
          *           "name": "dave",
          *           "team": "B",
+         *           "player": "Lk2jH7gF5dS3aQ9wE1rTyU",
          *           "card_count": 10,
          *           "captured_count": 0,
          *           "scope": 0,
@@ -1589,6 +1621,11 @@ export interface components {
             /** @description The rating change this match caused (negative for a loss): 0 in an unrated match (`rated` false) but for an abandoner, and always 0 for a bot. */
             elo_delta: number;
             /**
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown. Present on a person's seat; absent on a bot's, on an erased member's and in matches recorded before there were player ids.
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
+             */
+            player?: string;
+            /**
              * @description Only on a bot's seat: the level of the bot that played it from the start (the match is then a practice match). A bot has no rating.
              * @example esperto
              */
@@ -1674,7 +1711,8 @@ export interface components {
          *           "team": "A",
          *           "won": true,
          *           "points": 11,
-         *           "elo_delta": 16
+         *           "elo_delta": 16,
+         *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
          *         },
          *         {
          *           "seat": 1,
@@ -1682,7 +1720,8 @@ export interface components {
          *           "team": "B",
          *           "won": false,
          *           "points": 7,
-         *           "elo_delta": -16
+         *           "elo_delta": -16,
+         *           "player": "Hn4bXw7Qe2LsKd0uYt5RjA"
          *         },
          *         {
          *           "seat": 2,
@@ -1690,7 +1729,8 @@ export interface components {
          *           "team": "A",
          *           "won": true,
          *           "points": 11,
-         *           "elo_delta": 16
+         *           "elo_delta": 16,
+         *           "player": "c9VmP1zGf8NaWq3ErT6oIu"
          *         },
          *         {
          *           "seat": 3,
@@ -1698,7 +1738,8 @@ export interface components {
          *           "team": "B",
          *           "won": false,
          *           "points": 7,
-         *           "elo_delta": -16
+         *           "elo_delta": -16,
+         *           "player": "Lk2jH7gF5dS3aQ9wE1rTyU"
          *         }
          *       ]
          *     }
@@ -1781,6 +1822,11 @@ export interface components {
              * @example alice
              */
             name: string;
+            /**
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown. Absent only while the member's matches were all recorded before there were player ids (it comes with their next match).
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
+             */
+            player?: string;
             /** @description Elo. */
             rating: number;
             /** @description Matches won. */
@@ -1798,6 +1844,7 @@ export interface components {
          *         {
          *           "rank": 1,
          *           "name": "alice",
+         *           "player": "q3Zr8YkV0bT1mWc9LxPa2g",
          *           "rating": 1516,
          *           "wins": 1,
          *           "matches": 1,
@@ -1835,7 +1882,8 @@ export interface components {
          *             "seat": 0,
          *             "name": "alice",
          *             "team": "A",
-         *             "is_you": true
+         *             "is_you": true,
+         *             "player": "q3Zr8YkV0bT1mWc9LxPa2g"
          *           }
          *         ],
          *         "seats_open": 3,
@@ -2518,7 +2566,8 @@ export interface operations {
                      *           "seat": 0,
                      *           "name": "alice",
                      *           "team": "A",
-                     *           "is_you": true
+                     *           "is_you": true,
+                     *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *         }
                      *       ],
                      *       "seats_open": 3,
@@ -2648,7 +2697,8 @@ export interface operations {
                      *               "seat": 0,
                      *               "name": "carol",
                      *               "team": "A",
-                     *               "is_you": false
+                     *               "is_you": false,
+                     *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
                      *             },
                      *             {
                      *               "seat": 1,
@@ -2781,7 +2831,8 @@ export interface operations {
                      *           "seat": 0,
                      *           "name": "alice",
                      *           "team": "A",
-                     *           "is_you": true
+                     *           "is_you": true,
+                     *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *         }
                      *       ],
                      *       "seats_open": 3,
@@ -2870,7 +2921,8 @@ export interface operations {
                      *           "seat": 0,
                      *           "name": "alice",
                      *           "team": "A",
-                     *           "is_you": true
+                     *           "is_you": true,
+                     *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *         }
                      *       ],
                      *       "seats_open": 3,
@@ -2966,7 +3018,8 @@ export interface operations {
                      *           "seat": 0,
                      *           "name": "alice",
                      *           "team": "A",
-                     *           "is_you": true
+                     *           "is_you": true,
+                     *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *         }
                      *       ],
                      *       "seats_open": 3,
@@ -3126,7 +3179,8 @@ export interface operations {
                      *           "seat": 0,
                      *           "name": "alice",
                      *           "team": "A",
-                     *           "is_you": true
+                     *           "is_you": true,
+                     *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *         }
                      *       ],
                      *       "seats_open": 3,
@@ -3214,7 +3268,8 @@ export interface operations {
                      *           "seat": 0,
                      *           "name": "alice",
                      *           "team": "A",
-                     *           "is_you": true
+                     *           "is_you": true,
+                     *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *         }
                      *       ],
                      *       "seats_open": 3,
@@ -3629,25 +3684,29 @@ export interface operations {
                      *               "seat": 0,
                      *               "name": "alice",
                      *               "team": "A",
-                     *               "is_you": false
+                     *               "is_you": false,
+                     *               "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *             },
                      *             {
                      *               "seat": 1,
                      *               "name": "bob",
                      *               "team": "B",
-                     *               "is_you": false
+                     *               "is_you": false,
+                     *               "player": "Hn4bXw7Qe2LsKd0uYt5RjA"
                      *             },
                      *             {
                      *               "seat": 2,
                      *               "name": "carol",
                      *               "team": "A",
-                     *               "is_you": true
+                     *               "is_you": true,
+                     *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
                      *             },
                      *             {
                      *               "seat": 3,
                      *               "name": "dave",
                      *               "team": "B",
-                     *               "is_you": false
+                     *               "is_you": false,
+                     *               "player": "Lk2jH7gF5dS3aQ9wE1rTyU"
                      *             }
                      *           ],
                      *           "seats_open": 0,
@@ -3664,7 +3723,8 @@ export interface operations {
                      *               "seat": 0,
                      *               "name": "carol",
                      *               "team": "A",
-                     *               "is_you": true
+                     *               "is_you": true,
+                     *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
                      *             }
                      *           ],
                      *           "seats_open": 3,
@@ -3764,7 +3824,8 @@ export interface operations {
                      *               "team": "A",
                      *               "won": true,
                      *               "points": 11,
-                     *               "elo_delta": 16
+                     *               "elo_delta": 16,
+                     *               "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *             },
                      *             {
                      *               "seat": 1,
@@ -3772,7 +3833,8 @@ export interface operations {
                      *               "team": "B",
                      *               "won": false,
                      *               "points": 7,
-                     *               "elo_delta": -16
+                     *               "elo_delta": -16,
+                     *               "player": "Hn4bXw7Qe2LsKd0uYt5RjA"
                      *             },
                      *             {
                      *               "seat": 2,
@@ -3780,7 +3842,8 @@ export interface operations {
                      *               "team": "A",
                      *               "won": true,
                      *               "points": 11,
-                     *               "elo_delta": 16
+                     *               "elo_delta": 16,
+                     *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
                      *             },
                      *             {
                      *               "seat": 3,
@@ -3788,7 +3851,8 @@ export interface operations {
                      *               "team": "B",
                      *               "won": false,
                      *               "points": 7,
-                     *               "elo_delta": -16
+                     *               "elo_delta": -16,
+                     *               "player": "Lk2jH7gF5dS3aQ9wE1rTyU"
                      *             }
                      *           ]
                      *         },
@@ -3850,7 +3914,8 @@ export interface operations {
                      *               "team": "A",
                      *               "won": true,
                      *               "points": 11,
-                     *               "elo_delta": 0
+                     *               "elo_delta": 0,
+                     *               "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *             },
                      *             {
                      *               "seat": 1,
@@ -3859,6 +3924,7 @@ export interface operations {
                      *               "won": false,
                      *               "points": 7,
                      *               "elo_delta": -16,
+                     *               "player": "Hn4bXw7Qe2LsKd0uYt5RjA",
                      *               "abandoned": true
                      *             },
                      *             {
@@ -3867,7 +3933,8 @@ export interface operations {
                      *               "team": "A",
                      *               "won": true,
                      *               "points": 11,
-                     *               "elo_delta": 0
+                     *               "elo_delta": 0,
+                     *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
                      *             },
                      *             {
                      *               "seat": 3,
@@ -3875,7 +3942,8 @@ export interface operations {
                      *               "team": "B",
                      *               "won": false,
                      *               "points": 7,
-                     *               "elo_delta": 0
+                     *               "elo_delta": 0,
+                     *               "player": "Lk2jH7gF5dS3aQ9wE1rTyU"
                      *             }
                      *           ]
                      *         },
@@ -3937,7 +4005,8 @@ export interface operations {
                      *               "team": "A",
                      *               "won": true,
                      *               "points": 11,
-                     *               "elo_delta": 0
+                     *               "elo_delta": 0,
+                     *               "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *             },
                      *             {
                      *               "seat": 1,
@@ -3946,6 +4015,7 @@ export interface operations {
                      *               "won": false,
                      *               "points": 7,
                      *               "elo_delta": 0,
+                     *               "player": "Hn4bXw7Qe2LsKd0uYt5RjA",
                      *               "bot": "esperto"
                      *             },
                      *             {
@@ -3954,7 +4024,8 @@ export interface operations {
                      *               "team": "A",
                      *               "won": true,
                      *               "points": 11,
-                     *               "elo_delta": 0
+                     *               "elo_delta": 0,
+                     *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
                      *             },
                      *             {
                      *               "seat": 3,
@@ -3963,6 +4034,7 @@ export interface operations {
                      *               "won": false,
                      *               "points": 7,
                      *               "elo_delta": 0,
+                     *               "player": "Lk2jH7gF5dS3aQ9wE1rTyU",
                      *               "bot": "esperto"
                      *             }
                      *           ]
