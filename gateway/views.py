@@ -133,9 +133,9 @@ def live_game_item(game: Game, view: dict, spectators: int, updated_ms: int) -> 
     return LiveGame(
         id=game.id, game_type=game.game_type, status=view["status"],
         players=[LivePlayer(seat=seat.index, name=seat.display_name, team=seat.team,
-                            # TODO(wave42-A): the public player id of the seat's person
-                            # (lobby.models.Seat.player, added by the public player id's part).
-                            player=getattr(seat, "player", None) if seat.is_person else None,
+                            # The person's public player id: lobby.models.Seat.player, which
+                            # the public player id's part (wave42-A) adds ("" for a bot's seat).
+                            player=getattr(seat, "player", "") or None,
                             bot=seat.bot or None)
                  for seat in game.seats],
         rating=game.rating, spectators=spectators,
