@@ -290,6 +290,8 @@ async def test_the_live_games_are_started_unfinished_and_watchable(people):
     assert [(p["seat"], p["name"], p["team"]) for p in item["players"]] == [
         (0, "alice", "A"), (1, "bob", "B"), (2, "carol", "A"), (3, "dave", "B")]
     assert all("bot" not in p for p in item["players"])
+    player_ids = [(await player.http.get("/api/me")).json()["player"] for player in players]
+    assert [p["player"] for p in item["players"]] == player_ids  # each person's public player id
     ratings = [game["rating"] for game in body["games"]]
     assert ratings == sorted(ratings, reverse=True)
     one = (await eve.http.get("/api/games/live", params={"limit": "1"})).json()

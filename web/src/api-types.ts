@@ -657,7 +657,8 @@ export interface components {
          * @example {
          *       "sub": "alice",
          *       "name": "alice",
-         *       "provider": "default"
+         *       "provider": "default",
+         *       "player": "q3Zr8YkV0bT1mWc9LxPa2g"
          *     }
          */
         Me: {
@@ -667,6 +668,11 @@ export interface components {
             name: string;
             /** @description The provider the session logged in with. */
             provider: string;
+            /**
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown.
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
+             */
+            player: string;
         };
         /** @description A game the platform can run. */
         GameType: {
@@ -868,6 +874,11 @@ export interface components {
             /** @description True for the caller's seat. */
             is_you: boolean;
             /**
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown. Present for a person's seat, also while a bot plays it for them (`took_over`); absent for a bot's own seat and for an erased member's seat ("deleted player").
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
+             */
+            player?: string;
+            /**
              * @description Present while a bot plays this seat: its level.
              * @example principiante
              * @example esperto
@@ -898,7 +909,8 @@ export interface components {
          *           "seat": 0,
          *           "name": "alice",
          *           "team": "A",
-         *           "is_you": true
+         *           "is_you": true,
+         *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
          *         }
          *       ],
          *       "seats_open": 3,
@@ -954,6 +966,11 @@ export interface components {
              */
             name: string;
             team: components["schemas"]["Team"];
+            /**
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown. Present for a person's seat, also while a bot plays it for them (`took_over`); absent for a bot's own seat and for an erased member's seat ("deleted player").
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
+             */
+            player?: string;
             /**
              * @description Present while a bot plays this seat: its level.
              * @example principiante
@@ -1045,25 +1062,29 @@ export interface components {
          *               "seat": 0,
          *               "name": "alice",
          *               "team": "A",
-         *               "is_you": false
+         *               "is_you": false,
+         *               "player": "q3Zr8YkV0bT1mWc9LxPa2g"
          *             },
          *             {
          *               "seat": 1,
          *               "name": "bob",
          *               "team": "B",
-         *               "is_you": false
+         *               "is_you": false,
+         *               "player": "Hn4bXw7Qe2LsKd0uYt5RjA"
          *             },
          *             {
          *               "seat": 2,
          *               "name": "carol",
          *               "team": "A",
-         *               "is_you": true
+         *               "is_you": true,
+         *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
          *             },
          *             {
          *               "seat": 3,
          *               "name": "dave",
          *               "team": "B",
-         *               "is_you": false
+         *               "is_you": false,
+         *               "player": "Lk2jH7gF5dS3aQ9wE1rTyU"
          *             }
          *           ],
          *           "seats_open": 0,
@@ -1080,7 +1101,8 @@ export interface components {
          *               "seat": 0,
          *               "name": "carol",
          *               "team": "A",
-         *               "is_you": true
+         *               "is_you": true,
+         *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
          *             }
          *           ],
          *           "seats_open": 3,
@@ -1150,7 +1172,8 @@ export interface components {
          *               "seat": 0,
          *               "name": "carol",
          *               "team": "A",
-         *               "is_you": false
+         *               "is_you": false,
+         *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
          *             },
          *             {
          *               "seat": 1,
@@ -1223,6 +1246,11 @@ export interface components {
              * @example alice
              */
             name: string;
+            /**
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown. Present for a person's seat, also while a bot plays it for them (`took_over`); absent for a bot's own seat and for an erased member's seat ("deleted player").
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
+             */
+            player?: string;
             /**
              * @description Present while a bot plays this seat: its level.
              * @example principiante
@@ -1383,6 +1411,7 @@ export interface components {
          *           "seat": 0,
          *           "name": "alice",
          *           "team": "A",
+         *           "player": "q3Zr8YkV0bT1mWc9LxPa2g",
          *           "card_count": 9,
          *           "captured_count": 2,
          *           "scope": 0,
@@ -1393,6 +1422,7 @@ export interface components {
          *           "seat": 1,
          *           "name": "bob",
          *           "team": "B",
+         *           "player": "Hn4bXw7Qe2LsKd0uYt5RjA",
          *           "card_count": 9,
          *           "captured_count": 0,
          *           "scope": 0,
@@ -1403,6 +1433,7 @@ export interface components {
          *           "seat": 2,
          *           "name": "carol",
          *           "team": "A",
+         *           "player": "c9VmP1zGf8NaWq3ErT6oIu",
          *           "card_count": 10,
          *           "captured_count": 0,
          *           "scope": 0,
@@ -1413,6 +1444,7 @@ export interface components {
          *           "seat": 3,
          *           "name": "dave",
          *           "team": "B",
+         *           "player": "Lk2jH7gF5dS3aQ9wE1rTyU",
          *           "card_count": 10,
          *           "captured_count": 0,
          *           "scope": 0,
@@ -1654,6 +1686,11 @@ export interface components {
             /** @description The rating change this match caused (negative for a loss): 0 in an unrated match (`rated` false) but for an abandoner, and always 0 for a bot. */
             elo_delta: number;
             /**
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown. Present on a person's seat; absent on a bot's, on an erased member's and in matches recorded before there were player ids.
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
+             */
+            player?: string;
+            /**
              * @description Only on a bot's seat: the level of the bot that played it from the start (the match is then a practice match). A bot has no rating.
              * @example esperto
              */
@@ -1739,7 +1776,8 @@ export interface components {
          *           "team": "A",
          *           "won": true,
          *           "points": 11,
-         *           "elo_delta": 16
+         *           "elo_delta": 16,
+         *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
          *         },
          *         {
          *           "seat": 1,
@@ -1747,7 +1785,8 @@ export interface components {
          *           "team": "B",
          *           "won": false,
          *           "points": 7,
-         *           "elo_delta": -16
+         *           "elo_delta": -16,
+         *           "player": "Hn4bXw7Qe2LsKd0uYt5RjA"
          *         },
          *         {
          *           "seat": 2,
@@ -1755,7 +1794,8 @@ export interface components {
          *           "team": "A",
          *           "won": true,
          *           "points": 11,
-         *           "elo_delta": 16
+         *           "elo_delta": 16,
+         *           "player": "c9VmP1zGf8NaWq3ErT6oIu"
          *         },
          *         {
          *           "seat": 3,
@@ -1763,7 +1803,8 @@ export interface components {
          *           "team": "B",
          *           "won": false,
          *           "points": 7,
-         *           "elo_delta": -16
+         *           "elo_delta": -16,
+         *           "player": "Lk2jH7gF5dS3aQ9wE1rTyU"
          *         }
          *       ]
          *     }
@@ -1846,6 +1887,11 @@ export interface components {
              * @example alice
              */
             name: string;
+            /**
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown. Absent only while the member's matches were all recorded before there were player ids (it comes with their next match).
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
+             */
+            player?: string;
             /** @description Elo. */
             rating: number;
             /** @description Matches won. */
@@ -1863,6 +1909,7 @@ export interface components {
          *         {
          *           "rank": 1,
          *           "name": "alice",
+         *           "player": "q3Zr8YkV0bT1mWc9LxPa2g",
          *           "rating": 1516,
          *           "wins": 1,
          *           "matches": 1,
@@ -1900,7 +1947,8 @@ export interface components {
          *             "seat": 0,
          *             "name": "alice",
          *             "team": "A",
-         *             "is_you": true
+         *             "is_you": true,
+         *             "player": "q3Zr8YkV0bT1mWc9LxPa2g"
          *           }
          *         ],
          *         "seats_open": 3,
@@ -2153,7 +2201,8 @@ export interface components {
          *           "seat": 0,
          *           "name": "alice",
          *           "team": "A",
-         *           "is_you": false
+         *           "is_you": false,
+         *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
          *         }
          *       ],
          *       "seats_open": 3,
@@ -2211,6 +2260,7 @@ export interface components {
          *           "seat": 0,
          *           "name": "alice",
          *           "team": "A",
+         *           "player": "q3Zr8YkV0bT1mWc9LxPa2g",
          *           "card_count": 9,
          *           "captured_count": 2,
          *           "scope": 0,
@@ -2221,6 +2271,7 @@ export interface components {
          *           "seat": 1,
          *           "name": "bob",
          *           "team": "B",
+         *           "player": "Hn4bXw7Qe2LsKd0uYt5RjA",
          *           "card_count": 9,
          *           "captured_count": 0,
          *           "scope": 0,
@@ -2231,6 +2282,7 @@ export interface components {
          *           "seat": 2,
          *           "name": "carol",
          *           "team": "A",
+         *           "player": "c9VmP1zGf8NaWq3ErT6oIu",
          *           "card_count": 10,
          *           "captured_count": 0,
          *           "scope": 0,
@@ -2241,6 +2293,7 @@ export interface components {
          *           "seat": 3,
          *           "name": "dave",
          *           "team": "B",
+         *           "player": "Lk2jH7gF5dS3aQ9wE1rTyU",
          *           "card_count": 10,
          *           "captured_count": 0,
          *           "scope": 0,
@@ -2345,7 +2398,10 @@ export interface components {
              */
             name: string;
             team: components["schemas"]["Team"];
-            /** @description A person's public player id (absent for a bot's seat). */
+            /**
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown. Present for a person's seat, also while a bot plays it for them (`took_over`); absent for a bot's own seat and for an erased member's seat ("deleted player").
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
+             */
             player?: string;
             /**
              * @description Present while a bot plays this seat: its level.
@@ -2406,19 +2462,19 @@ export interface components {
          *               "seat": 0,
          *               "name": "alice",
          *               "team": "A",
-         *               "player": "p0Xq7RbN2kLm9TzW4"
+         *               "player": "q3Zr8YkV0bT1mWc9LxPa2g"
          *             },
          *             {
          *               "seat": 1,
          *               "name": "bob",
          *               "team": "B",
-         *               "player": "p1Xq7RbN2kLm9TzW4"
+         *               "player": "Hn4bXw7Qe2LsKd0uYt5RjA"
          *             },
          *             {
          *               "seat": 2,
          *               "name": "carol",
          *               "team": "A",
-         *               "player": "p2Xq7RbN2kLm9TzW4"
+         *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
          *             },
          *             {
          *               "seat": 3,
@@ -2926,7 +2982,8 @@ export interface operations {
                      *           "seat": 0,
                      *           "name": "alice",
                      *           "team": "A",
-                     *           "is_you": true
+                     *           "is_you": true,
+                     *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *         }
                      *       ],
                      *       "seats_open": 3,
@@ -3056,7 +3113,8 @@ export interface operations {
                      *               "seat": 0,
                      *               "name": "carol",
                      *               "team": "A",
-                     *               "is_you": false
+                     *               "is_you": false,
+                     *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
                      *             },
                      *             {
                      *               "seat": 1,
@@ -3189,7 +3247,8 @@ export interface operations {
                      *           "seat": 0,
                      *           "name": "alice",
                      *           "team": "A",
-                     *           "is_you": true
+                     *           "is_you": true,
+                     *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *         }
                      *       ],
                      *       "seats_open": 3,
@@ -3278,7 +3337,8 @@ export interface operations {
                      *           "seat": 0,
                      *           "name": "alice",
                      *           "team": "A",
-                     *           "is_you": true
+                     *           "is_you": true,
+                     *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *         }
                      *       ],
                      *       "seats_open": 3,
@@ -3374,7 +3434,8 @@ export interface operations {
                      *           "seat": 0,
                      *           "name": "alice",
                      *           "team": "A",
-                     *           "is_you": true
+                     *           "is_you": true,
+                     *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *         }
                      *       ],
                      *       "seats_open": 3,
@@ -3534,7 +3595,8 @@ export interface operations {
                      *           "seat": 0,
                      *           "name": "alice",
                      *           "team": "A",
-                     *           "is_you": true
+                     *           "is_you": true,
+                     *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *         }
                      *       ],
                      *       "seats_open": 3,
@@ -3622,7 +3684,8 @@ export interface operations {
                      *           "seat": 0,
                      *           "name": "alice",
                      *           "team": "A",
-                     *           "is_you": true
+                     *           "is_you": true,
+                     *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *         }
                      *       ],
                      *       "seats_open": 3,
@@ -3896,19 +3959,19 @@ export interface operations {
                      *               "seat": 0,
                      *               "name": "alice",
                      *               "team": "A",
-                     *               "player": "p0Xq7RbN2kLm9TzW4"
+                     *               "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *             },
                      *             {
                      *               "seat": 1,
                      *               "name": "bob",
                      *               "team": "B",
-                     *               "player": "p1Xq7RbN2kLm9TzW4"
+                     *               "player": "Hn4bXw7Qe2LsKd0uYt5RjA"
                      *             },
                      *             {
                      *               "seat": 2,
                      *               "name": "carol",
                      *               "team": "A",
-                     *               "player": "p2Xq7RbN2kLm9TzW4"
+                     *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
                      *             },
                      *             {
                      *               "seat": 3,
@@ -4207,25 +4270,29 @@ export interface operations {
                      *               "seat": 0,
                      *               "name": "alice",
                      *               "team": "A",
-                     *               "is_you": false
+                     *               "is_you": false,
+                     *               "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *             },
                      *             {
                      *               "seat": 1,
                      *               "name": "bob",
                      *               "team": "B",
-                     *               "is_you": false
+                     *               "is_you": false,
+                     *               "player": "Hn4bXw7Qe2LsKd0uYt5RjA"
                      *             },
                      *             {
                      *               "seat": 2,
                      *               "name": "carol",
                      *               "team": "A",
-                     *               "is_you": true
+                     *               "is_you": true,
+                     *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
                      *             },
                      *             {
                      *               "seat": 3,
                      *               "name": "dave",
                      *               "team": "B",
-                     *               "is_you": false
+                     *               "is_you": false,
+                     *               "player": "Lk2jH7gF5dS3aQ9wE1rTyU"
                      *             }
                      *           ],
                      *           "seats_open": 0,
@@ -4242,7 +4309,8 @@ export interface operations {
                      *               "seat": 0,
                      *               "name": "carol",
                      *               "team": "A",
-                     *               "is_you": true
+                     *               "is_you": true,
+                     *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
                      *             }
                      *           ],
                      *           "seats_open": 3,
@@ -4342,7 +4410,8 @@ export interface operations {
                      *               "team": "A",
                      *               "won": true,
                      *               "points": 11,
-                     *               "elo_delta": 16
+                     *               "elo_delta": 16,
+                     *               "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *             },
                      *             {
                      *               "seat": 1,
@@ -4350,7 +4419,8 @@ export interface operations {
                      *               "team": "B",
                      *               "won": false,
                      *               "points": 7,
-                     *               "elo_delta": -16
+                     *               "elo_delta": -16,
+                     *               "player": "Hn4bXw7Qe2LsKd0uYt5RjA"
                      *             },
                      *             {
                      *               "seat": 2,
@@ -4358,7 +4428,8 @@ export interface operations {
                      *               "team": "A",
                      *               "won": true,
                      *               "points": 11,
-                     *               "elo_delta": 16
+                     *               "elo_delta": 16,
+                     *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
                      *             },
                      *             {
                      *               "seat": 3,
@@ -4366,7 +4437,8 @@ export interface operations {
                      *               "team": "B",
                      *               "won": false,
                      *               "points": 7,
-                     *               "elo_delta": -16
+                     *               "elo_delta": -16,
+                     *               "player": "Lk2jH7gF5dS3aQ9wE1rTyU"
                      *             }
                      *           ]
                      *         },
@@ -4428,7 +4500,8 @@ export interface operations {
                      *               "team": "A",
                      *               "won": true,
                      *               "points": 11,
-                     *               "elo_delta": 0
+                     *               "elo_delta": 0,
+                     *               "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *             },
                      *             {
                      *               "seat": 1,
@@ -4437,6 +4510,7 @@ export interface operations {
                      *               "won": false,
                      *               "points": 7,
                      *               "elo_delta": -16,
+                     *               "player": "Hn4bXw7Qe2LsKd0uYt5RjA",
                      *               "abandoned": true
                      *             },
                      *             {
@@ -4445,7 +4519,8 @@ export interface operations {
                      *               "team": "A",
                      *               "won": true,
                      *               "points": 11,
-                     *               "elo_delta": 0
+                     *               "elo_delta": 0,
+                     *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
                      *             },
                      *             {
                      *               "seat": 3,
@@ -4453,7 +4528,8 @@ export interface operations {
                      *               "team": "B",
                      *               "won": false,
                      *               "points": 7,
-                     *               "elo_delta": 0
+                     *               "elo_delta": 0,
+                     *               "player": "Lk2jH7gF5dS3aQ9wE1rTyU"
                      *             }
                      *           ]
                      *         },
@@ -4515,7 +4591,8 @@ export interface operations {
                      *               "team": "A",
                      *               "won": true,
                      *               "points": 11,
-                     *               "elo_delta": 0
+                     *               "elo_delta": 0,
+                     *               "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *             },
                      *             {
                      *               "seat": 1,
@@ -4524,6 +4601,7 @@ export interface operations {
                      *               "won": false,
                      *               "points": 7,
                      *               "elo_delta": 0,
+                     *               "player": "Hn4bXw7Qe2LsKd0uYt5RjA",
                      *               "bot": "esperto"
                      *             },
                      *             {
@@ -4532,7 +4610,8 @@ export interface operations {
                      *               "team": "A",
                      *               "won": true,
                      *               "points": 11,
-                     *               "elo_delta": 0
+                     *               "elo_delta": 0,
+                     *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
                      *             },
                      *             {
                      *               "seat": 3,
@@ -4541,6 +4620,7 @@ export interface operations {
                      *               "won": false,
                      *               "points": 7,
                      *               "elo_delta": 0,
+                     *               "player": "Lk2jH7gF5dS3aQ9wE1rTyU",
                      *               "bot": "esperto"
                      *             }
                      *           ]
