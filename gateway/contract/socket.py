@@ -12,6 +12,7 @@ from pydantic import ConfigDict, Field, RootModel
 from gateway.contract import examples
 from gateway.contract.common import Absent, Body, Card, Engine, OneOf, Seat, Team, absent
 from gateway.contract.games import Lobby
+from gateway.contract.spectators import WsSpectators
 from gateway.contract.table import GameView, Scores
 
 MAX_SOCKET_MESSAGE_BYTES = 4096
@@ -108,8 +109,8 @@ class WsPresence(Body):
     connected: list[Seat] = Field(description="The seats connected now (bots always are), sorted.")
 
 
-class WsServerMessage(RootModel[Annotated[WsLobby | WsState | WsGameOver | WsPresence | WsRematch | WsError,
-                                          Field(discriminator="type")]]):
+class WsServerMessage(RootModel[Annotated[WsLobby | WsState | WsGameOver | WsPresence | WsSpectators | WsRematch
+                                          | WsError, Field(discriminator="type")]]):
     """Any message the server sends."""
 
 
