@@ -1815,6 +1815,196 @@ export interface components {
             /** @description By rating, highest first. */
             entries: components["schemas"]["LeaderboardEntry"][];
         };
+        /** @description A phrase's text in each language the app speaks. */
+        PhraseText: {
+            /**
+             * @description In Italian.
+             * @example Buona fortuna!
+             */
+            it: string;
+            /**
+             * @description In English.
+             * @example Good luck!
+             */
+            en: string;
+        };
+        /** @description A quick phrase: its id never changes, its texts may. */
+        Phrase: {
+            /**
+             * @description A quick phrase's id of GET /api/phrases; any other is error `bad_request`.
+             * @example good_luck
+             */
+            id: string;
+            text: components["schemas"]["PhraseText"];
+        };
+        /**
+         * @description Every quick phrase, in the order the app offers them.
+         * @example {
+         *       "phrases": [
+         *         {
+         *           "id": "good_luck",
+         *           "text": {
+         *             "it": "Buona fortuna!",
+         *             "en": "Good luck!"
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        Phrases: {
+            /** @description The phrases. */
+            phrases: components["schemas"]["Phrase"][];
+        };
+        /** @description A seated player (or a bot) said it. */
+        SaidBySeat: {
+            /** @description The seat, 0..3 in join order (the creator sits at 0). */
+            seat: number;
+            /**
+             * @description The player's display name ("deleted player" once erased).
+             * @example alice
+             */
+            name: string;
+            /**
+             * @description The author's public player id (a bot has none).
+             * @example p7Kq2xW9mZ4t
+             */
+            player?: string;
+        };
+        /** @description A spectator said it. */
+        SaidBySpectator: {
+            /**
+             * @description Always true.
+             * @constant
+             */
+            spectator: true;
+            /**
+             * @description The player's display name ("deleted player" once erased).
+             * @example alice
+             */
+            name: string;
+            /**
+             * @description The public player id of a member (never the OIDC subject): the same in every game.
+             * @example p7Kq2xW9mZ4t
+             */
+            player: string;
+        };
+        /**
+         * @description A message of table talk: a quick phrase or a free text, never both.
+         * @example {
+         *       "id": "01JF3Z8Q2X5V7K9M4N6P8R0T2W",
+         *       "from": {
+         *         "seat": 2,
+         *         "name": "carol",
+         *         "player": "p7Kq2xW9mZ4t"
+         *       },
+         *       "phrase": "good_luck",
+         *       "at": "2026-12-02T10:00:30.123Z"
+         *     }
+         */
+        ChatMessage: {
+            /**
+             * @description The message's id, unique on the platform.
+             * @example 01JF3Z8Q2X5V7K9M4N6P8R0T2W
+             */
+            id: string;
+            /** @description Who said it. */
+            from: components["schemas"]["SaidBySeat"] | components["schemas"]["SaidBySpectator"];
+            /**
+             * @description A quick phrase's id (GET /api/phrases).
+             * @example good_luck
+             */
+            phrase?: string;
+            /** @description A free text, trimmed, 1..200 characters: show it as text. */
+            text?: string;
+            /**
+             * Format: date-time
+             * @description When it was said. ISO 8601, UTC, milliseconds, `Z`.
+             * @example 2026-12-02T10:00:30.123Z
+             */
+            at: string;
+        };
+        /**
+         * @description The last messages of a table the caller may see (at most 100), oldest first; a muted player's are left out.
+         * @example {
+         *       "messages": [
+         *         {
+         *           "id": "01JF3Z8Q2X5V7K9M4N6P8R0T2W",
+         *           "from": {
+         *             "seat": 2,
+         *             "name": "carol",
+         *             "player": "p7Kq2xW9mZ4t"
+         *           },
+         *           "phrase": "good_luck",
+         *           "at": "2026-12-02T10:00:30.123Z"
+         *         }
+         *       ]
+         *     }
+         */
+        ChatHistory: {
+            /** @description The messages. */
+            messages: components["schemas"]["ChatMessage"][];
+        };
+        /**
+         * @description The player to mute.
+         * @example {
+         *       "player": "p7Kq2xW9mZ4t"
+         *     }
+         */
+        MuteRequest: {
+            /**
+             * @description The public player id of a member (never the OIDC subject): the same in every game.
+             * @example p7Kq2xW9mZ4t
+             */
+            player: string;
+        };
+        /** @description A player the caller muted. */
+        MutedPlayer: {
+            /**
+             * @description The public player id of a member (never the OIDC subject): the same in every game.
+             * @example p7Kq2xW9mZ4t
+             */
+            player: string;
+            /**
+             * @description The player's display name ("deleted player" once erased).
+             * @example alice
+             */
+            name: string;
+        };
+        /**
+         * @description The players the caller muted: their messages are neither sent to nor listed for the caller.
+         * @example {
+         *       "players": [
+         *         {
+         *           "player": "p7Kq2xW9mZ4t",
+         *           "name": "carol"
+         *         }
+         *       ]
+         *     }
+         */
+        MutedPlayers: {
+            /** @description The players, most recently muted first. */
+            players: components["schemas"]["MutedPlayer"][];
+        };
+        /**
+         * @description Why the message is reported (optional: an empty object, or no body, reports it without a reason).
+         * @example {
+         *       "reason": "Insults"
+         *     }
+         */
+        ReportRequest: {
+            /** @description At most 200 characters, for the operators. */
+            reason?: string | null;
+        };
+        /**
+         * @description The report is kept for the operators.
+         * @example {
+         *       "reported": true
+         *     }
+         */
+        Reported: {
+            /** @description Always true. */
+            reported: boolean;
+        };
         /**
          * @description The lobby while the game waits for players: on connect and whenever a seat fills (or a seated member is erased); the first `state` follows the start.
          * @example {
@@ -1925,7 +2115,7 @@ export interface components {
              * @description Why.
              * @enum {string}
              */
-            code: "illegal_move" | "not_your_turn" | "bad_request" | "unknown_action" | "concurrent_move" | "game_finished" | "unavailable" | "unconfirmed" | "already_played" | "rate_limited";
+            code: "illegal_move" | "not_your_turn" | "bad_request" | "unknown_action" | "concurrent_move" | "game_finished" | "unavailable" | "unconfirmed" | "already_played" | "rate_limited" | "chat_closed";
             /** @description For people. */
             message: string;
             /** @description The `id` of the message it answers, when that carried one. */
@@ -1951,8 +2141,49 @@ export interface components {
             /** @description The seats connected now (bots always are), sorted. */
             connected: number[];
         };
+        /**
+         * @description Someone at the table said something (Table talk). Only to sockets that asked for it (`?features=chat`), never from a player the reader muted; a spectator's message reaches only spectators until the game is finished.
+         * @example {
+         *       "type": "said",
+         *       "id": "01JF3Z8Q2X5V7K9M4N6P8R0T2W",
+         *       "from": {
+         *         "seat": 2,
+         *         "name": "carol",
+         *         "player": "p7Kq2xW9mZ4t"
+         *       },
+         *       "phrase": "good_luck",
+         *       "at": "2026-12-02T10:00:30.123Z"
+         *     }
+         */
+        WsSaid: {
+            /**
+             * @description The message's id, unique on the platform.
+             * @example 01JF3Z8Q2X5V7K9M4N6P8R0T2W
+             */
+            id: string;
+            /** @description Who said it. */
+            from: components["schemas"]["SaidBySeat"] | components["schemas"]["SaidBySpectator"];
+            /**
+             * @description A quick phrase's id (GET /api/phrases).
+             * @example good_luck
+             */
+            phrase?: string;
+            /** @description A free text, trimmed, 1..200 characters: show it as text. */
+            text?: string;
+            /**
+             * Format: date-time
+             * @description When it was said. ISO 8601, UTC, milliseconds, `Z`.
+             * @example 2026-12-02T10:00:30.123Z
+             */
+            at: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "said";
+        };
         /** @description Any message the server sends. */
-        WsServerMessage: components["schemas"]["WsLobby"] | components["schemas"]["WsState"] | components["schemas"]["WsGameOver"] | components["schemas"]["WsPresence"] | components["schemas"]["WsRematch"] | components["schemas"]["WsError"];
+        WsServerMessage: components["schemas"]["WsLobby"] | components["schemas"]["WsState"] | components["schemas"]["WsGameOver"] | components["schemas"]["WsPresence"] | components["schemas"]["WsRematch"] | components["schemas"]["WsSaid"] | components["schemas"]["WsError"];
         /**
          * @description Play a card.
          * @example {
@@ -2069,8 +2300,37 @@ export interface components {
              */
             action: "takeback";
         };
+        /**
+         * @description Table talk: a quick phrase (at any time) or a free text (only in the lobby, at `hand_end` and once `finished`; during `seeding` and `playing` error `chat_closed`), one of the two. An unknown phrase, an empty text, one over 200 characters once trimmed or one holding control characters: error `bad_request`; more than 1 a second (bursts of 5) at one table: error `rate_limited`.
+         * @example {
+         *       "action": "say",
+         *       "phrase": "good_luck"
+         *     }
+         * @example {
+         *       "action": "say",
+         *       "text": "Bella partita!"
+         *     }
+         */
+        WsSay: {
+            /** @description The revision the player saw; refused with `concurrent_move` if the game moved on. */
+            revision?: number;
+            /** @description Chosen by the client, unique per move: 1 to 64 printable ASCII characters without spaces. A move sent again with an id already played is not played twice (`already_played`); an error answering the message carries it. */
+            id?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "say";
+            /**
+             * @description A quick phrase's id (GET /api/phrases).
+             * @example good_luck
+             */
+            phrase?: string;
+            /** @description A free text: trimmed, then 1..200 characters without control characters. */
+            text?: string;
+        };
         /** @description Any message a client sends: JSON text of at most 4096 bytes (docs/websocket.md). */
-        WsClientMessage: components["schemas"]["WsPlay"] | components["schemas"]["WsAck"] | components["schemas"]["WsCommit"] | components["schemas"]["WsReveal"] | components["schemas"]["WsStateRequest"] | components["schemas"]["WsTakeBack"];
+        WsClientMessage: components["schemas"]["WsPlay"] | components["schemas"]["WsAck"] | components["schemas"]["WsCommit"] | components["schemas"]["WsReveal"] | components["schemas"]["WsStateRequest"] | components["schemas"]["WsTakeBack"] | components["schemas"]["WsSay"];
         /**
          * @description Rank `01`..`10` (08 fante, 09 cavallo, 10 re) then suit: `D` denari, `C` coppe, `S` spade, `B` bastoni. `07D` is the settebello.
          * @example 07D
