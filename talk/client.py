@@ -57,10 +57,9 @@ class TalkClient(RpcClient):
             limit=limit), read=True)
         return [message_from(m) for m in response.messages]
 
-    async def mute(self, member_id: str, player: str) -> bool:
-        response = await self._call(self._stub.Mute,
-                                    talk_pb2.MuteRequest(member_id=member_id, player=player))
-        return response.found
+    async def mute(self, member_id: str, player: str, name: str) -> None:
+        await self._call(self._stub.Mute, talk_pb2.MuteRequest(member_id=member_id, player=player,
+                                                               display_name=name))
 
     async def unmute(self, member_id: str, player: str) -> None:
         await self._call(self._stub.Unmute, talk_pb2.UnmuteRequest(member_id=member_id, player=player))

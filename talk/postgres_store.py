@@ -34,10 +34,8 @@ SELECT {_MESSAGE} FROM (
 ) newest ORDER BY seq
 """
 _MUTE = """
-INSERT INTO talk_mute (member_id, player, display_name, muted_at_ms)
-SELECT $1, $2, display_name, $3 FROM talk_message
-WHERE player = $2 ORDER BY said_at_ms DESC LIMIT 1
-ON CONFLICT (member_id, player) DO NOTHING
+INSERT INTO talk_mute (member_id, player, display_name, muted_at_ms) VALUES ($1, $2, $3, $4)
+ON CONFLICT (member_id, player) DO UPDATE SET display_name = EXCLUDED.display_name
 """
 _REPORT = ("id, message_id, table_id, author_member_id, player, display_name, spectator, "
            "seat_index, phrase, body, said_at_ms, reporter_member_id, reason, reported_at_ms, "
@@ -101,11 +99,8 @@ class PostgresTalkStore(TalkStore):
         return _message(row) if row is not None else None
 
     @_unavailable
-    async def mute(self, member_id: str, player: str, at_ms: int) -> bool:
-        async with self.pool.acquire() as connection:
-            await connection.execute(_MUTE, member_id, player, at_ms)
-            return bool(await connection.fetchval(
-                "SELECT true FROM talk_mute WHERE member_id = $1 AND player = $2", member_id, player))
+    async def mute(self, member_id: str, player: str, name: str, at_ms: int) -> None:
+        await self.pool.execute(_MUTE, member_id, player, name, at_ms)
 
     @_unavailable
     async def unmute(self, member_id: str, player: str) -> None:

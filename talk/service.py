@@ -77,10 +77,11 @@ class Talk:
             raise ServiceError(Reason.INVALID_ARGUMENT, f"limit must be 0..{HISTORY_LIMIT}", field="limit")
         return await self.store.messages(table_id, reader, include_spectators, limit or HISTORY_LIMIT)
 
-    async def mute(self, member_id: str, player: str) -> bool:
+    async def mute(self, member_id: str, player: str, name: str) -> None:
         _required(member_id, "member_id")
         _required(player, "player")
-        return await self.store.mute(member_id, player, self._clock())
+        _required(name, "display_name")
+        await self.store.mute(member_id, player, name, self._clock())
 
     async def unmute(self, member_id: str, player: str) -> None:
         _required(member_id, "member_id")

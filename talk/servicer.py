@@ -57,7 +57,8 @@ class TalkServicer(talk_pb2_grpc.TalkServiceServicer):
         return talk_pb2.ListMessagesResponse(messages=[message_of(m) for m in messages])
 
     async def Mute(self, request: talk_pb2.MuteRequest, context: Context) -> talk_pb2.MuteResponse:
-        return talk_pb2.MuteResponse(found=await self.talk.mute(request.member_id, request.player))
+        await self.talk.mute(request.member_id, request.player, request.display_name)
+        return talk_pb2.MuteResponse()
 
     async def Unmute(self, request: talk_pb2.UnmuteRequest,
                      context: Context) -> talk_pb2.UnmuteResponse:

@@ -5,8 +5,8 @@ tests (tests/talk/test_store.py):
 - a message is stored once per (author, request id): a retried Say gets the first one back;
 - a listing is the newest ``limit`` messages a reader may see, oldest first: without the
   players the reader muted, and without spectators' messages unless asked;
-- a mute is by public player id and keeps the name the player last talked under when muted; a
-  player who never talked cannot be muted (nobody to name);
+- a mute is by public player id, with the name the caller gave (muting again renames, keeps
+  the time);
 - a report holds a copy of its message, so retention does not take it away;
 - erasing a member deletes their messages and their mutes, and blanks the copies of their
   messages in the reports;
@@ -37,8 +37,8 @@ class TalkStore(ABC):
         """One message of the table, or None."""
 
     @abstractmethod
-    async def mute(self, member_id: str, player: str, at_ms: int) -> bool:
-        """``member_id`` mutes ``player``; False when the player never talked (nothing done)."""
+    async def mute(self, member_id: str, player: str, name: str, at_ms: int) -> None:
+        """``member_id`` mutes ``player`` (named ``name``)."""
 
     @abstractmethod
     async def unmute(self, member_id: str, player: str) -> None: ...
@@ -104,22 +104,10 @@ class MemoryTalkStore(TalkStore):
     async def message(self, table_id: str, message_id: str) -> Message | None:
         return next((m for m in self._tables.get(table_id, ()) if m.id == message_id), None)
 
-    def _name_of(self, player: str) -> str | None:
-        newest: Message | None = None
-        for messages in self._tables.values():
-            for message in messages:
-                if message.player == player and (newest is None or message.at_ms >= newest.at_ms):
-                    newest = message
-        return newest.name if newest is not None else None
-
-    async def mute(self, member_id: str, player: str, at_ms: int) -> bool:
-        name = self._name_of(player)
-        if name is None:
-            return False
+    async def mute(self, member_id: str, player: str, name: str, at_ms: int) -> None:
         mutes = self._mutes.setdefault(member_id, {})
-        if player not in mutes:
-            mutes[player] = Muted(player, name, at_ms)
-        return True
+        before = mutes.get(player)
+        mutes[player] = Muted(player, name, before.at_ms if before is not None else at_ms)
 
     async def unmute(self, member_id: str, player: str) -> None:
         self._mutes.get(member_id, {}).pop(player, None)

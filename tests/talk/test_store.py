@@ -86,8 +86,8 @@ async def test_two_hundred_characters_are_said(talk):
 async def test_a_muted_player_is_left_out_of_the_muters_listing_only(talk, clock):
     await _say(talk, member="m-bob", player="p-bob", name="bob", seat=1, phrase="hello")
     await _say(talk, phrase="hello")
-    assert await talk.mute("m-alice", "p-bob")
-    assert await talk.mute("m-alice", "p-bob")  # again: nothing changes
+    await talk.mute("m-alice", "p-bob", "bobby")
+    await talk.mute("m-alice", "p-bob", "bob")  # again: the time kept, the name taken
     assert [m.name for m in await talk.messages(TABLE, "m-alice", False)] == ["alice"]
     assert [m.name for m in await talk.messages(TABLE, "m-carol", False)] == ["bob", "alice"]
     assert [(m.player, m.name) for m in await talk.mutes("m-alice")] == [("p-bob", "bob")]
@@ -96,18 +96,17 @@ async def test_a_muted_player_is_left_out_of_the_muters_listing_only(talk, clock
     assert [m.name for m in await talk.messages(TABLE, "m-alice", False)] == ["bob", "alice"]
 
 
-async def test_a_player_who_never_talked_cannot_be_muted(talk):
-    assert not await talk.mute("m-alice", "p-nobody")
-    assert await talk.mutes("m-alice") == []
-
-
 async def test_mutes_are_listed_most_recent_first(talk, clock):
     for name in ("bob", "carol"):
         await _say(talk, member=f"m-{name}", player=f"p-{name}", name=name, phrase="hello")
-    await talk.mute("m-alice", "p-bob")
+    await talk.mute("m-alice", "p-bob", "bob")
     clock.now += 1000
-    await talk.mute("m-alice", "p-carol")
+    await talk.mute("m-alice", "p-carol", "carol")
+    clock.now += 1000
+    await talk.mute("m-alice", "p-bob", "bob")
     assert [m.name for m in await talk.mutes("m-alice")] == ["carol", "bob"]
+    with pytest.raises(ServiceError, match="display_name is required"):
+        await talk.mute("m-alice", "p-dave", "")
 
 
 async def test_a_report_keeps_a_copy_until_closed(talk, clock):
@@ -146,7 +145,7 @@ async def test_erasing_a_member_deletes_their_messages_and_mutes(talk):
     said = await _say(talk, member="m-bob", player="p-bob", name="bob", seat=1, text="bye all")
     await _say(talk, phrase="hello")
     await _say(talk, member="m-carol", player="p-carol", name="carol", phrase="hello")
-    await talk.mute("m-bob", "p-carol")
+    await talk.mute("m-bob", "p-carol", "carol")
     await talk.report(TABLE, said.id, "m-alice", "", include_spectators=False)
     assert await talk.erase_member("m-bob") == 1
     assert [m.name for m in await talk.messages(TABLE, "", False)] == ["alice", "carol"]
