@@ -43,12 +43,14 @@ class TalkClient(RpcClient):
         self._stub = talk_pb2_grpc.TalkServiceStub(self._channel)
 
     async def say(self, table_id: str, member_id: str, player: str, name: str, *, spectator: bool,
-                  seat: int, phrase: str = "", text: str = "", request_id: str = "") -> Message:
+                  seat: int, phrase: str = "", text: str = "",
+                  request_id: str = "") -> tuple[Message, bool]:
+        """The message stored, and whether ``request_id`` was used before (it is the first's)."""
         response = await self._call(self._stub.Say, talk_pb2.SayRequest(
             table_id=table_id, member_id=member_id, player=player, display_name=name,
             spectator=spectator, seat_index=seat, phrase=phrase, text=text,
             request_id=request_id or new_id()))
-        return message_from(response.message, member_id)
+        return message_from(response.message, member_id), response.replayed
 
     async def messages(self, table_id: str, reader: str, include_spectators: bool,
                        limit: int = 0) -> list[Message]:

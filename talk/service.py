@@ -49,7 +49,9 @@ class Talk:
         self._clock = clock
 
     async def say(self, table_id: str, member_id: str, player: str, name: str, *,
-                  spectator: bool, seat: int, phrase: str, text: str, request_id: str = "") -> Message:
+                  spectator: bool, seat: int, phrase: str, text: str,
+                  request_id: str = "") -> tuple[Message, bool]:
+        """The message stored, and whether ``request_id`` was used before (nothing new stored)."""
         _required(table_id, "table_id")
         _required(member_id, "member_id")
         _required(name, "display_name")
@@ -68,7 +70,8 @@ class Talk:
         message = Message(id=new_id(), table_id=table_id, member_id=member_id, player=player,
                           name=name, spectator=spectator, seat=-1 if spectator else seat,
                           phrase=phrase, text=text, at_ms=self._clock())
-        return await self.store.add_message(message, request_id)
+        stored = await self.store.add_message(message, request_id)
+        return stored, stored.id != message.id
 
     async def messages(self, table_id: str, reader: str, include_spectators: bool,
                        limit: int = 0) -> list[Message]:

@@ -44,11 +44,11 @@ class TalkServicer(talk_pb2_grpc.TalkServiceServicer):
         self.talk = talk
 
     async def Say(self, request: talk_pb2.SayRequest, context: Context) -> talk_pb2.SayResponse:
-        message = await self.talk.say(
+        message, replayed = await self.talk.say(
             request.table_id, request.member_id, request.player, request.display_name,
             spectator=request.spectator, seat=request.seat_index, phrase=request.phrase,
             text=request.text, request_id=request.request_id)
-        return talk_pb2.SayResponse(message=message_of(message))
+        return talk_pb2.SayResponse(message=message_of(message), replayed=replayed)
 
     async def ListMessages(self, request: talk_pb2.ListMessagesRequest,
                            context: Context) -> talk_pb2.ListMessagesResponse:

@@ -10,9 +10,13 @@ TABLE = "6f1c2a9e-3b7d-4c51-9a0e-2f8d6b4c1e7a"
 
 
 async def test_talk_round_trips_over_grpc(client, clock):
-    said = await client.say(TABLE, "m-bob", "p-bob", "bob", spectator=False, seat=1, text=" ciao ")
+    said, replayed = await client.say(TABLE, "m-bob", "p-bob", "bob", spectator=False, seat=1, text=" ciao ",
+                                      request_id="m-1")
+    assert not replayed
+    assert (await client.say(TABLE, "m-bob", "p-bob", "bob", spectator=False, seat=1, text=" ciao ",
+                             request_id="m-1")) == (said, True)
     assert (said.text, said.seat, said.player, said.at_ms, len(said.id)) == ("ciao", 1, "p-bob", clock.now, 32)
-    watcher = await client.say(TABLE, "m-eve", "p-eve", "eve", spectator=True, seat=0, phrase="hello")
+    watcher, _ = await client.say(TABLE, "m-eve", "p-eve", "eve", spectator=True, seat=0, phrase="hello")
     assert watcher.spectator and watcher.seat == -1
     assert [m.id for m in await client.messages(TABLE, "m-alice", include_spectators=True)] == [said.id, watcher.id]
     assert [m.id for m in await client.messages(TABLE, "m-alice", include_spectators=False)] == [said.id]

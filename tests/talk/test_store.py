@@ -16,9 +16,10 @@ OTHER_TABLE = "0b7e6a55-3a1c-5d1e-9f3b-2c4d5e6f7a8b"
 
 async def _say(talk, member="m-alice", player="p-alice", name="alice", seat=0, spectator=False,
                table=TABLE, **said):
-    return await talk.say(table, member, player, name, spectator=spectator, seat=seat,
-                          phrase=said.get("phrase", ""), text=said.get("text", ""),
-                          request_id=said.get("request_id", ""))
+    message, _ = await talk.say(table, member, player, name, spectator=spectator, seat=seat,
+                                phrase=said.get("phrase", ""), text=said.get("text", ""),
+                                request_id=said.get("request_id", ""))
+    return message
 
 
 def test_the_catalogue_has_the_contract_phrases_in_both_languages():
@@ -48,9 +49,11 @@ async def test_a_listing_is_the_newest_hundred(talk, clock):
 
 
 async def test_a_retried_say_is_stored_once(talk):
-    one = await _say(talk, phrase="thanks", request_id="r1")
-    again = await _say(talk, phrase="thanks", request_id="r1")
-    assert again.id == one.id
+    one, replayed = await talk.say(TABLE, "m-alice", "p-alice", "alice", spectator=False, seat=0,
+                                   phrase="thanks", text="", request_id="r1")
+    again, replayed_again = await talk.say(TABLE, "m-alice", "p-alice", "alice", spectator=False,
+                                           seat=0, phrase="thanks", text="", request_id="r1")
+    assert again.id == one.id and not replayed and replayed_again
     assert len(await talk.messages(TABLE, "", False)) == 1
 
 
