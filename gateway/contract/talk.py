@@ -126,7 +126,7 @@ class ReportRequest(Request):
     """Why the message is reported (optional: an empty object, or no body, reports it without a reason)."""
 
     model_config = ConfigDict(json_schema_extra={"examples": [{"reason": "Insults"}]})
-    reason: str | None = Field(default=None, max_length=MAX_REASON_CHARS,
+    reason: str = Field(default="", max_length=MAX_REASON_CHARS,
                                description=f"At most {MAX_REASON_CHARS} characters, for the operators.")
 
 
