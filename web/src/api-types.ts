@@ -1958,7 +1958,7 @@ export interface components {
             name: string;
             /**
              * @description The author's public player id (a bot has none).
-             * @example p7Kq2xW9mZ4t
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
              */
             player?: string;
         };
@@ -1975,19 +1975,19 @@ export interface components {
              */
             name: string;
             /**
-             * @description The public player id of a member (never the OIDC subject): the same in every game.
-             * @example p7Kq2xW9mZ4t
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown.
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
              */
             player: string;
         };
         /**
          * @description A message of table talk: a quick phrase or a free text, never both.
          * @example {
-         *       "id": "01JF3Z8Q2X5V7K9M4N6P8R0T2W",
+         *       "id": "5f0c6f1b2d8e4a3c9b7d1e2f3a4b5c6d",
          *       "from": {
          *         "seat": 2,
          *         "name": "carol",
-         *         "player": "p7Kq2xW9mZ4t"
+         *         "player": "q3Zr8YkV0bT1mWc9LxPa2g"
          *       },
          *       "phrase": "good_luck",
          *       "at": "2026-12-02T10:00:30.123Z"
@@ -1996,7 +1996,7 @@ export interface components {
         ChatMessage: {
             /**
              * @description The message's id, unique on the platform.
-             * @example 01JF3Z8Q2X5V7K9M4N6P8R0T2W
+             * @example 5f0c6f1b2d8e4a3c9b7d1e2f3a4b5c6d
              */
             id: string;
             /** @description Who said it. */
@@ -2020,11 +2020,11 @@ export interface components {
          * @example {
          *       "messages": [
          *         {
-         *           "id": "01JF3Z8Q2X5V7K9M4N6P8R0T2W",
+         *           "id": "5f0c6f1b2d8e4a3c9b7d1e2f3a4b5c6d",
          *           "from": {
          *             "seat": 2,
          *             "name": "carol",
-         *             "player": "p7Kq2xW9mZ4t"
+         *             "player": "q3Zr8YkV0bT1mWc9LxPa2g"
          *           },
          *           "phrase": "good_luck",
          *           "at": "2026-12-02T10:00:30.123Z"
@@ -2039,21 +2039,21 @@ export interface components {
         /**
          * @description The player to mute.
          * @example {
-         *       "player": "p7Kq2xW9mZ4t"
+         *       "player": "q3Zr8YkV0bT1mWc9LxPa2g"
          *     }
          */
         MuteRequest: {
             /**
-             * @description The public player id of a member (never the OIDC subject): the same in every game.
-             * @example p7Kq2xW9mZ4t
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown.
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
              */
             player: string;
         };
         /** @description A player the caller muted. */
         MutedPlayer: {
             /**
-             * @description The public player id of a member (never the OIDC subject): the same in every game.
-             * @example p7Kq2xW9mZ4t
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown.
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
              */
             player: string;
             /**
@@ -2067,7 +2067,7 @@ export interface components {
          * @example {
          *       "players": [
          *         {
-         *           "player": "p7Kq2xW9mZ4t",
+         *           "player": "q3Zr8YkV0bT1mWc9LxPa2g",
          *           "name": "carol"
          *         }
          *       ]
@@ -2240,11 +2240,11 @@ export interface components {
          * @description Someone at the table said something (Table talk). Only to sockets that asked for it (`?features=chat`), never from a player the reader muted; a spectator's message reaches only spectators until the game is finished.
          * @example {
          *       "type": "said",
-         *       "id": "01JF3Z8Q2X5V7K9M4N6P8R0T2W",
+         *       "id": "5f0c6f1b2d8e4a3c9b7d1e2f3a4b5c6d",
          *       "from": {
          *         "seat": 2,
          *         "name": "carol",
-         *         "player": "p7Kq2xW9mZ4t"
+         *         "player": "q3Zr8YkV0bT1mWc9LxPa2g"
          *       },
          *       "phrase": "good_luck",
          *       "at": "2026-12-02T10:00:30.123Z"
@@ -2253,7 +2253,7 @@ export interface components {
         WsSaid: {
             /**
              * @description The message's id, unique on the platform.
-             * @example 01JF3Z8Q2X5V7K9M4N6P8R0T2W
+             * @example 5f0c6f1b2d8e4a3c9b7d1e2f3a4b5c6d
              */
             id: string;
             /** @description Who said it. */
@@ -4454,11 +4454,11 @@ export interface operations {
                      * @example {
                      *       "messages": [
                      *         {
-                     *           "id": "01JF3Z8Q2X5V7K9M4N6P8R0T2W",
+                     *           "id": "5f0c6f1b2d8e4a3c9b7d1e2f3a4b5c6d",
                      *           "from": {
                      *             "seat": 2,
                      *             "name": "carol",
-                     *             "player": "p7Kq2xW9mZ4t"
+                     *             "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *           },
                      *           "phrase": "good_luck",
                      *           "at": "2026-12-02T10:00:30.123Z"
@@ -4566,7 +4566,7 @@ export interface operations {
                      * @example {
                      *       "players": [
                      *         {
-                     *           "player": "p7Kq2xW9mZ4t",
+                     *           "player": "q3Zr8YkV0bT1mWc9LxPa2g",
                      *           "name": "carol"
                      *         }
                      *       ]
@@ -4591,7 +4591,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "player": "p7Kq2xW9mZ4t"
+                 *       "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                  *     }
                  */
                 "application/json": components["schemas"]["MuteRequest"];
