@@ -149,7 +149,7 @@ class TalkLimits:
     """One member's messages at one table, in this process (like every socket message)."""
 
     def __init__(self, buckets: Buckets | None = None):
-        self._buckets = buckets or MemoryBuckets()
+        self._buckets = buckets if buckets is not None else MemoryBuckets()
 
     async def allows(self, member_id: str, table_id: str) -> bool:
         return await self._buckets.take([(f"talk:{table_id}:{member_id}", TALK_RATE)]) <= 0

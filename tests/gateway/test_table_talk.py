@@ -10,7 +10,10 @@ import json
 
 import pytest
 
+from services.rpc.errors import Reason, ServiceError
+from services.rpc.transport_security import ClientCredentials
 from talk.catalogue import PHRASE_IDS
+from talk.client import TalkClient
 from testing.players import Player, receive
 
 OPTIONS = {"target_score": 1, "napola": False}
@@ -230,3 +233,28 @@ async def test_an_erased_members_messages_are_deleted(players, erin):
     assert [m["text"] for m in (await alice.http.get(history)).json()["messages"]] == ["I was here"]
     assert (await erin.http.delete("/api/me")).status_code == 204
     assert (await alice.http.get(history)).json() == {"messages": []}
+
+
+async def test_only_the_operators_read_and_close_reports(stack, players):
+    """ListReports and CloseReport sit behind the callers file: the tests' own caller (every
+    method) may, another team's default caller may not."""
+    alice = players[0]
+    lobby = (await alice.http.post("/api/games", json={"options": OPTIONS})).json()
+    socket = await alice.socket(lobby["id"], features="chat")
+    await receive(socket, "lobby")
+    await _say(socket, text="report me")
+    said = await receive(socket, "said")
+    await socket.close()
+    reported = await alice.http.post(f"/api/games/{lobby['id']}/chat/{said['id']}/report", json={"reason": "test"})
+    assert reported.status_code == 202
+
+    async with TalkClient(stack.address("lobby"), credentials=stack.credentials) as operator:
+        [report] = [r for r in await operator.reports() if r.message.id == said["id"]]
+        assert (report.message.text, report.message.name, report.reason) == ("report me", "alice", "test")
+        closed = await operator.close_report(report.id, "fine")
+        assert closed.note == "fine" and closed.closed_at_ms is not None
+        assert said["id"] not in {r.message.id for r in await operator.reports()}
+    async with TalkClient(stack.address("lobby"), credentials=ClientCredentials(token=stack.outside_token)) as other:
+        with pytest.raises(ServiceError) as refused:
+            await other.reports()
+        assert refused.value.reason is Reason.METHOD_NOT_ALLOWED
