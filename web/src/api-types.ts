@@ -898,6 +898,11 @@ export interface components {
             /** @description True for the caller's seat. */
             is_you: boolean;
             /**
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown. Present for a person's seat, also while a bot plays it for them (`took_over`); absent for a bot's own seat and for an erased member's seat ("deleted player").
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
+             */
+            player?: string;
+            /**
              * @description Present while a bot plays this seat: its level.
              * @example principiante
              * @example esperto
@@ -928,7 +933,8 @@ export interface components {
          *           "seat": 0,
          *           "name": "alice",
          *           "team": "A",
-         *           "is_you": true
+         *           "is_you": true,
+         *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
          *         }
          *       ],
          *       "seats_open": 3,
@@ -984,6 +990,11 @@ export interface components {
              */
             name: string;
             team: components["schemas"]["Team"];
+            /**
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown. Present for a person's seat, also while a bot plays it for them (`took_over`); absent for a bot's own seat and for an erased member's seat ("deleted player").
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
+             */
+            player?: string;
             /**
              * @description Present while a bot plays this seat: its level.
              * @example principiante
@@ -1075,25 +1086,29 @@ export interface components {
          *               "seat": 0,
          *               "name": "alice",
          *               "team": "A",
-         *               "is_you": false
+         *               "is_you": false,
+         *               "player": "q3Zr8YkV0bT1mWc9LxPa2g"
          *             },
          *             {
          *               "seat": 1,
          *               "name": "bob",
          *               "team": "B",
-         *               "is_you": false
+         *               "is_you": false,
+         *               "player": "Hn4bXw7Qe2LsKd0uYt5RjA"
          *             },
          *             {
          *               "seat": 2,
          *               "name": "carol",
          *               "team": "A",
-         *               "is_you": true
+         *               "is_you": true,
+         *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
          *             },
          *             {
          *               "seat": 3,
          *               "name": "dave",
          *               "team": "B",
-         *               "is_you": false
+         *               "is_you": false,
+         *               "player": "Lk2jH7gF5dS3aQ9wE1rTyU"
          *             }
          *           ],
          *           "seats_open": 0,
@@ -1110,7 +1125,8 @@ export interface components {
          *               "seat": 0,
          *               "name": "carol",
          *               "team": "A",
-         *               "is_you": true
+         *               "is_you": true,
+         *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
          *             }
          *           ],
          *           "seats_open": 3,
@@ -1180,7 +1196,8 @@ export interface components {
          *               "seat": 0,
          *               "name": "carol",
          *               "team": "A",
-         *               "is_you": false
+         *               "is_you": false,
+         *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
          *             },
          *             {
          *               "seat": 1,
@@ -1253,6 +1270,11 @@ export interface components {
              * @example alice
              */
             name: string;
+            /**
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown. Present for a person's seat, also while a bot plays it for them (`took_over`); absent for a bot's own seat and for an erased member's seat ("deleted player").
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
+             */
+            player?: string;
             /**
              * @description Present while a bot plays this seat: its level.
              * @example principiante
@@ -1413,6 +1435,7 @@ export interface components {
          *           "seat": 0,
          *           "name": "alice",
          *           "team": "A",
+         *           "player": "q3Zr8YkV0bT1mWc9LxPa2g",
          *           "card_count": 9,
          *           "captured_count": 2,
          *           "scope": 0,
@@ -1423,6 +1446,7 @@ export interface components {
          *           "seat": 1,
          *           "name": "bob",
          *           "team": "B",
+         *           "player": "Hn4bXw7Qe2LsKd0uYt5RjA",
          *           "card_count": 9,
          *           "captured_count": 0,
          *           "scope": 0,
@@ -1433,6 +1457,7 @@ export interface components {
          *           "seat": 2,
          *           "name": "carol",
          *           "team": "A",
+         *           "player": "c9VmP1zGf8NaWq3ErT6oIu",
          *           "card_count": 10,
          *           "captured_count": 0,
          *           "scope": 0,
@@ -1443,6 +1468,7 @@ export interface components {
          *           "seat": 3,
          *           "name": "dave",
          *           "team": "B",
+         *           "player": "Lk2jH7gF5dS3aQ9wE1rTyU",
          *           "card_count": 10,
          *           "captured_count": 0,
          *           "scope": 0,
@@ -1681,6 +1707,11 @@ export interface components {
             /** @description The rating change this match caused (negative for a loss): 0 in an unrated match (`rated` false) but for an abandoner, and always 0 for a bot. */
             elo_delta: number;
             /**
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown. Present on a person's seat; absent on a bot's, on an erased member's and in matches recorded before there were player ids.
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
+             */
+            player?: string;
+            /**
              * @description Only on a bot's seat: the level of the bot that played it from the start (the match is then a practice match). A bot has no rating.
              * @example esperto
              */
@@ -1766,7 +1797,8 @@ export interface components {
          *           "team": "A",
          *           "won": true,
          *           "points": 11,
-         *           "elo_delta": 16
+         *           "elo_delta": 16,
+         *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
          *         },
          *         {
          *           "seat": 1,
@@ -1774,7 +1806,8 @@ export interface components {
          *           "team": "B",
          *           "won": false,
          *           "points": 7,
-         *           "elo_delta": -16
+         *           "elo_delta": -16,
+         *           "player": "Hn4bXw7Qe2LsKd0uYt5RjA"
          *         },
          *         {
          *           "seat": 2,
@@ -1782,7 +1815,8 @@ export interface components {
          *           "team": "A",
          *           "won": true,
          *           "points": 11,
-         *           "elo_delta": 16
+         *           "elo_delta": 16,
+         *           "player": "c9VmP1zGf8NaWq3ErT6oIu"
          *         },
          *         {
          *           "seat": 3,
@@ -1790,7 +1824,8 @@ export interface components {
          *           "team": "B",
          *           "won": false,
          *           "points": 7,
-         *           "elo_delta": -16
+         *           "elo_delta": -16,
+         *           "player": "Lk2jH7gF5dS3aQ9wE1rTyU"
          *         }
          *       ]
          *     }
@@ -1873,6 +1908,11 @@ export interface components {
              * @example alice
              */
             name: string;
+            /**
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown. Absent only while the member's matches were all recorded before there were player ids (it comes with their next match).
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
+             */
+            player?: string;
             /** @description Elo. */
             rating: number;
             /** @description Matches won. */
@@ -1890,6 +1930,7 @@ export interface components {
          *         {
          *           "rank": 1,
          *           "name": "alice",
+         *           "player": "q3Zr8YkV0bT1mWc9LxPa2g",
          *           "rating": 1516,
          *           "wins": 1,
          *           "matches": 1,
@@ -2120,7 +2161,8 @@ export interface components {
          *             "seat": 0,
          *             "name": "alice",
          *             "team": "A",
-         *             "is_you": true
+         *             "is_you": true,
+         *             "player": "q3Zr8YkV0bT1mWc9LxPa2g"
          *           }
          *         ],
          *         "seats_open": 3,
@@ -2873,7 +2915,8 @@ export interface operations {
                      *           "seat": 0,
                      *           "name": "alice",
                      *           "team": "A",
-                     *           "is_you": true
+                     *           "is_you": true,
+                     *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *         }
                      *       ],
                      *       "seats_open": 3,
@@ -3003,7 +3046,8 @@ export interface operations {
                      *               "seat": 0,
                      *               "name": "carol",
                      *               "team": "A",
-                     *               "is_you": false
+                     *               "is_you": false,
+                     *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
                      *             },
                      *             {
                      *               "seat": 1,
@@ -3136,7 +3180,8 @@ export interface operations {
                      *           "seat": 0,
                      *           "name": "alice",
                      *           "team": "A",
-                     *           "is_you": true
+                     *           "is_you": true,
+                     *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *         }
                      *       ],
                      *       "seats_open": 3,
@@ -3225,7 +3270,8 @@ export interface operations {
                      *           "seat": 0,
                      *           "name": "alice",
                      *           "team": "A",
-                     *           "is_you": true
+                     *           "is_you": true,
+                     *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *         }
                      *       ],
                      *       "seats_open": 3,
@@ -3321,7 +3367,8 @@ export interface operations {
                      *           "seat": 0,
                      *           "name": "alice",
                      *           "team": "A",
-                     *           "is_you": true
+                     *           "is_you": true,
+                     *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *         }
                      *       ],
                      *       "seats_open": 3,
@@ -3481,7 +3528,8 @@ export interface operations {
                      *           "seat": 0,
                      *           "name": "alice",
                      *           "team": "A",
-                     *           "is_you": true
+                     *           "is_you": true,
+                     *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *         }
                      *       ],
                      *       "seats_open": 3,
@@ -3569,7 +3617,8 @@ export interface operations {
                      *           "seat": 0,
                      *           "name": "alice",
                      *           "team": "A",
-                     *           "is_you": true
+                     *           "is_you": true,
+                     *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *         }
                      *       ],
                      *       "seats_open": 3,
@@ -3984,25 +4033,29 @@ export interface operations {
                      *               "seat": 0,
                      *               "name": "alice",
                      *               "team": "A",
-                     *               "is_you": false
+                     *               "is_you": false,
+                     *               "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *             },
                      *             {
                      *               "seat": 1,
                      *               "name": "bob",
                      *               "team": "B",
-                     *               "is_you": false
+                     *               "is_you": false,
+                     *               "player": "Hn4bXw7Qe2LsKd0uYt5RjA"
                      *             },
                      *             {
                      *               "seat": 2,
                      *               "name": "carol",
                      *               "team": "A",
-                     *               "is_you": true
+                     *               "is_you": true,
+                     *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
                      *             },
                      *             {
                      *               "seat": 3,
                      *               "name": "dave",
                      *               "team": "B",
-                     *               "is_you": false
+                     *               "is_you": false,
+                     *               "player": "Lk2jH7gF5dS3aQ9wE1rTyU"
                      *             }
                      *           ],
                      *           "seats_open": 0,
@@ -4019,7 +4072,8 @@ export interface operations {
                      *               "seat": 0,
                      *               "name": "carol",
                      *               "team": "A",
-                     *               "is_you": true
+                     *               "is_you": true,
+                     *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
                      *             }
                      *           ],
                      *           "seats_open": 3,
@@ -4119,7 +4173,8 @@ export interface operations {
                      *               "team": "A",
                      *               "won": true,
                      *               "points": 11,
-                     *               "elo_delta": 16
+                     *               "elo_delta": 16,
+                     *               "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *             },
                      *             {
                      *               "seat": 1,
@@ -4127,7 +4182,8 @@ export interface operations {
                      *               "team": "B",
                      *               "won": false,
                      *               "points": 7,
-                     *               "elo_delta": -16
+                     *               "elo_delta": -16,
+                     *               "player": "Hn4bXw7Qe2LsKd0uYt5RjA"
                      *             },
                      *             {
                      *               "seat": 2,
@@ -4135,7 +4191,8 @@ export interface operations {
                      *               "team": "A",
                      *               "won": true,
                      *               "points": 11,
-                     *               "elo_delta": 16
+                     *               "elo_delta": 16,
+                     *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
                      *             },
                      *             {
                      *               "seat": 3,
@@ -4143,7 +4200,8 @@ export interface operations {
                      *               "team": "B",
                      *               "won": false,
                      *               "points": 7,
-                     *               "elo_delta": -16
+                     *               "elo_delta": -16,
+                     *               "player": "Lk2jH7gF5dS3aQ9wE1rTyU"
                      *             }
                      *           ]
                      *         },
@@ -4205,7 +4263,8 @@ export interface operations {
                      *               "team": "A",
                      *               "won": true,
                      *               "points": 11,
-                     *               "elo_delta": 0
+                     *               "elo_delta": 0,
+                     *               "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *             },
                      *             {
                      *               "seat": 1,
@@ -4214,6 +4273,7 @@ export interface operations {
                      *               "won": false,
                      *               "points": 7,
                      *               "elo_delta": -16,
+                     *               "player": "Hn4bXw7Qe2LsKd0uYt5RjA",
                      *               "abandoned": true
                      *             },
                      *             {
@@ -4222,7 +4282,8 @@ export interface operations {
                      *               "team": "A",
                      *               "won": true,
                      *               "points": 11,
-                     *               "elo_delta": 0
+                     *               "elo_delta": 0,
+                     *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
                      *             },
                      *             {
                      *               "seat": 3,
@@ -4230,7 +4291,8 @@ export interface operations {
                      *               "team": "B",
                      *               "won": false,
                      *               "points": 7,
-                     *               "elo_delta": 0
+                     *               "elo_delta": 0,
+                     *               "player": "Lk2jH7gF5dS3aQ9wE1rTyU"
                      *             }
                      *           ]
                      *         },
@@ -4292,7 +4354,8 @@ export interface operations {
                      *               "team": "A",
                      *               "won": true,
                      *               "points": 11,
-                     *               "elo_delta": 0
+                     *               "elo_delta": 0,
+                     *               "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *             },
                      *             {
                      *               "seat": 1,
@@ -4301,6 +4364,7 @@ export interface operations {
                      *               "won": false,
                      *               "points": 7,
                      *               "elo_delta": 0,
+                     *               "player": "Hn4bXw7Qe2LsKd0uYt5RjA",
                      *               "bot": "esperto"
                      *             },
                      *             {
@@ -4309,7 +4373,8 @@ export interface operations {
                      *               "team": "A",
                      *               "won": true,
                      *               "points": 11,
-                     *               "elo_delta": 0
+                     *               "elo_delta": 0,
+                     *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
                      *             },
                      *             {
                      *               "seat": 3,
@@ -4318,6 +4383,7 @@ export interface operations {
                      *               "won": false,
                      *               "points": 7,
                      *               "elo_delta": 0,
+                     *               "player": "Lk2jH7gF5dS3aQ9wE1rTyU",
                      *               "bot": "esperto"
                      *             }
                      *           ]
