@@ -200,7 +200,7 @@ async def _play(socket, until: str) -> dict:
 
 
 async def test_free_text_at_hand_end(players):
-    _, sockets = await _seated(players, {"target_score": 11, "napola": False})
+    _, sockets = await _seated(players, {"target_score": 121, "napola": False})  # not over in one hand
     ends = await asyncio.gather(*(_play(socket, until="hand_end") for socket in sockets))
     assert all(end["type"] == "state" for end in ends)  # the first hand ended; nobody acknowledged
     await _say(sockets[2], text="bella mano")
