@@ -588,7 +588,9 @@ class TableFeeds:
         if feed is None:
             return
         finished = feed.status == TableStatus.FINISHED
-        for subscriber in feed._all():
+        # The players' sockets, and the watchers' once they come (issue 42's spectators part
+        # keeps them as TableFeed.spectators, Subscribers with ``spectator`` true).
+        for subscriber in [*feed._all(), *getattr(feed, "spectators", ())]:
             if (visible(event.spectator, subscriber.spectator, finished)
                     and not (event.player and event.player in subscriber.muted)):
                 subscriber.notify(Feature.CHAT, event.text)

@@ -115,8 +115,6 @@ async def game_socket(websocket: WebSocket) -> None:
     connection = _Connection(websocket, backends, game, seat.seat, member, app.state.socket_limits,
                              features_of(websocket.query_params.get("features")),
                              getattr(app.state, "telemetry", None))
-    if Feature.CHAT in connection.features:
-        connection.muted = await load_mutes(app, member.sub)
     sockets.add(connection)
     metrics.socket_opened()
     try:
@@ -185,6 +183,8 @@ class _Connection:
         return self.subscriber.seat if self.subscriber is not None else self._first_seat
 
     async def run(self, feeds, game: Game) -> None:
+        if Feature.CHAT in self.features:  # whose `said` this member does not get
+            self.muted = await load_mutes(self.websocket.app, self.sub)
         self.subscriber = feeds.join(game, self._first_seat, self.sub, self.outbox, self.features)
         self.subscriber.muted = self.muted
         writer = asyncio.create_task(self._write())
@@ -437,9 +437,12 @@ class _Connection:
     async def _say(self, data: dict, message_id: str | None) -> None:
         """Table talk (gateway.table_talk): the seat's player says a phrase or a text."""
         assert self.subscriber is not None
-        index = int(self.seat.rpartition(":")[2])
-        seat = self.subscriber.feed.game.at(index)
-        speaker = Speaker(self.member, seat.display_name if seat is not None else self.member.name, index)
+        if getattr(self, "spectator", False):  # a watcher's socket (issue 42's spectators part)
+            speaker = Speaker(self.member, self.member.name, -1, spectator=True)
+        else:
+            index = int(self.seat.rpartition(":")[2])
+            seat = self.subscriber.feed.game.at(index)
+            speaker = Speaker(self.member, seat.display_name if seat is not None else self.member.name, index)
         try:
             said = await say(self.websocket.app, self.game_id, speaker, data,
                              self.subscriber.feed.status, message_id)
