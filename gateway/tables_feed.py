@@ -24,6 +24,7 @@ import contextlib
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
+from typing import TYPE_CHECKING
 
 from game.client import TableViews
 from game.status import TableStatus
@@ -32,6 +33,9 @@ from gateway.contract.common import Body
 from gateway.contract.socket import Feature, WsGameOver, WsLobby, WsPresence, WsState
 from gateway.events import Event, PresenceChanged, Said, SeatingChanged
 from gateway.presence import RENEW_SECONDS, MemoryPresence, Presence
+
+if TYPE_CHECKING:
+    from gateway.bot_talk import BotTalk
 from gateway.views import game_view, lobby_view
 from lobby.models import Game
 from services.rpc.errors import Reason, ServiceError
@@ -455,6 +459,8 @@ class TableFeed:
                 if self.game_over is not None:
                     subscriber.outbox.put(self.game_over)
         self._watch_for_abandonment()
+        if self.feeds.bot_talk is not None and self.game.bot_seats:
+            self.feeds.bot_talk.revision(self.game, views.revision, self.views)
 
     # -- abandonment ------------------------------------------------------------------------
 
@@ -499,6 +505,7 @@ class TableFeeds:
         self.abandon_after = abandon_after  # ABANDON_AFTER_TIMEOUTS; 0: never take a seat over
         self._publish = publish  # to every gateway process, this one included (gateway.events)
         self.presence = presence or MemoryPresence()
+        self.bot_talk: BotTalk | None = None  # the bots' table talk (gateway.bot_talk), if any
         self._feeds: dict[str, TableFeed] = {}
         self._marking: set[asyncio.Task] = set()
         self._renewing: asyncio.Task | None = None

@@ -12,9 +12,11 @@ import pytest
 
 from services.rpc.errors import Reason, ServiceError
 from services.rpc.transport_security import ClientCredentials
+from talk.bot_phrases import bot_phrase
 from talk.catalogue import PHRASE_IDS
 from talk.client import TalkClient
 from testing.players import Player, receive
+from testing.waiting import eventually
 
 OPTIONS = {"target_score": 1, "napola": False}
 
@@ -258,3 +260,38 @@ async def test_only_the_operators_read_and_close_reports(stack, players):
         with pytest.raises(ServiceError) as refused:
             await other.reports()
         assert refused.value.reason is Reason.METHOD_NOT_ALLOWED
+
+
+async def test_bots_say_fitting_phrases_now_and_then(players):
+    """A match against three bots: what they say is the phrases talk.bot_phrases decides from the
+    plays every seat saw (a scopa, the end), each said once, never a text, never with a player
+    id (a bot has none)."""
+    alice = players[0]
+    game = (await alice.http.post("/api/games", json={"options": OPTIONS})).json()
+    socket = await alice.socket(game["id"], features="chat")
+    await receive(socket, "lobby")
+    for seat in (1, 2, 3):
+        assert (await alice.http.post(f"/api/games/{game['id']}/bots",
+                                      json={"seat": seat, "level": "principiante"})).status_code == 200
+    expected: list[tuple[int, str]] = []
+    while (message := await receive(socket, timeout=30))["type"] != "game_over":
+        if message["type"] != "state":
+            continue
+        view = message["game"]
+        expected += [(seat, phrase) for seat in (1, 2, 3)
+                     if (phrase := bot_phrase(view, seat, game["id"], view["revision"])) is not None]
+        if view.get("your_turn"):
+            option = view["legal"][0]
+            await socket.send(json.dumps({"action": "play", "card": option["card"],
+                                          "capture": option["captures"][0]}))
+        elif view["status"] == "hand_end" and view["you"] not in view["acknowledged"]:
+            await socket.send(json.dumps({"action": "ack"}))
+    await socket.close()
+
+    async def all_said():
+        messages = (await alice.http.get(f"/api/games/{game['id']}/chat")).json()["messages"]
+        return messages if len(messages) >= len(expected) else None
+
+    messages = await eventually(all_said) if expected else []
+    assert sorted((m["from"]["seat"], m["phrase"]) for m in messages) == sorted(expected)
+    assert all("text" not in m and "player" not in m["from"] for m in messages)
