@@ -120,7 +120,9 @@ async def test_players_talk_by_the_rules(players, erin):
 
     reported = await bob.http.post(f"/api/games/{game_id}/chat/{good_luck['id']}/report", json={"reason": "spam"})
     assert (reported.status_code, reported.json()) == (202, {"reported": True})
-    assert (await bob.http.post(f"/api/games/{game_id}/chat/{'0' * 32}/report")).status_code == 404
+    for unknown in ("0" * 32, "%00", "not-an-id"):
+        missing = await bob.http.post(f"/api/games/{game_id}/chat/{unknown}/report")
+        assert (missing.status_code, missing.json()) == (404, {"detail": "Message not found"})
     too_long = await bob.http.post(f"/api/games/{game_id}/chat/{good_luck['id']}/report", json={"reason": "x" * 201})
     assert (too_long.status_code, too_long.json()) == (400, {"detail": "reason must be at most 200 characters"})
     not_text = await bob.http.post(f"/api/games/{game_id}/chat/{good_luck['id']}/report", json={"reason": 7})
@@ -149,6 +151,8 @@ async def test_bad_mutes_are_refused(players):
     alice = players[0]
     for body, answer in [({"player": await _player_id(alice)}, (400, "You cannot mute yourself")),
                          ({"player": "no-such-player"}, (404, "Player not found")),
+                         ({"player": "q3Zr8YkV0bT1mWc9LxPa2X"}, (404, "Player not found")),
+                         ({"player": "nul\u0000nul\u0000nul\u0000nul"}, (404, "Player not found")),
                          ({"player": ""}, (400, "player is required")),
                          ({"player": 3}, (400, "player must be a string")),
                          ({}, (400, "player is required")),
@@ -156,6 +160,8 @@ async def test_bad_mutes_are_refused(players):
         response = await alice.http.post("/api/me/muted", json=body)
         assert (response.status_code, response.json()["detail"]) == answer, body
     assert (await alice.http.get("/api/me/muted")).json() == {"players": []}
+    for player in ("q3Zr8YkV0bT1mWc9LxPa2X", "%00", "x" * 300):
+        assert (await alice.http.delete(f"/api/me/muted/{player}")).status_code == 204
 
 
 async def test_a_flood_is_refused(players):
