@@ -239,8 +239,10 @@ async def test_an_erased_members_messages_are_deleted(players, erin):
     await socket.close()
     history = f"/api/games/{lobby['id']}/chat"
     assert [m["text"] for m in (await alice.http.get(history)).json()["messages"]] == ["I was here"]
+    assert (await alice.http.post("/api/me/muted", json={"player": await _player_id(erin)})).status_code == 204
     assert (await erin.http.delete("/api/me")).status_code == 204
     assert (await alice.http.get(history)).json() == {"messages": []}
+    assert (await alice.http.get("/api/me/muted")).json() == {"players": []}  # her name is gone too
 
 
 async def test_only_the_operators_read_and_close_reports(stack, players):
