@@ -13,9 +13,10 @@ from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse
 from starlette.routing import Match, Route, WebSocketRoute
 
-from gateway import games, history, members, open_games, openapi, seating, spectating, ws
+from gateway import games, history, members, open_games, openapi, seating, spectating, table_talk, ws
 from gateway.auth import Auth
 from gateway.backends import Backends
+from gateway.bot_talk import BotTalk
 from gateway.draining import Drain
 from gateway.game_types import GameTypes
 from gateway.http_errors import HANDLERS, UNAVAILABLE_TEXT, problem
@@ -68,7 +69,10 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
         Route("/api/me/games", games.my_games),
         Route("/api/me/matches", history.matches),
         Route("/api/me/ratings", history.ratings),
+        Route("/api/me/muted", table_talk.muted, methods=["GET", "POST"]),
+        Route("/api/me/muted/{player}", table_talk.unmute, methods=["DELETE"]),
         Route("/api/leaderboard", history.leaderboard),
+        Route("/api/phrases", table_talk.phrases),
         Route("/api/game-types", games.game_types),
         Route("/api/games", games.create_game, methods=["POST"]),
         Route("/api/games", method_not_allowed),  # else GET would fall to the SPA's 404
@@ -97,6 +101,9 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
         Route("/api/games/{id}/return", method_not_allowed),
         Route("/api/games/{id}/open", open_games.set_open, methods=["POST"]),
         Route("/api/games/{id}/open", method_not_allowed),
+        Route("/api/games/{id}/chat", table_talk.history),
+        Route("/api/games/{id}/chat/{message_id}/report", table_talk.report, methods=["POST"]),
+        Route("/api/games/{id}/chat/{message_id}/report", method_not_allowed),
         WebSocketRoute("/ws/games/{id}", ws.game_socket),
         Route("/ws/games/{id}", upgrade_required, methods=["GET"]),
         WebSocketRoute("/ws/games/{id}/watch", ws.watch_socket),
@@ -118,6 +125,7 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
     # erasures) heard through the session store's bus.
     feeds = TableFeeds(backends.live, backends.lobby, settings.abandon_after_timeouts,
                        auth.sessions.events.publish, presence, watchers)
+    feeds.bot_talk = BotTalk(backends.talk, auth.sessions.events.publish)
     sockets = SocketRegistry(auth.sessions.events, feeds)
     middleware, gauges = origins.middleware(), None
     limits = limits or rate_limits(settings.rate_limits, None)
@@ -151,6 +159,7 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
     # A socket's messages are counted where the socket lives: no store call on the live path.
     app.state.socket_limits = RateLimits(settings.rate_limits, MemoryBuckets())
     app.state.feeds = feeds
+    app.state.talk_limits = table_talk.TalkLimits()  # like socket_limits: where the socket lives
     app.state.open_games = OpenGamesFeed(backends.lobby)
     app.state.sockets = sockets
     app.state.drain = Drain(settings.shutdown_drain_seconds)
@@ -160,5 +169,7 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
 async def close_live(app: Starlette) -> None:
     """Stop the table feeds and stop hearing events (idempotent)."""
     await app.state.feeds.aclose()
+    if app.state.feeds.bot_talk is not None:
+        await app.state.feeds.bot_talk.aclose()
     await app.state.open_games.aclose()
     await app.state.sockets.bus.aclose()

@@ -14,13 +14,16 @@ from gateway.contract.common import Absent, Body, Card, Engine, OneOf, Seat, Tea
 from gateway.contract.games import Lobby
 from gateway.contract.spectators import WsSpectators
 from gateway.contract.table import GameView, Scores
+from gateway.contract.talk import MAX_TEXT_CHARS, SAID_EXAMPLE, ChatMessage, PhraseId
 
 MAX_SOCKET_MESSAGE_BYTES = 4096
 # CONTRACT's codes, and those the gateway adds: "unavailable" (a service briefly down, try again),
 # "unconfirmed" (the outcome of a move is not known), "already_played" (a move id sent again) and
-# "rate_limited" (too many messages: nothing done, send it again in a moment).
+# "rate_limited" (too many messages: nothing done, send it again in a moment); "chat_closed" (free
+# text while cards are in play: only quick phrases then).
 WS_ERROR_CODES = ("illegal_move", "not_your_turn", "bad_request", "unknown_action", "concurrent_move",
-                  "game_finished", "unavailable", "unconfirmed", "already_played", "rate_limited")
+                  "game_finished", "unavailable", "unconfirmed", "already_played", "rate_limited",
+                  "chat_closed")
 
 
 class Feature(StrEnum):
@@ -109,8 +112,17 @@ class WsPresence(Body):
     connected: list[Seat] = Field(description="The seats connected now (bots always are), sorted.")
 
 
+class WsSaid(ChatMessage):
+    """Someone at the table said something (Table talk). Only to sockets that asked for it
+    (`?features=chat`), never from a player the reader muted; a spectator's message reaches only
+    spectators until the game is finished."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [SAID_EXAMPLE]})
+    type: Literal["said"] = "said"
+
+
 class WsServerMessage(RootModel[Annotated[WsLobby | WsState | WsGameOver | WsPresence | WsSpectators | WsRematch
-                                          | WsError, Field(discriminator="type")]]):
+                                          | WsSaid | WsError, Field(discriminator="type")]]):
     """Any message the server sends."""
 
 
@@ -182,7 +194,21 @@ class WsTakeBack(WsAction):
     action: Literal["takeback"] = "takeback"
 
 
-class WsClientMessage(RootModel[Annotated[WsPlay | WsAck | WsCommit | WsReveal | WsStateRequest | WsTakeBack,
-                                          Field(discriminator="action")]]):
+class WsSay(WsAction):
+    """Table talk: a quick phrase (at any time) or a free text (only in the lobby, at `hand_end` and once
+    `finished`; during `seeding` and `playing` error `chat_closed`), one of the two. An unknown phrase, an
+    empty text, one over 200 characters once trimmed or one holding control characters: error
+    `bad_request`; more than 1 a second (bursts of 5) at one table: error `rate_limited`."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{"action": "say", "phrase": "good_luck"},
+                                                              {"action": "say", "text": "Bella partita!"}]})
+    action: Literal["say"] = "say"
+    phrase: PhraseId | Absent = absent("A quick phrase's id (GET /api/phrases).")
+    text: str | Absent = absent(f"A free text: trimmed, then 1..{MAX_TEXT_CHARS} characters without control "
+                                "characters.")
+
+
+class WsClientMessage(RootModel[Annotated[WsPlay | WsAck | WsCommit | WsReveal | WsStateRequest | WsTakeBack
+                                          | WsSay, Field(discriminator="action")]]):
     __doc__ = (f"Any message a client sends: JSON text of at most {MAX_SOCKET_MESSAGE_BYTES} bytes "
                "(docs/websocket.md).")

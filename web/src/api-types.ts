@@ -602,6 +602,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/phrases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The quick phrases */
+        get: operations["listPhrases"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/games/{id}/chat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A game's table talk */
+        get: operations["getGameChat"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/games/{id}/chat/{message_id}/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Report a message to the operators */
+        post: operations["reportChatMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/muted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The players the caller muted */
+        get: operations["listMuted"];
+        put?: never;
+        /** Mute a player */
+        post: operations["mutePlayer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/muted/{player}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Unmute a player */
+        delete: operations["unmutePlayer"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1927,6 +2013,199 @@ export interface components {
             /** @description By rating, highest first. */
             entries: components["schemas"]["LeaderboardEntry"][];
         };
+        /** @description A phrase's text in each language the app speaks. */
+        PhraseText: {
+            /**
+             * @description In Italian.
+             * @example Buona fortuna!
+             */
+            it: string;
+            /**
+             * @description In English.
+             * @example Good luck!
+             */
+            en: string;
+        };
+        /** @description A quick phrase: its id never changes, its texts may. */
+        Phrase: {
+            /**
+             * @description A quick phrase's id of GET /api/phrases; any other is error `bad_request`.
+             * @example good_luck
+             */
+            id: string;
+            text: components["schemas"]["PhraseText"];
+        };
+        /**
+         * @description Every quick phrase, in the order the app offers them.
+         * @example {
+         *       "phrases": [
+         *         {
+         *           "id": "good_luck",
+         *           "text": {
+         *             "it": "Buona fortuna!",
+         *             "en": "Good luck!"
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        Phrases: {
+            /** @description The phrases. */
+            phrases: components["schemas"]["Phrase"][];
+        };
+        /** @description A seated player (or a bot) said it. */
+        SaidBySeat: {
+            /** @description The seat, 0..3 in join order (the creator sits at 0). */
+            seat: number;
+            /**
+             * @description The player's display name ("deleted player" once erased).
+             * @example alice
+             */
+            name: string;
+            /**
+             * @description The author's public player id (a bot has none).
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
+             */
+            player?: string;
+        };
+        /** @description A spectator said it. */
+        SaidBySpectator: {
+            /**
+             * @description Always true.
+             * @constant
+             */
+            spectator: true;
+            /**
+             * @description The player's display name ("deleted player" once erased).
+             * @example alice
+             */
+            name: string;
+            /**
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown.
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
+             */
+            player: string;
+        };
+        /**
+         * @description A message of table talk: a quick phrase or a free text, never both.
+         * @example {
+         *       "id": "5f0c6f1b2d8e4a3c9b7d1e2f3a4b5c6d",
+         *       "from": {
+         *         "seat": 2,
+         *         "name": "carol",
+         *         "player": "q3Zr8YkV0bT1mWc9LxPa2g"
+         *       },
+         *       "phrase": "good_luck",
+         *       "at": "2026-12-02T10:00:30.123Z"
+         *     }
+         */
+        ChatMessage: {
+            /**
+             * @description The message's id, unique on the platform.
+             * @example 5f0c6f1b2d8e4a3c9b7d1e2f3a4b5c6d
+             */
+            id: string;
+            /** @description Who said it. */
+            from: components["schemas"]["SaidBySeat"] | components["schemas"]["SaidBySpectator"];
+            /**
+             * @description A quick phrase's id (GET /api/phrases).
+             * @example good_luck
+             */
+            phrase?: string;
+            /** @description A free text, trimmed, 1..200 characters: show it as text. */
+            text?: string;
+            /**
+             * Format: date-time
+             * @description When it was said. ISO 8601, UTC, milliseconds, `Z`.
+             * @example 2026-12-02T10:00:30.123Z
+             */
+            at: string;
+        };
+        /**
+         * @description The last messages of a table the caller may see (at most 100), oldest first; a muted player's are left out.
+         * @example {
+         *       "messages": [
+         *         {
+         *           "id": "5f0c6f1b2d8e4a3c9b7d1e2f3a4b5c6d",
+         *           "from": {
+         *             "seat": 2,
+         *             "name": "carol",
+         *             "player": "q3Zr8YkV0bT1mWc9LxPa2g"
+         *           },
+         *           "phrase": "good_luck",
+         *           "at": "2026-12-02T10:00:30.123Z"
+         *         }
+         *       ]
+         *     }
+         */
+        ChatHistory: {
+            /** @description The messages. */
+            messages: components["schemas"]["ChatMessage"][];
+        };
+        /**
+         * @description The player to mute.
+         * @example {
+         *       "player": "q3Zr8YkV0bT1mWc9LxPa2g"
+         *     }
+         */
+        MuteRequest: {
+            /**
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown.
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
+             */
+            player: string;
+        };
+        /** @description A player the caller muted. */
+        MutedPlayer: {
+            /**
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown.
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
+             */
+            player: string;
+            /**
+             * @description The player's display name ("deleted player" once erased).
+             * @example alice
+             */
+            name: string;
+        };
+        /**
+         * @description The players the caller muted: their messages are neither sent to nor listed for the caller.
+         * @example {
+         *       "players": [
+         *         {
+         *           "player": "q3Zr8YkV0bT1mWc9LxPa2g",
+         *           "name": "carol"
+         *         }
+         *       ]
+         *     }
+         */
+        MutedPlayers: {
+            /** @description The players, most recently muted first. */
+            players: components["schemas"]["MutedPlayer"][];
+        };
+        /**
+         * @description Why the message is reported (optional: an empty object, or no body, reports it without a reason).
+         * @example {
+         *       "reason": "Insults"
+         *     }
+         */
+        ReportRequest: {
+            /**
+             * @description At most 200 characters, for the operators.
+             * @default
+             */
+            reason?: string;
+        };
+        /**
+         * @description The report is kept for the operators.
+         * @example {
+         *       "reported": true
+         *     }
+         */
+        Reported: {
+            /** @description Always true. */
+            reported: boolean;
+        };
         /**
          * @description The lobby while the game waits for players: on connect and whenever a seat fills (or a seated member is erased); the first `state` follows the start.
          * @example {
@@ -2038,7 +2317,7 @@ export interface components {
              * @description Why.
              * @enum {string}
              */
-            code: "illegal_move" | "not_your_turn" | "bad_request" | "unknown_action" | "concurrent_move" | "game_finished" | "unavailable" | "unconfirmed" | "already_played" | "rate_limited";
+            code: "illegal_move" | "not_your_turn" | "bad_request" | "unknown_action" | "concurrent_move" | "game_finished" | "unavailable" | "unconfirmed" | "already_played" | "rate_limited" | "chat_closed";
             /** @description For people. */
             message: string;
             /** @description The `id` of the message it answers, when that carried one. */
@@ -2064,8 +2343,49 @@ export interface components {
             /** @description The seats connected now (bots always are), sorted. */
             connected: number[];
         };
+        /**
+         * @description Someone at the table said something (Table talk). Only to sockets that asked for it (`?features=chat`), never from a player the reader muted; a spectator's message reaches only spectators until the game is finished.
+         * @example {
+         *       "type": "said",
+         *       "id": "5f0c6f1b2d8e4a3c9b7d1e2f3a4b5c6d",
+         *       "from": {
+         *         "seat": 2,
+         *         "name": "carol",
+         *         "player": "q3Zr8YkV0bT1mWc9LxPa2g"
+         *       },
+         *       "phrase": "good_luck",
+         *       "at": "2026-12-02T10:00:30.123Z"
+         *     }
+         */
+        WsSaid: {
+            /**
+             * @description The message's id, unique on the platform.
+             * @example 5f0c6f1b2d8e4a3c9b7d1e2f3a4b5c6d
+             */
+            id: string;
+            /** @description Who said it. */
+            from: components["schemas"]["SaidBySeat"] | components["schemas"]["SaidBySpectator"];
+            /**
+             * @description A quick phrase's id (GET /api/phrases).
+             * @example good_luck
+             */
+            phrase?: string;
+            /** @description A free text, trimmed, 1..200 characters: show it as text. */
+            text?: string;
+            /**
+             * Format: date-time
+             * @description When it was said. ISO 8601, UTC, milliseconds, `Z`.
+             * @example 2026-12-02T10:00:30.123Z
+             */
+            at: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "said";
+        };
         /** @description Any message the server sends. */
-        WsServerMessage: components["schemas"]["WsLobby"] | components["schemas"]["WsState"] | components["schemas"]["WsGameOver"] | components["schemas"]["WsPresence"] | components["schemas"]["WsSpectators"] | components["schemas"]["WsRematch"] | components["schemas"]["WsError"];
+        WsServerMessage: components["schemas"]["WsLobby"] | components["schemas"]["WsState"] | components["schemas"]["WsGameOver"] | components["schemas"]["WsPresence"] | components["schemas"]["WsSpectators"] | components["schemas"]["WsRematch"] | components["schemas"]["WsSaid"] | components["schemas"]["WsError"];
         /**
          * @description Play a card.
          * @example {
@@ -2182,8 +2502,37 @@ export interface components {
              */
             action: "takeback";
         };
+        /**
+         * @description Table talk: a quick phrase (at any time) or a free text (only in the lobby, at `hand_end` and once `finished`; during `seeding` and `playing` error `chat_closed`), one of the two. An unknown phrase, an empty text, one over 200 characters once trimmed or one holding control characters: error `bad_request`; more than 1 a second (bursts of 5) at one table: error `rate_limited`.
+         * @example {
+         *       "action": "say",
+         *       "phrase": "good_luck"
+         *     }
+         * @example {
+         *       "action": "say",
+         *       "text": "Bella partita!"
+         *     }
+         */
+        WsSay: {
+            /** @description The revision the player saw; refused with `concurrent_move` if the game moved on. */
+            revision?: number;
+            /** @description Chosen by the client, unique per move: 1 to 64 printable ASCII characters without spaces. A move sent again with an id already played is not played twice (`already_played`); an error answering the message carries it. */
+            id?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "say";
+            /**
+             * @description A quick phrase's id (GET /api/phrases).
+             * @example good_luck
+             */
+            phrase?: string;
+            /** @description A free text: trimmed, then 1..200 characters without control characters. */
+            text?: string;
+        };
         /** @description Any message a client sends: JSON text of at most 4096 bytes (docs/websocket.md). */
-        WsClientMessage: components["schemas"]["WsPlay"] | components["schemas"]["WsAck"] | components["schemas"]["WsCommit"] | components["schemas"]["WsReveal"] | components["schemas"]["WsStateRequest"] | components["schemas"]["WsTakeBack"];
+        WsClientMessage: components["schemas"]["WsPlay"] | components["schemas"]["WsAck"] | components["schemas"]["WsCommit"] | components["schemas"]["WsReveal"] | components["schemas"]["WsStateRequest"] | components["schemas"]["WsTakeBack"] | components["schemas"]["WsSay"];
         /**
          * @description A game waiting for players, as a spectator sees it: the lobby without its join code.
          * @example {
@@ -2533,7 +2882,7 @@ export interface components {
             /** @description The number of members watching now (across every gateway). */
             count: number;
         };
-        /** @description What /ws/games/{id}/watch sends besides the players' socket's `game_over`, `presence` and `error`. */
+        /** @description What /ws/games/{id}/watch sends besides the players' socket's `game_over`, `presence`, `said` and `error`. */
         WsWatchMessage: components["schemas"]["WsWatchLobby"] | components["schemas"]["WsWatchState"] | components["schemas"]["WsSpectators"];
         /**
          * @description Rank `01`..`10` (08 fante, 09 cavallo, 10 re) then suit: `D` denari, `C` coppe, `S` spade, `B` bastoni. `07D` is the settebello.
@@ -4699,6 +5048,271 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPhrases: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every quick phrase, in Italian and English; ids never change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "phrases": [
+                     *         {
+                     *           "id": "good_luck",
+                     *           "text": {
+                     *             "it": "Buona fortuna!",
+                     *             "en": "Good luck!"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Phrases"];
+                };
+            };
+        };
+    };
+    getGameChat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The game id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The last 100 messages the caller may see, oldest first: a muted player's are left out; spectators' only for spectators, and for players once the game is finished. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "messages": [
+                     *         {
+                     *           "id": "5f0c6f1b2d8e4a3c9b7d1e2f3a4b5c6d",
+                     *           "from": {
+                     *             "seat": 2,
+                     *             "name": "carol",
+                     *             "player": "q3Zr8YkV0bT1mWc9LxPa2g"
+                     *           },
+                     *           "phrase": "good_luck",
+                     *           "at": "2026-12-02T10:00:30.123Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChatHistory"];
+                };
+            };
+            401: components["responses"]["NotAuthenticated"];
+            /** @description Not a player, and the game does not allow spectators. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["GameNotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    reportChatMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The game id. */
+                id: string;
+                /** @description The message's id (`id` of `said`). */
+                message_id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Optional: why. */
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Insults"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReportRequest"];
+            };
+        };
+        responses: {
+            /** @description Kept for the operators (docs/operations.md, Table talk). */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "reported": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Reported"];
+                };
+            };
+            /** @description A bad body. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["NotAuthenticated"];
+            /** @description A message the caller cannot see (or no such game). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["NotJson"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMuted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Most recently muted first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "players": [
+                     *         {
+                     *           "player": "q3Zr8YkV0bT1mWc9LxPa2g",
+                     *           "name": "carol"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MutedPlayers"];
+                };
+            };
+            401: components["responses"]["NotAuthenticated"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    mutePlayer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The player. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "player": "q3Zr8YkV0bT1mWc9LxPa2g"
+                 *     }
+                 */
+                "application/json": components["schemas"]["MuteRequest"];
+            };
+        };
+        responses: {
+            /** @description Muted: their messages are neither sent to nor listed for the caller. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bad body. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["NotAuthenticated"];
+            /** @description No player has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's own id. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["NotJson"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    unmutePlayer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The muted player's public id. */
+                player: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Not muted (whether or not they were). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["NotAuthenticated"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
