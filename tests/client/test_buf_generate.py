@@ -26,7 +26,7 @@ DEBIAN_GOPATH = Path("/usr/share/gocode")
 PROTO_FILES = sorted(path.relative_to(REPO / "protos").with_suffix("")
                      for path in (REPO / "protos").rglob("*.proto"))
 SERVICE_FILES = {"deadlines": "DeadlineService", "game": "GameService", "lobby": "LobbyService",
-                 "stats": "StatsService", "bots": "BotsService"}
+                 "stats": "StatsService", "bots": "BotsService", "talk": "TalkService"}
 INSTALLED_BY_CI = "installed by .ci/run (Debian packages) and `make lint` (tools/package.json)"
 
 
