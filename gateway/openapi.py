@@ -55,6 +55,7 @@ from gateway.contract.platform import Error, Health, Me, Providers
 from gateway.contract.records import Leaderboard, MatchPage, MoveLog, Ratings
 from gateway.contract.socket import MAX_SOCKET_MESSAGE_BYTES as MAX_SOCKET_MESSAGE_BYTES
 from gateway.contract.socket import WS_ERROR_CODES as WS_ERROR_CODES
+from gateway.contract.spectators import SPECTATORS_FORBIDDEN, LiveGames, PublicGameView, PublicLobby
 from gateway.contract.table import GameView
 from gateway.rate_limits import TOO_MANY_TEXT, kind_of
 from services.rpc.errors import ServiceError
@@ -169,6 +170,7 @@ _OPEN_GAMES_EVENT: Schema = {
 }
 _GAME_ID_PARAM = _param("path", "id", "The game id.", {"type": "string", "format": "uuid"})
 _LIMIT_ERROR = "limit must be an integer from 1 to 100"
+_LIVE_LIMIT_ERROR = "limit must be an integer from 1 to 50"
 _BODY_ERRORS = ("Invalid JSON", "Request body must be a JSON object", "Unknown field: colour")
 
 
@@ -517,6 +519,26 @@ def _game_paths() -> dict[str, dict]:
                           examples=views),
              "403": not_seated, "404": _shared("GameNotFound")},
             parameters=(_GAME_ID_PARAM,))},
+        "/api/games/live": {"get": _operation(
+            "listLiveGames", "spectators", "Games anyone may watch",
+            {"200": _json("Started, unfinished games that allow spectators, highest `rating` (the mean rating "
+                          "of their humans) first.", _ref(LiveGames), example=examples.LIVE_GAMES),
+             "400": _error("An unknown game type, or a limit that is not an integer from 1 to 50.",
+                           "Unknown game type: chess", _LIVE_LIMIT_ERROR)},
+            parameters=(_game_type_param("Only this game type."),
+                        _param("query", "limit", "How many, 1..50; anything else (empty, given twice, not an "
+                               "integer) is a 400.", {"type": "integer", "minimum": 1, "maximum": 50,
+                                                      "default": 20})))},
+        "/api/games/{id}/watch": {"get": _operation(
+            "watchGame", "spectators", "A game as a spectator sees it",
+            {"200": _json("The public lobby while waiting (no join code), the public view once started: "
+                          "no hand, no legal plays, every `is_you` false, with `spectators`.",
+                          {"oneOf": [_ref(PublicLobby), _ref(PublicGameView)]},
+                          examples={"lobby": examples.PUBLIC_LOBBY, "playing": examples.PUBLIC_PLAYING}),
+             "403": _error("The game was created with `\"spectators\": false`.", SPECTATORS_FORBIDDEN),
+             "404": _shared("GameNotFound")},
+            description="Any logged-in member may watch, seated players too.",
+            parameters=(_GAME_ID_PARAM,))},
         "/api/games/{id}/log": {"get": _operation(
             "getGameLog", "games", "The move log (Fairness)",
             {"200": _json("The log; `seed` once finished.", _ref(MoveLog), example=examples.LOG),
@@ -546,6 +568,28 @@ def _game_paths() -> dict[str, dict]:
                                "`game_over` and `error`, comma-separated: `presence`, `chat`, `spectators`, "
                                "`rematch`. Unknown names are ignored.",
                                {"type": "string", "examples": ["presence,rematch"]}),
+                        _param("header", "Upgrade", "`websocket`.", {"type": "string", "enum": ["websocket"]},
+                               required=True),
+                        _param("header", "Origin", "Browsers send it; it must be the gateway's own or an "
+                               "allowed CORS origin.", {"type": "string"})))},
+        "/ws/games/{id}/watch": {"get": _operation(
+            "openWatchSocket", "spectators", "A spectator's WebSocket (see docs/websocket.md)",
+            {"101": {"description": "Switching Protocols: the socket is open. It sends `lobby` (WsWatchLobby) "
+                                    "and `state` (WsWatchState) with the public view, `game_over`, `error` and "
+                                    "the features asked for.",
+                     "headers": {"Upgrade": _header("`websocket`.")}},
+             "426": {**_error("A plain GET, not a WebSocket upgrade.", "Upgrade Required"),
+                     "headers": {"Upgrade": _header("`websocket`.")}},
+             "403": _error("The game does not allow spectators, or an Origin that is neither the gateway's "
+                           "own nor an allowed CORS origin.", SPECTATORS_FORBIDDEN, "Origin not allowed"),
+             "404": _shared("GameNotFound")},
+            description="A WebSocket upgrade, refused before the handshake with an HTTP status and an Error "
+                        "body, like /ws/games/{id}; any logged-in member may watch. Every action but `say` "
+                        "is answered with the error `unknown_action`.",
+            parameters=(_GAME_ID_PARAM,
+                        _param("query", "features", "The message types wanted beyond `lobby`, `state`, "
+                               "`game_over` and `error`, comma-separated: `presence`, `chat`, `spectators`. "
+                               "Unknown names are ignored.", {"type": "string", "examples": ["spectators"]}),
                         _param("header", "Upgrade", "`websocket`.", {"type": "string", "enum": ["websocket"]},
                                required=True),
                         _param("header", "Origin", "Browsers send it; it must be the gateway's own or an "
@@ -618,6 +662,7 @@ _TAGS = [
     {"name": "auth", "description": "OIDC login, the session and the member."},
     {"name": "games", "description": "Game types, lobbies, views and move logs."},
     {"name": "websocket", "description": "The live game (docs/websocket.md)."},
+    {"name": "spectators", "description": "Watching games: the public view, its WebSocket, the live games."},
     {"name": "stats", "description": "Match history, ratings, leaderboard."},
 ]
 

@@ -6,8 +6,8 @@ request bodies with their field tables (gateway.bodies), and gateway.openapi doc
 their JSON schemas; the app's TypeScript types are generated from that document (`make
 contract`). One module per area: platform (errors, login, the member), games (game types,
 requests, a game before it starts), table (the game view), records (the move log, matches,
-standings), talk (table talk), socket (the WebSocket messages); common has the shared types,
-examples the examples.
+standings), talk (table talk), socket (the WebSocket messages), spectators (the public view, the
+live games); common has the shared types, examples the examples.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue, models_json_schema
 from pydantic_core import core_schema
 
-from gateway.contract import games, platform, records, socket, table, talk
+from gateway.contract import games, platform, records, socket, spectators, table, talk
 
 REF_TEMPLATE = "#/components/schemas/{model}"
 
@@ -40,6 +40,9 @@ MODELS: tuple[type[BaseModel], ...] = (
     socket.WsSaid, socket.WsServerMessage, socket.WsPlay, socket.WsAck, socket.WsCommit, socket.WsReveal,
     socket.WsStateRequest, socket.WsTakeBack, socket.WsSay,
     socket.WsClientMessage,
+    spectators.PublicLobby, spectators.PublicGameView, spectators.WatchedGame, spectators.LivePlayer,
+    spectators.LiveGame, spectators.LiveGames, spectators.WsWatchLobby, spectators.WsWatchState,
+    spectators.WsSpectators, spectators.WsWatchMessage,
 )
 
 

@@ -40,7 +40,7 @@ PLAYING: dict[str, Any] = {
     "turn": 2, "hand_number": 1, "dealer": 3, "scores": {"A": 0, "B": 0},
     "turn_deadline": "2026-12-02T10:00:30.000Z",
     "last_play": {"seat": 1, "card": "05S", "capture": [], "scopa": False, "auto": False},
-    "seed_commitment": COMMITMENT, "revision": 7,
+    "seed_commitment": COMMITMENT, "revision": 7, "spectators": 0,
 }
 # Seat 3's view right after its join filled the table: hand 1 of the contract's test-vector seed,
 # dealt by seat 1 (drawn from it), so seat 2 leads.
@@ -119,3 +119,21 @@ LOG: dict[str, Any] = {
     ],
     "revision": 44, "status": "playing",
 }
+# What a spectator sees (CONTRACT.md, Spectators): no join code, no hand, every is_you false.
+PUBLIC_LOBBY: dict[str, Any] = {
+    **{k: v for k, v in LOBBY.items() if k != "join_code"},
+    "players": [{**player, "is_you": False} for player in LOBBY["players"]],
+}
+PUBLIC_PLAYING: dict[str, Any] = {
+    **{k: v for k, v in PLAYING.items() if k not in ("join_code", "you", "hand", "spectators")},
+    "players": [{**player, "is_you": False} for player in PLAYING["players"]],
+    "spectators": 3,
+}
+LIVE_GAMES: dict[str, Any] = {"games": [
+    {"id": GAME_ID, "game_type": "scopone_scientifico", "status": "playing",
+     "players": [{"seat": s, "name": _NAMES[s], "team": "AB"[s % 2], "player": f"p{s}Xq7RbN2kLm9TzW4"}
+                 for s in range(3)]
+                + [{"seat": 3, "name": "Expert bot", "team": "B", "bot": "esperto"}],
+     "rating": 1587, "spectators": 3, "hand_number": 2, "scores": {"A": 4, "B": 1},
+     "updated_at": "2026-12-02T10:12:04.512Z"},
+]}

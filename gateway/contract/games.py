@@ -97,6 +97,10 @@ class CreateGameRequest(Request):
         default=False,
         description="True lists the game in GET /api/games/open for anyone to join (a member has at most "
                     "5 open games waiting: 409 beyond).")
+    spectators: bool = Field(
+        default=True,
+        description="False forbids watching the game (GET /api/games/{id}/watch, /ws/games/{id}/watch: 403); "
+                    "fixed at creation.")
 
 
 class QuickMatchRequest(Request):

@@ -12,6 +12,7 @@ from pydantic import ConfigDict, Field, RootModel
 from gateway.contract import examples
 from gateway.contract.common import Absent, Body, Card, Engine, OneOf, Seat, Team, absent
 from gateway.contract.games import Lobby
+from gateway.contract.spectators import WsSpectators
 from gateway.contract.table import GameView, Scores
 from gateway.contract.talk import MAX_TEXT_CHARS, SAID_EXAMPLE, ChatMessage, PhraseId
 
@@ -120,8 +121,8 @@ class WsSaid(ChatMessage):
     type: Literal["said"] = "said"
 
 
-class WsServerMessage(RootModel[Annotated[WsLobby | WsState | WsGameOver | WsPresence | WsRematch | WsSaid
-                                          | WsError, Field(discriminator="type")]]):
+class WsServerMessage(RootModel[Annotated[WsLobby | WsState | WsGameOver | WsPresence | WsSpectators | WsRematch
+                                          | WsSaid | WsError, Field(discriminator="type")]]):
     """Any message the server sends."""
 
 

@@ -183,3 +183,5 @@ class GameView(Rendered):
     seed_commitment: str = Field(pattern=HEX64, description="Lowercase hex SHA-256 of the seed bytes.")
     revision: int = Field(ge=0, description="Grows with every change; send it back to guard a move.")
     join_code: JoinCode
+    spectators: int = given("The number of members watching now (GET /api/games/{id}/watch), across every "
+                            "gateway: in every game view the gateway serves.", json_schema_extra={"minimum": 0})

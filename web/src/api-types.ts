@@ -437,6 +437,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/games/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Games anyone may watch */
+        get: operations["listLiveGames"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/games/{id}/watch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A game as a spectator sees it
+         * @description Any logged-in member may watch, seated players too.
+         */
+        get: operations["watchGame"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/games/{id}/log": {
         parameters: {
             query?: never;
@@ -469,6 +506,26 @@ export interface paths {
          * @description A WebSocket upgrade, refused before the handshake with an HTTP status and an Error body. Only seated players are accepted; a seated player may connect while the game is still in the lobby: it gets a `lobby` message then and whenever a seat fills, and the first `state` when the last seat fills. The protocol (messages, error codes, the 4096-byte limit) is in the project's docs/websocket.md.
          */
         get: operations["openGameSocket"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ws/games/{id}/watch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A spectator's WebSocket (see docs/websocket.md)
+         * @description A WebSocket upgrade, refused before the handshake with an HTTP status and an Error body, like /ws/games/{id}; any logged-in member may watch. Every action but `say` is answered with the error `unknown_action`.
+         */
+        get: operations["openWatchSocket"];
         put?: never;
         post?: never;
         delete?: never;
@@ -711,6 +768,11 @@ export interface components {
              * @default false
              */
             open?: boolean;
+            /**
+             * @description False forbids watching the game (GET /api/games/{id}/watch, /ws/games/{id}/watch: 403); fixed at creation.
+             * @default true
+             */
+            spectators?: boolean;
         };
         /**
          * @description The join code of the game.
@@ -1384,7 +1446,8 @@ export interface components {
          *         "auto": false
          *       },
          *       "seed_commitment": "630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd",
-         *       "revision": 7
+         *       "revision": 7,
+         *       "spectators": 0
          *     }
          */
         GameView: {
@@ -1461,6 +1524,8 @@ export interface components {
              * @example K7QX2M
              */
             join_code: string;
+            /** @description The number of members watching now (GET /api/games/{id}/watch), across every gateway: in every game view the gateway serves. */
+            spectators?: number;
         };
         /** @description One entry of the move log. */
         LoggedMove: {
@@ -2183,7 +2248,7 @@ export interface components {
             type: "said";
         };
         /** @description Any message the server sends. */
-        WsServerMessage: components["schemas"]["WsLobby"] | components["schemas"]["WsState"] | components["schemas"]["WsGameOver"] | components["schemas"]["WsPresence"] | components["schemas"]["WsRematch"] | components["schemas"]["WsSaid"] | components["schemas"]["WsError"];
+        WsServerMessage: components["schemas"]["WsLobby"] | components["schemas"]["WsState"] | components["schemas"]["WsGameOver"] | components["schemas"]["WsPresence"] | components["schemas"]["WsSpectators"] | components["schemas"]["WsRematch"] | components["schemas"]["WsSaid"] | components["schemas"]["WsError"];
         /**
          * @description Play a card.
          * @example {
@@ -2331,6 +2396,349 @@ export interface components {
         };
         /** @description Any message a client sends: JSON text of at most 4096 bytes (docs/websocket.md). */
         WsClientMessage: components["schemas"]["WsPlay"] | components["schemas"]["WsAck"] | components["schemas"]["WsCommit"] | components["schemas"]["WsReveal"] | components["schemas"]["WsStateRequest"] | components["schemas"]["WsTakeBack"] | components["schemas"]["WsSay"];
+        /**
+         * @description A game waiting for players, as a spectator sees it: the lobby without its join code.
+         * @example {
+         *       "id": "6f1c2a9e-3b7d-4c51-9a0e-2f8d6b4c1e7a",
+         *       "game_type": "scopone_scientifico",
+         *       "status": "lobby",
+         *       "options": {
+         *         "target_score": 11,
+         *         "napola": true,
+         *         "asso_pigliatutto": false,
+         *         "first_dealer": "drawn"
+         *       },
+         *       "players": [
+         *         {
+         *           "seat": 0,
+         *           "name": "alice",
+         *           "team": "A",
+         *           "is_you": false
+         *         }
+         *       ],
+         *       "seats_open": 3,
+         *       "created_at": "2026-12-02T10:00:00.000Z"
+         *     }
+         */
+        PublicLobby: {
+            /**
+             * Format: uuid
+             * @description The game id (a lowercase uuid), also the id of its table once started.
+             * @example 6f1c2a9e-3b7d-4c51-9a0e-2f8d6b4c1e7a
+             */
+            id: string;
+            /**
+             * @description The game type id.
+             * @example scopone_scientifico
+             */
+            game_type: string;
+            /**
+             * @description Always `lobby` while seats are open.
+             * @constant
+             */
+            status: "lobby";
+            options: components["schemas"]["Options"];
+            /** @description The seated players, in seat order; every `is_you` false. */
+            players: components["schemas"]["LobbyPlayer"][];
+            /** @description Seats still free. */
+            seats_open: number;
+            /**
+             * Format: date-time
+             * @description When the game was created. ISO 8601, UTC, milliseconds, `Z`.
+             * @example 2026-12-02T10:00:30.123Z
+             */
+            created_at: string;
+            /**
+             * @description True while the game is listed in GET /api/games/open.
+             * @default false
+             */
+            open?: boolean;
+        };
+        /**
+         * @description A started game as a spectator sees it (GET /api/games/{id}/watch, and the `game` of a `state` on /ws/games/{id}/watch): the game view without `you`, `hand`, `legal`, `your_turn` and `join_code`, every `is_you` false, plus `spectators`. Rendered by the game's engine for no seat, once per revision: it never holds a card of a hand before it is played.
+         * @example {
+         *       "id": "6f1c2a9e-3b7d-4c51-9a0e-2f8d6b4c1e7a",
+         *       "game_type": "scopone_scientifico",
+         *       "status": "playing",
+         *       "options": {
+         *         "target_score": 11,
+         *         "napola": true,
+         *         "asso_pigliatutto": false,
+         *         "first_dealer": "drawn"
+         *       },
+         *       "players": [
+         *         {
+         *           "seat": 0,
+         *           "name": "alice",
+         *           "team": "A",
+         *           "card_count": 9,
+         *           "captured_count": 2,
+         *           "scope": 0,
+         *           "is_you": false,
+         *           "connected": true
+         *         },
+         *         {
+         *           "seat": 1,
+         *           "name": "bob",
+         *           "team": "B",
+         *           "card_count": 9,
+         *           "captured_count": 0,
+         *           "scope": 0,
+         *           "is_you": false,
+         *           "connected": true
+         *         },
+         *         {
+         *           "seat": 2,
+         *           "name": "carol",
+         *           "team": "A",
+         *           "card_count": 10,
+         *           "captured_count": 0,
+         *           "scope": 0,
+         *           "is_you": false,
+         *           "connected": true
+         *         },
+         *         {
+         *           "seat": 3,
+         *           "name": "dave",
+         *           "team": "B",
+         *           "card_count": 10,
+         *           "captured_count": 0,
+         *           "scope": 0,
+         *           "is_you": false,
+         *           "connected": false
+         *         }
+         *       ],
+         *       "table": [
+         *         "04B",
+         *         "06C"
+         *       ],
+         *       "turn": 2,
+         *       "hand_number": 1,
+         *       "dealer": 3,
+         *       "scores": {
+         *         "A": 0,
+         *         "B": 0
+         *       },
+         *       "turn_deadline": "2026-12-02T10:00:30.000Z",
+         *       "last_play": {
+         *         "seat": 1,
+         *         "card": "05S",
+         *         "capture": [],
+         *         "scopa": false,
+         *         "auto": false
+         *       },
+         *       "seed_commitment": "630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd",
+         *       "revision": 7,
+         *       "spectators": 3
+         *     }
+         */
+        PublicGameView: {
+            /**
+             * @description Where the game is: `seeding` first with player entropy.
+             * @enum {string}
+             */
+            status: "seeding" | "playing" | "hand_end" | "finished";
+            options: components["schemas"]["Options"];
+            /** @description All four seats, in seat order; every `is_you` false. */
+            players: components["schemas"]["Player"][];
+            /** @description The cards on the table. */
+            table: components["schemas"]["Card"][];
+            /** @description The seat to play; null outside play. */
+            turn: number | null;
+            /** @description The hand being played (or just scored), from 1. */
+            hand_number: number;
+            /** @description The seat that dealt the current hand; null before hand 1 is dealt. */
+            dealer: number | null;
+            /** @description The match totals. */
+            scores: components["schemas"]["Scores"];
+            /** @description Null before the first play of a hand. */
+            last_play: components["schemas"]["LastPlay"] | null;
+            /**
+             * Format: date-time
+             * @description While a hand is played: when the seat on turn gets a random legal play. ISO 8601, UTC, milliseconds, `Z`.
+             * @example 2026-12-02T10:00:30.123Z
+             */
+            turn_deadline?: string;
+            /** @description In `hand_end` and `finished`. */
+            last_hand?: components["schemas"]["LastHand"];
+            /** @description In `hand_end`: the seats that acknowledged, sorted. */
+            acknowledged?: number[];
+            /**
+             * Format: date-time
+             * @description In `hand_end`: when the next hand is dealt anyway. ISO 8601, UTC, milliseconds, `Z`.
+             * @example 2026-12-02T10:00:30.123Z
+             */
+            hand_end_deadline?: string;
+            /** @description In `seeding`: the phase, who committed and revealed, its deadline. */
+            entropy?: components["schemas"]["Entropy"];
+            /** @description In `finished`: the winning team. */
+            winner?: components["schemas"]["Team"];
+            /** @description In `finished`: the 32-byte seed, lowercase hex. */
+            seed?: string;
+            /**
+             * Format: uuid
+             * @description The game id (a lowercase uuid), also the id of its table once started.
+             * @example 6f1c2a9e-3b7d-4c51-9a0e-2f8d6b4c1e7a
+             */
+            id: string;
+            /**
+             * @description The game type id.
+             * @example scopone_scientifico
+             */
+            game_type: string;
+            /** @description Lowercase hex SHA-256 of the seed bytes. */
+            seed_commitment: string;
+            /** @description Grows with every change. */
+            revision: number;
+            /** @description The number of members watching now (across every gateway). */
+            spectators: number;
+        };
+        /** @description GET /api/games/{id}/watch: the public lobby while the game waits, then the public view. */
+        WatchedGame: components["schemas"]["PublicLobby"] | components["schemas"]["PublicGameView"];
+        /** @description A seat of a live game. */
+        LivePlayer: {
+            /** @description The seat, 0..3 in join order (the creator sits at 0). */
+            seat: number;
+            /**
+             * @description The player's display name ("deleted player" once erased).
+             * @example alice
+             */
+            name: string;
+            team: components["schemas"]["Team"];
+            /** @description A person's public player id (absent for a bot's seat). */
+            player?: string;
+            /**
+             * @description Present while a bot plays this seat: its level.
+             * @example principiante
+             * @example esperto
+             * @example maestro
+             */
+            bot?: string;
+        };
+        /** @description A started, unfinished game that allows spectators. */
+        LiveGame: {
+            /**
+             * Format: uuid
+             * @description The game id (a lowercase uuid), also the id of its table once started.
+             * @example 6f1c2a9e-3b7d-4c51-9a0e-2f8d6b4c1e7a
+             */
+            id: string;
+            /**
+             * @description The game type id.
+             * @example scopone_scientifico
+             */
+            game_type: string;
+            /**
+             * @description The game's status.
+             * @enum {string}
+             */
+            status: "seeding" | "playing" | "hand_end";
+            /** @description The four seats, in seat order. */
+            players: components["schemas"]["LivePlayer"][];
+            /**
+             * @description The mean rating of the seated people for the game type (1500 for a new player); bots do not count.
+             * @example 1512
+             */
+            rating: number;
+            /** @description The number of members watching now (across every gateway). */
+            spectators: number;
+            /** @description The hand being played (or just scored), from 1; null before hand 1 is dealt. */
+            hand_number: number | null;
+            /** @description The match totals. */
+            scores: components["schemas"]["Scores"];
+            /**
+             * Format: date-time
+             * @description When the game last changed. ISO 8601, UTC, milliseconds, `Z`.
+             * @example 2026-12-02T10:00:30.123Z
+             */
+            updated_at: string;
+        };
+        /**
+         * @description GET /api/games/live: live games anyone may watch, highest `rating` first.
+         * @example {
+         *       "games": [
+         *         {
+         *           "id": "6f1c2a9e-3b7d-4c51-9a0e-2f8d6b4c1e7a",
+         *           "game_type": "scopone_scientifico",
+         *           "status": "playing",
+         *           "players": [
+         *             {
+         *               "seat": 0,
+         *               "name": "alice",
+         *               "team": "A",
+         *               "player": "p0Xq7RbN2kLm9TzW4"
+         *             },
+         *             {
+         *               "seat": 1,
+         *               "name": "bob",
+         *               "team": "B",
+         *               "player": "p1Xq7RbN2kLm9TzW4"
+         *             },
+         *             {
+         *               "seat": 2,
+         *               "name": "carol",
+         *               "team": "A",
+         *               "player": "p2Xq7RbN2kLm9TzW4"
+         *             },
+         *             {
+         *               "seat": 3,
+         *               "name": "Expert bot",
+         *               "team": "B",
+         *               "bot": "esperto"
+         *             }
+         *           ],
+         *           "rating": 1587,
+         *           "spectators": 3,
+         *           "hand_number": 2,
+         *           "scores": {
+         *             "A": 4,
+         *             "B": 1
+         *           },
+         *           "updated_at": "2026-12-02T10:12:04.512Z"
+         *         }
+         *       ]
+         *     }
+         */
+        LiveGames: {
+            /** @description The games. */
+            games: components["schemas"]["LiveGame"][];
+        };
+        /** @description On /ws/games/{id}/watch while the game waits for players: the public lobby, on connect and whenever a seat fills. */
+        WsWatchLobby: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "lobby";
+            game: components["schemas"]["PublicLobby"];
+        };
+        /** @description On /ws/games/{id}/watch: the public view, on connect and after every accepted change. */
+        WsWatchState: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "state";
+            game: components["schemas"]["PublicGameView"];
+        };
+        /**
+         * @description The number of members watching changed. Only to sockets that asked for it (`?features=spectators`), on the players' and the spectators' sockets.
+         * @example {
+         *       "type": "spectators",
+         *       "count": 3
+         *     }
+         */
+        WsSpectators: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "spectators";
+            /** @description The number of members watching now (across every gateway). */
+            count: number;
+        };
+        /** @description What /ws/games/{id}/watch sends besides the players' socket's `game_over`, `presence` and `error`. */
+        WsWatchMessage: components["schemas"]["WsWatchLobby"] | components["schemas"]["WsWatchState"] | components["schemas"]["WsSpectators"];
         /**
          * @description Rank `01`..`10` (08 fante, 09 cavallo, 10 re) then suit: `D` denari, `C` coppe, `S` spade, `B` bastoni. `07D` is the settebello.
          * @example 07D
@@ -3716,6 +4124,122 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listLiveGames: {
+        parameters: {
+            query?: {
+                /** @description Only this game type. */
+                game_type?: components["schemas"]["KnownGameType"] | "";
+                /** @description How many, 1..50; anything else (empty, given twice, not an integer) is a 400. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Started, unfinished games that allow spectators, highest `rating` (the mean rating of their humans) first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "games": [
+                     *         {
+                     *           "id": "6f1c2a9e-3b7d-4c51-9a0e-2f8d6b4c1e7a",
+                     *           "game_type": "scopone_scientifico",
+                     *           "status": "playing",
+                     *           "players": [
+                     *             {
+                     *               "seat": 0,
+                     *               "name": "alice",
+                     *               "team": "A",
+                     *               "player": "p0Xq7RbN2kLm9TzW4"
+                     *             },
+                     *             {
+                     *               "seat": 1,
+                     *               "name": "bob",
+                     *               "team": "B",
+                     *               "player": "p1Xq7RbN2kLm9TzW4"
+                     *             },
+                     *             {
+                     *               "seat": 2,
+                     *               "name": "carol",
+                     *               "team": "A",
+                     *               "player": "p2Xq7RbN2kLm9TzW4"
+                     *             },
+                     *             {
+                     *               "seat": 3,
+                     *               "name": "Expert bot",
+                     *               "team": "B",
+                     *               "bot": "esperto"
+                     *             }
+                     *           ],
+                     *           "rating": 1587,
+                     *           "spectators": 3,
+                     *           "hand_number": 2,
+                     *           "scores": {
+                     *             "A": 4,
+                     *             "B": 1
+                     *           },
+                     *           "updated_at": "2026-12-02T10:12:04.512Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LiveGames"];
+                };
+            };
+            /** @description An unknown game type, or a limit that is not an integer from 1 to 50. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["NotAuthenticated"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    watchGame: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The game id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The public lobby while waiting (no join code), the public view once started: no hand, no legal plays, every `is_you` false, with `spectators`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicLobby"] | components["schemas"]["PublicGameView"];
+                };
+            };
+            401: components["responses"]["NotAuthenticated"];
+            /** @description The game was created with `"spectators": false`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["GameNotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getGameLog: {
         parameters: {
             query?: never;
@@ -3838,6 +4362,60 @@ export interface operations {
             };
             401: components["responses"]["NotAuthenticated"];
             /** @description Not seated, or an Origin that is neither the gateway's own nor an allowed CORS origin. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["GameNotFound"];
+            /** @description A plain GET, not a WebSocket upgrade. */
+            426: {
+                headers: {
+                    /** @description `websocket`. */
+                    Upgrade?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    openWatchSocket: {
+        parameters: {
+            query?: {
+                /** @description The message types wanted beyond `lobby`, `state`, `game_over` and `error`, comma-separated: `presence`, `chat`, `spectators`. Unknown names are ignored. */
+                features?: string;
+            };
+            header: {
+                /** @description `websocket`. */
+                Upgrade: "websocket";
+                /** @description Browsers send it; it must be the gateway's own or an allowed CORS origin. */
+                Origin?: string;
+            };
+            path: {
+                /** @description The game id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Switching Protocols: the socket is open. It sends `lobby` (WsWatchLobby) and `state` (WsWatchState) with the public view, `game_over`, `error` and the features asked for. */
+            101: {
+                headers: {
+                    /** @description `websocket`. */
+                    Upgrade?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["NotAuthenticated"];
+            /** @description The game does not allow spectators, or an Origin that is neither the gateway's own nor an allowed CORS origin. */
             403: {
                 headers: {
                     [name: string]: unknown;
