@@ -4,21 +4,26 @@ import { noteServerDate } from "./clock";
 import { tx } from "./i18n";
 import type {
   AnyView,
+  ChatMessage,
   GameLog,
   GameType,
   GameView,
   Leaderboard,
   LeaveAnswer,
+  LiveGame,
   LobbyView,
   MatchPage,
   Me,
+  MutedPlayer,
   MyGame,
   OpenGames,
   Options,
+  Phrase,
   Preview,
   Provider,
   QuickMatchRequest,
   Rating,
+  WatchedView,
 } from "./types";
 
 export class ApiError extends Error {
@@ -140,7 +145,38 @@ export const api = {
   leave: (id: string) => request<LeaveAnswer>("POST", `/api/games/${encodeURIComponent(id)}/leave`),
   /** Take back the seat a bot took over: the game view. */
   returnToSeat: (id: string) => request<GameView>("POST", `/api/games/${encodeURIComponent(id)}/return`),
+  /** The quick phrases, in both languages (no session needed). */
+  phrases: async () => (await request<{ phrases?: Phrase[] }>("GET", "/api/phrases")).phrases ?? [],
+  /** The last messages of a table the caller may see, oldest first. */
+  chat: async (id: string) =>
+    (await request<{ messages?: ChatMessage[] }>("GET", `/api/games/${encodeURIComponent(id)}/chat`)).messages ?? [],
+  muted: async () => (await request<{ players?: MutedPlayer[] }>("GET", "/api/me/muted")).players ?? [],
+  mute: (player: string) => request<void>("POST", "/api/me/muted", { player }),
+  unmute: (player: string) => request<void>("DELETE", `/api/me/muted/${encodeURIComponent(player)}`),
+  /** Report a message to the operators, with an optional reason. */
+  report: (id: string, messageId: string, reason?: string) =>
+    request<{ reported: boolean }>(
+      "POST",
+      `/api/games/${encodeURIComponent(id)}/chat/${encodeURIComponent(messageId)}/report`,
+      reason ? { reason } : {},
+    ),
+  /** Started games anyone may watch, highest rated first. */
+  liveGames: async (limit = 20, gameType?: string | null) =>
+    (await request<{ games?: LiveGame[] }>("GET", `/api/games/live${queryString({ game_type: gameType, limit })}`)).games ?? [],
+  /** A game as a spectator sees it (the public lobby or the public view). */
+  watch: (id: string) => request<WatchedView>("GET", `/api/games/${encodeURIComponent(id)}/watch`),
 };
+
+let phrasesOnce: Promise<Phrase[]> | null = null;
+
+/** The phrase catalogue changes only with a deploy: one request per page load is enough. */
+export function phrasesCached(): Promise<Phrase[]> {
+  phrasesOnce ??= api.phrases().catch((e) => {
+    phrasesOnce = null;
+    throw e;
+  });
+  return phrasesOnce;
+}
 
 /** "?a=1&b=x" of the given values, leaving out the empty ones. */
 export function queryString(params: Record<string, string | number | null | undefined>): string {

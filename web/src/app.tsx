@@ -118,7 +118,7 @@ export function App() {
   } else if (route.name === "join") {
     screen = <JoinScreen code={route.code} onUnauthenticated={loggedOut} />;
   } else if (route.name === "game") {
-    screen = <GameScreen key={route.id} id={route.id} onUnauthenticated={loggedOut} />;
+    screen = <GameScreen key={route.id} id={route.id} onUnauthenticated={loggedOut} me={session.me} />;
   } else if (route.name === "history") {
     screen = <HistoryScreen me={session.me.name} />;
   } else if (route.name === "match") {

@@ -34,6 +34,7 @@ import { playsDown, takenBy, type Sweep, type Trail, type TrailPlay } from "../p
 import { LeaveMatch, TakeBack } from "../seatcontrols";
 import type { BotLevel, GamePlayer, GameView } from "../types";
 import type { GameConnection } from "../usegame";
+import { WatcherCount } from "../chatdrawer";
 import { Countdown, LanguageSwitch, SpeakerIcon, TeamBadge, TurnRing } from "../widgets";
 
 interface Choosing {
@@ -324,7 +325,7 @@ function sweepText(view: GameView, sweep: Sweep): string {
   );
 }
 
-export function TableScreen({ view, game, alert, trail = null, closing = null, notice = null }: {
+export function TableScreen({ view, game, alert, trail = null, closing = null, notice = null, talk = null }: {
   view: GameView;
   game: GameConnection;
   alert: ComponentChildren;
@@ -332,6 +333,8 @@ export function TableScreen({ view, game, alert, trail = null, closing = null, n
   closing?: ClosingShow | null;
   /** Shown between the bar and the felt, in the flow (the felt makes room): a bot plays your seat. */
   notice?: ComponentChildren;
+  /** The table talk's button (and its drawer), in the bar beside the sound. */
+  talk?: ComponentChildren;
 }) {
   const [choosing, setChoosing] = useState<Choosing | null>(null);
   const chooserRef = useRef<HTMLDivElement>(null);
@@ -476,6 +479,8 @@ export function TableScreen({ view, game, alert, trail = null, closing = null, n
           </span>
           {!closing && <Countdown deadline={view.turn_deadline} label={tx("Time left:", "Tempo rimasto:")} />}
         </div>
+        <WatcherCount count={view.spectators} />
+        {talk}
         <SoundToggle />
         <TableMenu>
           <Fingerprint commitment={view.seed_commitment} />
