@@ -146,11 +146,11 @@ export const api = {
   /** Take back the seat a bot took over: the game view. */
   returnToSeat: (id: string) => request<GameView>("POST", `/api/games/${encodeURIComponent(id)}/return`),
   /** The quick phrases, in both languages (no session needed). */
-  phrases: async () => (await request<{ phrases?: Phrase[] }>("GET", "/api/phrases")).phrases ?? [],
+  phrases: async () => (await request<{ phrases?: Phrase[] } | null>("GET", "/api/phrases"))?.phrases ?? [],
   /** The last messages of a table the caller may see, oldest first. */
   chat: async (id: string) =>
-    (await request<{ messages?: ChatMessage[] }>("GET", `/api/games/${encodeURIComponent(id)}/chat`)).messages ?? [],
-  muted: async () => (await request<{ players?: MutedPlayer[] }>("GET", "/api/me/muted")).players ?? [],
+    (await request<{ messages?: ChatMessage[] } | null>("GET", `/api/games/${encodeURIComponent(id)}/chat`))?.messages ?? [],
+  muted: async () => (await request<{ players?: MutedPlayer[] } | null>("GET", "/api/me/muted"))?.players ?? [],
   mute: (player: string) => request<void>("POST", "/api/me/muted", { player }),
   unmute: (player: string) => request<void>("DELETE", `/api/me/muted/${encodeURIComponent(player)}`),
   /** Report a message to the operators, with an optional reason. */
@@ -162,7 +162,7 @@ export const api = {
     ),
   /** Started games anyone may watch, highest rated first. */
   liveGames: async (limit = 20, gameType?: string | null) =>
-    (await request<{ games?: LiveGame[] }>("GET", `/api/games/live${queryString({ game_type: gameType, limit })}`)).games ?? [],
+    (await request<{ games?: LiveGame[] } | null>("GET", `/api/games/live${queryString({ game_type: gameType, limit })}`))?.games ?? [],
   /** A game as a spectator sees it (the public lobby or the public view). */
   watch: (id: string) => request<WatchedView>("GET", `/api/games/${encodeURIComponent(id)}/watch`),
 };

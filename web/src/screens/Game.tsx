@@ -49,7 +49,7 @@ export function closingView(closing: Ending): GameView {
 /** While a hand is played the site's header, sections and footer give the table the screen; a
  * game's page starts without them and shows them for the other phases (before the paint, so
  * nothing jumps). */
-function usePlayingLayout(playing: boolean): void {
+export function usePlayingLayout(playing: boolean): void {
   useLayoutEffect(() => {
     document.body.classList.toggle("with-chrome", !playing);
     return () => document.body.classList.remove("with-chrome");

@@ -5,6 +5,7 @@
 
 import type { RefObject } from "preact";
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { WatchTeaser } from "./Watch";
 import { api, gameTypesCached, errorText } from "../api";
 import { botLevels, defaultBotLevel, displayName, playAgainstComputer, type ComputerGame } from "../bots";
 import { BotLevelOptions, SeatMarks, useFirstMatch } from "../botmarks";
@@ -437,6 +438,7 @@ export function HomeScreen() {
         <FindTable />
       </div>
       <MyGames />
+      <WatchTeaser />
       <div class="home-columns">
         <CreateGame rules={rules} busy={busy} setBusy={setBusy} formRef={formRef} />
         <JoinWithCode />

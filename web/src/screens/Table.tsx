@@ -74,7 +74,7 @@ export function ScoreBoard({ view, compact = false }: { view: GameView; compact?
   );
 }
 
-function Scope({ count }: { count: number }) {
+export function Scope({ count }: { count: number }) {
   if (count === 0) return null;
   return (
     <span class="scope" title={`${count} scop${count === 1 ? "a" : "e"}`}>
@@ -110,7 +110,7 @@ export function SeatInfo({ view, player, levels }: { view: GameView; player: Gam
 
 /** A round badge for the seat (a person, or a robot for a bot; nothing to read twice: the name
  * is beside it); the seat on turn wears the ring of its time left. */
-function Avatar({ view, player, onTurn }: { view: GameView; player: GamePlayer; onTurn: boolean }) {
+export function Avatar({ view, player, onTurn }: { view: GameView; player: GamePlayer; onTurn: boolean }) {
   return (
     <span class={`avatar team-${player.team}${onTurn ? " is-on-turn" : ""}`} aria-hidden="true">
       {player.bot ? <RobotIcon /> : <PersonIcon />}
@@ -228,7 +228,8 @@ function TableMenu({ children }: { children: ComponentChildren }) {
 
 /** Where a seat sits as the viewer sees it. */
 function whereOf(view: GameView, seat: number): Where {
-  const s = seatsAround(view.you);
+  // A spectator (no seat: `you` is negative) sees seat 0 at the bottom.
+  const s = seatsAround(Math.max(0, view.you));
   return seat === s.bottom ? "bottom" : seat === s.right ? "right" : seat === s.top ? "top" : "left";
 }
 
@@ -236,7 +237,7 @@ function whereOf(view: GameView, seat: number): Where {
 const ARROWS: Record<Where, string> = { bottom: "↓", right: "→", top: "↑", left: "←" };
 
 /** The hand's plays, the newest last: the newest four always shown, every one on a tap. */
-function PlayTrail({ view, trail }: { view: GameView; trail: Trail | null }) {
+export function PlayTrail({ view, trail }: { view: GameView; trail: Trail | null }) {
   const plays = trail && trail.hand === view.hand_number ? trail.plays : [];
   if (plays.length === 0) return null;
   const recent = plays.slice(-4);

@@ -23,6 +23,7 @@ function server(refuseWrites?: [number, unknown, Record<string, string>], { fini
   vi.stubGlobal("fetch", vi.fn(async (url: string, init: RequestInit = {}) => {
     const answers: Record<string, unknown> = {
       "/api/game-types": TYPES, "/api/me/games": { games }, "/api/games/open": { games: [] },
+      "/api/games/live?limit=3": { games: [] },
       "/api/me/matches?limit=1": { items: Array.from({ length: finished }, (_, i) => ({ id: `m${i}` })), next_cursor: null },
     };
     if (init.method === "POST") posts.push({ url, body: init.body === undefined ? undefined : JSON.parse(String(init.body)) });
