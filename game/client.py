@@ -107,6 +107,7 @@ class TableViews:
     status: str  # "playing", "hand_end" or "finished"
     updated_ms: int  # when the table last changed (epoch ms)
     views: tuple[tuple[str, dict[str, Any]], ...]  # (seat, parsed view), in the table's seat order
+    public: dict[str, Any] | None = None  # the public view, when the watch asked for it
 
 
 class GameClient(RpcClient):
@@ -164,6 +165,12 @@ class GameClient(RpcClient):
         """The seat's view, as get_view, and when the table last changed (epoch ms)."""
         response = await self._call(self._stub.GetView,
                                     game_pb2.GetViewRequest(table_id=table_id, seat=seat), read=True)
+        return json.loads(response.view_json), response.updated_at.ToMilliseconds()
+
+    async def get_public_view_at(self, table_id: str) -> tuple[dict[str, Any], int]:
+        """The public view (a spectator's: no seat's cards), and when the table last changed."""
+        response = await self._call(self._stub.GetView,
+                                    game_pb2.GetViewRequest(table_id=table_id, public=True), read=True)
         return json.loads(response.view_json), response.updated_at.ToMilliseconds()
 
     async def act(self, table_id: str, seat: str, action: dict[str, Any] | str,
@@ -233,7 +240,8 @@ def table_views(response: game_pb2.WatchTableResponse) -> TableViews:
     return TableViews(
         revision=response.revision, status=_STATUS.get(response.status, "unknown"),
         updated_ms=response.updated_at.ToMilliseconds(),
-        views=tuple((v.seat, json.loads(v.view_json)) for v in response.views))
+        views=tuple((v.seat, json.loads(v.view_json)) for v in response.views),
+        public=json.loads(response.public_view_json) if response.public_view_json else None)
 
 
 def _text(value: dict[str, Any] | str | None) -> str:

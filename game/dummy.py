@@ -144,6 +144,8 @@ class DummyEngine(Engine):
         else:
             view["winner"] = state["winner"]
             view["seed"] = state["seed"]
+        if seat is None:  # the public view: nobody is you
+            del view["you"]
         return view
 
     def status(self, state: dict[str, Any]) -> str:

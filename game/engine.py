@@ -259,7 +259,9 @@ class Engine(ABC):
 
     @abstractmethod
     def view(self, state: dict[str, Any], seat: int | None) -> dict[str, Any]:
-        """What ``seat`` may see (CONTRACT game view, without the fields the platform adds)."""
+        """What ``seat`` may see (CONTRACT game view, without the fields the platform adds);
+        ``seat`` None: the public view, a spectator's, without ``you`` nor anything of any hand
+        (CONTRACT, Spectators)."""
 
     @abstractmethod
     def status(self, state: dict[str, Any]) -> str:

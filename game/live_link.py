@@ -156,11 +156,11 @@ class LiveLink:
             return Acted(json.loads(response.view_json), response.revision,
                          response.replayed and lost is None)
 
-    def watch_table(self, table_id: str) -> AsyncIterator[TableViews]:
+    def watch_table(self, table_id: str, public: bool = False) -> AsyncIterator[TableViews]:
         """Every seat's view now, then after every change (one message per revision, each
-        rendered once for all seats); ends after the finished views. A broken stream raises
-        UNAVAILABLE: watch again."""
-        return self._watch_table(game_pb2.WatchTableRequest(table_id=table_id))
+        rendered once for all seats; with ``public``, the public view too); ends after the
+        finished views. A broken stream raises UNAVAILABLE: watch again."""
+        return self._watch_table(game_pb2.WatchTableRequest(table_id=table_id, public=public))
 
     async def _watch_table(self, request: game_pb2.WatchTableRequest
                            ) -> AsyncGenerator[TableViews, None]:

@@ -88,7 +88,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
 
     @_stores_unavailable
     async def GetView(self, request: game_pb2.GetViewRequest, context: Context) -> game_pb2.GetViewResponse:
-        view = await self.tables.get_view(request.table_id, request.seat)
+        view = await self.tables.get_view(request.table_id, request.seat, public=request.public)
         return game_pb2.GetViewResponse(**_view_fields(view), updated_at=_timestamp(view.updated_ms))
 
     @_stores_unavailable
@@ -112,7 +112,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
     async def WatchTable(self, request: game_pb2.WatchTableRequest, context: Context
                          ) -> AsyncIterator[game_pb2.WatchTableResponse]:
         with unavailable_on(STORES_DOWN, _STORE):
-            async for views in self.tables.watch_table(request.table_id):
+            async for views in self.tables.watch_table(request.table_id, public=request.public):
                 yield _table_views(views)
 
     async def Relay(self, request_iterator: AsyncIterator[game_pb2.RelayRequest], context: Context
@@ -159,7 +159,7 @@ def _table_views(views: RenderedViews) -> game_pb2.WatchTableResponse:
     return game_pb2.WatchTableResponse(
         revision=views.revision, status=_STATUS.get(views.status, game_pb2.TABLE_STATUS_UNSPECIFIED),
         views=[game_pb2.TableSeatView(seat=seat, view_json=view) for seat, view in views.views],
-        updated_at=_timestamp(views.updated_ms))
+        updated_at=_timestamp(views.updated_ms), public_view_json=views.public)
 
 
 def _header(record: TableRecord) -> game_pb2.TableHeader:

@@ -102,6 +102,7 @@ class RenderedViews:
     status: str
     updated_ms: int
     views: tuple[tuple[str, str], ...]
+    public: str = ""  # the public view (a spectator's), when a watch asked for it
 
 
 @dataclass(frozen=True)
@@ -160,6 +161,7 @@ class Tables:
             grace_ms=backstop_grace_ms)
         self._local_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self._rendered: OrderedDict[tuple[str, str, int], RenderedViews] = OrderedDict()
+        self._public: OrderedDict[tuple[str, str, int], str] = OrderedDict()
 
     # -- the catalogue ----------------------------------------------------------------------
 
@@ -212,8 +214,13 @@ class Tables:
         """The table's state at the log's current position (one header row, then the caches)."""
         return await self.states.current(table_id, header)
 
-    async def get_view(self, table_id: str, seat: str) -> SeatView:
-        table_id, seat = inputs.table_id(table_id), check_seat(seat)
+    async def get_view(self, table_id: str, seat: str, public: bool = False) -> SeatView:
+        """The seat's view; ``public``: the public view (a spectator's), whatever ``seat``."""
+        table_id = inputs.table_id(table_id)
+        if public:
+            live = await self.current(table_id)
+            return SeatView(self._render_public(live), live.revision, live.status, live.updated_ms)
+        seat = check_seat(seat)
         live = await self.current(table_id)
         return self._render(live, _seat_index(live, seat))
 
@@ -258,13 +265,15 @@ class Tables:
                     index = _seat_index(live, seat)
                 yield self._render(live, index)
 
-    async def watch_table(self, table_id: str) -> AsyncIterator[RenderedViews]:
+    async def watch_table(self, table_id: str, public: bool = False) -> AsyncIterator[RenderedViews]:
         """Every seat's view now, then after every change (each rendered once), until the
-        finished views."""
+        finished views; with ``public``, the public view too: rendered once per revision for
+        every watch that asks for it, and only while one does."""
         table_id = inputs.table_id(table_id)
         async with contextlib.aclosing(self.feeds.states(table_id)) as states:
             async for live in states:
-                yield self._render_all(live)
+                views = self._render_all(live)
+                yield replace(views, public=self._render_public(live)) if public else views
 
     # -- changing ---------------------------------------------------------------------------
 
@@ -571,14 +580,26 @@ class Tables:
                 self._rendered.popitem(last=False)
         return views
 
+    def _render_public(self, live: Live) -> str:
+        """The public view (the engine's for no seat), rendered once per revision however many
+        streams send it."""
+        key = (live.table_id, live.seed_commitment, live.revision)
+        view = self._public.get(key)
+        if view is None:
+            view = self._public[key] = _view_json(self._engine(live.game_type), live, None)
+            metrics.public_view_rendered()
+            while len(self._public) > _RENDERED:
+                self._public.popitem(last=False)
+        return view
+
     def _render_seats(self, live: Live) -> RenderedViews:
         engine = self._engine(live.game_type)
         views = tuple((seat, _view_json(engine, live, index)) for index, seat in enumerate(live.seats))
         return RenderedViews(live.revision, live.status, live.updated_ms, views)
 
 
-def _view_json(engine: Engine, live: Live, index: int) -> str:
-    """The engine's view of seat ``index``, with the platform's fields."""
+def _view_json(engine: Engine, live: Live, index: int | None) -> str:
+    """The engine's view of seat ``index`` (None: the public view), with the platform's fields."""
     return compact_json({**engine.view(live.state, index), "id": live.table_id,
                          "game_type": live.game_type, "seed_commitment": live.seed_commitment,
                          "revision": live.revision})

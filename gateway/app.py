@@ -13,7 +13,7 @@ from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse
 from starlette.routing import Match, Route, WebSocketRoute
 
-from gateway import games, history, members, open_games, openapi, seating, ws
+from gateway import games, history, members, open_games, openapi, seating, spectating, ws
 from gateway.auth import Auth
 from gateway.backends import Backends
 from gateway.draining import Drain
@@ -27,6 +27,7 @@ from gateway.sessions import session_id
 from gateway.socket_registry import SocketRegistry
 from gateway.spa import SinglePageApp
 from gateway.tables_feed import TableFeeds
+from gateway.watchers import Watchers
 from services.config import Settings
 from services.observability.http_telemetry import HttpTelemetry
 from services.observability.telemetry import active_users
@@ -55,9 +56,9 @@ async def health(request) -> JSONResponse:
 
 def create_app(settings: Settings, backends: Backends, auth: Auth,
                telemetry: Telemetry | None = None, presence: Presence | None = None,
-               limits: RateLimits | None = None) -> Starlette:
-    """The app; ``presence`` and ``limits`` are shared by the gateway processes
-    (gateway.presence, gateway.rate_limits; None: this process alone)."""
+               limits: RateLimits | None = None, watchers: Watchers | None = None) -> Starlette:
+    """The app; ``presence``, ``watchers`` and ``limits`` are shared by the gateway processes
+    (gateway.presence, gateway.watchers, gateway.rate_limits; None: this process alone)."""
     origins = OriginPolicy(settings.cors)
     routes = [
         Route("/api/health", health),
@@ -78,7 +79,9 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
         Route("/api/games/open/events", open_games.watch_open),
         Route("/api/games/quick", open_games.quick_match, methods=["POST"]),
         Route("/api/games/quick", method_not_allowed),
+        Route("/api/games/live", spectating.live),
         Route("/api/games/{id}", games.get_game),
+        Route("/api/games/{id}/watch", spectating.watch),
         Route("/api/games/{id}/log", games.get_log),
         Route("/api/games/{id}/rematch", games.rematch, methods=["POST"]),
         Route("/api/games/{id}/rematch", method_not_allowed),
@@ -96,6 +99,8 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
         Route("/api/games/{id}/open", method_not_allowed),
         WebSocketRoute("/ws/games/{id}", ws.game_socket),
         Route("/ws/games/{id}", upgrade_required, methods=["GET"]),
+        WebSocketRoute("/ws/games/{id}/watch", ws.watch_socket),
+        Route("/ws/games/{id}/watch", upgrade_required, methods=["GET"]),
     ]
     api_routes = list(routes)
     routes.append(Route("/{path:path}", SinglePageApp(settings.static_dir).page))
@@ -112,7 +117,7 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
     # The live path: one feed per table for this process's sockets, and the events (logouts,
     # erasures) heard through the session store's bus.
     feeds = TableFeeds(backends.live, backends.lobby, settings.abandon_after_timeouts,
-                       auth.sessions.events.publish, presence)
+                       auth.sessions.events.publish, presence, watchers)
     sockets = SocketRegistry(auth.sessions.events, feeds)
     middleware, gauges = origins.middleware(), None
     limits = limits or rate_limits(settings.rate_limits, None)

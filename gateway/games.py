@@ -73,7 +73,8 @@ async def create_game(request: Request) -> JSONResponse:
     game = await backends.lobby.create_game(member.sub, member.name, game_type, json.dumps(options),
                                             open=body.get("open", False),
                                             rating=ratings.get(game_type, 0),
-                                            request_id=request_id_of(request))
+                                            request_id=request_id_of(request),
+                                            spectators=body.get("spectators", True))
     log.info("game %s created (%s)%s", game.id, game.game_type, ", open" if game.open else "")
     return JSONResponse(lobby_view(game, member.sub).body(), status_code=201)
 
@@ -247,4 +248,5 @@ async def personal_view(request: Request, game, member_id: str) -> Lobby | GameV
     if seat is None:
         raise ServiceError(Reason.NOT_SEATED, "Not seated at this game")
     view = await backends_of(request).game.get_view(game.id, seat.seat)
-    return game_view(view, game, await request.app.state.feeds.connected_at(game.id))
+    feeds = request.app.state.feeds
+    return game_view(view, game, await feeds.connected_at(game.id), await feeds.spectators_at(game.id))

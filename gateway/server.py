@@ -22,6 +22,7 @@ from gateway.draining import REQUESTS_FINISH_SECONDS
 from gateway.presence import MemoryPresence, RedisPresence
 from gateway.rate_limits import rate_limits
 from gateway.sessions import SESSION_TTL_SECONDS, MemorySessionStore, RedisSessionStore
+from gateway.watchers import MemoryWatchers, RedisWatchers
 from gateway.ws import MAX_MESSAGE_BYTES
 from lobby.client import LobbyClient
 from services.components import Component
@@ -58,9 +59,11 @@ def build(settings: Settings, telemetry: otel.Telemetry | None = None):
     auth = Auth(settings, sessions)
     presence = (RedisPresence(redis, Keys(settings.redis_key_prefix)) if redis is not None
                 else MemoryPresence())
+    watchers = (RedisWatchers(redis, Keys(settings.redis_key_prefix)) if redis is not None
+                else MemoryWatchers())
     limits = rate_limits(settings.rate_limits, redis, Keys(settings.redis_key_prefix))
     app = create_app(settings, backends, auth, telemetry=telemetry, presence=presence,
-                     limits=limits)
+                     limits=limits, watchers=watchers)
 
     async def close() -> None:
         await close_live(app)

@@ -9,6 +9,12 @@ says it changed: :meth:`TableFeeds.names_changed`), and hands the same text to e
 that seat. Nothing here polls, and the cost of an update grows with the seats watched, not with
 the sockets open.
 
+Spectators (/ws/games/{id}/watch) share the same feed: their subscribers have no seat
+(``spectator``), and get the public view, which the feed asks the game service for only while it
+has spectators (WatchTable ``public``: the engine renders it once per revision), names joined in
+once per revision for all of them. The feed also keeps how many members watch the table in any
+process (gateway.watchers), for the views' ``spectators`` and the ``spectators`` messages.
+
 Each socket has an :class:`Outbox`: the messages waiting to be written to it, in order. A socket
 that does not keep up must not hold up the others, so an outbox is bounded: one that is full
 when the next message comes (OUTBOX_SIZE messages behind: a client that stopped reading) is
@@ -30,9 +36,11 @@ from game.status import TableStatus
 from gateway.closes import GAME_GONE, NOT_SEATED, TOO_SLOW
 from gateway.contract.common import Body
 from gateway.contract.socket import Feature, WsGameOver, WsLobby, WsPresence, WsState
+from gateway.contract.spectators import WsSpectators, WsWatchLobby, WsWatchState
 from gateway.events import Event, PresenceChanged, SeatingChanged
 from gateway.presence import RENEW_SECONDS, MemoryPresence, Presence
-from gateway.views import game_view, lobby_view
+from gateway.views import game_view, lobby_view, public_lobby_view, public_view
+from gateway.watchers import MemoryWatchers, Watchers
 from lobby.models import Game
 from services.rpc.errors import Reason, ServiceError
 
@@ -134,12 +142,15 @@ class Subscriber:
     in the waiting room, so the socket never gets the views of a seat its member left."""
 
     def __init__(self, feed: TableFeed, seat: str, member_id: str, outbox: Outbox,
-                 started: bool, features: frozenset[Feature] = frozenset()):
+                 started: bool, features: frozenset[Feature] = frozenset(), spectator: bool = False):
         self.feed = feed
-        self.seat = seat
+        self.seat = seat  # "" for a spectator
         self.member_id = member_id
         self.outbox = outbox
         self.features = features  # what the socket asked for beyond the contract's four types
+        # A spectator's socket (/ws/games/{id}/watch): the public view, no seat, no moves. Table
+        # talk delivers the spectators' channel to these, and the players' channel to all.
+        self.spectator = spectator
         self._started = started
         self.revision = -1  # the revision of the newest state queued for this socket
         self._last_state: str | None = None
@@ -181,7 +192,8 @@ class Subscriber:
         """The waiting room as ``game`` shows it, unless this socket saw it already or saw a
         fuller one (its own reading of the lobby may overtake the feed's)."""
         taken = len(game.seats)
-        text = _text(WsLobby(game=lobby_view(game, self.member_id)))
+        text = _text(WsWatchLobby(game=public_lobby_view(game)) if self.spectator
+                     else WsLobby(game=lobby_view(game, self.member_id)))
         if text != self._last_lobby and taken >= self._lobby_seats:
             self._last_lobby, self._lobby_seats = text, taken
             self.outbox.put(text)
@@ -217,10 +229,19 @@ class TableFeed:
         self._takeovers: set[asyncio.Task] = set()
         self.elsewhere: set[int] = set()  # seats connected in any process (gateway.presence)
         self._announced: set[int] | None = None  # the connected seats the sockets were told
+        self.spectators: set[Subscriber] = set()  # the watching sockets of this process
+        self._watching: dict[str, int] = {}  # member id -> this process's sockets watching
+        self.watchers = 0  # members watching in any process (gateway.watchers), as last read
+        self.public: dict | None = None  # the newest public view, while watched for spectators
+        self._public_revision = -1
+        self._public_text: str | None = None  # its state message, names joined in
+        self.watching_public = False  # the running table stream carries the public view
 
     # -- subscribers -----------------------------------------------------------------------
 
     def add(self, subscriber: Subscriber, game: Game) -> None:
+        if subscriber.spectator:
+            return self._add_spectator(subscriber, game)
         # The feed's seating may be newer than the socket's reading of it (the member moved, or
         # the game started, in between): it decides the seat. Once started it is final.
         seat = self.game.seat_of(subscriber.member_id)
@@ -241,6 +262,36 @@ class TableFeed:
             subscriber.put_state(self.revision, text)
             if self.game_over is not None:
                 subscriber.outbox.put(self.game_over)
+
+    def _add_spectator(self, subscriber: Subscriber, game: Game) -> None:
+        self.spectators.add(subscriber)
+        self._watching[subscriber.member_id] = self._watching.get(subscriber.member_id, 0) + 1
+        if self._watching[subscriber.member_id] == 1:
+            self.feeds.mark_watcher(self.id, subscriber.member_id, True)
+        if not self.started:
+            if not game.started:
+                subscriber.put_lobby(game)
+            return
+        text = self._public_state()
+        if text is not None:
+            subscriber.put_state(self._public_revision, text)
+            if self.game_over is not None:
+                subscriber.outbox.put(self.game_over)
+
+    def _remove_spectator(self, subscriber: Subscriber) -> None:
+        if subscriber not in self.spectators:
+            return
+        self.spectators.discard(subscriber)
+        left = self._watching.get(subscriber.member_id, 1) - 1
+        if left > 0:
+            self._watching[subscriber.member_id] = left
+        else:
+            self._watching.pop(subscriber.member_id, None)
+            self.feeds.mark_watcher(self.id, subscriber.member_id, False)
+
+    def watching_members(self) -> list[str]:
+        """The members with a socket of this process watching the table."""
+        return list(self._watching)
 
     def _seat(self, subscriber: Subscriber) -> None:
         """Put ``subscriber`` among the sockets of its seat."""
@@ -265,8 +316,11 @@ class TableFeed:
 
     def remove(self, subscriber: Subscriber) -> bool:
         """Forget ``subscriber``; True when it was the last one."""
-        self._unseat(subscriber)
-        return not self.subscribers
+        if subscriber.spectator:
+            self._remove_spectator(subscriber)
+        else:
+            self._unseat(subscriber)
+        return not self.subscribers and not self.spectators
 
     def _follow_seating(self, game: Game) -> None:
         """The waiting room changed: each socket follows its member to the seat they sit at now,
@@ -283,14 +337,27 @@ class TableFeed:
                 self._seat(subscriber)
 
     def _all(self) -> list[Subscriber]:
+        """The players' sockets."""
         return [s for seat in self.subscribers.values() for s in seat]
+
+    def _everyone(self) -> list[Subscriber]:
+        """The players' sockets and the spectators'."""
+        return [*self._all(), *self.spectators]
 
     # -- rendering -------------------------------------------------------------------------
 
     def render_state(self, view: dict) -> str:
         """A ``state`` message: the seat's view with the cached names joined in, and who is
         connected."""
-        return _text(WsState(game=game_view(view, self.game, self.connected())))
+        return _text(WsState(game=game_view(view, self.game, self.connected(), self.watchers)))
+
+    def _public_state(self) -> str | None:
+        """The spectators' ``state``: the public view with the names joined in (once per
+        revision for all of them), or None before the feed has one."""
+        if self._public_text is None and self.public is not None:
+            self._public_text = _text(WsWatchState(
+                game=public_view(self.public, self.game, self.connected(), self.watchers)))
+        return self._public_text
 
     def connected(self) -> set[int]:
         """The seats a bot plays, and those with a socket open at this table in this process
@@ -305,14 +372,16 @@ class TableFeed:
         if connected == self._announced:
             return
         self._announced = connected
-        self._texts = {}
+        self._texts, self._public_text = {}, None
         text = _text(WsPresence(connected=sorted(connected)))
-        for subscriber in self._all():
+        for subscriber in self._everyone():
             if subscriber is not skip:
                 subscriber.notify(Feature.PRESENCE, text)
 
     async def refresh_presence(self, announce: bool = True) -> None:
-        """Re-read who is connected in every process (after a PresenceChanged)."""
+        """Re-read who is connected and how many watch in every process (after a
+        PresenceChanged)."""
+        await self._refresh_watchers()
         try:
             self.elsewhere = await self.feeds.presence.seats(self.id)
         except ServiceError as error:  # Redis briefly down: this process's sockets will do
@@ -320,6 +389,22 @@ class TableFeed:
             return
         if announce and self.started and self.views:
             self._announce_presence()
+
+    async def _refresh_watchers(self) -> None:
+        """Re-read how many members watch; when that changed, the sockets that asked for it are
+        told (a ``spectators`` message, no state), and the next states carry it."""
+        try:
+            watchers = await self.feeds.watchers.count(self.id)
+        except ServiceError as error:  # Redis briefly down: the count stays as it was
+            log.info("game %s: watchers not counted: %s", self.id, error.message)
+            return
+        if watchers == self.watchers:
+            return
+        self.watchers = watchers
+        self._texts, self._public_text = {}, None
+        text = _text(WsSpectators(count=watchers))
+        for subscriber in self._everyone():
+            subscriber.notify(Feature.SPECTATORS, text)
 
     def _show_again(self) -> None:
         """The current revision, rendered anew for every socket: who plays a seat changed."""
@@ -330,6 +415,11 @@ class TableFeed:
                 continue
             for subscriber in subscribers:
                 subscriber.put_state(self.revision, text, again=True)
+        self._public_text = None
+        public = self._public_state()
+        if public is not None:
+            for subscriber in self.spectators:
+                subscriber.put_state(self._public_revision, public, again=True)
 
     def _state_of(self, seat: str) -> str | None:
         """The newest state of ``seat`` (rendered once per revision and seat), or None."""
@@ -365,6 +455,7 @@ class TableFeed:
             return
         self._names_stale = False
         self._texts.clear()
+        self._public_text = None
 
     # -- the subscription ------------------------------------------------------------------
 
@@ -392,11 +483,11 @@ class TableFeed:
                     if game.started:
                         self.started = True
                         return True
-                    for subscriber in self._all():
+                    for subscriber in self._everyone():
                         subscriber.put_lobby(game)
             except ServiceError as error:
                 if error.reason is Reason.GAME_NOT_FOUND:  # expired unstarted (GAME_TTL_SECONDS)
-                    for subscriber in self._all():
+                    for subscriber in self._everyone():
                         subscriber.outbox.close(*GAME_GONE)
                     return False
                 if not error.reason.transient:
@@ -411,10 +502,20 @@ class TableFeed:
         backoff = FIRST_BACKOFF_SECONDS
         while True:
             try:
-                async for views in self.feeds.game.watch_table(self.id):
+                # The public view only while there are spectators: the first one to come
+                # later subscribes again with it (TableFeeds.watch).
+                self.watching_public = bool(self.spectators)
+                async for views in self.feeds.game.watch_table(self.id, public=self.watching_public):
                     backoff = FIRST_BACKOFF_SECONDS
                     if views.revision <= self.revision:
-                        continue  # a new subscription starts with what was fanned out already
+                        # A new subscription starts with what was fanned out already; the
+                        # public view of it may be new (the first spectator came).
+                        if views.public is not None and views.revision > self._public_revision:
+                            await self._fresh_names()
+                            self._fan_out_public(views)
+                        if views.status == TableStatus.FINISHED:
+                            return
+                        continue
                     await self._fresh_names()
                     self._fan_out(views)
                     if views.status == TableStatus.FINISHED:
@@ -444,7 +545,24 @@ class TableFeed:
                 subscriber.put_state(views.revision, text)
                 if self.game_over is not None:
                     subscriber.outbox.put(self.game_over)
+        self._fan_out_public(views)
         self._watch_for_abandonment()
+
+    def _fan_out_public(self, views: TableViews) -> None:
+        """The public view of one revision to every spectator's socket (no await in here)."""
+        if views.public is None:
+            return
+        self.public, self._public_revision, self._public_text = views.public, views.revision, None
+        if views.status == TableStatus.FINISHED and self.game_over is None:
+            self.game_over = _text(WsGameOver(scores=views.public.get("scores"),
+                                              winner=views.public.get("winner")))
+        text = self._public_state()
+        if text is None:
+            return
+        for subscriber in self.spectators:
+            subscriber.put_state(views.revision, text)
+            if self.game_over is not None:
+                subscriber.outbox.put(self.game_over)
 
     # -- abandonment ------------------------------------------------------------------------
 
@@ -483,12 +601,13 @@ class TableFeeds:
 
     def __init__(self, game, lobby, abandon_after: int = 0,
                  publish: Callable[[Event], Awaitable[None]] | None = None,
-                 presence: Presence | None = None):
+                 presence: Presence | None = None, watchers: Watchers | None = None):
         self.game = game  # game.live_link.LiveLink (or a fake with watch_table)
         self.lobby = lobby  # LobbyClient (or a fake with watch_game, get_game, take_over_seat)
         self.abandon_after = abandon_after  # ABANDON_AFTER_TIMEOUTS; 0: never take a seat over
         self._publish = publish  # to every gateway process, this one included (gateway.events)
         self.presence = presence or MemoryPresence()
+        self.watchers = watchers or MemoryWatchers()
         self._feeds: dict[str, TableFeed] = {}
         self._marking: set[asyncio.Task] = set()
         self._renewing: asyncio.Task | None = None
@@ -519,14 +638,47 @@ class TableFeeds:
         except ServiceError as error:  # this process's own sockets still count
             log.info("game %s: presence not shared: %s", table_id, error.message)
 
+    def mark_watcher(self, table_id: str, member_id: str, watching: bool) -> None:
+        """This process's first socket of a member watching a table opened (or its last
+        closed): mark it where every process counts watchers, then tell them."""
+        task = asyncio.create_task(self._mark_watcher(table_id, member_id, watching),
+                                   name=f"watchers {table_id}")
+        self._marking.add(task)
+        task.add_done_callback(self._marking.discard)
+        if self._renewing is None or self._renewing.done():
+            self._renewing = asyncio.create_task(self._renew(), name="presence renewal")
+
+    async def _mark_watcher(self, table_id: str, member_id: str, watching: bool) -> None:
+        try:
+            await self.watchers.mark(table_id, member_id, watching)
+            if self._publish is not None:
+                await self._publish(PresenceChanged(table_id))
+            else:
+                self.presence_changed(table_id)
+        except ServiceError as error:  # this process's own sockets still count
+            log.info("game %s: watchers not shared: %s", table_id, error.message)
+
+    async def spectators_at(self, table_id: str) -> int:
+        """How many members watch the table in any process, for a REST view."""
+        feed = self._feeds.get(table_id)
+        if feed is not None:
+            return feed.watchers
+        try:
+            return await self.watchers.count(table_id)
+        except ServiceError:
+            return 0
+
     async def _renew(self) -> None:
         """Keep this process's marks from lapsing while its sockets stay open."""
         while self._feeds:
             await asyncio.sleep(RENEW_SECONDS)
             marks = [(feed.id, _index(seat)) for feed in self._feeds.values()
                      for seat in feed.subscribers]
+            watching = [(feed.id, member) for feed in self._feeds.values()
+                        for member in feed.watching_members()]
             try:
                 await self.presence.renew(marks)
+                await self.watchers.renew(watching)
             except ServiceError as error:
                 log.info("presence not renewed: %s", error.message)
 
@@ -561,6 +713,25 @@ class TableFeeds:
         feed.add(subscriber, game)
         if feed.task is None or (feed.task.done() and feed.game_over is None):
             # Not started yet, or ended without finishing (a refused watch): (re)start it.
+            feed.task = asyncio.create_task(feed.run(), name=f"table feed {game.id}")
+        return subscriber
+
+    def watch(self, game: Game, member_id: str, outbox: Outbox,
+              features: frozenset[Feature] = frozenset()) -> Subscriber:
+        """Add a spectator's socket of ``member_id`` at ``game`` (as the lobby answered it),
+        asking for ``features``."""
+        feed = self._feeds.get(game.id)
+        if feed is None:
+            feed = self._feeds[game.id] = TableFeed(self, game)
+        subscriber = Subscriber(feed, "", member_id, outbox, started=game.started, features=features,
+                                spectator=True)
+        feed.add(subscriber, game)
+        task = feed.task
+        if task is not None and not task.done() and feed.started and not feed.watching_public:
+            # The table is followed without the public view: follow it again, with it.
+            task.cancel()
+            task = None
+        if task is None or (task.done() and (feed.game_over is None or feed.public is None)):
             feed.task = asyncio.create_task(feed.run(), name=f"table feed {game.id}")
         return subscriber
 

@@ -30,7 +30,8 @@ from gateway.contract.records import (
     Rating,
     Ratings,
 )
-from gateway.contract.table import GameView
+from gateway.contract.spectators import LiveGame, LivePlayer, PublicGameView, PublicLobby
+from gateway.contract.table import GameView, Scores
 from lobby.models import Game, Seat, seat_id
 from services.timeutil import iso_from_ms
 from stats.client import Leaderboard as Standings
@@ -81,11 +82,7 @@ def my_game_item(game: Game, member_id: str, status: str, your_turn: bool,
                   updated_at=iso_from_ms(updated_ms))
 
 
-def game_view(view: dict, game: Game, connected: Collection[int] = ()) -> GameView:
-    """The game service's view of one seat, with the join code, every player's name, who plays
-    each seat (``bot``, ``took_over``) and whether they are ``connected``: a bot always is, a
-    person while a socket of theirs is open at the table (``connected``: those seats). The
-    engine's fields pass through as it rendered them."""
+def _named_players(view: dict, game: Game, connected: Collection[int]) -> list[dict[str, Any]]:
     seats = {seat.index: seat for seat in game.seats}
     players = []
     for player in view.get("players", []):
@@ -95,8 +92,56 @@ def game_view(view: dict, game: Game, connected: Collection[int] = ()) -> GameVi
             item.update(_who_plays(seat))
         item["connected"] = bool(seat is not None and seat.bot) or player["seat"] in connected
         players.append(item)
+    return players
+
+
+def game_view(view: dict, game: Game, connected: Collection[int] = (), spectators: int = 0) -> GameView:
+    """The game service's view of one seat, with the join code, every player's name, who plays
+    each seat (``bot``, ``took_over``) and whether they are ``connected``: a bot always is, a
+    person while a socket of theirs is open at the table (``connected``: those seats); and how
+    many members watch (``spectators``). The engine's fields pass through as it rendered them."""
     return GameView.model_validate({**view, "id": game.id, "game_type": game.game_type,
-                                    "join_code": game.join_code, "players": players})
+                                    "join_code": game.join_code,
+                                    "players": _named_players(view, game, connected),
+                                    "spectators": spectators})
+
+
+# What a seat's view has and the public view never shows (CONTRACT, Spectators). The engine's
+# public view leaves them out already; the gateway drops them too, whatever an engine renders.
+_PRIVATE_FIELDS = ("you", "hand", "legal", "your_turn", "join_code")
+
+
+def public_view(view: dict, game: Game, connected: Collection[int] = (), spectators: int = 0) -> PublicGameView:
+    """The public view (the engine's for no seat, GetView/WatchTable ``public``) with the names,
+    who plays each seat and who is connected joined in, every ``is_you`` false, the number of
+    members watching, and never the join code."""
+    players = [{**player, "is_you": False} for player in _named_players(view, game, connected)]
+    fields = {key: value for key, value in view.items() if key not in _PRIVATE_FIELDS}
+    return PublicGameView.model_validate({**fields, "id": game.id, "game_type": game.game_type,
+                                          "players": players, "spectators": spectators})
+
+
+def public_lobby_view(game: Game) -> PublicLobby:
+    """A waiting game as a spectator sees it: the lobby without its join code, nobody is you."""
+    return PublicLobby(id=game.id, game_type=game.game_type, options=game.options,
+                       players=_seated(game, None), seats_open=game.seats_open,
+                       created_at=iso_from_ms(game.created_at_ms), open=game.open)
+
+
+def live_game_item(game: Game, view: dict, spectators: int, updated_ms: int) -> LiveGame:
+    """One game of GET /api/games/live, from its lobby entry and its public view."""
+    return LiveGame(
+        id=game.id, game_type=game.game_type, status=view["status"],
+        players=[LivePlayer(seat=seat.index, name=seat.display_name, team=seat.team,
+                            # TODO(wave42-A): the public player id of the seat's person
+                            # (lobby.models.Seat.player, added by the public player id's part).
+                            player=getattr(seat, "player", None) if seat.is_person else None,
+                            bot=seat.bot or None)
+                 for seat in game.seats],
+        rating=game.rating, spectators=spectators,
+        hand_number=view.get("hand_number") if view.get("status") != "seeding" else None,
+        scores=Scores.model_validate(view.get("scores") or {"A": 0, "B": 0}),
+        updated_at=iso_from_ms(max(updated_ms, game.changed_at_ms)))
 
 
 def preview_view(game: Game, game_type: GameType | None, status: str) -> Preview:

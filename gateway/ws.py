@@ -37,6 +37,7 @@ from gateway.bodies import parse_json
 from gateway.closes import MESSAGE_TOO_BIG, SERVICE_RESTART, SESSION_ENDED
 from gateway.contract.common import Body
 from gateway.contract.socket import MOVE_ID_PATTERN, Feature, WsError, features_of
+from gateway.contract.spectators import SPECTATORS_FORBIDDEN
 from gateway.events import session_digest
 from gateway.games import can_be_game_id
 from gateway.http_errors import UNAVAILABLE_TEXT, server_fault
@@ -126,6 +127,54 @@ async def game_socket(websocket: WebSocket) -> None:
         log.info("socket closed on game %s (%s)", game.id, connection.seat)
 
 
+async def watch_socket(websocket: WebSocket) -> None:
+    """/ws/games/{id}/watch: a spectator's socket (CONTRACT, Spectators). Refused before the
+    handshake like the players' socket: 401, 404, 403 when the game forbids spectators (or the
+    Origin is not allowed). Any logged-in member may watch, seated players too."""
+    app = websocket.app
+    backends = backends_of(websocket)
+    sockets = app.state.sockets
+    if app.state.drain.started:
+        return await _deny(websocket, 503, UNAVAILABLE_TEXT)
+    if not app.state.origins.allows_socket(websocket):
+        return await _deny(websocket, 403, "Origin not allowed")
+    try:
+        await sockets.listening()
+    except ServiceError as error:
+        log.warning("socket refused: the gateway events are not heard: %s", error.message)
+        return await _deny(websocket, 503, UNAVAILABLE_TEXT)
+    events_seen = sockets.events_seen
+    member = await current_member(websocket)
+    if member is None:
+        return await _deny(websocket, 401, "Not authenticated")
+    if not can_be_game_id(websocket.path_params["id"]):
+        return await _deny(websocket, 404, "Game not found")
+    try:
+        game = await backends.lobby.get_game(websocket.path_params["id"])
+    except ServiceError as error:
+        if error.reason is Reason.GAME_NOT_FOUND:
+            return await _deny(websocket, 404, "Game not found")
+        log.warning("socket refused: the lobby failed (%s): %s", error.reason.name, error.message)
+        return await _deny(websocket, 503, UNAVAILABLE_TEXT)
+    if not game.spectators:
+        return await _deny(websocket, 403, SPECTATORS_FORBIDDEN)
+    await websocket.accept()
+    log.info("spectator socket opened on game %s", game.id)
+    connection = _Connection(websocket, backends, game, "", member, app.state.socket_limits,
+                             features_of(websocket.query_params.get("features")),
+                             getattr(app.state, "telemetry", None), spectator=True)
+    sockets.add(connection)
+    metrics.socket_opened()
+    try:
+        if sockets.events_seen != events_seen:
+            connection.check_session()
+        await connection.run(app.state.feeds, game)
+    finally:
+        metrics.socket_closed()
+        sockets.discard(connection)
+        log.info("spectator socket closed on game %s", game.id)
+
+
 def _while_alive(method: Callable[[int, str], None]) -> Callable[[int, str], None]:
     """``method``, for as long as its connection lives: the outbox must not keep its connection
     alive. A cycle there (connection -> outbox -> bound method -> connection) left each closed
@@ -150,7 +199,7 @@ class _Connection:
 
     def __init__(self, websocket: WebSocket, backends: Backends, game: Game, seat: str, member: Member,
                  limits: RateLimits, features: frozenset[Feature] = frozenset(),
-                 telemetry: Telemetry | None = None):
+                 telemetry: Telemetry | None = None, spectator: bool = False):
         self.websocket = websocket
         self.limits = limits
         self.client = websocket.client.host if websocket.client else None
@@ -161,6 +210,7 @@ class _Connection:
         self.game_id = game.id
         self._first_seat = seat  # the seat when it opened; the feed's subscriber follows the member
         self.features = features
+        self.spectator = spectator  # /ws/games/{id}/watch: no seat, no moves
         self.sub = member.sub
         self.session = session_digest(member.session_id)
         self.expires_ms = member.expires_ms
@@ -180,7 +230,10 @@ class _Connection:
         return self.subscriber.seat if self.subscriber is not None else self._first_seat
 
     async def run(self, feeds, game: Game) -> None:
-        self.subscriber = feeds.join(game, self._first_seat, self.sub, self.outbox, self.features)
+        if self.spectator:
+            self.subscriber = feeds.watch(game, self.sub, self.outbox, self.features)
+        else:
+            self.subscriber = feeds.join(game, self._first_seat, self.sub, self.outbox, self.features)
         writer = asyncio.create_task(self._write())
         expiry = None
         if self.expires_ms is not None:
@@ -374,6 +427,8 @@ class _Connection:
         action = data.get("action")
         if not isinstance(action, str) or not action:
             return self._error("bad_request", "Message needs an action")
+        if self.spectator:
+            return self._spectator_act(action, data)
         has_revision = "revision" in data
         revision = data.pop("revision", None)
         if has_revision and (not isinstance(revision, int) or isinstance(revision, bool)
@@ -409,6 +464,11 @@ class _Connection:
             if error.reason is Reason.UNKNOWN_ACTION:  # the engine knows its actions, not the socket's
                 message += ", or 'state' for the current view"
             self._error(_CODES.get(error.reason, "bad_request"), message)
+
+    def _spectator_act(self, action: str, data: dict) -> None:
+        """A spectator's message: only table talk (`say`, added with it) acts; any other action
+        is ``unknown_action``, and nothing reaches the game."""
+        self._error("unknown_action", f"Unknown action: {action}; a spectator can only say something")
 
     def _taken_over(self) -> bool:
         """A bot plays this seat for its person, who left (the feed's seating, kept fresh by

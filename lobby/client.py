@@ -26,7 +26,7 @@ from tavolo.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 
 IDEMPOTENT = ("ListGameTypes", "PreviewGame", "GetGame", "GetSeating", "FindSeat", "EraseMember",
               "ListMemberGames", "LeaveGame", "ReturnSeat", "TakeOverSeat", "ChangeSeat",
-              "ListOpenGames", "SetGameOpen")
+              "ListOpenGames", "SetGameOpen", "ListWatchableGames")
 
 
 def new_request_id() -> str:
@@ -54,11 +54,12 @@ class LobbyClient(RpcClient):
 
     async def create_game(self, member_id: str, display_name: str, game_type: str,
                           options_json: str = "", open: bool = False, rating: int = 0,
-                          request_id: str = "") -> Game:
-        """``request_id``: this call's, which its retries carry (empty: a fresh one)."""
+                          request_id: str = "", spectators: bool = True) -> Game:
+        """``request_id``: this call's, which its retries carry (empty: a fresh one);
+        ``spectators`` false forbids watching the game."""
         response = await self._call(self._stub.CreateGame, lobby_pb2.CreateGameRequest(
             member_id=member_id, display_name=display_name, game_type=game_type,
-            options_json=options_json, open=open, rating=rating,
+            options_json=options_json, open=open, rating=rating, no_spectators=not spectators,
             request_id=request_id or new_request_id()))
         return game_from_message(response.game)
 
@@ -73,6 +74,13 @@ class LobbyClient(RpcClient):
     async def list_open_games(self, game_type: str = "", limit: int = 0) -> list[Game]:
         """Open games waiting with a seat free, newest first (``limit`` 0: up to 50)."""
         response = await self._call(self._stub.ListOpenGames, lobby_pb2.ListOpenGamesRequest(
+            game_type=game_type, limit=limit), read=True)
+        return [game_from_message(g) for g in response.games]
+
+    async def list_watchable_games(self, game_type: str = "", limit: int = 0) -> list[Game]:
+        """Started games that allow spectators, highest rating first (``limit`` 0: up to 50);
+        their tables may be finished."""
+        response = await self._call(self._stub.ListWatchableGames, lobby_pb2.ListWatchableGamesRequest(
             game_type=game_type, limit=limit), read=True)
         return [game_from_message(g) for g in response.games]
 
@@ -192,4 +200,5 @@ def game_from_message(message: lobby_pb2.Game) -> Game:
         created_at_ms=message.created_at.ToMilliseconds(),
         updated_at_ms=message.updated_at.ToMilliseconds(),
         seats=tuple(seat_from_message(s) for s in message.players),
-        started=message.status == lobby_pb2.GAME_STATUS_STARTED, open=message.open)
+        started=message.status == lobby_pb2.GAME_STATUS_STARTED, open=message.open,
+        spectators=not message.no_spectators)

@@ -82,6 +82,7 @@ class Game:
     started: bool = False
     updated_at_ms: int = 0  # the last seat taken or the start; 0 read as created_at_ms
     open: bool = False  # listed for anyone to join (ListOpenGames, QuickMatch)
+    spectators: bool = True  # anyone logged in may watch it (fixed at creation)
 
     @property
     def changed_at_ms(self) -> int:
@@ -131,6 +132,11 @@ class Game:
         """The mean rating of the seated people (bots do not count), for matching players."""
         people = [seat.rating or NEW_PLAYER_RATING for seat in self.seats if seat.is_person]
         return round(sum(people) / len(people)) if people else NEW_PLAYER_RATING
+
+    @property
+    def watchable(self) -> bool:
+        """Started, and open to spectators (ListWatchableGames; the table may be finished)."""
+        return self.started and self.spectators
 
     @property
     def bot_seats(self) -> tuple[Seat, ...]:

@@ -60,7 +60,7 @@ PURGE_EVERY_SECONDS = 3600.0
 TOUCH_SLACK_SECONDS = 60.0  # how far a read lets the expiry fall behind GAME_TTL_SECONDS
 
 _GAME_COLUMNS = ("g.id::text AS id, g.game_type, g.join_code, g.options_json, g.seats_total, "
-                 "g.created_at_ms, g.updated_at_ms, g.started, g.open")
+                 "g.created_at_ms, g.updated_at_ms, g.started, g.open, g.spectators")
 _SEAT_COLUMNS = "s.seat_index, s.member_id, s.display_name, s.erased, s.bot_level, s.took_over, s.rating"
 _LIVE_GAME = f"""
 SELECT {_GAME_COLUMNS}, {_SEAT_COLUMNS}
@@ -93,6 +93,23 @@ WHERE g.id IN (SELECT id FROM lobby_game
                WHERE open AND NOT started AND expires_at > now() AND ($1 = '' OR game_type = $1)
                ORDER BY created_at_ms DESC LIMIT $2)
 ORDER BY g.created_at_ms DESC, g.id, s.seat_index
+"""
+# The started games that allow spectators (of a type, or of any: $1 = ''), highest rating first:
+# the mean rating of the seated people (0 counted as 1500; bots do not count), as Game.rating.
+_WATCHABLE_GAMES = f"""
+WITH ranked AS (
+    SELECT g.id, coalesce(round(avg(CASE WHEN s.rating > 0 THEN s.rating ELSE 1500 END)
+                                FILTER (WHERE s.bot_level = '' OR s.took_over)), 1500) AS rating,
+           g.updated_at_ms
+    FROM lobby_game g LEFT JOIN lobby_seat s ON s.game_id = g.id
+    WHERE g.started AND g.spectators AND g.expires_at > now() AND ($1 = '' OR g.game_type = $1)
+    GROUP BY g.id
+    ORDER BY rating DESC, g.updated_at_ms DESC, g.id
+    LIMIT $2
+)
+SELECT {_GAME_COLUMNS}, {_SEAT_COLUMNS}
+FROM ranked r JOIN lobby_game g ON g.id = r.id LEFT JOIN lobby_seat s ON s.game_id = g.id
+ORDER BY r.rating DESC, r.updated_at_ms DESC, g.id, s.seat_index
 """
 # The open games waiting whose creator (lowest-seated person) is $1.
 _CREATOR_OPEN_GAMES = """
@@ -158,12 +175,12 @@ class PostgresLobbyStore(LobbyStore):
             "DELETE FROM lobby_game WHERE id = $1 AND expires_at <= now()", game.id)
         if not await connection.fetchval(
                 "INSERT INTO lobby_game (id, game_type, join_code, options_json, seats_total, "
-                "created_at_ms, updated_at_ms, started, open, expires_at) "
-                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now() + make_interval(secs => $10)) "
+                "created_at_ms, updated_at_ms, started, open, expires_at, spectators) "
+                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now() + make_interval(secs => $10), $11) "
                 "ON CONFLICT (id) DO NOTHING RETURNING true",
                 game.id, game.game_type, game.join_code, game.options_json, game.seats_total,
                 game.created_at_ms, game.updated_at_ms, game.started, game.open,
-                float(self.ttl_seconds)):
+                float(self.ttl_seconds), game.spectators):
             return False
         await _insert_seats(connection, game)
         await self._signal_in(connection, None, game)
@@ -246,6 +263,10 @@ class PostgresLobbyStore(LobbyStore):
     async def open_games(self, game_type: str, limit: int) -> list[Game]:
         rows = await self.pool.fetch(_OPEN_GAMES, game_type, limit + 10)
         return [game for game in _games(rows) if game.waiting_open][:limit]
+
+    @_unavailable
+    async def watchable_games(self, game_type: str, limit: int) -> list[Game]:
+        return _games(await self.pool.fetch(_WATCHABLE_GAMES, game_type, limit))
 
     @_unavailable
     async def quick_join(self, candidate: Game, member_id: str, display_name: str, rating: int,
@@ -431,7 +452,7 @@ def _game(rows: list[asyncpg.Record]) -> Game:
         id=first["id"], game_type=first["game_type"], join_code=first["join_code"],
         options_json=first["options_json"], seats_total=first["seats_total"],
         created_at_ms=first["created_at_ms"], updated_at_ms=first["updated_at_ms"],
-        started=first["started"], open=first["open"],
+        started=first["started"], open=first["open"], spectators=first["spectators"],
         seats=tuple(Seat(row["seat_index"], row["member_id"], row["display_name"],
                          erased=row["erased"], bot=row["bot_level"], took_over=row["took_over"],
                          rating=row["rating"])

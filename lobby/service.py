@@ -60,6 +60,7 @@ CODE_ATTEMPTS = 20
 WATCH_BACKSTOP_SECONDS = 30.0
 MEMBER_GAMES_LIMIT = 200  # ListMemberGames' page: a member's live games, newest first
 OPEN_GAMES_LIMIT = 50  # ListOpenGames' largest page
+WATCHABLE_GAMES_LIMIT = 200  # ListWatchableGames' largest page
 OPEN_GAMES_COALESCE_SECONDS = 1.0  # WatchOpenGames sends a changing list at most this often
 
 
@@ -145,9 +146,10 @@ class Lobby:
 
     async def create_game(self, member_id: str, display_name: str, game_type: str,
                           options_json: str, open: bool = False, rating: int = 0,
-                          request_id: str = "") -> Game:
+                          request_id: str = "", spectators: bool = True) -> Game:
         """A new game with its creator at seat 0 and a join code no live game has; ``open``
-        lists it for anyone (TOO_MANY_OPEN_GAMES beyond MAX_OPEN_GAMES)."""
+        lists it for anyone (TOO_MANY_OPEN_GAMES beyond MAX_OPEN_GAMES); ``spectators`` false
+        forbids watching it."""
         member_id = inputs.member_id(member_id)
         display_name = inputs.display_name(display_name)
         request = _request("CreateGame", member_id, request_id)
@@ -155,7 +157,8 @@ class Lobby:
         try:
             game = await self._create(self.new_game_id(), member_id, display_name, kind.id,
                                       normalized, kind.players, open=open,
-                                      rating=inputs.rating(rating), request=request)
+                                      rating=inputs.rating(rating), request=request,
+                                      spectators=spectators)
         except AlreadyDone as already:
             return await self._done_again(already.done)
         assert game is not None  # a fresh uuid is nobody's
@@ -188,23 +191,26 @@ class Lobby:
 
     def _new_game(self, game_id: str, member_id: str, display_name: str, game_type: str,
                   options_json: str, seats_total: int, seat_index: int = 0,
-                  bots: Sequence[Seat] = (), open: bool = False, rating: int = 0) -> Game:
+                  bots: Sequence[Seat] = (), open: bool = False, rating: int = 0,
+                  spectators: bool = True) -> Game:
         """A game not stored yet, with a fresh join code."""
         created_at_ms = self.clock()
         return Game(id=game_id, game_type=game_type, join_code=self.new_code(),
                     options_json=options_json, seats_total=seats_total,
                     created_at_ms=created_at_ms, updated_at_ms=created_at_ms, open=open,
+                    spectators=spectators,
                     seats=_sorted((Seat(seat_index, member_id, display_name, rating=rating), *bots)))
 
     async def _create(self, game_id: str, member_id: str, display_name: str, game_type: str,
                       options_json: str, seats_total: int, seat_index: int = 0,
                       bots: Sequence[Seat] = (), open: bool = False,
-                      rating: int = 0, request: Request | None = None) -> Game | None:
+                      rating: int = 0, request: Request | None = None,
+                      spectators: bool = True) -> Game | None:
         """A new game ``game_id`` with the member at ``seat_index`` (and ``bots`` at theirs) and
         a free join code; None when a live game has that id already."""
         for _ in range(self.code_attempts):
             game = self._new_game(game_id, member_id, display_name, game_type, options_json,
-                                  seats_total, seat_index, bots, open, rating)
+                                  seats_total, seat_index, bots, open, rating, spectators)
             if await self.store.create(game, request):
                 log.info("game %s created (%s), code %s", game.id, game_type, game.join_code)
                 return await self._retry_start(game)  # a one-seat game type starts at once
@@ -252,7 +258,8 @@ class Lobby:
                          if seat.bot and not seat.took_over)
             created = await self._create(new_id, member_id, display_name, finished.game_type,
                                          options_json, finished.seats_total,
-                                         seat_index=own.index, bots=bots, request=request)
+                                         seat_index=own.index, bots=bots, request=request,
+                                         spectators=finished.spectators)
             if created is not None:
                 log.info("game %s is the rematch of %s", created.id, finished.id)
                 return RematchResult(created, created=True, started=created.started)
@@ -290,6 +297,15 @@ class Lobby:
         game_type = inputs.optional_game_type(game_type)
         return await self.store.open_games(game_type, max(1, min(limit or OPEN_GAMES_LIMIT,
                                                                  OPEN_GAMES_LIMIT)))
+
+    async def list_watchable_games(self, game_type: str = "", limit: int = 0) -> list[Game]:
+        """The started games that allow spectators (of ``game_type``; "": any), highest rating
+        first; their tables may be finished (the game service knows)."""
+        game_type = inputs.optional_game_type(game_type)
+        if not 0 <= limit <= WATCHABLE_GAMES_LIMIT:
+            raise ServiceError(Reason.INVALID_ARGUMENT,
+                               f"limit must be from 0 to {WATCHABLE_GAMES_LIMIT}", field="limit")
+        return await self.store.watchable_games(game_type, limit or OPEN_GAMES_LIMIT)
 
     async def watch_open_games(self, game_type: str = "") -> AsyncIterator[list[Game]]:
         """The open games now, then again whenever the list changed (signalled by the store;

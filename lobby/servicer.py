@@ -33,7 +33,8 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         game = await self.lobby.create_game(request.member_id, request.display_name,
                                             request.game_type, request.options_json,
                                             open=request.open, rating=request.rating,
-                                            request_id=request.request_id)
+                                            request_id=request.request_id,
+                                            spectators=not request.no_spectators)
         return lobby_pb2.CreateGameResponse(game=game_message(game))
 
     async def JoinGame(self, request: lobby_pb2.JoinGameRequest,
@@ -104,6 +105,11 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
                                field="limit")
         games = await self.lobby.list_open_games(request.game_type, request.limit)
         return lobby_pb2.ListOpenGamesResponse(games=[game_message(g) for g in games])
+
+    async def ListWatchableGames(self, request: lobby_pb2.ListWatchableGamesRequest,
+                                 context: Context) -> lobby_pb2.ListWatchableGamesResponse:
+        games = await self.lobby.list_watchable_games(request.game_type, request.limit)
+        return lobby_pb2.ListWatchableGamesResponse(games=[game_message(g) for g in games])
 
     async def WatchOpenGames(self, request: lobby_pb2.WatchOpenGamesRequest,
                              context: Context) -> AsyncIterator[lobby_pb2.WatchOpenGamesResponse]:
@@ -187,5 +193,5 @@ def game_message(game: Game, member_ids: bool = True) -> lobby_pb2.Game:
         options_json=game.options_json,
         players=[seat_message(s, member_id=member_ids) for s in game.seats],
         seats_total=game.seats_total, created_at=created_at, updated_at=updated_at,
-        open=game.open, rating=game.rating)
+        open=game.open, rating=game.rating, no_spectators=not game.spectators)
 

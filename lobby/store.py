@@ -196,6 +196,11 @@ class LobbyStore(ABC):
         newest first, at most ``limit``."""
 
     @abstractmethod
+    async def watchable_games(self, game_type: str, limit: int) -> list[Game]:
+        """The live started games that allow spectators (of ``game_type``; "": of any type),
+        highest rating first, at most ``limit``."""
+
+    @abstractmethod
     async def quick_join(self, candidate: Game, member_id: str, display_name: str, rating: int,
                          options_json: str | None, at_ms: int,
                          request: Request | None = None) -> QuickJoined:
@@ -331,6 +336,14 @@ class MemoryLobbyStore(LobbyStore):
         self._signal(game, changed)
         self._remember(request, done_by(game, changed))
         return changed
+
+    async def watchable_games(self, game_type: str, limit: int) -> list[Game]:
+        self._sweep()
+        games = [game for game, _ in self._games.values()
+                 if game.watchable and game_type in ("", game.game_type)
+                 and self._live_game(game.id) is not None]
+        games.sort(key=lambda game: (-game.rating, -game.changed_at_ms, game.id))
+        return games[:limit]
 
     async def open_games(self, game_type: str, limit: int) -> list[Game]:
         self._sweep()

@@ -70,6 +70,10 @@ class Player:
             url += f"?features={features}"
         return await websockets.connect(url, additional_headers=headers, open_timeout=10)
 
+    async def watch(self, game_id: str, gateway_url: str | None = None, features: str = ""):
+        """A spectator's socket at the game (/ws/games/{id}/watch), as :meth:`socket`."""
+        return await self.socket(f"{game_id}/watch", gateway_url=gateway_url, features=features)
+
 
 async def receive(socket, type_: str | None = None, timeout: float = 10.0) -> dict:
     """The next message (of ``type_``, skipping others)."""

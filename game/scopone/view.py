@@ -20,7 +20,9 @@ from services.timeutil import iso_from_ms
 
 
 def render(state: dict[str, Any], seat: int | None) -> dict[str, Any]:
-    """The view of ``seat``; ``seat=None`` is an onlooker's (no hand, nobody is you)."""
+    """The view of ``seat``; ``seat=None`` is the public view, a spectator's: no ``you``, no
+    ``hand``, no ``legal`` nor ``your_turn``, nobody is you. In every phase it holds no card of
+    any hand: only counts of each seat's cards, the table, the plays made and the scoring."""
     players = [
         {
             "seat": s,
@@ -46,6 +48,8 @@ def render(state: dict[str, Any], seat: int | None) -> dict[str, Any]:
         "scores": dict(state["scores"]),
         "last_play": copy.deepcopy(last_play),
     }
+    if seat is None:  # the public view
+        del view["you"], view["hand"]
     status = state["status"]
     if status == TableStatus.PLAYING:
         view["turn_deadline"] = iso_from_ms(state["turn_deadline_ms"])

@@ -54,6 +54,9 @@ class Instruments:
             "tavolo.moves.refused", unit="{move}",
             description="Actions refused by the game service, by reason (illegal_move, "
                         "concurrent_move...)")
+        self.public_views = meter.create_counter(
+            "tavolo.public_views.rendered", unit="{view}",
+            description="Public views (spectators') rendered: once per revision of a watched table")
         self.matches_started = meter.create_counter(
             "tavolo.matches.started", unit="{match}", description="Tables created")
         self.matches_finished = meter.create_counter(
@@ -136,6 +139,11 @@ def move_made(game_type: str, move_type: str) -> None:
 def move_refused(reason: str) -> None:
     if _current is not None:
         _current.refusals.add(1, {REFUSAL: reason})
+
+
+def public_view_rendered() -> None:
+    if _current is not None:
+        _current.public_views.add(1)
 
 
 def match_started(game_type: str) -> None:

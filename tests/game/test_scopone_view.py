@@ -138,7 +138,7 @@ def test_the_seed_is_hidden_until_the_match_is_finished():
 
 def test_an_onlooker_view_has_no_hand():
     view = ENGINE.view(fresh(), None)
-    assert view["you"] is None and view["hand"] == [] and "your_turn" not in view
+    assert "you" not in view and "hand" not in view and "your_turn" not in view and "legal" not in view
     assert not any(p["is_you"] for p in view["players"])
 
 

@@ -46,7 +46,7 @@ class FakeGame:
         self._streams: dict[str, list[asyncio.Queue]] = {}
         self.revision = 0
 
-    async def watch_table(self, table_id: str) -> AsyncIterator[TableViews]:
+    async def watch_table(self, table_id: str, public: bool = False) -> AsyncIterator[TableViews]:
         queue: asyncio.Queue = asyncio.Queue()
         self._streams.setdefault(table_id, []).append(queue)
         self.opened[table_id] += 1
