@@ -36,7 +36,7 @@ import logging
 import secrets
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlencode, urljoin
 
 import httpx
@@ -94,6 +94,15 @@ class Member:
     provider: str
     session_id: str
     expires_ms: int | None = None  # when the session ends by itself (epoch ms), if known
+    # The member's public player id (CONTRACT: "player"; the lobby's EnsureMember): opaque,
+    # stable, never the sub. "" only where the gateway runs without a member directory (tests).
+    player: str = ""
+
+
+class MemberDirectory(Protocol):
+    """Who gives a member their public player id: the lobby (lobby.client.LobbyClient)."""
+
+    async def ensure_member(self, member_id: str, display_name: str) -> str: ...
 
 
 class OidcClient:
@@ -281,13 +290,18 @@ class Auth:
     """The login routes and the session lookup of every other route.
 
     ``http_client`` is used for every call to the providers; without one, Auth opens its own
-    (closed by ``aclose``).
+    (closed by ``aclose``). ``directory`` gives each member their player id (Member.player):
+    asked once per session, at login; a session without one (made before player ids, or at a
+    login while the lobby was down) asks on its next request and keeps the answer. Without a
+    directory (tests of other parts) Member.player is "".
     """
 
     def __init__(self, settings: Settings, sessions: SessionStore,
-                 http_client: httpx.AsyncClient | None = None):
+                 http_client: httpx.AsyncClient | None = None,
+                 directory: MemberDirectory | None = None):
         self.settings = settings
         self.sessions = sessions
+        self.directory = directory
         self._owns_http = http_client is None
         self._http = http_client or httpx.AsyncClient(timeout=HTTP_TIMEOUT_SECONDS)
         self._clients = {provider.name: OidcClient(provider, self._http)
@@ -312,9 +326,15 @@ class Auth:
         session = await self._session_of(connection)
         if session is None or session.sub is None:
             return None
-        return Member(sub=session.sub, name=session.name or session.sub,
-                      provider=session.provider or "", session_id=session.id,
-                      expires_ms=self.sessions.expires_ms(session))
+        name = session.name or session.sub
+        if session.player is None and self.directory is not None:
+            # A session older than player ids: asked once (a lobby that does not answer is a
+            # 503, as for any call of it), then kept with the session.
+            session.player = await self.directory.ensure_member(session.sub, name)
+            await self.sessions.save_existing(session)
+        return Member(sub=session.sub, name=name, provider=session.provider or "",
+                      session_id=session.id, expires_ms=self.sessions.expires_ms(session),
+                      player=session.player or "")
 
     async def end_member_sessions(self, sub: str) -> int:
         """End every session of the member ``sub`` (DELETE /api/me); how many were ended."""
@@ -445,9 +465,22 @@ class Auth:
             provider=name,
             id_token=tokens["id_token"],
         )
+        member_session.player = await self._player_of(member_session)
         await self.sessions.save(member_session)
         await self.sessions.delete(session.id)
         return member_session
+
+    async def _player_of(self, session: Session) -> str | None:
+        """The member's player id from the directory, which keeps their name current; None when
+        there is no directory, or it does not answer: the login goes on, and the session asks
+        again at its first request."""
+        if self.directory is None or session.sub is None or session.name is None:
+            return None
+        try:
+            return await self.directory.ensure_member(session.sub, session.name)
+        except ServiceError as error:
+            log.warning("the player id is not known at login, asked again later: %s", error.message)
+            return None
 
     async def _session_of(self, connection: HTTPConnection) -> Session | None:
         id = session_id(connection)

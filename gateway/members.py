@@ -32,7 +32,8 @@ async def me(request: Request) -> Response:
     member = await require_member(request)
     if request.method == "DELETE":
         return await _erase(request, member)
-    return JSONResponse({"sub": member.sub, "name": member.name, "provider": member.provider})
+    return JSONResponse({"sub": member.sub, "name": member.name, "provider": member.provider,
+                         "player": member.player})
 
 
 async def _erase(request: Request, member: Member) -> Response:

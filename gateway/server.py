@@ -56,7 +56,7 @@ def build(settings: Settings, telemetry: otel.Telemetry | None = None):
         live=LiveLink(settings.game_addr, replicas_address=settings.game_replicas_addr,
                       policy=PEOPLE_CALLS, credentials=credentials.for_service("game")),
     )
-    auth = Auth(settings, sessions)
+    auth = Auth(settings, sessions, directory=backends.lobby)
     presence = (RedisPresence(redis, Keys(settings.redis_key_prefix)) if redis is not None
                 else MemoryPresence())
     watchers = (RedisWatchers(redis, Keys(settings.redis_key_prefix)) if redis is not None

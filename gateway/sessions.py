@@ -67,6 +67,9 @@ class Session:
     pending: dict[str, dict[str, Any]] = field(default_factory=dict)
     # Kept server-side for the provider's logout (id_token_hint); never sent to the browser.
     id_token: str | None = None
+    # The member's public player id (the lobby's EnsureMember), learnt at login; None in a
+    # session made before there were player ids (gateway.auth asks once, then keeps it).
+    player: str | None = None
 
     @property
     def logged_in(self) -> bool:
@@ -88,12 +91,14 @@ class Session:
                 created_ms=int(data["created_ms"]),
                 pending=dict(data.get("pending") or {}),
                 id_token=data.get("id_token"),
+                player=data.get("player"),
             )
         except (ValueError, TypeError, KeyError):
             return None
         if not isinstance(session.id, str) or not all(
             value is None or isinstance(value, str)
-            for value in (session.sub, session.name, session.provider, session.id_token)
+            for value in (session.sub, session.name, session.provider, session.id_token,
+                          session.player)
         ):
             return None
         return session
@@ -114,6 +119,12 @@ class SessionStore(ABC):
 
     @abstractmethod
     async def save(self, session: Session) -> None: ...
+
+    @abstractmethod
+    async def save_existing(self, session: Session) -> bool:
+        """Write ``session`` again only while it still exists, keeping its expiry and its
+        member: a change learnt during a request (the player id) never brings back a session
+        that a logout or an erasure ended meanwhile. Whether it was written."""
 
     @abstractmethod
     async def delete(self, id: str) -> None: ...
@@ -163,6 +174,14 @@ class MemorySessionStore(SessionStore):
         self._sessions[session.id] = (session.to_json(), expires)
         if session.sub is not None:
             self._members.setdefault(session.sub, set()).add(session.id)
+
+    async def save_existing(self, session: Session) -> bool:
+        entry = self._sessions.get(session.id)
+        current = await self.get(session.id)
+        if entry is None or current is None or current.sub != session.sub:
+            return False
+        self._sessions[session.id] = (session.to_json(), entry[1])
+        return True
 
     async def delete(self, id: str) -> None:
         session = await self.get(id)
@@ -285,6 +304,16 @@ class RedisSessionStore(SessionStore):
             await self.redis.delete(self._session_key(session.id))
         else:
             await self.redis.set(self._session_key(session.id), session.to_json(), px=ttl_ms)
+
+    @_unavailable
+    async def save_existing(self, session: Session) -> bool:
+        current = await self.get(session.id)
+        if current is None or current.sub != session.sub:
+            return False
+        # XX: never recreate a record deleted since; KEEPTTL: never extend it.
+        written = await self.redis.set(self._session_key(session.id), session.to_json(),
+                                       xx=True, keepttl=True)
+        return bool(written)
 
     @_unavailable
     async def delete(self, id: str) -> None:

@@ -15,9 +15,9 @@ safe.
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 
-from lobby.models import Game, GameType, JoinResult, QuickMatchResult, RematchResult, Seat
+from lobby.models import Game, GameType, JoinResult, PlayerName, QuickMatchResult, RematchResult, Seat
 from services.components import LOBBY_SERVICE
 from services.rpc.channels import SERVICE_CALLS, CallPolicy
 from services.rpc.client import RpcClient
@@ -26,7 +26,7 @@ from tavolo.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 
 IDEMPOTENT = ("ListGameTypes", "PreviewGame", "GetGame", "GetSeating", "FindSeat", "EraseMember",
               "ListMemberGames", "LeaveGame", "ReturnSeat", "TakeOverSeat", "ChangeSeat",
-              "ListOpenGames", "SetGameOpen", "ListWatchableGames")
+              "ListOpenGames", "SetGameOpen", "ListWatchableGames", "EnsureMember", "GetPlayers")
 
 
 def new_request_id() -> str:
@@ -142,6 +142,19 @@ class LobbyClient(RpcClient):
                                     lobby_pb2.EraseMemberRequest(member_id=member_id))
         return list(response.table_ids)
 
+    async def ensure_member(self, member_id: str, display_name: str) -> str:
+        """The member's public player id (drawn on the first call); the name is kept current."""
+        response = await self._call(self._stub.EnsureMember, lobby_pb2.EnsureMemberRequest(
+            member_id=member_id, display_name=display_name))
+        return response.player
+
+    async def get_players(self, players: Sequence[str]) -> list[PlayerName]:
+        """The names of the known ones of ``players`` (public player ids), in the order asked;
+        unknown and erased ids are left out."""
+        response = await self._call(self._stub.GetPlayers,
+                                    lobby_pb2.GetPlayersRequest(players=list(players)), read=True)
+        return [PlayerName(player=p.player, name=p.display_name) for p in response.players]
+
     async def rematch(self, member_id: str, display_name: str, game_id: str,
                       request_id: str = "") -> RematchResult:
         """Seat the member at the rematch of the finished game ``game_id`` (made if need be)."""
@@ -190,7 +203,8 @@ class LobbyClient(RpcClient):
 def seat_from_message(message: lobby_pb2.SeatAssignment) -> Seat:
     return Seat(index=message.seat_index, member_id=message.member_id,
                 display_name=message.display_name, erased=message.erased,
-                bot=message.bot_level, took_over=message.took_over, rating=message.rating)
+                bot=message.bot_level, took_over=message.took_over, rating=message.rating,
+                player=message.player)
 
 
 def game_from_message(message: lobby_pb2.Game) -> Game:

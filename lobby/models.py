@@ -44,6 +44,7 @@ class Seat:
     bot: str = ""  # the level of the bot that plays the seat; "" while a person plays it
     took_over: bool = False  # the bot replaced the person named here, who may take it back
     rating: int = 0  # the person's rating for the game type when seated; 0: not known
+    player: str = ""  # the person's public player id (lobby.members); "" for a bot or the erased
 
     @property
     def seat(self) -> str:
@@ -142,6 +143,14 @@ class Game:
     def bot_seats(self) -> tuple[Seat, ...]:
         """The seats bots play now."""
         return tuple(seat for seat in self.seats if seat.bot)
+
+
+@dataclass(frozen=True)
+class PlayerName:
+    """A public player id (lobby.members) and the name its member last logged in with."""
+
+    player: str
+    name: str
 
 
 @dataclass(frozen=True)

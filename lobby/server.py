@@ -12,7 +12,7 @@ from lobby.postgres_store import PostgresLobbyStore
 from lobby.service import Lobby
 from lobby.servicer import register
 from lobby.store import LobbyStore, MemoryLobbyStore
-from services.components import LOBBY_SERVICE, Component
+from services.components import LOBBY_SERVICE, TALK_SERVICE, Component
 from services.config import Settings
 from services.migrations import migrate
 from services.observability import telemetry
@@ -20,6 +20,10 @@ from services.rpc.channels import PEOPLE_CALLS
 from services.rpc.server import ServiceSpec, serve
 from services.rpc.transport_security import ClientCredentials
 from services.stores import postgres_pool, when_reachable
+from talk import servicer as talk_servicer
+from talk.postgres_store import PostgresTalkStore
+from talk.service import ChatRetention, Talk
+from talk.store import MemoryTalkStore, TalkStore
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +48,23 @@ async def build_store(settings: Settings) -> LobbyStore:
     return MemoryLobbyStore(settings.game_ttl_seconds)
 
 
+async def build_talk_store(settings: Settings) -> TalkStore:
+    """Table talk's store: the lobby's process serves TalkService too (docs/architecture.md),
+    with tables of its own (talk/migrations) in the same database."""
+    database = settings.database
+    if database is not None:
+        cache = database.statement_cache_size
+
+        async def open_postgres() -> TalkStore:
+            for name in await migrate(database.url, components=("talk",), statement_cache_size=cache):
+                log.info("talk: applied migration %s", name)
+            return PostgresTalkStore(await postgres_pool(database.url, name="talk",
+                                                         statement_cache_size=cache))
+
+        return await when_reachable("talk: Postgres", open_postgres)
+    return MemoryTalkStore()
+
+
 async def run(settings: Settings, *, started: asyncio.Event | None = None,
               stop: asyncio.Event | None = None) -> None:
     """Serve LobbyService on LOBBY_ADDR until SIGTERM (or ``stop``)."""
@@ -54,6 +75,8 @@ async def run(settings: Settings, *, started: asyncio.Event | None = None,
 async def _serve(settings: Settings, *, started: asyncio.Event | None,
                  stop: asyncio.Event | None) -> None:
     store = await build_store(settings)
+    talk_store = await build_talk_store(settings)
+    talk = Talk(talk_store)
     credentials = ClientCredentials.of(settings.grpc_security)
     # Creating and joining are people waiting at the gateway: a dead game service must cost
     # them well under a second of retries (the gateway does not retry a create or a join).
@@ -69,10 +92,19 @@ async def _serve(settings: Settings, *, started: asyncio.Event | None,
         await bots.close()
         await games.close()
         await store.close()
+        await talk_store.close()
 
-    spec = ServiceSpec(name=Component.LOBBY, full_names=(LOBBY_SERVICE,),
-                       register=lambda server: register(server, lobby),
-                       probe=store.ping, on_stop=close)
+    def register_both(server) -> None:
+        register(server, lobby)
+        talk_servicer.register(server, talk)
+
+    async def probe() -> None:
+        await store.ping()
+        await talk_store.ping()
+
+    spec = ServiceSpec(name=Component.LOBBY, full_names=(LOBBY_SERVICE, TALK_SERVICE),
+                       register=register_both, probe=probe, on_stop=close,
+                       background=[ChatRetention(talk_store, settings.chat_retention_days).run])
     await serve(spec, settings.lobby_addr, started=started, stop=stop,
                 security=settings.grpc_security,
                 max_connection_age_seconds=settings.grpc_max_connection_age_seconds)

@@ -38,10 +38,12 @@ from typing import Any, Protocol
 from bots.catalogue import LEVEL_IDS, TAKEOVER_LEVEL, bot_name
 from lobby import inputs
 from lobby.codes import generate_code, normalize_code
+from lobby.members import MemberDirectory, checked_member, directory_for, player_ids
 from lobby.models import (
     Game,
     GameType,
     JoinResult,
+    PlayerName,
     QuickMatchResult,
     RematchResult,
     Seat,
@@ -122,6 +124,7 @@ class Lobby:
     """The lobby's use cases, one method per LobbyService call."""
 
     def __init__(self, store: LobbyStore, games: GameService, bots: BotsService | None = None, *,
+                 members: MemberDirectory | None = None,
                  new_code: Callable[[], str] = generate_code,
                  new_game_id: Callable[[], str] = new_game_id,
                  new_member_id: Callable[[], str] = new_member_id,
@@ -129,6 +132,8 @@ class Lobby:
                  code_attempts: int = CODE_ATTEMPTS):
         self.store = store
         self.games = games
+        # The member directory (lobby.members): beside the store, on its database when it has one.
+        self.members = members if members is not None else directory_for(store)
         self.bots = bots
         # Telling the bots service who plays which seat is retried in the background until it
         # is heard: a table whose bots are not driven only auto-plays on timeouts meanwhile.
@@ -468,10 +473,41 @@ class Lobby:
 
     async def erase_member(self, member_id: str) -> list[str]:
         """Anonymize every seating of the member; the ids of the games touched."""
-        touched = await self.store.erase_member(inputs.member_id(member_id), self.new_member_id)
+        member_id = inputs.member_id(member_id)
+        touched = await self.store.erase_member(member_id, self.new_member_id)
+        # After the seatings: a retry after a failure in between finds the entry still there.
+        await self.members.forget(member_id)
         if touched:
             log.info("member erased from %d game(s)", len(touched))
         return touched
+
+    # -- the member directory (lobby.members) ----------------------------------------------
+
+    async def ensure_member(self, member_id: str, display_name: str) -> str:
+        """The member's public player id (made on the first call); the name is kept current."""
+        return await self.members.ensure(*checked_member(member_id, display_name))
+
+    async def get_players(self, players: Sequence[str]) -> list[PlayerName]:
+        """The names of the known ones of ``players``, in the order asked."""
+        wanted = player_ids(players)
+        return await self.members.names(wanted) if wanted else []
+
+    async def with_players(self, games: Sequence[Game]) -> list[Game]:
+        """``games`` with each person's seat carrying their player id (one look-up for all)."""
+        seats = await self.with_seat_players(tuple(seat for game in games for seat in game.seats))
+        named, at = [], 0
+        for game in games:
+            named.append(replace(game, seats=seats[at:at + len(game.seats)]))
+            at += len(game.seats)
+        return named
+
+    async def with_seat_players(self, seats: Sequence[Seat]) -> tuple[Seat, ...]:
+        """``seats``, each person's with their player id: a bot's own seat and an erased
+        member's have none (the erased seat's member id is nobody's)."""
+        people = {seat.member_id for seat in seats if seat.is_person and not seat.erased}
+        players = await self.members.players_of(people) if people else {}
+        return tuple(replace(seat, player=players.get(seat.member_id, "")
+                             if seat.is_person and not seat.erased else "") for seat in seats)
 
     # -- bots and leaving --------------------------------------------------------------------
 

@@ -23,6 +23,16 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
     def __init__(self, lobby: Lobby) -> None:
         self.lobby = lobby
 
+    async def _game(self, game: Game, member_ids: bool = True) -> lobby_pb2.Game:
+        """The game's message, each person's seat with their player id (lobby.members)."""
+        return game_message((await self.lobby.with_players([game]))[0], member_ids=member_ids)
+
+    async def _games(self, games: list[Game]) -> list[lobby_pb2.Game]:
+        return [game_message(game) for game in await self.lobby.with_players(games)]
+
+    async def _seats(self, seats: tuple[Seat, ...]) -> tuple[Seat, ...]:
+        return await self.lobby.with_seat_players(seats)
+
     async def ListGameTypes(self, request: lobby_pb2.ListGameTypesRequest,
                             context: Context) -> lobby_pb2.ListGameTypesResponse:
         types = await self.lobby.list_game_types()
@@ -35,29 +45,29 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
                                             open=request.open, rating=request.rating,
                                             request_id=request.request_id,
                                             spectators=not request.no_spectators)
-        return lobby_pb2.CreateGameResponse(game=game_message(game))
+        return lobby_pb2.CreateGameResponse(game=await self._game(game))
 
     async def JoinGame(self, request: lobby_pb2.JoinGameRequest,
                        context: Context) -> lobby_pb2.JoinGameResponse:
         result = await self.lobby.join_game(request.member_id, request.display_name,
                                             request.join_code, ratings=dict(request.ratings))
-        return lobby_pb2.JoinGameResponse(game=game_message(result.game), started=result.started)
+        return lobby_pb2.JoinGameResponse(game=await self._game(result.game), started=result.started)
 
     async def PreviewGame(self, request: lobby_pb2.PreviewGameRequest,
                           context: Context) -> lobby_pb2.PreviewGameResponse:
         game = await self.lobby.preview_game(request.join_code)
         # Public (anyone with the code): the seats without the members' ids.
-        return lobby_pb2.PreviewGameResponse(game=game_message(game, member_ids=False))
+        return lobby_pb2.PreviewGameResponse(game=await self._game(game, member_ids=False))
 
     async def GetGame(self, request: lobby_pb2.GetGameRequest,
                       context: Context) -> lobby_pb2.GetGameResponse:
         game = await self.lobby.get_game(request.game_id)
-        return lobby_pb2.GetGameResponse(game=game_message(game))
+        return lobby_pb2.GetGameResponse(game=await self._game(game))
 
     async def WatchGame(self, request: lobby_pb2.WatchGameRequest,
                         context: Context) -> AsyncIterator[lobby_pb2.WatchGameResponse]:
         async for game in self.lobby.watch_game(request.game_id):
-            yield lobby_pb2.WatchGameResponse(game=game_message(game))
+            yield lobby_pb2.WatchGameResponse(game=await self._game(game))
 
     async def ListMemberGames(self, request: lobby_pb2.ListMemberGamesRequest,
                               context: Context) -> lobby_pb2.ListMemberGamesResponse:
@@ -66,12 +76,12 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
                                field="page_size")
         games = await self.lobby.list_member_games(request.member_id,
                                                    request.page_size or MEMBER_GAMES_LIMIT)
-        return lobby_pb2.ListMemberGamesResponse(games=[game_message(g) for g in games])
+        return lobby_pb2.ListMemberGamesResponse(games=await self._games(games))
 
     async def GetSeating(self, request: lobby_pb2.GetSeatingRequest,
                          context: Context) -> lobby_pb2.GetSeatingResponse:
         seats = await self.lobby.get_seating(request.table_id)
-        return lobby_pb2.GetSeatingResponse(seats=[seat_message(s) for s in seats])
+        return lobby_pb2.GetSeatingResponse(seats=[seat_message(s) for s in await self._seats(seats)])
 
     async def FindSeat(self, request: lobby_pb2.FindSeatRequest,
                        context: Context) -> lobby_pb2.FindSeatResponse:
@@ -84,7 +94,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
                                      status_code=grpc.StatusCode.NOT_FOUND)
             not_found.metadata.update(error.metadata)
             raise not_found from None
-        return lobby_pb2.FindSeatResponse(seat=seat_message(seat))
+        return lobby_pb2.FindSeatResponse(seat=seat_message((await self._seats((seat,)))[0]))
 
     async def EraseMember(self, request: lobby_pb2.EraseMemberRequest,
                           context: Context) -> lobby_pb2.EraseMemberResponse:
@@ -95,7 +105,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
                       context: Context) -> lobby_pb2.RematchResponse:
         result = await self.lobby.rematch(request.member_id, request.display_name,
                                           request.game_id, request_id=request.request_id)
-        return lobby_pb2.RematchResponse(game=game_message(result.game), created=result.created,
+        return lobby_pb2.RematchResponse(game=await self._game(result.game), created=result.created,
                                          started=result.started)
 
     async def ListOpenGames(self, request: lobby_pb2.ListOpenGamesRequest,
@@ -104,64 +114,76 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
             raise ServiceError(Reason.INVALID_ARGUMENT, f"limit must be from 0 to {OPEN_GAMES_LIMIT}",
                                field="limit")
         games = await self.lobby.list_open_games(request.game_type, request.limit)
-        return lobby_pb2.ListOpenGamesResponse(games=[game_message(g) for g in games])
+        return lobby_pb2.ListOpenGamesResponse(games=await self._games(games))
 
     async def ListWatchableGames(self, request: lobby_pb2.ListWatchableGamesRequest,
                                  context: Context) -> lobby_pb2.ListWatchableGamesResponse:
         games = await self.lobby.list_watchable_games(request.game_type, request.limit)
-        return lobby_pb2.ListWatchableGamesResponse(games=[game_message(g) for g in games])
+        return lobby_pb2.ListWatchableGamesResponse(games=await self._games(games))
 
     async def WatchOpenGames(self, request: lobby_pb2.WatchOpenGamesRequest,
                              context: Context) -> AsyncIterator[lobby_pb2.WatchOpenGamesResponse]:
         async for games in self.lobby.watch_open_games(request.game_type):
-            yield lobby_pb2.WatchOpenGamesResponse(games=[game_message(g) for g in games])
+            yield lobby_pb2.WatchOpenGamesResponse(games=await self._games(games))
 
     async def QuickMatch(self, request: lobby_pb2.QuickMatchRequest,
                          context: Context) -> lobby_pb2.QuickMatchResponse:
         result = await self.lobby.quick_match(request.member_id, request.display_name,
                                               request.game_type, request.options_json,
                                               request.rating, request_id=request.request_id)
-        return lobby_pb2.QuickMatchResponse(game=game_message(result.game), created=result.created,
+        return lobby_pb2.QuickMatchResponse(game=await self._game(result.game), created=result.created,
                                             started=result.started)
 
     async def SetGameOpen(self, request: lobby_pb2.SetGameOpenRequest,
                           context: Context) -> lobby_pb2.SetGameOpenResponse:
         game = await self.lobby.set_open(request.game_id, request.member_id, request.open)
-        return lobby_pb2.SetGameOpenResponse(game=game_message(game))
+        return lobby_pb2.SetGameOpenResponse(game=await self._game(game))
 
     async def AddBot(self, request: lobby_pb2.AddBotRequest,
                      context: Context) -> lobby_pb2.AddBotResponse:
         result = await self.lobby.add_bot(request.game_id, request.member_id, request.seat_index,
                                           request.level, request_id=request.request_id)
-        return lobby_pb2.AddBotResponse(game=game_message(result.game), started=result.started)
+        return lobby_pb2.AddBotResponse(game=await self._game(result.game), started=result.started)
 
     async def ChangeSeat(self, request: lobby_pb2.ChangeSeatRequest,
                          context: Context) -> lobby_pb2.ChangeSeatResponse:
         game = await self.lobby.change_seat(request.game_id, request.member_id, request.seat_index)
-        return lobby_pb2.ChangeSeatResponse(game=game_message(game))
+        return lobby_pb2.ChangeSeatResponse(game=await self._game(game))
 
     async def RemoveBot(self, request: lobby_pb2.RemoveBotRequest,
                         context: Context) -> lobby_pb2.RemoveBotResponse:
         game = await self.lobby.remove_bot(request.game_id, request.member_id, request.seat_index,
                                            request_id=request.request_id)
-        return lobby_pb2.RemoveBotResponse(game=game_message(game))
+        return lobby_pb2.RemoveBotResponse(game=await self._game(game))
 
     async def LeaveGame(self, request: lobby_pb2.LeaveGameRequest,
                         context: Context) -> lobby_pb2.LeaveGameResponse:
         game = await self.lobby.leave_game(request.game_id, request.member_id,
                                            request_id=request.request_id)
-        return lobby_pb2.LeaveGameResponse(game=game_message(game) if game is not None else None)
+        return lobby_pb2.LeaveGameResponse(game=await self._game(game) if game is not None else None)
 
     async def ReturnSeat(self, request: lobby_pb2.ReturnSeatRequest,
                          context: Context) -> lobby_pb2.ReturnSeatResponse:
         game = await self.lobby.return_seat(request.game_id, request.member_id,
                                             request_id=request.request_id)
-        return lobby_pb2.ReturnSeatResponse(game=game_message(game))
+        return lobby_pb2.ReturnSeatResponse(game=await self._game(game))
 
     async def TakeOverSeat(self, request: lobby_pb2.TakeOverSeatRequest,
                            context: Context) -> lobby_pb2.TakeOverSeatResponse:
         game = await self.lobby.take_over_seat(request.game_id, request.seat_index)
-        return lobby_pb2.TakeOverSeatResponse(game=game_message(game))
+        return lobby_pb2.TakeOverSeatResponse(game=await self._game(game))
+
+
+    async def EnsureMember(self, request: lobby_pb2.EnsureMemberRequest,
+                           context: Context) -> lobby_pb2.EnsureMemberResponse:
+        player = await self.lobby.ensure_member(request.member_id, request.display_name)
+        return lobby_pb2.EnsureMemberResponse(player=player)
+
+    async def GetPlayers(self, request: lobby_pb2.GetPlayersRequest,
+                         context: Context) -> lobby_pb2.GetPlayersResponse:
+        found = await self.lobby.get_players(list(request.players))
+        return lobby_pb2.GetPlayersResponse(players=[
+            lobby_pb2.PlayerName(player=p.player, display_name=p.name) for p in found])
 
 
 def register(server: grpc.aio.Server, lobby: Lobby) -> None:
@@ -180,7 +202,7 @@ def seat_message(seat: Seat, member_id: bool = True) -> lobby_pb2.SeatAssignment
                                     member_id=seat.member_id if member_id else "",
                                     display_name=seat.display_name, erased=seat.erased,
                                     bot_level=seat.bot, took_over=seat.took_over,
-                                    rating=seat.rating)
+                                    rating=seat.rating, player=seat.player)
 
 
 def game_message(game: Game, member_ids: bool = True) -> lobby_pb2.Game:

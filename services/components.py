@@ -13,6 +13,7 @@ from tavolo.deadlines.v1 import deadlines_pb2
 from tavolo.game.v1 import game_pb2
 from tavolo.lobby.v1 import lobby_pb2
 from tavolo.stats.v1 import stats_pb2
+from tavolo.talk.v1 import talk_pb2
 
 
 class Component(StrEnum):
@@ -29,3 +30,5 @@ GAME_SERVICE: str = game_pb2.DESCRIPTOR.services_by_name["GameService"].full_nam
 DEADLINE_SERVICE: str = deadlines_pb2.DESCRIPTOR.services_by_name["DeadlineService"].full_name
 STATS_SERVICE: str = stats_pb2.DESCRIPTOR.services_by_name["StatsService"].full_name
 BOTS_SERVICE: str = bots_pb2.DESCRIPTOR.services_by_name["BotsService"].full_name
+# Served by the lobby's process (docs/architecture.md): no component of its own.
+TALK_SERVICE: str = talk_pb2.DESCRIPTOR.services_by_name["TalkService"].full_name

@@ -209,6 +209,8 @@ class Settings:
     abandon_after_timeouts: int = 2  # auto-played turns in a row, offline, before a takeover; 0: never
     # Days after which a finished table's move log is compacted (game.retention); None: never.
     log_retention_days: int | None = None
+    # Days after which the talk of a finished table is deleted (talk.service.ChatRetention).
+    chat_retention_days: int = 30
     # Whose X-Forwarded-* headers the gateway believes: addresses and networks, or ("*",).
     forwarded_allow_ips: tuple[str, ...] = ("127.0.0.1",)
     rate_limits: RateLimitSettings = field(default_factory=RateLimitSettings)
@@ -261,6 +263,7 @@ class Settings:
             abandon_after_timeouts=env.integer("ABANDON_AFTER_TIMEOUTS", 2, minimum=0),
             log_retention_days=(env.integer("LOG_RETENTION_DAYS", 0, minimum=1)
                                 if env.text("LOG_RETENTION_DAYS") else None),
+            chat_retention_days=env.integer("CHAT_RETENTION_DAYS", 30, minimum=1),
             forwarded_allow_ips=_forwarded_allow_ips(env),
             rate_limits=_rate_limits(env),
             stats_cursor_secret=env.secret("STATS_CURSOR_SECRET", _MIN_SECRET_LENGTH),

@@ -32,7 +32,7 @@ CREATE TABLE IF NOT EXISTS schema_migrations (
 )
 """
 
-COMPONENTS = ("game", "lobby", "stats", "bots")
+COMPONENTS = ("game", "lobby", "stats", "bots", "talk")
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ SEED = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
 OPTIONS: dict[str, Any] = {"target_score": 11, "napola": True, "asso_pigliatutto": False}
 GAME_OPTIONS: dict[str, Any] = {**OPTIONS, "first_dealer": "drawn"}  # a new game's: the server sets it
 _NAMES = ("alice", "bob", "carol", "dave")
+PLAYER = "q3Zr8YkV0bT1mWc9LxPa2g"  # a public player id (secrets.token_urlsafe(16))
 
 
 LOBBY: dict[str, Any] = {

@@ -6,7 +6,8 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field
 
-from gateway.contract.common import Body
+from gateway.contract import examples
+from gateway.contract.common import Body, player_id
 
 
 class Error(Body):
@@ -41,7 +42,9 @@ class Me(Body):
     """The logged-in member."""
 
     model_config = ConfigDict(json_schema_extra={
-        "examples": [{"sub": "alice", "name": "alice", "provider": "default"}]})
+        "examples": [{"sub": "alice", "name": "alice", "provider": "default",
+                      "player": examples.PLAYER}]})
     sub: str = Field(description="The OIDC subject: the member's stable id at the provider.")
     name: str = Field(description="The display name shown to other players.")
     provider: str = Field(description="The provider the session logged in with.")
+    player: str = player_id()

@@ -22,7 +22,15 @@ from typing import Any, TypeAlias
 import grpc
 import yaml
 
-from services.components import BOTS_SERVICE, DEADLINE_SERVICE, GAME_SERVICE, LOBBY_SERVICE, STATS_SERVICE, Component
+from services.components import (
+    BOTS_SERVICE,
+    DEADLINE_SERVICE,
+    GAME_SERVICE,
+    LOBBY_SERVICE,
+    STATS_SERVICE,
+    TALK_SERVICE,
+    Component,
+)
 from services.config import ConfigError
 from services.rpc.errors import Reason, ServiceError
 
@@ -30,7 +38,7 @@ log = logging.getLogger(__name__)
 
 VARIABLE = "GRPC_CALLERS_FILE"
 
-_SERVICES = (LOBBY_SERVICE, GAME_SERVICE, DEADLINE_SERVICE, STATS_SERVICE, BOTS_SERVICE)
+_SERVICES = (LOBBY_SERVICE, GAME_SERVICE, DEADLINE_SERVICE, STATS_SERVICE, BOTS_SERVICE, TALK_SERVICE)
 
 # What each tavolo service calls, so what it may call by default (least privilege: a stolen
 # game token cannot erase members). tests/services/test_callers.py plays whole matches with
@@ -41,11 +49,14 @@ BUILT_IN_METHODS: Mapping[str, tuple[str, ...]] = {
             "ListGameTypes", "CreateGame", "JoinGame", "PreviewGame", "GetGame", "WatchGame",
             "ListMemberGames", "EraseMember", "Rematch", "AddBot", "RemoveBot", "LeaveGame",
             "ReturnSeat", "TakeOverSeat", "ChangeSeat", "ListOpenGames", "WatchOpenGames",
-            "QuickMatch", "SetGameOpen", "ListWatchableGames")),
+            "QuickMatch", "SetGameOpen", "ListWatchableGames", "EnsureMember", "GetPlayers")),
         *(f"{GAME_SERVICE}/{m}" for m in ("ListGameTypes", "GetView", "Act", "WatchTable",
                                           "Relay", "GetLog", "TakeBack")),
         *(f"{STATS_SERVICE}/{m}" for m in ("ListMatches", "GetRatings", "GetLeaderboard",
                                            "EraseMember")),
+        # Not ListReports nor CloseReport: those are the operators' (docs/operations.md).
+        *(f"{TALK_SERVICE}/{m}" for m in ("Say", "ListMessages", "Mute", "Unmute", "ListMutes",
+                                          "Report", "EraseMember")),
     ),
     Component.LOBBY: (*(f"{GAME_SERVICE}/{m}" for m in ("ListGameTypes", "NormalizeOptions",
                                                         "CreateTable", "GetResult")),

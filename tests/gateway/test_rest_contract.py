@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 PROTECTED = [
@@ -68,8 +70,9 @@ async def test_unknown_routes_outside_the_api_are_404_unless_a_browser_asks_for_
 
 async def test_me(players):
     alice = players[0]
-    assert (await alice.http.get("/api/me")).json() == {
-        "sub": "alice", "name": "alice", "provider": "default"}
+    me = (await alice.http.get("/api/me")).json()
+    assert re.fullmatch(r"[A-Za-z0-9_-]{16,}", me["player"]) and me["player"] != "alice"
+    assert me == {"sub": "alice", "name": "alice", "provider": "default", "player": me["player"]}
 
 
 async def test_game_types(anonymous):

@@ -59,7 +59,7 @@ async def store(request, clock, lobby_database) -> LobbyStore:
         store = MemoryLobbyStore(TTL_SECONDS, clock=clock)
     else:
         pool = await postgres_pool(lobby_database, max_size=4, name="lobby")
-        await pool.execute("TRUNCATE lobby_game, lobby_request CASCADE")
+        await pool.execute("TRUNCATE lobby_game, lobby_request, lobby_member CASCADE")
         store = PostgresLobbyStore(pool, lobby_database, TTL_SECONDS)
     yield store
     await store.close()

@@ -657,7 +657,8 @@ export interface components {
          * @example {
          *       "sub": "alice",
          *       "name": "alice",
-         *       "provider": "default"
+         *       "provider": "default",
+         *       "player": "q3Zr8YkV0bT1mWc9LxPa2g"
          *     }
          */
         Me: {
@@ -667,6 +668,11 @@ export interface components {
             name: string;
             /** @description The provider the session logged in with. */
             provider: string;
+            /**
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown.
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
+             */
+            player: string;
         };
         /** @description A game the platform can run. */
         GameType: {
