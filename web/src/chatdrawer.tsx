@@ -197,6 +197,12 @@ export function ChatDrawer({ chat, reader, status, send, spectator = false, watc
     setAnnounced(tx(`${newest.from.name} says: `, `${newest.from.name} dice: `) + messageText(newest, chat.phrases, lang));
   }, [newest?.id]);
 
+  // On a wide screen the open drawer takes its own column: the table makes room beside it.
+  useEffect(() => {
+    document.body.classList.toggle("chat-open", state.open);
+    return () => document.body.classList.remove("chat-open");
+  }, [state.open]);
+
   // Keep the newest message in view while the drawer is open.
   useEffect(() => {
     if (state.open && listRef.current) listRef.current.scrollTop = listRef.current.scrollHeight;

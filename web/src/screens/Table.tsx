@@ -480,7 +480,6 @@ export function TableScreen({ view, game, alert, trail = null, closing = null, n
           </span>
           {!closing && <Countdown deadline={view.turn_deadline} label={tx("Time left:", "Tempo rimasto:")} />}
         </div>
-        <WatcherCount count={view.spectators} />
         {talk}
         <SoundToggle />
         <TableMenu>
@@ -527,6 +526,7 @@ export function TableScreen({ view, game, alert, trail = null, closing = null, n
             {me && <Avatar view={view} player={me} onTurn={view.turn === view.you && !closing} />}
             {me && <SeatInfo view={view} player={me} levels={levels} />}
             <TakeBack view={view} game={game} />
+            <WatcherCount count={view.spectators} />
           </div>
           {choosing && (
             <div class="chooser" role="group" aria-label={tx("Choose a capture", "Scegli una presa")} ref={chooserRef}>
