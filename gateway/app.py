@@ -13,7 +13,7 @@ from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse
 from starlette.routing import Match, Route, WebSocketRoute
 
-from gateway import games, history, members, open_games, openapi, seating, spectating, ws
+from gateway import games, history, members, open_games, openapi, seating, spectating, table_talk, ws
 from gateway.auth import Auth
 from gateway.backends import Backends
 from gateway.draining import Drain
@@ -68,7 +68,10 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
         Route("/api/me/games", games.my_games),
         Route("/api/me/matches", history.matches),
         Route("/api/me/ratings", history.ratings),
+        Route("/api/me/muted", table_talk.muted, methods=["GET", "POST"]),
+        Route("/api/me/muted/{player}", table_talk.unmute, methods=["DELETE"]),
         Route("/api/leaderboard", history.leaderboard),
+        Route("/api/phrases", table_talk.phrases),
         Route("/api/game-types", games.game_types),
         Route("/api/games", games.create_game, methods=["POST"]),
         Route("/api/games", method_not_allowed),  # else GET would fall to the SPA's 404
@@ -97,6 +100,9 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
         Route("/api/games/{id}/return", method_not_allowed),
         Route("/api/games/{id}/open", open_games.set_open, methods=["POST"]),
         Route("/api/games/{id}/open", method_not_allowed),
+        Route("/api/games/{id}/chat", table_talk.history),
+        Route("/api/games/{id}/chat/{message_id}/report", table_talk.report, methods=["POST"]),
+        Route("/api/games/{id}/chat/{message_id}/report", method_not_allowed),
         WebSocketRoute("/ws/games/{id}", ws.game_socket),
         Route("/ws/games/{id}", upgrade_required, methods=["GET"]),
         WebSocketRoute("/ws/games/{id}/watch", ws.watch_socket),
@@ -151,6 +157,7 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
     # A socket's messages are counted where the socket lives: no store call on the live path.
     app.state.socket_limits = RateLimits(settings.rate_limits, MemoryBuckets())
     app.state.feeds = feeds
+    app.state.talk_limits = table_talk.TalkLimits()  # like socket_limits: where the socket lives
     app.state.open_games = OpenGamesFeed(backends.lobby)
     app.state.sockets = sockets
     app.state.drain = Drain(settings.shutdown_drain_seconds)

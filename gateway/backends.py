@@ -11,18 +11,21 @@ from game.client import GameClient
 from game.live_link import LiveLink
 from lobby.client import LobbyClient, new_request_id
 from stats.client import StatsClient
+from talk.client import TalkClient
 
 
 @dataclass
 class Backends:
     """The services the gateway translates to (tests pass fakes with the same methods).
     ``live`` carries the players' moves and the tables' watches to each table's owner;
-    ``game`` every other call of the game service."""
+    ``game`` every other call of the game service; ``talk`` table talk (served at the lobby's
+    address; None: no table talk, its calls answer 503)."""
 
     lobby: LobbyClient
     game: GameClient
     stats: StatsClient
     live: LiveLink
+    talk: TalkClient | None = None
 
 
 def backends_of(connection: HTTPConnection) -> Backends:

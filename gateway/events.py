@@ -1,6 +1,6 @@
 """What one gateway process tells every other: a session ended, a member's sessions ended, the
 names at some tables changed, a finished game's rematch was created, who is connected at a
-table changed.
+table changed, something was said at a table, a member's mutes changed.
 
 An open game socket must stop acting for a seat once its session ends (a logout, DELETE
 /api/me), and the other players' views must name an erased member "deleted player". Instead of
@@ -82,11 +82,32 @@ class PresenceChanged:
 
 
 @dataclass(frozen=True)
+class Said:
+    """Something was said at ``table`` (gateway.table_talk): ``text`` is the `said` message as
+    sent; its author is a spectator or not, with the public id ``player`` (mutes are by it)."""
+
+    table: str
+    text: str
+    spectator: bool
+    player: str
+
+
+@dataclass(frozen=True)
+class MutesChanged:
+    """The member ``sub`` muted or unmuted a player: ``players`` are all they mute now (public
+    player ids), for their open sockets."""
+
+    sub: str
+    players: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Missed:
     """The listener was deaf for a while (its connection was lost): anything may have changed."""
 
 
-Event = SessionEnded | MemberEnded | SeatingChanged | RematchOffered | PresenceChanged | Missed
+Event = (SessionEnded | MemberEnded | SeatingChanged | RematchOffered | PresenceChanged | Said | MutesChanged
+         | Missed)
 Handler = Callable[[Event], None]
 
 
@@ -107,6 +128,11 @@ def encode(event: Event) -> str:
                 "join_code": event.join_code, "by": event.by}
     elif isinstance(event, PresenceChanged):
         body = {"kind": "presence", "table": event.table}
+    elif isinstance(event, Said):
+        body = {"kind": "said", "table": event.table, "text": event.text,
+                "spectator": event.spectator, "player": event.player}
+    elif isinstance(event, MutesChanged):
+        body = {"kind": "mutes", "sub": event.sub, "players": list(event.players)}
     else:
         body = {"kind": "missed"}
     return json.dumps(body, separators=(",", ":"))
@@ -128,6 +154,11 @@ def decode(text: str | bytes) -> Event | None:
                                   str(body["join_code"]), str(body["by"]))
         if kind == "presence":
             return PresenceChanged(str(body["table"]))
+        if kind == "said":
+            return Said(str(body["table"]), str(body["text"]), bool(body["spectator"]),
+                        str(body["player"]))
+        if kind == "mutes":
+            return MutesChanged(str(body["sub"]), tuple(str(player) for player in body["players"]))
         if kind == "missed":
             return Missed()
     except (ValueError, TypeError, KeyError):

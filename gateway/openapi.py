@@ -57,6 +57,16 @@ from gateway.contract.socket import MAX_SOCKET_MESSAGE_BYTES as MAX_SOCKET_MESSA
 from gateway.contract.socket import WS_ERROR_CODES as WS_ERROR_CODES
 from gateway.contract.spectators import SPECTATORS_FORBIDDEN, LiveGames, PublicGameView, PublicLobby
 from gateway.contract.table import GameView
+from gateway.contract.talk import (
+    PLAYER_ID_EXAMPLE,
+    SAID_EXAMPLE,
+    ChatHistory,
+    MutedPlayers,
+    MuteRequest,
+    Phrases,
+    Reported,
+    ReportRequest,
+)
 from gateway.rate_limits import TOO_MANY_TEXT, kind_of
 from services.rpc.errors import ServiceError
 
@@ -657,6 +667,57 @@ but the public ones (health, these docs, game types, leaderboard, login provider
 project's docs/websocket.md, and its messages are the `Ws*` schemas below.
 """
 
+def _talk_paths() -> dict[str, dict]:
+    """Table talk (gateway.table_talk); the `say` and `said` messages are the socket's."""
+    message_id = _param("path", "message_id", "The message's id (`id` of `said`).", {"type": "string"})
+    player = _param("path", "player", "The muted player's public id.", {"type": "string"})
+    said = {key: value for key, value in SAID_EXAMPLE.items() if key != "type"}
+    return {
+        "/api/phrases": {"get": _operation(
+            "listPhrases", "talk", "The quick phrases",
+            {"200": _json("Every quick phrase, in Italian and English; ids never change.", _ref(Phrases),
+                          example={"phrases": [{"id": "good_luck",
+                                                "text": {"it": "Buona fortuna!", "en": "Good luck!"}}]})},
+            public=True, calls_services=False)},
+        "/api/games/{id}/chat": {"get": _operation(
+            "getGameChat", "talk", "A game's table talk",
+            {"200": _json("The last 100 messages the caller may see, oldest first: a muted player's are "
+                          "left out; spectators' only for spectators, and for players once the game is "
+                          "finished.", _ref(ChatHistory), example={"messages": [said]}),
+             "403": _error("Not a player, and the game does not allow spectators.", "Not seated at this game"),
+             "404": _shared("GameNotFound")},
+            parameters=(_GAME_ID_PARAM,))},
+        "/api/games/{id}/chat/{message_id}/report": {"post": _operation(
+            "reportChatMessage", "talk", "Report a message to the operators",
+            {"202": _json("Kept for the operators (docs/operations.md, Table talk).", _ref(Reported),
+                          example={"reported": True}),
+             "400": _error("A bad body.", *_BODY_ERRORS, "reason must be a string",
+                           "reason must be at most 200 characters"),
+             "404": _error("A message the caller cannot see (or no such game).", "Message not found"),
+             "405": _shared("MethodNotAllowed")},
+            parameters=(_GAME_ID_PARAM, message_id),
+            body=_body(ReportRequest, "Optional: why.", required=False, example={"reason": "Insults"}))},
+        "/api/me/muted": {
+            "get": _operation(
+                "listMuted", "talk", "The players the caller muted",
+                {"200": _json("Most recently muted first.", _ref(MutedPlayers),
+                              example={"players": [{"player": PLAYER_ID_EXAMPLE, "name": "carol"}]})}),
+            "post": _operation(
+                "mutePlayer", "talk", "Mute a player",
+                {"204": {"description": "Muted: their messages are neither sent to nor listed for the caller."},
+                 "400": _error("A bad body, or the caller's own id.", *_BODY_ERRORS, "player is required",
+                               "player must be a string", "You cannot mute yourself"),
+                 "404": _error("No player has this id.", "Player not found")},
+                body=_body(MuteRequest, "The player.", required=True, example={"player": PLAYER_ID_EXAMPLE})),
+        },
+        "/api/me/muted/{player}": {"delete": _operation(
+            "unmutePlayer", "talk", "Unmute a player",
+            {"204": {"description": "Not muted (whether or not they were)."},
+             "405": _shared("MethodNotAllowed")},
+            parameters=(player,))},
+    }
+
+
 _TAGS = [
     {"name": "platform", "description": "Health and this documentation."},
     {"name": "auth", "description": "OIDC login, the session and the member."},
@@ -664,6 +725,7 @@ _TAGS = [
     {"name": "websocket", "description": "The live game (docs/websocket.md)."},
     {"name": "spectators", "description": "Watching games: the public view, its WebSocket, the live games."},
     {"name": "stats", "description": "Match history, ratings, leaderboard."},
+    {"name": "talk", "description": "Table talk: quick phrases, a game's chat, mutes and reports."},
 ]
 
 
@@ -684,7 +746,7 @@ def spec(game_types: Sequence[GameType] = ()) -> dict:
         "tags": _TAGS,
         "security": [{"session": []}],
         "paths": _with_rate_limits({**_platform_paths(), **_auth_paths(), **_game_paths(),
-                                    **_stats_paths()}),
+                                    **_stats_paths(), **_talk_paths()}),
         "components": {
             "securitySchemes": {"session": {
                 "type": "apiKey", "in": "cookie", "name": SESSION_COOKIE,

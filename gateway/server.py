@@ -33,6 +33,7 @@ from services.rpc.server import freeze_start_up_heap
 from services.rpc.transport_security import ClientCredentials
 from services.stores import Keys, redis_for
 from stats.client import StatsClient
+from talk.client import TalkClient
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +56,9 @@ def build(settings: Settings, telemetry: otel.Telemetry | None = None):
                           credentials=credentials.for_service("stats")),
         live=LiveLink(settings.game_addr, replicas_address=settings.game_replicas_addr,
                       policy=PEOPLE_CALLS, credentials=credentials.for_service("game")),
+        # TalkService is served by the lobby's process (docs/architecture.md).
+        talk=TalkClient(settings.lobby_addr, policy=PEOPLE_CALLS,
+                        credentials=credentials.for_service("lobby")),
     )
     auth = Auth(settings, sessions, directory=backends.lobby)
     presence = (RedisPresence(redis, Keys(settings.redis_key_prefix)) if redis is not None
@@ -68,8 +72,9 @@ def build(settings: Settings, telemetry: otel.Telemetry | None = None):
     async def close() -> None:
         await close_live(app)
         await app.state.game_types.aclose()
-        for client in (backends.lobby, backends.game, backends.stats, backends.live):
-            await client.close()
+        for client in (backends.lobby, backends.game, backends.stats, backends.live, backends.talk):
+            if client is not None:
+                await client.close()
         await auth.aclose()
         if redis is not None:
             await redis.aclose()

@@ -4,7 +4,8 @@ A socket's session is checked when it opens, when its player sends a message, wh
 expires, and when an event (gateway.events) says it may have ended: a logout closes the
 sockets of that session, an erasure re-checks the member's, and a listener that was deaf for a
 while re-checks them all. Names are re-read by the table feeds the events name. A rematch
-created is told to the sockets open at the finished game. Nothing polls. When the gateway
+created is told to the sockets open at the finished game; something said at a table goes to the
+sockets there (the table's feed), and a member's new mutes to their sockets. Nothing polls. When the gateway
 stops (gateway.draining) every socket is restarted: closed with 1012 once it is quiet.
 """
 
@@ -20,8 +21,10 @@ from gateway.events import (
     EventBus,
     MemberEnded,
     Missed,
+    MutesChanged,
     PresenceChanged,
     RematchOffered,
+    Said,
     SeatingChanged,
     SessionEnded,
 )
@@ -45,6 +48,9 @@ class LiveSocket(Protocol):
 
     def restart(self) -> None:
         """Close with 1012 "Service Restart" once quiet: the gateway stops."""
+
+    def mutes_changed(self, players: frozenset[str] | None) -> None:
+        """The member mutes ``players`` now (table talk); None: read them again."""
 
 
 class SocketRegistry:
@@ -120,9 +126,15 @@ class SocketRegistry:
                 socket.tell(Feature.REMATCH, notice)
         elif isinstance(event, PresenceChanged):
             self.feeds.presence_changed(event.table)
+        elif isinstance(event, Said):
+            self.feeds.said(event)
+        elif isinstance(event, MutesChanged):
+            for socket in list(self._by_member.get(event.sub, ())):
+                socket.mutes_changed(frozenset(event.players))
         elif isinstance(event, Missed):
             self.feeds.names_changed(None)
             self.feeds.presence_changed(None)
             for sockets in list(self._by_session.values()):
                 for socket in list(sockets):
                     socket.check_session()
+                    socket.mutes_changed(None)

@@ -37,12 +37,13 @@ from gateway.closes import GAME_GONE, NOT_SEATED, TOO_SLOW
 from gateway.contract.common import Body
 from gateway.contract.socket import Feature, WsGameOver, WsLobby, WsPresence, WsState
 from gateway.contract.spectators import WsSpectators, WsWatchLobby, WsWatchState
-from gateway.events import Event, PresenceChanged, SeatingChanged
+from gateway.events import Event, PresenceChanged, Said, SeatingChanged
 from gateway.presence import RENEW_SECONDS, MemoryPresence, Presence
 from gateway.views import game_view, lobby_view, public_lobby_view, public_view
 from gateway.watchers import MemoryWatchers, Watchers
 from lobby.models import Game
 from services.rpc.errors import Reason, ServiceError
+from talk.models import visible
 
 log = logging.getLogger(__name__)
 
@@ -139,7 +140,10 @@ class Subscriber:
     """One socket's place at a table: its seat, its member, its outbox, what it was sent.
 
     ``seat`` is where the member sits now: the feed moves it when the member takes another seat
-    in the waiting room, so the socket never gets the views of a seat its member left."""
+    in the waiting room, so the socket never gets the views of a seat its member left.
+    ``muted``: the public player ids whose `said` this socket's member does not get."""
+
+    spectator = False  # a player's socket (a watcher's would say True: table talk's channels)
 
     def __init__(self, feed: TableFeed, seat: str, member_id: str, outbox: Outbox,
                  started: bool, features: frozenset[Feature] = frozenset(), spectator: bool = False):
@@ -156,6 +160,7 @@ class Subscriber:
         self._last_state: str | None = None
         self._last_lobby: str | None = None
         self._lobby_seats = 0
+        self.muted: frozenset[str] = frozenset()
 
     @property
     def started(self) -> bool:
@@ -228,6 +233,9 @@ class TableFeed:
         self._taking_over: set[int] = set()
         self._takeovers: set[asyncio.Task] = set()
         self.elsewhere: set[int] = set()  # seats connected in any process (gateway.presence)
+        # The table's status as last fanned out (table talk's free text depends on it); None
+        # between the start and the first state.
+        self.status: str | None = None if game.started else TableStatus.LOBBY
         self._announced: set[int] | None = None  # the connected seats the sockets were told
         self.spectators: set[Subscriber] = set()  # the watching sockets of this process
         self._watching: dict[str, int] = {}  # member id -> this process's sockets watching
@@ -482,6 +490,7 @@ class TableFeed:
                     self._follow_seating(game)
                     if game.started:
                         self.started = True
+                        self.status = None
                         return True
                     for subscriber in self._everyone():
                         subscriber.put_lobby(game)
@@ -532,6 +541,7 @@ class TableFeed:
         """One revision to every socket; no await in here, so a socket that joins meanwhile
         gets either this revision from :meth:`add` or from here, never neither."""
         self.revision = views.revision
+        self.status = views.status
         self.views = dict(views.views)
         self._texts = {}
         if views.status == TableStatus.FINISHED and views.views:
@@ -741,6 +751,24 @@ class TableFeeds:
             del self._feeds[feed.id]
             if feed.task is not None:
                 feed.task.cancel()
+
+    def said(self, event: Said) -> None:
+        """Something was said at a table: its `said` to this process's sockets there that asked for
+        `chat`, may see it (talk.models.visible) and did not mute its author."""
+        feed = self._feeds.get(event.table)
+        if feed is None:
+            return
+        finished = feed.status == TableStatus.FINISHED
+        for subscriber in feed._everyone():  # the spectators' sockets too
+            if (visible(event.spectator, subscriber.spectator, finished)
+                    and not (event.player and event.player in subscriber.muted)):
+                subscriber.notify(Feature.CHAT, event.text)
+
+    def status_of(self, table_id: str) -> str | None:
+        """The table's status as this process's feed last saw it; None without a feed or
+        before its first state."""
+        feed = self._feeds.get(table_id)
+        return feed.status if feed is not None else None
 
     def names_changed(self, table_ids: Iterable[str] | None = None) -> None:
         """The seating of these games (None: of any game) changed: re-read before the next

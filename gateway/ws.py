@@ -43,6 +43,7 @@ from gateway.games import can_be_game_id
 from gateway.http_errors import UNAVAILABLE_TEXT, server_fault
 from gateway.members import current_member
 from gateway.rate_limits import RATE_LIMITED_TEXT, Kind, RateLimits
+from gateway.table_talk import Refused, Speaker, load_mutes, say
 from gateway.tables_feed import Outbox, Subscriber
 from lobby.models import Game
 from services.observability import metrics
@@ -115,6 +116,8 @@ async def game_socket(websocket: WebSocket) -> None:
     connection = _Connection(websocket, backends, game, seat.seat, member, app.state.socket_limits,
                              features_of(websocket.query_params.get("features")),
                              getattr(app.state, "telemetry", None))
+    if Feature.CHAT in connection.features:
+        connection.muted = await load_mutes(app, member.sub)
     sockets.add(connection)
     metrics.socket_opened()
     try:
@@ -163,6 +166,8 @@ async def watch_socket(websocket: WebSocket) -> None:
     connection = _Connection(websocket, backends, game, "", member, app.state.socket_limits,
                              features_of(websocket.query_params.get("features")),
                              getattr(app.state, "telemetry", None), spectator=True)
+    if Feature.CHAT in connection.features:
+        connection.muted = await load_mutes(app, member.sub)
     sockets.add(connection)
     metrics.socket_opened()
     try:
@@ -212,6 +217,8 @@ class _Connection:
         self.features = features
         self.spectator = spectator  # /ws/games/{id}/watch: no seat, no moves
         self.sub = member.sub
+        self.member = member
+        self.muted: frozenset[str] = frozenset()  # the players whose `said` this member muted
         self.session = session_digest(member.session_id)
         self.expires_ms = member.expires_ms
         self.outbox = Outbox(_while_alive(self._close_soon))
@@ -234,6 +241,7 @@ class _Connection:
             self.subscriber = feeds.watch(game, self.sub, self.outbox, self.features)
         else:
             self.subscriber = feeds.join(game, self._first_seat, self.sub, self.outbox, self.features)
+        self.subscriber.muted = self.muted
         writer = asyncio.create_task(self._write())
         expiry = None
         if self.expires_ms is not None:
@@ -298,6 +306,22 @@ class _Connection:
         for ``feature``."""
         if self.subscriber is not None:
             self.subscriber.notify(feature, message.model_dump_json())
+
+    def mutes_changed(self, players: frozenset[str] | None) -> None:
+        """The registry's: this member mutes ``players`` now (None: read them again)."""
+        if Feature.CHAT not in self.features:
+            return
+        if players is None:
+            self._spawn(self._read_mutes())
+        else:
+            self.muted = players
+            if self.subscriber is not None:
+                self.subscriber.muted = players
+
+    async def _read_mutes(self) -> None:
+        self.muted = await load_mutes(self.websocket.app, self.sub)
+        if self.subscriber is not None:
+            self.subscriber.muted = self.muted
 
     def _error(self, code: str, message: str) -> None:
         """Refuse the message being handled (its ``id`` goes back with the answer)."""
@@ -428,12 +452,14 @@ class _Connection:
         if not isinstance(action, str) or not action:
             return self._error("bad_request", "Message needs an action")
         if self.spectator:
-            return self._spectator_act(action, data)
+            return await self._spectator_act(action, data, message_id)
         has_revision = "revision" in data
         revision = data.pop("revision", None)
         if has_revision and (not isinstance(revision, int) or isinstance(revision, bool)
                              or not 0 <= revision <= MAX_REVISION):
             return self._error("bad_request", "revision must be an integer of 0 or more")
+        if action == "say":  # table talk: in the lobby too
+            return await self._say(data, message_id)
         if not self.subscriber.started:
             return self._error("illegal_move", "The game has not started")
         try:
@@ -465,10 +491,36 @@ class _Connection:
                 message += ", or 'state' for the current view"
             self._error(_CODES.get(error.reason, "bad_request"), message)
 
-    def _spectator_act(self, action: str, data: dict) -> None:
-        """A spectator's message: only table talk (`say`, added with it) acts; any other action
-        is ``unknown_action``, and nothing reaches the game."""
+    async def _spectator_act(self, action: str, data: dict, message_id: str | None) -> None:
+        """A spectator's message: only table talk (`say`, in the spectators' channel) acts; any
+        other action is ``unknown_action``, and nothing reaches the game."""
+        if action == "say":
+            return await self._say(data, message_id)
         self._error("unknown_action", f"Unknown action: {action}; a spectator can only say something")
+
+    async def _say(self, data: dict, message_id: str | None) -> None:
+        """Table talk (gateway.table_talk): the seat's player, or a spectator, says a phrase or a
+        text."""
+        assert self.subscriber is not None
+        if self.spectator:
+            speaker = Speaker(self.member, self.member.name, -1, spectator=True)
+        else:
+            index = int(self.seat.rpartition(":")[2])
+            seat = self.subscriber.feed.game.at(index)
+            speaker = Speaker(self.member, seat.display_name if seat is not None else self.member.name, index)
+        try:
+            said = await say(self.websocket.app, self.game_id, speaker, data,
+                             self.subscriber.feed.status, message_id)
+        except Refused as refused:
+            return self._error(refused.code, refused.message)
+        except ServiceError as error:
+            if server_fault(error):
+                log.warning("game %s: table talk failed (%s): %s", self.game_id,
+                            error.reason.name, error.message)
+                return self._error("unavailable", UNAVAILABLE_TEXT)
+            return self._error("bad_request", error.message)
+        if not said and message_id is not None:
+            self._error("already_played", ALREADY_PLAYED_TEXT)
 
     def _taken_over(self) -> bool:
         """A bot plays this seat for its person, who left (the feed's seating, kept fresh by

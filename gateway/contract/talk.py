@@ -9,18 +9,26 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field
 
 from gateway.contract import examples
-from gateway.contract.common import Absent, Body, Name, Request, Seat, absent, timestamp
+from gateway.contract.common import (
+    PLAYER_ID,
+    PLAYER_ID_TEXT,
+    Absent,
+    Body,
+    Name,
+    Request,
+    Seat,
+    absent,
+    timestamp,
+)
 
-PLAYER_ID_EXAMPLE = "p7Kq2xW9mZ4t"  # an example of a public player id
-MESSAGE_ID_EXAMPLE = "01JF3Z8Q2X5V7K9M4N6P8R0T2W"
+PLAYER_ID_EXAMPLE = examples.PLAYER
+MESSAGE_ID_EXAMPLE = "5f0c6f1b2d8e4a3c9b7d1e2f3a4b5c6d"
 
 MAX_TEXT_CHARS = 200  # a free-text message, once trimmed
 MAX_REASON_CHARS = 200  # a report's reason
 HISTORY_LIMIT = 100  # GET /api/games/{id}/chat: the last messages the caller may see
 
-PlayerId = Annotated[str, Field(
-    description="The public player id of a member (never the OIDC subject): the same in every game.",
-    examples=[PLAYER_ID_EXAMPLE])]
+PlayerId = Annotated[str, Field(pattern=PLAYER_ID, description=PLAYER_ID_TEXT, examples=[PLAYER_ID_EXAMPLE])]
 PhraseId = Annotated[str, Field(
     pattern="^[a-z_]{1,32}$", examples=["good_luck"],
     description="A quick phrase's id of GET /api/phrases; any other is error `bad_request`.")]
@@ -126,7 +134,7 @@ class ReportRequest(Request):
     """Why the message is reported (optional: an empty object, or no body, reports it without a reason)."""
 
     model_config = ConfigDict(json_schema_extra={"examples": [{"reason": "Insults"}]})
-    reason: str | None = Field(default=None, max_length=MAX_REASON_CHARS,
+    reason: str = Field(default="", max_length=MAX_REASON_CHARS,
                                description=f"At most {MAX_REASON_CHARS} characters, for the operators.")
 
 

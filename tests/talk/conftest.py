@@ -63,15 +63,20 @@ def talk(store, clock) -> Talk:
 
 
 @pytest.fixture
-async def client(talk) -> AsyncIterator[TalkClient]:
-    """TalkService over a real socket (the store under test behind it)."""
+async def address(talk) -> AsyncIterator[str]:
+    """TalkService served over a real socket (the store under test behind it): its address."""
     address = free_address()
     started, stop = asyncio.Event(), asyncio.Event()
     spec = ServiceSpec(name="talk", full_names=(TALK_SERVICE,),
                        register=lambda server: register(server, talk), probe=talk.store.ping)
     task = asyncio.create_task(serve(spec, address, started=started, stop=stop))
     await asyncio.wait_for(started.wait(), 10)
-    async with TalkClient(address) as client:
-        yield client
+    yield address
     stop.set()
     await task
+
+
+@pytest.fixture
+async def client(address) -> AsyncIterator[TalkClient]:
+    async with TalkClient(address) as client:
+        yield client

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import grpc
 import pytest
 
 from services.rpc.errors import Reason, ServiceError
+from tavolo.talk.v1 import talk_pb2, talk_pb2_grpc
+from testing.nul_requests import nul_requests
 
 TABLE = "6f1c2a9e-3b7d-4c51-9a0e-2f8d6b4c1e7a"
 
@@ -41,3 +44,18 @@ async def test_refusals_keep_their_reasons(client):
     assert missing.value.reason is Reason.INVALID_ARGUMENT and missing.value.message.startswith("Report not found")
     with pytest.raises(ServiceError, match=r"limit must be 0\.\.100"):
         await client.messages(TABLE, "", False, limit=101)
+
+
+TALK = talk_pb2.DESCRIPTOR.services_by_name["TalkService"]
+NUL_CASES = [(method, path, request) for method in TALK.methods for path, request in nul_requests(method)]
+
+
+@pytest.mark.parametrize(("method", "path", "request_"), NUL_CASES,
+                         ids=[f"{m.name}.{p}" for m, p, _ in NUL_CASES])
+async def test_a_nul_in_any_string_is_invalid_argument(address, method, path, request_):
+    """Postgres text cannot hold U+0000: every string of every request is refused naming it."""
+    async with grpc.aio.insecure_channel(address) as channel:
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await getattr(talk_pb2_grpc.TalkServiceStub(channel), method.name)(request_)
+    assert refused.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+    assert refused.value.details() == f"{path} must not contain NUL characters"

@@ -602,6 +602,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/phrases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The quick phrases */
+        get: operations["listPhrases"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/games/{id}/chat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A game's table talk */
+        get: operations["getGameChat"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/games/{id}/chat/{message_id}/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Report a message to the operators */
+        post: operations["reportChatMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/muted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The players the caller muted */
+        get: operations["listMuted"];
+        put?: never;
+        /** Mute a player */
+        post: operations["mutePlayer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/muted/{player}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Unmute a player */
+        delete: operations["unmutePlayer"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1937,7 +2023,7 @@ export interface components {
             name: string;
             /**
              * @description The author's public player id (a bot has none).
-             * @example p7Kq2xW9mZ4t
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
              */
             player?: string;
         };
@@ -1954,19 +2040,19 @@ export interface components {
              */
             name: string;
             /**
-             * @description The public player id of a member (never the OIDC subject): the same in every game.
-             * @example p7Kq2xW9mZ4t
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown.
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
              */
             player: string;
         };
         /**
          * @description A message of table talk: a quick phrase or a free text, never both.
          * @example {
-         *       "id": "01JF3Z8Q2X5V7K9M4N6P8R0T2W",
+         *       "id": "5f0c6f1b2d8e4a3c9b7d1e2f3a4b5c6d",
          *       "from": {
          *         "seat": 2,
          *         "name": "carol",
-         *         "player": "p7Kq2xW9mZ4t"
+         *         "player": "q3Zr8YkV0bT1mWc9LxPa2g"
          *       },
          *       "phrase": "good_luck",
          *       "at": "2026-12-02T10:00:30.123Z"
@@ -1975,7 +2061,7 @@ export interface components {
         ChatMessage: {
             /**
              * @description The message's id, unique on the platform.
-             * @example 01JF3Z8Q2X5V7K9M4N6P8R0T2W
+             * @example 5f0c6f1b2d8e4a3c9b7d1e2f3a4b5c6d
              */
             id: string;
             /** @description Who said it. */
@@ -1999,11 +2085,11 @@ export interface components {
          * @example {
          *       "messages": [
          *         {
-         *           "id": "01JF3Z8Q2X5V7K9M4N6P8R0T2W",
+         *           "id": "5f0c6f1b2d8e4a3c9b7d1e2f3a4b5c6d",
          *           "from": {
          *             "seat": 2,
          *             "name": "carol",
-         *             "player": "p7Kq2xW9mZ4t"
+         *             "player": "q3Zr8YkV0bT1mWc9LxPa2g"
          *           },
          *           "phrase": "good_luck",
          *           "at": "2026-12-02T10:00:30.123Z"
@@ -2018,21 +2104,21 @@ export interface components {
         /**
          * @description The player to mute.
          * @example {
-         *       "player": "p7Kq2xW9mZ4t"
+         *       "player": "q3Zr8YkV0bT1mWc9LxPa2g"
          *     }
          */
         MuteRequest: {
             /**
-             * @description The public player id of a member (never the OIDC subject): the same in every game.
-             * @example p7Kq2xW9mZ4t
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown.
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
              */
             player: string;
         };
         /** @description A player the caller muted. */
         MutedPlayer: {
             /**
-             * @description The public player id of a member (never the OIDC subject): the same in every game.
-             * @example p7Kq2xW9mZ4t
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown.
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
              */
             player: string;
             /**
@@ -2046,7 +2132,7 @@ export interface components {
          * @example {
          *       "players": [
          *         {
-         *           "player": "p7Kq2xW9mZ4t",
+         *           "player": "q3Zr8YkV0bT1mWc9LxPa2g",
          *           "name": "carol"
          *         }
          *       ]
@@ -2063,8 +2149,11 @@ export interface components {
          *     }
          */
         ReportRequest: {
-            /** @description At most 200 characters, for the operators. */
-            reason?: string | null;
+            /**
+             * @description At most 200 characters, for the operators.
+             * @default
+             */
+            reason?: string;
         };
         /**
          * @description The report is kept for the operators.
@@ -2216,11 +2305,11 @@ export interface components {
          * @description Someone at the table said something (Table talk). Only to sockets that asked for it (`?features=chat`), never from a player the reader muted; a spectator's message reaches only spectators until the game is finished.
          * @example {
          *       "type": "said",
-         *       "id": "01JF3Z8Q2X5V7K9M4N6P8R0T2W",
+         *       "id": "5f0c6f1b2d8e4a3c9b7d1e2f3a4b5c6d",
          *       "from": {
          *         "seat": 2,
          *         "name": "carol",
-         *         "player": "p7Kq2xW9mZ4t"
+         *         "player": "q3Zr8YkV0bT1mWc9LxPa2g"
          *       },
          *       "phrase": "good_luck",
          *       "at": "2026-12-02T10:00:30.123Z"
@@ -2229,7 +2318,7 @@ export interface components {
         WsSaid: {
             /**
              * @description The message's id, unique on the platform.
-             * @example 01JF3Z8Q2X5V7K9M4N6P8R0T2W
+             * @example 5f0c6f1b2d8e4a3c9b7d1e2f3a4b5c6d
              */
             id: string;
             /** @description Who said it. */
@@ -4885,6 +4974,262 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPhrases: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every quick phrase, in Italian and English; ids never change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "phrases": [
+                     *         {
+                     *           "id": "good_luck",
+                     *           "text": {
+                     *             "it": "Buona fortuna!",
+                     *             "en": "Good luck!"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Phrases"];
+                };
+            };
+        };
+    };
+    getGameChat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The game id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The last 100 messages the caller may see, oldest first: a muted player's are left out; spectators' only for spectators, and for players once the game is finished. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "messages": [
+                     *         {
+                     *           "id": "5f0c6f1b2d8e4a3c9b7d1e2f3a4b5c6d",
+                     *           "from": {
+                     *             "seat": 2,
+                     *             "name": "carol",
+                     *             "player": "q3Zr8YkV0bT1mWc9LxPa2g"
+                     *           },
+                     *           "phrase": "good_luck",
+                     *           "at": "2026-12-02T10:00:30.123Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChatHistory"];
+                };
+            };
+            401: components["responses"]["NotAuthenticated"];
+            /** @description Not a player, and the game does not allow spectators. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["GameNotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    reportChatMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The game id. */
+                id: string;
+                /** @description The message's id (`id` of `said`). */
+                message_id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Optional: why. */
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Insults"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReportRequest"];
+            };
+        };
+        responses: {
+            /** @description Kept for the operators (docs/operations.md, Table talk). */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "reported": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Reported"];
+                };
+            };
+            /** @description A bad body. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["NotAuthenticated"];
+            /** @description A message the caller cannot see (or no such game). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["NotJson"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMuted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Most recently muted first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "players": [
+                     *         {
+                     *           "player": "q3Zr8YkV0bT1mWc9LxPa2g",
+                     *           "name": "carol"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MutedPlayers"];
+                };
+            };
+            401: components["responses"]["NotAuthenticated"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    mutePlayer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The player. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "player": "q3Zr8YkV0bT1mWc9LxPa2g"
+                 *     }
+                 */
+                "application/json": components["schemas"]["MuteRequest"];
+            };
+        };
+        responses: {
+            /** @description Muted: their messages are neither sent to nor listed for the caller. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bad body, or the caller's own id. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["NotAuthenticated"];
+            /** @description No player has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["NotJson"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    unmutePlayer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The muted player's public id. */
+                player: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Not muted (whether or not they were). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["NotAuthenticated"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
