@@ -13,7 +13,14 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from tests.browser.pages import Player, create_game, expect_inside_viewport, join_through_invite, log_in
+from tests.browser.pages import (
+    Player,
+    create_game,
+    expect_accessible,
+    expect_inside_viewport,
+    join_through_invite,
+    log_in,
+)
 
 STACK_ENV = {"BOT_THINK_MS": "400"}  # bots play, but slowly enough that a hand lasts while people talk
 PHONE = {"width": 390, "height": 844}
@@ -128,6 +135,7 @@ def test_two_people_chat_and_a_third_watches_on_phones(people, match):
     expect(drawer.get_by_label("Your message")).to_be_disabled()
     expect(drawer.get_by_test_id("chat-closed-reason")).to_contain_text("only quick phrases")
     expect_inside_viewport(alice.page, {"the drawer": drawer, "its phrases": drawer.get_by_role("group", name="Quick phrases")})
+    expect_accessible(alice.page, "the table with its chat drawer open")
     say_phrase(alice.page, "Well played!")
     expect(messages(alice.page).last).to_contain_text("Well played!")
 
@@ -139,6 +147,7 @@ def test_two_people_chat_and_a_third_watches_on_phones(people, match):
     expect(spectators).to_contain_text("Spectators' talk")
     expect(messages(carol.page).last).to_contain_text("Well played!")
     expect_inside_viewport(carol.page, {"the spectators' drawer": spectators})
+    expect_accessible(carol.page, "the spectator's table with its talk open")
 
     # carol greets the other spectators: the players do not read it while the game is on.
     say_phrase(carol.page, "Hello everyone!")

@@ -16,6 +16,8 @@ export interface ChatConnection {
   mutedNames: ReadonlyMap<string, string>;
   /** Handed to useGame: takes `said` and the errors answering a `say`. */
   listener: GameListener;
+  /** Read the history again (the game finished: the spectators' messages are the players' too). */
+  refresh(): void;
   open(): void;
   close(): void;
   /** Send a phrase or a text with the game's socket; false (and an error shown) when it is closed. */
@@ -119,6 +121,7 @@ export function useChat(id: string, reader: () => Reader): ChatConnection {
     phrases,
     mutedNames,
     listener,
+    refresh: loadHistory,
     open: useCallback(() => dispatch({ type: "open" }), []),
     close: useCallback(() => dispatch({ type: "close" }), []),
     say,

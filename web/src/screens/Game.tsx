@@ -70,6 +70,11 @@ export function GameScreen({ id, onUnauthenticated, me }: { id: string; onUnauth
   const game = useGame(id, onUnauthenticated, { listener: chat.listener });
   const { state, connection, fatal } = game;
   viewRef.current = state.view;
+  // Once the game is finished the players read the spectators' talk too: the history has it.
+  const finished = state.view?.status === "finished";
+  useEffect(() => {
+    if (finished) chat.refresh();
+  }, [finished]);
   const hold = useHold(state.ending);
   // Player entropy: the browser commits and reveals its seat's value by itself.
   const own = useEntropy(state.view, game.send);

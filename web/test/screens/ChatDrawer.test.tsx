@@ -142,4 +142,15 @@ describe("the chat drawer at the table", () => {
     await act(async () => socket.receive({ type: "said", ...fromBob("m333") }));
     expect(screen.getByRole("button", { name: "Table talk" })).toBeTruthy();
   });
+
+  it("reads the talk again when the game is finished, when the spectators' messages join the players'", async () => {
+    const socket = await openTable();
+    const reads = () => calls.filter((c) => c.url === "/api/games/g/chat").length;
+    expect(reads()).toBe(1);
+    await act(async () => socket.receive({
+      type: "state",
+      game: view({ revision: 80, status: "finished", turn: null, winner: "A", seed: "00", scores: { A: 11, B: 3 } }, [0, 0, 0, 0]),
+    }));
+    await waitFor(() => expect(reads()).toBe(2));
+  });
 });
