@@ -330,7 +330,8 @@ class Auth:
         if session.player is None and self.directory is not None:
             # A session older than player ids: asked once (a lobby that does not answer is a
             # 503, as for any call of it), then kept with the session.
-            session.player = await self.directory.ensure_member(session.sub, name)
+            session.player = await self.directory.ensure_member(
+                session.sub, inputs.shown_name(name) or "player")
             await self.sessions.save_existing(session)
         return Member(sub=session.sub, name=name, provider=session.provider or "",
                       session_id=session.id, expires_ms=self.sessions.expires_ms(session),

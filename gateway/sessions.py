@@ -1,8 +1,9 @@
 """HTTP sessions: the random id in the ``tavolo_session`` cookie, everything else on the server.
 
-A session holds at most one identity (the member: OIDC ``sub``, display name, provider) and the
-pending login state of each provider it is logging in with (state, nonce, PKCE verifier). The
-browser only ever sees the id: 32 random bytes, URL-safe base64 (256 bits).
+A session holds at most one identity (the member: OIDC ``sub``, display name, provider, and the
+public player id the lobby gave them) and the pending login state of each provider it is logging
+in with (state, nonce, PKCE verifier). The browser only ever sees the id: 32 random bytes,
+URL-safe base64 (256 bits).
 
 Lifetimes are absolute, counted from ``created_ms``: a logged-in session lives ``ttl_seconds``; one
 that only carries a pending login lives ``pending_ttl_seconds`` (a login abandoned at the provider's

@@ -751,6 +751,14 @@ class TableFeeds:
             del self._feeds[feed.id]
             if feed.task is not None:
                 feed.task.cancel()
+        elif subscriber.spectator and not feed.spectators and feed.watching_public \
+                and feed.task is not None and not feed.task.done():
+            # The last spectator left while players stay: follow the table again without the
+            # public view, which the game then no longer renders for this gateway.
+            feed.task.cancel()
+            feed.public, feed.watching_public = None, False
+            feed._public_revision, feed._public_text = -1, None
+            feed.task = asyncio.create_task(feed.run(), name=f"table feed {feed.id}")
 
     def said(self, event: Said) -> None:
         """Something was said at a table: its `said` to this process's sockets there that asked for

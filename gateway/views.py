@@ -41,8 +41,11 @@ from stats.model import Rating as MemberRating
 
 
 def _who_plays(seat: Seat) -> dict[str, Any]:
-    """CONTRACT's ``bot`` and ``took_over`` of a players item: present only when true."""
+    """CONTRACT's ``player`` (the person's public id), ``bot`` and ``took_over`` of a players
+    item: present only when set (a bot's own seat and an erased member's have no player id)."""
     marks: dict[str, Any] = {}
+    if seat.player:
+        marks["player"] = seat.player
     if seat.bot:
         marks["bot"] = seat.bot
     if seat.took_over:
@@ -133,9 +136,9 @@ def live_game_item(game: Game, view: dict, spectators: int, updated_ms: int) -> 
     return LiveGame(
         id=game.id, game_type=game.game_type, status=view["status"],
         players=[LivePlayer(seat=seat.index, name=seat.display_name, team=seat.team,
-                            # TODO(wave42-A): the public player id of the seat's person
-                            # (lobby.models.Seat.player, added by the public player id's part).
-                            player=getattr(seat, "player", None) if seat.is_person else None,
+                            # The person's public player id: lobby.models.Seat.player, which
+                            # the public player id's part (wave42-A) adds ("" for a bot's seat).
+                            player=getattr(seat, "player", "") or None,
                             bot=seat.bot or None)
                  for seat in game.seats],
         rating=game.rating, spectators=spectators,
@@ -193,7 +196,8 @@ def match_item(match: FinishedMatch) -> Match:
 
 def _match_player(player: Player) -> MatchPlayer:
     return MatchPlayer(seat=player.seat_index, name=player.display_name, team=player.team, won=player.won,
-                       points=player.points, elo_delta=player.elo_delta, bot=player.bot_level,
+                       points=player.points, elo_delta=player.elo_delta, player=player.player or None,
+                       bot=player.bot_level,
                        abandoned=player.abandoned or None)
 
 
@@ -211,6 +215,7 @@ def ratings_body(ratings: Sequence[MemberRating]) -> Ratings:
 def leaderboard_body(board: Standings) -> Leaderboard:
     """GET /api/leaderboard."""
     return Leaderboard(game_type=board.game_type,
-                       entries=[LeaderboardEntry(rank=rank, name=e.display_name, rating=e.rating, wins=e.wins,
+                       entries=[LeaderboardEntry(rank=rank, name=e.display_name, player=e.player or None,
+                                                 rating=e.rating, wins=e.wins,
                                                  matches=e.matches, points=e.points)
                                 for rank, e in enumerate(board.entries, 1)])

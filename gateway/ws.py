@@ -163,8 +163,9 @@ async def watch_socket(websocket: WebSocket) -> None:
         return await _deny(websocket, 403, SPECTATORS_FORBIDDEN)
     await websocket.accept()
     log.info("spectator socket opened on game %s", game.id)
-    connection = _Connection(websocket, backends, game, "", member, app.state.socket_limits,
-                             features_of(websocket.query_params.get("features")),
+    # `rematch` carries the new game's join code: the players' alone.
+    features = features_of(websocket.query_params.get("features")) - {Feature.REMATCH}
+    connection = _Connection(websocket, backends, game, "", member, app.state.socket_limits, features,
                              getattr(app.state, "telemetry", None), spectator=True)
     if Feature.CHAT in connection.features:
         connection.muted = await load_mutes(app, member.sub)

@@ -26,7 +26,8 @@ from tavolo.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 
 IDEMPOTENT = ("ListGameTypes", "PreviewGame", "GetGame", "GetSeating", "FindSeat", "EraseMember",
               "ListMemberGames", "LeaveGame", "ReturnSeat", "TakeOverSeat", "ChangeSeat",
-              "ListOpenGames", "SetGameOpen", "ListWatchableGames", "EnsureMember", "GetPlayers")
+              "ListOpenGames", "SetGameOpen", "EnsureMember", "GetPlayers",
+              "ListWatchableGames")
 
 
 def new_request_id() -> str:

@@ -112,7 +112,8 @@ class StatsClient(RpcClient):
         response = await self._call(self._stub.GetLeaderboard, stats_pb2.GetLeaderboardRequest(
             game_type=game_type or "", limit=limit), read=True)
         return Leaderboard(response.game_type, [
-            LeaderboardRow(e.member_id, e.display_name, e.rating, e.wins, e.matches, e.points)
+            LeaderboardRow(e.member_id, e.display_name, e.rating, e.wins, e.matches, e.points,
+                           e.player)
             for e in response.entries])
 
     async def erase_member(self, member_id: str) -> int:

@@ -49,7 +49,8 @@ def match_message(match: Match) -> stats_pb2.Match:
             stats_pb2.MatchPlayer(
                 seat_index=p.seat_index, member_id=p.member_id, display_name=p.display_name,
                 team=p.team or "", won=p.won, points=p.points, elo_delta=p.elo_delta,
-                erased=p.erased, bot_level=p.bot_level or "", abandoned=p.abandoned)
+                erased=p.erased, bot_level=p.bot_level or "", abandoned=p.abandoned,
+                player=p.player)
             for p in match.players
         ],
         rated=match.rated,
@@ -66,7 +67,8 @@ def match_from_message(message: stats_pb2.Match) -> Match:
         players=tuple(
             Player(seat_index=p.seat_index, member_id=p.member_id, display_name=p.display_name,
                    team=p.team or None, won=p.won, points=p.points, elo_delta=p.elo_delta,
-                   erased=p.erased, bot_level=p.bot_level or None, abandoned=p.abandoned)
+                   erased=p.erased, bot_level=p.bot_level or None, abandoned=p.abandoned,
+                   player=p.player)
             for p in message.players
         ),
         rated=message.rated,
@@ -86,4 +88,4 @@ def leaderboard_entry(rank: int, row: LeaderboardRow) -> stats_pb2.LeaderboardEn
     return stats_pb2.LeaderboardEntry(
         rank=rank, member_id=row.member_id, display_name=row.display_name,
         rating=int32(row.rating), wins=int32(row.wins), matches=int32(row.matches),
-        points=int32(row.points))
+        points=int32(row.points), player=row.player)

@@ -39,9 +39,13 @@ class Player:
     # A bot took this person's seat over and they did not take it back: the match is unrated,
     # but this member loses what a lost match would have cost them (see stats.standings).
     abandoned: bool = False
+    # The member's public player id (the lobby's seating) when the match was recorded; "" for a
+    # bot, for an erased member, and in matches recorded before there were player ids.
+    player: str = ""
 
     def anonymized(self, new_member_id: str) -> Player:
-        return replace(self, member_id=new_member_id, display_name=ERASED_NAME, erased=True)
+        return replace(self, member_id=new_member_id, display_name=ERASED_NAME, erased=True,
+                       player="")
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,7 @@ class SeatHolder:
     erased: bool = False  # the lobby erased the member: the id stands for nobody
     bot_level: str = ""  # a bot plays the seat (lobby.models.Seat.bot)
     took_over: bool = False  # that bot took the seat over from the member named here
+    player: str = ""  # the member's public player id (lobby.models.Seat.player); "" unknown
 
 
 @dataclass(frozen=True)
@@ -89,6 +94,7 @@ class LeaderboardRow:
     wins: int
     matches: int
     points: int
+    player: str = ""  # the public player id as of the latest match that carried one; "" unknown
 
 
 @dataclass(frozen=True)

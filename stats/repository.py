@@ -192,7 +192,8 @@ class MemoryStatsRepository(StatsRepository):
                 if member == member_id and s.matches > 0]
 
     async def leaderboard(self, game_type: str, limit: int) -> list[LeaderboardRow]:
-        rows = [LeaderboardRow(member, s.display_name, s.rating, s.wins, s.matches, s.points)
+        rows = [LeaderboardRow(member, s.display_name, s.rating, s.wins, s.matches, s.points,
+                               s.player)
                 for (member, kind), s in self._ledger.standings.items()
                 if kind == game_type and s.matches > 0]
         rows.sort(key=lambda row: (-row.rating, -row.wins, row.member_id))
@@ -290,14 +291,16 @@ SELECT member_id, $2 FROM unnest($1::text[]) AS m(member_id) ORDER BY member_id 
 ON CONFLICT (member_id, game_type) DO NOTHING
 """
 _LOCK_RATINGS = """
-SELECT member_id, rating, matches, wins, points, display_name, last_finished_at
+SELECT member_id, rating, matches, wins, points, display_name, last_finished_at,
+       coalesce(player_id, '') AS player_id
 FROM player_rating WHERE game_type = $1 AND member_id = ANY($2::text[])
 ORDER BY member_id FOR UPDATE
 """
 _INSERT_PLAYER = """
 INSERT INTO match_player (match_id, member_id, display_name, seat, team, won, points, elo_delta,
-                          details, game_type, finished_at, erased, bot_level, abandoned)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12, $13, $14)
+                          details, game_type, finished_at, erased, bot_level, abandoned,
+                          player_id)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12, $13, $14, $15)
 """
 # Taken by a recording before it looks for erasures: it conflicts with the lock an erasure
 # takes (_ERASE), so an erasure either committed before the look or waits for the recording.
@@ -315,7 +318,8 @@ SELECT member_hash FROM erased_member WHERE seq > $1 AND member_hash = ANY($2::b
 """
 _UPDATE_RATING = """
 UPDATE player_rating
-SET rating = $3, matches = $4, wins = $5, points = $6, display_name = $7, last_finished_at = $8
+SET rating = $3, matches = $4, wins = $5, points = $6, display_name = $7, last_finished_at = $8,
+    player_id = $9
 WHERE member_id = $1 AND game_type = $2
 """
 _SELECT_MATCHES = """
@@ -324,7 +328,7 @@ WHERE id = ANY($1::uuid[])
 """
 _SELECT_PLAYERS = """
 SELECT match_id::text, seat, coalesce(member_id, '') AS member_id, display_name, team, won, points,
-       elo_delta, details::text, erased, bot_level, abandoned
+       elo_delta, details::text, erased, bot_level, abandoned, coalesce(player_id, '') AS player_id
 FROM match_player WHERE match_id = ANY($1::uuid[]) ORDER BY match_id, seat
 """
 _SELECT_RATINGS = """
@@ -332,7 +336,8 @@ SELECT game_type, rating, matches FROM player_rating
 WHERE member_id = $1 AND matches > 0 ORDER BY game_type
 """
 _SELECT_LEADERBOARD = """
-SELECT member_id, display_name, rating, wins, matches, points FROM player_rating
+SELECT member_id, display_name, rating, wins, matches, points, coalesce(player_id, '') AS player_id
+FROM player_rating
 WHERE game_type = $1 AND matches > 0
 ORDER BY rating DESC, wins DESC, member_id
 LIMIT $2
@@ -349,19 +354,19 @@ _ERASE = (
     "INSERT INTO erased_member (member_hash) VALUES ($1)",
     """UPDATE match_player
        SET member_id = 'deleted-' || replace(gen_random_uuid()::text, '-', ''),
-           display_name = $2, erased = true
+           display_name = $2, erased = true, player_id = NULL
        WHERE member_id = $1""",
     "DELETE FROM player_rating WHERE member_id = $1",
 )
 _HISTORY_IN_FINISHED_ORDER = """
 SELECT m.id::text AS match_id, m.game_type, m.finished_at, p.seat,
        coalesce(p.member_id, '') AS member_id, p.display_name, p.team, p.won, p.points,
-       p.elo_delta, p.erased, p.bot_level, p.abandoned
+       p.elo_delta, p.erased, p.bot_level, p.abandoned, coalesce(p.player_id, '') AS player_id
 FROM match m JOIN match_player p ON p.match_id = m.id
 ORDER BY m.finished_at, m.id, p.seat
 """
 _RATING_COLUMNS = ("member_id", "game_type", "rating", "matches", "wins", "points",
-                   "display_name", "last_finished_at")
+                   "display_name", "last_finished_at", "player_id")
 
 
 def _page_query(member_id: str, game_type: str | None, limit: int,
@@ -441,7 +446,8 @@ class PostgresStatsRepository(StatsRepository):
                 row["member_id"]: Standing(
                     row["rating"], row["matches"], row["wins"], row["points"],
                     row["display_name"],
-                    _ms(row["last_finished_at"]) if row["last_finished_at"] else None)
+                    _ms(row["last_finished_at"]) if row["last_finished_at"] else None,
+                    row["player_id"])
                 for row in rows
             }
             settled = with_deltas(match, settle(match, standings))
@@ -449,12 +455,14 @@ class PostgresStatsRepository(StatsRepository):
             await connection.executemany(_INSERT_PLAYER, [
                 (match.id, p.member_id if p.bot_level is None else None, p.display_name,
                  p.seat_index, p.team, p.won, p.points, p.elo_delta, json.dumps(p.details),
-                 match.game_type, finished_at, p.erased, p.bot_level, p.abandoned)
+                 match.game_type, finished_at, p.erased, p.bot_level, p.abandoned,
+                 p.player or None)
                 for p in settled.players])
             await connection.executemany(_UPDATE_RATING, [
                 (member, match.game_type, standings[member].rating, standings[member].matches,
                  standings[member].wins, standings[member].points,
-                 standings[member].display_name, _datetime(standings[member].last_finished_ms))
+                 standings[member].display_name, _datetime(standings[member].last_finished_ms),
+                 standings[member].player or None)
                 for member in movers])
         return settled, True
 
@@ -476,7 +484,7 @@ class PostgresStatsRepository(StatsRepository):
     async def leaderboard(self, game_type: str, limit: int) -> list[LeaderboardRow]:
         rows = await self._read_pool.fetch(_SELECT_LEADERBOARD, game_type, limit)
         return [LeaderboardRow(row["member_id"], row["display_name"], row["rating"], row["wins"],
-                               row["matches"], row["points"]) for row in rows]
+                               row["matches"], row["points"], row["player_id"]) for row in rows]
 
     @_database_call
     async def erase_member(self, member_id: str) -> int:
@@ -509,7 +517,7 @@ class PostgresStatsRepository(StatsRepository):
                 display_name=row["display_name"], team=row["team"], won=row["won"],
                 points=row["points"], elo_delta=row["elo_delta"],
                 details=json.loads(row["details"]), erased=row["erased"],
-                bot_level=row["bot_level"], abandoned=row["abandoned"]))
+                bot_level=row["bot_level"], abandoned=row["abandoned"], player=row["player_id"]))
         found = {
             row["id"]: Match(row["id"], row["game_type"], _ms(row["started_at"]),
                              _ms(row["finished_at"]), json.loads(row["result"]),
@@ -532,7 +540,7 @@ async def _recalculate(connection: _Connection) -> RecalculationSummary:
                       tuple(Player(row["seat"], row["member_id"], row["display_name"],
                                    row["team"], row["won"], row["points"], row["elo_delta"],
                                    erased=row["erased"], bot_level=row["bot_level"],
-                                   abandoned=row["abandoned"])
+                                   abandoned=row["abandoned"], player=row["player_id"])
                             for row in rows))
         deltas = ledger.replay(match)  # only the players it moves are in the ledger
         for player in match.players:
@@ -557,7 +565,7 @@ async def _recalculate(connection: _Connection) -> RecalculationSummary:
             FROM recalculated_delta r WHERE p.match_id = r.match_id AND p.seat = r.seat""")
     await connection.execute("DELETE FROM player_rating")
     kept = [(member, game_type, s.rating, s.matches, s.wins, s.points, s.display_name,
-             _datetime(s.last_finished_ms))
+             _datetime(s.last_finished_ms), s.player or None)
             for (member, game_type), s in sorted(ledger.standings.items())]
     await connection.copy_records_to_table("player_rating", records=kept, columns=_RATING_COLUMNS)
     return RecalculationSummary(matches, len(kept), len(changed))

@@ -42,6 +42,7 @@ MAX_MATCH_JSON_BYTES = 256 * 1024
 PAGE_JSON_BYTES = 1024 * 1024
 _GAME_TYPE = re.compile(r"[a-z][a-z0-9_]{0,63}")
 _BOT_LEVEL = _GAME_TYPE  # "esperto": an id of the same shape
+_PLAYER_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")  # a public player id (lobby.members); else none
 _SEAT = re.compile(r"seat:(0|[1-9][0-9]{0,2})")
 _LATEST_MS = 253402300800000  # 10000-01-01: beyond every timestamp Postgres and Python share
 
@@ -69,6 +70,9 @@ class LobbySeat(Protocol):
 
     @property
     def took_over(self) -> bool: ...  # that bot replaced the person named here
+
+    @property
+    def player(self) -> str: ...  # the person's public player id; "" for none
 
 
 class SeatingSource(Protocol):
@@ -347,7 +351,8 @@ def _holders(table_id: str, seats: Sequence[LobbySeat]) -> list[SeatHolder]:
     names nobody is GAME_NOT_FOUND."""
     holders = [SeatHolder(seat=s.seat or f"seat:{s.index}", seat_index=s.index,
                           member_id=s.member_id, display_name=s.display_name.replace("\x00", ""),
-                          erased=s.erased, bot_level=s.bot, took_over=s.took_over)
+                          erased=s.erased, bot_level=s.bot, took_over=s.took_over,
+                          player=s.player if _PLAYER_ID.fullmatch(s.player) else "")
                for s in seats]
     if not holders:
         raise ServiceError(Reason.GAME_NOT_FOUND, "Game not found", table_id=table_id)
@@ -399,6 +404,7 @@ def _join_seating(table_id: str, outcomes: list[_Outcome], holders: Sequence[Sea
             continue
         player = Player(seat_index=o.seat_index, member_id=holder.member_id,
                         display_name=holder.display_name, team=o.team, won=o.won,
-                        points=o.points, details=o.details, abandoned=holder.took_over)
+                        points=o.points, details=o.details, abandoned=holder.took_over,
+                        player=holder.player)
         players.append(player.anonymized(new_member_id()) if holder.erased else player)
     return tuple(players)

@@ -45,6 +45,7 @@ class Standing:
     points: int = 0
     display_name: str = ""
     last_finished_ms: int | None = None
+    player: str = ""  # the public player id, as of the latest match that carried one
 
 
 def side_of(player: Player) -> tuple[str, object]:
@@ -112,6 +113,7 @@ def _move(standing: Standing, player: Player, delta: int, finished_ms: int) -> N
     if standing.last_finished_ms is None or finished_ms >= standing.last_finished_ms:
         standing.display_name = player.display_name
         standing.last_finished_ms = finished_ms
+        standing.player = player.player or standing.player
 
 
 def with_deltas(match: Match, deltas: dict[str, int]) -> Match:

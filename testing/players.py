@@ -57,6 +57,12 @@ class Player:
         assert self.cookie, "the callback set no session cookie"
         return self
 
+    async def player_id(self) -> str:
+        """The member's public player id (``player`` of GET /api/me)."""
+        response = await self.http.get("/api/me")
+        assert response.status_code == 200, response.text
+        return response.json()["player"]
+
     async def socket(self, game_id: str, origin: str | None = None, gateway_url: str | None = None,
                      features: str = ""):
         """The game's socket, on the stack's (first) gateway or on ``gateway_url``, asking for

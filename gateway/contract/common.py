@@ -131,17 +131,24 @@ PLAYER_ID_TEXT = ("The member's public player id: opaque and stable, at least 16
                   "`[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown.")
 
 
+# A public player id; ``PlayerId | Absent`` for one present only when known.
+PlayerId = Annotated[str, Field(pattern=PLAYER_ID, examples=[examples.PLAYER])]
+
+
 def player_id(description: str = PLAYER_ID_TEXT) -> Any:
     """A required ``player``: a member's public player id."""
-    return Field(description=description, pattern=PLAYER_ID, examples=[examples.PLAYER])
+    return Field(description=description)
+
+
+SEAT_PLAYER_TEXT = (f"{PLAYER_ID_TEXT} Present for a person's seat, also while a bot plays it for "
+                    "them (`took_over`); absent for a bot's own seat and for an erased member's "
+                    "seat (\"deleted player\").")
 
 
 def seat_player_id() -> Any:
     """The ``player`` of a players item: present for a person's seat (also while a bot plays it
     for them, ``took_over``), absent for a bot's own seat and for an erased member's."""
-    return absent(f"{PLAYER_ID_TEXT} Present for a person's seat, also while a bot plays it for "
-                  "them (`took_over`); absent for a bot's own seat and for an erased member's "
-                  "seat (\"deleted player\").", pattern=PLAYER_ID, examples=[examples.PLAYER])
+    return absent(SEAT_PLAYER_TEXT)
 NOT_BLANK = r"\S"  # JSON Schema patterns are searched, not matched: one character that is not a blank
 # The blanks of that `\s` (ECMA-262's, as JSON Schema reads it), for the gateway to strip the same:
 # Python's str.strip() also takes U+001C..U+001F and U+0085, and leaves U+FEFF.

@@ -13,11 +13,13 @@ OPTIONS: dict[str, Any] = {"target_score": 11, "napola": True, "asso_pigliatutto
 GAME_OPTIONS: dict[str, Any] = {**OPTIONS, "first_dealer": "drawn"}  # a new game's: the server sets it
 _NAMES = ("alice", "bob", "carol", "dave")
 PLAYER = "q3Zr8YkV0bT1mWc9LxPa2g"  # a public player id (secrets.token_urlsafe(16))
+_PLAYERS = (PLAYER, "Hn4bXw7Qe2LsKd0uYt5RjA", "c9VmP1zGf8NaWq3ErT6oIu", "Lk2jH7gF5dS3aQ9wE1rTyU")
 
 
 LOBBY: dict[str, Any] = {
     "id": GAME_ID, "game_type": "scopone_scientifico", "join_code": "K7QX2M", "status": "lobby",
-    "options": GAME_OPTIONS, "players": [{"seat": 0, "name": "alice", "team": "A", "is_you": True}],
+    "options": GAME_OPTIONS, "players": [{"seat": 0, "name": "alice", "team": "A", "is_you": True,
+                                         "player": PLAYER}],
     "seats_open": 3, "created_at": "2026-12-02T10:00:00.000Z",
 }
 LAST_HAND: dict[str, Any] = {
@@ -33,7 +35,8 @@ PLAYING: dict[str, Any] = {
     "id": GAME_ID, "game_type": "scopone_scientifico", "join_code": "K7QX2M", "status": "playing",
     "options": GAME_OPTIONS,
     "players": [
-        {"seat": s, "name": _NAMES[s], "team": "AB"[s % 2], "card_count": 9 if s < 2 else 10,
+        {"seat": s, "name": _NAMES[s], "team": "AB"[s % 2], "player": _PLAYERS[s],
+         "card_count": 9 if s < 2 else 10,
          "captured_count": 2 if s == 0 else 0, "scope": 0, "is_you": s == 0, "connected": s != 3}
         for s in range(4)
     ],
@@ -54,17 +57,18 @@ STARTED: dict[str, Any] = {
 }
 MY_GAMES: dict[str, Any] = {"games": [
     {"id": GAME_ID, "game_type": "scopone_scientifico", "join_code": "K7QX2M", "status": "playing",
-     "players": [{"seat": s, "name": _NAMES[s], "team": "AB"[s % 2], "is_you": s == 2} for s in range(4)],
+     "players": [{"seat": s, "name": _NAMES[s], "team": "AB"[s % 2], "is_you": s == 2, "player": _PLAYERS[s]}
+                 for s in range(4)],
      "seats_open": 0, "your_turn": True, "updated_at": "2026-12-02T10:12:04.512Z"},
     {"id": "0b7e5d3c-1f2a-4e6b-8c9d-7a6b5c4d3e2f", "game_type": "scopone_scientifico",
      "join_code": "R4TW9P", "status": "lobby",
-     "players": [{"seat": 0, "name": "carol", "team": "A", "is_you": True}],
+     "players": [{"seat": 0, "name": "carol", "team": "A", "is_you": True, "player": _PLAYERS[2]}],
      "seats_open": 3, "your_turn": False, "updated_at": "2026-12-02T09:58:41.007Z"},
 ]}
 OPEN_GAMES: dict[str, Any] = {"games": [
     {"id": "0b7e5d3c-1f2a-4e6b-8c9d-7a6b5c4d3e2f", "game_type": "scopone_scientifico",
      "join_code": "R4TW9P", "status": "lobby",
-     "players": [{"seat": 0, "name": "carol", "team": "A", "is_you": False},
+     "players": [{"seat": 0, "name": "carol", "team": "A", "is_you": False, "player": _PLAYERS[2]},
                  {"seat": 1, "name": "Expert bot", "team": "B", "is_you": False, "bot": "esperto"}],
      "seats_open": 2, "your_turn": False, "updated_at": "2026-12-02T09:58:41.007Z",
      "options": GAME_OPTIONS, "rating": 1512},
@@ -86,7 +90,7 @@ FINISHED: dict[str, Any] = {
 }
 _MATCH_PLAYERS: list[dict[str, Any]] = [
     {"seat": s, "name": _NAMES[s], "team": "AB"[s % 2], "won": s % 2 == 0, "points": 11 if s % 2 == 0 else 7,
-     "elo_delta": 16 if s % 2 == 0 else -16}
+     "elo_delta": 16 if s % 2 == 0 else -16, "player": _PLAYERS[s]}
     for s in range(4)
 ]
 MATCH: dict[str, Any] = {
@@ -132,7 +136,7 @@ PUBLIC_PLAYING: dict[str, Any] = {
 }
 LIVE_GAMES: dict[str, Any] = {"games": [
     {"id": GAME_ID, "game_type": "scopone_scientifico", "status": "playing",
-     "players": [{"seat": s, "name": _NAMES[s], "team": "AB"[s % 2], "player": f"p{s}Xq7RbN2kLm9TzW4"}
+     "players": [{"seat": s, "name": _NAMES[s], "team": "AB"[s % 2], "player": _PLAYERS[s]}
                  for s in range(3)]
                 + [{"seat": 3, "name": "Expert bot", "team": "B", "bot": "esperto"}],
      "rating": 1587, "spectators": 3, "hand_number": 2, "scores": {"A": 4, "B": 1},

@@ -23,10 +23,12 @@ from gateway.contract.common import (
     Name,
     OneOf,
     Options,
+    PlayerId,
     Request,
     Seat,
     Team,
     absent,
+    seat_player_id,
     timestamp,
 )
 
@@ -175,6 +177,7 @@ class PreviewPlayer(Body):
     seat: Seat
     name: Name
     team: Team
+    player: PlayerId | Absent = seat_player_id()
     bot: BotLevelId | Absent = absent(_BOT)
     took_over: Literal[True] | Absent = absent(_TOOK_OVER)
 
@@ -186,6 +189,7 @@ class LobbyPlayer(Body):
     name: Name
     team: Team
     is_you: bool = Field(description="True for the caller's seat.")
+    player: PlayerId | Absent = seat_player_id()
     bot: BotLevelId | Absent = absent(_BOT)
     took_over: Literal[True] | Absent = absent(_TOOK_OVER)
 

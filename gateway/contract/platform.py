@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import ConfigDict, Field
 
 from gateway.contract import examples
-from gateway.contract.common import Body, player_id
+from gateway.contract.common import Body, PlayerId, player_id
 
 
 class Error(Body):
@@ -47,4 +47,4 @@ class Me(Body):
     sub: str = Field(description="The OIDC subject: the member's stable id at the provider.")
     name: str = Field(description="The display name shown to other players.")
     provider: str = Field(description="The provider the session logged in with.")
-    player: str = player_id()
+    player: PlayerId = player_id()

@@ -10,6 +10,7 @@ from game.status import TableStatus
 from gateway.contract import examples
 from gateway.contract.common import (
     HEX64,
+    PLAYER_ID_TEXT,
     Absent,
     Body,
     Engine,
@@ -18,6 +19,7 @@ from gateway.contract.common import (
     Name,
     OneOf,
     Options,
+    PlayerId,
     Seat,
     Team,
     absent,
@@ -73,6 +75,9 @@ class MatchPlayer(Body):
     elo_delta: int = Field(description="The rating change this match caused (negative for a loss): 0 in an "
                                        "unrated match (`rated` false) but for an abandoner, and always 0 for a "
                                        "bot.")
+    player: PlayerId | Absent = absent(
+        f"{PLAYER_ID_TEXT} Present on a person's seat; absent on a bot's, on an erased member's and in matches "
+        "recorded before there were player ids.")
     bot: str | Absent = absent("Only on a bot's seat: the level of the bot that played it from the start (the "
                                "match is then a practice match). A bot has no rating.", examples=["esperto"])
     abandoned: Literal[True] | Absent = absent(
@@ -142,6 +147,9 @@ class LeaderboardEntry(Body):
 
     rank: int = Field(ge=1, description="1-based position.")
     name: Name
+    player: PlayerId | Absent = absent(
+        f"{PLAYER_ID_TEXT} Absent only while the member's matches were all recorded before there were "
+        "player ids (it comes with their next match).")
     rating: int = Field(description="Elo.")
     wins: int = Field(description="Matches won.")
     matches: int = Field(description="Matches played.")
@@ -153,6 +161,7 @@ class Leaderboard(Body):
 
     model_config = ConfigDict(json_schema_extra={"examples": [{
         "game_type": "scopone_scientifico",
-        "entries": [{"rank": 1, "name": "alice", "rating": 1516, "wins": 1, "matches": 1, "points": 11}]}]})
+        "entries": [{"rank": 1, "name": "alice", "player": examples.PLAYER, "rating": 1516, "wins": 1,
+                     "matches": 1, "points": 11}]}]})
     game_type: GameTypeId
     entries: list[LeaderboardEntry] = Field(description="By rating, highest first.")

@@ -24,12 +24,14 @@ from gateway.contract.common import (
     GameTypeId,
     Name,
     Options,
+    PlayerId,
     Rendered,
     Seat,
     Team,
     absent,
     given,
     rendered_always,
+    seat_player_id,
     timestamp,
     timestamp_given,
 )
@@ -106,7 +108,7 @@ class LivePlayer(Body):
     seat: Seat
     name: Name
     team: Team
-    player: str | Absent = absent("A person's public player id (absent for a bot's seat).")
+    player: PlayerId | Absent = seat_player_id()
     bot: BotLevelId | Absent = absent("Present while a bot plays this seat: its level.")
 
 

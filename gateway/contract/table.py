@@ -10,6 +10,7 @@ from pydantic import ConfigDict, Field
 from gateway.contract import examples
 from gateway.contract.common import (
     HEX64,
+    SEAT_PLAYER_TEXT,
     Absent,
     Body,
     BotLevelId,
@@ -20,6 +21,7 @@ from gateway.contract.common import (
     JoinCode,
     Name,
     Options,
+    PlayerId,
     Rendered,
     Seat,
     Team,
@@ -114,6 +116,7 @@ class Player(Rendered):
     scope: Engine[int | Absent] = given("Scope the seat made this hand.", json_schema_extra=_COUNT)
     is_you: Engine[bool] = Field(description="True for the caller's seat.")
     name: Name
+    player: PlayerId | Absent = given(SEAT_PLAYER_TEXT)
     bot: BotLevelId | Absent = given("Present while a bot plays this seat: its level.")
     took_over: Literal[True] | Absent = given(
         "Present (true) when that bot replaced the person named here, who left or abandoned the seat and may "

@@ -49,7 +49,7 @@ BUILT_IN_METHODS: Mapping[str, tuple[str, ...]] = {
             "ListGameTypes", "CreateGame", "JoinGame", "PreviewGame", "GetGame", "WatchGame",
             "ListMemberGames", "EraseMember", "Rematch", "AddBot", "RemoveBot", "LeaveGame",
             "ReturnSeat", "TakeOverSeat", "ChangeSeat", "ListOpenGames", "WatchOpenGames",
-            "QuickMatch", "SetGameOpen", "ListWatchableGames", "EnsureMember", "GetPlayers")),
+            "QuickMatch", "SetGameOpen", "EnsureMember", "GetPlayers", "ListWatchableGames")),
         *(f"{GAME_SERVICE}/{m}" for m in ("ListGameTypes", "GetView", "Act", "WatchTable",
                                           "Relay", "GetLog", "TakeBack")),
         *(f"{STATS_SERVICE}/{m}" for m in ("ListMatches", "GetRatings", "GetLeaderboard",

@@ -29,6 +29,7 @@ EXCLUDED = (
     "logout",          # GET /auth/logout ends the session the run uses (tests/gateway_auth)
     "deleteMe",        # DELETE /api/me too, and erases its member (tests/gateway/test_erasure.py)
     "openGameSocket",  # a WebSocket upgrade, which schemathesis does not speak (tests/gateway)
+    "openWatchSocket",  # the spectators' WebSocket, likewise (tests/gateway/test_spectators.py)
     "loginCallback",   # valid only with the state of a login in progress, a secret (tests/gateway_auth)
 )
 

@@ -11,6 +11,7 @@ import uuid
 import grpc
 import pytest
 
+from game import tables as game_tables
 from game.cache import SnapshotWrite
 from game.live import Live
 from game.log_store import LoggedMove
@@ -901,3 +902,36 @@ async def test_a_scopone_table_plays_and_replays_exactly(replicas):
     view = json.loads((await tables.get_view(table_id, "seat:2")).view_json)
     plays_by_seat_2 = sum(1 for move in range(13) if (leader + move) % 4 == 2)
     assert view["you"] == 2 and len(view["hand"]) == 10 - plays_by_seat_2 and view["revision"] == 13
+
+
+async def test_the_public_view_is_rendered_once_per_change_and_only_while_a_watch_asks(tables, monkeypatch):
+    table_id = await _dummy(tables, target=1000)
+    rendered: list[int] = []
+    render = game_tables._view_json
+
+    def counted(engine, live, index):
+        if index is None:
+            rendered.append(live.revision)
+        return render(engine, live, index)
+
+    monkeypatch.setattr(game_tables, "_view_json", counted)
+    async with _watching_all(tables, table_id) as received:  # the players' streams: no public view
+        await play(tables, table_id, 1)
+        await _until(lambda: all(r[-1].revision == 1 for r in received))
+    assert rendered == [] and all(r[-1].public == "" for r in received[-2:])
+    public = [tables.watch_table(table_id, public=True) for _ in range(3)]
+    seen: list[list] = [[] for _ in public]
+    tasks = [asyncio.create_task(_collect(stream, into)) for stream, into in zip(public, seen)]
+    try:
+        await _until(lambda: all(seen))
+        await play(tables, table_id, 2)
+        await _until(lambda: all(s[-1].revision == 3 for s in seen))
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    # Three watches asking, one rendering per revision: the cost does not grow with them.
+    assert rendered == [1, 2, 3]
+    view = json.loads(seen[0][-1].public)
+    assert "you" not in view and not any(p["is_you"] for p in view["players"]) and view["revision"] == 3
+    assert (await tables.get_view(table_id, "", public=True)).view_json == seen[0][-1].public

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import AsyncIterator
+from dataclasses import replace
 
 import pytest
 
@@ -31,6 +32,13 @@ def seat_view(index: int, revision: int, status: str = "playing") -> dict:
             **({"scores": {"A": 11, "B": 3}, "winner": "A"} if status == "finished" else {})}
 
 
+def public_view(revision: int, status: str = "playing") -> dict:
+    """The public view as the game service renders it: no ``you``, nobody is you."""
+    view = seat_view(0, revision, status)
+    del view["you"]
+    return {**view, "players": [{**player, "is_you": False} for player in view["players"]]}
+
+
 def table_views(revision: int, status: str = "playing") -> TableViews:
     return TableViews(revision, status, 0,
                       tuple((f"seat:{i}", seat_view(i, revision, status)) for i in range(4)))
@@ -44,6 +52,7 @@ class FakeGame:
         self.opened: Counter[str] = Counter()
         self.open: Counter[str] = Counter()
         self._streams: dict[str, list[asyncio.Queue]] = {}
+        self.public: dict[str, list[bool]] = {}  # each stream's public flag, in opening order
         self.revision = 0
 
     async def watch_table(self, table_id: str, public: bool = False) -> AsyncIterator[TableViews]:
@@ -51,11 +60,14 @@ class FakeGame:
         self._streams.setdefault(table_id, []).append(queue)
         self.opened[table_id] += 1
         self.open[table_id] += 1
+        self.public.setdefault(table_id, []).append(public)
         try:
             while True:
                 item = await queue.get()
                 if isinstance(item, Exception):
                     raise item
+                if public and item.public is None:  # the public view only to a watch that asks
+                    item = replace(item, public=public_view(item.revision, item.status))
                 yield item
                 if item.status == "finished":
                     return

@@ -44,7 +44,8 @@ async def test_an_open_game_is_listed_for_anyone_with_its_rules_players_and_rati
     assert item == {
         "id": created.json()["id"], "game_type": "scopone_scientifico",
         "join_code": created.json()["join_code"], "status": "lobby",
-        "players": [{"seat": 0, "name": ada.username, "team": "A", "is_you": False}],
+        "players": [{"seat": 0, "name": ada.username, "team": "A", "is_you": False,
+                     "player": await ada.player_id()}],
         "seats_open": 3, "your_turn": False, "updated_at": created.json()["created_at"],
         "options": {"target_score": 7, "napola": True, "asso_pigliatutto": False, "player_entropy": False,
                     "first_dealer": "drawn"},

@@ -92,7 +92,8 @@ async def test_create_game_answers_201_with_the_lobby(players):
     assert lobby["game_type"] == "scopone_scientifico"
     assert lobby["options"] == {"target_score": 5, "napola": True, "asso_pigliatutto": False,
                                 "player_entropy": False, "first_dealer": "drawn"}
-    assert lobby["players"] == [{"seat": 0, "name": "alice", "team": "A", "is_you": True}]
+    assert lobby["players"] == [{"seat": 0, "name": "alice", "team": "A", "is_you": True,
+                                 "player": await players[0].player_id()}]
     assert lobby["seats_open"] == 3
     assert len(lobby["join_code"]) == 6
     assert set(lobby["join_code"]) <= set("ABCDEFGHJKMNPQRSTUVWXYZ23456789")
@@ -199,7 +200,8 @@ async def test_join_preview_and_view(players):
     body = preview.json()
     assert body["status"] == "lobby" and body["seats_open"] == 3
     assert body["name"] == "Scopone scientifico" and body["description"]
-    assert body["players"] == [{"seat": 0, "name": "alice", "team": "A"}]
+    assert body["players"] == [{"seat": 0, "name": "alice", "team": "A",
+                                "player": await alice.player_id()}]
 
     joined = await bob.http.post("/api/games/join", json={"code": code.lower()})
     assert joined.status_code == 200
@@ -353,7 +355,8 @@ async def test_my_games_lists_the_unfinished_games_newest_first_with_your_turn(s
         assert item == {
             "id": waiting["id"], "game_type": "scopone_scientifico",
             "join_code": waiting["join_code"], "status": "lobby",
-            "players": [{"seat": 0, "name": "mia", "team": "A", "is_you": True}],
+            "players": [{"seat": 0, "name": "mia", "team": "A", "is_you": True,
+                         "player": await mia.player_id()}],
             "seats_open": 3, "your_turn": False, "updated_at": waiting["created_at"],
         }
         playing = (await noah.http.post("/api/games")).json()

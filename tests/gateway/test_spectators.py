@@ -263,3 +263,59 @@ async def test_a_whole_match_watched_never_shows_a_card_before_it_is_played(peop
     assert final["status"] == "finished" and final["revision"] == log["revision"]
     live = (await eve.http.get("/api/games/live", params={"limit": 50})).json()
     assert game_id not in {game["id"] for game in live["games"]}
+
+
+async def test_the_live_games_are_started_unfinished_and_watchable(people):
+    players, eve = people[:4], people[4]
+    live_id = (await seat_four(players, {"target_score": 11}))["id"]
+    forbidden = (await players[0].http.post("/api/games", json={"spectators": False})).json()
+    for player in players[1:]:
+        await player.http.post("/api/games/join", json={"code": forbidden["join_code"]})
+    waiting = (await players[0].http.post("/api/games", json={})).json()
+    socket = await eve.watch(live_id)
+    try:
+        await receive(socket, "state")
+
+        async def listed():
+            body = (await eve.http.get("/api/games/live", params={"game_type": "scopone_scientifico"})).json()
+            item = next((game for game in body["games"] if game["id"] == live_id), None)
+            return (body, item) if item is not None and item["spectators"] == 1 else None
+        body, item = await eventually(listed, what="the watched game was never listed with its watcher")
+    finally:
+        await socket.close()
+    ids = {game["id"] for game in body["games"]}
+    assert forbidden["id"] not in ids and waiting["id"] not in ids
+    assert item["status"] == "playing" and item["hand_number"] == 1 and item["scores"] == {"A": 0, "B": 0}
+    assert item["rating"] == 1500 and item["updated_at"].endswith("Z") and item["game_type"] == "scopone_scientifico"
+    assert [(p["seat"], p["name"], p["team"]) for p in item["players"]] == [
+        (0, "alice", "A"), (1, "bob", "B"), (2, "carol", "A"), (3, "dave", "B")]
+    assert all("bot" not in p for p in item["players"])
+    player_ids = [(await player.http.get("/api/me")).json()["player"] for player in players]
+    assert [p["player"] for p in item["players"]] == player_ids  # each person's public player id
+    ratings = [game["rating"] for game in body["games"]]
+    assert ratings == sorted(ratings, reverse=True)
+    one = (await eve.http.get("/api/games/live", params={"limit": "1"})).json()
+    assert len(one["games"]) == 1
+
+
+@pytest.mark.parametrize("query, detail", [
+    ("limit=0", "limit must be an integer from 1 to 50"),
+    ("limit=51", "limit must be an integer from 1 to 50"),
+    ("limit=x", "limit must be an integer from 1 to 50"),
+    ("limit=", "limit must be an integer from 1 to 50"),
+    ("limit=2&limit=3", "limit must be an integer from 1 to 50"),
+    ("limit=%C2%B2", "limit must be an integer from 1 to 50"),
+    ("game_type=chess", "Unknown game type: chess"),
+])
+async def test_a_bad_live_query_is_a_clear_400(people, query, detail):
+    response = await people[4].http.get(f"/api/games/live?{query}")
+    assert (response.status_code, response.json()) == (400, {"detail": detail})
+
+
+async def test_the_live_games_need_a_login(stack):
+    anonymous = Player(stack, "nobody")
+    try:
+        response = await anonymous.http.get("/api/games/live")
+        assert (response.status_code, response.json()) == (401, {"detail": "Not authenticated"})
+    finally:
+        await anonymous.close()

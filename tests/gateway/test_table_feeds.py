@@ -250,3 +250,44 @@ async def test_a_reader_waits_while_its_outbox_is_over_half_full():
     closing = asyncio.create_task(outbox.room())
     outbox.close(1000, "bye")  # a closed outbox holds nobody up
     await asyncio.wait_for(closing, 1)
+
+
+async def test_the_public_view_is_asked_for_only_while_the_feed_has_spectators(feeds):
+    game = feeds.fake_game
+    player, spectator = Socket(), Socket()
+    feeds.join(lobby_game("t1"), "seat:0", "alice", player.outbox)
+    await until(lambda: game.open["t1"] == 1, "no stream opened")
+    game.push("t1", table_views(1))
+    assert (await player.read())["game"]["revision"] == 1
+    assert game.public["t1"] == [False]
+    # The first spectator: the feed follows the table again, with the public view.
+    watching = feeds.watch(lobby_game("t1"), "eve", spectator.outbox)
+    await until(lambda: game.public["t1"] == [False, True] and game.open["t1"] == 1, "not followed again")
+    game.push("t1", table_views(1))  # the new stream starts where the table is
+    first = await spectator.read()
+    assert first["type"] == "state" and first["game"]["revision"] == 1 and "you" not in first["game"]
+    assert not any(p["is_you"] for p in first["game"]["players"])
+    game.push("t1", table_views(2))
+    assert (await player.read())["game"]["revision"] == 2  # the player missed nothing, got nothing twice
+    assert (await spectator.read())["game"]["revision"] == 2
+    # The last spectator leaves while the player stays: no public view any more.
+    feeds.leave(watching)
+    await until(lambda: game.public["t1"] == [False, True, False] and game.open["t1"] == 1,
+                "still followed with the public view")
+    game.push("t1", table_views(3))
+    assert (await player.read())["game"]["revision"] == 3
+    # A spectator again, with no move since: it gets the current public view at once from the
+    # new stream's first message.
+    again = Socket()
+    feeds.watch(lobby_game("t1"), "eve", again.outbox)
+    await until(lambda: game.public["t1"][-1] is True and game.open["t1"] == 1, "not followed again")
+    game.push("t1", table_views(3))
+    assert (await again.read())["game"]["revision"] == 3
+
+
+async def test_a_spectator_of_a_waiting_game_gets_the_public_lobby(feeds):
+    spectator = Socket()
+    feeds.watch(lobby_game("t1", started=False), "eve", spectator.outbox)
+    lobby = await spectator.read()
+    assert lobby["type"] == "lobby" and "join_code" not in lobby["game"]
+    assert not any(p["is_you"] for p in lobby["game"]["players"])

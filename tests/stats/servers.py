@@ -38,6 +38,7 @@ class FakeLobby(lobby_pb2_grpc.LobbyServiceServicer):
         self.bots: dict[str, dict[int, str]] = {}
         self.took_over: dict[str, set[int]] = {}
         self.erased: set[str] = set()
+        self.players: dict[str, str] = {}  # member id -> the public player id the lobby gives
         self.on_seating: Callable[[], Awaitable[None]] | None = None
         self.calls = 0
         self.address = ""
@@ -59,7 +60,9 @@ class FakeLobby(lobby_pb2_grpc.LobbyServiceServicer):
                                      display_name="deleted player" if member in self.erased
                                      else name, erased=member in self.erased,
                                      bot_level=self.bots.get(request.table_id, {}).get(i, ""),
-                                     took_over=i in self.took_over.get(request.table_id, ()))
+                                     took_over=i in self.took_over.get(request.table_id, ()),
+                                     player="" if member in self.erased
+                                     else self.players.get(member, ""))
             for i, (member, name) in enumerate(seating)])
         if self.on_seating is not None:
             await self.on_seating()

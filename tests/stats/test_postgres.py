@@ -21,7 +21,7 @@ from tests.stats.servers import postgres_repository
 
 TABLES = {"match", "match_player", "player_rating", "erased_member"}
 MIGRATIONS = ["stats/0001_match_history.sql", "stats/0002_erasure.sql",
-              "stats/0003_bots_and_abandonment.sql"]
+              "stats/0003_bots_and_abandonment.sql", "stats/0004_player_ids.sql"]
 
 
 async def _tables(dsn: str) -> set[str]:

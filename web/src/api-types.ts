@@ -960,6 +960,11 @@ export interface components {
             /** @description True for the caller's seat. */
             is_you: boolean;
             /**
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown. Present for a person's seat, also while a bot plays it for them (`took_over`); absent for a bot's own seat and for an erased member's seat ("deleted player").
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
+             */
+            player?: string;
+            /**
              * @description Present while a bot plays this seat: its level.
              * @example principiante
              * @example esperto
@@ -990,7 +995,8 @@ export interface components {
          *           "seat": 0,
          *           "name": "alice",
          *           "team": "A",
-         *           "is_you": true
+         *           "is_you": true,
+         *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
          *         }
          *       ],
          *       "seats_open": 3,
@@ -1046,6 +1052,11 @@ export interface components {
              */
             name: string;
             team: components["schemas"]["Team"];
+            /**
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown. Present for a person's seat, also while a bot plays it for them (`took_over`); absent for a bot's own seat and for an erased member's seat ("deleted player").
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
+             */
+            player?: string;
             /**
              * @description Present while a bot plays this seat: its level.
              * @example principiante
@@ -1137,25 +1148,29 @@ export interface components {
          *               "seat": 0,
          *               "name": "alice",
          *               "team": "A",
-         *               "is_you": false
+         *               "is_you": false,
+         *               "player": "q3Zr8YkV0bT1mWc9LxPa2g"
          *             },
          *             {
          *               "seat": 1,
          *               "name": "bob",
          *               "team": "B",
-         *               "is_you": false
+         *               "is_you": false,
+         *               "player": "Hn4bXw7Qe2LsKd0uYt5RjA"
          *             },
          *             {
          *               "seat": 2,
          *               "name": "carol",
          *               "team": "A",
-         *               "is_you": true
+         *               "is_you": true,
+         *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
          *             },
          *             {
          *               "seat": 3,
          *               "name": "dave",
          *               "team": "B",
-         *               "is_you": false
+         *               "is_you": false,
+         *               "player": "Lk2jH7gF5dS3aQ9wE1rTyU"
          *             }
          *           ],
          *           "seats_open": 0,
@@ -1172,7 +1187,8 @@ export interface components {
          *               "seat": 0,
          *               "name": "carol",
          *               "team": "A",
-         *               "is_you": true
+         *               "is_you": true,
+         *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
          *             }
          *           ],
          *           "seats_open": 3,
@@ -1242,7 +1258,8 @@ export interface components {
          *               "seat": 0,
          *               "name": "carol",
          *               "team": "A",
-         *               "is_you": false
+         *               "is_you": false,
+         *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
          *             },
          *             {
          *               "seat": 1,
@@ -1315,6 +1332,11 @@ export interface components {
              * @example alice
              */
             name: string;
+            /**
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown. Present for a person's seat, also while a bot plays it for them (`took_over`); absent for a bot's own seat and for an erased member's seat ("deleted player").
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
+             */
+            player?: string;
             /**
              * @description Present while a bot plays this seat: its level.
              * @example principiante
@@ -1475,6 +1497,7 @@ export interface components {
          *           "seat": 0,
          *           "name": "alice",
          *           "team": "A",
+         *           "player": "q3Zr8YkV0bT1mWc9LxPa2g",
          *           "card_count": 9,
          *           "captured_count": 2,
          *           "scope": 0,
@@ -1485,6 +1508,7 @@ export interface components {
          *           "seat": 1,
          *           "name": "bob",
          *           "team": "B",
+         *           "player": "Hn4bXw7Qe2LsKd0uYt5RjA",
          *           "card_count": 9,
          *           "captured_count": 0,
          *           "scope": 0,
@@ -1495,6 +1519,7 @@ export interface components {
          *           "seat": 2,
          *           "name": "carol",
          *           "team": "A",
+         *           "player": "c9VmP1zGf8NaWq3ErT6oIu",
          *           "card_count": 10,
          *           "captured_count": 0,
          *           "scope": 0,
@@ -1505,6 +1530,7 @@ export interface components {
          *           "seat": 3,
          *           "name": "dave",
          *           "team": "B",
+         *           "player": "Lk2jH7gF5dS3aQ9wE1rTyU",
          *           "card_count": 10,
          *           "captured_count": 0,
          *           "scope": 0,
@@ -1746,6 +1772,11 @@ export interface components {
             /** @description The rating change this match caused (negative for a loss): 0 in an unrated match (`rated` false) but for an abandoner, and always 0 for a bot. */
             elo_delta: number;
             /**
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown. Present on a person's seat; absent on a bot's, on an erased member's and in matches recorded before there were player ids.
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
+             */
+            player?: string;
+            /**
              * @description Only on a bot's seat: the level of the bot that played it from the start (the match is then a practice match). A bot has no rating.
              * @example esperto
              */
@@ -1831,7 +1862,8 @@ export interface components {
          *           "team": "A",
          *           "won": true,
          *           "points": 11,
-         *           "elo_delta": 16
+         *           "elo_delta": 16,
+         *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
          *         },
          *         {
          *           "seat": 1,
@@ -1839,7 +1871,8 @@ export interface components {
          *           "team": "B",
          *           "won": false,
          *           "points": 7,
-         *           "elo_delta": -16
+         *           "elo_delta": -16,
+         *           "player": "Hn4bXw7Qe2LsKd0uYt5RjA"
          *         },
          *         {
          *           "seat": 2,
@@ -1847,7 +1880,8 @@ export interface components {
          *           "team": "A",
          *           "won": true,
          *           "points": 11,
-         *           "elo_delta": 16
+         *           "elo_delta": 16,
+         *           "player": "c9VmP1zGf8NaWq3ErT6oIu"
          *         },
          *         {
          *           "seat": 3,
@@ -1855,7 +1889,8 @@ export interface components {
          *           "team": "B",
          *           "won": false,
          *           "points": 7,
-         *           "elo_delta": -16
+         *           "elo_delta": -16,
+         *           "player": "Lk2jH7gF5dS3aQ9wE1rTyU"
          *         }
          *       ]
          *     }
@@ -1938,6 +1973,11 @@ export interface components {
              * @example alice
              */
             name: string;
+            /**
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown. Absent only while the member's matches were all recorded before there were player ids (it comes with their next match).
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
+             */
+            player?: string;
             /** @description Elo. */
             rating: number;
             /** @description Matches won. */
@@ -1955,6 +1995,7 @@ export interface components {
          *         {
          *           "rank": 1,
          *           "name": "alice",
+         *           "player": "q3Zr8YkV0bT1mWc9LxPa2g",
          *           "rating": 1516,
          *           "wins": 1,
          *           "matches": 1,
@@ -2185,7 +2226,8 @@ export interface components {
          *             "seat": 0,
          *             "name": "alice",
          *             "team": "A",
-         *             "is_you": true
+         *             "is_you": true,
+         *             "player": "q3Zr8YkV0bT1mWc9LxPa2g"
          *           }
          *         ],
          *         "seats_open": 3,
@@ -2508,7 +2550,8 @@ export interface components {
          *           "seat": 0,
          *           "name": "alice",
          *           "team": "A",
-         *           "is_you": false
+         *           "is_you": false,
+         *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
          *         }
          *       ],
          *       "seats_open": 3,
@@ -2566,6 +2609,7 @@ export interface components {
          *           "seat": 0,
          *           "name": "alice",
          *           "team": "A",
+         *           "player": "q3Zr8YkV0bT1mWc9LxPa2g",
          *           "card_count": 9,
          *           "captured_count": 2,
          *           "scope": 0,
@@ -2576,6 +2620,7 @@ export interface components {
          *           "seat": 1,
          *           "name": "bob",
          *           "team": "B",
+         *           "player": "Hn4bXw7Qe2LsKd0uYt5RjA",
          *           "card_count": 9,
          *           "captured_count": 0,
          *           "scope": 0,
@@ -2586,6 +2631,7 @@ export interface components {
          *           "seat": 2,
          *           "name": "carol",
          *           "team": "A",
+         *           "player": "c9VmP1zGf8NaWq3ErT6oIu",
          *           "card_count": 10,
          *           "captured_count": 0,
          *           "scope": 0,
@@ -2596,6 +2642,7 @@ export interface components {
          *           "seat": 3,
          *           "name": "dave",
          *           "team": "B",
+         *           "player": "Lk2jH7gF5dS3aQ9wE1rTyU",
          *           "card_count": 10,
          *           "captured_count": 0,
          *           "scope": 0,
@@ -2700,7 +2747,10 @@ export interface components {
              */
             name: string;
             team: components["schemas"]["Team"];
-            /** @description A person's public player id (absent for a bot's seat). */
+            /**
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown. Present for a person's seat, also while a bot plays it for them (`took_over`); absent for a bot's own seat and for an erased member's seat ("deleted player").
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
+             */
             player?: string;
             /**
              * @description Present while a bot plays this seat: its level.
@@ -2761,19 +2811,19 @@ export interface components {
          *               "seat": 0,
          *               "name": "alice",
          *               "team": "A",
-         *               "player": "p0Xq7RbN2kLm9TzW4"
+         *               "player": "q3Zr8YkV0bT1mWc9LxPa2g"
          *             },
          *             {
          *               "seat": 1,
          *               "name": "bob",
          *               "team": "B",
-         *               "player": "p1Xq7RbN2kLm9TzW4"
+         *               "player": "Hn4bXw7Qe2LsKd0uYt5RjA"
          *             },
          *             {
          *               "seat": 2,
          *               "name": "carol",
          *               "team": "A",
-         *               "player": "p2Xq7RbN2kLm9TzW4"
+         *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
          *             },
          *             {
          *               "seat": 3,
@@ -3281,7 +3331,8 @@ export interface operations {
                      *           "seat": 0,
                      *           "name": "alice",
                      *           "team": "A",
-                     *           "is_you": true
+                     *           "is_you": true,
+                     *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *         }
                      *       ],
                      *       "seats_open": 3,
@@ -3411,7 +3462,8 @@ export interface operations {
                      *               "seat": 0,
                      *               "name": "carol",
                      *               "team": "A",
-                     *               "is_you": false
+                     *               "is_you": false,
+                     *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
                      *             },
                      *             {
                      *               "seat": 1,
@@ -3544,7 +3596,8 @@ export interface operations {
                      *           "seat": 0,
                      *           "name": "alice",
                      *           "team": "A",
-                     *           "is_you": true
+                     *           "is_you": true,
+                     *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *         }
                      *       ],
                      *       "seats_open": 3,
@@ -3633,7 +3686,8 @@ export interface operations {
                      *           "seat": 0,
                      *           "name": "alice",
                      *           "team": "A",
-                     *           "is_you": true
+                     *           "is_you": true,
+                     *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *         }
                      *       ],
                      *       "seats_open": 3,
@@ -3729,7 +3783,8 @@ export interface operations {
                      *           "seat": 0,
                      *           "name": "alice",
                      *           "team": "A",
-                     *           "is_you": true
+                     *           "is_you": true,
+                     *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *         }
                      *       ],
                      *       "seats_open": 3,
@@ -3889,7 +3944,8 @@ export interface operations {
                      *           "seat": 0,
                      *           "name": "alice",
                      *           "team": "A",
-                     *           "is_you": true
+                     *           "is_you": true,
+                     *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *         }
                      *       ],
                      *       "seats_open": 3,
@@ -3977,7 +4033,8 @@ export interface operations {
                      *           "seat": 0,
                      *           "name": "alice",
                      *           "team": "A",
-                     *           "is_you": true
+                     *           "is_you": true,
+                     *           "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *         }
                      *       ],
                      *       "seats_open": 3,
@@ -4251,19 +4308,19 @@ export interface operations {
                      *               "seat": 0,
                      *               "name": "alice",
                      *               "team": "A",
-                     *               "player": "p0Xq7RbN2kLm9TzW4"
+                     *               "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *             },
                      *             {
                      *               "seat": 1,
                      *               "name": "bob",
                      *               "team": "B",
-                     *               "player": "p1Xq7RbN2kLm9TzW4"
+                     *               "player": "Hn4bXw7Qe2LsKd0uYt5RjA"
                      *             },
                      *             {
                      *               "seat": 2,
                      *               "name": "carol",
                      *               "team": "A",
-                     *               "player": "p2Xq7RbN2kLm9TzW4"
+                     *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
                      *             },
                      *             {
                      *               "seat": 3,
@@ -4562,25 +4619,29 @@ export interface operations {
                      *               "seat": 0,
                      *               "name": "alice",
                      *               "team": "A",
-                     *               "is_you": false
+                     *               "is_you": false,
+                     *               "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *             },
                      *             {
                      *               "seat": 1,
                      *               "name": "bob",
                      *               "team": "B",
-                     *               "is_you": false
+                     *               "is_you": false,
+                     *               "player": "Hn4bXw7Qe2LsKd0uYt5RjA"
                      *             },
                      *             {
                      *               "seat": 2,
                      *               "name": "carol",
                      *               "team": "A",
-                     *               "is_you": true
+                     *               "is_you": true,
+                     *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
                      *             },
                      *             {
                      *               "seat": 3,
                      *               "name": "dave",
                      *               "team": "B",
-                     *               "is_you": false
+                     *               "is_you": false,
+                     *               "player": "Lk2jH7gF5dS3aQ9wE1rTyU"
                      *             }
                      *           ],
                      *           "seats_open": 0,
@@ -4597,7 +4658,8 @@ export interface operations {
                      *               "seat": 0,
                      *               "name": "carol",
                      *               "team": "A",
-                     *               "is_you": true
+                     *               "is_you": true,
+                     *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
                      *             }
                      *           ],
                      *           "seats_open": 3,
@@ -4697,7 +4759,8 @@ export interface operations {
                      *               "team": "A",
                      *               "won": true,
                      *               "points": 11,
-                     *               "elo_delta": 16
+                     *               "elo_delta": 16,
+                     *               "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *             },
                      *             {
                      *               "seat": 1,
@@ -4705,7 +4768,8 @@ export interface operations {
                      *               "team": "B",
                      *               "won": false,
                      *               "points": 7,
-                     *               "elo_delta": -16
+                     *               "elo_delta": -16,
+                     *               "player": "Hn4bXw7Qe2LsKd0uYt5RjA"
                      *             },
                      *             {
                      *               "seat": 2,
@@ -4713,7 +4777,8 @@ export interface operations {
                      *               "team": "A",
                      *               "won": true,
                      *               "points": 11,
-                     *               "elo_delta": 16
+                     *               "elo_delta": 16,
+                     *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
                      *             },
                      *             {
                      *               "seat": 3,
@@ -4721,7 +4786,8 @@ export interface operations {
                      *               "team": "B",
                      *               "won": false,
                      *               "points": 7,
-                     *               "elo_delta": -16
+                     *               "elo_delta": -16,
+                     *               "player": "Lk2jH7gF5dS3aQ9wE1rTyU"
                      *             }
                      *           ]
                      *         },
@@ -4783,7 +4849,8 @@ export interface operations {
                      *               "team": "A",
                      *               "won": true,
                      *               "points": 11,
-                     *               "elo_delta": 0
+                     *               "elo_delta": 0,
+                     *               "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *             },
                      *             {
                      *               "seat": 1,
@@ -4792,6 +4859,7 @@ export interface operations {
                      *               "won": false,
                      *               "points": 7,
                      *               "elo_delta": -16,
+                     *               "player": "Hn4bXw7Qe2LsKd0uYt5RjA",
                      *               "abandoned": true
                      *             },
                      *             {
@@ -4800,7 +4868,8 @@ export interface operations {
                      *               "team": "A",
                      *               "won": true,
                      *               "points": 11,
-                     *               "elo_delta": 0
+                     *               "elo_delta": 0,
+                     *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
                      *             },
                      *             {
                      *               "seat": 3,
@@ -4808,7 +4877,8 @@ export interface operations {
                      *               "team": "B",
                      *               "won": false,
                      *               "points": 7,
-                     *               "elo_delta": 0
+                     *               "elo_delta": 0,
+                     *               "player": "Lk2jH7gF5dS3aQ9wE1rTyU"
                      *             }
                      *           ]
                      *         },
@@ -4870,7 +4940,8 @@ export interface operations {
                      *               "team": "A",
                      *               "won": true,
                      *               "points": 11,
-                     *               "elo_delta": 0
+                     *               "elo_delta": 0,
+                     *               "player": "q3Zr8YkV0bT1mWc9LxPa2g"
                      *             },
                      *             {
                      *               "seat": 1,
@@ -4879,6 +4950,7 @@ export interface operations {
                      *               "won": false,
                      *               "points": 7,
                      *               "elo_delta": 0,
+                     *               "player": "Hn4bXw7Qe2LsKd0uYt5RjA",
                      *               "bot": "esperto"
                      *             },
                      *             {
@@ -4887,7 +4959,8 @@ export interface operations {
                      *               "team": "A",
                      *               "won": true,
                      *               "points": 11,
-                     *               "elo_delta": 0
+                     *               "elo_delta": 0,
+                     *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
                      *             },
                      *             {
                      *               "seat": 3,
@@ -4896,6 +4969,7 @@ export interface operations {
                      *               "won": false,
                      *               "points": 7,
                      *               "elo_delta": 0,
+                     *               "player": "Lk2jH7gF5dS3aQ9wE1rTyU",
                      *               "bot": "esperto"
                      *             }
                      *           ]
