@@ -16,6 +16,7 @@ from starlette.routing import Match, Route, WebSocketRoute
 from gateway import games, history, members, open_games, openapi, seating, spectating, table_talk, ws
 from gateway.auth import Auth
 from gateway.backends import Backends
+from gateway.bot_talk import BotTalk
 from gateway.draining import Drain
 from gateway.game_types import GameTypes
 from gateway.http_errors import HANDLERS, UNAVAILABLE_TEXT, problem
@@ -124,6 +125,7 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
     # erasures) heard through the session store's bus.
     feeds = TableFeeds(backends.live, backends.lobby, settings.abandon_after_timeouts,
                        auth.sessions.events.publish, presence, watchers)
+    feeds.bot_talk = BotTalk(backends.talk, auth.sessions.events.publish)
     sockets = SocketRegistry(auth.sessions.events, feeds)
     middleware, gauges = origins.middleware(), None
     limits = limits or rate_limits(settings.rate_limits, None)
@@ -167,5 +169,7 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
 async def close_live(app: Starlette) -> None:
     """Stop the table feeds and stop hearing events (idempotent)."""
     await app.state.feeds.aclose()
+    if app.state.feeds.bot_talk is not None:
+        await app.state.feeds.bot_talk.aclose()
     await app.state.open_games.aclose()
     await app.state.sockets.bus.aclose()

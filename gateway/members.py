@@ -62,7 +62,7 @@ async def _erase(request: Request, member: Member) -> Response:
         await backends.stats.ratings(member.sub)
         tables = await backends.lobby.erase_member(member.sub)
         if backends.talk is not None:
-            await backends.talk.erase_member(member.sub)
+            await backends.talk.erase_member(member.sub, member.player)
         await backends.stats.erase_member(member.sub)
         await request.app.state.auth.end_member_sessions(member.sub)
     except ServiceError as error:  # a service, or the session store: the erasure ends on a retry

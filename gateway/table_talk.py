@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from dataclasses import dataclass
 
 from starlette.exceptions import HTTPException
@@ -29,6 +30,7 @@ from game.status import TableStatus
 from gateway.auth import Member
 from gateway.backends import Backends, backends_of
 from gateway.bodies import json_object
+from gateway.contract.common import PLAYER_ID
 from gateway.contract.socket import WsSaid
 from gateway.contract.talk import (
     ChatHistory,
@@ -63,6 +65,8 @@ CHAT_CLOSED_TEXT = "Only quick phrases while cards are in play"
 NOT_SEATED_TEXT = "Not seated at this game"
 MESSAGE_NOT_FOUND_TEXT = "Message not found"
 _SAY_FIELDS = frozenset({"action", "phrase", "text"})
+_PLAYER_ID = re.compile(PLAYER_ID)  # what can be a public player id
+_MESSAGE_ID = re.compile("^[0-9a-f]{32}$")  # what can be a message's id (talk.models.new_id)
 
 
 def player_of(member: Member) -> str:
@@ -251,8 +255,9 @@ async def report(request: Request) -> JSONResponse:
             raise HTTPException(404, MESSAGE_NOT_FOUND_TEXT) from None
         raise
     talk = talk_of(backends_of(request))
-    if not await talk.report(game_id, request.path_params["message_id"], member.sub, reason,
-                             include_spectators):
+    message_id = request.path_params["message_id"]
+    if not _MESSAGE_ID.fullmatch(message_id) or not await talk.report(
+            game_id, message_id, member.sub, reason, include_spectators):
         raise HTTPException(404, MESSAGE_NOT_FOUND_TEXT)
     return JSONResponse(Reported(reported=True).body(), status_code=202)
 
@@ -269,7 +274,7 @@ async def muted(request: Request) -> Response:
             raise HTTPException(400, "player is required")
         if player == player_of(member):
             raise HTTPException(400, "You cannot mute yourself")
-        known_players = await backends.lobby.get_players([player])
+        known_players = await backends.lobby.get_players([player]) if _PLAYER_ID.fullmatch(player) else []
         if not known_players:
             raise HTTPException(404, "Player not found")
         await talk.mute(member.sub, player, known_players[0].name)
@@ -287,8 +292,10 @@ async def unmute(request: Request) -> Response:
     """DELETE /api/me/muted/{player}: 204, whether or not the player was muted."""
     member = await require_member(request)
     talk = talk_of(backends_of(request))
-    await talk.unmute(member.sub, request.path_params["player"])
-    await _mutes_changed(request, member, talk)
+    player = request.path_params["player"]
+    if _PLAYER_ID.fullmatch(player):  # else nobody has that id: nobody is muted by it
+        await talk.unmute(member.sub, player)
+        await _mutes_changed(request, member, talk)
     return Response(status_code=204)
 
 

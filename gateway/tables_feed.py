@@ -30,6 +30,7 @@ import contextlib
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
+from typing import TYPE_CHECKING
 
 from game.client import TableViews
 from game.status import TableStatus
@@ -44,6 +45,9 @@ from gateway.watchers import MemoryWatchers, Watchers
 from lobby.models import Game
 from services.rpc.errors import Reason, ServiceError
 from talk.models import visible
+
+if TYPE_CHECKING:
+    from gateway.bot_talk import BotTalk
 
 log = logging.getLogger(__name__)
 
@@ -557,6 +561,8 @@ class TableFeed:
                     subscriber.outbox.put(self.game_over)
         self._fan_out_public(views)
         self._watch_for_abandonment()
+        if self.feeds.bot_talk is not None and self.game.bot_seats:
+            self.feeds.bot_talk.revision(self.game, views.revision, self.views)
 
     def _fan_out_public(self, views: TableViews) -> None:
         """The public view of one revision to every spectator's socket (no await in here)."""
@@ -618,6 +624,7 @@ class TableFeeds:
         self._publish = publish  # to every gateway process, this one included (gateway.events)
         self.presence = presence or MemoryPresence()
         self.watchers = watchers or MemoryWatchers()
+        self.bot_talk: BotTalk | None = None  # the bots' table talk (gateway.bot_talk), if any
         self._feeds: dict[str, TableFeed] = {}
         self._marking: set[asyncio.Task] = set()
         self._renewing: asyncio.Task | None = None

@@ -116,8 +116,6 @@ async def game_socket(websocket: WebSocket) -> None:
     connection = _Connection(websocket, backends, game, seat.seat, member, app.state.socket_limits,
                              features_of(websocket.query_params.get("features")),
                              getattr(app.state, "telemetry", None))
-    if Feature.CHAT in connection.features:
-        connection.muted = await load_mutes(app, member.sub)
     sockets.add(connection)
     metrics.socket_opened()
     try:
@@ -167,8 +165,6 @@ async def watch_socket(websocket: WebSocket) -> None:
     features = features_of(websocket.query_params.get("features")) - {Feature.REMATCH}
     connection = _Connection(websocket, backends, game, "", member, app.state.socket_limits, features,
                              getattr(app.state, "telemetry", None), spectator=True)
-    if Feature.CHAT in connection.features:
-        connection.muted = await load_mutes(app, member.sub)
     sockets.add(connection)
     metrics.socket_opened()
     try:
@@ -238,6 +234,8 @@ class _Connection:
         return self.subscriber.seat if self.subscriber is not None else self._first_seat
 
     async def run(self, feeds, game: Game) -> None:
+        if Feature.CHAT in self.features:  # whose `said` this member does not get
+            self.muted = await load_mutes(self.websocket.app, self.sub)
         if self.spectator:
             self.subscriber = feeds.watch(game, self.sub, self.outbox, self.features)
         else:

@@ -78,9 +78,9 @@ class TalkClient(RpcClient):
             include_spectators=include_spectators))
         return response.found
 
-    async def erase_member(self, member_id: str) -> int:
+    async def erase_member(self, member_id: str, player: str = "") -> int:
         response = await self._call(self._stub.EraseMember,
-                                    talk_pb2.EraseMemberRequest(member_id=member_id))
+                                    talk_pb2.EraseMemberRequest(member_id=member_id, player=player))
         return response.messages_deleted
 
     async def reports(self, include_closed: bool = False, limit: int = 0) -> list[Report]:

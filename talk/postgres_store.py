@@ -142,12 +142,13 @@ class PostgresTalkStore(TalkStore):
         return _report(row) if row is not None else None
 
     @_unavailable
-    async def erase_member(self, member_id: str) -> int:
+    async def erase_member(self, member_id: str, player: str = "") -> int:
         async with self.pool.acquire() as connection, connection.transaction():
             deleted = await connection.fetchval(
                 "WITH gone AS (DELETE FROM talk_message WHERE member_id = $1 RETURNING 1) "
                 "SELECT count(*) FROM gone", member_id)
-            await connection.execute("DELETE FROM talk_mute WHERE member_id = $1", member_id)
+            await connection.execute("DELETE FROM talk_mute WHERE member_id = $1 OR player = $2",
+                                     member_id, player or None)
             await connection.execute(
                 "UPDATE talk_report SET author_member_id = '', body = '' "
                 "WHERE author_member_id = $1", member_id)

@@ -111,9 +111,9 @@ class Talk:
         log.info("talk: message %s at table %s reported", message_id, table_id)
         return True
 
-    async def erase_member(self, member_id: str) -> int:
+    async def erase_member(self, member_id: str, player: str = "") -> int:
         _required(member_id, "member_id")
-        return await self.store.erase_member(member_id)
+        return await self.store.erase_member(member_id, player)
 
     async def reports(self, include_closed: bool, limit: int = 0) -> list[Report]:
         if not 0 <= limit <= REPORTS_LIMIT:

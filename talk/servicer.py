@@ -78,7 +78,7 @@ class TalkServicer(talk_pb2_grpc.TalkServiceServicer):
 
     async def EraseMember(self, request: talk_pb2.EraseMemberRequest,
                           context: Context) -> talk_pb2.EraseMemberResponse:
-        deleted = await self.talk.erase_member(request.member_id)
+        deleted = await self.talk.erase_member(request.member_id, request.player)
         return talk_pb2.EraseMemberResponse(messages_deleted=deleted)
 
     async def ListReports(self, request: talk_pb2.ListReportsRequest,

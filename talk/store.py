@@ -8,8 +8,8 @@ tests (tests/talk/test_store.py):
 - a mute is by public player id, with the name the caller gave (muting again renames, keeps
   the time);
 - a report holds a copy of its message, so retention does not take it away;
-- erasing a member deletes their messages and their mutes, and blanks the copies of their
-  messages in the reports;
+- erasing a member deletes their messages, their mutes and the mutes of them, and blanks the
+  copies of their messages in the reports;
 - retention deletes the messages of every table whose newest message is older than the cutoff.
 """
 
@@ -59,9 +59,9 @@ class TalkStore(ABC):
         """Close a report (a closed one keeps its first note); None when there is none."""
 
     @abstractmethod
-    async def erase_member(self, member_id: str) -> int:
-        """Delete the member's messages and mutes, blank their reported copies; how many
-        messages were deleted."""
+    async def erase_member(self, member_id: str, player: str = "") -> int:
+        """Delete the member's messages and mutes (and, with their ``player`` id, the mutes of
+        them), blank their reported copies; how many messages were deleted."""
 
     @abstractmethod
     async def purge(self, before_ms: int, tables: int) -> int:
@@ -128,7 +128,7 @@ class MemoryTalkStore(TalkStore):
             report = self._reports[report_id] = replace(report, closed_at_ms=at_ms, note=note)
         return report
 
-    async def erase_member(self, member_id: str) -> int:
+    async def erase_member(self, member_id: str, player: str = "") -> int:
         deleted = 0
         for table_id, messages in list(self._tables.items()):
             kept = [m for m in messages if m.member_id != member_id]
@@ -136,6 +136,9 @@ class MemoryTalkStore(TalkStore):
             self._tables[table_id] = kept
         self._requests = {key: m for key, m in self._requests.items() if key[0] != member_id}
         self._mutes.pop(member_id, None)
+        if player:
+            for mutes in self._mutes.values():
+                mutes.pop(player, None)
         for report_id, report in list(self._reports.items()):
             if report.message.member_id == member_id:
                 self._reports[report_id] = replace(report, message=_erased(report.message))

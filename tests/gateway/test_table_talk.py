@@ -12,9 +12,11 @@ import pytest
 
 from services.rpc.errors import Reason, ServiceError
 from services.rpc.transport_security import ClientCredentials
+from talk.bot_phrases import bot_phrase
 from talk.catalogue import PHRASE_IDS
 from talk.client import TalkClient
 from testing.players import Player, receive
+from testing.waiting import eventually
 
 OPTIONS = {"target_score": 1, "napola": False}
 
@@ -118,7 +120,9 @@ async def test_players_talk_by_the_rules(players, erin):
 
     reported = await bob.http.post(f"/api/games/{game_id}/chat/{good_luck['id']}/report", json={"reason": "spam"})
     assert (reported.status_code, reported.json()) == (202, {"reported": True})
-    assert (await bob.http.post(f"/api/games/{game_id}/chat/{'0' * 32}/report")).status_code == 404
+    for unknown in ("0" * 32, "%00", "not-an-id"):
+        missing = await bob.http.post(f"/api/games/{game_id}/chat/{unknown}/report")
+        assert (missing.status_code, missing.json()) == (404, {"detail": "Message not found"})
     too_long = await bob.http.post(f"/api/games/{game_id}/chat/{good_luck['id']}/report", json={"reason": "x" * 201})
     assert (too_long.status_code, too_long.json()) == (400, {"detail": "reason must be at most 200 characters"})
     not_text = await bob.http.post(f"/api/games/{game_id}/chat/{good_luck['id']}/report", json={"reason": 7})
@@ -147,6 +151,8 @@ async def test_bad_mutes_are_refused(players):
     alice = players[0]
     for body, answer in [({"player": await _player_id(alice)}, (400, "You cannot mute yourself")),
                          ({"player": "no-such-player"}, (404, "Player not found")),
+                         ({"player": "q3Zr8YkV0bT1mWc9LxPa2X"}, (404, "Player not found")),
+                         ({"player": "nul\u0000nul\u0000nul\u0000nul"}, (404, "Player not found")),
                          ({"player": ""}, (400, "player is required")),
                          ({"player": 3}, (400, "player must be a string")),
                          ({}, (400, "player is required")),
@@ -154,6 +160,8 @@ async def test_bad_mutes_are_refused(players):
         response = await alice.http.post("/api/me/muted", json=body)
         assert (response.status_code, response.json()["detail"]) == answer, body
     assert (await alice.http.get("/api/me/muted")).json() == {"players": []}
+    for player in ("q3Zr8YkV0bT1mWc9LxPa2X", "%00", "x" * 300):
+        assert (await alice.http.delete(f"/api/me/muted/{player}")).status_code == 204
 
 
 async def test_a_flood_is_refused(players):
@@ -200,7 +208,7 @@ async def _play(socket, until: str) -> dict:
 
 
 async def test_free_text_at_hand_end(players):
-    _, sockets = await _seated(players, {"target_score": 11, "napola": False})
+    _, sockets = await _seated(players, {"target_score": 121, "napola": False})  # not over in one hand
     ends = await asyncio.gather(*(_play(socket, until="hand_end") for socket in sockets))
     assert all(end["type"] == "state" for end in ends)  # the first hand ended; nobody acknowledged
     await _say(sockets[2], text="bella mano")
@@ -231,8 +239,10 @@ async def test_an_erased_members_messages_are_deleted(players, erin):
     await socket.close()
     history = f"/api/games/{lobby['id']}/chat"
     assert [m["text"] for m in (await alice.http.get(history)).json()["messages"]] == ["I was here"]
+    assert (await alice.http.post("/api/me/muted", json={"player": await _player_id(erin)})).status_code == 204
     assert (await erin.http.delete("/api/me")).status_code == 204
     assert (await alice.http.get(history)).json() == {"messages": []}
+    assert (await alice.http.get("/api/me/muted")).json() == {"players": []}  # her name is gone too
 
 
 async def test_only_the_operators_read_and_close_reports(stack, players):
@@ -258,3 +268,38 @@ async def test_only_the_operators_read_and_close_reports(stack, players):
         with pytest.raises(ServiceError) as refused:
             await other.reports()
         assert refused.value.reason is Reason.METHOD_NOT_ALLOWED
+
+
+async def test_bots_say_fitting_phrases_now_and_then(players):
+    """A match against three bots: what they say is the phrases talk.bot_phrases decides from the
+    plays every seat saw (a scopa, the end), each said once, never a text, never with a player
+    id (a bot has none)."""
+    alice = players[0]
+    game = (await alice.http.post("/api/games", json={"options": OPTIONS})).json()
+    socket = await alice.socket(game["id"], features="chat")
+    await receive(socket, "lobby")
+    for seat in (1, 2, 3):
+        assert (await alice.http.post(f"/api/games/{game['id']}/bots",
+                                      json={"seat": seat, "level": "principiante"})).status_code == 200
+    expected: list[tuple[int, str]] = []
+    while (message := await receive(socket, timeout=30))["type"] != "game_over":
+        if message["type"] != "state":
+            continue
+        view = message["game"]
+        expected += [(seat, phrase) for seat in (1, 2, 3)
+                     if (phrase := bot_phrase(view, seat, game["id"], view["revision"])) is not None]
+        if view.get("your_turn"):
+            option = view["legal"][0]
+            await socket.send(json.dumps({"action": "play", "card": option["card"],
+                                          "capture": option["captures"][0]}))
+        elif view["status"] == "hand_end" and view["you"] not in view["acknowledged"]:
+            await socket.send(json.dumps({"action": "ack"}))
+    await socket.close()
+
+    async def all_said():
+        messages = (await alice.http.get(f"/api/games/{game['id']}/chat")).json()["messages"]
+        return messages if len(messages) >= len(expected) else None
+
+    messages = await eventually(all_said) if expected else []
+    assert sorted((m["from"]["seat"], m["phrase"]) for m in messages) == sorted(expected)
+    assert all("text" not in m and "player" not in m["from"] for m in messages)

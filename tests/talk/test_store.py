@@ -149,8 +149,11 @@ async def test_erasing_a_member_deletes_their_messages_and_mutes(talk):
     await _say(talk, phrase="hello")
     await _say(talk, member="m-carol", player="p-carol", name="carol", phrase="hello")
     await talk.mute("m-bob", "p-carol", "carol")
+    await talk.mute("m-alice", "p-bob", "bob")
+    await talk.mute("m-alice", "p-carol", "carol")
     await talk.report(TABLE, said.id, "m-alice", "", include_spectators=False)
-    assert await talk.erase_member("m-bob") == 1
+    assert await talk.erase_member("m-bob", "p-bob") == 1
+    assert [m.player for m in await talk.mutes("m-alice")] == ["p-carol"]  # bob's name is gone
     assert [m.name for m in await talk.messages(TABLE, "", False)] == ["alice", "carol"]
     assert await talk.mutes("m-bob") == []
     [report] = await talk.reports(False)
