@@ -37,6 +37,7 @@ beforeEach(() => {
     if (url === "/api/games/g/chat") return json({ messages: HISTORY });
     if (url === "/api/me/muted" && method === "GET") return json({ players: [] });
     if (url === "/api/me/muted") return new Response(null, { status: 204 });
+    if (url === "/api/games/g/chat/h1/report") return json({ reported: true }, 202);
     if (url === "/api/game-types") return json([]);
     if (url === "/api/games/g/log") return json({ id: "g", game_type: "scopone_scientifico", options: {}, seats: [], seed_commitment: "c1", moves: [], revision: 41 });
     return json(view());
@@ -152,5 +153,16 @@ describe("the chat drawer at the table", () => {
       game: view({ revision: 80, status: "finished", turn: null, winner: "A", seed: "00", scores: { A: 11, B: 3 } }, [0, 0, 0, 0]),
     }));
     await waitFor(() => expect(reads()).toBe(2));
+  });
+
+  it("reports a message with a reason, and says what the server answered", async () => {
+    await openTable();
+    await act(async () => void fireEvent.click(screen.getByRole("button", { name: "Table talk" })));
+    await act(async () => void fireEvent.click(screen.getByRole("button", { name: "Mute or report bob" })));
+    await act(async () => void fireEvent.click(screen.getByRole("button", { name: "Report" })));
+    await act(async () => void fireEvent.input(screen.getByLabelText("Why (optional)"), { target: { value: " insults " } }));
+    await act(async () => void fireEvent.click(screen.getByRole("button", { name: "Send the report" })));
+    await waitFor(() => expect(screen.getByText(/^Reported: thank you/).getAttribute("role")).toBe("status"));
+    expect(calls.find((c) => c.url === "/api/games/g/chat/h1/report")).toMatchObject({ method: "POST", body: { reason: "insults" } });
   });
 });
