@@ -36,9 +36,11 @@ export interface ChatState {
   /** The player ids this member muted. */
   muted: ReadonlySet<string>;
   error: ChatError | null;
+  /** The newest message of someone else that came live (not from the history), to announce. */
+  latest: ChatMessage | null;
 }
 
-export const initialChat: ChatState = { messages: [], unread: 0, open: false, muted: new Set(), error: null };
+export const initialChat: ChatState = { messages: [], unread: 0, open: false, muted: new Set(), error: null, latest: null };
 
 export type ChatEvent =
   /** The history read over REST: the messages already there when the page opened are read. */
@@ -108,11 +110,12 @@ export function reduceChat(state: ChatState, event: ChatEvent): ChatState {
       const known = state.messages.some((m) => m.id === event.message.id);
       if (known) return state;
       const author = authorOf(event.message);
-      const counts = !state.open && !isOwn(event.message, event.reader) && !(author && state.muted.has(author));
+      const fromOthers = !isOwn(event.message, event.reader) && !(author && state.muted.has(author));
       return {
         ...state,
         messages: mergeMessages(state.messages, [event.message]),
-        unread: counts ? state.unread + 1 : state.unread,
+        unread: fromOthers && !state.open ? state.unread + 1 : state.unread,
+        latest: fromOthers ? event.message : state.latest,
       };
     }
     case "open":

@@ -182,20 +182,11 @@ export function ChatDrawer({ chat, reader, status, send, spectator = false, watc
   const reason = textClosedReason(status);
   const title = spectator ? tx("Spectators' talk", "Chat degli spettatori") : tx("Table talk", "Chat del tavolo");
 
-  // The newest message of someone else, for the polite announcement.
-  const newest = [...shown].reverse().find((m) => !isOwn(m, reader));
-  const [announced, setAnnounced] = useState("");
-  const firstSeen = useRef<string | null | undefined>(undefined);
-  useEffect(() => {
-    // Not the messages already there when the page opened: only what comes after.
-    if (firstSeen.current === undefined) {
-      firstSeen.current = newest?.id ?? null;
-      return;
-    }
-    if (!newest || newest.id === firstSeen.current) return;
-    firstSeen.current = newest.id;
-    setAnnounced(tx(`${newest.from.name} says: `, `${newest.from.name} dice: `) + messageText(newest, chat.phrases, lang));
-  }, [newest?.id]);
+  // The newest message of someone else that came live, announced politely (not the history).
+  const latest = state.latest;
+  const announced = latest && !state.muted.has(latest.from.player ?? "")
+    ? tx(`${latest.from.name} says: `, `${latest.from.name} dice: `) + messageText(latest, chat.phrases, lang)
+    : "";
 
   // On a wide screen the open drawer takes its own column: the table makes room beside it.
   useEffect(() => {

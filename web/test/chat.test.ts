@@ -78,10 +78,17 @@ describe("the unread count", () => {
     expect(state.messages.map((m) => m.id)).toEqual(["m1", "m2", "m3"]);
   });
 
-  it("does not count the history the page found when it opened", () => {
+  it("does not count the history the page found when it opened, nor announce it", () => {
     const state = fold([{ type: "history", messages: [said(1), said(2)] }]);
     expect(state.unread).toBe(0);
+    expect(state.latest).toBeNull();
     expect(state.messages).toHaveLength(2);
+  });
+
+  it("announces the newest live message of someone else, never the reader's own", () => {
+    const bob = said(1);
+    const state = fold([{ type: "said", message: bob, reader: ALICE }, { type: "said", message: said(0), reader: ALICE }]);
+    expect(state.latest).toBe(bob);
   });
 
   it("knows a spectator's own message by the player id, never by a seat", () => {
