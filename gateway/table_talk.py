@@ -75,10 +75,9 @@ def player_of(member: Member) -> str:
 
 
 def allows_spectators(game: Game) -> bool:
-    """Whether the game lets members who are not seated watch it, and so talk in the spectators'
-    channel (CONTRACT, Spectators: fixed at creation). Until the lobby keeps that option
-    (issue 42's spectators part), no game does."""
-    return bool(getattr(game, "spectators", False))
+    """Whether the game lets members who are not seated watch it, and so read and write the
+    spectators' channel (CONTRACT, Spectators: fixed at creation)."""
+    return game.spectators
 
 
 def talk_of(backends: Backends) -> TalkClient:

@@ -147,8 +147,6 @@ class Subscriber:
     in the waiting room, so the socket never gets the views of a seat its member left.
     ``muted``: the public player ids whose `said` this socket's member does not get."""
 
-    spectator = False  # a player's socket (a watcher's would say True: table talk's channels)
-
     def __init__(self, feed: TableFeed, seat: str, member_id: str, outbox: Outbox,
                  started: bool, features: frozenset[Feature] = frozenset(), spectator: bool = False):
         self.feed = feed
@@ -774,7 +772,7 @@ class TableFeeds:
         if feed is None:
             return
         finished = feed.status == TableStatus.FINISHED
-        for subscriber in feed._everyone():  # the spectators' sockets too
+        for subscriber in feed._everyone():  # the players' sockets and the spectators'
             if (visible(event.spectator, subscriber.spectator, finished)
                     and not (event.player and event.player in subscriber.muted)):
                 subscriber.notify(Feature.CHAT, event.text)

@@ -490,18 +490,11 @@ class _Connection:
                 message += ", or 'state' for the current view"
             self._error(_CODES.get(error.reason, "bad_request"), message)
 
-    async def _spectator_act(self, action: str, data: dict, message_id: str | None) -> None:
-        """A spectator's message: only table talk (`say`, in the spectators' channel) acts; any
-        other action is ``unknown_action``, and nothing reaches the game."""
-        if action == "say":
-            return await self._say(data, message_id)
-        self._error("unknown_action", f"Unknown action: {action}; a spectator can only say something")
-
     async def _say(self, data: dict, message_id: str | None) -> None:
         """Table talk (gateway.table_talk): the seat's player, or a spectator, says a phrase or a
         text."""
         assert self.subscriber is not None
-        if self.spectator:
+        if self.spectator:  # a watcher's socket: the spectators' channel
             speaker = Speaker(self.member, self.member.name, -1, spectator=True)
         else:
             index = int(self.seat.rpartition(":")[2])
@@ -520,6 +513,14 @@ class _Connection:
             return self._error("bad_request", error.message)
         if not said and message_id is not None:
             self._error("already_played", ALREADY_PLAYED_TEXT)
+
+    async def _spectator_act(self, action: str, data: dict, message_id: str | None) -> None:
+        """A spectator's message: only table talk (`say`) acts; any other action is
+        ``unknown_action``, and nothing reaches the game."""
+        if action == "say":
+            data.pop("revision", None)
+            return await self._say(data, message_id)
+        self._error("unknown_action", f"Unknown action: {action}; a spectator can only say something")
 
     def _taken_over(self) -> bool:
         """A bot plays this seat for its person, who left (the feed's seating, kept fresh by

@@ -6,8 +6,8 @@ request bodies with their field tables (gateway.bodies), and gateway.openapi doc
 their JSON schemas; the app's TypeScript types are generated from that document (`make
 contract`). One module per area: platform (errors, login, the member), games (game types,
 requests, a game before it starts), table (the game view), records (the move log, matches,
-standings), talk (table talk), socket (the WebSocket messages), spectators (the public view, the
-live games); common has the shared types, examples the examples.
+standings), talk (table talk), socket (the WebSocket messages), spectators (the public view,
+the live games); common has the shared types, examples the examples.
 """
 
 from __future__ import annotations

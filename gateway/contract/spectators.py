@@ -164,5 +164,6 @@ class WsSpectators(Body):
 
 class WsWatchMessage(RootModel[Annotated[WsWatchLobby | WsWatchState | WsSpectators,
                                          Field(discriminator="type")]]):
-    """What /ws/games/{id}/watch sends besides the players' socket's `game_over`, `presence` and `error`."""
+    """What /ws/games/{id}/watch sends besides the players' socket's `game_over`, `presence`, `said` and
+    `error`."""
 

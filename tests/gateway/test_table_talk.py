@@ -189,7 +189,9 @@ async def _seated(players, options) -> tuple[str, list]:
 
 async def _play(socket, until: str) -> dict:
     """Play the seat's turns and acknowledge its hand ends until a state of status ``until``
-    comes (not acknowledged), or the game_over."""
+    comes (not acknowledged), or the game_over. It starts from the state it asks for: one the
+    test read already may have been the seat's turn."""
+    await socket.send(json.dumps({"action": "state"}))
     while True:
         message = await receive(socket, timeout=30)
         if message["type"] == "game_over":
@@ -303,3 +305,50 @@ async def test_bots_say_fitting_phrases_now_and_then(players):
     messages = await eventually(all_said) if expected else []
     assert sorted((m["from"]["seat"], m["phrase"]) for m in messages) == sorted(expected)
     assert all("text" not in m and "player" not in m["from"] for m in messages)
+
+
+async def test_spectators_talk_in_their_own_channel(players, erin):
+    """erin watches: she reads the players' talk; her own reaches spectators only until the game is
+    finished, then everyone (live, and in the history)."""
+    alice = players[0]
+    game_id, sockets = await _seated(players, OPTIONS)
+    watching = await erin.watch(game_id, features="chat")
+    other_watcher = await players[1].watch(game_id, features="chat")  # bob watches too
+    for socket in (*sockets, watching, other_watcher):
+        await receive(socket, "state")
+
+    await _say(sockets[0], phrase="good_luck")
+    assert (await receive(watching, "said"))["from"]["seat"] == 0
+    assert (await receive(other_watcher, "said"))["phrase"] == "good_luck"
+    await _say(watching, text="forza!")  # free text during play: closed for spectators too
+    assert (await _error(watching))["code"] == "chat_closed"
+    await _say(watching, phrase="hello")
+    heard = await receive(other_watcher, "said")
+    assert heard["from"] == {"spectator": True, "name": "erin", "player": await _player_id(erin)}
+    assert (await receive(sockets[2], "said"))["phrase"] == "good_luck"  # alice's, heard by carol
+    await _nothing_said_before_the_next_state(sockets[2])  # but not the spectators'
+    await _say(watching, phrase="bye", revision=3)
+    assert (await receive(other_watcher, "said"))["phrase"] == "bye"
+    await watching.send(json.dumps({"action": "play", "card": "07D"}))
+    assert (await _error(watching))["code"] == "unknown_action"
+
+    history = f"/api/games/{game_id}/chat"
+    assert [m.get("phrase") for m in (await alice.http.get(history)).json()["messages"]] == ["good_luck"]
+    assert [m.get("phrase") for m in (await erin.http.get(history)).json()["messages"]] == [
+        "good_luck", "hello", "bye"]
+    said_by_erin = (await erin.http.get(history)).json()["messages"][1]["id"]
+    refused = await alice.http.post(f"{history}/{said_by_erin}/report")
+    assert (refused.status_code, refused.json()) == (404, {"detail": "Message not found"})
+
+    await other_watcher.close()
+    # The match is played out; erin's socket is read meanwhile (a socket that is not read is
+    # closed as too slow).
+    *ends, _ = await asyncio.gather(*(_play(socket, until="finished") for socket in sockets),
+                                    receive(watching, "game_over", timeout=60))
+    assert all(end["type"] == "state" for end in ends)
+    assert [m.get("phrase") for m in (await alice.http.get(history)).json()["messages"]] == [
+        "good_luck", "hello", "bye"]
+    await _say(watching, text="complimenti a tutti")
+    assert (await receive(sockets[0], "said"))["text"] == "complimenti a tutti"
+    for socket in (*sockets, watching):
+        await socket.close()

@@ -2882,7 +2882,7 @@ export interface components {
             /** @description The number of members watching now (across every gateway). */
             count: number;
         };
-        /** @description What /ws/games/{id}/watch sends besides the players' socket's `game_over`, `presence` and `error`. */
+        /** @description What /ws/games/{id}/watch sends besides the players' socket's `game_over`, `presence`, `said` and `error`. */
         WsWatchMessage: components["schemas"]["WsWatchLobby"] | components["schemas"]["WsWatchState"] | components["schemas"]["WsSpectators"];
         /**
          * @description Rank `01`..`10` (08 fante, 09 cavallo, 10 re) then suit: `D` denari, `C` coppe, `S` spade, `B` bastoni. `07D` is the settebello.
