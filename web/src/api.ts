@@ -106,9 +106,12 @@ export const api = {
   me: () => request<Me>("GET", "/api/me"),
   providers: async () => (await request<{ providers: Provider[] }>("GET", "/api/auth/providers")).providers,
   gameTypes: () => request<GameType[]>("GET", "/api/game-types"),
-  /** With ``open``, the game is listed for anyone to join (sent only then: the field is new). */
-  createGame: (game_type: string, options: Options, open = false) =>
-    request<LobbyView>("POST", "/api/games", { game_type, options, ...(open ? { open } : {}) }),
+  /** With ``open``, the game is listed for anyone to join (sent only then: the field is new);
+   * ``spectators`` false keeps it from being watched (sent only then: watching is the default). */
+  createGame: (game_type: string, options: Options, open = false, spectators = true) =>
+    request<LobbyView>("POST", "/api/games", {
+      game_type, options, ...(open ? { open } : {}), ...(spectators ? {} : { spectators: false }),
+    }),
   /** "Play now": a seat at an open game (the lobby, or the game view when it filled the table),
    * or a new open game with the caller at seat 0. */
   quickMatch: (body: QuickMatchRequest = {}) => request<AnyView>("POST", "/api/games/quick", body),

@@ -284,6 +284,7 @@ function CreateGame({ rules, busy, setBusy, formRef }: {
 }) {
   const { types, typeId, setTypeId, options, setOptions } = rules;
   const [open, setOpen] = useState(false);
+  const [watchable, setWatchable] = useState(true);
   const [error, setError] = useState<string | null>(null);
   const type = types?.find((t) => t.id === typeId);
 
@@ -293,7 +294,7 @@ function CreateGame({ rules, busy, setBusy, formRef }: {
     setBusy(true);
     setError(null);
     try {
-      const lobby = await api.createGame(type.id, options, open);
+      const lobby = await api.createGame(type.id, options, open, watchable);
       navigate(`/games/${lobby.id}`);
     } catch (e) {
       setError(findTableError(e));
@@ -350,6 +351,22 @@ function CreateGame({ rules, busy, setBusy, formRef }: {
               {tx(
                 "Lists the table under Open tables, so anyone can take a seat; the join code works as well.",
                 "Il tavolo compare tra i Tavoli aperti, così chiunque può sedersi; il codice funziona lo stesso.",
+              )}
+            </p>
+          </div>
+          <div class="field field-check">
+            <input
+              id="create-watchable"
+              type="checkbox"
+              checked={watchable}
+              aria-describedby="create-watchable-help"
+              onChange={(e) => setWatchable((e.currentTarget as HTMLInputElement).checked)}
+            />
+            <label for="create-watchable">{tx("Others may watch", "Altri possono guardare")}</label>
+            <p id="create-watchable-help" class="field-help">
+              {tx(
+                "Anyone logged in may watch the match from the Watch page (never your cards); fixed once the game is created.",
+                "Chiunque abbia un account può guardare la partita dalla pagina Guarda (mai le tue carte); non si cambia dopo la creazione.",
               )}
             </p>
           </div>

@@ -111,6 +111,19 @@ describe("the Play page", () => {
     ]);
   });
 
+  it("creates a table nobody may watch when the person unticks it", async () => {
+    const posts = server();
+    render(<HomeScreen />);
+    const watchable = await screen.findByRole("checkbox", { name: "Others may watch" }) as HTMLInputElement;
+    expect(watchable.checked).toBe(true); // watching is the default (CONTRACT, Spectators)
+    fireEvent.click(watchable);
+    fireEvent.click(screen.getByRole("button", { name: "Create game" }));
+    await waitFor(() => expect(location.pathname).toBe("/games/new1"));
+    expect(posts).toEqual([
+      { url: "/api/games", body: { game_type: "scopone_scientifico", options: { target_score: 11 }, spectators: false } },
+    ]);
+  });
+
   it("says a refused Create game right under its button, with the server's wait", async () => {
     server([429, { detail: "Too many requests" }, { "Retry-After": "40" }]);
     render(<HomeScreen />);
