@@ -5,7 +5,6 @@
 // until the game is finished). Seat 0 sits at the bottom; nothing here can play.
 
 import type { ComponentChildren } from "preact";
-import { useRef } from "preact/hooks";
 import { useBotLevels, SeatMarks } from "../botmarks";
 import { CardBack, CardFace } from "../cards";
 import { ChatDrawer, WatcherCount } from "../chatdrawer";
@@ -14,7 +13,7 @@ import { playerIdOf } from "../chat";
 import { lastPlayText, matchGoesOnText, playerName, seatRoleText, seatsAround, turnText } from "../describe";
 import { tx } from "../i18n";
 import { Failed, Loading } from "../status";
-import type { AnyView, BotLevel, GamePlayer, GameView, Me, PublicGameView, PublicLobby } from "../types";
+import type { BotLevel, GamePlayer, GameView, Me, PublicGameView, PublicLobby } from "../types";
 import { useChat } from "../usechat";
 import { useGame } from "../usegame";
 import { Countdown, ReconnectBanner, TeamBadge } from "../widgets";
@@ -208,8 +207,6 @@ export function SpectateScreen({ id, onUnauthenticated, me }: { id: string; onUn
   const chat = useChat(id, () => ({ seat: null, player }));
   const game = useGame(id, onUnauthenticated, { watch: true, listener: chat.listener });
   const { state, connection, fatal } = game;
-  const viewRef = useRef<AnyView | null>(null);
-  viewRef.current = state.view;
   const view = state.view;
   const watched = view && view.status !== "lobby" ? asWatched(view as unknown as PublicGameView) : null;
   usePlayingLayout(!fatal && (!view || watched?.status === "playing"));
