@@ -705,9 +705,9 @@ def _talk_paths() -> dict[str, dict]:
             "post": _operation(
                 "mutePlayer", "talk", "Mute a player",
                 {"204": {"description": "Muted: their messages are neither sent to nor listed for the caller."},
-                 "400": _error("A bad body, or the caller's own id.", *_BODY_ERRORS, "player is required",
-                               "player must be a string", "You cannot mute yourself"),
-                 "404": _error("No player has this id.", "Player not found")},
+                 "400": _error("A bad body.", *_BODY_ERRORS, "player is required", "player must be a string"),
+                 "404": _error("No player has this id.", "Player not found"),
+                 "409": _error("The caller's own id.", "Cannot mute yourself")},
                 body=_body(MuteRequest, "The player.", required=True, example={"player": PLAYER_ID_EXAMPLE})),
         },
         "/api/me/muted/{player}": {"delete": _operation(

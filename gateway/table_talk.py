@@ -272,7 +272,7 @@ async def muted(request: Request) -> Response:
         if not isinstance(player, str) or not player:
             raise HTTPException(400, "player is required")
         if player == player_of(member):
-            raise HTTPException(400, "You cannot mute yourself")
+            raise HTTPException(409, "Cannot mute yourself")
         known_players = await backends.lobby.get_players([player]) if _PLAYER_ID.fullmatch(player) else []
         if not known_players:
             raise HTTPException(404, "Player not found")

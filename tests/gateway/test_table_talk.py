@@ -149,7 +149,7 @@ async def test_players_talk_by_the_rules(players, erin):
 
 async def test_bad_mutes_are_refused(players):
     alice = players[0]
-    for body, answer in [({"player": await _player_id(alice)}, (400, "You cannot mute yourself")),
+    for body, answer in [({"player": await _player_id(alice)}, (409, "Cannot mute yourself")),
                          ({"player": "no-such-player"}, (404, "Player not found")),
                          ({"player": "q3Zr8YkV0bT1mWc9LxPa2X"}, (404, "Player not found")),
                          ({"player": "nul\u0000nul\u0000nul\u0000nul"}, (404, "Player not found")),

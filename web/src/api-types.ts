@@ -5257,7 +5257,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A bad body, or the caller's own id. */
+            /** @description A bad body. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5269,6 +5269,15 @@ export interface operations {
             401: components["responses"]["NotAuthenticated"];
             /** @description No player has this id. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's own id. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
