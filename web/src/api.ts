@@ -4,21 +4,26 @@ import { noteServerDate } from "./clock";
 import { tx } from "./i18n";
 import type {
   AnyView,
+  ChatMessage,
   GameLog,
   GameType,
   GameView,
   Leaderboard,
   LeaveAnswer,
+  LiveGame,
   LobbyView,
   MatchPage,
   Me,
+  MutedPlayer,
   MyGame,
   OpenGames,
   Options,
+  Phrase,
   Preview,
   Provider,
   QuickMatchRequest,
   Rating,
+  WatchedView,
 } from "./types";
 
 export class ApiError extends Error {
@@ -101,9 +106,12 @@ export const api = {
   me: () => request<Me>("GET", "/api/me"),
   providers: async () => (await request<{ providers: Provider[] }>("GET", "/api/auth/providers")).providers,
   gameTypes: () => request<GameType[]>("GET", "/api/game-types"),
-  /** With ``open``, the game is listed for anyone to join (sent only then: the field is new). */
-  createGame: (game_type: string, options: Options, open = false) =>
-    request<LobbyView>("POST", "/api/games", { game_type, options, ...(open ? { open } : {}) }),
+  /** With ``open``, the game is listed for anyone to join (sent only then: the field is new);
+   * ``spectators`` false keeps it from being watched (sent only then: watching is the default). */
+  createGame: (game_type: string, options: Options, open = false, spectators = true) =>
+    request<LobbyView>("POST", "/api/games", {
+      game_type, options, ...(open ? { open } : {}), ...(spectators ? {} : { spectators: false }),
+    }),
   /** "Play now": a seat at an open game (the lobby, or the game view when it filled the table),
    * or a new open game with the caller at seat 0. */
   quickMatch: (body: QuickMatchRequest = {}) => request<AnyView>("POST", "/api/games/quick", body),
@@ -140,7 +148,38 @@ export const api = {
   leave: (id: string) => request<LeaveAnswer>("POST", `/api/games/${encodeURIComponent(id)}/leave`),
   /** Take back the seat a bot took over: the game view. */
   returnToSeat: (id: string) => request<GameView>("POST", `/api/games/${encodeURIComponent(id)}/return`),
+  /** The quick phrases, in both languages (no session needed). */
+  phrases: async () => (await request<{ phrases?: Phrase[] } | null>("GET", "/api/phrases"))?.phrases ?? [],
+  /** The last messages of a table the caller may see, oldest first. */
+  chat: async (id: string) =>
+    (await request<{ messages?: ChatMessage[] } | null>("GET", `/api/games/${encodeURIComponent(id)}/chat`))?.messages ?? [],
+  muted: async () => (await request<{ players?: MutedPlayer[] } | null>("GET", "/api/me/muted"))?.players ?? [],
+  mute: (player: string) => request<void>("POST", "/api/me/muted", { player }),
+  unmute: (player: string) => request<void>("DELETE", `/api/me/muted/${encodeURIComponent(player)}`),
+  /** Report a message to the operators, with an optional reason. */
+  report: (id: string, messageId: string, reason?: string) =>
+    request<{ reported: boolean }>(
+      "POST",
+      `/api/games/${encodeURIComponent(id)}/chat/${encodeURIComponent(messageId)}/report`,
+      reason ? { reason } : {},
+    ),
+  /** Started games anyone may watch, highest rated first. */
+  liveGames: async (limit = 20, gameType?: string | null) =>
+    (await request<{ games?: LiveGame[] } | null>("GET", `/api/games/live${queryString({ game_type: gameType, limit })}`))?.games ?? [],
+  /** A game as a spectator sees it (the public lobby or the public view). */
+  watch: (id: string) => request<WatchedView>("GET", `/api/games/${encodeURIComponent(id)}/watch`),
 };
+
+let phrasesOnce: Promise<Phrase[]> | null = null;
+
+/** The phrase catalogue changes only with a deploy: one request per page load is enough. */
+export function phrasesCached(): Promise<Phrase[]> {
+  phrasesOnce ??= api.phrases().catch((e) => {
+    phrasesOnce = null;
+    throw e;
+  });
+  return phrasesOnce;
+}
 
 /** "?a=1&b=x" of the given values, leaving out the empty ones. */
 export function queryString(params: Record<string, string | number | null | undefined>): string {

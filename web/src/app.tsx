@@ -14,6 +14,8 @@ import { JoinScreen } from "./screens/Join";
 import { LeaderboardScreen } from "./screens/Leaderboard";
 import { LoginScreen } from "./screens/Login";
 import { RulesScreen } from "./screens/Rules";
+import { SpectateScreen } from "./screens/Spectate";
+import { WatchScreen } from "./screens/Watch";
 import type { Me } from "./types";
 import { Failed, Loading } from "./status";
 import { LanguageSwitch } from "./widgets";
@@ -27,6 +29,9 @@ type Session =
 function Nav({ route, loggedIn }: { route: Route; loggedIn: boolean }) {
   const links: { href: string; label: string; active: boolean }[] = [
     ...(loggedIn ? [{ href: "/", label: tx("Play", "Gioca"), active: route.name === "home" }] : []),
+    ...(loggedIn
+      ? [{ href: "/watch", label: tx("Watch", "Guarda"), active: route.name === "watch" || route.name === "spectate" }]
+      : []),
     ...(loggedIn
       ? [{ href: "/history", label: tx("History", "Storico"), active: route.name === "history" || route.name === "match" }]
       : []),
@@ -118,20 +123,24 @@ export function App() {
   } else if (route.name === "join") {
     screen = <JoinScreen code={route.code} onUnauthenticated={loggedOut} />;
   } else if (route.name === "game") {
-    screen = <GameScreen key={route.id} id={route.id} onUnauthenticated={loggedOut} />;
+    screen = <GameScreen key={route.id} id={route.id} onUnauthenticated={loggedOut} me={session.me} />;
   } else if (route.name === "history") {
     screen = <HistoryScreen me={session.me.name} />;
   } else if (route.name === "match") {
     screen = <MatchScreen key={route.id} id={route.id} me={session.me.name} />;
   } else if (route.name === "account") {
     screen = <AccountScreen me={session.me} onDeleted={deleted} />;
+  } else if (route.name === "watch") {
+    screen = <WatchScreen />;
+  } else if (route.name === "spectate") {
+    screen = <SpectateScreen key={route.id} id={route.id} onUnauthenticated={loggedOut} me={session.me} />;
   } else {
     screen = <NotFound path={route.path} />;
   }
 
   // A game's page keeps the screen for the table (the game screen shows the header when it is
   // not being played).
-  const gameRoute = route.name === "game" && (session.state === "in" || session.state === "loading");
+  const gameRoute = (route.name === "game" || route.name === "spectate") && (session.state === "in" || session.state === "loading");
   return (
     <div class={`shell${gameRoute ? " is-game-route" : ""}`} onClick={onLinkClick}>
       <header class="site-header">

@@ -109,6 +109,13 @@ function withPresence(state: GameState, connected: number[]): GameState {
   return { ...state, view: { ...view, players } };
 }
 
+/** The number of watchers changed (a `spectators` message): the view's `spectators` follows it. */
+function withWatchers(state: GameState, count: number): GameState {
+  const view = state.view;
+  if (!view || isLobby(view)) return state;
+  return { ...state, view: { ...view, spectators: count } };
+}
+
 export function reduce(state: GameState, event: GameEvent): GameState {
   switch (event.type) {
     case "view":
@@ -138,6 +145,8 @@ export function reduce(state: GameState, event: GameEvent): GameState {
           return { ...state, rematch: { game_id: m.game_id, join_code: m.join_code, by: m.by } };
         case "presence":
           return withPresence(state, m.connected);
+        case "spectators":
+          return withWatchers(state, m.count);
         case "error":
           return {
             ...state,

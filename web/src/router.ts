@@ -11,6 +11,8 @@ export type Route =
   | { name: "leaderboard" }
   | { name: "account" }
   | { name: "rules" }
+  | { name: "watch" }
+  | { name: "spectate"; id: string }
   | { name: "not-found"; path: string };
 
 export function matchRoute(path: string): Route {
@@ -26,6 +28,9 @@ export function matchRoute(path: string): Route {
   if (clean === "/leaderboard") return { name: "leaderboard" };
   if (clean === "/me") return { name: "account" };
   if (clean === "/rules") return { name: "rules" };
+  if (clean === "/watch") return { name: "watch" };
+  m = /^\/watch\/([A-Za-z0-9-]+)$/.exec(clean);
+  if (m) return { name: "spectate", id: m[1] };
   return { name: "not-found", path };
 }
 

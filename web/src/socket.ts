@@ -78,14 +78,24 @@ const OPEN = 1;
 
 /**
  * The message types the app asks for beyond the four every socket gets (lobby, state, game_over,
- * error): who is connected, and a rematch invitation at a finished game. A socket that does not
- * ask never receives them (docs/websocket.md, Socket features).
+ * error): who is connected, a rematch invitation at a finished game, table talk (`said`) and the
+ * number of watchers (`spectators`). A socket that does not ask never receives them
+ * (docs/websocket.md, Socket features).
  */
-export const SOCKET_FEATURES = ["presence", "rematch"] as const;
+export const SOCKET_FEATURES = ["presence", "rematch", "chat", "spectators"] as const;
+
+/** What a spectator's socket asks for: the spectators' talk, the watcher count, who is connected. */
+export const WATCH_FEATURES = ["chat", "spectators", "presence"] as const;
 
 export function gameSocketUrl(id: string, loc: { protocol: string; host: string } = location): string {
   const scheme = loc.protocol === "https:" ? "wss" : "ws";
   return `${scheme}://${loc.host}/ws/games/${encodeURIComponent(id)}?features=${SOCKET_FEATURES.join(",")}`;
+}
+
+/** A spectator's socket: /ws/games/<id>/watch, the public view after every change. */
+export function watchSocketUrl(id: string, loc: { protocol: string; host: string } = location): string {
+  const scheme = loc.protocol === "https:" ? "wss" : "ws";
+  return `${scheme}://${loc.host}/ws/games/${encodeURIComponent(id)}/watch?features=${WATCH_FEATURES.join(",")}`;
 }
 
 export class GameSocket {

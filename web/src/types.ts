@@ -83,6 +83,18 @@ export type RematchNotice = Omit<Schemas["WsRematch"], "type">;
 
 export type ServerMessage = Schemas["WsServerMessage"];
 
+/** Table talk (CONTRACT, Table talk): a quick phrase of the catalogue, a message of the table. */
+export type Phrase = Schemas["Phrase"];
+export type ChatMessage = Schemas["ChatMessage"];
+export type MutedPlayer = Schemas["MutedPlayer"];
+
+/** Spectators (CONTRACT, Spectators): the public view of a started game and of its lobby, and the
+ * live games anyone may watch. */
+export type PublicGameView = Schemas["PublicGameView"];
+export type PublicLobby = Schemas["PublicLobby"];
+export type WatchedView = PublicLobby | PublicGameView;
+export type LiveGame = Schemas["LiveGame"];
+
 export function isLobby(view: AnyView): view is LobbyView {
   return view.status === "lobby";
 }

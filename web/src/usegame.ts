@@ -8,8 +8,8 @@ import { useCallback, useEffect, useReducer, useRef, useState } from "preact/hoo
 import { api, ApiError } from "./api";
 import { asksForState, classifyLoadFailure, initialGameState, reduce, type GameState, type LoadFailure } from "./gamestate";
 import { loadTrail, saveTrail } from "./plays";
-import { GameSocket, gameSocketUrl, SERVICE_RESTART, type ConnectionStatus } from "./socket";
-import type { AnyView } from "./types";
+import { GameSocket, gameSocketUrl, SERVICE_RESTART, watchSocketUrl, type ConnectionStatus } from "./socket";
+import type { AnyView, ServerMessage } from "./types";
 import { tx } from "./i18n";
 
 export interface GameConnection {
@@ -43,12 +43,33 @@ function rememberCommitment(id: string, commitment: string): void {
   }
 }
 
-function failureOf(error: unknown): LoadFailure {
+function failureOf(error: unknown, watch = false): LoadFailure {
+  if (watch && error instanceof ApiError && error.status === 403) {
+    return { kind: "fatal", message: tx("This game does not allow spectators.", "Questa partita non ammette spettatori.") };
+  }
   if (error instanceof ApiError) return classifyLoadFailure(error.status === 0 ? null : error.status, error.detail);
   return { kind: "fatal", message: String(error instanceof Error ? error.message : error) };
 }
 
-export function useGame(id: string, onUnauthenticated: () => void): GameConnection {
+/** What a game's connection hands to others: the messages the game state does not fold (table
+ * talk), and the moment the socket is back (to read what it missed). */
+export interface GameListener {
+  /** True when the message was taken (it is not folded into the game state). */
+  onMessage?(message: ServerMessage): boolean;
+  onReconnected?(): void;
+}
+
+/** A spectator's connection: the public view (GET /api/games/<id>/watch) and /ws/games/<id>/watch. */
+export interface ConnectionOptions {
+  watch?: boolean;
+  listener?: GameListener;
+}
+
+export function useGame(id: string, onUnauthenticated: () => void, options: ConnectionOptions = {}): GameConnection {
+  const watch = Boolean(options.watch);
+  const listenerRef = useRef<GameListener | undefined>(options.listener);
+  listenerRef.current = options.listener;
+  const read = (gameId: string): Promise<AnyView> => (watch ? api.watch(gameId) as Promise<AnyView> : api.game(gameId));
   const [state, dispatch] = useReducer(reduce, id, (gameId) => ({ ...initialGameState, trail: loadTrail(gameId) }));
   const [connection, setConnection] = useState<ConnectionStatus>("connecting");
   const [fatal, setFatal] = useState<string | null>(null);
@@ -67,21 +88,28 @@ export function useGame(id: string, onUnauthenticated: () => void): GameConnecti
 
     const openSocket = () => {
       let last: ConnectionStatus | null = null;
-      socket = new GameSocket(gameSocketUrl(id), {
+      let opened = false;
+      socket = new GameSocket(watch ? watchSocketUrl(id) : gameSocketUrl(id), {
         onStatus: (s) => {
           if (cancelled) return;
-          if (s === "open" && last !== "open") dispatch({ type: "connected" });
+          if (s === "open" && last !== "open") {
+            dispatch({ type: "connected" });
+            if (opened) listenerRef.current?.onReconnected?.();
+            opened = true;
+          }
           last = s;
           setConnection(s);
         },
         onMessage: (message) => {
           if (cancelled) return;
+          if (listenerRef.current?.onMessage?.(message)) return;
           const quiet =
             message.type === "error" &&
             message.code === "illegal_move" &&
             (lastActionRef.current === "commit" || lastActionRef.current === "reveal");
           if (!quiet) dispatch({ type: "message", message });
-          if (asksForState(message, viewRef.current)) {
+          // A spectator's socket takes no action but `say`: it never asks for the state again.
+          if (!watch && asksForState(message, viewRef.current)) {
             socket?.send({ action: "state" });
           }
         },
@@ -99,11 +127,11 @@ export function useGame(id: string, onUnauthenticated: () => void): GameConnecti
             return false;
           }
           try {
-            const view = await api.game(id);
+            const view = await read(id);
             if (!cancelled) dispatch({ type: "view", view });
             return true; // a finished game too: its socket brings a rematch invitation
           } catch (error) {
-            const failure = failureOf(error);
+            const failure = failureOf(error, watch);
             if (failure.kind === "unauthenticated") {
               unauth.current();
               return false;
@@ -120,7 +148,7 @@ export function useGame(id: string, onUnauthenticated: () => void): GameConnecti
       socket.start();
     };
 
-    api.game(id).then(
+    read(id).then(
       (view) => {
         if (cancelled) return;
         dispatch({ type: "view", view });
@@ -129,7 +157,7 @@ export function useGame(id: string, onUnauthenticated: () => void): GameConnecti
       },
       (error) => {
         if (cancelled) return;
-        const failure = failureOf(error);
+        const failure = failureOf(error, watch);
         if (failure.kind === "unauthenticated") return unauth.current();
         if (failure.kind === "fatal") return setFatal(failure.message);
         // The server is down or restarting (a reload during a deploy, a phone waking up with
@@ -147,7 +175,7 @@ export function useGame(id: string, onUnauthenticated: () => void): GameConnecti
       socket?.stop();
       socketRef.current = null;
     };
-  }, [id]);
+  }, [id, watch]);
 
   // The hand's plays survive a reload of the page.
   const trail = state.trail;

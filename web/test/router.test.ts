@@ -11,6 +11,13 @@ describe("routes", () => {
     expect(matchRoute("/nowhere").name).toBe("not-found");
     expect(matchRoute("/games/a/b").name).toBe("not-found");
   });
+
+  it("matches the Watch page and a spectator's table", () => {
+    expect(matchRoute("/watch")).toEqual({ name: "watch" });
+    expect(matchRoute("/watch/6f1c-2a9e/")).toEqual({ name: "spectate", id: "6f1c-2a9e" });
+    expect(matchRoute("/watch/a/b").name).toBe("not-found");
+    expect(isAppPath("/watch/6f1c-2a9e")).toBe(true);
+  });
 });
 
 describe("the new pages", () => {

@@ -9,6 +9,7 @@ import {
   restartDelay,
   type ConnectionStatus,
   type SocketDeps,
+  watchSocketUrl,
 } from "../src/socket";
 import type { ServerMessage } from "../src/types";
 
@@ -187,10 +188,16 @@ describe("GameSocket", () => {
 
   it("builds ws and wss URLs from the page's own origin, asking for the features the app uses", () => {
     expect(gameSocketUrl("abc", { protocol: "http:", host: "localhost:5173" })).toBe(
-      "ws://localhost:5173/ws/games/abc?features=presence,rematch",
+      "ws://localhost:5173/ws/games/abc?features=presence,rematch,chat,spectators",
     );
     expect(gameSocketUrl("abc", { protocol: "https:", host: "tavolo.example" })).toBe(
-      "wss://tavolo.example/ws/games/abc?features=presence,rematch",
+      "wss://tavolo.example/ws/games/abc?features=presence,rematch,chat,spectators",
+    );
+  });
+
+  it("opens a spectator's socket on /watch, asking for the spectators' talk, the count and presence", () => {
+    expect(watchSocketUrl("a b", { protocol: "https:", host: "tavolo.example" })).toBe(
+      "wss://tavolo.example/ws/games/a%20b/watch?features=chat,spectators,presence",
     );
   });
 });

@@ -1,14 +1,17 @@
 // /games/<id>: one live game. The view's status picks the screen: the waiting room, the table,
 // the hand-end summary or the game over. The socket keeps it current.
 
-import { useEffect, useLayoutEffect } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef } from "preact/hooks";
 import { useTurnAlerts } from "../alerts";
 import type { Ending } from "../gamestate";
 import { useHold } from "../pacing";
 import { playsDown } from "../plays";
 import { errorText } from "../gamestate";
 import { tx } from "../i18n";
-import type { GameView, LobbyView } from "../types";
+import type { AnyView, GameView, LobbyView, Me } from "../types";
+import { ChatDrawer } from "../chatdrawer";
+import { playerIdOf } from "../chat";
+import { useChat } from "../usechat";
 import { yourSeatTakenOver } from "../bots";
 import { TakenOverBanner } from "../seatcontrols";
 import { useGame } from "../usegame";
@@ -46,16 +49,32 @@ export function closingView(closing: Ending): GameView {
 /** While a hand is played the site's header, sections and footer give the table the screen; a
  * game's page starts without them and shows them for the other phases (before the paint, so
  * nothing jumps). */
-function usePlayingLayout(playing: boolean): void {
+export function usePlayingLayout(playing: boolean): void {
   useLayoutEffect(() => {
     document.body.classList.toggle("with-chrome", !playing);
     return () => document.body.classList.remove("with-chrome");
   }, [playing]);
 }
 
-export function GameScreen({ id, onUnauthenticated }: { id: string; onUnauthenticated: () => void }) {
-  const game = useGame(id, onUnauthenticated);
+/** Who reads the talk at this game: the member's seat (the lobby's `is_you`, the view's `you`). */
+export function readerSeat(view: AnyView | null): number | null {
+  if (!view) return null;
+  if (view.status === "lobby") return (view as LobbyView).players.find((p) => p.is_you)?.seat ?? null;
+  return (view as GameView).you ?? null;
+}
+
+export function GameScreen({ id, onUnauthenticated, me }: { id: string; onUnauthenticated: () => void; me?: Me | null }) {
+  const viewRef = useRef<AnyView | null>(null);
+  const player = playerIdOf(me);
+  const chat = useChat(id, () => ({ seat: readerSeat(viewRef.current), player }));
+  const game = useGame(id, onUnauthenticated, { listener: chat.listener });
   const { state, connection, fatal } = game;
+  viewRef.current = state.view;
+  // Once the game is finished the players read the spectators' talk too: the history has it.
+  const finished = state.view?.status === "finished";
+  useEffect(() => {
+    if (finished) chat.refresh();
+  }, [finished]);
   const hold = useHold(state.ending);
   // Player entropy: the browser commits and reveals its seat's value by itself.
   const own = useEntropy(state.view, game.send);
@@ -112,8 +131,15 @@ export function GameScreen({ id, onUnauthenticated }: { id: string; onUnauthenti
   // above the table in its flow, so it covers none of the cards.
   const takenOver = view.status !== "lobby" && view.status !== "finished" && yourSeatTakenOver(view as GameView);
   const takenOverBanner = takenOver ? <TakenOverBanner id={view.id} adopt={game.adopt} /> : null;
+  const seat = readerSeat(view);
+  const watchers = view.status === "lobby" ? null : (view as GameView).spectators;
+  const talk = (placement: "bar" | "float") => (
+    <ChatDrawer chat={chat} reader={{ seat, player }} status={view.status} send={game.send}
+      watchers={watchers} placement={placement} />
+  );
   let screen;
   let bannerInScreen = false;
+  let talkInScreen = false;
   if (view.status === "lobby") {
     screen = <WaitingScreen lobby={view as LobbyView} game={game} />;
   } else if (isSeeding(view)) {
@@ -127,9 +153,11 @@ export function GameScreen({ id, onUnauthenticated }: { id: string; onUnauthenti
         trail={state.trail}
         closing={closing ? { sweep: closing.sweep, skip: hold.skip } : null}
         notice={takenOverBanner}
+        talk={talk("bar")}
       />
     );
     bannerInScreen = true;
+    talkInScreen = true;
   } else if (view.status === "hand_end") {
     screen = <HandEndScreen view={view as GameView} game={game} alert={alert} />;
   } else {
@@ -142,6 +170,7 @@ export function GameScreen({ id, onUnauthenticated }: { id: string; onUnauthenti
       {banner}
       {!bannerInScreen && takenOverBanner}
       {screen}
+      {!talkInScreen && talk("float")}
     </>
   );
 }

@@ -5,6 +5,7 @@
 
 import type { RefObject } from "preact";
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { WatchTeaser } from "./Watch";
 import { api, gameTypesCached, errorText } from "../api";
 import { botLevels, defaultBotLevel, displayName, playAgainstComputer, type ComputerGame } from "../bots";
 import { BotLevelOptions, SeatMarks, useFirstMatch } from "../botmarks";
@@ -283,6 +284,7 @@ function CreateGame({ rules, busy, setBusy, formRef }: {
 }) {
   const { types, typeId, setTypeId, options, setOptions } = rules;
   const [open, setOpen] = useState(false);
+  const [watchable, setWatchable] = useState(true);
   const [error, setError] = useState<string | null>(null);
   const type = types?.find((t) => t.id === typeId);
 
@@ -292,7 +294,7 @@ function CreateGame({ rules, busy, setBusy, formRef }: {
     setBusy(true);
     setError(null);
     try {
-      const lobby = await api.createGame(type.id, options, open);
+      const lobby = await api.createGame(type.id, options, open, watchable);
       navigate(`/games/${lobby.id}`);
     } catch (e) {
       setError(findTableError(e));
@@ -349,6 +351,22 @@ function CreateGame({ rules, busy, setBusy, formRef }: {
               {tx(
                 "Lists the table under Open tables, so anyone can take a seat; the join code works as well.",
                 "Il tavolo compare tra i Tavoli aperti, così chiunque può sedersi; il codice funziona lo stesso.",
+              )}
+            </p>
+          </div>
+          <div class="field field-check">
+            <input
+              id="create-watchable"
+              type="checkbox"
+              checked={watchable}
+              aria-describedby="create-watchable-help"
+              onChange={(e) => setWatchable((e.currentTarget as HTMLInputElement).checked)}
+            />
+            <label for="create-watchable">{tx("Others may watch", "Altri possono guardare")}</label>
+            <p id="create-watchable-help" class="field-help">
+              {tx(
+                "Anyone logged in may watch the match from the Watch page (never your cards); fixed once the game is created.",
+                "Chiunque abbia un account può guardare la partita dalla pagina Guarda (mai le tue carte); non si cambia dopo la creazione.",
               )}
             </p>
           </div>
@@ -437,6 +455,7 @@ export function HomeScreen() {
         <FindTable />
       </div>
       <MyGames />
+      <WatchTeaser />
       <div class="home-columns">
         <CreateGame rules={rules} busy={busy} setBusy={setBusy} formRef={formRef} />
         <JoinWithCode />

@@ -34,6 +34,7 @@ import { playsDown, takenBy, type Sweep, type Trail, type TrailPlay } from "../p
 import { LeaveMatch, TakeBack } from "../seatcontrols";
 import type { BotLevel, GamePlayer, GameView } from "../types";
 import type { GameConnection } from "../usegame";
+import { WatcherCount } from "../chatdrawer";
 import { Countdown, LanguageSwitch, SpeakerIcon, TeamBadge, TurnRing } from "../widgets";
 
 interface Choosing {
@@ -73,7 +74,7 @@ export function ScoreBoard({ view, compact = false }: { view: GameView; compact?
   );
 }
 
-function Scope({ count }: { count: number }) {
+export function Scope({ count }: { count: number }) {
   if (count === 0) return null;
   return (
     <span class="scope" title={`${count} scop${count === 1 ? "a" : "e"}`}>
@@ -109,7 +110,7 @@ export function SeatInfo({ view, player, levels }: { view: GameView; player: Gam
 
 /** A round badge for the seat (a person, or a robot for a bot; nothing to read twice: the name
  * is beside it); the seat on turn wears the ring of its time left. */
-function Avatar({ view, player, onTurn }: { view: GameView; player: GamePlayer; onTurn: boolean }) {
+export function Avatar({ view, player, onTurn }: { view: GameView; player: GamePlayer; onTurn: boolean }) {
   return (
     <span class={`avatar team-${player.team}${onTurn ? " is-on-turn" : ""}`} aria-hidden="true">
       {player.bot ? <RobotIcon /> : <PersonIcon />}
@@ -227,7 +228,8 @@ function TableMenu({ children }: { children: ComponentChildren }) {
 
 /** Where a seat sits as the viewer sees it. */
 function whereOf(view: GameView, seat: number): Where {
-  const s = seatsAround(view.you);
+  // A spectator (no seat: `you` is negative) sees seat 0 at the bottom.
+  const s = seatsAround(Math.max(0, view.you));
   return seat === s.bottom ? "bottom" : seat === s.right ? "right" : seat === s.top ? "top" : "left";
 }
 
@@ -235,7 +237,7 @@ function whereOf(view: GameView, seat: number): Where {
 const ARROWS: Record<Where, string> = { bottom: "↓", right: "→", top: "↑", left: "←" };
 
 /** The hand's plays, the newest last: the newest four always shown, every one on a tap. */
-function PlayTrail({ view, trail }: { view: GameView; trail: Trail | null }) {
+export function PlayTrail({ view, trail }: { view: GameView; trail: Trail | null }) {
   const plays = trail && trail.hand === view.hand_number ? trail.plays : [];
   if (plays.length === 0) return null;
   const recent = plays.slice(-4);
@@ -324,7 +326,7 @@ function sweepText(view: GameView, sweep: Sweep): string {
   );
 }
 
-export function TableScreen({ view, game, alert, trail = null, closing = null, notice = null }: {
+export function TableScreen({ view, game, alert, trail = null, closing = null, notice = null, talk = null }: {
   view: GameView;
   game: GameConnection;
   alert: ComponentChildren;
@@ -332,6 +334,8 @@ export function TableScreen({ view, game, alert, trail = null, closing = null, n
   closing?: ClosingShow | null;
   /** Shown between the bar and the felt, in the flow (the felt makes room): a bot plays your seat. */
   notice?: ComponentChildren;
+  /** The table talk's button (and its drawer), in the bar beside the sound. */
+  talk?: ComponentChildren;
 }) {
   const [choosing, setChoosing] = useState<Choosing | null>(null);
   const chooserRef = useRef<HTMLDivElement>(null);
@@ -476,6 +480,7 @@ export function TableScreen({ view, game, alert, trail = null, closing = null, n
           </span>
           {!closing && <Countdown deadline={view.turn_deadline} label={tx("Time left:", "Tempo rimasto:")} />}
         </div>
+        {talk}
         <SoundToggle />
         <TableMenu>
           <Fingerprint commitment={view.seed_commitment} />
@@ -521,6 +526,7 @@ export function TableScreen({ view, game, alert, trail = null, closing = null, n
             {me && <Avatar view={view} player={me} onTurn={view.turn === view.you && !closing} />}
             {me && <SeatInfo view={view} player={me} levels={levels} />}
             <TakeBack view={view} game={game} />
+            <WatcherCount count={view.spectators} />
           </div>
           {choosing && (
             <div class="chooser" role="group" aria-label={tx("Choose a capture", "Scegli una presa")} ref={chooserRef}>

@@ -23,6 +23,7 @@ function server(refuseWrites?: [number, unknown, Record<string, string>], { fini
   vi.stubGlobal("fetch", vi.fn(async (url: string, init: RequestInit = {}) => {
     const answers: Record<string, unknown> = {
       "/api/game-types": TYPES, "/api/me/games": { games }, "/api/games/open": { games: [] },
+      "/api/games/live?limit=3": { games: [] },
       "/api/me/matches?limit=1": { items: Array.from({ length: finished }, (_, i) => ({ id: `m${i}` })), next_cursor: null },
     };
     if (init.method === "POST") posts.push({ url, body: init.body === undefined ? undefined : JSON.parse(String(init.body)) });
@@ -107,6 +108,19 @@ describe("the Play page", () => {
     await waitFor(() => expect(location.pathname).toBe("/games/new1"));
     expect(posts).toEqual([
       { url: "/api/games", body: { game_type: "scopone_scientifico", options: { target_score: 11 }, open: true } },
+    ]);
+  });
+
+  it("creates a table nobody may watch when the person unticks it", async () => {
+    const posts = server();
+    render(<HomeScreen />);
+    const watchable = await screen.findByRole("checkbox", { name: "Others may watch" }) as HTMLInputElement;
+    expect(watchable.checked).toBe(true); // watching is the default (CONTRACT, Spectators)
+    fireEvent.click(watchable);
+    fireEvent.click(screen.getByRole("button", { name: "Create game" }));
+    await waitFor(() => expect(location.pathname).toBe("/games/new1"));
+    expect(posts).toEqual([
+      { url: "/api/games", body: { game_type: "scopone_scientifico", options: { target_score: 11 }, spectators: false } },
     ]);
   });
 
