@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from gateway.presence import RENEW_BATCH
+from gateway.table_leases import RENEW_BATCH
 from gateway.watchers import MemoryWatchers, RedisWatchers, Watchers
 from services.stores import Keys
 
