@@ -83,98 +83,94 @@ _MESSAGE_SPAN = "WS /ws/games/{id} message"
 
 
 async def game_socket(websocket: WebSocket) -> None:
-    app = websocket.app
-    backends = backends_of(websocket)
-    sockets = app.state.sockets
-    if app.state.drain.started:  # the gateway stops: the app reconnects, to another replica
-        return await _deny(websocket, 503, UNAVAILABLE_TEXT)
-    if not app.state.origins.allows_socket(websocket):
-        return await _deny(websocket, 403, "Origin not allowed")
-    try:
-        await sockets.listening()  # before the session is read: no event can slip between
-    except ServiceError as error:
-        log.warning("socket refused: the gateway events are not heard: %s", error.message)
-        return await _deny(websocket, 503, UNAVAILABLE_TEXT)
-    events_seen = sockets.events_seen
-    member = await current_member(websocket)
-    if member is None:
-        return await _deny(websocket, 401, "Not authenticated")
-    if not can_be_game_id(websocket.path_params["id"]):
-        return await _deny(websocket, 404, "Game not found")
-    try:
-        game = await backends.lobby.get_game(websocket.path_params["id"])
-    except ServiceError as error:
-        if error.reason is Reason.GAME_NOT_FOUND:
-            return await _deny(websocket, 404, "Game not found")
-        log.warning("socket refused: the lobby failed (%s): %s", error.reason.name, error.message)
-        return await _deny(websocket, 503, UNAVAILABLE_TEXT)
+    """/ws/games/{id}: a seated player's socket."""
+    admitted = await _admit(websocket)
+    if admitted is None:
+        return
+    member, game, events_seen = admitted
     seat = game.seat_of(member.sub)
     if seat is None:
         return await _deny(websocket, 403, "Not seated at this game")
     await websocket.accept()
     log.info("socket opened on game %s (seat %d)", game.id, seat.index)
-    connection = _Connection(websocket, backends, game, seat.seat, member, app.state.socket_limits,
-                             features_of(websocket.query_params.get("features")),
-                             getattr(app.state, "telemetry", None))
-    sockets.add(connection)
-    metrics.socket_opened()
-    try:
-        if sockets.events_seen != events_seen:  # an event came while the session was read
-            connection.check_session()
-        await connection.run(app.state.feeds, game)
-    finally:
-        metrics.socket_closed()
-        sockets.discard(connection)
-        log.info("socket closed on game %s (%s)", game.id, connection.seat)
+    features = features_of(websocket.query_params.get("features"))
+    await _serve(websocket, _Connection(websocket, backends_of(websocket), game, seat.seat, member,
+                                        websocket.app.state.socket_limits, features,
+                                        getattr(websocket.app.state, "telemetry", None)), game, events_seen)
 
 
 async def watch_socket(websocket: WebSocket) -> None:
     """/ws/games/{id}/watch: a spectator's socket (CONTRACT, Spectators). Refused before the
     handshake like the players' socket: 401, 404, 403 when the game forbids spectators (or the
     Origin is not allowed). Any logged-in member may watch, seated players too."""
-    app = websocket.app
-    backends = backends_of(websocket)
-    sockets = app.state.sockets
-    if app.state.drain.started:
-        return await _deny(websocket, 503, UNAVAILABLE_TEXT)
-    if not app.state.origins.allows_socket(websocket):
-        return await _deny(websocket, 403, "Origin not allowed")
-    try:
-        await sockets.listening()
-    except ServiceError as error:
-        log.warning("socket refused: the gateway events are not heard: %s", error.message)
-        return await _deny(websocket, 503, UNAVAILABLE_TEXT)
-    events_seen = sockets.events_seen
-    member = await current_member(websocket)
-    if member is None:
-        return await _deny(websocket, 401, "Not authenticated")
-    if not can_be_game_id(websocket.path_params["id"]):
-        return await _deny(websocket, 404, "Game not found")
-    try:
-        game = await backends.lobby.get_game(websocket.path_params["id"])
-    except ServiceError as error:
-        if error.reason is Reason.GAME_NOT_FOUND:
-            return await _deny(websocket, 404, "Game not found")
-        log.warning("socket refused: the lobby failed (%s): %s", error.reason.name, error.message)
-        return await _deny(websocket, 503, UNAVAILABLE_TEXT)
+    admitted = await _admit(websocket)
+    if admitted is None:
+        return
+    member, game, events_seen = admitted
     if not game.spectators:
         return await _deny(websocket, 403, SPECTATORS_FORBIDDEN)
     await websocket.accept()
     log.info("spectator socket opened on game %s", game.id)
     # `rematch` carries the new game's join code: the players' alone.
     features = features_of(websocket.query_params.get("features")) - {Feature.REMATCH}
-    connection = _Connection(websocket, backends, game, "", member, app.state.socket_limits, features,
-                             getattr(app.state, "telemetry", None), spectator=True)
+    await _serve(websocket, _Connection(websocket, backends_of(websocket), game, "", member,
+                                        websocket.app.state.socket_limits, features,
+                                        getattr(websocket.app.state, "telemetry", None), spectator=True),
+                 game, events_seen)
+
+
+async def _admit(websocket: WebSocket) -> tuple[Member, Game, int] | None:
+    """The checks both sockets make before the handshake: the member, and the game they open it
+    at, with the count of gateway events seen before the session was read; None when refused
+    (the refusal is sent)."""
+    app = websocket.app
+    sockets = app.state.sockets
+    if app.state.drain.started:  # the gateway stops: the app reconnects, to another replica
+        await _deny(websocket, 503, UNAVAILABLE_TEXT)
+        return None
+    if not app.state.origins.allows_socket(websocket):
+        await _deny(websocket, 403, "Origin not allowed")
+        return None
+    try:
+        await sockets.listening()  # before the session is read: no event can slip between
+    except ServiceError as error:
+        log.warning("socket refused: the gateway events are not heard: %s", error.message)
+        await _deny(websocket, 503, UNAVAILABLE_TEXT)
+        return None
+    events_seen: int = sockets.events_seen
+    member = await current_member(websocket)
+    if member is None:
+        await _deny(websocket, 401, "Not authenticated")
+        return None
+    if not can_be_game_id(websocket.path_params["id"]):
+        await _deny(websocket, 404, "Game not found")
+        return None
+    try:
+        game = await backends_of(websocket).lobby.get_game(websocket.path_params["id"])
+    except ServiceError as error:
+        if error.reason is Reason.GAME_NOT_FOUND:
+            await _deny(websocket, 404, "Game not found")
+        else:
+            log.warning("socket refused: the lobby failed (%s): %s", error.reason.name, error.message)
+            await _deny(websocket, 503, UNAVAILABLE_TEXT)
+        return None
+    return member, game, events_seen
+
+
+async def _serve(websocket: WebSocket, connection: _Connection, game: Game, events_seen: int) -> None:
+    """Run an accepted socket until it closes."""
+    sockets = websocket.app.state.sockets
     sockets.add(connection)
     metrics.socket_opened()
     try:
-        if sockets.events_seen != events_seen:
+        if sockets.events_seen != events_seen:  # an event came while the session was read
             connection.check_session()
-        await connection.run(app.state.feeds, game)
+        await connection.run(websocket.app.state.feeds, game)
     finally:
         metrics.socket_closed()
         sockets.discard(connection)
-        log.info("spectator socket closed on game %s", game.id)
+        log.info("%s socket closed on game %s (%s)", "spectator" if connection.spectator else "player",
+                 game.id, connection.seat or "watching")
 
 
 def _while_alive(method: Callable[[int, str], None]) -> Callable[[int, str], None]:
