@@ -19,6 +19,7 @@ import logging
 from collections.abc import Callable
 
 from game.log_store import CompactionBusy, LogStore
+from services.background import every
 from services.observability import metrics
 from services.timeutil import iso_from_ms, now_ms
 
@@ -56,15 +57,7 @@ class LogRetention:
             return
         log.info("log retention: finished tables' logs older than %d day(s) are compacted "
                  "every %g s", self.retention_ms // DAY_MS, self.interval_seconds)
-        wait = self.first_pass_seconds
-        while True:
-            await asyncio.sleep(wait)
-            wait = self.interval_seconds
-            try:
-                await self.run_once()
-            except Exception as error:  # noqa: BLE001 - the log is down: the next pass
-                log.warning("log retention: the pass failed (%s: %s); trying at the next one",
-                            type(error).__name__, error)
+        await every(self.interval_seconds, self.first_pass_seconds, self.run_once, "log retention")
 
     async def run_once(self) -> int:
         """Compact, batch after batch, every finished log older than the retention; how many.

@@ -67,6 +67,20 @@ class Throttle:
         return held_back
 
 
+async def every(interval_seconds: float, first_wait_seconds: float, job: Callable[[], Awaitable[Any]],
+                what: str) -> None:
+    """``job()`` after ``first_wait_seconds``, then every ``interval_seconds``, until cancelled: a
+    pass that fails (a store down) is logged and the next one tries again."""
+    wait = first_wait_seconds
+    while True:
+        await asyncio.sleep(wait)
+        wait = interval_seconds
+        try:
+            await job()
+        except Exception as error:  # noqa: BLE001 - the next pass tries again
+            log.warning("%s: the pass failed (%s: %s); trying at the next one", what, type(error).__name__, error)
+
+
 @contextlib.asynccontextmanager
 async def in_background(job: Coroutine[Any, Any, Any], name: str) -> AsyncIterator[None]:
     """``job`` as a task for the life of the block, cancelled (and awaited) when it ends."""

@@ -7,12 +7,12 @@ gateway's decision (gateway.table_talk); this holds its own integrity whoever ca
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable
 
 import grpc
 
+from services.background import every
 from services.rpc.errors import Reason, ServiceError
 from services.timeutil import now_ms
 from talk.catalogue import known
@@ -151,15 +151,7 @@ class ChatRetention:
     async def run(self) -> None:
         log.info("chat retention: the talk of tables quiet for %d day(s) is deleted every %g s",
                  self.retention_ms // DAY_MS, self.interval_seconds)
-        wait = self.first_pass_seconds
-        while True:
-            await asyncio.sleep(wait)
-            wait = self.interval_seconds
-            try:
-                await self.run_once()
-            except Exception as error:  # noqa: BLE001 - the store is down: the next pass
-                log.warning("chat retention: the pass failed (%s: %s); trying at the next one",
-                            type(error).__name__, error)
+        await every(self.interval_seconds, self.first_pass_seconds, self.run_once, "chat retention")
 
     async def run_once(self) -> int:
         """Delete every quiet table's talk, batch after batch; how many tables."""
