@@ -69,17 +69,6 @@ _PLAYER_ID = re.compile(PLAYER_ID)  # what can be a public player id
 _MESSAGE_ID = re.compile("^[0-9a-f]{32}$")  # what can be a message's id (talk.models.new_id)
 
 
-def player_of(member: Member) -> str:
-    """The member's public player id (CONTRACT's ``player``): the one accessor of it here."""
-    return member.player
-
-
-def allows_spectators(game: Game) -> bool:
-    """Whether the game lets members who are not seated watch it, and so read and write the
-    spectators' channel (CONTRACT, Spectators: fixed at creation)."""
-    return game.spectators
-
-
 def talk_of(backends: Backends) -> TalkClient:
     if backends.talk is None:
         raise ServiceError(Reason.UNAVAILABLE, "table talk is not configured")
@@ -171,7 +160,7 @@ async def say(app, table_id: str, speaker: Speaker, data: dict, status: str | No
         raise Refused("rate_limited", RATE_LIMITED_TEXT)
     talk = talk_of(app.state.backends)
     message, replayed = await talk.say(
-        table_id, speaker.member.sub, player_of(speaker.member), speaker.name,
+        table_id, speaker.member.sub, speaker.member.player, speaker.name,
         spectator=speaker.spectator, seat=speaker.seat, phrase=phrase, text=text,
         request_id=f"{table_id}/{message_id}" if message_id else "")
     if replayed:
@@ -214,7 +203,7 @@ async def _reader(request: Request, member: Member) -> tuple[str, bool]:
     game = await backends.lobby.get_game(game_id)
     seat = game.seat_of(member.sub)
     if seat is None:
-        if not allows_spectators(game):
+        if not game.spectators:
             raise HTTPException(403, NOT_SEATED_TEXT)
         return game.id, True
     return game.id, await _finished(request, game, seat.seat)
@@ -271,7 +260,7 @@ async def muted(request: Request) -> Response:
         player = body.get("player")
         if not isinstance(player, str) or not player:
             raise HTTPException(400, "player is required")
-        if player == player_of(member):
+        if player == member.player:
             raise HTTPException(409, "Cannot mute yourself")
         known_players = await backends.lobby.get_players([player]) if _PLAYER_ID.fullmatch(player) else []
         if not known_players:
