@@ -35,7 +35,7 @@ class FakeLobby(lobby_pb2_grpc.LobbyServiceServicer):
 
     MarkFinished appends each table id it hears to ``marked`` (found: the table is seated
     here); while ``marks_fail`` it refuses every one UNAVAILABLE, marking nothing (a single
-    refusal would be hidden by the client's retries)."""
+    refusal would be hidden by the client's retries), and counts them in ``refused_marks``."""
 
     def __init__(self) -> None:
         self.seatings: dict[str, list[tuple[str, str]]] = {}
@@ -47,6 +47,7 @@ class FakeLobby(lobby_pb2_grpc.LobbyServiceServicer):
         self.calls = 0
         self.marked: list[str] = []
         self.marks_fail = False
+        self.refused_marks = 0
         self.address = ""
 
     def seat(self, table_id: str, *members: str, names: dict[str, str] | None = None,
@@ -76,6 +77,7 @@ class FakeLobby(lobby_pb2_grpc.LobbyServiceServicer):
 
     async def MarkFinished(self, request, context):
         if self.marks_fail:
+            self.refused_marks += 1
             raise ServiceError(Reason.UNAVAILABLE, "The lobby store is unavailable")
         self.marked.append(request.table_id)
         return lobby_pb2.MarkFinishedResponse(found=request.table_id in self.seatings)
