@@ -26,9 +26,13 @@ from services.rpc.errors import Reason, ServiceError
 
 LIVE_LIMIT_MAX = 50  # CONTRACT: limit 1..50
 LIVE_LIMIT_DEFAULT = 20
-# The lobby's watchable games looked at, highest rating first: it does not know which tables
-# have finished, so the gateway reads each one's public view (LIVE_BATCH at a time) until it
-# has ``limit`` unfinished ones.
+# The lobby's watchable games, highest rating first, leave out the tables stats has recorded
+# as finished (MarkFinished). A table that finished a moment ago, or while stats was down, is
+# listed until it is recorded, so the gateway still reads each candidate's public view
+# (LIVE_BATCH at a time) and drops the finished ones: it asks for ``limit`` + LIVE_MARGIN
+# candidates, and only when those leave the list short (many finished tables not recorded yet)
+# asks again for LIVE_CANDIDATES, the lobby's largest page.
+LIVE_MARGIN = 10
 LIVE_CANDIDATES = 200
 LIVE_BATCH = 25
 
@@ -72,16 +76,7 @@ async def live(request: Request) -> JSONResponse:
     limit = live_limit(request)
     game_type = await _game_type_filter(request)
     backends = backends_of(request)
-    candidates = await backends.lobby.list_watchable_games(game_type, LIVE_CANDIDATES)
-    found: list[tuple[Game, dict, int]] = []
-    for start in range(0, len(candidates), LIVE_BATCH):
-        batch = candidates[start:start + LIVE_BATCH]
-        views = await asyncio.gather(*(_public_view_at(backends.game, game.id) for game in batch))
-        found += [(game, view[0], view[1]) for game, view in zip(batch, views, strict=True)
-                  if view is not None and view[0].get("status") != TableStatus.FINISHED]
-        if len(found) >= limit:
-            break
-    found = found[:limit]
+    found = await live_games(backends.lobby, backends.game, game_type, limit)
     try:
         counts = await request.app.state.feeds.watchers.counts([game.id for game, _, _ in found])
     except ServiceError:  # Redis briefly down: the list without the counts
@@ -89,6 +84,38 @@ async def live(request: Request) -> JSONResponse:
     items: list[LiveGame] = [live_game_item(game, view, count, updated_ms)
                              for (game, view, updated_ms), count in zip(found, counts, strict=True)]
     return JSONResponse(LiveGames(games=items).body())
+
+
+async def live_games(lobby, game_client, game_type: str, limit: int) -> list[tuple[Game, dict, int]]:
+    """At most ``limit`` of the lobby's watchable games whose tables have not finished, highest
+    rating first, each with its public view and that view's time (see LIVE_MARGIN)."""
+    views: dict[str, tuple[dict, int] | None] = {}  # each candidate's view, read once
+    size = limit + LIVE_MARGIN
+    while True:
+        candidates = await lobby.list_watchable_games(game_type, size)
+        found = await _unfinished(game_client, candidates, limit, views)
+        if len(found) >= limit or len(candidates) < size or size >= LIVE_CANDIDATES:
+            return found[:limit]
+        size = LIVE_CANDIDATES
+
+
+async def _unfinished(game_client, candidates: list[Game], limit: int,
+                      views: dict[str, tuple[dict, int] | None]) -> list[tuple[Game, dict, int]]:
+    """The candidates whose tables have not finished, with their public views and revision
+    times, in order, until ``limit`` are found; ``views`` keeps each view read (None: no
+    table), so that a second, longer list of candidates reads only the new ones."""
+    found: list[tuple[Game, dict, int]] = []
+    for start in range(0, len(candidates), LIVE_BATCH):
+        batch = candidates[start:start + LIVE_BATCH]
+        unread = [game.id for game in batch if game.id not in views]
+        read = await asyncio.gather(*(_public_view_at(game_client, game_id) for game_id in unread))
+        views.update(zip(unread, read, strict=True))
+        found += [(game, view[0], view[1]) for game in batch
+                  if (view := views[game.id]) is not None
+                  and view[0].get("status") != TableStatus.FINISHED]
+        if len(found) >= limit:
+            break
+    return found
 
 
 async def _public_view_at(game_client, table_id: str) -> tuple[dict, int] | None:

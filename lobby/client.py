@@ -27,7 +27,7 @@ from tavolo.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 IDEMPOTENT = ("ListGameTypes", "PreviewGame", "GetGame", "GetSeating", "FindSeat", "EraseMember",
               "ListMemberGames", "LeaveGame", "ReturnSeat", "TakeOverSeat", "ChangeSeat",
               "ListOpenGames", "SetGameOpen", "EnsureMember", "GetPlayers",
-              "ListWatchableGames")
+              "ListWatchableGames", "MarkFinished")
 
 
 def new_request_id() -> str:
@@ -78,9 +78,16 @@ class LobbyClient(RpcClient):
             game_type=game_type, limit=limit), read=True)
         return [game_from_message(g) for g in response.games]
 
+    async def mark_finished(self, table_id: str) -> bool:
+        """Tell the lobby the table finished (stats does, recording its match); idempotent.
+        False when no live game has this id (nothing was marked)."""
+        response = await self._call(self._stub.MarkFinished,
+                                    lobby_pb2.MarkFinishedRequest(table_id=table_id))
+        return response.found
+
     async def list_watchable_games(self, game_type: str = "", limit: int = 0) -> list[Game]:
-        """Started games that allow spectators, highest rating first (``limit`` 0: up to 50);
-        their tables may be finished."""
+        """Started games that allow spectators and are not marked finished, highest rating
+        first (``limit`` 0: up to 50); a table that finished a moment ago may be among them."""
         response = await self._call(self._stub.ListWatchableGames, lobby_pb2.ListWatchableGamesRequest(
             game_type=game_type, limit=limit), read=True)
         return [game_from_message(g) for g in response.games]

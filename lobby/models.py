@@ -84,6 +84,7 @@ class Game:
     updated_at_ms: int = 0  # the last seat taken or the start; 0 read as created_at_ms
     open: bool = False  # listed for anyone to join (ListOpenGames, QuickMatch)
     spectators: bool = True  # anyone logged in may watch it (fixed at creation)
+    finished: bool = False  # its table finished (MarkFinished: stats recorded its match)
 
     @property
     def changed_at_ms(self) -> int:
@@ -136,8 +137,9 @@ class Game:
 
     @property
     def watchable(self) -> bool:
-        """Started, and open to spectators (ListWatchableGames; the table may be finished)."""
-        return self.started and self.spectators
+        """Started, open to spectators and not known to be finished (ListWatchableGames; a
+        table that finished a moment ago is marked once stats has recorded its match)."""
+        return self.started and self.spectators and not self.finished
 
     @property
     def bot_seats(self) -> tuple[Seat, ...]:

@@ -60,7 +60,7 @@ PURGE_EVERY_SECONDS = 3600.0
 TOUCH_SLACK_SECONDS = 60.0  # how far a read lets the expiry fall behind GAME_TTL_SECONDS
 
 _GAME_COLUMNS = ("g.id::text AS id, g.game_type, g.join_code, g.options_json, g.seats_total, "
-                 "g.created_at_ms, g.updated_at_ms, g.started, g.open, g.spectators")
+                 "g.created_at_ms, g.updated_at_ms, g.started, g.open, g.spectators, g.finished")
 _SEAT_COLUMNS = "s.seat_index, s.member_id, s.display_name, s.erased, s.bot_level, s.took_over, s.rating"
 _LIVE_GAME = f"""
 SELECT {_GAME_COLUMNS}, {_SEAT_COLUMNS}
@@ -94,15 +94,18 @@ WHERE g.id IN (SELECT id FROM lobby_game
                ORDER BY created_at_ms DESC LIMIT $2)
 ORDER BY g.created_at_ms DESC, g.id, s.seat_index
 """
-# The started games that allow spectators (of a type, or of any: $1 = ''), highest rating first:
-# the mean rating of the seated people (0 counted as 1500; bots do not count), as Game.rating.
+# The started games that allow spectators and did not finish (of a type, or of any: $1 = ''),
+# highest rating first: the mean rating of the seated people (0 counted as 1500; bots do not
+# count), as Game.rating. The partial index lobby_game_watchable_unfinished finds them, so a
+# day of finished games (they live GAME_TTL_SECONDS) costs this nothing.
 _WATCHABLE_GAMES = f"""
 WITH ranked AS (
     SELECT g.id, coalesce(round(avg(CASE WHEN s.rating > 0 THEN s.rating ELSE 1500 END)
                                 FILTER (WHERE s.bot_level = '' OR s.took_over)), 1500) AS rating,
            g.updated_at_ms
     FROM lobby_game g LEFT JOIN lobby_seat s ON s.game_id = g.id
-    WHERE g.started AND g.spectators AND g.expires_at > now() AND ($1 = '' OR g.game_type = $1)
+    WHERE g.started AND g.spectators AND NOT g.finished AND g.expires_at > now()
+      AND ($1 = '' OR g.game_type = $1)
     GROUP BY g.id
     ORDER BY rating DESC, g.updated_at_ms DESC, g.id
     LIMIT $2
@@ -350,6 +353,14 @@ class PostgresLobbyStore(LobbyStore):
             return _one(await connection.fetch(_LIVE_GAME, game_id))
 
     @_unavailable
+    async def mark_finished(self, game_id: str) -> bool:
+        # Marked already: a read, no write (stats marks again on every retry of a record).
+        return bool(await self.pool.fetchval(
+            "WITH marked AS (UPDATE lobby_game SET finished = true "
+            "                WHERE id = $1 AND expires_at > now() AND NOT finished) "
+            "SELECT true FROM lobby_game WHERE id = $1 AND expires_at > now()", game_id))
+
+    @_unavailable
     async def member_games(self, member_id: str) -> list[Game]:
         return _games(await self.pool.fetch(_MEMBER_GAMES, member_id))
 
@@ -453,6 +464,7 @@ def _game(rows: list[asyncpg.Record]) -> Game:
         options_json=first["options_json"], seats_total=first["seats_total"],
         created_at_ms=first["created_at_ms"], updated_at_ms=first["updated_at_ms"],
         started=first["started"], open=first["open"], spectators=first["spectators"],
+        finished=first["finished"],
         seats=tuple(Seat(row["seat_index"], row["member_id"], row["display_name"],
                          erased=row["erased"], bot=row["bot_level"], took_over=row["took_over"],
                          rating=row["rating"])

@@ -304,13 +304,25 @@ class Lobby:
                                                                  OPEN_GAMES_LIMIT)))
 
     async def list_watchable_games(self, game_type: str = "", limit: int = 0) -> list[Game]:
-        """The started games that allow spectators (of ``game_type``; "": any), highest rating
-        first; their tables may be finished (the game service knows)."""
+        """The started games that allow spectators and are not marked finished (of
+        ``game_type``; "": any), highest rating first. A table that finished a moment ago is
+        listed until stats has recorded its match (mark_finished); the game service knows."""
         game_type = inputs.optional_game_type(game_type)
         if not 0 <= limit <= WATCHABLE_GAMES_LIMIT:
             raise ServiceError(Reason.INVALID_ARGUMENT,
                                f"limit must be from 0 to {WATCHABLE_GAMES_LIMIT}", field="limit")
         return await self.store.watchable_games(game_type, limit or OPEN_GAMES_LIMIT)
+
+    async def mark_finished(self, table_id: str) -> bool:
+        """Record that the table finished (stats, when it records the match); idempotent.
+        False, changing nothing, when no live game has this id (never one, or expired: stats
+        may record a match long after); INVALID_ARGUMENT for an empty id."""
+        canonical = inputs.game_id(table_id, "table_id")
+        if canonical is None or not await self.store.mark_finished(canonical):
+            log.info("game %s: marked finished, but no live game has this id", table_id)
+            return False
+        log.info("game %s: its table finished", canonical)
+        return True
 
     async def watch_open_games(self, game_type: str = "") -> AsyncIterator[list[Game]]:
         """The open games now, then again whenever the list changed (signalled by the store;

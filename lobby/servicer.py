@@ -121,6 +121,10 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         games = await self.lobby.list_watchable_games(request.game_type, request.limit)
         return lobby_pb2.ListWatchableGamesResponse(games=await self._games(games))
 
+    async def MarkFinished(self, request: lobby_pb2.MarkFinishedRequest,
+                           context: Context) -> lobby_pb2.MarkFinishedResponse:
+        return lobby_pb2.MarkFinishedResponse(found=await self.lobby.mark_finished(request.table_id))
+
     async def WatchOpenGames(self, request: lobby_pb2.WatchOpenGamesRequest,
                              context: Context) -> AsyncIterator[lobby_pb2.WatchOpenGamesResponse]:
         async for games in self.lobby.watch_open_games(request.game_type):

@@ -197,8 +197,8 @@ class LobbyStore(ABC):
 
     @abstractmethod
     async def watchable_games(self, game_type: str, limit: int) -> list[Game]:
-        """The live started games that allow spectators (of ``game_type``; "": of any type),
-        highest rating first, at most ``limit``."""
+        """The live started games that allow spectators and are not marked finished (of
+        ``game_type``; "": of any type), highest rating first, at most ``limit``."""
 
     @abstractmethod
     async def quick_join(self, candidate: Game, member_id: str, display_name: str, rating: int,
@@ -219,6 +219,12 @@ class LobbyStore(ABC):
     async def mark_started(self, game_id: str, at_ms: int = 0) -> Game | None:
         """Record that the table exists (idempotent); the game after, None when it is gone.
         The first call is a change its subscribers hear of."""
+
+    @abstractmethod
+    async def mark_finished(self, game_id: str) -> bool:
+        """Record that the game's table finished (idempotent): it is no longer watchable.
+        False when no live game has this id (nothing is marked). No change its subscribers
+        hear of: a waiting room is long gone when a table finishes."""
 
     @abstractmethod
     async def member_games(self, member_id: str) -> list[Game]:
@@ -397,6 +403,14 @@ class MemoryLobbyStore(LobbyStore):
             self._games[game_id] = (game, self._games[game_id][1])
             self._signal(before, game)
         return game
+
+    async def mark_finished(self, game_id: str) -> bool:
+        game = self._live_game(game_id)
+        if game is None:
+            return False
+        if not game.finished:
+            self._games[game_id] = (replace(game, finished=True), self._games[game_id][1])
+        return True
 
     async def member_games(self, member_id: str) -> list[Game]:
         games = (self._live_game(game_id) for game_id in self._member_games.get(member_id, ()))

@@ -76,9 +76,13 @@ class LobbySeat(Protocol):
 
 
 class SeatingSource(Protocol):
-    """Who sat where at a table: the lobby's seating. Raises ServiceError(GAME_NOT_FOUND)."""
+    """The lobby as stats uses it: who sat where at a table (raises
+    ServiceError(GAME_NOT_FOUND)), and telling it that the table finished (idempotent; False
+    when it has no such game any more)."""
 
     async def get_seating(self, table_id: str) -> Sequence[LobbySeat]: ...
+
+    async def mark_finished(self, table_id: str) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -120,11 +124,19 @@ class StatsService:
         self.new_member_id = new_member_id
 
     async def record_match(self, report: MatchReport) -> tuple[Match, bool]:
-        """Record a finished match once; a repeat returns the stored one with False."""
+        """Record a finished match once; a repeat returns the stored one with False.
+
+        Either way the lobby is then told that the table finished (so its live list leaves it
+        out), and only then is the match answered: when the lobby does not hear it, this is
+        UNAVAILABLE, the game service tries again, and the repeat tells the lobby again. Every
+        finished match comes here, rated or not (a practice match, bots only), so every
+        finished table is marked."""
         table_id, outcomes, match_fields = _checked_report(report)
         existing = await self.repository.get_match(table_id)
         if existing is not None:
-            # Answered without the lobby, which may have forgotten the table by now.
+            # No seating needed: the lobby may have forgotten the table by now (then the mark
+            # changes nothing).
+            await self._mark_finished(table_id)
             return existing, False
         # The mark first, then the seating: an erasure after the mark is caught in the write
         # even when the seating still showed the member (stats/repository.py).
@@ -132,7 +144,21 @@ class StatsService:
         holders = _holders(table_id, await self.seating.get_seating(table_id))
         players = _join_seating(table_id, outcomes, holders, self.new_member_id)
         match = Match(id=table_id, players=players, **match_fields)
-        return await self.repository.record_match(match, erasures_after=mark)
+        recorded = await self.repository.record_match(match, erasures_after=mark)
+        await self._mark_finished(table_id)
+        return recorded
+
+    async def _mark_finished(self, table_id: str) -> None:
+        """Tell the lobby the table finished; UNAVAILABLE (so the match is handed over again)
+        when it does not hear it, whatever it answered."""
+        try:
+            await self.seating.mark_finished(table_id)
+        except ServiceError as error:
+            raise ServiceError(
+                Reason.UNAVAILABLE,
+                f"The match is recorded, but the lobby did not learn that the table finished "
+                f"({error.reason.name}: {error.message}); send it again",
+                table_id=table_id) from None
 
     async def list_matches(self, member_id: str, game_type: str, page_size: int,
                            page_token: str) -> HistoryPage:

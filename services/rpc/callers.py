@@ -63,7 +63,7 @@ BUILT_IN_METHODS: Mapping[str, tuple[str, ...]] = {
                       f"{BOTS_SERVICE}/DriveTable"),
     Component.GAME: (f"{DEADLINE_SERVICE}/*", f"{STATS_SERVICE}/RecordMatch"),
     Component.DEADLINES: (f"{GAME_SERVICE}/FireDeadline",),
-    Component.STATS: (f"{LOBBY_SERVICE}/GetSeating",),
+    Component.STATS: (f"{LOBBY_SERVICE}/GetSeating", f"{LOBBY_SERVICE}/MarkFinished"),
     Component.BOTS: tuple(f"{GAME_SERVICE}/{m}" for m in ("WatchViews", "Act", "Relay", "GetLog")),
 }
 # Another team's default: read history and ratings, nothing that changes a thing.

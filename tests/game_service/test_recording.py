@@ -20,6 +20,7 @@ from game.registry import default_registry
 from game.tables import Tables
 from lobby.client import LobbyClient
 from services.background import Throttle
+from services.rpc.channels import CallPolicy
 from services.rpc.server import ErrorInterceptor
 from stats.client import StatsClient
 from stats.cursor import CursorCodec
@@ -53,7 +54,8 @@ class StatsServer:
 
     def __init__(self, lobby: FakeLobby) -> None:
         self.repository = CountingRepository()
-        self.seating = LobbyClient(lobby.address)
+        # A lobby that refuses is UNAVAILABLE at once (the game service retries the match).
+        self.seating = LobbyClient(lobby.address, policy=CallPolicy(attempts=2, max_backoff_seconds=0.1))
         self.service = StatsService(self.repository, self.seating, CursorCodec(TEST_SECRET))
         self.address = free_address()
         self._server: grpc.aio.Server | None = None
@@ -176,6 +178,28 @@ async def test_a_match_whose_seating_the_lobby_lacks_for_a_while_waits_for_it(
     lobby.seat(table_id, *MEMBERS)  # the seating is back (e.g. rebuilt after a flush)
     await eventually(lambda: _recorded(tables, table_id))
     assert stats.repository.created == [table_id]
+
+
+async def test_a_match_is_recorded_only_once_the_lobby_learnt_its_table_finished(
+        open_tables, stats, lobby, caplog):
+    caplog.set_level(logging.DEBUG, logger="game.recording")
+    await stats.start()
+    lobby.marks_fail = True  # the lobby does not hear MarkFinished for a while
+    tables = await open_tables(record_cap_seconds=0.3)
+    table_id = await _finish(tables, lobby)
+
+    async def tried_twice() -> bool:  # (each try's refusals are retried by stats' client)
+        return sum(len(_messages(caplog, level, f"match {table_id} not recorded yet"))
+                   for level in (logging.DEBUG, logging.WARNING)) >= 2
+
+    await eventually(tried_twice, what="the game service did not try the match again")
+    assert lobby.refused_marks > 0
+    assert not await _recorded(tables, table_id)  # the game service keeps it and tries again
+    assert stats.repository.created == [table_id] and lobby.marked == []
+    lobby.marks_fail = False
+    await eventually(lambda: _recorded(tables, table_id), what="never recorded")
+    assert lobby.marked == [table_id]
+    assert stats.repository.created == [table_id]  # recorded once, marked on the retry
 
 
 async def test_a_report_stats_can_never_accept_is_settled_loudly_without_a_record(

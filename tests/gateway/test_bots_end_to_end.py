@@ -13,8 +13,10 @@ import json
 import pytest
 
 from bots.catalogue import bot_name
+from lobby.client import LobbyClient
 from testing.players import Player, play_until_over, receive, seat_four, take_turn
 from testing.stack import real_stack
+from testing.waiting import eventually
 
 
 @pytest.fixture(scope="module")
@@ -65,6 +67,14 @@ async def test_one_person_plays_a_whole_match_against_three_bots(stack):
         assert {m["seat"] for m in plays} == {"seat:0", "seat:1", "seat:2", "seat:3"}
         assert all(not m["auto"] for m in plays)  # bots play, they are not timed out
         await socket.close()
+        # A practice match is recorded unrated, and the lobby learns that its table finished.
+        lobby = LobbyClient(stack.address("lobby"), credentials=stack.credentials)
+        try:
+            async def unlisted():
+                return game["id"] not in {g.id for g in await lobby.list_watchable_games("", 200)}
+            await eventually(unlisted, what="the lobby never learnt that the practice match finished")
+        finally:
+            await lobby.close()
     finally:
         await alice.close()
 

@@ -15,6 +15,7 @@ import websockets
 
 from game.engine import Move
 from game.scopone.engine import ScoponeEngine
+from lobby.client import LobbyClient
 from testing.players import Player, receive, seat_four
 from testing.stack import real_stack
 from testing.waiting import eventually
@@ -263,6 +264,16 @@ async def test_a_whole_match_watched_never_shows_a_card_before_it_is_played(peop
     assert final["status"] == "finished" and final["revision"] == log["revision"]
     live = (await eve.http.get("/api/games/live", params={"limit": 50})).json()
     assert game_id not in {game["id"] for game in live["games"]}
+    # The lobby learns it too (stats marks the game once it recorded the match), so finished
+    # games no longer crowd the live ones out of its list; the game itself is kept.
+    lobby_client = LobbyClient(stack.address("lobby"), credentials=stack.credentials)
+    try:
+        async def unlisted():
+            return game_id not in {game.id for game in await lobby_client.list_watchable_games("", 200)}
+        await eventually(unlisted, what="the lobby never learnt that the match finished")
+        assert (await lobby_client.get_game(game_id)).started
+    finally:
+        await lobby_client.close()
 
 
 async def test_the_live_games_are_started_unfinished_and_watchable(people):

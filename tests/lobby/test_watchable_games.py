@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import itertools
 import uuid
+from dataclasses import replace
 
 import pytest
 
 from lobby.models import Game, Seat
 from services.rpc.errors import Reason, ServiceError
+from tests.lobby.helpers import full_game
 
 _codes = (f"{a}{b}{c}WXY" for a, b, c in itertools.product("ABCDEFGHJK", repeat=3))
 
@@ -62,3 +64,44 @@ async def test_the_option_crosses_the_api_and_a_bad_limit_is_refused(client):
         assert refused.value.reason is Reason.INVALID_ARGUMENT
     assert await client.list_watchable_games("chess") == []  # unknown: finds nothing
     assert await client.list_watchable_games() == []  # neither game has started
+
+
+async def test_a_finished_game_is_not_watchable_and_marking_is_idempotent(store):
+    playing, finished = _game((1500, 1500, 1500, 1500)), _game((1600, 1600, 1600, 1600))
+    for game in (playing, finished):
+        assert await store.create(game)
+    assert await store.mark_finished(finished.id) is True
+    assert await store.mark_finished(finished.id) is True  # again: nothing changes
+    listed = {game.id for game in await store.watchable_games("", 200)}
+    assert playing.id in listed and finished.id not in listed
+    marked = await store.get(finished.id)
+    assert marked is not None and (marked.finished, marked.started) == (True, True)
+    assert (await store.get(playing.id)).finished is False
+
+
+async def test_marking_a_game_the_lobby_does_not_have_changes_nothing(store):
+    assert await store.mark_finished(str(uuid.uuid4())) is False
+
+
+async def test_a_seating_change_keeps_the_mark(store):
+    game = _game((1500,), bots=3)
+    assert await store.create(game)
+    assert await store.mark_finished(game.id)
+    changed = await store.modify(game.id, lambda g: replace(g, updated_at_ms=g.created_at_ms + 1))
+    assert changed is not None and changed.finished
+    assert (await store.get(game.id)).finished
+    assert game.id not in {g.id for g in await store.watchable_games("", 200)}
+
+
+async def test_mark_finished_crosses_the_api(client):
+    with pytest.raises(ServiceError) as refused:
+        await client.mark_finished("")
+    assert refused.value.reason is Reason.INVALID_ARGUMENT
+    assert await client.mark_finished("not a game id") is False
+    assert await client.mark_finished(str(uuid.uuid4())) is False
+    game = await full_game(client)
+    assert [g.id for g in await client.list_watchable_games()] == [game.id]
+    assert await client.mark_finished(game.id.upper()) is True  # a game id in any case
+    assert await client.mark_finished(game.id) is True
+    assert await client.list_watchable_games() == []
+    assert (await client.get_game(game.id)).started  # still there: seatings outlive the play

@@ -31,7 +31,11 @@ class FakeLobby(lobby_pb2_grpc.LobbyServiceServicer):
 
     Members in ``erased`` are answered as the lobby answers an erased seat; ``on_seating``
     (when set) is awaited after the seating is read and before it is answered: a stand-in for
-    whatever happens meanwhile (an erasure racing the recording)."""
+    whatever happens meanwhile (an erasure racing the recording).
+
+    MarkFinished appends each table id it hears to ``marked`` (found: the table is seated
+    here); while ``marks_fail`` it refuses every one UNAVAILABLE, marking nothing (a single
+    refusal would be hidden by the client's retries), and counts them in ``refused_marks``."""
 
     def __init__(self) -> None:
         self.seatings: dict[str, list[tuple[str, str]]] = {}
@@ -41,6 +45,9 @@ class FakeLobby(lobby_pb2_grpc.LobbyServiceServicer):
         self.players: dict[str, str] = {}  # member id -> the public player id the lobby gives
         self.on_seating: Callable[[], Awaitable[None]] | None = None
         self.calls = 0
+        self.marked: list[str] = []
+        self.marks_fail = False
+        self.refused_marks = 0
         self.address = ""
 
     def seat(self, table_id: str, *members: str, names: dict[str, str] | None = None,
@@ -67,6 +74,13 @@ class FakeLobby(lobby_pb2_grpc.LobbyServiceServicer):
         if self.on_seating is not None:
             await self.on_seating()
         return response
+
+    async def MarkFinished(self, request, context):
+        if self.marks_fail:
+            self.refused_marks += 1
+            raise ServiceError(Reason.UNAVAILABLE, "The lobby store is unavailable")
+        self.marked.append(request.table_id)
+        return lobby_pb2.MarkFinishedResponse(found=request.table_id in self.seatings)
 
 
 async def start_server(*adders) -> tuple[grpc.aio.Server, str]:

@@ -50,8 +50,31 @@ async def test_recording_again_returns_the_same_match_without_asking_the_lobby(s
     del stack.lobby.seatings[table]  # the lobby may forget a finished table
     again = await record(stack, table, winner="B")
     assert not again.created and again.match == first.match
-    assert stack.lobby.calls == 1
+    assert stack.lobby.calls == 1  # no seating asked the second time
+    assert stack.lobby.marked == [table, table]  # the mark is sent again: it changes nothing
     assert await stack.client.ratings("bob") == [Rating(SCOPONE, 1484, 1)]
+
+
+async def test_a_match_is_answered_once_the_lobby_knows_its_table_finished(stack):
+    table = stack.table(*FOUR)
+    stack.lobby.marks_fail = True
+    with pytest.raises(ServiceError) as refused:
+        await record(stack, table)
+    assert refused.value.reason is Reason.UNAVAILABLE  # the game service sends it again
+    assert "lobby did not learn that the table finished" in refused.value.message
+    assert stack.lobby.marked == []
+    stack.lobby.marks_fail = False
+    again = await record(stack, table)  # the retry: recorded already, the lobby told now
+    assert not again.created
+    assert stack.lobby.marked == [table]
+    assert await stack.client.ratings("alice") == [Rating(SCOPONE, 1516, 1)]  # rated once
+
+
+async def test_a_practice_match_marks_its_table_finished_too(stack):
+    table = stack.table("alice", "bot:1", "bot:2", "bot:3", bots={1: "esperto", 2: "esperto", 3: "esperto"})
+    assert (await record(stack, table)).created
+    assert stack.lobby.marked == [table]
+    assert await stack.client.ratings("alice") == []  # not rated, yet marked
 
 
 async def test_the_engine_result_seats_can_be_reported_as_they_are(stack):
