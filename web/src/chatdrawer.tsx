@@ -263,11 +263,18 @@ export function ChatDrawer({ chat, reader, status, send, spectator = false, watc
               <span aria-hidden="true">×</span>
             </button>
           </header>
+          {spectator && (
+            <p class="chat-channel" data-testid="chat-channel">
+              {status === "finished"
+                ? tx("The match is over: the players read this talk too.", "La partita è finita: ora anche i giocatori leggono questa chat.")
+                : tx("Spectators only: the players do not read this until the match is over.", "Solo spettatori: i giocatori non la leggono fino alla fine della partita.")}
+            </p>
+          )}
           <ol class="chat-list" ref={listRef} aria-label={tx("Messages", "Messaggi")}>
             {shown.length === 0 && (
               <li class="chat-empty">
                 {spectator
-                  ? tx("Nothing said yet. The players do not read the spectators until the match is over.", "Ancora niente. I giocatori non leggono gli spettatori fino alla fine della partita.")
+                  ? tx("Nothing said yet.", "Ancora niente.")
                   : tx("Nothing said yet: greet the table.", "Ancora niente: saluta il tavolo.")}
               </li>
             )}

@@ -88,6 +88,15 @@ describe("the spectator's table", () => {
     expect(socket.sent).toMatchObject([{ action: "say", phrase: "hello" }]);
   });
 
+  it("says in the drawer who reads the spectators' talk, before and after the game over", async () => {
+    const socket = await watch();
+    await screen.findByTestId("screen-watch-table");
+    await act(async () => void fireEvent.click(screen.getByRole("button", { name: "Spectators' talk" })));
+    expect(screen.getByTestId("chat-channel").textContent).toBe("Spectators only: the players do not read this until the match is over.");
+    await act(async () => socket.receive({ type: "state", game: publicView({ revision: 42, status: "finished", turn: null, winner: "A", scores: { A: 11, B: 7 } }, [0, 0, 0, 0]) }));
+    expect(screen.getByTestId("chat-channel").textContent).toBe("The match is over: the players read this talk too.");
+  });
+
   it("shows the hand's scoring between hands, and the result at the end", async () => {
     const socket = await watch();
     const lastHand = {
