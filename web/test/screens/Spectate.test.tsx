@@ -109,7 +109,7 @@ describe("the spectator's table", () => {
     expect(screen.getByTestId("screen-watch-hand-end").textContent).toMatch(/Hand 1 is over/);
     expect(screen.getByRole("table", { name: "Scoring of hand 1" })).toBeTruthy();
     await act(async () => socket.receive({ type: "state", game: publicView({ revision: 42, status: "finished", turn: null, last_hand: lastHand, winner: "A", scores: { A: 11, B: 7 } }, [0, 0, 0, 0]) }));
-    expect(screen.getByTestId("watch-result").textContent).toBe("Team A wins 11–7.");
+    expect(screen.getByTestId("watch-result").textContent).toBe("Team A wins 11–7: alice & carol.");
   });
 
   it("says so when the game does not allow spectators", async () => {
@@ -144,5 +144,8 @@ describe("the live tables", () => {
     expect(seen.you).toBe(-1);
     expect(seen.hand).toEqual([]);
     expect(watchedResult({ winner: "B", scores: { A: 3, B: 11 } })).toBe("Team B wins 11–3.");
+    expect(watchedResult({ winner: "B", scores: { A: 3, B: 11 }, players: seen.players })).toBe("Team B wins 11–3: bob & dave.");
+    setLang("it");
+    expect(watchedResult({ winner: "B", scores: { A: 3, B: 11 }, players: seen.players })).toBe("Vince la squadra B, 11 a 3: bob & dave.");
   });
 });
