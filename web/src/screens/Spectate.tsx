@@ -20,7 +20,7 @@ import { useGame } from "../usegame";
 import { Countdown, ReconnectBanner, TeamBadge } from "../widgets";
 import { usePlayingLayout } from "./Game";
 import { HandSummary } from "./HandEnd";
-import { Avatar, moveAmongCards, PlayTrail, ScoreBoard, Scope } from "./Table";
+import { Avatar, moveAmongCards, PlayTrail, ScoreBoard, Scope, TableMenu } from "./Table";
 
 /** The seat a spectator "sits" at: none. Text helpers compare seats with it, and no seat matches. */
 export const NO_SEAT = -1;
@@ -105,6 +105,7 @@ function WatchBar({ view, talk }: { view: GameView; talk: ComponentChildren }) {
       </div>
       <WatcherCount count={view.spectators} />
       {talk}
+      <TableMenu />
     </div>
   );
 }

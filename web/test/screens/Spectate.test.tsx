@@ -2,7 +2,7 @@
 // The spectator's table: the public view read first, then the watch socket (asking for the
 // spectators' talk, the count and presence); every seat's back with its count, the table cards, the
 // plays as they come, the hand's scoring, the game over; a game that forbids watching says so.
-import { act, cleanup, fireEvent, render, screen, waitFor } from "@testing-library/preact";
+import { act, cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/preact";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { setLang } from "../../src/i18n";
 import { liveProgress, teamNames, watchLinkLabel } from "../../src/live";
@@ -78,6 +78,17 @@ describe("the spectator's table", () => {
     expect(screen.getByRole("list", { name: "Last plays" }).textContent).toMatch(/carol/);
     await act(async () => socket.receive({ type: "error", code: "unknown_action", message: "Spectators only talk" }));
     expect(socket.sent).toEqual([]);
+  });
+
+  it("has the table's menu, where a spectator switches the language while watching", async () => {
+    await watch();
+    await screen.findByTestId("screen-watch-table");
+    fireEvent.click(screen.getByLabelText("Menu"));
+    await act(async () => void fireEvent.click(within(screen.getByRole("group", { name: "Language" })).getByRole("button", { name: "Italiano" })));
+    // (the app re-renders every screen on a language change; here the menu shows it)
+    expect(screen.getByRole("button", { name: "Italiano" }).getAttribute("aria-pressed")).toBe("true");
+    expect(screen.getByRole("link", { name: "Regole dello scopone" })).toBeTruthy();
+    expect(screen.queryByRole("button", { name: /^(Leave|Esci)/ })).toBeNull();
   });
 
   it("talks in the spectators' channel", async () => {
