@@ -70,10 +70,15 @@ function MessageActions({ message, chat, onDone }: { message: ChatMessage; chat:
   const [reason, setReason] = useState("");
   const [status, setStatus] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [reported, setReported] = useState(false);
   const player = authorOf(message);
   const name = message.from.name;
   const firstRef = useRef<HTMLButtonElement>(null);
-  useEffect(() => firstRef.current?.focus(), []);
+  // The keyboard lands on the first action when they open, and back on it when a report is sent
+  // or cancelled (the form it was in is gone).
+  useEffect(() => {
+    if (!reporting) firstRef.current?.focus();
+  }, [reporting]);
 
   const mute = async () => {
     if (!player) return;
@@ -91,6 +96,7 @@ function MessageActions({ message, chat, onDone }: { message: ChatMessage; chat:
     try {
       await chat.report(message.id, reason);
       setStatus(tx("Reported: thank you. The operators will read it.", "Segnalato: grazie. Gli operatori lo leggeranno."));
+      setReported(true);
       setReporting(false);
     } catch (error) {
       setStatus(apiErrorText(error));
@@ -107,10 +113,12 @@ function MessageActions({ message, chat, onDone }: { message: ChatMessage; chat:
               {tx(`Mute ${name}`, `Silenzia ${name}`)}
             </button>
           )}
-          <button type="button" class="button small secondary" ref={player ? undefined : firstRef} disabled={busy}
-            onClick={() => setReporting(true)}>
-            {tx("Report", "Segnala")}
-          </button>
+          {!reported && (
+            <button type="button" class="button small secondary" ref={player ? undefined : firstRef} disabled={busy}
+              onClick={() => setReporting(true)}>
+              {tx("Report", "Segnala")}
+            </button>
+          )}
         </>
       )}
       {reporting && (

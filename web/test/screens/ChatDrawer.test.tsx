@@ -163,6 +163,9 @@ describe("the chat drawer at the table", () => {
     await act(async () => void fireEvent.input(screen.getByLabelText("Why (optional)"), { target: { value: " insults " } }));
     await act(async () => void fireEvent.click(screen.getByRole("button", { name: "Send the report" })));
     await waitFor(() => expect(screen.getByText(/^Reported: thank you/).getAttribute("role")).toBe("status"));
+    // Reported once: "Report" is no longer offered on that message (muting still is).
+    expect(screen.queryByRole("button", { name: "Report" })).toBeNull();
+    await waitFor(() => expect(document.activeElement).toBe(screen.getByRole("button", { name: "Mute bob" })));
     expect(calls.find((c) => c.url === "/api/games/g/chat/h1/report")).toMatchObject({ method: "POST", body: { reason: "insults" } });
   });
 });
