@@ -256,7 +256,10 @@ export function ChatDrawer({ chat, reader, status, send, spectator = false, watc
           <span class="chat-badge" data-testid="chat-unread" aria-hidden="true">{unread > 99 ? "99+" : unread}</span>
         )}
       </button>
-      <div class="visually-hidden" aria-live="polite" data-testid="chat-announcer">{announced}</div>
+      {/* A new node for each message, so one said twice in a row ("Good luck!") is read twice. */}
+      <div class="visually-hidden" aria-live="polite" data-testid="chat-announcer">
+        {announced && <span key={latest?.id}>{announced}</span>}
+      </div>
       {state.open && (
         <section id="chat-drawer" class={`chat-drawer${spectator ? " is-spectators" : ""}`} ref={panelRef}
           aria-label={title} data-testid="chat-drawer">

@@ -77,12 +77,18 @@ describe("the chat drawer at the table", () => {
     const announcer = screen.getByTestId("chat-announcer");
     expect(announcer.getAttribute("aria-live")).toBe("polite");
     expect(announcer.textContent).toBe("bob says: Good luck!");
+    // The same words again are a new message: a new node, which a screen reader reads again.
+    const first = announcer.firstElementChild;
+    await act(async () => socket.receive({ type: "said", ...fromBob("m22") }));
+    expect(announcer.textContent).toBe("bob says: Good luck!");
+    expect(announcer.firstElementChild).not.toBe(first);
+    expect(toggle.getAttribute("aria-label")).toBe("Table talk, 2 unread");
 
     await act(async () => void fireEvent.click(toggle));
     expect(toggle.getAttribute("aria-label")).toBe("Table talk");
     const drawer = screen.getByTestId("chat-drawer");
     const items = within(drawer).getAllByTestId("chat-message");
-    expect(items.map((li) => li.querySelector(".chat-text")?.textContent)).toEqual([HOSTILE, "Good luck!"]);
+    expect(items.map((li) => li.querySelector(".chat-text")?.textContent)).toEqual([HOSTILE, "Good luck!", "Good luck!"]);
     // The hostile text is letters on the screen, not markup.
     expect(drawer.querySelector("img, b")).toBeNull();
   });
