@@ -323,7 +323,7 @@ export function ChatDrawer({ chat, reader, status, send, spectator = false, watc
             <button type="submit" class="button small" disabled={!allowed}>{tx("Send", "Invia")}</button>
           </form>
           {!allowed && <p class="chat-note" id="chat-closed-reason" data-testid="chat-closed-reason">{reason}</p>}
-          {allowed && problem && <p class="chat-note is-problem" id="chat-problem">{problem}</p>}
+          {allowed && problem && <p class="chat-note is-problem" id="chat-problem" role="alert">{problem}</p>}
           {mutedEntries.length > 0 && (
             <details class="chat-muted">
               <summary>{tx(`Muted (${mutedEntries.length})`, `Silenziati (${mutedEntries.length})`)}</summary>

@@ -131,7 +131,8 @@ describe("the chat drawer at the table", () => {
     // 201 characters are stopped before they are sent.
     await act(async () => void fireEvent.input(field, { target: { value: "x".repeat(201) } }));
     await act(async () => void fireEvent.submit(field.form!));
-    expect(screen.getByText("At most 200 characters.")).toBeTruthy();
+    // Said at once to a screen reader too: the focus stays on Send, away from the field it describes.
+    expect(screen.getByRole("alert").textContent).toBe("At most 200 characters.");
     expect(socket.sent.filter((m) => m.action === "say")).toHaveLength(1);
   });
 
