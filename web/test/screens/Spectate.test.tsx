@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { setLang } from "../../src/i18n";
 import { liveProgress, teamNames, watchLinkLabel } from "../../src/live";
 import { asWatched, SpectateScreen, watchedResult } from "../../src/screens/Spectate";
+import { WatchScreen } from "../../src/screens/Watch";
 import type { LastHand, LiveGame, PublicGameView } from "../../src/types";
 import { FakeBrowserSocket, play, view } from "../fixtures";
 
@@ -24,6 +25,15 @@ function publicView(extra: Partial<PublicGameView> = {}, counts = [9, 9, 10, 10]
 
 let watchAnswer: [number, unknown] = [200, publicView()];
 
+const LIVE: LiveGame = {
+  id: "g", game_type: "scopone_scientifico", status: "playing", rating: 1587, spectators: 3, hand_number: 2,
+  scores: { A: 4, B: 1 }, updated_at: "2026-12-07T16:00:00.000Z",
+  players: [
+    { seat: 0, name: "alice", team: "A", player: "p-a" }, { seat: 1, name: "Bruno", team: "B", bot: "esperto" },
+    { seat: 2, name: "carol", team: "A", player: "p-c" }, { seat: 3, name: "dave", team: "B", player: "p-d" },
+  ],
+};
+
 beforeEach(() => {
   setLang("en");
   watchAnswer = [200, publicView()];
@@ -37,6 +47,7 @@ beforeEach(() => {
     if (url === "/api/games/g/chat") return json({ messages: [] });
     if (url === "/api/me/muted") return json({ players: [] });
     if (url === "/api/game-types") return json([]);
+    if (url.startsWith("/api/games/live")) return json({ games: [LIVE] });
     return json({ detail: "Not Found" }, 404);
   }));
 });
@@ -128,6 +139,20 @@ describe("the spectator's table", () => {
     render(<SpectateScreen id="g" onUnauthenticated={() => {}} />);
     expect((await screen.findByTestId("screen-game-error")).textContent).toMatch(/does not allow spectators/);
     expect(FakeBrowserSocket.all).toEqual([]);
+  });
+});
+
+describe("the Watch page", () => {
+  it("lists a live table with its score, its people's average rating (as the open tables say it) and a Watch link", async () => {
+    render(<WatchScreen />);
+    const item = await screen.findByTestId("live-game");
+    expect(item.textContent).toMatch(/4–1 · hand 2/);
+    expect(item.textContent).toMatch(/average rating 1587/);
+    expect(screen.getByRole("link", { name: "Watch alice & carol against Bruno & dave" }).getAttribute("href")).toBe("/watch/g");
+    cleanup();
+    setLang("it");
+    render(<WatchScreen />);
+    expect((await screen.findByTestId("live-game")).textContent).toMatch(/Elo medio 1587/);
   });
 });
 
