@@ -147,6 +147,11 @@ def test_two_people_chat_and_a_third_watches_on_phones(people, match):
     expect(spectators).to_contain_text("Spectators' talk")
     expect(messages(carol.page).last).to_contain_text("Well played!")
     expect_inside_viewport(carol.page, {"the spectators' drawer": spectators})
+    # Who reads it is said, and on a 360x640 phone the phrases leave the messages room to be read
+    # (wrapped, they took all but a message and a half).
+    expect(spectators.get_by_test_id("chat-channel")).to_contain_text("the players do not read this")
+    shown = spectators.get_by_role("list", name="Messages").bounding_box()
+    assert shown and shown["height"] >= 150, f"the spectators' messages get {shown} of a 360x640 phone"
     expect_accessible(carol.page, "the spectator's table with its talk open")
 
     # carol greets the other spectators: the players do not read it while the game is on.

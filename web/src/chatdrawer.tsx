@@ -70,10 +70,15 @@ function MessageActions({ message, chat, onDone }: { message: ChatMessage; chat:
   const [reason, setReason] = useState("");
   const [status, setStatus] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [reported, setReported] = useState(false);
   const player = authorOf(message);
   const name = message.from.name;
   const firstRef = useRef<HTMLButtonElement>(null);
-  useEffect(() => firstRef.current?.focus(), []);
+  // The keyboard lands on the first action when they open, and back on it when a report is sent
+  // or cancelled (the form it was in is gone).
+  useEffect(() => {
+    if (!reporting) firstRef.current?.focus();
+  }, [reporting]);
 
   const mute = async () => {
     if (!player) return;
@@ -91,6 +96,7 @@ function MessageActions({ message, chat, onDone }: { message: ChatMessage; chat:
     try {
       await chat.report(message.id, reason);
       setStatus(tx("Reported: thank you. The operators will read it.", "Segnalato: grazie. Gli operatori lo leggeranno."));
+      setReported(true);
       setReporting(false);
     } catch (error) {
       setStatus(apiErrorText(error));
@@ -107,10 +113,12 @@ function MessageActions({ message, chat, onDone }: { message: ChatMessage; chat:
               {tx(`Mute ${name}`, `Silenzia ${name}`)}
             </button>
           )}
-          <button type="button" class="button small secondary" ref={player ? undefined : firstRef} disabled={busy}
-            onClick={() => setReporting(true)}>
-            {tx("Report", "Segnala")}
-          </button>
+          {!reported && (
+            <button type="button" class="button small secondary" ref={player ? undefined : firstRef} disabled={busy}
+              onClick={() => setReporting(true)}>
+              {tx("Report", "Segnala")}
+            </button>
+          )}
         </>
       )}
       {reporting && (
@@ -248,7 +256,10 @@ export function ChatDrawer({ chat, reader, status, send, spectator = false, watc
           <span class="chat-badge" data-testid="chat-unread" aria-hidden="true">{unread > 99 ? "99+" : unread}</span>
         )}
       </button>
-      <div class="visually-hidden" aria-live="polite" data-testid="chat-announcer">{announced}</div>
+      {/* A new node for each message, so one said twice in a row ("Good luck!") is read twice. */}
+      <div class="visually-hidden" aria-live="polite" data-testid="chat-announcer">
+        {announced && <span key={latest?.id}>{announced}</span>}
+      </div>
       {state.open && (
         <section id="chat-drawer" class={`chat-drawer${spectator ? " is-spectators" : ""}`} ref={panelRef}
           aria-label={title} data-testid="chat-drawer">
@@ -263,11 +274,18 @@ export function ChatDrawer({ chat, reader, status, send, spectator = false, watc
               <span aria-hidden="true">×</span>
             </button>
           </header>
+          {spectator && (
+            <p class="chat-channel" data-testid="chat-channel">
+              {status === "finished"
+                ? tx("The match is over: the players read this talk too.", "La partita è finita: ora anche i giocatori leggono questa chat.")
+                : tx("Spectators only: the players do not read this until the match is over.", "Solo spettatori: i giocatori non la leggono fino alla fine della partita.")}
+            </p>
+          )}
           <ol class="chat-list" ref={listRef} aria-label={tx("Messages", "Messaggi")}>
             {shown.length === 0 && (
               <li class="chat-empty">
                 {spectator
-                  ? tx("Nothing said yet. The players do not read the spectators until the match is over.", "Ancora niente. I giocatori non leggono gli spettatori fino alla fine della partita.")
+                  ? tx("Nothing said yet.", "Ancora niente.")
                   : tx("Nothing said yet: greet the table.", "Ancora niente: saluta il tavolo.")}
               </li>
             )}
@@ -305,7 +323,7 @@ export function ChatDrawer({ chat, reader, status, send, spectator = false, watc
             <button type="submit" class="button small" disabled={!allowed}>{tx("Send", "Invia")}</button>
           </form>
           {!allowed && <p class="chat-note" id="chat-closed-reason" data-testid="chat-closed-reason">{reason}</p>}
-          {allowed && problem && <p class="chat-note is-problem" id="chat-problem">{problem}</p>}
+          {allowed && problem && <p class="chat-note is-problem" id="chat-problem" role="alert">{problem}</p>}
           {mutedEntries.length > 0 && (
             <details class="chat-muted">
               <summary>{tx(`Muted (${mutedEntries.length})`, `Silenziati (${mutedEntries.length})`)}</summary>

@@ -86,7 +86,7 @@ export function seatRoleText(view: Parameters<typeof dealerOf>[0], seat: number)
 export function turnText(view: GameView): string {
   if (view.status !== "playing" || view.turn === null || view.turn === undefined) return "";
   if (view.your_turn || view.turn === view.you) return tx("Your turn", "Tocca a te");
-  return tx(`${playerName(view, view.turn)}'s turn`, `Tocca a ${playerName(view, view.turn)}`);
+  return tx(`${playerName(view, view.turn)}'s turn`, `Tocca ${aItalian(playerName(view, view.turn))}`);
 }
 
 export function relation(view: GameView, player: GamePlayer): string {

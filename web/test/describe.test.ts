@@ -44,6 +44,9 @@ describe("what the table says", () => {
     expect(turnText(gameView())).toBe("bob's turn");
     expect(turnText(gameView({ turn: 2, your_turn: true }))).toBe("Your turn");
     expect(turnText(gameView({ status: "hand_end", turn: null }))).toBe("");
+    setLang("it", null);
+    expect(turnText(gameView())).toBe("Tocca a bob");
+    expect(turnText(gameView({ turn: 0 }))).toBe("Tocca ad alice");
   });
 
   it("describes the last play, its scopa and an auto-play", () => {

@@ -12,6 +12,7 @@ import { cardName } from "../deck";
 import { playerIdOf } from "../chat";
 import { lastPlayText, matchGoesOnText, playerName, seatRoleText, seatsAround, turnText } from "../describe";
 import { tx } from "../i18n";
+import { teamNames } from "../live";
 import { Failed, Loading } from "../status";
 import type { BotLevel, GamePlayer, GameView, Me, PublicGameView, PublicLobby } from "../types";
 import { useChat } from "../usechat";
@@ -19,7 +20,7 @@ import { useGame } from "../usegame";
 import { Countdown, ReconnectBanner, TeamBadge } from "../widgets";
 import { usePlayingLayout } from "./Game";
 import { HandSummary } from "./HandEnd";
-import { Avatar, moveAmongCards, PlayTrail, ScoreBoard, Scope } from "./Table";
+import { Avatar, moveAmongCards, PlayTrail, ScoreBoard, Scope, TableMenu } from "./Table";
 
 /** The seat a spectator "sits" at: none. Text helpers compare seats with it, and no seat matches. */
 export const NO_SEAT = -1;
@@ -29,13 +30,15 @@ export function asWatched(view: PublicGameView): GameView {
   return { ...view, you: NO_SEAT, hand: [], join_code: "" } as unknown as GameView;
 }
 
-/** "Team A wins 11–7": the end of a watched match. */
-export function watchedResult(view: Pick<GameView, "winner" | "scores">): string {
+/** "Team A wins 11–7: alice & carol.": the end of a watched match, naming who won (a spectator
+ * knows the players, not which letter their team had). */
+export function watchedResult(view: Pick<GameView, "winner" | "scores"> & Partial<Pick<GameView, "players">>): string {
   if (!view.winner) return tx("The match is over.", "La partita è finita.");
   const loser = view.winner === "A" ? "B" : "A";
+  const who = view.players?.length ? `: ${teamNames({ players: view.players }, view.winner)}` : "";
   return tx(
-    `Team ${view.winner} wins ${view.scores[view.winner]}–${view.scores[loser]}.`,
-    `Vince la squadra ${view.winner}, ${view.scores[view.winner]} a ${view.scores[loser]}.`,
+    `Team ${view.winner} wins ${view.scores[view.winner]}–${view.scores[loser]}${who}.`,
+    `Vince la squadra ${view.winner}, ${view.scores[view.winner]} a ${view.scores[loser]}${who}.`,
   );
 }
 
@@ -102,6 +105,7 @@ function WatchBar({ view, talk }: { view: GameView; talk: ComponentChildren }) {
       </div>
       <WatcherCount count={view.spectators} />
       {talk}
+      <TableMenu />
     </div>
   );
 }

@@ -190,8 +190,9 @@ export function SoundToggle() {
 }
 
 /** The table's menu: the rules (in a new tab, the table stays open), the language, the deal's
- * fingerprint and leaving the match; the table keeps the whole screen. */
-function TableMenu({ children }: { children: ComponentChildren }) {
+ * fingerprint and leaving the match; the table keeps the whole screen. A spectator's table has it
+ * too, without a player's entries. */
+export function TableMenu({ children }: { children?: ComponentChildren }) {
   const lang = useLang();
   const ref = useRef<HTMLDetailsElement>(null);
   useEffect(() => {

@@ -49,7 +49,7 @@ function LiveItem({ game }: { game: LiveGame }) {
       </span>
       <span class="live-meta">
         <span class="live-progress">{liveProgress(game)}</span>
-        {peopleAt(game) > 0 && <span class="live-rating">{tx(`rating ${game.rating}`, `punteggio ${game.rating}`)}</span>}
+        {peopleAt(game) > 0 && <span class="live-rating">{tx(`average rating ${game.rating}`, `Elo medio ${game.rating}`)}</span>}
         {watchers > 0 && (
           <span class="live-watchers">
             <EyeIcon /> {tx(`${watchers} watching`, `${watchers} spettator${watchers === 1 ? "e" : "i"}`)}

@@ -77,12 +77,18 @@ describe("the chat drawer at the table", () => {
     const announcer = screen.getByTestId("chat-announcer");
     expect(announcer.getAttribute("aria-live")).toBe("polite");
     expect(announcer.textContent).toBe("bob says: Good luck!");
+    // The same words again are a new message: a new node, which a screen reader reads again.
+    const first = announcer.firstElementChild;
+    await act(async () => socket.receive({ type: "said", ...fromBob("m22") }));
+    expect(announcer.textContent).toBe("bob says: Good luck!");
+    expect(announcer.firstElementChild).not.toBe(first);
+    expect(toggle.getAttribute("aria-label")).toBe("Table talk, 2 unread");
 
     await act(async () => void fireEvent.click(toggle));
     expect(toggle.getAttribute("aria-label")).toBe("Table talk");
     const drawer = screen.getByTestId("chat-drawer");
     const items = within(drawer).getAllByTestId("chat-message");
-    expect(items.map((li) => li.querySelector(".chat-text")?.textContent)).toEqual([HOSTILE, "Good luck!"]);
+    expect(items.map((li) => li.querySelector(".chat-text")?.textContent)).toEqual([HOSTILE, "Good luck!", "Good luck!"]);
     // The hostile text is letters on the screen, not markup.
     expect(drawer.querySelector("img, b")).toBeNull();
   });
@@ -125,7 +131,8 @@ describe("the chat drawer at the table", () => {
     // 201 characters are stopped before they are sent.
     await act(async () => void fireEvent.input(field, { target: { value: "x".repeat(201) } }));
     await act(async () => void fireEvent.submit(field.form!));
-    expect(screen.getByText("At most 200 characters.")).toBeTruthy();
+    // Said at once to a screen reader too: the focus stays on Send, away from the field it describes.
+    expect(screen.getByRole("alert").textContent).toBe("At most 200 characters.");
     expect(socket.sent.filter((m) => m.action === "say")).toHaveLength(1);
   });
 
@@ -163,6 +170,9 @@ describe("the chat drawer at the table", () => {
     await act(async () => void fireEvent.input(screen.getByLabelText("Why (optional)"), { target: { value: " insults " } }));
     await act(async () => void fireEvent.click(screen.getByRole("button", { name: "Send the report" })));
     await waitFor(() => expect(screen.getByText(/^Reported: thank you/).getAttribute("role")).toBe("status"));
+    // Reported once: "Report" is no longer offered on that message (muting still is).
+    expect(screen.queryByRole("button", { name: "Report" })).toBeNull();
+    await waitFor(() => expect(document.activeElement).toBe(screen.getByRole("button", { name: "Mute bob" })));
     expect(calls.find((c) => c.url === "/api/games/g/chat/h1/report")).toMatchObject({ method: "POST", body: { reason: "insults" } });
   });
 });

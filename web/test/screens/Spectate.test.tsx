@@ -2,11 +2,12 @@
 // The spectator's table: the public view read first, then the watch socket (asking for the
 // spectators' talk, the count and presence); every seat's back with its count, the table cards, the
 // plays as they come, the hand's scoring, the game over; a game that forbids watching says so.
-import { act, cleanup, fireEvent, render, screen, waitFor } from "@testing-library/preact";
+import { act, cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/preact";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { setLang } from "../../src/i18n";
 import { liveProgress, teamNames, watchLinkLabel } from "../../src/live";
 import { asWatched, SpectateScreen, watchedResult } from "../../src/screens/Spectate";
+import { WatchScreen } from "../../src/screens/Watch";
 import type { LastHand, LiveGame, PublicGameView } from "../../src/types";
 import { FakeBrowserSocket, play, view } from "../fixtures";
 
@@ -24,6 +25,15 @@ function publicView(extra: Partial<PublicGameView> = {}, counts = [9, 9, 10, 10]
 
 let watchAnswer: [number, unknown] = [200, publicView()];
 
+const LIVE: LiveGame = {
+  id: "g", game_type: "scopone_scientifico", status: "playing", rating: 1587, spectators: 3, hand_number: 2,
+  scores: { A: 4, B: 1 }, updated_at: "2026-12-07T16:00:00.000Z",
+  players: [
+    { seat: 0, name: "alice", team: "A", player: "p-a" }, { seat: 1, name: "Bruno", team: "B", bot: "esperto" },
+    { seat: 2, name: "carol", team: "A", player: "p-c" }, { seat: 3, name: "dave", team: "B", player: "p-d" },
+  ],
+};
+
 beforeEach(() => {
   setLang("en");
   watchAnswer = [200, publicView()];
@@ -37,6 +47,7 @@ beforeEach(() => {
     if (url === "/api/games/g/chat") return json({ messages: [] });
     if (url === "/api/me/muted") return json({ players: [] });
     if (url === "/api/game-types") return json([]);
+    if (url.startsWith("/api/games/live")) return json({ games: [LIVE] });
     return json({ detail: "Not Found" }, 404);
   }));
 });
@@ -80,12 +91,32 @@ describe("the spectator's table", () => {
     expect(socket.sent).toEqual([]);
   });
 
+  it("has the table's menu, where a spectator switches the language while watching", async () => {
+    await watch();
+    await screen.findByTestId("screen-watch-table");
+    fireEvent.click(screen.getByLabelText("Menu"));
+    await act(async () => void fireEvent.click(within(screen.getByRole("group", { name: "Language" })).getByRole("button", { name: "Italiano" })));
+    // (the app re-renders every screen on a language change; here the menu shows it)
+    expect(screen.getByRole("button", { name: "Italiano" }).getAttribute("aria-pressed")).toBe("true");
+    expect(screen.getByRole("link", { name: "Regole dello scopone" })).toBeTruthy();
+    expect(screen.queryByRole("button", { name: /^(Leave|Esci)/ })).toBeNull();
+  });
+
   it("talks in the spectators' channel", async () => {
     const socket = await watch();
     await screen.findByTestId("screen-watch-table");
     await act(async () => void fireEvent.click(screen.getByRole("button", { name: "Spectators' talk" })));
     await act(async () => void fireEvent.click(await screen.findByRole("button", { name: "Hello!" })));
     expect(socket.sent).toMatchObject([{ action: "say", phrase: "hello" }]);
+  });
+
+  it("says in the drawer who reads the spectators' talk, before and after the game over", async () => {
+    const socket = await watch();
+    await screen.findByTestId("screen-watch-table");
+    await act(async () => void fireEvent.click(screen.getByRole("button", { name: "Spectators' talk" })));
+    expect(screen.getByTestId("chat-channel").textContent).toBe("Spectators only: the players do not read this until the match is over.");
+    await act(async () => socket.receive({ type: "state", game: publicView({ revision: 42, status: "finished", turn: null, winner: "A", scores: { A: 11, B: 7 } }, [0, 0, 0, 0]) }));
+    expect(screen.getByTestId("chat-channel").textContent).toBe("The match is over: the players read this talk too.");
   });
 
   it("shows the hand's scoring between hands, and the result at the end", async () => {
@@ -100,7 +131,7 @@ describe("the spectator's table", () => {
     expect(screen.getByTestId("screen-watch-hand-end").textContent).toMatch(/Hand 1 is over/);
     expect(screen.getByRole("table", { name: "Scoring of hand 1" })).toBeTruthy();
     await act(async () => socket.receive({ type: "state", game: publicView({ revision: 42, status: "finished", turn: null, last_hand: lastHand, winner: "A", scores: { A: 11, B: 7 } }, [0, 0, 0, 0]) }));
-    expect(screen.getByTestId("watch-result").textContent).toBe("Team A wins 11–7.");
+    expect(screen.getByTestId("watch-result").textContent).toBe("Team A wins 11–7: alice & carol.");
   });
 
   it("says so when the game does not allow spectators", async () => {
@@ -108,6 +139,20 @@ describe("the spectator's table", () => {
     render(<SpectateScreen id="g" onUnauthenticated={() => {}} />);
     expect((await screen.findByTestId("screen-game-error")).textContent).toMatch(/does not allow spectators/);
     expect(FakeBrowserSocket.all).toEqual([]);
+  });
+});
+
+describe("the Watch page", () => {
+  it("lists a live table with its score, its people's average rating (as the open tables say it) and a Watch link", async () => {
+    render(<WatchScreen />);
+    const item = await screen.findByTestId("live-game");
+    expect(item.textContent).toMatch(/4–1 · hand 2/);
+    expect(item.textContent).toMatch(/average rating 1587/);
+    expect(screen.getByRole("link", { name: "Watch alice & carol against Bruno & dave" }).getAttribute("href")).toBe("/watch/g");
+    cleanup();
+    setLang("it");
+    render(<WatchScreen />);
+    expect((await screen.findByTestId("live-game")).textContent).toMatch(/Elo medio 1587/);
   });
 });
 
@@ -135,5 +180,8 @@ describe("the live tables", () => {
     expect(seen.you).toBe(-1);
     expect(seen.hand).toEqual([]);
     expect(watchedResult({ winner: "B", scores: { A: 3, B: 11 } })).toBe("Team B wins 11–3.");
+    expect(watchedResult({ winner: "B", scores: { A: 3, B: 11 }, players: seen.players })).toBe("Team B wins 11–3: bob & dave.");
+    setLang("it");
+    expect(watchedResult({ winner: "B", scores: { A: 3, B: 11 }, players: seen.players })).toBe("Vince la squadra B, 11 a 3: bob & dave.");
   });
 });
