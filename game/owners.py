@@ -31,6 +31,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
+from services.rpc.errors import Reason, ServiceError
+
 log = logging.getLogger(__name__)
 
 # How often, at most, a DNS name is resolved again (in the background of the calls that find
@@ -138,6 +140,8 @@ class Owners(Generic[R]):
         """The connection to the replica that owns ``table_id``."""
         if self._target.host is not None:
             await self._keep_resolved()
+        if not self._replicas:  # the name resolves to no replica now (a rollout), or closed
+            raise ServiceError(Reason.UNAVAILABLE, "no game replica to own the table")
         reachable = [address for address, replica in self._replicas.items()
                      if replica.reachable()]
         return self._replicas[owner_of(table_id, reachable or list(self._replicas))]

@@ -260,3 +260,14 @@ async def test_a_replica_dialled_by_its_address_is_checked_against_the_services_
         finally:
             await link.close()
             await client.close()
+
+
+async def test_no_replica_at_all_is_unavailable_so_callers_try_again():
+    """Closed (a gateway stopping), or a name that resolves to nobody for a moment: the callers'
+    watches and moves get the transient UNAVAILABLE they retry, never an unexpected error that
+    would end a table's feed."""
+    owners = Owners(f"ipv4:{','.join(REPLICAS)}", FakeReplica)
+    await owners.aclose()
+    with pytest.raises(ServiceError) as refused:
+        await owners.owner("t")
+    assert refused.value.reason is Reason.UNAVAILABLE and refused.value.reason.transient
