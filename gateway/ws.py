@@ -494,11 +494,13 @@ class _Connection:
         """Table talk (gateway.table_talk): the seat's player, or a spectator, says a phrase or a
         text."""
         assert self.subscriber is not None
-        if self.spectator:  # a watcher's socket: the spectators' channel
+        game = self.subscriber.feed.game
+        seated = game.seat_of(self.sub) if self.spectator else None
+        if self.spectator and seated is None:  # a watcher's socket: the spectators' channel
             speaker = Speaker(self.member, self.member.name, -1, spectator=True)
-        else:
-            index = int(self.seat.rpartition(":")[2])
-            seat = self.subscriber.feed.game.at(index)
+        else:  # a player, on the players' socket or watching their own game: from the seat
+            index = seated.index if seated is not None else int(self.seat.rpartition(":")[2])
+            seat = game.at(index)
             speaker = Speaker(self.member, seat.display_name if seat is not None else self.member.name, index)
         try:
             said = await say(self.websocket.app, self.game_id, speaker, data,
