@@ -71,6 +71,14 @@ async def test_spectators_messages_are_listed_only_when_asked(talk):
     ({"text": "x" * (MAX_TEXT_CHARS + 1)}, "Text is over 200 characters"),
     ({"text": "a\nb"}, "Text holds control characters"),
     ({"text": "bell\u0007"}, "Text holds control characters"),
+    # Line breaks that are not Cc, and the bidirectional controls, as in a display name.
+    ({"text": "one\u2028two"}, "Text holds control characters"),
+    ({"text": "para\u2029graph"}, "Text holds control characters"),
+    ({"text": "evil\u202egnp.exe"}, "Text holds control characters"),
+    ({"text": "iso\u2066late\u2069"}, "Text holds control characters"),
+    # Nothing a reader would see: empty.
+    ({"text": "\u200b"}, "Text is empty"),
+    ({"text": " \u200b\u2060 "}, "Text is empty"),
     ({}, "Say a phrase or a text, one of the two"),
     ({"phrase": "hello", "text": "hi"}, "Say a phrase or a text, one of the two"),
 ])
@@ -79,6 +87,11 @@ async def test_what_may_not_be_said_is_refused(talk, said, complaint):
         await _say(talk, **said)
     assert refused.value.reason is Reason.INVALID_ARGUMENT and refused.value.message == complaint
     assert await talk.messages(TABLE, "", True) == []
+
+
+async def test_emoji_sequences_with_joiners_are_said(talk):
+    family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"  # ZWJ (Cf) inside a visible text: fine
+    assert (await _say(talk, text=f"ciao {family}")).text == f"ciao {family}"
 
 
 async def test_two_hundred_characters_are_said(talk):
