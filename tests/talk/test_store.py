@@ -39,6 +39,20 @@ async def test_a_table_lists_its_messages_oldest_first(talk, clock):
     assert listed[0].phrase == "hello" and listed[0].at_ms == clock.now - 1000
 
 
+async def test_a_listing_follows_the_time_said_not_the_order_stored(talk, clock):
+    """Two says at once are timed before either is stored: the one stored last may be the older,
+    and the listing still shows the `at` of its items oldest first."""
+    clock.now += 2000
+    later = await _say(talk, phrase="hello")
+    clock.now -= 1000
+    earlier = await _say(talk, member="m-bob", player="p-bob", name="bob", seat=1, phrase="thanks")
+    clock.now += 2000
+    last = await _say(talk, phrase="bye")
+    listed = await talk.messages(TABLE, "m-carol", include_spectators=False)
+    assert [m.id for m in listed] == [earlier.id, later.id, last.id]
+    assert [m.id for m in await talk.messages(TABLE, "m-carol", False, limit=2)] == [later.id, last.id]
+
+
 async def test_a_listing_is_the_newest_hundred(talk, clock):
     for n in range(105):
         clock.now += 1
