@@ -139,6 +139,15 @@ async def test_mutes_are_listed_most_recent_first(talk, clock):
         await talk.mute("m-alice", "p-dave", "")
 
 
+async def test_a_muted_players_message_can_still_be_reported(talk):
+    """Muting hides a player's messages from the muter, who read them before: "mute and report"
+    works in either order (docs/CONTRACT.md, Table talk)."""
+    said = await _say(talk, member="m-bob", player="p-bob", name="bob", seat=1, text="insults")
+    await talk.mute("m-alice", "p-bob", "bob")
+    assert await talk.report(TABLE, said.id, "m-alice", "Insults", include_spectators=False)
+    assert [r.message.id for r in await talk.reports(include_closed=False)] == [said.id]
+
+
 async def test_a_report_keeps_a_copy_until_closed(talk, clock):
     said = await _say(talk, member="m-bob", player="p-bob", name="bob", seat=1, text="rude words")
     assert await talk.report(TABLE, said.id, "m-alice", "Insults", include_spectators=False)
