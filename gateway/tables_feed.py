@@ -773,7 +773,10 @@ class TableFeeds:
             return
         finished = feed.status == TableStatus.FINISHED
         for subscriber in feed._everyone():  # the players' sockets and the spectators'
-            if (visible(event.spectator, subscriber.spectator, finished)
+            # A member seated at the game reads as a player on the spectators' socket too: the
+            # spectators' channel must not reach a player before the end, whatever the socket.
+            reader_spectator = subscriber.spectator and feed.game.seat_of(subscriber.member_id) is None
+            if (visible(event.spectator, reader_spectator, finished)
                     and not (event.player and event.player in subscriber.muted)):
                 subscriber.notify(Feature.CHAT, event.text)
 

@@ -76,6 +76,7 @@ UNCONFIRMED_TEXT = ("Your move was sent but not confirmed in time: send it again
 ALREADY_PLAYED_TEXT = "Already played: this move was made when its id was first sent"
 # A message's "id" (docs/websocket.md): the game service keeps it with the move, per seat.
 MESSAGE_ID = re.compile(MOVE_ID_PATTERN)
+ID_TEXT = "id must be 1 to 64 characters of A-Z, a-z, 0-9, _ and -"
 # When the gateway stops, how long a socket's close waits for the message it is handling (a
 # move on its way) to be answered.
 RESTART_ANSWER_SECONDS = 3.0
@@ -433,8 +434,7 @@ class _Connection:
         message_id = data.pop("id", None)
         if has_id:  # a JSON null is no id either
             if not isinstance(message_id, str) or not MESSAGE_ID.fullmatch(message_id):
-                return self._error("bad_request", "id must be 1 to 64 printable ASCII characters "
-                                                  "without spaces")
+                return self._error("bad_request", ID_TEXT)
             self._answering = message_id
         try:
             await self._act(data, message_id)
@@ -490,11 +490,13 @@ class _Connection:
         """Table talk (gateway.table_talk): the seat's player, or a spectator, says a phrase or a
         text."""
         assert self.subscriber is not None
-        if self.spectator:  # a watcher's socket: the spectators' channel
+        game = self.subscriber.feed.game
+        seated = game.seat_of(self.sub) if self.spectator else None
+        if self.spectator and seated is None:  # a watcher's socket: the spectators' channel
             speaker = Speaker(self.member, self.member.name, -1, spectator=True)
-        else:
-            index = int(self.seat.rpartition(":")[2])
-            seat = self.subscriber.feed.game.at(index)
+        else:  # a player, on the players' socket or watching their own game: from the seat
+            index = seated.index if seated is not None else int(self.seat.rpartition(":")[2])
+            seat = game.at(index)
             speaker = Speaker(self.member, seat.display_name if seat is not None else self.member.name, index)
         try:
             said = await say(self.websocket.app, self.game_id, speaker, data,

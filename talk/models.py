@@ -27,15 +27,24 @@ class BadText(ValueError):
     """A free text that may not be said; its message says why, for people."""
 
 
+# Control characters beyond Unicode's Cc, as a display name's (lobby.inputs): the line and
+# paragraph separators (line breaks all the same), and the bidirectional marks, embeddings,
+# overrides and isolates, which make a text display as something else than it is.
+NOT_CC_CONTROLS = frozenset("\u2028\u2029\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+                            "\u2066\u2067\u2068\u2069")
+
+
 def clean_text(text: str) -> str:
-    """``text`` trimmed, or BadText: empty, over MAX_TEXT_CHARS characters, or holding control
-    characters (Unicode's Cc: line breaks and tabs inside too, and DEL, C1)."""
+    """``text`` trimmed, or BadText: empty (nothing but blanks and invisible format characters,
+    such as a zero-width space), over MAX_TEXT_CHARS characters, or holding control characters
+    (Unicode's Cc: line breaks and tabs inside too, and DEL, C1; and NOT_CC_CONTROLS)."""
     trimmed = text.strip(BLANKS)
-    if not trimmed:
+    if all(unicodedata.category(character) == "Cf" for character in trimmed):
         raise BadText("Text is empty")
     if len(trimmed) > MAX_TEXT_CHARS:
         raise BadText(f"Text is over {MAX_TEXT_CHARS} characters")
-    if any(unicodedata.category(character) == "Cc" for character in trimmed):
+    if any(character in NOT_CC_CONTROLS or unicodedata.category(character) == "Cc"
+           for character in trimmed):
         raise BadText("Text holds control characters")
     return trimmed
 

@@ -23,15 +23,17 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
 ON CONFLICT (member_id, request_id) WHERE request_id <> '' DO NOTHING
 RETURNING true
 """
+# Oldest first by the time said (the `at` each item shows), then as stored: two says at once are
+# timed before either is stored, so the order of storing alone could list a later `at` first.
 _LIST = f"""
 SELECT {_MESSAGE} FROM (
     SELECT seq, {_MESSAGE} FROM talk_message m
     WHERE m.table_id = $1 AND ($3 OR NOT m.spectator)
       AND (m.player = '' OR NOT EXISTS (
           SELECT 1 FROM talk_mute u WHERE u.member_id = $2 AND u.player = m.player))
-    ORDER BY m.seq DESC
+    ORDER BY m.said_at_ms DESC, m.seq DESC
     LIMIT $4
-) newest ORDER BY seq
+) newest ORDER BY said_at_ms, seq
 """
 _MUTE = """
 INSERT INTO talk_mute (member_id, player, display_name, muted_at_ms) VALUES ($1, $2, $3, $4)

@@ -89,7 +89,10 @@ class MemoryTalkStore(TalkStore):
         key = (message.member_id, request_id)
         if request_id and key in self._requests:
             return self._requests[key]
-        self._tables.setdefault(message.table_id, []).append(message)
+        said = self._tables.setdefault(message.table_id, [])
+        said.append(message)
+        if len(said) > 1 and said[-2].at_ms > message.at_ms:  # timed before one stored earlier
+            said.sort(key=lambda m: m.at_ms)  # stable: as stored among equal times
         if request_id:
             self._requests[key] = message
         return message

@@ -131,9 +131,9 @@ class WsServerMessage(RootModel[Annotated[WsLobby | WsState | WsGameOver | WsPre
 Revision = Annotated[int, Field(ge=0)]
 _REVISION = "The revision the player saw; refused with `concurrent_move` if the game moved on."
 # A client message's id (docs/websocket.md); gateway.ws checks it with the same pattern.
-MOVE_ID_PATTERN = "^[!-~]{1,64}$"
+MOVE_ID_PATTERN = "^[A-Za-z0-9_-]{1,64}$"  # CONTRACT: 1..64 of [A-Za-z0-9_-]
 MoveId = Annotated[str, Field(pattern=MOVE_ID_PATTERN)]
-_ID = ("Chosen by the client, unique per move: 1 to 64 printable ASCII characters without spaces. A move "
+_ID = ("Chosen by the client, unique per move: 1 to 64 characters of `A-Z`, `a-z`, `0-9`, `_` and `-`. A move "
        "sent again with an id already played is not played twice (`already_played`); an error answering "
        "the message carries it.")
 

@@ -127,11 +127,13 @@ async def test_an_error_carries_the_id_of_the_message_it_answers():
             assert (answer["code"], answer["id"]) == ("concurrent_move", "p-1")
 
 
-@pytest.mark.parametrize("bad", ["", "has space", "x" * 65, 7, None, "è", "m-1\n"])
+# CONTRACT: an id is 1..64 characters of [A-Za-z0-9_-]; other printable ASCII is no id either.
+@pytest.mark.parametrize("bad", ["", "has space", "x" * 65, 7, None, "è", "m-1\n", "m.1", "seat:1/m", "<b>"])
 async def test_a_malformed_id_is_a_bad_request_and_plays_nothing(bad):
     async with _table() as (tables, holder, table_id):
         async with _socket(holder["service"].address, table_id) as (socket, view):
             await socket.send(json.dumps(_play(view, id=bad)))
             answer = await _next(socket, "error")
             assert answer["code"] == "bad_request" and "id" not in answer
+            assert answer["message"] == "id must be 1 to 64 characters of A-Z, a-z, 0-9, _ and -"
         assert (await tables.log.header(table_id)).move_count == 0

@@ -87,3 +87,34 @@ async def test_spectators_talk_among_themselves_and_read_the_players(people):
     finally:
         for socket in (table, watching, other):
             await socket.close()
+
+
+async def test_a_player_watching_their_own_game_talks_and_reads_as_a_player(people):
+    """The watch socket is open to seated players too; it must not hand them the spectators'
+    channel during play (their history hides it as well), and what they say there comes from
+    their seat."""
+    players, eve = people[:4], people[4]
+    alice = players[0]
+    lobby = await seat_four(players, OPTIONS)
+    game_id = lobby["id"]
+    alice_id = await alice.player_id()
+    peeking = await alice.watch(game_id, features="chat")
+    watching = await eve.watch(game_id, features="chat")
+    table = await players[1].socket(game_id, features="chat")
+    try:
+        for socket in (peeking, watching, table):
+            await receive(socket, "state")
+        await _say(watching, phrase="hello")  # the spectators' channel
+        assert (await receive(watching, "said"))["from"]["spectator"] is True
+
+        await _say(peeking, phrase="good_luck")  # alice, from her watch socket
+        said = await receive(table, "said")  # a player's message: the players hear it
+        assert said["from"] == {"seat": 0, "name": "alice", "player": alice_id}
+        assert said["phrase"] == "good_luck"
+        # The first `said` alice's watch socket gets is her own: eve's never came before it.
+        assert (await receive(peeking, "said"))["id"] == said["id"]
+        history = (await alice.http.get(f"/api/games/{game_id}/chat")).json()["messages"]
+        assert [m["id"] for m in history] == [said["id"]]
+    finally:
+        for socket in (peeking, watching, table):
+            await socket.close()

@@ -307,13 +307,16 @@ async def test_bots_say_fitting_phrases_now_and_then(players):
     assert all("text" not in m and "player" not in m["from"] for m in messages)
 
 
-async def test_spectators_talk_in_their_own_channel(players, erin):
+async def test_spectators_talk_in_their_own_channel(stack, players, erin):
     """erin watches: she reads the players' talk; her own reaches spectators only until the game is
     finished, then everyone (live, and in the history)."""
     alice = players[0]
     game_id, sockets = await _seated(players, OPTIONS)
     watching = await erin.watch(game_id, features="chat")
-    other_watcher = await players[1].watch(game_id, features="chat")  # bob watches too
+    frank = await Player(stack, "frank").login()
+    # frank watches too (not bob: a seated player watching reads as a player, see
+    # test_spectators_talk.py)
+    other_watcher = await frank.watch(game_id, features="chat")
     for socket in (*sockets, watching, other_watcher):
         await receive(socket, "state")
 
@@ -352,3 +355,4 @@ async def test_spectators_talk_in_their_own_channel(players, erin):
     assert (await receive(sockets[0], "said"))["text"] == "complimenti a tutti"
     for socket in (*sockets, watching):
         await socket.close()
+    await frank.close()

@@ -48,6 +48,9 @@ def test_a_say_is_read(data, said):
     ({"action": "say", "text": "tab\there"}, "Text holds control characters"),
     ({"action": "say", "text": "nul\u0000"}, "Text holds control characters"),
     ({"action": "say", "text": "\u0085c1"}, "Text holds control characters"),
+    ({"action": "say", "text": "line\u2028break"}, "Text holds control characters"),
+    ({"action": "say", "text": "\u202egnp.exe"}, "Text holds control characters"),
+    ({"action": "say", "text": "\u200b"}, "Text is empty"),
     ({"action": "say", "text": ""}, "Text is empty"),
     ({"action": "say", "phrase": "hello", "seat": 2}, "Unknown field: seat"),
 ])

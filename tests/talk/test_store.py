@@ -39,6 +39,20 @@ async def test_a_table_lists_its_messages_oldest_first(talk, clock):
     assert listed[0].phrase == "hello" and listed[0].at_ms == clock.now - 1000
 
 
+async def test_a_listing_follows_the_time_said_not_the_order_stored(talk, clock):
+    """Two says at once are timed before either is stored: the one stored last may be the older,
+    and the listing still shows the `at` of its items oldest first."""
+    clock.now += 2000
+    later = await _say(talk, phrase="hello")
+    clock.now -= 1000
+    earlier = await _say(talk, member="m-bob", player="p-bob", name="bob", seat=1, phrase="thanks")
+    clock.now += 2000
+    last = await _say(talk, phrase="bye")
+    listed = await talk.messages(TABLE, "m-carol", include_spectators=False)
+    assert [m.id for m in listed] == [earlier.id, later.id, last.id]
+    assert [m.id for m in await talk.messages(TABLE, "m-carol", False, limit=2)] == [later.id, last.id]
+
+
 async def test_a_listing_is_the_newest_hundred(talk, clock):
     for n in range(105):
         clock.now += 1
@@ -71,6 +85,14 @@ async def test_spectators_messages_are_listed_only_when_asked(talk):
     ({"text": "x" * (MAX_TEXT_CHARS + 1)}, "Text is over 200 characters"),
     ({"text": "a\nb"}, "Text holds control characters"),
     ({"text": "bell\u0007"}, "Text holds control characters"),
+    # Line breaks that are not Cc, and the bidirectional controls, as in a display name.
+    ({"text": "one\u2028two"}, "Text holds control characters"),
+    ({"text": "para\u2029graph"}, "Text holds control characters"),
+    ({"text": "evil\u202egnp.exe"}, "Text holds control characters"),
+    ({"text": "iso\u2066late\u2069"}, "Text holds control characters"),
+    # Nothing a reader would see: empty.
+    ({"text": "\u200b"}, "Text is empty"),
+    ({"text": " \u200b\u2060 "}, "Text is empty"),
     ({}, "Say a phrase or a text, one of the two"),
     ({"phrase": "hello", "text": "hi"}, "Say a phrase or a text, one of the two"),
 ])
@@ -79,6 +101,11 @@ async def test_what_may_not_be_said_is_refused(talk, said, complaint):
         await _say(talk, **said)
     assert refused.value.reason is Reason.INVALID_ARGUMENT and refused.value.message == complaint
     assert await talk.messages(TABLE, "", True) == []
+
+
+async def test_emoji_sequences_with_joiners_are_said(talk):
+    family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"  # ZWJ (Cf) inside a visible text: fine
+    assert (await _say(talk, text=f"ciao {family}")).text == f"ciao {family}"
 
 
 async def test_two_hundred_characters_are_said(talk):
@@ -110,6 +137,15 @@ async def test_mutes_are_listed_most_recent_first(talk, clock):
     assert [m.name for m in await talk.mutes("m-alice")] == ["carol", "bob"]
     with pytest.raises(ServiceError, match="display_name is required"):
         await talk.mute("m-alice", "p-dave", "")
+
+
+async def test_a_muted_players_message_can_still_be_reported(talk):
+    """Muting hides a player's messages from the muter, who read them before: "mute and report"
+    works in either order (docs/CONTRACT.md, Table talk)."""
+    said = await _say(talk, member="m-bob", player="p-bob", name="bob", seat=1, text="insults")
+    await talk.mute("m-alice", "p-bob", "bob")
+    assert await talk.report(TABLE, said.id, "m-alice", "Insults", include_spectators=False)
+    assert [r.message.id for r in await talk.reports(include_closed=False)] == [said.id]
 
 
 async def test_a_report_keeps_a_copy_until_closed(talk, clock):

@@ -2400,7 +2400,7 @@ export interface components {
         WsPlay: {
             /** @description The revision the player saw; refused with `concurrent_move` if the game moved on. */
             revision?: number;
-            /** @description Chosen by the client, unique per move: 1 to 64 printable ASCII characters without spaces. A move sent again with an id already played is not played twice (`already_played`); an error answering the message carries it. */
+            /** @description Chosen by the client, unique per move: 1 to 64 characters of `A-Z`, `a-z`, `0-9`, `_` and `-`. A move sent again with an id already played is not played twice (`already_played`); an error answering the message carries it. */
             id?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2420,7 +2420,7 @@ export interface components {
         WsAck: {
             /** @description The revision the player saw; refused with `concurrent_move` if the game moved on. */
             revision?: number;
-            /** @description Chosen by the client, unique per move: 1 to 64 printable ASCII characters without spaces. A move sent again with an id already played is not played twice (`already_played`); an error answering the message carries it. */
+            /** @description Chosen by the client, unique per move: 1 to 64 characters of `A-Z`, `a-z`, `0-9`, `_` and `-`. A move sent again with an id already played is not played twice (`already_played`); an error answering the message carries it. */
             id?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2438,7 +2438,7 @@ export interface components {
         WsCommit: {
             /** @description The revision the player saw; refused with `concurrent_move` if the game moved on. */
             revision?: number;
-            /** @description Chosen by the client, unique per move: 1 to 64 printable ASCII characters without spaces. A move sent again with an id already played is not played twice (`already_played`); an error answering the message carries it. */
+            /** @description Chosen by the client, unique per move: 1 to 64 characters of `A-Z`, `a-z`, `0-9`, `_` and `-`. A move sent again with an id already played is not played twice (`already_played`); an error answering the message carries it. */
             id?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2458,7 +2458,7 @@ export interface components {
         WsReveal: {
             /** @description The revision the player saw; refused with `concurrent_move` if the game moved on. */
             revision?: number;
-            /** @description Chosen by the client, unique per move: 1 to 64 printable ASCII characters without spaces. A move sent again with an id already played is not played twice (`already_played`); an error answering the message carries it. */
+            /** @description Chosen by the client, unique per move: 1 to 64 characters of `A-Z`, `a-z`, `0-9`, `_` and `-`. A move sent again with an id already played is not played twice (`already_played`); an error answering the message carries it. */
             id?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2477,7 +2477,7 @@ export interface components {
         WsStateRequest: {
             /** @description The revision the player saw; refused with `concurrent_move` if the game moved on. */
             revision?: number;
-            /** @description Chosen by the client, unique per move: 1 to 64 printable ASCII characters without spaces. A move sent again with an id already played is not played twice (`already_played`); an error answering the message carries it. */
+            /** @description Chosen by the client, unique per move: 1 to 64 characters of `A-Z`, `a-z`, `0-9`, `_` and `-`. A move sent again with an id already played is not played twice (`already_played`); an error answering the message carries it. */
             id?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2494,7 +2494,7 @@ export interface components {
         WsTakeBack: {
             /** @description The revision the player saw; refused with `concurrent_move` if the game moved on. */
             revision?: number;
-            /** @description Chosen by the client, unique per move: 1 to 64 printable ASCII characters without spaces. A move sent again with an id already played is not played twice (`already_played`); an error answering the message carries it. */
+            /** @description Chosen by the client, unique per move: 1 to 64 characters of `A-Z`, `a-z`, `0-9`, `_` and `-`. A move sent again with an id already played is not played twice (`already_played`); an error answering the message carries it. */
             id?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2516,7 +2516,7 @@ export interface components {
         WsSay: {
             /** @description The revision the player saw; refused with `concurrent_move` if the game moved on. */
             revision?: number;
-            /** @description Chosen by the client, unique per move: 1 to 64 printable ASCII characters without spaces. A move sent again with an id already played is not played twice (`already_played`); an error answering the message carries it. */
+            /** @description Chosen by the client, unique per move: 1 to 64 characters of `A-Z`, `a-z`, `0-9`, `_` and `-`. A move sent again with an id already played is not played twice (`already_played`); an error answering the message carries it. */
             id?: string;
             /**
              * @description discriminator enum property added by openapi-typescript

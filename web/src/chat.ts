@@ -160,8 +160,10 @@ export function textProblem(text: string): string {
   if ([...trimmed].length > MAX_TEXT_CHARS) {
     return tx(`At most ${MAX_TEXT_CHARS} characters.`, `Al massimo ${MAX_TEXT_CHARS} caratteri.`);
   }
+  if (/^\p{Cf}*$/u.test(trimmed)) return tx("Write something first.", "Scrivi qualcosa prima.");
+  // The server's rule (talk.models.clean_text): Cc, the line separators and the bidi controls.
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f-\u009f]/.test(trimmed)) {
+  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/.test(trimmed)) {
     return tx("Line breaks and control characters cannot be sent.", "A capo e caratteri di controllo non si possono inviare.");
   }
   return "";

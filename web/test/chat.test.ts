@@ -116,6 +116,9 @@ describe("free text", () => {
     expect(textProblem("x".repeat(201))).toMatch(/At most 200/);
     expect(textProblem("one\ntwo")).toMatch(/control characters/);
     expect(textProblem("bell\u0007")).toMatch(/control characters/);
+    expect(textProblem("one\u2028two")).toMatch(/control characters/);
+    expect(textProblem("evil\u202egnp.exe")).toMatch(/control characters/);
+    expect(textProblem("\u200b")).toMatch(/Write something/);
     expect(textProblem("Bella partita! 🎉")).toBe("");
   });
 });
