@@ -157,6 +157,7 @@ class Subscriber:
         # A spectator's socket (/ws/games/{id}/watch): the public view, no seat, no moves. Table
         # talk delivers the spectators' channel to these, and the players' channel to all.
         self.spectator = spectator
+        self.counted = spectator  # among the table's watchers (not when its member is seated)
         self._started = started
         self.revision = -1  # the revision of the newest state queued for this socket
         self._last_state: str | None = None
@@ -275,9 +276,13 @@ class TableFeed:
 
     def _add_spectator(self, subscriber: Subscriber, game: Game) -> None:
         self.spectators.add(subscriber)
-        self._watching[subscriber.member_id] = self._watching.get(subscriber.member_id, 0) + 1
-        if self._watching[subscriber.member_id] == 1:
-            self.feeds.mark_watcher(self.id, subscriber.member_id, True)
+        # CONTRACT "spectators": the members watching; a player who also opens the watch
+        # socket is counted where they sit, not among the watchers.
+        subscriber.counted = game.seat_of(subscriber.member_id) is None
+        if subscriber.counted:
+            self._watching[subscriber.member_id] = self._watching.get(subscriber.member_id, 0) + 1
+            if self._watching[subscriber.member_id] == 1:
+                self.feeds.mark_watcher(self.id, subscriber.member_id, True)
         if not self.started:
             if not game.started:
                 subscriber.put_lobby(game)
@@ -292,6 +297,8 @@ class TableFeed:
         if subscriber not in self.spectators:
             return
         self.spectators.discard(subscriber)
+        if not subscriber.counted:
+            return
         left = self._watching.get(subscriber.member_id, 1) - 1
         if left > 0:
             self._watching[subscriber.member_id] = left

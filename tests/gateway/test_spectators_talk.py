@@ -118,3 +118,30 @@ async def test_a_player_watching_their_own_game_talks_and_reads_as_a_player(peop
     finally:
         for socket in (peeking, watching, table):
             await socket.close()
+
+
+async def _count_reaches(socket, count: int) -> None:
+    while (await receive(socket, "spectators"))["count"] != count:
+        pass
+
+
+async def test_a_player_watching_their_own_game_is_not_counted_as_a_spectator(people):
+    """``spectators`` counts the members watching; alice, seated, opening the watch socket too is
+    not one of them: when eve, the only other watcher, leaves, the count is back to 0."""
+    players, eve = people[:4], people[4]
+    lobby = await seat_four(players, OPTIONS)
+    game_id = lobby["id"]
+    table = await players[1].socket(game_id, features="spectators")
+    peeking = await players[0].watch(game_id)
+    try:
+        await receive(table, "state")
+        await receive(peeking, "state")
+        watching = await eve.watch(game_id)
+        await _count_reaches(table, 1)
+        await watching.close()
+        await _count_reaches(table, 0)
+        view = (await eve.http.get(f"/api/games/{game_id}/watch")).json()
+        assert view["spectators"] == 0
+    finally:
+        for socket in (table, peeking):
+            await socket.close()
