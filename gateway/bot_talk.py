@@ -20,7 +20,7 @@ from gateway.events import Event, Said
 from gateway.table_talk import said_text
 from lobby.models import Game
 from services.rpc.errors import ServiceError
-from talk.bot_phrases import bot_phrase
+from talk.bot_phrases import Pace, bot_phrase
 from talk.client import TalkClient
 
 log = logging.getLogger(__name__)
@@ -32,8 +32,9 @@ class BotTalk:
         self._publish = publish
         self._tasks: set[asyncio.Task] = set()
 
-    def revision(self, game: Game, revision: int, views: dict[str, dict]) -> None:
-        """A table's feed fanned ``revision`` out (``views`` by seat): its bots may talk."""
+    def revision(self, game: Game, revision: int, views: dict[str, dict], pace: Pace) -> None:
+        """A table's feed fanned ``revision`` out (``views`` by seat): its bots may talk, at the
+        ``pace`` the feed keeps for the table."""
         if self._talk is None or self._publish is None:
             return
         for seat in game.bot_seats:
@@ -41,7 +42,7 @@ class BotTalk:
                 continue
             view = views.get(seat.seat)
             phrase = bot_phrase(view, seat.index, game.id, revision) if view is not None else None
-            if phrase is not None:
+            if phrase is not None and view is not None and pace.allows(seat.index, view, phrase):
                 task = asyncio.create_task(self._say(game.id, seat.index, seat.member_id,
                                                      seat.display_name, phrase, revision),
                                            name=f"bot talk {game.id}")

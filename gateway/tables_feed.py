@@ -44,6 +44,7 @@ from gateway.views import game_view, lobby_view, public_lobby_view, public_view
 from gateway.watchers import MemoryWatchers, Watchers
 from lobby.models import Game
 from services.rpc.errors import Reason, ServiceError
+from talk.bot_phrases import Pace
 from talk.models import visible
 
 if TYPE_CHECKING:
@@ -247,6 +248,7 @@ class TableFeed:
         self._public_revision = -1
         self._public_text: str | None = None  # its state message, names joined in
         self.watching_public = False  # the running table stream carries the public view
+        self.bot_pace = Pace()  # how often the table's bots have talked (gateway.bot_talk)
 
     # -- subscribers -----------------------------------------------------------------------
 
@@ -567,7 +569,7 @@ class TableFeed:
         self._fan_out_public(views)
         self._watch_for_abandonment()
         if self.feeds.bot_talk is not None and self.game.bot_seats:
-            self.feeds.bot_talk.revision(self.game, views.revision, self.views)
+            self.feeds.bot_talk.revision(self.game, views.revision, self.views, self.bot_pace)
 
     def _fan_out_public(self, views: TableViews) -> None:
         """The public view of one revision to every spectator's socket (no await in here)."""

@@ -15,6 +15,7 @@ import hashlib
 from game.status import TableStatus
 
 CHANCE = 0.5  # of a fitting moment: "now and then"
+GOOD_GAME = "good_game"
 
 
 def _drawn(table_id: str, revision: int, seat: int) -> float:
@@ -31,7 +32,7 @@ def bot_phrase(view: dict, seat: int, table_id: str, revision: int) -> str | Non
     last = view.get("last_play")
     status = view.get("status")
     if status == TableStatus.FINISHED:
-        phrase = "good_game"
+        phrase = GOOD_GAME
     elif isinstance(last, dict) and last.get("scopa") is True and isinstance(last.get("seat"), int):
         if last["seat"] == (seat + 2) % 4:
             phrase = "well_played"
@@ -42,3 +43,22 @@ def bot_phrase(view: dict, seat: int, table_id: str, revision: int) -> str | Non
     else:
         return None
     return phrase if _drawn(table_id, revision, seat) < CHANCE else None
+
+
+class Pace:
+    """A person's pace at one table: at most one phrase a hand from each bot seat, and the
+    match's last word (``good_game``) besides. A hand of many scope would otherwise have a bot
+    praise the other team's every sweep. Kept by whoever follows the table's revisions in order
+    (gateway.tables_feed); followers that saw the same revisions decide the same."""
+
+    def __init__(self) -> None:
+        self._spoke_in: dict[int, int] = {}  # seat -> the hand it last said something in
+
+    def allows(self, seat: int, view: dict, phrase: str) -> bool:
+        if phrase == GOOD_GAME:
+            return True
+        hand = view.get("hand_number")
+        if not isinstance(hand, int) or self._spoke_in.get(seat) == hand:
+            return False
+        self._spoke_in[seat] = hand
+        return True

@@ -12,7 +12,7 @@ import pytest
 
 from services.rpc.errors import Reason, ServiceError
 from services.rpc.transport_security import ClientCredentials
-from talk.bot_phrases import bot_phrase
+from talk.bot_phrases import Pace, bot_phrase
 from talk.catalogue import PHRASE_IDS
 from talk.client import TalkClient
 from testing.players import Player, receive
@@ -274,8 +274,8 @@ async def test_only_the_operators_read_and_close_reports(stack, players):
 
 async def test_bots_say_fitting_phrases_now_and_then(players):
     """A match against three bots: what they say is the phrases talk.bot_phrases decides from the
-    plays every seat saw (a scopa, the end), each said once, never a text, never with a player
-    id (a bot has none)."""
+    plays every seat saw (a scopa, the end), at most one a hand from each bot besides the last
+    word, each said once, never a text, never with a player id (a bot has none)."""
     alice = players[0]
     game = (await alice.http.post("/api/games", json={"options": OPTIONS})).json()
     socket = await alice.socket(game["id"], features="chat")
@@ -284,12 +284,14 @@ async def test_bots_say_fitting_phrases_now_and_then(players):
         assert (await alice.http.post(f"/api/games/{game['id']}/bots",
                                       json={"seat": seat, "level": "principiante"})).status_code == 200
     expected: list[tuple[int, str]] = []
+    pace = Pace()
     while (message := await receive(socket, timeout=30))["type"] != "game_over":
         if message["type"] != "state":
             continue
         view = message["game"]
         expected += [(seat, phrase) for seat in (1, 2, 3)
-                     if (phrase := bot_phrase(view, seat, game["id"], view["revision"])) is not None]
+                     if (phrase := bot_phrase(view, seat, game["id"], view["revision"])) is not None
+                     and pace.allows(seat, view, phrase)]
         if view.get("your_turn"):
             option = view["legal"][0]
             await socket.send(json.dumps({"action": "play", "card": option["card"],

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from talk.bot_phrases import CHANCE, bot_phrase
+from talk.bot_phrases import CHANCE, Pace, bot_phrase
 from talk.catalogue import PHRASE_IDS
 
 TABLES = [f"table-{n}" for n in range(400)]
@@ -45,3 +45,14 @@ def test_the_chance_differs_by_seat_and_revision():
 def test_a_view_without_the_fields_says_nothing():
     assert bot_phrase({}, 1, "t", 1) is None
     assert bot_phrase({"status": "playing", "last_play": {"scopa": True, "seat": "2"}}, 0, "t", 1) is None
+
+
+def test_a_bot_says_at_most_one_phrase_a_hand_and_its_last_word() -> None:
+    pace = Pace()
+    hand_1, hand_2 = {"hand_number": 1}, {"hand_number": 2}
+    assert pace.allows(1, hand_1, "nice_scopa")
+    assert not pace.allows(1, hand_1, "nice_scopa")  # the other team's second sweep: silence
+    assert pace.allows(3, hand_1, "well_played")  # another bot seat has its own pace
+    assert pace.allows(1, hand_2, "nice_scopa")
+    assert pace.allows(1, hand_2, "good_game")  # the end of the match is always worth a word
+    assert not pace.allows(1, {}, "nice_scopa")  # a view without its hand number says nothing
