@@ -219,7 +219,8 @@ export function ChatDrawer({ chat, reader, status, send, spectator = false, watc
     return () => window.removeEventListener("keydown", onKey);
   }, [state.open]);
 
-  // Opening puts the keyboard in the drawer, on its first phrase.
+  // Opening puts the keyboard in the drawer, on Close (the first of its controls): an Enter
+  // there sends nothing by mistake, and Tab goes on to the phrases.
   useEffect(() => {
     if (state.open) panelRef.current?.querySelector<HTMLElement>(".chat-chip, .chat-close")?.focus();
   }, [state.open]);
