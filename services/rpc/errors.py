@@ -74,6 +74,10 @@ class Reason(enum.Enum):
     SEAT_NOT_TAKEN_OVER = grpc.StatusCode.FAILED_PRECONDITION
     UNKNOWN_BOT_LEVEL = grpc.StatusCode.INVALID_ARGUMENT
     TOO_MANY_OPEN_GAMES = grpc.StatusCode.FAILED_PRECONDITION
+    PLAYER_NOT_FOUND = grpc.StatusCode.NOT_FOUND
+    BLOCKED = grpc.StatusCode.PERMISSION_DENIED
+    SELF_RELATION = grpc.StatusCode.FAILED_PRECONDITION
+    TOO_MANY_RELATIONS = grpc.StatusCode.FAILED_PRECONDITION
 
     @property
     def transient(self) -> bool:
