@@ -1,6 +1,7 @@
 """What one gateway process tells every other: a session ended, a member's sessions ended, the
 names at some tables changed, a finished game's rematch was created, who is connected at a
-table changed, something was said at a table, a member's mutes changed.
+table changed, something was said at a table, a member's mutes or blocks changed, a member was
+invited, someone's follows, blocks or settings changed, a player came online or went offline.
 
 An open game socket must stop acting for a seat once its session ends (a logout, DELETE
 /api/me), and the other players' views must name an erased member "deleted player". Instead of
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import hashlib
 import json
 import logging
@@ -102,13 +104,58 @@ class MutesChanged:
 
 
 @dataclass(frozen=True)
+class Invited:
+    """The member ``sub`` was invited to the lobby game ``game_id`` by the player ``by_player``
+    (named ``by_name``): their member sockets (/ws/me) are told."""
+
+    sub: str
+    game_id: str
+    by_player: str
+    by_name: str
+
+
+@dataclass(frozen=True)
+class RelationsChanged:
+    """Whom these players follow or block, or their settings (show_online), changed: the member
+    sockets of these players, and of those who follow any of them, re-read their follow lists."""
+
+    players: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class BlocksChanged:
+    """The member ``sub`` blocked or unblocked a player: ``players`` are all they block now
+    (public player ids), for the table talk their open sockets deliver."""
+
+    sub: str
+    players: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class OnlineChanged:
+    """The player got their first socket in some gateway process, or lost their last one there:
+    the member sockets that follow them re-read whether they are online."""
+
+    player: str
+
+
+@dataclass(frozen=True)
 class Missed:
     """The listener was deaf for a while (its connection was lost): anything may have changed."""
 
 
 Event = (SessionEnded | MemberEnded | SeatingChanged | RematchOffered | PresenceChanged | Said | MutesChanged
-         | Missed)
+         | Invited | RelationsChanged | BlocksChanged | OnlineChanged | Missed)
 Handler = Callable[[Event], None]
+
+# The name each event travels under on the channel; its fields travel as they are (a tuple as a
+# JSON list). A name never changes: a rolling update has old and new gateways on one channel.
+_KINDS: dict[str, type[Event]] = {
+    "session": SessionEnded, "member": MemberEnded, "seating": SeatingChanged, "rematch": RematchOffered,
+    "presence": PresenceChanged, "said": Said, "mutes": MutesChanged, "invited": Invited,
+    "relations": RelationsChanged, "blocks": BlocksChanged, "online": OnlineChanged, "missed": Missed,
+}
+_KIND_OF = {cls: kind for kind, cls in _KINDS.items()}
 
 
 def session_digest(session_id: str) -> str:
@@ -117,50 +164,30 @@ def session_digest(session_id: str) -> str:
 
 
 def encode(event: Event) -> str:
-    if isinstance(event, SessionEnded):
-        body: dict = {"kind": "session", "session": event.session}
-    elif isinstance(event, MemberEnded):
-        body = {"kind": "member", "sub": event.sub}
-    elif isinstance(event, SeatingChanged):
-        body = {"kind": "seating", "tables": list(event.tables)}
-    elif isinstance(event, RematchOffered):
-        body = {"kind": "rematch", "table": event.table, "game_id": event.game_id,
-                "join_code": event.join_code, "by": event.by}
-    elif isinstance(event, PresenceChanged):
-        body = {"kind": "presence", "table": event.table}
-    elif isinstance(event, Said):
-        body = {"kind": "said", "table": event.table, "text": event.text,
-                "spectator": event.spectator, "player": event.player}
-    elif isinstance(event, MutesChanged):
-        body = {"kind": "mutes", "sub": event.sub, "players": list(event.players)}
-    else:
-        body = {"kind": "missed"}
+    body = {"kind": _KIND_OF[type(event)], **dataclasses.asdict(event)}
     return json.dumps(body, separators=(",", ":"))
+
+
+def _field_value(value: object, annotation: str) -> object:
+    """A field read back from JSON, checked against its declared type (an event from a newer or
+    broken writer must not reach a handler half-typed)."""
+    if annotation == "str" and isinstance(value, str):
+        return value
+    if annotation == "bool" and isinstance(value, bool):
+        return value
+    if annotation.startswith("tuple[str") and isinstance(value, list) and all(
+            isinstance(item, str) for item in value):
+        return tuple(value)
+    raise TypeError(f"not a {annotation}: {value!r}")
 
 
 def decode(text: str | bytes) -> Event | None:
     """The event ``text`` carries, or None when it is not one (logged, then ignored)."""
     try:
         body = json.loads(text)
-        kind = body["kind"]
-        if kind == "session":
-            return SessionEnded(str(body["session"]))
-        if kind == "member":
-            return MemberEnded(str(body["sub"]))
-        if kind == "seating":
-            return SeatingChanged(tuple(str(table) for table in body["tables"]))
-        if kind == "rematch":
-            return RematchOffered(str(body["table"]), str(body["game_id"]),
-                                  str(body["join_code"]), str(body["by"]))
-        if kind == "presence":
-            return PresenceChanged(str(body["table"]))
-        if kind == "said":
-            return Said(str(body["table"]), str(body["text"]), bool(body["spectator"]),
-                        str(body["player"]))
-        if kind == "mutes":
-            return MutesChanged(str(body["sub"]), tuple(str(player) for player in body["players"]))
-        if kind == "missed":
-            return Missed()
+        cls = _KINDS[body["kind"]]
+        return cls(**{field.name: _field_value(body[field.name], str(field.type))
+                      for field in dataclasses.fields(cls)})
     except (ValueError, TypeError, KeyError):
         pass
     log.warning("an event on the gateway channel is not readable; it is ignored")
