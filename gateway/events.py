@@ -31,6 +31,7 @@ import logging
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from redis.exceptions import RedisError
 
@@ -186,8 +187,9 @@ def decode(text: str | bytes) -> Event | None:
     try:
         body = json.loads(text)
         cls = _KINDS[body["kind"]]
-        return cls(**{field.name: _field_value(body[field.name], str(field.type))
-                      for field in dataclasses.fields(cls)})
+        fields: dict[str, Any] = {field.name: _field_value(body[field.name], str(field.type))
+                                  for field in dataclasses.fields(cls)}
+        return cls(**fields)
     except (ValueError, TypeError, KeyError):
         pass
     log.warning("an event on the gateway channel is not readable; it is ignored")
