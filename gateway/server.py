@@ -19,6 +19,7 @@ from game.live_link import LiveLink
 from gateway.app import Backends, close_live, create_app
 from gateway.auth import Auth
 from gateway.draining import REQUESTS_FINISH_SECONDS
+from gateway.online import MemoryOnline, RedisOnline
 from gateway.presence import MemoryPresence, RedisPresence
 from gateway.rate_limits import rate_limits
 from gateway.sessions import SESSION_TTL_SECONDS, MemorySessionStore, RedisSessionStore
@@ -65,9 +66,11 @@ def build(settings: Settings, telemetry: otel.Telemetry | None = None):
                 else MemoryPresence())
     watchers = (RedisWatchers(redis, Keys(settings.redis_key_prefix)) if redis is not None
                 else MemoryWatchers())
+    online = (RedisOnline(redis, Keys(settings.redis_key_prefix)) if redis is not None
+              else MemoryOnline())
     limits = rate_limits(settings.rate_limits, redis, Keys(settings.redis_key_prefix))
     app = create_app(settings, backends, auth, telemetry=telemetry, presence=presence,
-                     limits=limits, watchers=watchers)
+                     limits=limits, watchers=watchers, online=online)
 
     async def close() -> None:
         await close_live(app)

@@ -166,7 +166,8 @@ async def _serve(websocket: WebSocket, connection: _Connection, game: Game, even
     try:
         if sockets.events_seen != events_seen:  # an event came while the session was read
             connection.check_session()
-        await connection.run(websocket.app.state.feeds, game)
+        with websocket.app.state.online.holding(connection.member.player):  # any socket: online
+            await connection.run(websocket.app.state.feeds, game)
     finally:
         metrics.socket_closed()
         sockets.discard(connection)
