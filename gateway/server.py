@@ -26,6 +26,7 @@ from gateway.sessions import SESSION_TTL_SECONDS, MemorySessionStore, RedisSessi
 from gateway.watchers import MemoryWatchers, RedisWatchers
 from gateway.ws import MAX_MESSAGE_BYTES
 from lobby.client import LobbyClient
+from lobby.players_client import PlayersClient
 from services.components import Component
 from services.config import Settings
 from services.observability import telemetry as otel
@@ -60,6 +61,8 @@ def build(settings: Settings, telemetry: otel.Telemetry | None = None):
         # TalkService is served by the lobby's process (docs/architecture.md).
         talk=TalkClient(settings.lobby_addr, policy=PEOPLE_CALLS,
                         credentials=credentials.for_service("lobby")),
+        players=PlayersClient(settings.lobby_addr, policy=PEOPLE_CALLS,
+                              credentials=credentials.for_service("lobby")),
     )
     auth = Auth(settings, sessions, directory=backends.lobby)
     presence = (RedisPresence(redis, Keys(settings.redis_key_prefix)) if redis is not None
@@ -75,7 +78,8 @@ def build(settings: Settings, telemetry: otel.Telemetry | None = None):
     async def close() -> None:
         await close_live(app)
         await app.state.game_types.aclose()
-        for client in (backends.lobby, backends.game, backends.stats, backends.live, backends.talk):
+        for client in (backends.lobby, backends.game, backends.stats, backends.live, backends.talk,
+                       backends.players):
             if client is not None:
                 await client.close()
         await auth.aclose()
