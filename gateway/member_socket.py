@@ -136,6 +136,9 @@ class MemberConnection:
     def mutes_changed(self, players: frozenset[str] | None) -> None:
         """No table talk here."""
 
+    def blocks_changed(self, players: frozenset[str] | None) -> None:
+        """No table talk here."""
+
     def restart(self) -> None:
         """The gateway stops: close with 1012 once what is queued is written (no message of the
         client's is ever under way)."""

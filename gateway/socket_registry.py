@@ -6,7 +6,7 @@ expires, and when an event (gateway.events) says it may have ended: a logout clo
 sockets of that session, an erasure re-checks the member's, and a listener that was deaf for a
 while re-checks them all. Names are re-read by the table feeds the events name. A rematch
 created is told to the sockets open at the finished game; something said at a table goes to the
-sockets there (the table's feed), and a member's new mutes to their sockets.
+sockets there (the table's feed), and a member's new mutes and blocks to their sockets.
 Invitations, follows and who is online go to the member sockets (gateway.member_feed). Nothing polls. When the gateway
 stops (gateway.draining) every socket is restarted: closed with 1012 once it is quiet.
 """
@@ -19,6 +19,7 @@ from typing import Protocol
 from gateway.contract.common import Body
 from gateway.contract.socket import Feature, WsRematch
 from gateway.events import (
+    BlocksChanged,
     Event,
     EventBus,
     Invited,
@@ -57,6 +58,9 @@ class LiveSocket(Protocol):
 
     def mutes_changed(self, players: frozenset[str] | None) -> None:
         """The member mutes ``players`` now (table talk); None: read them again."""
+
+    def blocks_changed(self, players: frozenset[str] | None) -> None:
+        """The member blocks ``players`` now (their talk is dropped too); None: read them again."""
 
 
 class SocketRegistry:
@@ -139,6 +143,9 @@ class SocketRegistry:
         elif isinstance(event, MutesChanged):
             for socket in list(self._by_member.get(event.sub, ())):
                 socket.mutes_changed(frozenset(event.players))
+        elif isinstance(event, BlocksChanged):
+            for socket in list(self._by_member.get(event.sub, ())):
+                socket.blocks_changed(frozenset(event.players))
         elif isinstance(event, Invited):
             if self.members is not None:
                 self.members.invited(event)
@@ -157,4 +164,4 @@ class SocketRegistry:
                 for socket in list(sockets):
                     socket.check_session()
                     socket.mutes_changed(None)
-
+                    socket.blocks_changed(None)

@@ -43,7 +43,7 @@ from gateway.games import can_be_game_id
 from gateway.http_errors import UNAVAILABLE_TEXT, server_fault
 from gateway.members import current_member
 from gateway.rate_limits import RATE_LIMITED_TEXT, Kind, RateLimits
-from gateway.table_talk import Refused, Speaker, load_mutes, say
+from gateway.table_talk import Refused, Speaker, load_blocked, load_mutes, say
 from gateway.tables_feed import Outbox, Subscriber
 from lobby.models import Game
 from services.observability import metrics
@@ -226,6 +226,7 @@ class _Connection:
         self.sub = member.sub
         self.member = member
         self.muted: frozenset[str] = frozenset()  # the players whose `said` this member muted
+        self.blocked: frozenset[str] = frozenset()  # ... and those they blocked (CONTRACT, blocking)
         self.session = session_digest(member.session_id)
         self.expires_ms = member.expires_ms
         self.outbox = Outbox(while_alive(self._close_soon))
@@ -245,12 +246,13 @@ class _Connection:
 
     async def run(self, feeds, game: Game) -> None:
         if Feature.CHAT in self.features:  # whose `said` this member does not get
-            self.muted = await load_mutes(self.websocket.app, self.sub)
+            self.muted, self.blocked = await asyncio.gather(load_mutes(self.websocket.app, self.sub),
+                                                            load_blocked(self.websocket.app, self.sub))
         if self.spectator:
             self.subscriber = feeds.watch(game, self.sub, self.outbox, self.features)
         else:
             self.subscriber = feeds.join(game, self._first_seat, self.sub, self.outbox, self.features)
-        self.subscriber.muted = self.muted
+        self._silence()
         writer = asyncio.create_task(self._write())
         expiry = None
         if self.expires_ms is not None:
@@ -324,13 +326,30 @@ class _Connection:
             self._spawn(self._read_mutes())
         else:
             self.muted = players
-            if self.subscriber is not None:
-                self.subscriber.muted = players
+            self._silence()
+
+    def blocks_changed(self, players: frozenset[str] | None) -> None:
+        """The registry's: this member blocks ``players`` now (None: read them again)."""
+        if Feature.CHAT not in self.features:
+            return
+        if players is None:
+            self._spawn(self._read_blocked())
+        else:
+            self.blocked = players
+            self._silence()
 
     async def _read_mutes(self) -> None:
         self.muted = await load_mutes(self.websocket.app, self.sub)
+        self._silence()
+
+    async def _read_blocked(self) -> None:
+        self.blocked = await load_blocked(self.websocket.app, self.sub)
+        self._silence()
+
+    def _silence(self) -> None:
+        """The feed drops the talk of whom this member muted or blocked: one filter."""
         if self.subscriber is not None:
-            self.subscriber.muted = self.muted
+            self.subscriber.silenced = self.muted | self.blocked
 
     def _error(self, code: str, message: str) -> None:
         """Refuse the message being handled (its ``id`` goes back with the answer)."""

@@ -1,7 +1,8 @@
 """The member socket /ws/me in the gateway's own process (gateway.member_socket, gateway.member_feed):
 refused before the handshake without a session, answers every message with an error, tells the
 followed players coming online and going offline (not those who hide it), the invitations of its
-member, also from another gateway process; closes on logout and when the gateway stops. Over the in-memory bus (one
+member, also from another gateway process; closes on logout and when the gateway stops. And the
+talk of a blocked player never reaches the blocker's table sockets. Over the in-memory bus (one
 process) and over Redis (two processes sharing sessions, events and leases)."""
 
 from __future__ import annotations
@@ -16,14 +17,14 @@ import websockets
 
 from gateway.app import Backends, create_app
 from gateway.auth import Auth
-from gateway.events import Invited, RedisEventBus, RelationsChanged
+from gateway.events import BlocksChanged, Invited, RedisEventBus, RelationsChanged, Said
 from gateway.online import MemoryOnline, RedisOnline
 from gateway.sessions import COOKIE_NAME, MemorySessionStore, RedisSessionStore, Session, new_session_id
 from services.config import Settings
 from services.stores import Keys
 from testing.processes import served
 from testing.waiting import eventually
-from tests.gateway.live_fakes import FakeGame, FakeLobby, lobby_game, until
+from tests.gateway.live_fakes import FakeGame, FakeLobby, lobby_game, table_views, until
 
 PLAYERS = {name: f"player-{name}-0123456789" for name in ("alice", "bob", "carol", "dave")}
 
@@ -246,6 +247,39 @@ async def test_logout_and_the_gateway_stopping_close_the_member_socket(two):
     await _nothing_before_the_answer(on_phone)
     one.app.state.sockets.restart_all()  # the gateway drains
     assert await _closed(on_phone) == (1012, "Service Restart")
+
+
+async def test_a_blocked_players_talk_never_reaches_the_blocker_others_still_get_it(two):
+    one, other, players, _ = two
+    players.blocked["bob"] = [PLAYERS["alice"]]
+    bob = await _open(one, await _login(one.sessions, "bob"), "/ws/games/t1?features=chat")
+    carol = await _open(other, await _login(other.sessions, "carol"), "/ws/games/t1?features=chat")
+    for gateway in {id(one): one, id(other): other}.values():
+        await until(lambda g=gateway: g.app.state.fake_game.open["t1"] == 1, "no table stream")
+        gateway.app.state.fake_game.push("t1", table_views(1))
+    for socket in (bob, carol):
+        assert (await _next(socket))["type"] in ("state", "presence")
+
+    async def said(by: str, phrase: str) -> None:
+        text = json.dumps({"type": "said", "id": phrase, "phrase": phrase,
+                           "from": {"seat": 0, "name": by, "player": PLAYERS[by]}})
+        await one.publish(Said("t1", text, False, PLAYERS[by]))
+
+    await said("alice", "hello")
+    await said("dave", "good_luck")
+    assert (await _said(carol))["phrase"] == "hello"
+    assert (await _said(carol))["phrase"] == "good_luck"
+    assert (await _said(bob))["phrase"] == "good_luck"  # alice's never came
+
+    await other.publish(BlocksChanged("bob", ()))  # DELETE /api/me/blocked/{alice}
+    await said("alice", "thanks")
+    assert (await _said(bob))["phrase"] == "thanks"
+    await other.publish(BlocksChanged("bob", (PLAYERS["alice"],)))
+    await said("alice", "sorry")
+    await said("dave", "bye")
+    assert (await _said(bob))["phrase"] == "bye"
+    for socket in (bob, carol):
+        await socket.close()
 
 
 async def _said(socket) -> dict:
