@@ -13,13 +13,26 @@ from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse
 from starlette.routing import Match, Route, WebSocketRoute
 
-from gateway import games, history, members, open_games, openapi, players, seating, spectating, table_talk, ws
+from gateway import (
+    games,
+    history,
+    member_socket,
+    members,
+    open_games,
+    openapi,
+    players,
+    seating,
+    spectating,
+    table_talk,
+    ws,
+)
 from gateway.auth import Auth
 from gateway.backends import Backends
 from gateway.bot_talk import BotTalk
 from gateway.draining import Drain
 from gateway.game_types import GameTypes
 from gateway.http_errors import HANDLERS, UNAVAILABLE_TEXT, problem
+from gateway.member_feed import MemberFeed
 from gateway.online import MemoryOnline, Online
 from gateway.open_feed import OpenGamesFeed
 from gateway.origins import OriginPolicy
@@ -120,6 +133,8 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
         Route("/ws/games/{id}", upgrade_required, methods=["GET"]),
         WebSocketRoute("/ws/games/{id}/watch", ws.watch_socket),
         Route("/ws/games/{id}/watch", upgrade_required, methods=["GET"]),
+        WebSocketRoute("/ws/me", member_socket.member_socket),
+        Route("/ws/me", upgrade_required, methods=["GET"]),
     ]
     api_routes = list(routes)
     routes.append(Route("/{path:path}", SinglePageApp(settings.static_dir).page))
@@ -139,7 +154,8 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
     feeds = TableFeeds(backends.live, backends.lobby, settings.abandon_after_timeouts,
                        auth.sessions.events.publish, presence, watchers, online)
     feeds.bot_talk = BotTalk(backends.talk, auth.sessions.events.publish)
-    sockets = SocketRegistry(auth.sessions.events, feeds)
+    member_feed = MemberFeed(backends.lobby, backends.players, online)
+    sockets = SocketRegistry(auth.sessions.events, feeds, member_feed)
     # A socket's first or last of its player here is told to every process; the leases are
     # renewed by the feeds' loop, with presence's.
     online.publish, online.local, online.renewing = (auth.sessions.events.publish, sockets.handle,
@@ -180,6 +196,7 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
     app.state.open_games = OpenGamesFeed(backends.lobby)
     app.state.sockets = sockets
     app.state.online = online
+    app.state.members = member_feed
     app.state.drain = Drain(settings.shutdown_drain_seconds)
     return app
 
@@ -188,6 +205,7 @@ async def close_live(app: Starlette) -> None:
     """Stop the table feeds and stop hearing events (idempotent)."""
     await app.state.feeds.aclose()
     await app.state.online.aclose()
+    await app.state.members.aclose()
     if app.state.feeds.bot_talk is not None:
         await app.state.feeds.bot_talk.aclose()
     await app.state.open_games.aclose()

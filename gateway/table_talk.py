@@ -12,8 +12,10 @@ the process holding the socket like every socket message (gateway.rate_limits), 
 The gateway that took a `say` publishes the stored message (gateway.events.Said); every gateway's
 feed of that table hands it to its sockets that asked for `chat`, may see it
 (talk.models.visible: spectators' messages reach spectators only until the game is finished)
-and did not mute its author (gateway.tables_feed.TableFeeds.said). The history leaves out the
-messages of the players the reader muted (the talk service) or blocked (the lobby).
+and whose member neither muted nor blocked its author (one filter: the socket's ``silenced``,
+loaded at connect and kept by MutesChanged and BlocksChanged; gateway.tables_feed.TableFeeds.said).
+The history leaves out the messages of the players the reader muted (the talk service) or blocked
+(the lobby).
 """
 
 from __future__ import annotations
@@ -186,6 +188,16 @@ async def load_mutes(app, member_id: str) -> frozenset[str]:
         return frozenset(muted.player for muted in await backends.talk.mutes(member_id))
     except ServiceError as error:
         log.warning("mutes not read: %s", error.message)
+        return frozenset()
+
+
+async def load_blocked(app, member_id: str) -> frozenset[str]:
+    """The public player ids ``member_id`` blocked, for a socket's talk filter (empty, with a
+    warning, while the lobby's PlayersService is down: the socket opens all the same)."""
+    try:
+        return await blocked_players(app, member_id)
+    except ServiceError as error:
+        log.warning("blocked players not read: %s", error.message)
         return frozenset()
 
 

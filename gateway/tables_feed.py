@@ -147,7 +147,8 @@ class Subscriber:
 
     ``seat`` is where the member sits now: the feed moves it when the member takes another seat
     in the waiting room, so the socket never gets the views of a seat its member left.
-    ``muted``: the public player ids whose `said` this socket's member does not get."""
+    ``silenced``: the public player ids whose `said` this socket drops (its member muted or
+    blocked them: one filter for both)."""
 
     def __init__(self, feed: TableFeed, seat: str, member_id: str, outbox: Outbox,
                  started: bool, features: frozenset[Feature] = frozenset(), spectator: bool = False):
@@ -165,7 +166,7 @@ class Subscriber:
         self._last_state: str | None = None
         self._last_lobby: str | None = None
         self._lobby_seats = 0
-        self.muted: frozenset[str] = frozenset()
+        self.silenced: frozenset[str] = frozenset()
 
     @property
     def started(self) -> bool:
@@ -784,7 +785,8 @@ class TableFeeds:
 
     def said(self, event: Said) -> None:
         """Something was said at a table: its `said` to this process's sockets there that asked for
-        `chat`, may see it (talk.models.visible) and did not mute its author."""
+        `chat`, may see it (talk.models.visible) and whose member neither muted nor blocked its
+        author."""
         feed = self._feeds.get(event.table)
         if feed is None:
             return
@@ -794,7 +796,7 @@ class TableFeeds:
             # spectators' channel must not reach a player before the end, whatever the socket.
             reader_spectator = subscriber.spectator and feed.game.seat_of(subscriber.member_id) is None
             if (visible(event.spectator, reader_spectator, finished)
-                    and not (event.player and event.player in subscriber.muted)):
+                    and not (event.player and event.player in subscriber.silenced)):
                 subscriber.notify(Feature.CHAT, event.text)
 
     def status_of(self, table_id: str) -> str | None:
