@@ -26,6 +26,7 @@ from gateway.contract.players import (
 )
 from gateway.contract.talk import ChatHistory
 from lobby.client import LobbyClient
+from lobby.invitations import MAX_INVITATIONS
 from testing.players import Player, play_against_bots, receive, seat_four
 from testing.stack import Stack, real_stack
 from testing.waiting import eventually
@@ -413,3 +414,19 @@ async def test_an_erased_player_is_not_found_and_leaves_every_list(people):
     assert (await alice.http.get("/api/me/blocked")).json() == {"players": []}
     refused = await alice.http.post("/api/me/following", json={"player": erin_id})
     assert (refused.status_code, refused.json()) == (404, {"detail": "Player not found"})
+
+
+async def test_at_most_50_members_are_invited_to_a_game():
+    """The lobby's limit of invitations a game, reached through the gateway: on a stack without
+    rate limits, since one member's invitations are limited far below it."""
+    unlimited = Stack({"RATE_LIMIT_ENABLED": "false"}).start()
+    try:
+        alice = await Player(unlimited, "alice").login()
+        lobby = (await alice.http.post("/api/games", json={})).json()
+        crowd = await members(unlimited, MAX_INVITATIONS + 1)
+        await _post_all(alice, f"/api/games/{lobby['id']}/invite", crowd[:MAX_INVITATIONS])
+        refused = await alice.http.post(f"/api/games/{lobby['id']}/invite", json={"player": crowd[-1]})
+        assert (refused.status_code, refused.json()) == (409, {"detail": "Too many invitations"})
+        await alice.close()
+    finally:
+        unlimited.stop()
