@@ -17,7 +17,8 @@ One :class:`MemberFeed` per process, fed by the gateway events (gateway.socket_r
 The reads and the telling run in one task per process, one batch at a time: events that come
 while a batch is read are coalesced into the next, and no older read overtakes a newer one. The
 players last seen online are read again every RECHECK_SECONDS: a gateway process that died says
-nothing, its leases just lapse (gateway.online).
+nothing, its leases just lapse (gateway.online). After missed events (a lost connection, a lost
+Redis) everything is read again, and the followed players once more when the leases are renewed.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from gateway.contract.member_socket import WsInvited, WsOnline
 from gateway.contract.players import PlayerName
 from gateway.events import Invited
 from gateway.online import RECHECK_SECONDS, Online
+from gateway.table_leases import RENEW_SECONDS
 from gateway.views import my_game_item
 from lobby.client import LobbyClient
 from lobby.players_client import PlayersClient
@@ -41,6 +43,10 @@ from services.rpc.errors import Reason, ServiceError
 log = logging.getLogger(__name__)
 
 RETRY_SECONDS = 5.0  # a follow list that could not be read is read again after this
+# After the events were missed (the bus's connection, or Redis itself, was lost) every followed
+# player is read again now, and once more when every gateway has renewed its leases: a Redis that
+# lost its keys has them back by then, silently (a renewal announces nothing).
+READ_AGAIN_SECONDS = RENEW_SECONDS + 5
 # Follow lists read at once: a change of a much-followed player's settings names every member here
 # who follows them, and the lobby is asked at this pace, not all at once.
 READS_AT_ONCE = 16
@@ -116,8 +122,12 @@ class MemberFeed:
             self._dirty(players=(player,))
 
     def missed(self) -> None:
-        """The events were not heard for a while: read everything again."""
+        """The events were not heard for a while: read everything again, now and once the
+        leases are surely renewed."""
         self._dirty(members=self._by_sub, players=self._followers)
+        if not self._closed:
+            asyncio.get_running_loop().call_later(READ_AGAIN_SECONDS,
+                                                  lambda: self._dirty(players=self._followers))
 
     # -- the work --------------------------------------------------------------------------
 
