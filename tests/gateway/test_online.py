@@ -9,6 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from gateway import online as online_module
 from gateway.events import Event, OnlineChanged
 from gateway.online import MemoryOnline, Online, RedisOnline, online_players
 from services.rpc.errors import Reason, ServiceError
@@ -111,3 +112,20 @@ async def _both(online: Online) -> bool:
 
 async def _async(value):
     return value
+
+
+async def test_many_players_are_read_in_batches_each_one_round_trip(online, monkeypatch):
+    monkeypatch.setattr(online_module, "READ_BATCH", 3)
+    _heard(online)
+    reads: list[int] = []
+    holders = online._leases.holders
+
+    async def counted(table_ids):
+        reads.append(len(table_ids))
+        return await holders(table_ids)
+    monkeypatch.setattr(online._leases, "holders", counted)
+    players = [f"p-{n}" for n in range(8)]
+    with online.holding("p-1"), online.holding("p-7"):
+        await eventually(lambda: _async(len(online._marking) == 0), timeout=5, what="not written")
+        assert await online.players([*players, "p-1"]) == {"p-1", "p-7"}
+    assert reads == [3, 3, 2]
