@@ -121,7 +121,13 @@ class Online:
 
     async def renew(self) -> None:
         """Keep this process's leases from lapsing (the renewal loop's)."""
-        await self._leases.renew(self.held())
+        held = self.held()
+        await self._leases.renew(held)
+        # A socket that closed while the renewal was on its way may have been written again
+        # after its drop: drop it again, rather than leave its player online until it lapses.
+        for player, holder in held:
+            if holder not in self._held.get(player, ()):
+                await self._leases.mark(player, holder, False)
 
     def here(self, players: Iterable[str]) -> set[str]:
         """The ones of ``players`` with a socket open in this process."""

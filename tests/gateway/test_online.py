@@ -129,3 +129,20 @@ async def test_many_players_are_read_in_batches_each_one_round_trip(online, monk
         await eventually(lambda: _async(len(online._marking) == 0), timeout=5, what="not written")
         assert await online.players([*players, "p-1"]) == {"p-1", "p-7"}
     assert reads == [3, 3, 2]
+
+
+async def test_a_socket_that_closes_during_a_renewal_is_not_left_online(redis_client, redis_prefix):
+    online = RedisOnline(redis_client, Keys(redis_prefix), process="one")
+    _heard(online)
+    renew = online._leases.renew
+    closing = online.holding("p-alice")
+    closing.__enter__()
+
+    async def slow_renewal(leases):
+        leases = list(leases)
+        closing.__exit__(None, None, None)  # the socket closes while the renewal is on its way
+        await eventually(lambda: _async(not online._marking), timeout=5, what="the drop not written")
+        await renew(leases)  # ... and the renewal lands after the drop
+    online._leases.renew = slow_renewal  # type: ignore[method-assign]
+    await online.renew()
+    assert await online.players(["p-alice"]) == set()
