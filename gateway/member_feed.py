@@ -70,7 +70,7 @@ class MemberFeed:
         self.players = players
         self.online = online
         self._by_sub: dict[str, set[MemberSocket]] = {}
-        self._player_of: dict[str, str] = {}  # member -> public player id
+        self._member_of: dict[str, str] = {}  # public player id -> member, of the sockets here
         self._follows: dict[str, dict[str, bool]] = {}  # member -> followed player -> shows it
         self._followers: dict[str, set[str]] = {}  # followed player -> members here who follow
         self._online: dict[str, bool] = {}  # followed player -> online, as last read
@@ -86,7 +86,8 @@ class MemberFeed:
 
     def add(self, socket: MemberSocket) -> None:
         self._by_sub.setdefault(socket.sub, set()).add(socket)
-        self._player_of[socket.sub] = socket.player
+        if socket.player:
+            self._member_of[socket.player] = socket.sub
         self._dirty(members=(socket.sub,))  # its first messages: who of its follows is online
 
     def discard(self, socket: MemberSocket) -> None:
@@ -96,7 +97,7 @@ class MemberFeed:
         sockets.discard(socket)
         if not sockets:
             del self._by_sub[socket.sub]
-            self._player_of.pop(socket.sub, None)
+            self._member_of.pop(socket.player, None)
             self._set_follows(socket.sub, {})
 
     def __len__(self) -> int:
@@ -112,7 +113,7 @@ class MemberFeed:
         """Whom these players follow or block, or their settings, changed: re-read the lists of
         the members here who are among them or follow one of them."""
         named = set(players)
-        members = {sub for sub, player in self._player_of.items() if player in named}
+        members = {self._member_of[player] for player in named if player in self._member_of}
         for player in named:
             members |= self._followers.get(player, set())
         self._dirty(members=members)
