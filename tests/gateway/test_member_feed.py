@@ -44,11 +44,16 @@ class CountingOnline(MemoryOnline):
     def __init__(self) -> None:
         super().__init__()
         self.reads: list[set[str]] = []
+        self.after_read = None  # called once, after the next read
 
     async def players(self, players):
         asked = set(players)
         self.reads.append(asked)
-        return await super().players(asked)
+        online = await super().players(asked)
+        if self.after_read is not None:
+            after, self.after_read = self.after_read, None
+            await after()
+        return online
 
 
 async def _async(value):
@@ -112,4 +117,28 @@ async def test_a_hidden_player_is_never_told_online(shows):
         await eventually(lambda: _async(any(m["player"] == CAROL for m in alice.sent)), timeout=5)
     told = {m["player"] for m in alice.sent}
     assert told == ({BOB, CAROL} if shows else {CAROL})
+    await feed.aclose()
+
+
+async def test_after_missed_events_the_followed_are_read_again_once_the_leases_are_back(monkeypatch):
+    monkeypatch.setattr(member_feed, "READ_AGAIN_SECONDS", 0.05)
+    players, online = FakePlayers(), CountingOnline()
+    players.following["alice"] = [Followed(BOB)]
+    feed = MemberFeed(FakeLobby(), players, online)
+    alice = Socket("alice")
+    feed.add(alice)
+    with online.holding(BOB):
+        feed.online_changed(BOB)
+        await eventually(lambda: _async(len(alice.sent) == 1), timeout=5, what="not told bob is online")
+        leases, held = online._leases, online.held()
+        for player, holder in held:  # Redis lost its keys
+            await leases.mark(player, holder, False)
+
+        async def renewed() -> None:  # right after the read that follows the loss, the renewal
+            for player, holder in held:  # writes them again, announcing nothing
+                await leases.mark(player, holder, True)
+        online.after_read = renewed
+        feed.missed()
+        await eventually(lambda: _async(len(alice.sent) == 3), timeout=5, what="not told bob is back")
+    assert [m["online"] for m in alice.sent] == [True, False, True]
     await feed.aclose()
