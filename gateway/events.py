@@ -118,9 +118,12 @@ class Invited:
 @dataclass(frozen=True)
 class RelationsChanged:
     """Whom these players follow or block, or their settings (show_online), changed: the member
-    sockets of these players, and of those who follow any of them, re-read their follow lists."""
+    sockets of these players re-read their follow lists, and so do those of the players' followers
+    when ``seen`` (what the players show to others changed: a setting, a block), not for a mere
+    follow or unfollow."""
 
     players: tuple[str, ...]
+    seen: bool
 
 
 @dataclass(frozen=True)

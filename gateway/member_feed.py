@@ -7,7 +7,8 @@ One :class:`MemberFeed` per process, fed by the gateway events (gateway.socket_r
   an /api/me/games item for the invitee, and sent to each of the member's sockets here.
 - Follow lists: each member's, read from PlayersService.ListFollowing when their first socket
   here opens (again for each later socket), and again on ``RelationsChanged`` naming the member
-  or a player they follow (a follow, an unfollow, a block, a ``show_online`` change). It is kept
+  (a follow, an unfollow, a block) or, when it changes what they show, a player they follow (a
+  block, a ``show_online`` change). It is kept
   per member, shared by their sockets here.
 - ``OnlineChanged`` of a player followed by a member here: one lease read for the player
   (gateway.online), whatever the number of sockets following them; each socket is sent the
@@ -109,13 +110,15 @@ class MemberFeed:
         if event.sub in self._by_sub:
             self._spawn(self._tell_invitation(event))
 
-    def relations_changed(self, players: tuple[str, ...]) -> None:
+    def relations_changed(self, players: tuple[str, ...], seen: bool) -> None:
         """Whom these players follow or block, or their settings, changed: re-read the lists of
-        the members here who are among them or follow one of them."""
+        the members here who are among them, and when what they show changed (``seen``), of those
+        who follow one of them."""
         named = set(players)
         members = {self._member_of[player] for player in named if player in self._member_of}
-        for player in named:
-            members |= self._followers.get(player, set())
+        if seen:
+            for player in named:
+                members |= self._followers.get(player, set())
         self._dirty(members=members)
 
     def online_changed(self, player: str) -> None:

@@ -137,7 +137,7 @@ async def settings(request: Request) -> JSONResponse:
         check_type("show_online", body["show_online"], bool)
     changed = await players.update_settings(member.sub, show_online=body.get("show_online"))
     if body:  # whether the member shows being online: their followers' lists change
-        await _announce(request, RelationsChanged((member.player,)))
+        await _announce(request, RelationsChanged((member.player,), seen=True))
     return JSONResponse(Settings(show_online=changed.show_online).body())
 
 
@@ -156,7 +156,7 @@ async def following(request: Request) -> Response:
             await players.follow(member.sub, player)
         except ServiceError as error:
             raise _refused(error, "Cannot follow yourself", "Following too many players") from None
-        await _announce(request, RelationsChanged((member.player,)))
+        await _announce(request, RelationsChanged((member.player,), seen=False))
         return Response(status_code=204)
     followed = await players.list_following(member.sub)
     online = await online_players(request.app, [p.player for p in followed if p.show_online])
@@ -172,7 +172,7 @@ async def unfollow(request: Request) -> Response:
     player = request.path_params["player"]
     if _PLAYER_ID.fullmatch(player):  # else nobody has that id: nobody is followed by it
         await players_of(backends_of(request)).unfollow(member.sub, player)
-        await _announce(request, RelationsChanged((member.player,)))
+        await _announce(request, RelationsChanged((member.player,), seen=False))
     return Response(status_code=204)
 
 
@@ -213,7 +213,7 @@ async def _blocks_changed(request: Request, member: Member, player: str) -> None
     sockets (and their followers') re-read who shows being online to whom."""
     now = await players_of(backends_of(request)).list_blocked(member.sub)
     await _announce(request, BlocksChanged(member.sub, tuple(p.player for p in now)),
-                    RelationsChanged((member.player, player)))
+                    RelationsChanged((member.player, player), seen=True))
 
 
 async def blocked_players(app, member_id: str) -> frozenset[str]:

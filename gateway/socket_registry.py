@@ -151,7 +151,7 @@ class SocketRegistry:
                 self.members.invited(event)
         elif isinstance(event, RelationsChanged):
             if self.members is not None:
-                self.members.relations_changed(event.players)
+                self.members.relations_changed(event.players, event.seen)
         elif isinstance(event, OnlineChanged):
             if self.members is not None:
                 self.members.online_changed(event.player)

@@ -230,23 +230,39 @@ async def test_following_hiding_and_unfollowing_are_told_as_the_states_they_impl
     await _nothing_before_the_answer(alice)
 
     players.following["alice"] = [Followed(PLAYERS["bob"])]  # POST /api/me/following
-    await other.publish(RelationsChanged((PLAYERS["alice"],)))
+    await other.publish(RelationsChanged((PLAYERS["alice"],), seen=False))
     assert await _next(alice) == {"type": "online", "player": PLAYERS["bob"], "online": True}
 
     players.following["alice"] = [Followed(PLAYERS["bob"], show_online=False)]  # bob hides it
-    await other.publish(RelationsChanged((PLAYERS["bob"],)))
+    await other.publish(RelationsChanged((PLAYERS["bob"],), seen=True))
     assert await _next(alice) == {"type": "online", "player": PLAYERS["bob"], "online": False}
 
     players.following["alice"] = [Followed(PLAYERS["bob"])]  # shows it again
-    await one.publish(RelationsChanged((PLAYERS["bob"],)))
+    await one.publish(RelationsChanged((PLAYERS["bob"],), seen=True))
     assert await _next(alice) == {"type": "online", "player": PLAYERS["bob"], "online": True}
 
     players.following["alice"] = []  # unfollowed: no news of bob's any more
-    await one.publish(RelationsChanged((PLAYERS["alice"],)))
+    await one.publish(RelationsChanged((PLAYERS["alice"],), seen=False))
     await until(lambda: PLAYERS["bob"] not in one.app.state.members._followers, "still following")
     await bob.close()
     await _nothing_before_the_answer(alice)
     await alice.close()
+
+
+async def test_a_follow_rereads_only_the_followers_list_not_those_of_who_follows_them(two):
+    one, other, players, _ = two
+    players.following["carol"] = [Followed(PLAYERS["alice"])]
+    alice = await _open(one, await _login(one.sessions, "alice"))
+    carol = await _open(one, await _login(one.sessions, "carol"))
+    assert await _next(carol) == {"type": "online", "player": PLAYERS["alice"], "online": True}
+    before = players.reads
+    await other.publish(RelationsChanged((PLAYERS["alice"],), seen=False))  # alice follows someone
+    await until(lambda: players.reads == before + 1, "alice's list is not read again")
+    await other.publish(RelationsChanged((PLAYERS["alice"],), seen=True))  # alice hides being online
+    await until(lambda: players.reads == before + 3, "alice's and carol's lists are not read again")
+    assert players.reads == before + 3
+    for socket in (alice, carol):
+        await socket.close()
 
 
 async def test_an_invitation_reaches_the_invitees_member_sockets_on_every_gateway(two):
