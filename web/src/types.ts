@@ -98,3 +98,18 @@ export type LiveGame = Schemas["LiveGame"];
 export function isLobby(view: AnyView): view is LobbyView {
   return view.status === "lobby";
 }
+
+// Players, following, invitations, blocking (CONTRACT, Players).
+// INTERIM: written by hand until the generated schemas land; replaced by Schemas[...] then.
+export interface PlayerPage {
+  player: string; name: string; ratings: Rating[]; matches: number; wins: number;
+  recent: MatchItem[]; online?: boolean; playing: string[]; following: boolean; blocked: boolean;
+}
+export interface Settings { show_online: boolean }
+export interface FollowedPlayer { player: string; name: string; online: boolean; playing: string | null }
+export interface PlayerName { player: string; name: string }
+export interface Invitation { game: MyGame; by: PlayerName; at: string }
+export interface WsInvited { type: "invited"; game: MyGame; by: PlayerName }
+export interface WsOnline { type: "online"; player: string; online: boolean }
+export interface WsYourTurn { type: "your_turn"; game: MyGame }
+export type MemberMessage = WsInvited | WsOnline | WsYourTurn;
