@@ -4,6 +4,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, ApiError, gameTypesCached, errorText } from "../api";
 import { displayName } from "../bots";
 import { SeatMarks } from "../botmarks";
+import { joinErrorText } from "../friends";
 import { navigate } from "../router";
 import { fieldsOf, typeDescription } from "../schemaform";
 import type { GameType, Options, Preview } from "../types";
@@ -55,7 +56,7 @@ export function JoinScreen({ code, onUnauthenticated }: { code: string; onUnauth
     } catch (e) {
       if (e instanceof ApiError && e.status === 401) return onUnauthenticated();
       if (e instanceof ApiError && e.status === 404) setNotFound(true);
-      else setError(errorText(e));
+      else setError(joinErrorText(e));
       setBusy(false);
     }
   };
