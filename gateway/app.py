@@ -13,13 +13,15 @@ from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse
 from starlette.routing import Match, Route, WebSocketRoute
 
-from gateway import games, history, members, open_games, openapi, seating, spectating, table_talk, ws
+from gateway import games, history, member_socket, members, open_games, openapi, seating, spectating, table_talk, ws
 from gateway.auth import Auth
 from gateway.backends import Backends
 from gateway.bot_talk import BotTalk
 from gateway.draining import Drain
 from gateway.game_types import GameTypes
 from gateway.http_errors import HANDLERS, UNAVAILABLE_TEXT, problem
+from gateway.member_feed import MemberFeed
+from gateway.online import MemoryOnline, Online
 from gateway.open_feed import OpenGamesFeed
 from gateway.origins import OriginPolicy
 from gateway.presence import Presence
@@ -57,9 +59,11 @@ async def health(request) -> JSONResponse:
 
 def create_app(settings: Settings, backends: Backends, auth: Auth,
                telemetry: Telemetry | None = None, presence: Presence | None = None,
-               limits: RateLimits | None = None, watchers: Watchers | None = None) -> Starlette:
-    """The app; ``presence``, ``watchers`` and ``limits`` are shared by the gateway processes
-    (gateway.presence, gateway.watchers, gateway.rate_limits; None: this process alone)."""
+               limits: RateLimits | None = None, watchers: Watchers | None = None,
+               online: Online | None = None) -> Starlette:
+    """The app; ``presence``, ``watchers``, ``online`` and ``limits`` are shared by the gateway
+    processes (gateway.presence, gateway.watchers, gateway.online, gateway.rate_limits; None:
+    this process alone)."""
     origins = OriginPolicy(settings.cors)
     routes = [
         Route("/api/health", health),
@@ -108,6 +112,8 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
         Route("/ws/games/{id}", upgrade_required, methods=["GET"]),
         WebSocketRoute("/ws/games/{id}/watch", ws.watch_socket),
         Route("/ws/games/{id}/watch", upgrade_required, methods=["GET"]),
+        WebSocketRoute("/ws/me", member_socket.member_socket),
+        Route("/ws/me", upgrade_required, methods=["GET"]),
     ]
     api_routes = list(routes)
     routes.append(Route("/{path:path}", SinglePageApp(settings.static_dir).page))
@@ -123,10 +129,16 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
 
     # The live path: one feed per table for this process's sockets, and the events (logouts,
     # erasures) heard through the session store's bus.
+    online = online or MemoryOnline()
     feeds = TableFeeds(backends.live, backends.lobby, settings.abandon_after_timeouts,
-                       auth.sessions.events.publish, presence, watchers)
+                       auth.sessions.events.publish, presence, watchers, online)
     feeds.bot_talk = BotTalk(backends.talk, auth.sessions.events.publish)
-    sockets = SocketRegistry(auth.sessions.events, feeds)
+    member_feed = MemberFeed(backends.lobby, backends.players, online)
+    sockets = SocketRegistry(auth.sessions.events, feeds, member_feed)
+    # A socket's first or last of its player here is told to every process; the leases are
+    # renewed by the feeds' loop, with presence's.
+    online.publish, online.local, online.renewing = (auth.sessions.events.publish, sockets.handle,
+                                                     feeds.keep_renewing)
     middleware, gauges = origins.middleware(), None
     limits = limits or rate_limits(settings.rate_limits, None)
     if limits.enabled:  # inside CORS, so that a 429 carries its headers
@@ -162,6 +174,8 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
     app.state.talk_limits = table_talk.TalkLimits()  # like socket_limits: where the socket lives
     app.state.open_games = OpenGamesFeed(backends.lobby)
     app.state.sockets = sockets
+    app.state.online = online
+    app.state.members = member_feed
     app.state.drain = Drain(settings.shutdown_drain_seconds)
     return app
 
@@ -169,6 +183,8 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
 async def close_live(app: Starlette) -> None:
     """Stop the table feeds and stop hearing events (idempotent)."""
     await app.state.feeds.aclose()
+    await app.state.online.aclose()
+    await app.state.members.aclose()
     if app.state.feeds.bot_talk is not None:
         await app.state.feeds.bot_talk.aclose()
     await app.state.open_games.aclose()

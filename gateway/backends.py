@@ -10,6 +10,7 @@ from starlette.requests import HTTPConnection
 from game.client import GameClient
 from game.live_link import LiveLink
 from lobby.client import LobbyClient, new_request_id
+from lobby.players_client import PlayersClient
 from stats.client import StatsClient
 from talk.client import TalkClient
 
@@ -19,13 +20,15 @@ class Backends:
     """The services the gateway translates to (tests pass fakes with the same methods).
     ``live`` carries the players' moves and the tables' watches to each table's owner;
     ``game`` every other call of the game service; ``talk`` table talk (served at the lobby's
-    address; None: no table talk, its calls answer 503)."""
+    address; None: no table talk, its calls answer 503); ``players`` player pages, follows,
+    blocks and invitations (PlayersService, at the lobby's address too; None: not configured)."""
 
     lobby: LobbyClient
     game: GameClient
     stats: StatsClient
     live: LiveLink
     talk: TalkClient | None = None
+    players: PlayersClient | None = None
 
 
 def backends_of(connection: HTTPConnection) -> Backends:

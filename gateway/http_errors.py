@@ -52,6 +52,11 @@ _STATUS = {
     Reason.SEAT_NOT_TAKEN_OVER: 409,
     Reason.UNKNOWN_BOT_LEVEL: 422,
     Reason.TOO_MANY_OPEN_GAMES: 409,
+    Reason.PLAYER_NOT_FOUND: 404,
+    Reason.BLOCKED: 403,
+    # Their text depends on the endpoint (follow, block, invite): gateway.players sets it.
+    Reason.SELF_RELATION: 409,
+    Reason.TOO_MANY_RELATIONS: 409,
 }
 _FIXED_TEXT = {
     Reason.GAME_NOT_FOUND: "Game not found",
@@ -65,6 +70,9 @@ _FIXED_TEXT = {
     Reason.NO_BOT: "No bot at that seat",
     Reason.SEAT_NOT_TAKEN_OVER: "Seat not taken over",
     Reason.TOO_MANY_OPEN_GAMES: "Too many open games",
+    Reason.PLAYER_NOT_FOUND: "Player not found",
+    # A blocked player learns only this: not who blocked whom.
+    Reason.BLOCKED: "Blocked",
 }
 
 

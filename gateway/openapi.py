@@ -52,6 +52,22 @@ from gateway.contract.games import (
 )
 from gateway.contract.games import GameType as GameTypeBody
 from gateway.contract.platform import Error, Health, Me, Providers
+from gateway.contract.players import (
+    FRIEND,
+    INVITATION,
+    MAX_BLOCKED,
+    MAX_FOLLOWING,
+    PLAYER_PAGE,
+    BlockedPlayers,
+    BlockRequest,
+    FollowedPlayers,
+    FollowRequest,
+    Invitations,
+    InviteRequest,
+    PlayerPage,
+    SettingsRequest,
+)
+from gateway.contract.players import Settings as PlayerSettings
 from gateway.contract.records import Leaderboard, MatchPage, MoveLog, Ratings
 from gateway.contract.socket import MAX_SOCKET_MESSAGE_BYTES as MAX_SOCKET_MESSAGE_BYTES
 from gateway.contract.socket import WS_ERROR_CODES as WS_ERROR_CODES
@@ -370,6 +386,7 @@ def _game_paths() -> dict[str, dict]:
                           examples={"lobby": examples.LOBBY, "started": examples.STARTED}),
              "400": _error("Not a JSON object, an unknown field or no code.", *_BODY_ERRORS,
                            "code is required", "code must be a string"),
+             "403": _error("The caller blocked a member seated there, or was blocked by one.", "Blocked"),
              "404": _shared("GameNotFound"),
              "405": _shared("MethodNotAllowed"),
              "409": _error("Every seat is taken by others.", "Game is full")},
@@ -718,6 +735,97 @@ def _talk_paths() -> dict[str, dict]:
     }
 
 
+def _players_paths() -> dict[str, dict]:
+    """Player pages, settings, following, blocking and invitations (gateway.players)."""
+    path_player = _param("path", "player", "The player's public id.", {"type": "string"})
+    player_body_errors = (*_BODY_ERRORS, "player is required", "player must be a string")
+    not_found = _error("No player has this id (unknown, erased, or not a player id).", "Player not found")
+    return {
+        "/api/players/{player}": {"get": _operation(
+            "getPlayer", "players", "A player's page",
+            {"200": _json("The player as the caller sees them.", _ref(PlayerPage), example=PLAYER_PAGE),
+             "404": not_found},
+            parameters=(path_player,))},
+        "/api/me/settings": {
+            "get": _operation(
+                "getSettings", "players", "The caller's settings",
+                {"200": _json("The settings.", _ref(PlayerSettings), example={"show_online": True})}),
+            "put": _operation(
+                "updateSettings", "players", "Change the caller's settings",
+                {"200": _json("The settings, after the change.", _ref(PlayerSettings),
+                              example={"show_online": False}),
+                 "400": _error("A bad body.", *_BODY_ERRORS, "show_online must be a boolean"),
+                 "405": _shared("MethodNotAllowed")},
+                body=_body(SettingsRequest, "The settings to change.", required=True,
+                           example={"show_online": False})),
+        },
+        "/api/me/following": {
+            "get": _operation(
+                "listFollowing", "players", "The players the caller follows",
+                {"200": _json("Most recently followed first.", _ref(FollowedPlayers),
+                              example={"players": [{"player": FRIEND, "name": "alice", "online": True,
+                                                    "playing": examples.GAME_ID}]})}),
+            "post": _operation(
+                "followPlayer", "players", "Follow a player",
+                {"204": {"description": "Followed (also when followed already)."},
+                 "400": _error("A bad body.", *player_body_errors),
+                 "404": not_found,
+                 "405": _shared("MethodNotAllowed"),
+                 "409": _error(f"The caller's own id, or {MAX_FOLLOWING} players followed already.",
+                               "Cannot follow yourself", "Following too many players")},
+                body=_body(FollowRequest, "The player.", required=True, example={"player": FRIEND})),
+        },
+        "/api/me/following/{player}": {"delete": _operation(
+            "unfollowPlayer", "players", "Stop following a player",
+            {"204": {"description": "Not followed (whether or not they were)."},
+             "405": _shared("MethodNotAllowed")},
+            parameters=(path_player,))},
+        "/api/me/blocked": {
+            "get": _operation(
+                "listBlocked", "players", "The players the caller blocked",
+                {"200": _json("Most recently blocked first.", _ref(BlockedPlayers),
+                              example={"players": [{"player": FRIEND, "name": "alice"}]})}),
+            "post": _operation(
+                "blockPlayer", "players", "Block a player",
+                {"204": {"description": "Blocked (also when blocked already): the two never sit at one game "
+                                        "(joining is 403 Blocked, quick match never seats them together, "
+                                        "neither can invite the other), and the player's table talk never "
+                                        "reaches the caller."},
+                 "400": _error("A bad body.", *player_body_errors),
+                 "404": not_found,
+                 "405": _shared("MethodNotAllowed"),
+                 "409": _error(f"The caller's own id, or {MAX_BLOCKED} players blocked already.",
+                               "Cannot block yourself", "Blocking too many players")},
+                body=_body(BlockRequest, "The player.", required=True, example={"player": FRIEND})),
+        },
+        "/api/me/blocked/{player}": {"delete": _operation(
+            "unblockPlayer", "players", "Unblock a player",
+            {"204": {"description": "Not blocked (whether or not they were)."},
+             "405": _shared("MethodNotAllowed")},
+            parameters=(path_player,))},
+        "/api/games/{id}/invite": {"post": _operation(
+            "invitePlayer", "players", "Invite a player to the caller's game in the lobby",
+            {"204": {"description": "Invited: listed in the player's GET /api/me/invitations until the game "
+                                    "starts or 24 hours pass, and sent to their /ws/me (`invited`) the first "
+                                    "time. Inviting again, or someone seated already, changes nothing."},
+             "400": _error("A bad body.", *player_body_errors),
+             "403": _error("The caller is not seated at the game, or either player blocked the other.",
+                           "Not seated at this game", "Blocked"),
+             "404": _error("No such game, or no such player.", "Game not found", "Player not found"),
+             "405": _shared("MethodNotAllowed"),
+             "409": _error("The game started or is full; the caller's own id; 50 members invited to the game "
+                           "already.", "Game already started", "Game is full", "Cannot invite yourself",
+                           "Too many invitations")},
+            parameters=(_GAME_ID_PARAM,),
+            body=_body(InviteRequest, "The player.", required=True, example={"player": FRIEND}))},
+        "/api/me/invitations": {"get": _operation(
+            "listInvitations", "players", "The caller's invitations",
+            {"200": _json("Newest first, at most 50: those whose game has not started and has a seat open, "
+                          "younger than 24 hours. Join with POST /api/games/join and the game's `join_code`.",
+                          _ref(Invitations), example={"invitations": [INVITATION]})})},
+    }
+
+
 _TAGS = [
     {"name": "platform", "description": "Health and this documentation."},
     {"name": "auth", "description": "OIDC login, the session and the member."},
@@ -726,6 +834,7 @@ _TAGS = [
     {"name": "spectators", "description": "Watching games: the public view, its WebSocket, the live games."},
     {"name": "stats", "description": "Match history, ratings, leaderboard."},
     {"name": "talk", "description": "Table talk: quick phrases, a game's chat, mutes and reports."},
+    {"name": "players", "description": "Player pages, settings, following, blocking and invitations."},
 ]
 
 
@@ -746,7 +855,7 @@ def spec(game_types: Sequence[GameType] = ()) -> dict:
         "tags": _TAGS,
         "security": [{"session": []}],
         "paths": _with_rate_limits({**_platform_paths(), **_auth_paths(), **_game_paths(),
-                                    **_stats_paths(), **_talk_paths()}),
+                                    **_stats_paths(), **_talk_paths(), **_players_paths()}),
         "components": {
             "securitySchemes": {"session": {
                 "type": "apiKey", "in": "cookie", "name": SESSION_COOKIE,

@@ -19,12 +19,14 @@ from game.live_link import LiveLink
 from gateway.app import Backends, close_live, create_app
 from gateway.auth import Auth
 from gateway.draining import REQUESTS_FINISH_SECONDS
+from gateway.online import MemoryOnline, RedisOnline
 from gateway.presence import MemoryPresence, RedisPresence
 from gateway.rate_limits import rate_limits
 from gateway.sessions import SESSION_TTL_SECONDS, MemorySessionStore, RedisSessionStore
 from gateway.watchers import MemoryWatchers, RedisWatchers
 from gateway.ws import MAX_MESSAGE_BYTES
 from lobby.client import LobbyClient
+from lobby.players_client import PlayersClient
 from services.components import Component
 from services.config import Settings
 from services.observability import telemetry as otel
@@ -59,20 +61,25 @@ def build(settings: Settings, telemetry: otel.Telemetry | None = None):
         # TalkService is served by the lobby's process (docs/architecture.md).
         talk=TalkClient(settings.lobby_addr, policy=PEOPLE_CALLS,
                         credentials=credentials.for_service("lobby")),
+        players=PlayersClient(settings.lobby_addr, policy=PEOPLE_CALLS,
+                              credentials=credentials.for_service("lobby")),
     )
     auth = Auth(settings, sessions, directory=backends.lobby)
     presence = (RedisPresence(redis, Keys(settings.redis_key_prefix)) if redis is not None
                 else MemoryPresence())
     watchers = (RedisWatchers(redis, Keys(settings.redis_key_prefix)) if redis is not None
                 else MemoryWatchers())
+    online = (RedisOnline(redis, Keys(settings.redis_key_prefix)) if redis is not None
+              else MemoryOnline())
     limits = rate_limits(settings.rate_limits, redis, Keys(settings.redis_key_prefix))
     app = create_app(settings, backends, auth, telemetry=telemetry, presence=presence,
-                     limits=limits, watchers=watchers)
+                     limits=limits, watchers=watchers, online=online)
 
     async def close() -> None:
         await close_live(app)
         await app.state.game_types.aclose()
-        for client in (backends.lobby, backends.game, backends.stats, backends.live, backends.talk):
+        for client in (backends.lobby, backends.game, backends.stats, backends.live, backends.talk,
+                       backends.players):
             if client is not None:
                 await client.close()
         await auth.aclose()

@@ -1,11 +1,13 @@
-"""The game sockets open in this process, and what the gateway's events mean for them.
+"""The sockets open in this process (the games', the watch sockets, the member sockets /ws/me), and
+what the gateway's events mean for them.
 
 A socket's session is checked when it opens, when its player sends a message, when it
 expires, and when an event (gateway.events) says it may have ended: a logout closes the
 sockets of that session, an erasure re-checks the member's, and a listener that was deaf for a
 while re-checks them all. Names are re-read by the table feeds the events name. A rematch
 created is told to the sockets open at the finished game; something said at a table goes to the
-sockets there (the table's feed), and a member's new mutes to their sockets. Nothing polls. When the gateway
+sockets there (the table's feed), and a member's new mutes and blocks to their sockets.
+Invitations, follows and who is online go to the member sockets (gateway.member_feed). Nothing polls. When the gateway
 stops (gateway.draining) every socket is restarted: closed with 1012 once it is quiet.
 """
 
@@ -17,24 +19,29 @@ from typing import Protocol
 from gateway.contract.common import Body
 from gateway.contract.socket import Feature, WsRematch
 from gateway.events import (
+    BlocksChanged,
     Event,
     EventBus,
+    Invited,
     MemberEnded,
     Missed,
     MutesChanged,
+    OnlineChanged,
     PresenceChanged,
+    RelationsChanged,
     RematchOffered,
     Said,
     SeatingChanged,
     SessionEnded,
 )
+from gateway.member_feed import MemberFeed
 from gateway.tables_feed import TableFeeds
 
 
 class LiveSocket(Protocol):
     sub: str  # the member
     session: str  # the digest of its session id (gateway.events.session_digest)
-    game_id: str  # the game it is open at
+    game_id: str  # the game it is open at ("" for the member socket, /ws/me)
 
     def tell(self, feature: Feature, message: Body) -> None:
         """Send ``message`` in line with the game's own messages, if the socket asked for
@@ -52,13 +59,17 @@ class LiveSocket(Protocol):
     def mutes_changed(self, players: frozenset[str] | None) -> None:
         """The member mutes ``players`` now (table talk); None: read them again."""
 
+    def blocks_changed(self, players: frozenset[str] | None) -> None:
+        """The member blocks ``players`` now (their talk is dropped too); None: read them again."""
+
 
 class SocketRegistry:
     """The open sockets by session and by member; the handler of this process's events."""
 
-    def __init__(self, bus: EventBus, feeds: TableFeeds):
+    def __init__(self, bus: EventBus, feeds: TableFeeds, members: MemberFeed | None = None):
         self.bus = bus
         self.feeds = feeds
+        self.members = members  # what the member sockets (/ws/me) are told
         self._by_session: dict[str, set[LiveSocket]] = {}
         self._by_member: dict[str, set[LiveSocket]] = {}
         self._by_game: dict[str, set[LiveSocket]] = {}
@@ -74,7 +85,8 @@ class SocketRegistry:
     def add(self, socket: LiveSocket) -> None:
         self._by_session.setdefault(socket.session, set()).add(socket)
         self._by_member.setdefault(socket.sub, set()).add(socket)
-        self._by_game.setdefault(socket.game_id, set()).add(socket)
+        if socket.game_id:
+            self._by_game.setdefault(socket.game_id, set()).add(socket)
         self._empty.clear()
         if self._restarting:  # opened as the gateway began to stop
             socket.restart()
@@ -131,10 +143,25 @@ class SocketRegistry:
         elif isinstance(event, MutesChanged):
             for socket in list(self._by_member.get(event.sub, ())):
                 socket.mutes_changed(frozenset(event.players))
+        elif isinstance(event, BlocksChanged):
+            for socket in list(self._by_member.get(event.sub, ())):
+                socket.blocks_changed(frozenset(event.players))
+        elif isinstance(event, Invited):
+            if self.members is not None:
+                self.members.invited(event)
+        elif isinstance(event, RelationsChanged):
+            if self.members is not None:
+                self.members.relations_changed(event.players)
+        elif isinstance(event, OnlineChanged):
+            if self.members is not None:
+                self.members.online_changed(event.player)
         elif isinstance(event, Missed):
             self.feeds.names_changed(None)
             self.feeds.presence_changed(None)
+            if self.members is not None:
+                self.members.missed()
             for sockets in list(self._by_session.values()):
                 for socket in list(sockets):
                     socket.check_session()
                     socket.mutes_changed(None)
+                    socket.blocks_changed(None)

@@ -12,7 +12,8 @@ the process holding the socket like every socket message (gateway.rate_limits), 
 The gateway that took a `say` publishes the stored message (gateway.events.Said); every gateway's
 feed of that table hands it to its sockets that asked for `chat`, may see it
 (talk.models.visible: spectators' messages reach spectators only until the game is finished)
-and did not mute its author (gateway.tables_feed.TableFeeds.said).
+and whose member neither muted nor blocked its author (one filter: the socket's ``silenced``,
+loaded at connect and kept by MutesChanged and BlocksChanged; gateway.tables_feed.TableFeeds.said).
 """
 
 from __future__ import annotations
@@ -183,6 +184,19 @@ async def load_mutes(app, member_id: str) -> frozenset[str]:
         return frozenset(muted.player for muted in await backends.talk.mutes(member_id))
     except ServiceError as error:
         log.warning("mutes not read: %s", error.message)
+        return frozenset()
+
+
+async def load_blocked(app, member_id: str) -> frozenset[str]:
+    """The public player ids ``member_id`` blocked, whose talk never reaches them (empty, with a
+    warning, while the lobby's PlayersService is down)."""
+    backends: Backends = app.state.backends
+    if backends.players is None:
+        return frozenset()
+    try:
+        return frozenset(blocked.player for blocked in await backends.players.list_blocked(member_id))
+    except ServiceError as error:
+        log.warning("blocked players not read: %s", error.message)
         return frozenset()
 
 

@@ -39,6 +39,7 @@ from gateway.contract.common import Body
 from gateway.contract.socket import Feature, WsGameOver, WsLobby, WsPresence, WsState
 from gateway.contract.spectators import WsSpectators, WsWatchLobby, WsWatchState
 from gateway.events import Event, PresenceChanged, Said, SeatingChanged
+from gateway.online import MemoryOnline, Online
 from gateway.presence import RENEW_SECONDS, MemoryPresence, Presence
 from gateway.views import game_view, lobby_view, public_lobby_view, public_view
 from gateway.watchers import MemoryWatchers, Watchers
@@ -146,7 +147,8 @@ class Subscriber:
 
     ``seat`` is where the member sits now: the feed moves it when the member takes another seat
     in the waiting room, so the socket never gets the views of a seat its member left.
-    ``muted``: the public player ids whose `said` this socket's member does not get."""
+    ``silenced``: the public player ids whose `said` this socket drops (its member muted or
+    blocked them: one filter for both)."""
 
     def __init__(self, feed: TableFeed, seat: str, member_id: str, outbox: Outbox,
                  started: bool, features: frozenset[Feature] = frozenset(), spectator: bool = False):
@@ -164,7 +166,7 @@ class Subscriber:
         self._last_state: str | None = None
         self._last_lobby: str | None = None
         self._lobby_seats = 0
-        self.muted: frozenset[str] = frozenset()
+        self.silenced: frozenset[str] = frozenset()
 
     @property
     def started(self) -> bool:
@@ -624,13 +626,15 @@ class TableFeeds:
 
     def __init__(self, game, lobby, abandon_after: int = 0,
                  publish: Callable[[Event], Awaitable[None]] | None = None,
-                 presence: Presence | None = None, watchers: Watchers | None = None):
+                 presence: Presence | None = None, watchers: Watchers | None = None,
+                 online: Online | None = None):
         self.game = game  # game.live_link.LiveLink (or a fake with watch_table)
         self.lobby = lobby  # LobbyClient (or a fake with watch_game, get_game, take_over_seat)
         self.abandon_after = abandon_after  # ABANDON_AFTER_TIMEOUTS; 0: never take a seat over
         self._publish = publish  # to every gateway process, this one included (gateway.events)
         self.presence = presence or MemoryPresence()
         self.watchers = watchers or MemoryWatchers()
+        self.online = online or MemoryOnline()  # renewed here too (gateway.online)
         self.bot_talk: BotTalk | None = None  # the bots' table talk (gateway.bot_talk), if any
         self._feeds: dict[str, TableFeed] = {}
         self._marking: set[asyncio.Task] = set()
@@ -649,8 +653,7 @@ class TableFeeds:
         task = asyncio.create_task(self._mark(table_id, seat, present), name=f"presence {table_id}")
         self._marking.add(task)
         task.add_done_callback(self._marking.discard)
-        if self._renewing is None or self._renewing.done():
-            self._renewing = asyncio.create_task(self._renew(), name="presence renewal")
+        self.keep_renewing()
 
     async def _mark(self, table_id: str, seat: int, present: bool) -> None:
         try:
@@ -669,8 +672,7 @@ class TableFeeds:
                                    name=f"watchers {table_id}")
         self._marking.add(task)
         task.add_done_callback(self._marking.discard)
-        if self._renewing is None or self._renewing.done():
-            self._renewing = asyncio.create_task(self._renew(), name="presence renewal")
+        self.keep_renewing()
 
     async def _mark_watcher(self, table_id: str, member_id: str, watching: bool) -> None:
         try:
@@ -692,9 +694,15 @@ class TableFeeds:
         except ServiceError:
             return 0
 
+    def keep_renewing(self) -> None:
+        """Run the renewal loop (if it is not running) while this process holds leases."""
+        if self._renewing is None or self._renewing.done():
+            self._renewing = asyncio.create_task(self._renew(), name="presence renewal")
+
     async def _renew(self) -> None:
-        """Keep this process's marks from lapsing while its sockets stay open."""
-        while self._feeds:
+        """Keep this process's leases (presence, watchers, online) from lapsing while its sockets
+        stay open."""
+        while self._feeds or self.online.held():
             await asyncio.sleep(RENEW_SECONDS)
             marks = [(feed.id, _index(seat)) for feed in self._feeds.values()
                      for seat in feed.subscribers]
@@ -703,6 +711,7 @@ class TableFeeds:
             try:
                 await self.presence.renew(marks)
                 await self.watchers.renew(watching)
+                await self.online.renew()
             except ServiceError as error:
                 log.info("presence not renewed: %s", error.message)
 
@@ -776,7 +785,8 @@ class TableFeeds:
 
     def said(self, event: Said) -> None:
         """Something was said at a table: its `said` to this process's sockets there that asked for
-        `chat`, may see it (talk.models.visible) and did not mute its author."""
+        `chat`, may see it (talk.models.visible) and whose member neither muted nor blocked its
+        author."""
         feed = self._feeds.get(event.table)
         if feed is None:
             return
@@ -786,7 +796,7 @@ class TableFeeds:
             # spectators' channel must not reach a player before the end, whatever the socket.
             reader_spectator = subscriber.spectator and feed.game.seat_of(subscriber.member_id) is None
             if (visible(event.spectator, reader_spectator, finished)
-                    and not (event.player and event.player in subscriber.muted)):
+                    and not (event.player and event.player in subscriber.silenced)):
                 subscriber.notify(Feature.CHAT, event.text)
 
     def status_of(self, table_id: str) -> str | None:

@@ -43,7 +43,7 @@ from gateway.games import can_be_game_id
 from gateway.http_errors import UNAVAILABLE_TEXT, server_fault
 from gateway.members import current_member
 from gateway.rate_limits import RATE_LIMITED_TEXT, Kind, RateLimits
-from gateway.table_talk import Refused, Speaker, load_mutes, say
+from gateway.table_talk import Refused, Speaker, load_blocked, load_mutes, say
 from gateway.tables_feed import Outbox, Subscriber
 from lobby.models import Game
 from services.observability import metrics
@@ -91,7 +91,7 @@ async def game_socket(websocket: WebSocket) -> None:
     member, game, events_seen = admitted
     seat = game.seat_of(member.sub)
     if seat is None:
-        return await _deny(websocket, 403, "Not seated at this game")
+        return await deny(websocket, 403, "Not seated at this game")
     await websocket.accept()
     log.info("socket opened on game %s (seat %d)", game.id, seat.index)
     features = features_of(websocket.query_params.get("features"))
@@ -109,7 +109,7 @@ async def watch_socket(websocket: WebSocket) -> None:
         return
     member, game, events_seen = admitted
     if not game.spectators:
-        return await _deny(websocket, 403, SPECTATORS_FORBIDDEN)
+        return await deny(websocket, 403, SPECTATORS_FORBIDDEN)
     await websocket.accept()
     log.info("spectator socket opened on game %s", game.id)
     # `rematch` carries the new game's join code: the players' alone.
@@ -120,40 +120,52 @@ async def watch_socket(websocket: WebSocket) -> None:
                  game, events_seen)
 
 
-async def _admit(websocket: WebSocket) -> tuple[Member, Game, int] | None:
-    """The checks both sockets make before the handshake: the member, and the game they open it
-    at, with the count of gateway events seen before the session was read; None when refused
-    (the refusal is sent)."""
+async def admit_member(websocket: WebSocket) -> tuple[Member, int] | None:
+    """The checks every socket makes before the handshake (the game's, the watch socket, the
+    member socket /ws/me): the gateway is not stopping, the Origin is allowed, the events are
+    heard, the session names a member. The member, with the count of gateway events seen before
+    the session was read; None when refused (the refusal is sent)."""
     app = websocket.app
     sockets = app.state.sockets
     if app.state.drain.started:  # the gateway stops: the app reconnects, to another replica
-        await _deny(websocket, 503, UNAVAILABLE_TEXT)
+        await deny(websocket, 503, UNAVAILABLE_TEXT)
         return None
     if not app.state.origins.allows_socket(websocket):
-        await _deny(websocket, 403, "Origin not allowed")
+        await deny(websocket, 403, "Origin not allowed")
         return None
     try:
         await sockets.listening()  # before the session is read: no event can slip between
     except ServiceError as error:
         log.warning("socket refused: the gateway events are not heard: %s", error.message)
-        await _deny(websocket, 503, UNAVAILABLE_TEXT)
+        await deny(websocket, 503, UNAVAILABLE_TEXT)
         return None
     events_seen: int = sockets.events_seen
     member = await current_member(websocket)
     if member is None:
-        await _deny(websocket, 401, "Not authenticated")
+        await deny(websocket, 401, "Not authenticated")
         return None
+    return member, events_seen
+
+
+async def _admit(websocket: WebSocket) -> tuple[Member, Game, int] | None:
+    """The checks both game sockets make before the handshake: the member, and the game they
+    open it at, with the count of gateway events seen before the session was read; None when
+    refused (the refusal is sent)."""
+    admitted = await admit_member(websocket)
+    if admitted is None:
+        return None
+    member, events_seen = admitted
     if not can_be_game_id(websocket.path_params["id"]):
-        await _deny(websocket, 404, "Game not found")
+        await deny(websocket, 404, "Game not found")
         return None
     try:
         game = await backends_of(websocket).lobby.get_game(websocket.path_params["id"])
     except ServiceError as error:
         if error.reason is Reason.GAME_NOT_FOUND:
-            await _deny(websocket, 404, "Game not found")
+            await deny(websocket, 404, "Game not found")
         else:
             log.warning("socket refused: the lobby failed (%s): %s", error.reason.name, error.message)
-            await _deny(websocket, 503, UNAVAILABLE_TEXT)
+            await deny(websocket, 503, UNAVAILABLE_TEXT)
         return None
     return member, game, events_seen
 
@@ -166,7 +178,8 @@ async def _serve(websocket: WebSocket, connection: _Connection, game: Game, even
     try:
         if sockets.events_seen != events_seen:  # an event came while the session was read
             connection.check_session()
-        await connection.run(websocket.app.state.feeds, game)
+        with websocket.app.state.online.holding(connection.member.player):  # any socket: online
+            await connection.run(websocket.app.state.feeds, game)
     finally:
         metrics.socket_closed()
         sockets.discard(connection)
@@ -174,7 +187,7 @@ async def _serve(websocket: WebSocket, connection: _Connection, game: Game, even
                  game.id, connection.seat or "watching")
 
 
-def _while_alive(method: Callable[[int, str], None]) -> Callable[[int, str], None]:
+def while_alive(method: Callable[[int, str], None]) -> Callable[[int, str], None]:
     """``method``, for as long as its connection lives: the outbox must not keep its connection
     alive. A cycle there (connection -> outbox -> bound method -> connection) left each closed
     socket, with its transport, buffers and feed, to the cyclic collector, which the gateway
@@ -188,7 +201,7 @@ def _while_alive(method: Callable[[int, str], None]) -> Callable[[int, str], Non
     return call
 
 
-async def _deny(websocket: WebSocket, status: int, detail: str) -> None:
+async def deny(websocket: WebSocket, status: int, detail: str) -> None:
     await websocket.send_denial_response(JSONResponse({"detail": detail}, status_code=status))
 
 
@@ -213,9 +226,10 @@ class _Connection:
         self.sub = member.sub
         self.member = member
         self.muted: frozenset[str] = frozenset()  # the players whose `said` this member muted
+        self.blocked: frozenset[str] = frozenset()  # ... and those they blocked (CONTRACT, blocking)
         self.session = session_digest(member.session_id)
         self.expires_ms = member.expires_ms
-        self.outbox = Outbox(_while_alive(self._close_soon))
+        self.outbox = Outbox(while_alive(self._close_soon))
         self.subscriber: Subscriber | None = None
         self._tasks: set[asyncio.Task] = set()
         self._closing: asyncio.Task | None = None
@@ -232,12 +246,13 @@ class _Connection:
 
     async def run(self, feeds, game: Game) -> None:
         if Feature.CHAT in self.features:  # whose `said` this member does not get
-            self.muted = await load_mutes(self.websocket.app, self.sub)
+            self.muted, self.blocked = await asyncio.gather(load_mutes(self.websocket.app, self.sub),
+                                                            load_blocked(self.websocket.app, self.sub))
         if self.spectator:
             self.subscriber = feeds.watch(game, self.sub, self.outbox, self.features)
         else:
             self.subscriber = feeds.join(game, self._first_seat, self.sub, self.outbox, self.features)
-        self.subscriber.muted = self.muted
+        self._silence()
         writer = asyncio.create_task(self._write())
         expiry = None
         if self.expires_ms is not None:
@@ -311,13 +326,30 @@ class _Connection:
             self._spawn(self._read_mutes())
         else:
             self.muted = players
-            if self.subscriber is not None:
-                self.subscriber.muted = players
+            self._silence()
+
+    def blocks_changed(self, players: frozenset[str] | None) -> None:
+        """The registry's: this member blocks ``players`` now (None: read them again)."""
+        if Feature.CHAT not in self.features:
+            return
+        if players is None:
+            self._spawn(self._read_blocked())
+        else:
+            self.blocked = players
+            self._silence()
 
     async def _read_mutes(self) -> None:
         self.muted = await load_mutes(self.websocket.app, self.sub)
+        self._silence()
+
+    async def _read_blocked(self) -> None:
+        self.blocked = await load_blocked(self.websocket.app, self.sub)
+        self._silence()
+
+    def _silence(self) -> None:
+        """The feed drops the talk of whom this member muted or blocked: one filter."""
         if self.subscriber is not None:
-            self.subscriber.muted = self.muted
+            self.subscriber.silenced = self.muted | self.blocked
 
     def _error(self, code: str, message: str) -> None:
         """Refuse the message being handled (its ``id`` goes back with the answer)."""

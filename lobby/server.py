@@ -8,11 +8,12 @@ from dataclasses import replace
 
 from bots.client import BotsClient
 from game.client import GameClient
+from lobby import players_servicer
 from lobby.postgres_store import PostgresLobbyStore
 from lobby.service import Lobby
 from lobby.servicer import register
 from lobby.store import LobbyStore, MemoryLobbyStore
-from services.components import LOBBY_SERVICE, TALK_SERVICE, Component
+from services.components import LOBBY_SERVICE, PLAYERS_SERVICE, TALK_SERVICE, Component
 from services.config import Settings
 from services.migrations import migrate
 from services.observability import telemetry
@@ -67,7 +68,8 @@ async def build_talk_store(settings: Settings) -> TalkStore:
 
 async def run(settings: Settings, *, started: asyncio.Event | None = None,
               stop: asyncio.Event | None = None) -> None:
-    """Serve LobbyService on LOBBY_ADDR until SIGTERM (or ``stop``)."""
+    """Serve LobbyService, PlayersService and TalkService on LOBBY_ADDR until SIGTERM (or
+    ``stop``)."""
     async with telemetry.running(settings, Component.LOBBY):  # telemetry hook: before any channel opens
         await _serve(settings, started=started, stop=stop)
 
@@ -94,16 +96,17 @@ async def _serve(settings: Settings, *, started: asyncio.Event | None,
         await store.close()
         await talk_store.close()
 
-    def register_both(server) -> None:
+    def register_all(server) -> None:
         register(server, lobby)
+        players_servicer.register(server)
         talk_servicer.register(server, talk)
 
     async def probe() -> None:
         await store.ping()
         await talk_store.ping()
 
-    spec = ServiceSpec(name=Component.LOBBY, full_names=(LOBBY_SERVICE, TALK_SERVICE),
-                       register=register_both, probe=probe, on_stop=close,
+    spec = ServiceSpec(name=Component.LOBBY, full_names=(LOBBY_SERVICE, PLAYERS_SERVICE, TALK_SERVICE),
+                       register=register_all, probe=probe, on_stop=close,
                        background=[ChatRetention(talk_store, settings.chat_retention_days).run])
     await serve(spec, settings.lobby_addr, started=started, stop=stop,
                 security=settings.grpc_security,

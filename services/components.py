@@ -11,7 +11,7 @@ from enum import StrEnum
 from tavolo.bots.v1 import bots_pb2
 from tavolo.deadlines.v1 import deadlines_pb2
 from tavolo.game.v1 import game_pb2
-from tavolo.lobby.v1 import lobby_pb2
+from tavolo.lobby.v1 import lobby_pb2, players_pb2
 from tavolo.stats.v1 import stats_pb2
 from tavolo.talk.v1 import talk_pb2
 
@@ -32,3 +32,4 @@ STATS_SERVICE: str = stats_pb2.DESCRIPTOR.services_by_name["StatsService"].full_
 BOTS_SERVICE: str = bots_pb2.DESCRIPTOR.services_by_name["BotsService"].full_name
 # Served by the lobby's process (docs/architecture.md): no component of its own.
 TALK_SERVICE: str = talk_pb2.DESCRIPTOR.services_by_name["TalkService"].full_name
+PLAYERS_SERVICE: str = players_pb2.DESCRIPTOR.services_by_name["PlayersService"].full_name

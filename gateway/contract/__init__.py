@@ -7,7 +7,8 @@ their JSON schemas; the app's TypeScript types are generated from that document 
 contract`). One module per area: platform (errors, login, the member), games (game types,
 requests, a game before it starts), table (the game view), records (the move log, matches,
 standings), talk (table talk), socket (the WebSocket messages), spectators (the public view,
-the live games); common has the shared types, examples the examples.
+the live games), players (player pages, settings, following, blocking, invitations),
+member_socket (the messages of /ws/me); common has the shared types, examples the examples.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue, models_json_schema
 from pydantic_core import core_schema
 
-from gateway.contract import games, platform, records, socket, spectators, table, talk
+from gateway.contract import games, member_socket, platform, players, records, socket, spectators, table, talk
 
 REF_TEMPLATE = "#/components/schemas/{model}"
 
@@ -43,6 +44,10 @@ MODELS: tuple[type[BaseModel], ...] = (
     spectators.PublicLobby, spectators.PublicGameView, spectators.WatchedGame, spectators.LivePlayer,
     spectators.LiveGame, spectators.LiveGames, spectators.WsWatchLobby, spectators.WsWatchState,
     spectators.WsSpectators, spectators.WsWatchMessage,
+    players.PlayerPage, players.Settings, players.SettingsRequest, players.FollowRequest, players.BlockRequest,
+    players.InviteRequest, players.FollowedPlayer, players.FollowedPlayers, players.PlayerName,
+    players.BlockedPlayers, players.Invitation, players.Invitations,
+    member_socket.WsInvited, member_socket.WsOnline, member_socket.WsYourTurn, member_socket.WsMemberMessage,
 )
 
 

@@ -27,6 +27,7 @@ from services.components import (
     DEADLINE_SERVICE,
     GAME_SERVICE,
     LOBBY_SERVICE,
+    PLAYERS_SERVICE,
     STATS_SERVICE,
     TALK_SERVICE,
     Component,
@@ -38,7 +39,8 @@ log = logging.getLogger(__name__)
 
 VARIABLE = "GRPC_CALLERS_FILE"
 
-_SERVICES = (LOBBY_SERVICE, GAME_SERVICE, DEADLINE_SERVICE, STATS_SERVICE, BOTS_SERVICE, TALK_SERVICE)
+_SERVICES = (LOBBY_SERVICE, GAME_SERVICE, DEADLINE_SERVICE, STATS_SERVICE, BOTS_SERVICE, TALK_SERVICE,
+             PLAYERS_SERVICE)
 
 # What each tavolo service calls, so what it may call by default (least privilege: a stolen
 # game token cannot erase members). tests/services/test_callers.py plays whole matches with
@@ -50,6 +52,7 @@ BUILT_IN_METHODS: Mapping[str, tuple[str, ...]] = {
             "ListMemberGames", "EraseMember", "Rematch", "AddBot", "RemoveBot", "LeaveGame",
             "ReturnSeat", "TakeOverSeat", "ChangeSeat", "ListOpenGames", "WatchOpenGames",
             "QuickMatch", "SetGameOpen", "EnsureMember", "GetPlayers", "ListWatchableGames")),
+        f"{PLAYERS_SERVICE}/*",  # every call of it is the gateway's (player pages, friends)
         *(f"{GAME_SERVICE}/{m}" for m in ("ListGameTypes", "GetView", "Act", "WatchTable",
                                           "Relay", "GetLog", "TakeBack")),
         *(f"{STATS_SERVICE}/{m}" for m in ("ListMatches", "GetRatings", "GetLeaderboard",

@@ -688,6 +688,145 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/players/{player}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A player's page */
+        get: operations["getPlayer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's settings */
+        get: operations["getSettings"];
+        /** Change the caller's settings */
+        put: operations["updateSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/following": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The players the caller follows */
+        get: operations["listFollowing"];
+        put?: never;
+        /** Follow a player */
+        post: operations["followPlayer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/following/{player}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Stop following a player */
+        delete: operations["unfollowPlayer"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/blocked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The players the caller blocked */
+        get: operations["listBlocked"];
+        put?: never;
+        /** Block a player */
+        post: operations["blockPlayer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/blocked/{player}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Unblock a player */
+        delete: operations["unblockPlayer"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/games/{id}/invite": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Invite a player to the caller's game in the lobby */
+        post: operations["invitePlayer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's invitations */
+        get: operations["listInvitations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2885,6 +3024,444 @@ export interface components {
         /** @description What /ws/games/{id}/watch sends besides the players' socket's `game_over`, `presence`, `said` and `error`. */
         WsWatchMessage: components["schemas"]["WsWatchLobby"] | components["schemas"]["WsWatchState"] | components["schemas"]["WsSpectators"];
         /**
+         * @description A player as the caller sees them. A player who hides whether they are online, or who blocked the caller, has no `online` and an empty `playing`.
+         * @example {
+         *       "player": "q3Zr8YkV0bT1mWc9LxPa2g",
+         *       "name": "alice",
+         *       "ratings": [
+         *         {
+         *           "game_type": "scopone_scientifico",
+         *           "rating": 1516,
+         *           "matches": 1
+         *         }
+         *       ],
+         *       "matches": 2,
+         *       "wins": 1,
+         *       "recent": [
+         *         {
+         *           "id": "6f1c2a9e-3b7d-4c51-9a0e-2f8d6b4c1e7a",
+         *           "game_type": "scopone_scientifico",
+         *           "started_at": "2026-12-02T10:00:05.000Z",
+         *           "finished_at": "2026-12-02T10:41:12.345Z",
+         *           "rated": true,
+         *           "result": {
+         *             "scores": {
+         *               "A": 11,
+         *               "B": 7
+         *             },
+         *             "winner": "A",
+         *             "target_score": 11,
+         *             "hands": 5,
+         *             "audit": [
+         *               {
+         *                 "hand": 3,
+         *                 "teams": {
+         *                   "A": {
+         *                     "cards": 22,
+         *                     "denari": 6,
+         *                     "settebello": true,
+         *                     "primiera": 78,
+         *                     "scope": 1,
+         *                     "napola": 3,
+         *                     "points": 7
+         *                   },
+         *                   "B": {
+         *                     "cards": 18,
+         *                     "denari": 4,
+         *                     "settebello": false,
+         *                     "primiera": 81,
+         *                     "scope": 0,
+         *                     "napola": 0,
+         *                     "points": 1
+         *                   }
+         *                 },
+         *                 "award": {
+         *                   "carte": "A",
+         *                   "denara": "A",
+         *                   "settebello": "A",
+         *                   "primiera": "B",
+         *                   "napola": "A"
+         *                 },
+         *                 "scores": {
+         *                   "A": 9,
+         *                   "B": 6
+         *                 }
+         *               }
+         *             ]
+         *           },
+         *           "players": [
+         *             {
+         *               "seat": 0,
+         *               "name": "alice",
+         *               "team": "A",
+         *               "won": true,
+         *               "points": 11,
+         *               "elo_delta": 16,
+         *               "player": "q3Zr8YkV0bT1mWc9LxPa2g"
+         *             },
+         *             {
+         *               "seat": 1,
+         *               "name": "bob",
+         *               "team": "B",
+         *               "won": false,
+         *               "points": 7,
+         *               "elo_delta": -16,
+         *               "player": "Hn4bXw7Qe2LsKd0uYt5RjA"
+         *             },
+         *             {
+         *               "seat": 2,
+         *               "name": "carol",
+         *               "team": "A",
+         *               "won": true,
+         *               "points": 11,
+         *               "elo_delta": 16,
+         *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
+         *             },
+         *             {
+         *               "seat": 3,
+         *               "name": "dave",
+         *               "team": "B",
+         *               "won": false,
+         *               "points": 7,
+         *               "elo_delta": -16,
+         *               "player": "Lk2jH7gF5dS3aQ9wE1rTyU"
+         *             }
+         *           ]
+         *         }
+         *       ],
+         *       "online": true,
+         *       "playing": [
+         *         "6f1c2a9e-3b7d-4c51-9a0e-2f8d6b4c1e7a"
+         *       ],
+         *       "following": true,
+         *       "blocked": false
+         *     }
+         */
+        PlayerPage: {
+            /**
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown.
+             * @example q3Zr8YkV0bT1mWc9LxPa2g
+             */
+            player: string;
+            /**
+             * @description The player's display name ("deleted player" once erased).
+             * @example alice
+             */
+            name: string;
+            /** @description One per game type played (as GET /api/me/ratings). */
+            ratings: components["schemas"]["Rating"][];
+            /** @description Every finished match the player played, practice matches included. */
+            matches: number;
+            /** @description Of those, the matches their team won. */
+            wins: number;
+            /** @description Their last 10 finished matches, newest first (as GET /api/me/matches shows them). */
+            recent: components["schemas"]["Match"][];
+            /** @description Whether a socket of theirs is open now; absent when the player hides it. */
+            online?: boolean;
+            /** @description The games they play now that allow spectators (GET /api/games/{id}/watch), most recently started first. */
+            playing: string[];
+            /** @description True when the caller follows the player. */
+            following: boolean;
+            /** @description True when the caller blocked the player. */
+            blocked: boolean;
+        };
+        /**
+         * @description The caller's settings.
+         * @example {
+         *       "show_online": true
+         *     }
+         */
+        Settings: {
+            /** @description Whether others see when the caller is online (default true). */
+            show_online: boolean;
+        };
+        /**
+         * @description The settings to change; a field left out keeps its value.
+         * @example {
+         *       "show_online": false
+         *     }
+         */
+        SettingsRequest: {
+            /** @description Whether others see when the caller is online. */
+            show_online?: boolean;
+        };
+        /**
+         * @description The player to follow.
+         * @example {
+         *       "player": "q3Zr8YkV0bT1mWc9LxPa2g"
+         *     }
+         */
+        FollowRequest: {
+            /** @example q3Zr8YkV0bT1mWc9LxPa2g */
+            player: string;
+        };
+        /**
+         * @description The player to block.
+         * @example {
+         *       "player": "q3Zr8YkV0bT1mWc9LxPa2g"
+         *     }
+         */
+        BlockRequest: {
+            /** @example q3Zr8YkV0bT1mWc9LxPa2g */
+            player: string;
+        };
+        /**
+         * @description The player to invite.
+         * @example {
+         *       "player": "q3Zr8YkV0bT1mWc9LxPa2g"
+         *     }
+         */
+        InviteRequest: {
+            /** @example q3Zr8YkV0bT1mWc9LxPa2g */
+            player: string;
+        };
+        /** @description A player the caller follows. */
+        FollowedPlayer: {
+            /** @example q3Zr8YkV0bT1mWc9LxPa2g */
+            player: string;
+            /**
+             * @description The player's display name ("deleted player" once erased).
+             * @example alice
+             */
+            name: string;
+            /** @description Whether a socket of theirs is open now; false when they hide it. */
+            online: boolean;
+            /** @description The game they play now that allows spectators (the most recently started); null when none, or hidden. */
+            playing: string | null;
+        };
+        /**
+         * @description The players the caller follows, most recently followed first.
+         * @example {
+         *       "players": [
+         *         {
+         *           "player": "q3Zr8YkV0bT1mWc9LxPa2g",
+         *           "name": "alice",
+         *           "online": true,
+         *           "playing": "6f1c2a9e-3b7d-4c51-9a0e-2f8d6b4c1e7a"
+         *         }
+         *       ]
+         *     }
+         */
+        FollowedPlayers: {
+            /** @description At most 500. */
+            players: components["schemas"]["FollowedPlayer"][];
+        };
+        /** @description A player by id and name. */
+        PlayerName: {
+            /** @example q3Zr8YkV0bT1mWc9LxPa2g */
+            player: string;
+            /**
+             * @description The player's display name ("deleted player" once erased).
+             * @example alice
+             */
+            name: string;
+        };
+        /**
+         * @description The players the caller blocked, most recently blocked first.
+         * @example {
+         *       "players": [
+         *         {
+         *           "player": "q3Zr8YkV0bT1mWc9LxPa2g",
+         *           "name": "alice"
+         *         }
+         *       ]
+         *     }
+         */
+        BlockedPlayers: {
+            /** @description At most 1000. */
+            players: components["schemas"]["PlayerName"][];
+        };
+        /**
+         * @description An invitation to a game in the lobby: join it with POST /api/games/join and its `join_code`.
+         * @example {
+         *       "game": {
+         *         "id": "0b7e5d3c-1f2a-4e6b-8c9d-7a6b5c4d3e2f",
+         *         "game_type": "scopone_scientifico",
+         *         "join_code": "R4TW9P",
+         *         "status": "lobby",
+         *         "players": [
+         *           {
+         *             "seat": 0,
+         *             "name": "carol",
+         *             "team": "A",
+         *             "is_you": false,
+         *             "player": "c9VmP1zGf8NaWq3ErT6oIu"
+         *           }
+         *         ],
+         *         "seats_open": 3,
+         *         "your_turn": false,
+         *         "updated_at": "2026-12-02T09:58:41.007Z"
+         *       },
+         *       "by": {
+         *         "player": "c9VmP1zGf8NaWq3ErT6oIu",
+         *         "name": "carol"
+         *       },
+         *       "at": "2026-12-02T10:00:30.123Z"
+         *     }
+         */
+        Invitation: {
+            /** @description The game, as GET /api/me/games shows one (the caller is not seated). */
+            game: components["schemas"]["MyGame"];
+            /** @description Who invited (the latest, when several players of the game did). */
+            by: components["schemas"]["PlayerName"];
+            /**
+             * Format: date-time
+             * @description When. ISO 8601, UTC, milliseconds, `Z`.
+             * @example 2026-12-02T10:00:30.123Z
+             */
+            at: string;
+        };
+        /**
+         * @description The caller's invitations that still hold: the game has not started and has a seat open, and the invitation is younger than 24 hours. Newest first, at most 50.
+         * @example {
+         *       "invitations": [
+         *         {
+         *           "game": {
+         *             "id": "0b7e5d3c-1f2a-4e6b-8c9d-7a6b5c4d3e2f",
+         *             "game_type": "scopone_scientifico",
+         *             "join_code": "R4TW9P",
+         *             "status": "lobby",
+         *             "players": [
+         *               {
+         *                 "seat": 0,
+         *                 "name": "carol",
+         *                 "team": "A",
+         *                 "is_you": false,
+         *                 "player": "c9VmP1zGf8NaWq3ErT6oIu"
+         *               }
+         *             ],
+         *             "seats_open": 3,
+         *             "your_turn": false,
+         *             "updated_at": "2026-12-02T09:58:41.007Z"
+         *           },
+         *           "by": {
+         *             "player": "c9VmP1zGf8NaWq3ErT6oIu",
+         *             "name": "carol"
+         *           },
+         *           "at": "2026-12-02T10:00:30.123Z"
+         *         }
+         *       ]
+         *     }
+         */
+        Invitations: {
+            /** @description The invitations. */
+            invitations: components["schemas"]["Invitation"][];
+        };
+        /**
+         * @description On /ws/me: a player seated at a game in the lobby invited the member (also listed in GET /api/me/invitations).
+         * @example {
+         *       "type": "invited",
+         *       "game": {
+         *         "id": "0b7e5d3c-1f2a-4e6b-8c9d-7a6b5c4d3e2f",
+         *         "game_type": "scopone_scientifico",
+         *         "join_code": "R4TW9P",
+         *         "status": "lobby",
+         *         "players": [
+         *           {
+         *             "seat": 0,
+         *             "name": "carol",
+         *             "team": "A",
+         *             "is_you": false,
+         *             "player": "c9VmP1zGf8NaWq3ErT6oIu"
+         *           }
+         *         ],
+         *         "seats_open": 3,
+         *         "your_turn": false,
+         *         "updated_at": "2026-12-02T09:58:41.007Z"
+         *       },
+         *       "by": {
+         *         "player": "c9VmP1zGf8NaWq3ErT6oIu",
+         *         "name": "carol"
+         *       }
+         *     }
+         */
+        WsInvited: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invited";
+            /** @description The game, as GET /api/me/games shows one (the member is not seated). */
+            game: components["schemas"]["MyGame"];
+            /** @description Who invited. */
+            by: components["schemas"]["PlayerName"];
+        };
+        /**
+         * @description On /ws/me: a player the member follows, and who shows it, came online or went offline.
+         * @example {
+         *       "type": "online",
+         *       "player": "q3Zr8YkV0bT1mWc9LxPa2g",
+         *       "online": true
+         *     }
+         */
+        WsOnline: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "online";
+            /** @example q3Zr8YkV0bT1mWc9LxPa2g */
+            player: string;
+            /** @description Whether a socket of theirs is open now. */
+            online: boolean;
+        };
+        /**
+         * @description On /ws/me: in a turn-based (daily) game, the turn passed to the member, who has no socket open at that game.
+         * @example {
+         *       "type": "your_turn",
+         *       "game": {
+         *         "id": "6f1c2a9e-3b7d-4c51-9a0e-2f8d6b4c1e7a",
+         *         "game_type": "scopone_scientifico",
+         *         "join_code": "K7QX2M",
+         *         "status": "playing",
+         *         "players": [
+         *           {
+         *             "seat": 0,
+         *             "name": "alice",
+         *             "team": "A",
+         *             "is_you": false,
+         *             "player": "q3Zr8YkV0bT1mWc9LxPa2g"
+         *           },
+         *           {
+         *             "seat": 1,
+         *             "name": "bob",
+         *             "team": "B",
+         *             "is_you": false,
+         *             "player": "Hn4bXw7Qe2LsKd0uYt5RjA"
+         *           },
+         *           {
+         *             "seat": 2,
+         *             "name": "carol",
+         *             "team": "A",
+         *             "is_you": true,
+         *             "player": "c9VmP1zGf8NaWq3ErT6oIu"
+         *           },
+         *           {
+         *             "seat": 3,
+         *             "name": "dave",
+         *             "team": "B",
+         *             "is_you": false,
+         *             "player": "Lk2jH7gF5dS3aQ9wE1rTyU"
+         *           }
+         *         ],
+         *         "seats_open": 0,
+         *         "your_turn": true,
+         *         "updated_at": "2026-12-02T10:12:04.512Z"
+         *       }
+         *     }
+         */
+        WsYourTurn: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "your_turn";
+            /** @description The game, as GET /api/me/games shows one. */
+            game: components["schemas"]["MyGame"];
+        };
+        /** @description Any message /ws/me sends. */
+        WsMemberMessage: components["schemas"]["WsInvited"] | components["schemas"]["WsOnline"] | components["schemas"]["WsYourTurn"];
+        /**
          * @description Rank `01`..`10` (08 fante, 09 cavallo, 10 re) then suit: `D` denari, `C` coppe, `S` spade, `B` bastoni. `07D` is the settebello.
          * @example 07D
          */
@@ -3414,6 +3991,15 @@ export interface operations {
                 };
             };
             401: components["responses"]["NotAuthenticated"];
+            /** @description The caller blocked a member seated there, or was blocked by one. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             404: components["responses"]["GameNotFound"];
             405: components["responses"]["MethodNotAllowed"];
             /** @description Every seat is taken by others. */
@@ -5313,6 +5899,594 @@ export interface operations {
             401: components["responses"]["NotAuthenticated"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPlayer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The player's public id. */
+                player: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The player as the caller sees them. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "player": "q3Zr8YkV0bT1mWc9LxPa2g",
+                     *       "name": "alice",
+                     *       "ratings": [
+                     *         {
+                     *           "game_type": "scopone_scientifico",
+                     *           "rating": 1516,
+                     *           "matches": 1
+                     *         }
+                     *       ],
+                     *       "matches": 2,
+                     *       "wins": 1,
+                     *       "recent": [
+                     *         {
+                     *           "id": "6f1c2a9e-3b7d-4c51-9a0e-2f8d6b4c1e7a",
+                     *           "game_type": "scopone_scientifico",
+                     *           "started_at": "2026-12-02T10:00:05.000Z",
+                     *           "finished_at": "2026-12-02T10:41:12.345Z",
+                     *           "rated": true,
+                     *           "result": {
+                     *             "scores": {
+                     *               "A": 11,
+                     *               "B": 7
+                     *             },
+                     *             "winner": "A",
+                     *             "target_score": 11,
+                     *             "hands": 5,
+                     *             "audit": [
+                     *               {
+                     *                 "hand": 3,
+                     *                 "teams": {
+                     *                   "A": {
+                     *                     "cards": 22,
+                     *                     "denari": 6,
+                     *                     "settebello": true,
+                     *                     "primiera": 78,
+                     *                     "scope": 1,
+                     *                     "napola": 3,
+                     *                     "points": 7
+                     *                   },
+                     *                   "B": {
+                     *                     "cards": 18,
+                     *                     "denari": 4,
+                     *                     "settebello": false,
+                     *                     "primiera": 81,
+                     *                     "scope": 0,
+                     *                     "napola": 0,
+                     *                     "points": 1
+                     *                   }
+                     *                 },
+                     *                 "award": {
+                     *                   "carte": "A",
+                     *                   "denara": "A",
+                     *                   "settebello": "A",
+                     *                   "primiera": "B",
+                     *                   "napola": "A"
+                     *                 },
+                     *                 "scores": {
+                     *                   "A": 9,
+                     *                   "B": 6
+                     *                 }
+                     *               }
+                     *             ]
+                     *           },
+                     *           "players": [
+                     *             {
+                     *               "seat": 0,
+                     *               "name": "alice",
+                     *               "team": "A",
+                     *               "won": true,
+                     *               "points": 11,
+                     *               "elo_delta": 16,
+                     *               "player": "q3Zr8YkV0bT1mWc9LxPa2g"
+                     *             },
+                     *             {
+                     *               "seat": 1,
+                     *               "name": "bob",
+                     *               "team": "B",
+                     *               "won": false,
+                     *               "points": 7,
+                     *               "elo_delta": -16,
+                     *               "player": "Hn4bXw7Qe2LsKd0uYt5RjA"
+                     *             },
+                     *             {
+                     *               "seat": 2,
+                     *               "name": "carol",
+                     *               "team": "A",
+                     *               "won": true,
+                     *               "points": 11,
+                     *               "elo_delta": 16,
+                     *               "player": "c9VmP1zGf8NaWq3ErT6oIu"
+                     *             },
+                     *             {
+                     *               "seat": 3,
+                     *               "name": "dave",
+                     *               "team": "B",
+                     *               "won": false,
+                     *               "points": 7,
+                     *               "elo_delta": -16,
+                     *               "player": "Lk2jH7gF5dS3aQ9wE1rTyU"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "online": true,
+                     *       "playing": [
+                     *         "6f1c2a9e-3b7d-4c51-9a0e-2f8d6b4c1e7a"
+                     *       ],
+                     *       "following": true,
+                     *       "blocked": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PlayerPage"];
+                };
+            };
+            401: components["responses"]["NotAuthenticated"];
+            /** @description No player has this id (unknown, erased, or not a player id). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "show_online": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Settings"];
+                };
+            };
+            401: components["responses"]["NotAuthenticated"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The settings to change. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "show_online": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["SettingsRequest"];
+            };
+        };
+        responses: {
+            /** @description The settings, after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "show_online": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Settings"];
+                };
+            };
+            /** @description A bad body. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["NotAuthenticated"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["NotJson"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listFollowing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Most recently followed first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "players": [
+                     *         {
+                     *           "player": "q3Zr8YkV0bT1mWc9LxPa2g",
+                     *           "name": "alice",
+                     *           "online": true,
+                     *           "playing": "6f1c2a9e-3b7d-4c51-9a0e-2f8d6b4c1e7a"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FollowedPlayers"];
+                };
+            };
+            401: components["responses"]["NotAuthenticated"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    followPlayer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The player. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "player": "q3Zr8YkV0bT1mWc9LxPa2g"
+                 *     }
+                 */
+                "application/json": components["schemas"]["FollowRequest"];
+            };
+        };
+        responses: {
+            /** @description Followed (also when followed already). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bad body. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["NotAuthenticated"];
+            /** @description No player has this id (unknown, erased, or not a player id). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description The caller's own id, or 500 players followed already. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["NotJson"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    unfollowPlayer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The player's public id. */
+                player: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Not followed (whether or not they were). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["NotAuthenticated"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listBlocked: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Most recently blocked first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "players": [
+                     *         {
+                     *           "player": "q3Zr8YkV0bT1mWc9LxPa2g",
+                     *           "name": "alice"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BlockedPlayers"];
+                };
+            };
+            401: components["responses"]["NotAuthenticated"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    blockPlayer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The player. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "player": "q3Zr8YkV0bT1mWc9LxPa2g"
+                 *     }
+                 */
+                "application/json": components["schemas"]["BlockRequest"];
+            };
+        };
+        responses: {
+            /** @description Blocked (also when blocked already): the two never sit at one game (joining is 403 Blocked, quick match never seats them together, neither can invite the other), and the player's table talk never reaches the caller. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bad body. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["NotAuthenticated"];
+            /** @description No player has this id (unknown, erased, or not a player id). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description The caller's own id, or 1000 players blocked already. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["NotJson"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    unblockPlayer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The player's public id. */
+                player: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Not blocked (whether or not they were). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["NotAuthenticated"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    invitePlayer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The game id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The player. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "player": "q3Zr8YkV0bT1mWc9LxPa2g"
+                 *     }
+                 */
+                "application/json": components["schemas"]["InviteRequest"];
+            };
+        };
+        responses: {
+            /** @description Invited: listed in the player's GET /api/me/invitations until the game starts or 24 hours pass, and sent to their /ws/me (`invited`) the first time. Inviting again, or someone seated already, changes nothing. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bad body. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["NotAuthenticated"];
+            /** @description The caller is not seated at the game, or either player blocked the other. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such game, or no such player. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description The game started or is full; the caller's own id; 50 members invited to the game already. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["NotJson"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Newest first, at most 50: those whose game has not started and has a seat open, younger than 24 hours. Join with POST /api/games/join and the game's `join_code`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "invitations": [
+                     *         {
+                     *           "game": {
+                     *             "id": "0b7e5d3c-1f2a-4e6b-8c9d-7a6b5c4d3e2f",
+                     *             "game_type": "scopone_scientifico",
+                     *             "join_code": "R4TW9P",
+                     *             "status": "lobby",
+                     *             "players": [
+                     *               {
+                     *                 "seat": 0,
+                     *                 "name": "carol",
+                     *                 "team": "A",
+                     *                 "is_you": false,
+                     *                 "player": "c9VmP1zGf8NaWq3ErT6oIu"
+                     *               }
+                     *             ],
+                     *             "seats_open": 3,
+                     *             "your_turn": false,
+                     *             "updated_at": "2026-12-02T09:58:41.007Z"
+                     *           },
+                     *           "by": {
+                     *             "player": "c9VmP1zGf8NaWq3ErT6oIu",
+                     *             "name": "carol"
+                     *           },
+                     *           "at": "2026-12-02T10:00:30.123Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Invitations"];
+                };
+            };
+            401: components["responses"]["NotAuthenticated"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
