@@ -100,16 +100,13 @@ export function isLobby(view: AnyView): view is LobbyView {
 }
 
 // Players, following, invitations, blocking (CONTRACT, Players).
-// INTERIM: written by hand until the generated schemas land; replaced by Schemas[...] then.
-export interface PlayerPage {
-  player: string; name: string; ratings: Rating[]; matches: number; wins: number;
-  recent: MatchItem[]; online?: boolean; playing: string[]; following: boolean; blocked: boolean;
-}
-export interface Settings { show_online: boolean }
-export interface FollowedPlayer { player: string; name: string; online: boolean; playing: string | null }
-export interface PlayerName { player: string; name: string }
-export interface Invitation { game: MyGame; by: PlayerName; at: string }
-export interface WsInvited { type: "invited"; game: MyGame; by: PlayerName }
-export interface WsOnline { type: "online"; player: string; online: boolean }
-export interface WsYourTurn { type: "your_turn"; game: MyGame }
-export type MemberMessage = WsInvited | WsOnline | WsYourTurn;
+/** A player's public page; its last matches read as the history's items. */
+export type PlayerPage = Omit<Schemas["PlayerPage"], "recent"> & { recent: MatchItem[] };
+export type Settings = Schemas["Settings"];
+export type FollowedPlayer = Schemas["FollowedPlayer"];
+export type PlayerName = Schemas["PlayerName"];
+export type Invitation = Schemas["Invitation"];
+/** The member socket /ws/me's messages. */
+export type WsInvited = Schemas["WsInvited"];
+export type WsOnline = Schemas["WsOnline"];
+export type MemberMessage = Schemas["WsMemberMessage"];
