@@ -9,7 +9,9 @@ session (EnsureMember); the others turn ids into names with GetPlayers.
 
 A player id is drawn at random (``secrets.token_urlsafe(16)``: 22 characters, 128 bits), never
 derived from the member id, so it reveals nothing of the login. Erasing a member (EraseMember)
-deletes their entry: the id then names nobody, and is never given to anyone else.
+deletes their entry: the id then names nobody, and is never given to anyone else; in Postgres
+the deletion takes every relation of and about the member with it (lobby.relations,
+lobby.invitations: their rows reference the entry ON DELETE CASCADE).
 
 Two stores: Postgres (``lobby_member``, lobby/migrations/0005_members.sql) beside the lobby's
 own, and memory beside the memory lobby store.
@@ -72,6 +74,14 @@ class MemberDirectory(ABC):
         """Member id to player id, for the members of ``member_ids`` that have one."""
 
     @abstractmethod
+    async def member_of(self, player: str) -> str | None:
+        """The member id of the player id ``player``; None when it names nobody."""
+
+    @abstractmethod
+    async def named(self, member_ids: Iterable[str]) -> dict[str, PlayerName]:
+        """Member id to player id and name, for the members of ``member_ids`` that have one."""
+
+    @abstractmethod
     async def forget(self, member_id: str) -> bool:
         """Delete the member's entry (erasure); whether there was one."""
 
@@ -103,6 +113,13 @@ class MemoryMemberDirectory(MemberDirectory):
 
     async def players_of(self, member_ids: Iterable[str]) -> dict[str, str]:
         return {member: self._by_member[member].player for member in set(member_ids)
+                if member in self._by_member}
+
+    async def member_of(self, player: str) -> str | None:
+        return self._members.get(player)
+
+    async def named(self, member_ids: Iterable[str]) -> dict[str, PlayerName]:
+        return {member: self._by_member[member] for member in set(member_ids)
                 if member in self._by_member}
 
     async def forget(self, member_id: str) -> bool:
@@ -159,6 +176,22 @@ class PostgresMemberDirectory(MemberDirectory):
         rows = await self.pool.fetch(
             "SELECT member_id, player_id FROM lobby_member WHERE member_id = ANY($1::text[])", wanted)
         return {row["member_id"]: row["player_id"] for row in rows}
+
+    @_unavailable
+    async def member_of(self, player: str) -> str | None:
+        member: str | None = await self.pool.fetchval(
+            "SELECT member_id FROM lobby_member WHERE player_id = $1", player)
+        return member
+
+    @_unavailable
+    async def named(self, member_ids: Iterable[str]) -> dict[str, PlayerName]:
+        wanted = sorted(set(member_ids))
+        if not wanted:
+            return {}
+        rows = await self.pool.fetch(
+            "SELECT member_id, player_id, display_name FROM lobby_member "
+            "WHERE member_id = ANY($1::text[])", wanted)
+        return {row["member_id"]: PlayerName(row["player_id"], row["display_name"]) for row in rows}
 
     @_unavailable
     async def forget(self, member_id: str) -> bool:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 
 import asyncpg
 from asyncpg.pool import PoolConnectionProxy
@@ -49,6 +49,7 @@ from lobby.store import (
     open_list_changed,
     opens_for,
     refused_join,
+    seats_any,
     too_many_open_games,
 )
 from services.signals import PostgresSignalHub, Signals
@@ -82,6 +83,23 @@ SELECT {_GAME_COLUMNS}, {_SEAT_COLUMNS}
 FROM lobby_game g JOIN lobby_seat s ON s.game_id = g.id
 WHERE g.id IN (SELECT game_id FROM lobby_seat WHERE member_id = $1) AND g.expires_at > now()
 ORDER BY g.id, s.seat_index
+"""
+# Live games by id, for the invitations of a member (a page of them at a time).
+_GAMES_BY_ID = f"""
+SELECT {_GAME_COLUMNS}, {_SEAT_COLUMNS}
+FROM lobby_game g LEFT JOIN lobby_seat s ON s.game_id = g.id
+WHERE g.id = ANY($1::uuid[]) AND g.expires_at > now()
+ORDER BY g.id, s.seat_index
+"""
+# The watchable games (started, not finished, spectators allowed) whose seat each member of $1
+# plays themselves (not a bot for them; an erased seat's id is nobody's), most recently
+# started first (a started game's updated_at_ms is its start).
+_PLAYING = """
+SELECT s.member_id, g.id::text AS game_id
+FROM lobby_seat s JOIN lobby_game g ON g.id = s.game_id
+WHERE s.member_id = ANY($1::text[]) AND s.bot_level = '' AND NOT s.erased
+  AND g.started AND g.spectators AND NOT g.finished AND g.expires_at > now()
+ORDER BY s.member_id, greatest(g.updated_at_ms, g.created_at_ms) DESC, g.id DESC
 """
 # The open games waiting (of a type, or of any: $1 = ''), newest first: the partial index
 # lobby_game_open finds them. A full game not started yet (its table being created) is left out
@@ -205,14 +223,20 @@ class PostgresLobbyStore(LobbyStore):
                                           ttl - min(TOUCH_SLACK_SECONDS, ttl / 10)))
 
     @_unavailable
+    async def get_many(self, game_ids: Sequence[str]) -> list[Game]:
+        wanted = list(dict.fromkeys(game_ids))
+        return _games(await self.pool.fetch(_GAMES_BY_ID, wanted)) if wanted else []
+
+    @_unavailable
     async def join(self, code: str, member_id: str, display_name: str, at_ms: int = 0,
-                   ratings: Mapping[str, int] | None = None) -> Joined:
+                   ratings: Mapping[str, int] | None = None,
+                   apart: Set[str] = frozenset()) -> Joined:
         async with self.pool.acquire() as connection, connection.transaction():
             game_id = await connection.fetchval(
                 "SELECT id::text FROM lobby_game WHERE join_code = $1 AND expires_at > now() "
                 "FOR UPDATE", code)
             game = _one(await connection.fetch(_LIVE_GAME, game_id)) if game_id else None
-            if (refusal := refused_join(game, member_id)) is not None:
+            if (refusal := refused_join(game, member_id, apart)) is not None:
                 return refusal
             assert game is not None  # refused_join answers NOT_FOUND for a missing game
             return Joined(JoinOutcome.SEATED, await self._seat_in(
@@ -274,7 +298,8 @@ class PostgresLobbyStore(LobbyStore):
     @_unavailable
     async def quick_join(self, candidate: Game, member_id: str, display_name: str, rating: int,
                          options_json: str | None, at_ms: int,
-                         request: Request | None = None) -> QuickJoined:
+                         request: Request | None = None,
+                         apart: Set[str] = frozenset()) -> QuickJoined:
         async with self.pool.acquire() as connection, connection.transaction():
             await _claim(connection, request)
             # One quick match of a type at a time: members asking together fill one game
@@ -282,14 +307,15 @@ class PostgresLobbyStore(LobbyStore):
             await connection.execute("SELECT pg_advisory_xact_lock(hashtext('lobby-quick:' || $1))",
                                      candidate.game_type)
             before, quick = await self._quick_join_in(connection, candidate, member_id,
-                                                      display_name, rating, options_json, at_ms)
+                                                      display_name, rating, options_json, at_ms,
+                                                      apart)
             await _record(connection, request,
                           done_by(before, quick.game) if quick.game is not None else None)
             return quick
 
     async def _quick_join_in(self, connection: PoolConnectionProxy, candidate: Game, member_id: str,
                              display_name: str, rating: int, options_json: str | None,
-                             at_ms: int) -> tuple[Game | None, QuickJoined]:
+                             at_ms: int, apart: Set[str]) -> tuple[Game | None, QuickJoined]:
         """quick_join in the connection's transaction: the game before (None: none) and after."""
         games = [game for game in _games(await connection.fetch(
                     _OPEN_GAMES, candidate.game_type, QUICK_CANDIDATES))
@@ -297,10 +323,11 @@ class PostgresLobbyStore(LobbyStore):
         waiting = next((game for game in games if game.seat_of(member_id) is not None), None)
         if waiting is not None:
             return waiting, QuickJoined(QuickOutcome.WAITING, waiting)
-        while (chosen := nearest(games, member_id, rating)) is not None:
+        while (chosen := nearest(games, member_id, rating, apart)) is not None:
             # A join by code may have taken a seat since the read: read it again, locked.
             locked = _one(await connection.fetch(_LIVE_GAME + " FOR UPDATE OF g", chosen.id))
-            if locked is not None and locked.waiting_open and locked.seat_of(member_id) is None:
+            if locked is not None and locked.waiting_open and locked.seat_of(member_id) is None \
+                    and not seats_any(locked, apart):
                 return locked, QuickJoined(QuickOutcome.SEATED, await self._seat_in(
                     connection, locked, member_id, display_name, rating, at_ms))
             games.remove(chosen)
@@ -363,6 +390,14 @@ class PostgresLobbyStore(LobbyStore):
     @_unavailable
     async def member_games(self, member_id: str) -> list[Game]:
         return _games(await self.pool.fetch(_MEMBER_GAMES, member_id))
+
+    @_unavailable
+    async def playing(self, member_ids: Iterable[str]) -> dict[str, list[str]]:
+        wanted = sorted(set(member_ids))
+        found: dict[str, list[str]] = {}
+        for row in await self.pool.fetch(_PLAYING, wanted) if wanted else []:
+            found.setdefault(row["member_id"], []).append(row["game_id"])
+        return found
 
     def changes(self, game_id: str) -> contextlib.AbstractAsyncContextManager[Signals]:
         return self._signals.subscribe(game_id)

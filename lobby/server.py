@@ -9,6 +9,7 @@ from dataclasses import replace
 from bots.client import BotsClient
 from game.client import GameClient
 from lobby import players_servicer
+from lobby.players import Players
 from lobby.postgres_store import PostgresLobbyStore
 from lobby.service import Lobby
 from lobby.servicer import register
@@ -98,7 +99,7 @@ async def _serve(settings: Settings, *, started: asyncio.Event | None,
 
     def register_all(server) -> None:
         register(server, lobby)
-        players_servicer.register(server)
+        players_servicer.register(server, Players(lobby))
         talk_servicer.register(server, talk)
 
     async def probe() -> None:

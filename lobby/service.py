@@ -21,6 +21,13 @@ refuses the same request again (lobby.store.AlreadyDone). The call sent again an
 first one did: the same game (as it is now, its table started if it waited only for that), the
 same created and started. JoinGame, ChangeSeat, SetGameOpen, TakeOverSeat and EraseMember need
 none: made again, they find their work done and change nothing.
+
+Blocking. Two members of whom one blocked the other (lobby.relations) never sit at one game:
+the calls that seat a member at a game others sit at (JoinGame, QuickMatch, Rematch's seat at
+an existing rematch) read whom the member never sits with first, and the store refuses (or, for
+a quick match, skips) a game where one of them sits, in the same atomic step that seats. A block
+made while both sit at one game already unseats nobody, and a seat taken back (ReturnSeat) is
+the member's own: creating a game and seating bots seat nobody beside another member.
 """
 
 from __future__ import annotations
@@ -38,6 +45,7 @@ from typing import Any, Protocol
 from bots.catalogue import LEVEL_IDS, TAKEOVER_LEVEL, bot_name
 from lobby import inputs
 from lobby.codes import generate_code, normalize_code
+from lobby.invitations import InvitationStore, invitations_for
 from lobby.members import MemberDirectory, checked_member, directory_for, player_ids
 from lobby.models import (
     Game,
@@ -50,7 +58,17 @@ from lobby.models import (
     bot_member_id,
     seat_id,
 )
-from lobby.store import OPEN_GAMES_KEY, AlreadyDone, Done, JoinOutcome, LobbyStore, QuickOutcome, Request
+from lobby.relations import RelationStore, relations_for
+from lobby.store import (
+    OPEN_GAMES_KEY,
+    AlreadyDone,
+    Done,
+    JoinOutcome,
+    LobbyStore,
+    QuickOutcome,
+    Request,
+    seats_any,
+)
 from services.background import Background, Retry
 from services.observability import metrics
 from services.rpc.errors import Reason, ServiceError
@@ -114,6 +132,11 @@ def _not_found() -> ServiceError:
     return ServiceError(Reason.GAME_NOT_FOUND, "Game not found")
 
 
+def blocked() -> ServiceError:
+    """Two members of whom one blocked the other never sit at one game (lobby.relations)."""
+    return ServiceError(Reason.BLOCKED, "Blocked")
+
+
 def _request(method: str, member_id: str, request_id: str) -> Request | None:
     """The call's request (None without an id); ``member_id`` already checked."""
     checked = inputs.request_id(request_id)
@@ -125,6 +148,8 @@ class Lobby:
 
     def __init__(self, store: LobbyStore, games: GameService, bots: BotsService | None = None, *,
                  members: MemberDirectory | None = None,
+                 relations: RelationStore | None = None,
+                 invitations: InvitationStore | None = None,
                  new_code: Callable[[], str] = generate_code,
                  new_game_id: Callable[[], str] = new_game_id,
                  new_member_id: Callable[[], str] = new_member_id,
@@ -134,6 +159,10 @@ class Lobby:
         self.games = games
         # The member directory (lobby.members): beside the store, on its database when it has one.
         self.members = members if members is not None else directory_for(store)
+        # Follows, blocks, settings and invitations (lobby.relations, lobby.invitations): beside
+        # the store too. Seating reads the blocks; lobby.players serves the rest.
+        self.relations = relations if relations is not None else relations_for(store)
+        self.invitations = invitations if invitations is not None else invitations_for(store)
         self.bots = bots
         # Telling the bots service who plays which seat is retried in the background until it
         # is heard: a table whose bots are not driven only auto-plays on timeouts meanwhile.
@@ -279,8 +308,9 @@ class Lobby:
         code = normalize_code(inputs.join_code(join_code))
         if code is None:
             raise _not_found()
+        ratings = inputs.ratings(ratings or {})
         joined = await self.store.join(code, member_id, display_name, at_ms=self.clock(),
-                                       ratings=inputs.ratings(ratings or {}))
+                                       ratings=ratings, apart=await self.relations.apart(member_id))
         if joined.outcome is JoinOutcome.NOT_FOUND or joined.game is None:
             raise _not_found()
         game = joined.game
@@ -288,6 +318,8 @@ class Lobby:
             if not game.started:
                 await self._retry_start(game)
             raise ServiceError(Reason.GAME_FULL, "Game is full", game_id=game.id)
+        if joined.outcome is JoinOutcome.BLOCKED:
+            raise blocked()
         if joined.outcome is JoinOutcome.SEATED and (seat := game.seat_of(member_id)) is not None:
             log.info("game %s: seat %d taken", game.id, seat.index)
         if game.full and not game.started:
@@ -362,11 +394,12 @@ class Lobby:
                            normalized: str, options_json: str, rating: int,
                            request: Request | None) -> QuickMatchResult:
         wanted = normalized if options_json.strip() else None
+        apart = await self.relations.apart(member_id)  # never seated with them: another game
         for _ in range(self.code_attempts):
             candidate = self._new_game(self.new_game_id(), member_id, display_name, kind.id,
                                        normalized, kind.players, open=True, rating=rating)
             quick = await self.store.quick_join(candidate, member_id, display_name, rating,
-                                                wanted, self.clock(), request)
+                                                wanted, self.clock(), request, apart=apart)
             if quick.outcome is QuickOutcome.CODE_TAKEN:
                 continue
             game = quick.game
@@ -397,9 +430,11 @@ class Lobby:
     async def _join_at(self, game: Game, member_id: str, display_name: str,
                        index: int, request: Request | None = None) -> JoinResult:
         """Seat the member at seat ``index`` of ``game`` (the lowest empty one if it is taken);
-        the seat that fills the game starts it. Idempotent for a member seated there."""
+        the seat that fills the game starts it. Idempotent for a member seated there; BLOCKED
+        when one of the members seated there and the member blocked the other."""
         at_ms = self.clock()
         took: list[bool] = []
+        apart = await self.relations.apart(member_id)
 
         def seat_member(game: Game) -> Game:
             if game.seat_of(member_id) is not None:
@@ -407,6 +442,8 @@ class Lobby:
             free = index if game.at(index) is None else game.free_index
             if free is None or game.started:
                 raise ServiceError(Reason.GAME_FULL, "Game is full", game_id=game.id)
+            if seats_any(game, apart):
+                raise blocked()
             took.append(True)
             return replace(game, seats=_sorted((*game.seats, Seat(free, member_id, display_name))),
                            updated_at_ms=at_ms)
@@ -484,9 +521,14 @@ class Lobby:
         return seat
 
     async def erase_member(self, member_id: str) -> list[str]:
-        """Anonymize every seating of the member; the ids of the games touched."""
+        """Anonymize every seating of the member and forget their player id, follows, blocks,
+        settings and invitations (of them and about them); the ids of the games touched."""
         member_id = inputs.member_id(member_id)
         touched = await self.store.erase_member(member_id, self.new_member_id)
+        # Relations and invitations of and about the member: explicit in memory; in Postgres
+        # forgetting the directory entry cascades to them (lobby/migrations/0008_relations.sql).
+        await self.relations.forget(member_id)
+        await self.invitations.forget(member_id)
         # After the seatings: a retry after a failure in between finds the entry still there.
         await self.members.forget(member_id)
         if touched:

@@ -24,7 +24,7 @@ import contextlib
 import enum
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, replace
 
 from lobby.models import DELETED_PLAYER, MAX_OPEN_GAMES, Game, Seat
@@ -44,6 +44,7 @@ class JoinOutcome(enum.Enum):
     SEATED = "seated"            # this call took a free seat
     ALREADY_SEATED = "already"   # the member sat there already: nothing changed
     FULL = "full"                # every seat is taken by others
+    BLOCKED = "blocked"          # a member seated there and the joiner: one blocked the other
     NOT_FOUND = "missing"        # no live game has this id
 
 
@@ -132,23 +133,35 @@ def open_list_changed(before: Game | None, after: Game | None) -> bool:
     return any(game is not None and game.open for game in (before, after))
 
 
-def nearest(games: list[Game], member_id: str, rating: int) -> Game | None:
-    """The game with a seat free whose rating is nearest ``rating`` (the longest waiting of
-    equals): where a quick match seats the member."""
-    free = [game for game in games if not game.full and game.seat_of(member_id) is None]
+def seats_any(game: Game, members: Set[str]) -> bool:
+    """Whether one of ``members`` sits at ``game`` (as a person: a seat a bot took over from
+    them is still theirs). An erased seat's member id is nobody's."""
+    return any(seat.is_person and seat.member_id in members for seat in game.seats)
+
+
+def nearest(games: list[Game], member_id: str, rating: int,
+            apart: Set[str] = frozenset()) -> Game | None:
+    """The game with a seat free, where none of ``apart`` sits, whose rating is nearest
+    ``rating`` (the longest waiting of equals): where a quick match seats the member."""
+    free = [game for game in games if not game.full and game.seat_of(member_id) is None
+            and not seats_any(game, apart)]
     return min(free, key=lambda game: (abs(game.rating - rating), game.created_at_ms, game.id),
                default=None)
 
 
-def refused_join(game: Game | None, member_id: str) -> Joined | None:
-    """Why the member takes no seat at ``game``: gone, seated already, or full; None when a
-    seat is free for them."""
+def refused_join(game: Game | None, member_id: str,
+                 apart: Set[str] = frozenset()) -> Joined | None:
+    """Why the member takes no seat at ``game``: gone, seated already, full, or one of
+    ``apart`` (whom they never sit with: lobby.relations) sits there; None when a seat is free
+    for them."""
     if game is None:
         return Joined(JoinOutcome.NOT_FOUND, None)
     if game.seat_of(member_id) is not None:
         return Joined(JoinOutcome.ALREADY_SEATED, game)
     if game.full:
         return Joined(JoinOutcome.FULL, game)
+    if seats_any(game, apart):
+        return Joined(JoinOutcome.BLOCKED, game)
     return None
 
 
@@ -174,12 +187,17 @@ class LobbyStore(ABC):
         """The live game with this id, its TTL (and its code's) restarted: a game in use lives on."""
 
     @abstractmethod
+    async def get_many(self, game_ids: Sequence[str]) -> list[Game]:
+        """The live games of ``game_ids`` (canonical ids), in no particular order."""
+
+    @abstractmethod
     async def join(self, code: str, member_id: str, display_name: str, at_ms: int = 0,
-                   ratings: Mapping[str, int] | None = None) -> Joined:
+                   ratings: Mapping[str, int] | None = None,
+                   apart: Set[str] = frozenset()) -> Joined:
         """Seat the member (with their rating for the game's type, from ``ratings``) at the next
-        free seat of the live game with this (canonical) code, unless already seated there or
-        the game is full; a seat taken at ``at_ms`` (epoch ms, 0: keep the game's time) is a
-        change its subscribers hear of."""
+        free seat of the live game with this (canonical) code, unless already seated there, the
+        game is full, or one of ``apart`` sits there (BLOCKED); a seat taken at ``at_ms`` (epoch
+        ms, 0: keep the game's time) is a change its subscribers hear of."""
 
     @abstractmethod
     async def modify(self, game_id: str, change: SeatingChange,
@@ -203,10 +221,12 @@ class LobbyStore(ABC):
     @abstractmethod
     async def quick_join(self, candidate: Game, member_id: str, display_name: str, rating: int,
                          options_json: str | None, at_ms: int,
-                         request: Request | None = None) -> QuickJoined:
+                         request: Request | None = None,
+                         apart: Set[str] = frozenset()) -> QuickJoined:
         """Atomically for the game type (one quick match of a type at a time): the open game of
         ``candidate``'s type the member waits at already; else the member seated at the one
-        (with ``options_json``, when given) whose rating is nearest theirs; else ``candidate``
+        (with ``options_json``, when given) where none of ``apart`` sits whose rating is nearest
+        theirs; else ``candidate``
         (an open game with the member at seat 0) stored, unless its code is taken.
         TOO_MANY_OPEN_GAMES when the candidate was needed and the member has MAX_OPEN_GAMES;
         AlreadyDone when ``request`` was made."""
@@ -229,6 +249,12 @@ class LobbyStore(ABC):
     @abstractmethod
     async def member_games(self, member_id: str) -> list[Game]:
         """The live games the member sits at, in no particular order."""
+
+    @abstractmethod
+    async def playing(self, member_ids: Iterable[str]) -> dict[str, list[str]]:
+        """For each of ``member_ids`` who plays now: the ids of the live games they play a seat
+        of themselves (not a bot for them, not erased) that started, are not marked finished
+        and allow spectators, most recently started first."""
 
     @abstractmethod
     def changes(self, game_id: str) -> contextlib.AbstractAsyncContextManager[Signals]:
@@ -304,11 +330,16 @@ class MemoryLobbyStore(LobbyStore):
             self._store(game)
         return game
 
+    async def get_many(self, game_ids: Sequence[str]) -> list[Game]:
+        return [game for game_id in dict.fromkeys(game_ids)
+                if (game := self._live_game(game_id)) is not None]
+
     async def join(self, code: str, member_id: str, display_name: str, at_ms: int = 0,
-                   ratings: Mapping[str, int] | None = None) -> Joined:
+                   ratings: Mapping[str, int] | None = None,
+                   apart: Set[str] = frozenset()) -> Joined:
         game_id = self._live_code(code)
         game = self._live_game(game_id) if game_id is not None else None
-        if (refusal := refused_join(game, member_id)) is not None:
+        if (refusal := refused_join(game, member_id, apart)) is not None:
             return refusal
         assert game is not None  # refused_join answers NOT_FOUND for a missing game
         rating = (ratings or {}).get(game.game_type, 0)
@@ -361,7 +392,8 @@ class MemoryLobbyStore(LobbyStore):
 
     async def quick_join(self, candidate: Game, member_id: str, display_name: str, rating: int,
                          options_json: str | None, at_ms: int,
-                         request: Request | None = None) -> QuickJoined:
+                         request: Request | None = None,
+                         apart: Set[str] = frozenset()) -> QuickJoined:
         self._check_request(request)
         games = [game for game in await self.open_games(candidate.game_type, QUICK_CANDIDATES)
                  if options_json is None or game.options_json == options_json]
@@ -369,7 +401,7 @@ class MemoryLobbyStore(LobbyStore):
         if waiting is not None:
             self._remember(request, done_by(waiting, waiting))
             return QuickJoined(QuickOutcome.WAITING, waiting)
-        chosen = nearest(games, member_id, rating)
+        chosen = nearest(games, member_id, rating, apart)
         if chosen is not None:
             seated = self._seat(chosen, member_id, display_name, rating, at_ms)
             self._remember(request, done_by(chosen, seated))
@@ -415,6 +447,17 @@ class MemoryLobbyStore(LobbyStore):
     async def member_games(self, member_id: str) -> list[Game]:
         games = (self._live_game(game_id) for game_id in self._member_games.get(member_id, ()))
         return [game for game in games if game is not None and game.seat_of(member_id)]
+
+    async def playing(self, member_ids: Iterable[str]) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        for member_id in set(member_ids):
+            games = [game for game in await self.member_games(member_id)
+                     if game.watchable and (seat := game.seat_of(member_id)) is not None
+                     and seat.played_by_person]
+            games.sort(key=lambda game: (game.changed_at_ms, game.id), reverse=True)
+            if games:
+                found[member_id] = [game.id for game in games]
+        return found
 
     def changes(self, game_id: str) -> contextlib.AbstractAsyncContextManager[Signals]:
         return self._hub.subscribe(game_id)

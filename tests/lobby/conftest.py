@@ -11,12 +11,15 @@ from dataclasses import dataclass
 import pytest
 
 from game.client import GameClient
+from lobby import players_servicer
 from lobby.client import LobbyClient
+from lobby.players import Players
+from lobby.players_client import PlayersClient
 from lobby.postgres_store import PostgresLobbyStore
 from lobby.service import Lobby
 from lobby.servicer import register
 from lobby.store import LobbyStore, MemoryLobbyStore
-from services.components import LOBBY_SERVICE
+from services.components import LOBBY_SERVICE, PLAYERS_SERVICE
 from services.migrations import migrate
 from services.rpc.server import ServiceSpec, serve
 from services.stores import postgres_pool
@@ -59,6 +62,7 @@ async def store(request, clock, lobby_database) -> LobbyStore:
         store = MemoryLobbyStore(TTL_SECONDS, clock=clock)
     else:
         pool = await postgres_pool(lobby_database, max_size=4, name="lobby")
+        # CASCADE: the relations and invitations reference games and members.
         await pool.execute("TRUNCATE lobby_game, lobby_request, lobby_member CASCADE")
         store = PostgresLobbyStore(pool, lobby_database, TTL_SECONDS)
     yield store
@@ -93,12 +97,16 @@ class Harness:
 
 @contextlib.asynccontextmanager
 async def lobby_served(lobby: Lobby, **serve_options: float) -> AsyncIterator[str]:
-    """``lobby`` served over a socket (``serve_options`` go to services.rpc.server.serve) for
+    """``lobby`` (LobbyService and PlayersService) served over a socket (``serve_options`` go to services.rpc.server.serve) for
     the length of a block; its address."""
     address = free_address()
     # Health is test_server.py's subject; here the probe only has to let the server start.
-    spec = ServiceSpec(name="lobby", full_names=(LOBBY_SERVICE,),
-                       register=lambda server: register(server, lobby), probe=_always_up)
+    def register_both(server) -> None:
+        register(server, lobby)
+        players_servicer.register(server, Players(lobby))
+
+    spec = ServiceSpec(name="lobby", full_names=(LOBBY_SERVICE, PLAYERS_SERVICE),
+                       register=register_both, probe=_always_up)
     started, stop = asyncio.Event(), asyncio.Event()
     task = asyncio.create_task(serve(spec, address, grace_seconds=1, started=started, stop=stop,
                                      **serve_options))
@@ -122,3 +130,37 @@ async def harness(store, game_service, game_client):
 @pytest.fixture
 def client(harness) -> LobbyClient:
     return harness.client
+
+
+class MsClock:
+    """The lobby's wall clock (epoch ms), moved by hand: invitations lapse after 24 hours."""
+
+    def __init__(self) -> None:
+        self.now = 1_767_225_600_000  # 2026-01-01
+
+    def __call__(self) -> int:
+        return self.now
+
+    def advance(self, ms: int) -> None:
+        self.now += ms
+
+
+@dataclass
+class Friends:
+    client: LobbyClient      # LobbyService, as the gateway calls it
+    players: PlayersClient   # PlayersService, on the same address
+    lobby: Lobby             # the served lobby, for setting up many rows without a call each
+    clock: MsClock
+    games: FakeGameService
+
+
+@pytest.fixture
+async def friends(store, game_service, game_client):
+    """The lobby (LobbyService and PlayersService) served on ``store`` with a clock of its own."""
+    clock = MsClock()
+    lobby = Lobby(store, game_client, clock=clock)
+    async with lobby_served(lobby) as address:
+        client, players = LobbyClient(address), PlayersClient(address)
+        yield Friends(client, players, lobby, clock, game_service[0])
+        await players.close()
+        await client.close()
