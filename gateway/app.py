@@ -13,7 +13,19 @@ from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse
 from starlette.routing import Match, Route, WebSocketRoute
 
-from gateway import games, history, member_socket, members, open_games, openapi, seating, spectating, table_talk, ws
+from gateway import (
+    games,
+    history,
+    member_socket,
+    members,
+    open_games,
+    openapi,
+    players,
+    seating,
+    spectating,
+    table_talk,
+    ws,
+)
 from gateway.auth import Auth
 from gateway.backends import Backends
 from gateway.bot_talk import BotTalk
@@ -75,6 +87,13 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
         Route("/api/me/ratings", history.ratings),
         Route("/api/me/muted", table_talk.muted, methods=["GET", "POST"]),
         Route("/api/me/muted/{player}", table_talk.unmute, methods=["DELETE"]),
+        Route("/api/me/settings", players.settings, methods=["GET", "PUT"]),
+        Route("/api/me/following", players.following, methods=["GET", "POST"]),
+        Route("/api/me/following/{player}", players.unfollow, methods=["DELETE"]),
+        Route("/api/me/blocked", players.blocked, methods=["GET", "POST"]),
+        Route("/api/me/blocked/{player}", players.unblock, methods=["DELETE"]),
+        Route("/api/me/invitations", players.invitations),
+        Route("/api/players/{player}", players.player_page),
         Route("/api/leaderboard", history.leaderboard),
         Route("/api/phrases", table_talk.phrases),
         Route("/api/game-types", games.game_types),
@@ -105,6 +124,8 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
         Route("/api/games/{id}/return", method_not_allowed),
         Route("/api/games/{id}/open", open_games.set_open, methods=["POST"]),
         Route("/api/games/{id}/open", method_not_allowed),
+        Route("/api/games/{id}/invite", players.invite, methods=["POST"]),
+        Route("/api/games/{id}/invite", method_not_allowed),
         Route("/api/games/{id}/chat", table_talk.history),
         Route("/api/games/{id}/chat/{message_id}/report", table_talk.report, methods=["POST"]),
         Route("/api/games/{id}/chat/{message_id}/report", method_not_allowed),

@@ -19,9 +19,9 @@ from talk.client import TalkClient
 class Backends:
     """The services the gateway translates to (tests pass fakes with the same methods).
     ``live`` carries the players' moves and the tables' watches to each table's owner;
-    ``game`` every other call of the game service; ``talk`` table talk (served at the lobby's
-    address; None: no table talk, its calls answer 503); ``players`` player pages, follows,
-    blocks and invitations (PlayersService, at the lobby's address too; None: not configured)."""
+    ``game`` every other call of the game service; ``talk`` table talk and ``players`` player
+    pages and relations (both served at the lobby's address; None: none, their calls answer
+    503)."""
 
     lobby: LobbyClient
     game: GameClient

@@ -41,6 +41,9 @@ from services.rpc.errors import Reason, ServiceError
 log = logging.getLogger(__name__)
 
 RETRY_SECONDS = 5.0  # a follow list that could not be read is read again after this
+# Follow lists read at once: a change of a much-followed player's settings names every member here
+# who follows them, and the lobby is asked at this pace, not all at once.
+READS_AT_ONCE = 16
 
 
 class MemberSocket(Protocol):
@@ -70,6 +73,8 @@ class MemberFeed:
         self._wake = asyncio.Event()
         self._worker: asyncio.Task | None = None
         self._tasks: set[asyncio.Task] = set()
+        self._reads = asyncio.Semaphore(READS_AT_ONCE)
+        self._closed = False
 
     # -- sockets ---------------------------------------------------------------------------
 
@@ -119,7 +124,7 @@ class MemberFeed:
     def _dirty(self, members=(), players=()) -> None:
         self._dirty_members.update(members)
         self._dirty_players.update(players)
-        if not self._dirty_members and not self._dirty_players:
+        if self._closed or (not self._dirty_members and not self._dirty_players):
             return
         self._wake.set()
         if self._worker is None or self._worker.done():
@@ -165,8 +170,7 @@ class MemberFeed:
         if self.players is None:
             return set()
         subs = list(members)
-        results = await asyncio.gather(*(self.players.list_following(sub) for sub in subs),
-                                       return_exceptions=True)
+        results = await asyncio.gather(*(self._following(sub) for sub in subs), return_exceptions=True)
         unknown: set[str] = set()
         failed: list[str] = []
         for sub, result in zip(subs, results, strict=True):
@@ -184,6 +188,11 @@ class MemberFeed:
         if failed:
             asyncio.get_running_loop().call_later(RETRY_SECONDS, lambda: self._dirty(members=failed))
         return unknown
+
+    async def _following(self, sub: str) -> list:
+        assert self.players is not None
+        async with self._reads:
+            return await self.players.list_following(sub)
 
     def _set_follows(self, sub: str, follows: dict[str, bool]) -> None:
         for player in self._follows.get(sub, {}):
@@ -241,6 +250,7 @@ class MemberFeed:
         task.add_done_callback(self._tasks.discard)
 
     async def aclose(self) -> None:
+        self._closed = True
         tasks = [*self._tasks, *([self._worker] if self._worker is not None else [])]
         for task in tasks:
             task.cancel()

@@ -36,6 +36,10 @@ from services.timeutil import now_ms
 log = logging.getLogger(__name__)
 
 NO_ACTIONS_TEXT = "The member socket takes no actions"
+# On connect a socket is told each followed player who is online, all at once: up to MAX_FOLLOWING
+# (500) messages, and a batch may flip each of them once more. A queue that long is still a client
+# that stopped reading (gateway.tables_feed.Outbox), not one that connected.
+OUTBOX_SIZE = 2 * 500 + 64
 
 
 async def member_socket(websocket: WebSocket) -> None:
@@ -80,7 +84,7 @@ class MemberConnection:
         self.session = session_digest(member.session_id)
         self.expires_ms = member.expires_ms
         self.told: set[str] = set()  # gateway.member_feed: the followed players told online
-        self.outbox = Outbox(while_alive(self._close_soon))
+        self.outbox = Outbox(while_alive(self._close_soon), OUTBOX_SIZE)
         self._tasks: set[asyncio.Task] = set()
         self._closing: asyncio.Task | None = None
         self._checking = False

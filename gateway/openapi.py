@@ -698,9 +698,9 @@ def _talk_paths() -> dict[str, dict]:
             public=True, calls_services=False)},
         "/api/games/{id}/chat": {"get": _operation(
             "getGameChat", "talk", "A game's table talk",
-            {"200": _json("The last 100 messages the caller may see, oldest first: a muted player's are "
-                          "left out; spectators' only for spectators, and for players once the game is "
-                          "finished.", _ref(ChatHistory), example={"messages": [said]}),
+            {"200": _json("The last 100 messages the caller may see, oldest first: those of a player the "
+                          "caller muted or blocked are left out; spectators' only for spectators, and for "
+                          "players once the game is finished.", _ref(ChatHistory), example={"messages": [said]}),
              "403": _error("Not a player, and the game does not allow spectators.", "Not seated at this game"),
              "404": _shared("GameNotFound")},
             parameters=(_GAME_ID_PARAM,))},

@@ -61,6 +61,7 @@ class Kind(enum.StrEnum):
     LOGIN = "login"
     WRITE = "write"
     WS_MESSAGE = "ws_message"
+    INVITATION = "invitation"
 
 
 def kind_of(method: str, path: str) -> Kind | None:
@@ -88,12 +89,19 @@ class Rate:
         return Rate(self.per_second * factor, self.burst * factor)
 
 
+# One member's invitations (POST /api/games/{id}/invite), over all their sessions and addresses,
+# besides the write limit: a person invites a few friends at a time; more would flood other
+# people's /ws/me. 20 a minute, bursts of 10.
+INVITATION_RATE = Rate(per_second=20 / 60, burst=10)
+
+
 def rates_of(settings: RateLimitSettings) -> dict[Kind, Rate]:
     """The per-session rate of each kind (the per-address one is ``per_ip_factor`` times it)."""
     return {
         Kind.LOGIN: Rate(settings.login_per_minute / 60, settings.login_burst),
         Kind.WRITE: Rate(settings.writes_per_minute / 60, settings.writes_burst),
         Kind.WS_MESSAGE: Rate(settings.ws_messages_per_second, settings.ws_messages_burst),
+        Kind.INVITATION: INVITATION_RATE,  # counted per member (RateLimits.member_refusal)
     }
 
 
@@ -209,6 +217,18 @@ class RateLimits:
         if client is not None:
             buckets.append((self._keys.group("ratelimit", kind, "ip", client),
                             self._per_ip[kind]))
+        return await self._refusal(kind, buckets)
+
+    async def member_refusal(self, kind: Kind, member_id: str) -> int | None:
+        """:meth:`refusal` of a limit counted per member (all their sessions and addresses
+        together), at the kind's per-session rate."""
+        if not self.enabled:
+            return None
+        digest = session_digest(member_id)  # a member's id is never written in clear
+        return await self._refusal(kind, [(self._keys.group("ratelimit", kind, "member", digest),
+                                           self._per_session[kind])])
+
+    async def _refusal(self, kind: Kind, buckets: list[tuple[str, Rate]]) -> int | None:
         if not buckets:
             return None
         try:

@@ -61,6 +61,7 @@ def build(settings: Settings, telemetry: otel.Telemetry | None = None):
         # TalkService is served by the lobby's process (docs/architecture.md).
         talk=TalkClient(settings.lobby_addr, policy=PEOPLE_CALLS,
                         credentials=credentials.for_service("lobby")),
+        # So is PlayersService.
         players=PlayersClient(settings.lobby_addr, policy=PEOPLE_CALLS,
                               credentials=credentials.for_service("lobby")),
     )

@@ -14,10 +14,13 @@ feed of that table hands it to its sockets that asked for `chat`, may see it
 (talk.models.visible: spectators' messages reach spectators only until the game is finished)
 and whose member neither muted nor blocked its author (one filter: the socket's ``silenced``,
 loaded at connect and kept by MutesChanged and BlocksChanged; gateway.tables_feed.TableFeeds.said).
+The history leaves out the messages of the players the reader muted (the talk service) or blocked
+(the lobby).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
@@ -50,6 +53,7 @@ from gateway.contract.talk import (
 from gateway.events import MutesChanged, Said
 from gateway.games import game_id_of
 from gateway.members import require_member
+from gateway.players import blocked_players
 from gateway.rate_limits import RATE_LIMITED_TEXT, Buckets, MemoryBuckets, Rate
 from lobby.models import Game
 from services.rpc.errors import Reason, ServiceError
@@ -188,13 +192,10 @@ async def load_mutes(app, member_id: str) -> frozenset[str]:
 
 
 async def load_blocked(app, member_id: str) -> frozenset[str]:
-    """The public player ids ``member_id`` blocked, whose talk never reaches them (empty, with a
-    warning, while the lobby's PlayersService is down)."""
-    backends: Backends = app.state.backends
-    if backends.players is None:
-        return frozenset()
+    """The public player ids ``member_id`` blocked, for a socket's talk filter (empty, with a
+    warning, while the lobby's PlayersService is down: the socket opens all the same)."""
     try:
-        return frozenset(blocked.player for blocked in await backends.players.list_blocked(member_id))
+        return await blocked_players(app, member_id)
     except ServiceError as error:
         log.warning("blocked players not read: %s", error.message)
         return frozenset()
@@ -238,8 +239,11 @@ async def history(request: Request) -> JSONResponse:
     member = await require_member(request)
     game_id, include_spectators = await _reader(request, member)
     talk = talk_of(backends_of(request))
-    messages = await talk.messages(game_id, member.sub, include_spectators)
-    return JSONResponse(ChatHistory(messages=[chat_message(m) for m in messages]).body())
+    # The talk service leaves out whom the member muted; the lobby knows whom they blocked.
+    messages, blocked = await asyncio.gather(talk.messages(game_id, member.sub, include_spectators),
+                                             blocked_players(request.app, member.sub))
+    return JSONResponse(ChatHistory(messages=[chat_message(m) for m in messages
+                                              if m.player not in blocked]).body())
 
 
 async def report(request: Request) -> JSONResponse:

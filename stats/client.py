@@ -57,6 +57,15 @@ class RecordedMatch:
 
 
 @dataclass(frozen=True)
+class Record:
+    """A member's ratings, and every match recorded for them (practice ones too) and those won."""
+
+    ratings: list[Rating]
+    matches: int
+    wins: int
+
+
+@dataclass(frozen=True)
 class MatchPage:
     matches: list[Match]
     next_cursor: str | None  # None on the last page
@@ -107,6 +116,13 @@ class StatsClient(RpcClient):
         response = await self._call(self._stub.GetRatings,
                                     stats_pb2.GetRatingsRequest(member_id=member_id), read=True)
         return [messages.rating_from_message(r) for r in response.ratings]
+
+    async def record(self, member_id: str) -> Record:
+        """The member's ratings and their totals over every recorded match."""
+        response = await self._call(self._stub.GetRatings,
+                                    stats_pb2.GetRatingsRequest(member_id=member_id), read=True)
+        return Record([messages.rating_from_message(r) for r in response.ratings],
+                      response.matches, response.wins)
 
     async def leaderboard(self, game_type: str | None = None, limit: int = 0) -> Leaderboard:
         response = await self._call(self._stub.GetLeaderboard, stats_pb2.GetLeaderboardRequest(

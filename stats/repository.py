@@ -114,6 +114,11 @@ class StatsRepository(ABC):
         """The member's rating in every game type they played, by game type id."""
 
     @abstractmethod
+    async def totals(self, member_id: str) -> tuple[int, int]:
+        """(matches, wins): every match recorded for the member, of any game type, practice and
+        abandoned ones included, and those their team won."""
+
+    @abstractmethod
     async def leaderboard(self, game_type: str, limit: int) -> list[LeaderboardRow]:
         """By rating, then wins (both highest first), then member id."""
 
@@ -190,6 +195,12 @@ class MemoryStatsRepository(StatsRepository):
         return [Rating(game_type, s.rating, s.matches)
                 for (member, game_type), s in sorted(self._ledger.standings.items())
                 if member == member_id and s.matches > 0]
+
+    async def totals(self, member_id: str) -> tuple[int, int]:
+        played = [self._matches[match_id] for match_id in self._history.get(member_id, ())]
+        wins = sum(1 for match in played for player in match.players
+                   if player.member_id == member_id and player.won)
+        return len(played), wins
 
     async def leaderboard(self, game_type: str, limit: int) -> list[LeaderboardRow]:
         rows = [LeaderboardRow(member, s.display_name, s.rating, s.wins, s.matches, s.points,
@@ -335,6 +346,11 @@ _SELECT_RATINGS = """
 SELECT game_type, rating, matches FROM player_rating
 WHERE member_id = $1 AND matches > 0 ORDER BY game_type
 """
+# One range of the history index: as many rows as the member played matches.
+_SELECT_TOTALS = """
+SELECT count(*)::int AS matches, (count(*) FILTER (WHERE won))::int AS wins
+FROM match_player WHERE member_id = $1
+"""
 _SELECT_LEADERBOARD = """
 SELECT member_id, display_name, rating, wins, matches, points, coalesce(player_id, '') AS player_id
 FROM player_rating
@@ -479,6 +495,12 @@ class PostgresStatsRepository(StatsRepository):
     async def ratings(self, member_id: str) -> list[Rating]:
         rows = await self._read_pool.fetch(_SELECT_RATINGS, member_id)
         return [Rating(row["game_type"], row["rating"], row["matches"]) for row in rows]
+
+    @_database_call
+    async def totals(self, member_id: str) -> tuple[int, int]:
+        row = await self._read_pool.fetchrow(_SELECT_TOTALS, member_id)
+        assert row is not None  # an aggregate: always one row
+        return row["matches"], row["wins"]
 
     @_database_call
     async def leaderboard(self, game_type: str, limit: int) -> list[LeaderboardRow]:

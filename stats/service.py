@@ -185,6 +185,10 @@ class StatsService:
     async def ratings(self, member_id: str) -> list[Rating]:
         return await self.repository.ratings(_checked_member(member_id))
 
+    async def totals(self, member_id: str) -> tuple[int, int]:
+        """(matches, wins) of the member over every recorded match (practice ones too)."""
+        return await self.repository.totals(_checked_member(member_id))
+
     async def leaderboard(self, game_type: str, limit: int) -> tuple[str, list[LeaderboardRow]]:
         kind = _checked_game_type(game_type) if game_type else DEFAULT_GAME_TYPE
         size = _checked_size("limit", limit, DEFAULT_LEADERBOARD_SIZE)

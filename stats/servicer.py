@@ -46,7 +46,9 @@ class StatsServicer(stats_pb2_grpc.StatsServiceServicer):
     async def GetRatings(self, request: stats_pb2.GetRatingsRequest,
                          context: Context) -> stats_pb2.GetRatingsResponse:
         ratings = await self.service.ratings(request.member_id)
-        return stats_pb2.GetRatingsResponse(ratings=[messages.rating_message(r) for r in ratings])
+        matches, wins = await self.service.totals(request.member_id)
+        return stats_pb2.GetRatingsResponse(ratings=[messages.rating_message(r) for r in ratings],
+                                            matches=matches, wins=wins)
 
     async def GetLeaderboard(self, request: stats_pb2.GetLeaderboardRequest,
                              context: Context) -> stats_pb2.GetLeaderboardResponse:

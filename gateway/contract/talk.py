@@ -97,8 +97,8 @@ class ChatMessage(Body):
 
 
 class ChatHistory(Body):
-    """The last messages of a table the caller may see (at most 100), oldest first; a muted player's are
-    left out."""
+    """The last messages of a table the caller may see (at most 100), oldest first; those of a player the
+    caller muted or blocked are left out."""
 
     model_config = ConfigDict(json_schema_extra={"examples": [{"messages": [
         {key: value for key, value in SAID_EXAMPLE.items() if key != "type"}]}]})

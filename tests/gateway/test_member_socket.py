@@ -191,6 +191,21 @@ async def test_a_followed_player_comes_online_and_goes_offline_hidden_ones_never
         await socket.close()
 
 
+async def test_a_member_who_follows_many_online_players_is_told_of_each_on_connect():
+    sessions, players = MemorySessionStore(), FakePlayers()
+    many = [f"player-{n:03d}-0123456789abcdef" for n in range(300)]  # more than a game socket's queue
+    players.following["alice"] = [Followed(player) for player in many]
+    async with _gateway(sessions, players, FakeLobby()) as gateway:
+        with contextlib.ExitStack() as held:
+            for player in many:
+                held.enter_context(gateway.app.state.online.holding(player))
+            alice = await _open(gateway, await _login(sessions, "alice"))
+            told = [await _next(alice) for _ in many]
+            assert told == [{"type": "online", "player": player, "online": True} for player in sorted(many)]
+            await _nothing_before_the_answer(alice)
+            await alice.close()
+
+
 async def test_following_hiding_and_unfollowing_are_told_as_the_states_they_imply(two):
     one, other, players, _ = two
     alice = await _open(one, await _login(one.sessions, "alice"))

@@ -325,6 +325,21 @@ async def test_a_practice_match_records_the_bots_by_level_never_as_members(stack
     assert not again.created and again.match == match
 
 
+async def test_the_record_counts_every_match_practice_ones_too(stack):
+    """GetRatings' matches and wins are over every recorded match of the member (a player page's
+    totals), while a rating counts only the matches that moved it; an erased member has none."""
+    await record(stack, stack.table(*FOUR))  # rated: alice's team A wins
+    practice = stack.table("alice", "bot:1", "bot:2", "bot:3", bots={1: "esperto", 2: "esperto", 3: "esperto"})
+    await record(stack, practice, winner="B", finished_ms=BASE_MS + 1)  # practice: alice's team loses
+    alice = await stack.client.record("alice")
+    assert (alice.ratings, alice.matches, alice.wins) == ([Rating(SCOPONE, 1516, 1)], 2, 1)
+    bob = await stack.client.record("bob")
+    assert (bob.matches, bob.wins) == (1, 0)
+    assert (await stack.client.record("nobody")) == type(alice)([], 0, 0)
+    await stack.client.erase_member("alice")
+    assert (await stack.client.record("alice")).matches == 0
+
+
 async def test_an_abandoned_match_charges_the_leaver_a_loss(stack):
     await record(stack, stack.table(*FOUR))  # alice, carol 1516; bob, dave 1484
     table = stack.table(*FOUR, took_over={3})

@@ -2261,7 +2261,7 @@ export interface components {
             at: string;
         };
         /**
-         * @description The last messages of a table the caller may see (at most 100), oldest first; a muted player's are left out.
+         * @description The last messages of a table the caller may see (at most 100), oldest first; those of a player the caller muted or blocked are left out.
          * @example {
          *       "messages": [
          *         {
@@ -5682,7 +5682,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The last 100 messages the caller may see, oldest first: a muted player's are left out; spectators' only for spectators, and for players once the game is finished. */
+            /** @description The last 100 messages the caller may see, oldest first: those of a player the caller muted or blocked are left out; spectators' only for spectators, and for players once the game is finished. */
             200: {
                 headers: {
                     [name: string]: unknown;
