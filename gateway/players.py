@@ -21,7 +21,7 @@ from starlette.responses import JSONResponse, Response
 from game.status import TableStatus
 from gateway.auth import Member
 from gateway.backends import Backends, backends_of
-from gateway.bodies import json_object
+from gateway.bodies import check_type, json_object
 from gateway.contract.common import PLAYER_ID
 from gateway.contract.players import (
     RECENT_MATCHES,
@@ -133,6 +133,8 @@ async def settings(request: Request) -> JSONResponse:
         current = await players.get_settings(member.sub)
         return JSONResponse(Settings(show_online=current.show_online).body())
     body = await json_object(request, SettingsRequest)
+    if "show_online" in body:  # optional, so json_object takes any value: a boolean it must be
+        check_type("show_online", body["show_online"], bool)
     changed = await players.update_settings(member.sub, show_online=body.get("show_online"))
     if body:  # whether the member shows being online: their followers' lists change
         await _announce(request, RelationsChanged((member.player,)))

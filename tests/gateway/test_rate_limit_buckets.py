@@ -10,6 +10,7 @@ import pytest
 import redis.asyncio as redis
 
 from gateway.rate_limits import (
+    INVITATION_RATE,
     Kind,
     MemoryBuckets,
     Rate,
@@ -120,6 +121,21 @@ async def test_limits_per_session_and_per_address(store):
     assert await limits.refusal(Kind.LOGIN, None, "192.0.2.1") is not None  # no session: the address's
     assert await limits.refusal(Kind.WRITE, "alice", "192.0.2.1") is None  # a limit of its own
     assert await limits.refusal(Kind.LOGIN, None, None) is None  # nothing to count by
+
+
+async def test_invitations_are_limited_per_member(store):
+    """A member's invitations: INVITATION_RATE's burst, whatever session or address they come from,
+    and one member's bucket is not another's."""
+    buckets, keys = store
+    limits = RateLimits(SMALL, buckets, keys)
+    burst = INVITATION_RATE.burst
+    assert [await limits.member_refusal(Kind.INVITATION, "alice") for _ in range(burst)] == [None] * burst
+    wait = await limits.member_refusal(Kind.INVITATION, "alice")
+    assert wait is not None and 1 <= wait <= 60 / 20 + 1  # one token back: 3 s
+    assert await limits.member_refusal(Kind.INVITATION, "bob") is None
+    assert await limits.refusal(Kind.WRITE, "alice", "192.0.2.1") is None  # writes count apart
+    off = RateLimits(RateLimitSettings(enabled=False), buckets, keys)
+    assert await off.member_refusal(Kind.INVITATION, "alice") is None
 
 
 async def test_limits_that_are_off_refuse_nothing(store):
