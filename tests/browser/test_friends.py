@@ -36,15 +36,19 @@ SIZES = [(360, 640), (390, 844), (844, 390), (1280, 800)]
 SHOTS = Path(os.environ.get("TAVOLO_SCREENSHOTS") or Path(tempfile.gettempdir()) / "tavolo-browser") / "friends"
 
 
-def shoot(page: Page, name: str) -> None:
-    """The page at the four sizes, saved; at each, nothing wider than the screen."""
+def shoot(page: Page, name: str, part: Locator | None = None) -> None:
+    """The page at the four sizes, saved as the screen shows it (scrolled to ``part``) and whole;
+    at each, nothing wider than the screen."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     size = page.viewport_size
     for width, height in SIZES:
         page.set_viewport_size({"width": width, "height": height})
         overflow = page.evaluate("document.documentElement.scrollWidth")
         assert overflow <= width, f"{name}: the page is {overflow} px wide on a {width} px screen"
-        page.screenshot(path=str(SHOTS / f"{name}-{width}x{height}.png"), full_page=True)
+        if part is not None:
+            part.scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / f"{name}-{width}x{height}.png"))
+        page.screenshot(path=str(SHOTS / f"{name}-{width}x{height}-whole.png"), full_page=True)
     if size:
         page.set_viewport_size(size)
 
@@ -173,8 +177,7 @@ def test_two_friends_follow_invite_join_from_the_start_page_and_play_against_two
     expect(candidate).to_contain_text("you follow")
     candidate.get_by_role("button", name="Invite bob").click()
     expect(candidate.get_by_test_id("invited")).to_contain_text("Invited")
-    invite.scroll_into_view_if_needed()
-    shoot(alice.page, "waiting-room-invite")
+    shoot(alice.page, "waiting-room-invite", invite)
 
     # bob, on his start page, sees it come (the member socket) and joins with one click.
     invitation = bob.page.get_by_test_id("invitation").filter(has_text="alice")
