@@ -169,9 +169,17 @@ def test_two_friends_follow_invite_join_from_the_start_page_and_play_against_two
     row.get_by_role("link", name="bob", exact=True).click()
     expect(alice.screen("player").get_by_role("heading", level=1)).to_contain_text("bob")
 
-    # alice opens a table and invites bob from the waiting room's "Invite a player".
+    # alice opens a table: her Friends list offers to invite bob to it.
     alice.go_home()
     table = create_game(alice, target_score=1)
+    section(alice, "Friends")
+    expect(alice.page.get_by_test_id("friends-waiting")).to_contain_text(table.code)
+    expect(friend_row(alice, "bob").get_by_role("button", name="Invite bob")).to_be_visible()
+    shoot(alice.page, "friends-with-a-table")
+    # She invites him from the waiting room's "Invite a player".
+    alice.page.get_by_test_id("friends-waiting").get_by_role("link", name="open it").click()
+    expect(alice.screen("waiting")).to_be_visible()
+    bob.page.get_by_role("navigation", name="Sections").get_by_role("link", name="Friends").click()
     invite = alice.page.get_by_test_id("invite-players")
     candidate = invite.get_by_test_id("invite-candidate").filter(has_text="bob")
     expect(candidate).to_contain_text("you follow")
@@ -179,7 +187,12 @@ def test_two_friends_follow_invite_join_from_the_start_page_and_play_against_two
     expect(candidate.get_by_test_id("invited")).to_contain_text("Invited")
     shoot(alice.page, "waiting-room-invite", invite)
 
-    # bob, on his start page, sees it come (the member socket) and joins with one click.
+    # bob, on another page, is told at once (the member socket); his start page lists it, and he
+    # joins with one click.
+    notice = bob.page.get_by_test_id("invite-notice")
+    expect(notice).to_contain_text("alice invites you")
+    shoot(bob.page, "invite-notice")
+    section(bob, "Play")
     invitation = bob.page.get_by_test_id("invitation").filter(has_text="alice")
     expect(invitation).to_be_visible()
     expect(invitation).to_contain_text("Invited by alice")
