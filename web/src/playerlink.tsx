@@ -31,11 +31,14 @@ export function PlayerLink({ who, children, class: className = "", title, newTab
 }
 
 /** A round dot for whether a player is online: green online, grey offline, with the word for
- * screen readers (and as a tooltip). Nothing when the player hides it. */
-export function OnlineDot({ online }: { online: boolean | null | undefined }) {
+ * screen readers (and as a tooltip); ``decorative`` where the words beside it say it already.
+ * Nothing when the player hides it. */
+export function OnlineDot({ online, decorative = false }: { online: boolean | null | undefined; decorative?: boolean }) {
   if (online === undefined || online === null) return null;
   const label = online ? tx("online", "online") : tx("offline", "non in linea");
   return (
-    <span class={`online-dot${online ? " is-online" : ""}`} role="img" aria-label={label} title={label} data-testid="online-dot" data-online={String(online)} />
+    <span class={`online-dot${online ? " is-online" : ""}`} role={decorative ? undefined : "img"}
+      aria-label={decorative ? undefined : label} aria-hidden={decorative ? "true" : undefined}
+      title={label} data-testid="online-dot" data-online={String(online)} />
   );
 }

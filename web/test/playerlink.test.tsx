@@ -35,6 +35,8 @@ describe("the online dot", () => {
     expect(findAll(<OnlineDot online={true} />, (e) => e.props["aria-label"] === "online")).toHaveLength(1);
     expect(findAll(<OnlineDot online={false} />, (e) => e.props["aria-label"] === "offline")).toHaveLength(1);
     expect(findAll(<OnlineDot online={undefined} />, () => true)).toHaveLength(0);
+    // Beside words that say it, the dot is not said twice.
+    expect(findAll(<OnlineDot online={true} decorative />, (e) => e.props["aria-hidden"] === "true")).toHaveLength(1);
   });
 });
 

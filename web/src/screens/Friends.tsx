@@ -18,7 +18,7 @@ function FriendItem({ friend, waiting }: { friend: FollowedPlayer; waiting: MyGa
   return (
     <li class="friend-item" data-testid="friend" data-player={friend.player}>
       <span class="friend-who">
-        <OnlineDot online={friend.online} />
+        <OnlineDot online={friend.online} decorative />
         <PlayerLink who={friend} class="name-text friend-name" title={friend.name}>{friend.name}</PlayerLink>
         <span class="friend-state">
           {friend.playing ? tx("playing", "sta giocando") : friend.online ? tx("online", "online") : tx("offline", "non in linea")}

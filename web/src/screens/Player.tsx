@@ -170,7 +170,7 @@ export function PlayerScreen({ id, me }: { id: string; me: Me }) {
     <div class="player-page" data-testid="screen-player">
       <section class="panel player-head" aria-labelledby="player-title">
         <h1 id="player-title" class="player-title">
-          <OnlineDot online={online} />
+          <OnlineDot online={online} decorative />
           <span class="name-text" title={page.name}>{page.name}</span>
           {own && <span class="you-tag"> ({tx("you", "tu")})</span>}
         </h1>

@@ -48,7 +48,8 @@ describe("a player's page", () => {
     server(page());
     render(<PlayerScreen id={BOB} me={ME} />);
     expect(await screen.findByRole("heading", { level: 1, name: /bob/ })).toBeTruthy();
-    expect(screen.getByRole("img", { name: "online" })).toBeTruthy();
+    expect(screen.getByTestId("online-dot").dataset.online).toBe("true");
+    expect(screen.getByTestId("player-presence").textContent).toBe("Online now");
     expect(screen.getByTestId("player-matches").textContent).toBe("3");
     expect(screen.getByTestId("player-wins").textContent).toBe("2");
     expect(screen.getByRole("link", { name: "Watch bob's table" }).getAttribute("href")).toBe("/watch/g-live");
@@ -59,6 +60,7 @@ describe("a player's page", () => {
     render(<PlayerScreen id={BOB} me={ME} />);
     await screen.findByRole("heading", { level: 1, name: /bob/ });
     expect(screen.queryByTestId("online-dot")).toBeNull();
+    expect(screen.queryByTestId("player-presence")).toBeNull();
     expect(screen.queryByTestId("player-playing")).toBeNull();
   });
 
