@@ -269,7 +269,7 @@ def speak_italian_on_every_screen(home, match, browser, stack):
     expect(alice.screen("match")).to_contain_text("Variazione Elo")
     open_section(alice, "Classifica")
     expect(alice.screen("leaderboard")).to_contain_text("Il tuo punteggio Elo")
-    page.get_by_role("link", name="alice").click()
+    page.get_by_role("banner").get_by_role("link", name="alice").click()
     expect(alice.screen("account")).to_contain_text("Elimina il mio account")
     expect(alice.screen("account")).to_contain_text("giocatore eliminato")
 
