@@ -1,6 +1,7 @@
 // Joining through an invitation (POST /api/games/join with the code the invitation carries, then
-// the table), and the small notice an invitation that arrives on the member socket shows on any
-// page but the start page (which lists the invitations itself): "carol invites you — Join".
+// the table), and the small notice an invitation that arrives on the member socket shows: "carol
+// invites you — Join". Not on the start page (it lists the invitations itself), nor at a table,
+// played or watched (it would cover the cards; the invitation waits on the start page).
 
 import { useState } from "preact/hooks";
 import { api } from "./api";
@@ -80,13 +81,17 @@ function TurnNotice({ game }: { game: MyGame }) {
   );
 }
 
+/** Whether a page shows the notices: not the start page, not a table. */
+export function showsNotices(route: Route): boolean {
+  return route.name !== "home" && route.name !== "game" && route.name !== "spectate";
+}
+
 /** The live notices, in a polite live region that stays on the page (so a new one is read). */
 export function InviteNotices({ route }: { route: Route }) {
   const member = useMember();
-  // The start page lists the invitations itself; a table does not tell the member of their own.
-  const here = route.name === "game" ? route.id : null;
-  const invitations = route.name === "home" ? [] : member.notices.filter((n) => n.game.id !== here);
-  const turns = member.turns.filter((g) => g.id !== here);
+  const shown = showsNotices(route);
+  const invitations = shown ? member.notices : [];
+  const turns = shown ? member.turns : [];
   return (
     <div class="notices" role="status" aria-live="polite">
       {invitations.slice(0, 1).map((n) => <InviteNotice key={n.game.id} invitation={n} />)}
