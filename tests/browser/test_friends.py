@@ -29,6 +29,7 @@ from tests.browser.pages import (
     join_through_invite,
     log_in,
     play_a_turn,
+    poll,
 )
 
 STACK_ENV = {"BOT_THINK_MS": "0"}
@@ -223,11 +224,20 @@ def test_two_friends_follow_invite_join_from_the_start_page_and_play_against_two
 
 
 def test_a_blocked_player_is_refused_in_words(alice, bob):
-    # alice blocks bob from his page: it asks first, and says he is not told.
+    # bob's page has the match they played together, from his side.
+    bob_id = next(p["player"] for p in alice.api("/api/me/following")["players"] if p["name"] == "bob")
+    poll(alice, f"/api/players/{bob_id}", lambda a: a["matches"] >= 1, "the match reaching bob's page")
     alice.go_home()
     section(alice, "Friends")
     friend_row(alice, "bob").get_by_role("link", name="bob", exact=True).click()
     page_of = alice.screen("player")
+    expect(page_of.get_by_test_id("player-matches")).to_have_text("1")
+    match = page_of.get_by_test_id("match-item")
+    expect(match).to_have_count(1)
+    expect(match).to_contain_text("Practice")
+    expect(match).to_contain_text("you")  # alice played it, beside bob
+    shoot(alice.page, "player-page-with-a-match")
+    # alice blocks bob from his page: it asks first, and says he is not told.
     page_of.get_by_role("button", name="Block").click()
     confirm = page_of.get_by_test_id("block-confirm")
     expect(confirm).to_contain_text("bob is not told")

@@ -125,7 +125,9 @@ export function MatchRow({ match, reader, types, href }: { match: MatchItem; rea
   const head = (
     <>
       <span class={`match-outcome${mine?.won ? " won" : " lost"}`}>{outcome}</span>
-      <span class="match-score" title={tx("Your team's points first", "Prima i punti della tua squadra")}>
+      <span class="match-score" title={reader.whose
+        ? tx(`${whose.name}'s team's points first`, `Prima i punti della squadra di ${whose.name}`)
+        : tx("Your team's points first", "Prima i punti della tua squadra")}>
         {mine?.team === "B" ? `${scores.B}–${scores.A}` : `${scores.A}–${scores.B}`}
       </span>
       <UnratedBadge kind={unratedKind(match)} />
