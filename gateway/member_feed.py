@@ -17,7 +17,8 @@ One :class:`MemberFeed` per process, fed by the gateway events (gateway.socket_r
 The reads and the telling run in one task per process, one batch at a time: events that come
 while a batch is read are coalesced into the next, and no older read overtakes a newer one. The
 players last seen online are read again every RECHECK_SECONDS: a gateway process that died says
-nothing, its leases just lapse (gateway.online).
+nothing, its leases just lapse (gateway.online). After missed events (a lost connection, a lost
+Redis) everything is read again, and the followed players once more when the leases are renewed.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from gateway.contract.member_socket import WsInvited, WsOnline
 from gateway.contract.players import PlayerName
 from gateway.events import Invited
 from gateway.online import RECHECK_SECONDS, Online
+from gateway.table_leases import RENEW_SECONDS
 from gateway.views import my_game_item
 from lobby.client import LobbyClient
 from lobby.players_client import PlayersClient
@@ -41,6 +43,10 @@ from services.rpc.errors import Reason, ServiceError
 log = logging.getLogger(__name__)
 
 RETRY_SECONDS = 5.0  # a follow list that could not be read is read again after this
+# After the events were missed (the bus's connection, or Redis itself, was lost) every followed
+# player is read again now, and once more when every gateway has renewed its leases: a Redis that
+# lost its keys has them back by then, silently (a renewal announces nothing).
+READ_AGAIN_SECONDS = RENEW_SECONDS + 5
 # Follow lists read at once: a change of a much-followed player's settings names every member here
 # who follows them, and the lobby is asked at this pace, not all at once.
 READS_AT_ONCE = 16
@@ -64,7 +70,7 @@ class MemberFeed:
         self.players = players
         self.online = online
         self._by_sub: dict[str, set[MemberSocket]] = {}
-        self._player_of: dict[str, str] = {}  # member -> public player id
+        self._member_of: dict[str, str] = {}  # public player id -> member, of the sockets here
         self._follows: dict[str, dict[str, bool]] = {}  # member -> followed player -> shows it
         self._followers: dict[str, set[str]] = {}  # followed player -> members here who follow
         self._online: dict[str, bool] = {}  # followed player -> online, as last read
@@ -80,7 +86,8 @@ class MemberFeed:
 
     def add(self, socket: MemberSocket) -> None:
         self._by_sub.setdefault(socket.sub, set()).add(socket)
-        self._player_of[socket.sub] = socket.player
+        if socket.player:
+            self._member_of[socket.player] = socket.sub
         self._dirty(members=(socket.sub,))  # its first messages: who of its follows is online
 
     def discard(self, socket: MemberSocket) -> None:
@@ -90,7 +97,7 @@ class MemberFeed:
         sockets.discard(socket)
         if not sockets:
             del self._by_sub[socket.sub]
-            self._player_of.pop(socket.sub, None)
+            self._member_of.pop(socket.player, None)
             self._set_follows(socket.sub, {})
 
     def __len__(self) -> int:
@@ -106,7 +113,7 @@ class MemberFeed:
         """Whom these players follow or block, or their settings, changed: re-read the lists of
         the members here who are among them or follow one of them."""
         named = set(players)
-        members = {sub for sub, player in self._player_of.items() if player in named}
+        members = {self._member_of[player] for player in named if player in self._member_of}
         for player in named:
             members |= self._followers.get(player, set())
         self._dirty(members=members)
@@ -116,8 +123,12 @@ class MemberFeed:
             self._dirty(players=(player,))
 
     def missed(self) -> None:
-        """The events were not heard for a while: read everything again."""
+        """The events were not heard for a while: read everything again, now and once the
+        leases are surely renewed."""
         self._dirty(members=self._by_sub, players=self._followers)
+        if not self._closed:
+            asyncio.get_running_loop().call_later(READ_AGAIN_SECONDS,
+                                                  lambda: self._dirty(players=self._followers))
 
     # -- the work --------------------------------------------------------------------------
 

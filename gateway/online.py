@@ -38,6 +38,10 @@ KIND = "online"
 # How often a member feed re-reads the followed players it last saw online: what bounds a stale
 # "online" left by a gateway process that died (its leases lapse, nobody says so).
 RECHECK_SECONDS = TTL_SECONDS / 2
+# Players read a round trip: a following list (at most 500) in one; a gateway's re-read of
+# thousands of followed players in several, so the loop is never held long by one pipeline's
+# replies (gateway.table_leases.RENEW_BATCH, for the writes).
+READ_BATCH = 500
 
 
 class Online:
@@ -117,18 +121,28 @@ class Online:
 
     async def renew(self) -> None:
         """Keep this process's leases from lapsing (the renewal loop's)."""
-        await self._leases.renew(self.held())
+        held = self.held()
+        await self._leases.renew(held)
+        # A socket that closed while the renewal was on its way may have been written again
+        # after its drop: drop it again, rather than leave its player online until it lapses.
+        for player, holder in held:
+            if holder not in self._held.get(player, ()):
+                await self._leases.mark(player, holder, False)
 
     def here(self, players: Iterable[str]) -> set[str]:
         """The ones of ``players`` with a socket open in this process."""
         return {player for player in players if player in self._held}
 
     async def players(self, players: Iterable[str]) -> set[str]:
-        """The ones of ``players`` with a socket open in any process: one round trip for all.
-        ServiceError UNAVAILABLE when the shared store is down."""
+        """The ones of ``players`` with a socket open in any process: one round trip for up to
+        READ_BATCH players. ServiceError UNAVAILABLE when the shared store is down."""
         asked = list(dict.fromkeys(players))
-        holders = await self._leases.holders(asked)
-        return {player for player, held in zip(asked, holders, strict=True) if held}
+        online: set[str] = set()
+        for start in range(0, len(asked), READ_BATCH):
+            batch = asked[start:start + READ_BATCH]
+            holders = await self._leases.holders(batch)
+            online.update(player for player, held in zip(batch, holders, strict=True) if held)
+        return online
 
     async def aclose(self) -> None:
         tasks = list(self._marking.values())

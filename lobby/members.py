@@ -74,8 +74,8 @@ class MemberDirectory(ABC):
         """Member id to player id, for the members of ``member_ids`` that have one."""
 
     @abstractmethod
-    async def member_of(self, player: str) -> str | None:
-        """The member id of the player id ``player``; None when it names nobody."""
+    async def find(self, player: str) -> tuple[str, PlayerName] | None:
+        """The member id and name of the player id ``player``; None when it names nobody."""
 
     @abstractmethod
     async def named(self, member_ids: Iterable[str]) -> dict[str, PlayerName]:
@@ -115,8 +115,9 @@ class MemoryMemberDirectory(MemberDirectory):
         return {member: self._by_member[member].player for member in set(member_ids)
                 if member in self._by_member}
 
-    async def member_of(self, player: str) -> str | None:
-        return self._members.get(player)
+    async def find(self, player: str) -> tuple[str, PlayerName] | None:
+        member = self._members.get(player)
+        return (member, self._by_member[member]) if member is not None else None
 
     async def named(self, member_ids: Iterable[str]) -> dict[str, PlayerName]:
         return {member: self._by_member[member] for member in set(member_ids)
@@ -178,10 +179,10 @@ class PostgresMemberDirectory(MemberDirectory):
         return {row["member_id"]: row["player_id"] for row in rows}
 
     @_unavailable
-    async def member_of(self, player: str) -> str | None:
-        member: str | None = await self.pool.fetchval(
-            "SELECT member_id FROM lobby_member WHERE player_id = $1", player)
-        return member
+    async def find(self, player: str) -> tuple[str, PlayerName] | None:
+        row = await self.pool.fetchrow(
+            "SELECT member_id, display_name FROM lobby_member WHERE player_id = $1", player)
+        return (row["member_id"], PlayerName(player, row["display_name"])) if row else None
 
     @_unavailable
     async def named(self, member_ids: Iterable[str]) -> dict[str, PlayerName]:

@@ -101,11 +101,10 @@ class Players:
 
     async def _find(self, player: str) -> tuple[str, PlayerName]:
         """The member id and name of ``player``; PLAYER_NOT_FOUND when it names nobody."""
-        member_id = await self.members.member_of(player) if is_player_id(player) else None
-        named = await self.members.named([member_id]) if member_id is not None else {}
-        if member_id is None or member_id not in named:  # (erased in between)
+        found = await self.members.find(player) if is_player_id(player) else None
+        if found is None:
             raise player_not_found(player)
-        return member_id, named[member_id]
+        return found
 
     async def _known(self, member_id: str) -> PlayerName:
         """The caller's own entry; INVALID_ARGUMENT when they have none."""
@@ -160,9 +159,9 @@ class Players:
         """Unfollow or unblock ``player`` (idempotent: a player who names nobody too)."""
         member_id = inputs.member_id(member_id)
         player = _player_text(player)
-        other = await self.members.member_of(player) if is_player_id(player) else None
-        if other is not None:
-            await self.relations.remove(kind, member_id, other)
+        found = await self.members.find(player) if is_player_id(player) else None
+        if found is not None:
+            await self.relations.remove(kind, member_id, found[0])
 
     async def list_following(self, member_id: str) -> list[Followed]:
         """Most recently followed first; erased players left out."""

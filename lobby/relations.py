@@ -131,6 +131,8 @@ class MemoryRelationStore(RelationStore):
     def __init__(self) -> None:
         # kind -> member -> other -> since (dicts keep insertion order: oldest first)
         self._relations: dict[Kind, dict[str, dict[str, int]]] = {kind: {} for kind in Kind}
+        # kind -> member -> the members related to them (who follow, who blocked them)
+        self._reverse: dict[Kind, dict[str, set[str]]] = {kind: {} for kind in Kind}
         self._show_online: dict[str, bool] = {}
 
     async def add(self, kind: Kind, member_id: str, other_id: str, at_ms: int) -> Added:
@@ -140,10 +142,12 @@ class MemoryRelationStore(RelationStore):
         if len(mine) >= kind.limit:
             raise kind.too_many_error()
         mine[other_id] = at_ms
+        self._reverse[kind].setdefault(other_id, set()).add(member_id)
         return Added.ADDED
 
     async def remove(self, kind: Kind, member_id: str, other_id: str) -> None:
         self._relations[kind].get(member_id, {}).pop(other_id, None)
+        self._reverse[kind].get(other_id, set()).discard(member_id)
 
     async def listed(self, kind: Kind, member_id: str) -> list[Relation]:
         mine = self._relations[kind].get(member_id, {})
@@ -157,9 +161,8 @@ class MemoryRelationStore(RelationStore):
                        blocked_by=member_id in blocks.get(other_id, {}))
 
     async def apart(self, member_id: str) -> frozenset[str]:
-        blocks = self._relations[Kind.BLOCK]
-        blocked_by = {other for other, theirs in blocks.items() if member_id in theirs}
-        return frozenset(blocks.get(member_id, {})) | blocked_by
+        blocked_by = self._reverse[Kind.BLOCK].get(member_id, set())
+        return frozenset(self._relations[Kind.BLOCK].get(member_id, {})) | blocked_by
 
     async def blockers(self, member_id: str, among: Iterable[str]) -> set[str]:
         blocks = self._relations[Kind.BLOCK]
@@ -174,10 +177,11 @@ class MemoryRelationStore(RelationStore):
 
     async def forget(self, member_id: str) -> None:
         self._show_online.pop(member_id, None)
-        for by_member in self._relations.values():
-            by_member.pop(member_id, None)
-            for theirs in by_member.values():
-                theirs.pop(member_id, None)
+        for kind in Kind:
+            for other in self._relations[kind].pop(member_id, {}):
+                self._reverse[kind].get(other, set()).discard(member_id)
+            for other in self._reverse[kind].pop(member_id, set()):
+                self._relations[kind].get(other, {}).pop(member_id, None)
 
 
 _unavailable = unavailable_when(POSTGRES_DOWN, "relations store")

@@ -141,6 +141,17 @@ async def test_without_a_session_the_member_socket_is_refused_before_the_handsha
         assert json.loads(refused.value.response.body) == {"detail": "Not authenticated"}
 
 
+async def test_a_foreign_origin_is_refused_before_the_handshake_as_on_the_game_sockets():
+    sessions = MemorySessionStore()
+    async with _gateway(sessions, FakePlayers(), FakeLobby()) as gateway:
+        session = await _login(sessions, "alice")
+        with pytest.raises(websockets.InvalidStatus) as refused:
+            await websockets.connect(f"ws://{gateway.address}/ws/me", open_timeout=5, additional_headers={
+                "cookie": f"{COOKIE_NAME}={session.id}", "origin": "https://evil.example"})
+        assert refused.value.response.status_code == 403
+        assert json.loads(refused.value.response.body) == {"detail": "Origin not allowed"}
+
+
 async def test_every_message_on_the_member_socket_is_refused_and_it_stays_open():
     sessions = MemorySessionStore()
     async with _gateway(sessions, FakePlayers(), FakeLobby()) as gateway:
@@ -155,6 +166,11 @@ async def test_every_message_on_the_member_socket_is_refused_and_it_stays_open()
         await socket.send(json.dumps({"hello": 1}))
         assert await _next(socket) == {"type": "error", "code": "unknown_action",
                                        "message": "The member socket takes no actions"}
+        for n in range(60):  # past the burst (40): rate_limited, the socket stays open
+            await socket.send(json.dumps({"action": "hi", "id": f"b-{n}"}))
+        answers = [await _next(socket) for _ in range(60)]
+        assert [a["id"] for a in answers] == [f"b-{n}" for n in range(60)]
+        assert {a["code"] for a in answers} == {"unknown_action", "rate_limited"}
         await socket.send("x" * 5000)  # over 4096 bytes: closed as the game sockets are
         assert (await _closed(socket))[0] == 1009
 

@@ -9,6 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from gateway import online as online_module
 from gateway.events import Event, OnlineChanged
 from gateway.online import MemoryOnline, Online, RedisOnline, online_players
 from services.rpc.errors import Reason, ServiceError
@@ -111,3 +112,37 @@ async def _both(online: Online) -> bool:
 
 async def _async(value):
     return value
+
+
+async def test_many_players_are_read_in_batches_each_one_round_trip(online, monkeypatch):
+    monkeypatch.setattr(online_module, "READ_BATCH", 3)
+    _heard(online)
+    reads: list[int] = []
+    holders = online._leases.holders
+
+    async def counted(table_ids):
+        reads.append(len(table_ids))
+        return await holders(table_ids)
+    monkeypatch.setattr(online._leases, "holders", counted)
+    players = [f"p-{n}" for n in range(8)]
+    with online.holding("p-1"), online.holding("p-7"):
+        await eventually(lambda: _async(len(online._marking) == 0), timeout=5, what="not written")
+        assert await online.players([*players, "p-1"]) == {"p-1", "p-7"}
+    assert reads == [3, 3, 2]
+
+
+async def test_a_socket_that_closes_during_a_renewal_is_not_left_online(redis_client, redis_prefix):
+    online = RedisOnline(redis_client, Keys(redis_prefix), process="one")
+    _heard(online)
+    renew = online._leases.renew
+    closing = online.holding("p-alice")
+    closing.__enter__()
+
+    async def slow_renewal(leases):
+        leases = list(leases)
+        closing.__exit__(None, None, None)  # the socket closes while the renewal is on its way
+        await eventually(lambda: _async(not online._marking), timeout=5, what="the drop not written")
+        await renew(leases)  # ... and the renewal lands after the drop
+    online._leases.renew = slow_renewal  # type: ignore[method-assign]
+    await online.renew()
+    assert await online.players(["p-alice"]) == set()

@@ -10,7 +10,7 @@ from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
 from services.rpc.errors import DOMAIN
-from tavolo.lobby.v1 import lobby_pb2, lobby_pb2_grpc
+from tavolo.lobby.v1 import lobby_pb2, lobby_pb2_grpc, players_pb2, players_pb2_grpc
 from testing.nul_requests import NUL_TEXT, nul_requests
 
 
@@ -61,6 +61,30 @@ async def test_every_string_of_every_lobby_request_refuses_a_nul(harness, method
                     pass
             else:
                 await call(request_)
+    code, message, reason, fields = _refusal(refused.value)
+    assert (code, reason, fields) == (grpc.StatusCode.INVALID_ARGUMENT, "INVALID_ARGUMENT", [path])
+    assert message == f"{path} must not contain NUL characters"
+
+
+PLAYERS = players_pb2.DESCRIPTOR.services_by_name["PlayersService"]
+PLAYERS_CASES = [(method, path, request) for method in PLAYERS.methods
+                 for path, request in nul_requests(method)]
+
+
+def test_the_players_api_has_strings_to_check():
+    assert {(method.name, path) for method, path, _ in PLAYERS_CASES} >= {
+        ("GetPlayer", "viewer_member_id"), ("GetPlayer", "player"), ("Follow", "player"),
+        ("Invite", "game_id"), ("ListInvitations", "member_id")}
+
+
+@pytest.mark.parametrize(("method", "path", "request_"), PLAYERS_CASES,
+                         ids=[f"{m.name}.{p}" for m, p, _ in PLAYERS_CASES])
+async def test_every_string_of_every_players_request_refuses_a_nul(harness, method, path,
+                                                                   request_):
+    async with grpc.aio.insecure_channel(harness.address) as channel:
+        call = getattr(players_pb2_grpc.PlayersServiceStub(channel), method.name)
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await call(request_)
     code, message, reason, fields = _refusal(refused.value)
     assert (code, reason, fields) == (grpc.StatusCode.INVALID_ARGUMENT, "INVALID_ARGUMENT", [path])
     assert message == f"{path} must not contain NUL characters"

@@ -7,8 +7,12 @@ import asyncio
 
 import pytest
 
+from lobby.players import Players
+from lobby.postgres_store import PostgresLobbyStore
 from lobby.relations import MAX_BLOCKED, MAX_FOLLOWING, Kind
+from lobby.service import Lobby
 from services.rpc.errors import Reason
+from services.stores import postgres_pool
 from tests.lobby.helpers import fails, full_game
 
 UNKNOWN = "Zz9_unknown-player-id"  # the shape of a player id, nobody's
@@ -277,3 +281,17 @@ async def test_the_store_counts_racing_follows_one_after_the_other(friends):
 
     assert sorted(type(r).__name__ for r in results) == ["Added", "ServiceError"], results
     assert len(await relations.listed(Kind.FOLLOW, "alice")) == MAX_FOLLOWING
+
+
+async def test_a_database_that_does_not_answer_is_unavailable(lobby_database, game_client):
+    """Every call of PlayersService on a Postgres that is gone: UNAVAILABLE, never a 500."""
+    pool = await postgres_pool(lobby_database, max_size=1, name="lobby-gone")
+    players = Players(Lobby(PostgresLobbyStore(pool, lobby_database, 3600), game_client))
+    await pool.close()
+    game_id = "0d4bd7a4-93c6-4c55-9d8e-7f1a2f5e6b01"
+    for call in (players.get_player("alice", UNKNOWN), players.get_settings("alice"),
+                 players.update_settings("alice", False), players.add(Kind.FOLLOW, "alice", UNKNOWN),
+                 players.remove(Kind.FOLLOW, "alice", UNKNOWN), players.list_following("alice"),
+                 players.add(Kind.BLOCK, "alice", UNKNOWN), players.list_blocked("alice"),
+                 players.invite(game_id, "alice", UNKNOWN), players.list_invitations("alice")):
+        await fails(call, Reason.UNAVAILABLE)

@@ -9,6 +9,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from lobby.client import LobbyClient
+from lobby.players_client import PlayersClient
 from lobby.server import run
 from services.config import Settings, TelemetrySettings
 from services.rpc.errors import Reason
@@ -52,6 +53,29 @@ async def test_serves_a_whole_game_in_memory(game_service):
     finally:
         stop.set()
         await asyncio.wait_for(task, 10)
+
+
+async def test_serves_players_at_the_lobbys_address(game_service):
+    settings = Settings(lobby_addr=free_address(), game_addr=game_service[1])
+    task, stop = await _running(settings)
+    try:
+        assert await _serving(settings.lobby_addr)
+        assert await _health(settings.lobby_addr, "tavolo.lobby.v1.PlayersService") == \
+            health_pb2.HealthCheckResponse.SERVING
+        async with LobbyClient(settings.lobby_addr) as lobby, \
+                PlayersClient(settings.lobby_addr) as players:
+            await lobby.ensure_member("alice", "Alice")
+            bob = await lobby.ensure_member("bob", "Bob")
+            await players.follow("alice", bob)
+            assert [p.display_name for p in await players.list_following("alice")] == ["Bob"]
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 10)
+
+
+async def test_the_players_client_reports_an_unreachable_lobby_as_unavailable():
+    async with PlayersClient(free_address(), timeout_seconds=2) as client:
+        await fails(client.list_following("alice"), Reason.UNAVAILABLE)
 
 
 async def test_the_client_reports_an_unreachable_lobby_as_unavailable():
