@@ -237,6 +237,20 @@ def test_a_blocked_player_is_refused_in_words(alice, bob):
     expect(match).to_contain_text("Practice")
     expect(match).to_contain_text("you")  # alice played it, beside bob
     shoot(alice.page, "player-page-with-a-match")
+    # bob hides that he is online: alice's Friends shows him grey at once, and green when he
+    # shows it again.
+    bob.page.goto("/me")
+    setting = bob.page.get_by_label("Show when I'm online")
+    expect(setting).to_be_checked()
+    setting.uncheck()
+    expect(bob.page.get_by_test_id("online-setting")).to_contain_text("Saved")
+    section(alice, "Friends")
+    dot = friend_row(alice, "bob").get_by_test_id("online-dot")
+    expect(dot).to_have_attribute("data-online", "false")
+    setting.check()
+    expect(dot).to_have_attribute("data-online", "true")
+    friend_row(alice, "bob").get_by_role("link", name="bob", exact=True).click()
+    page_of = alice.screen("player")
     # alice blocks bob from his page: it asks first, and says he is not told.
     page_of.get_by_role("button", name="Block").click()
     confirm = page_of.get_by_test_id("block-confirm")
@@ -259,6 +273,8 @@ def test_a_blocked_player_is_refused_in_words(alice, bob):
     # alice unblocks him from her account.
     alice.page.goto("/me")
     blocked = alice.page.get_by_test_id("blocked-player").filter(has_text="bob")
+    expect(blocked).to_be_visible()
+    shoot(alice.page, "account-blocked", alice.page.get_by_test_id("blocked-players"))
     blocked.get_by_role("button", name="Unblock bob").click()
     expect(alice.page.get_by_test_id("blocked-player")).to_have_count(0)
     leave_waiting_room(alice, table.game_id)

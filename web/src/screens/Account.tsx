@@ -10,7 +10,7 @@ import { PlayerLink } from "../playerlink";
 import type { Me, PlayerName } from "../types";
 import { Empty, Failed, Loading } from "../status";
 
-/** "Show when I'm online": saved as soon as it is changed, the box showing what the server holds. */
+/** "Show when I'm online": saved as soon as it is changed. */
 function OnlineSetting() {
   const [shown, setShown] = useState<boolean | null>(null);
   const [busy, setBusy] = useState(false);
@@ -20,6 +20,10 @@ function OnlineSetting() {
     api.settings().then((s) => setShown(s.show_online), (e) => setError(errorText(e)));
   }, []);
   const change = async (next: boolean) => {
+    // The box shows the choice at once (a controlled box would spring back while it is saved),
+    // and goes back to what the server holds if it refuses.
+    const before = shown;
+    setShown(next);
     setBusy(true);
     setError(null);
     setSaved(false);
@@ -27,6 +31,7 @@ function OnlineSetting() {
       setShown((await api.setSettings({ show_online: next })).show_online);
       setSaved(true);
     } catch (e) {
+      setShown(before);
       setError(errorText(e));
     }
     setBusy(false);
