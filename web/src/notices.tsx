@@ -86,14 +86,15 @@ export function showsNotices(route: Route): boolean {
   return route.name !== "home" && route.name !== "game" && route.name !== "spectate";
 }
 
-/** The live notices, in a polite live region that stays on the page (so a new one is read). */
+/** The live notices, in a polite live region that stays on the page (so a new one is read); none
+ * at all at a table, whose own status region is the one there. */
 export function InviteNotices({ route }: { route: Route }) {
   const member = useMember();
-  const shown = showsNotices(route);
-  const invitations = shown ? member.notices : [];
-  const turns = shown ? member.turns : [];
+  if (!showsNotices(route)) return null;
+  const invitations = member.notices;
+  const turns = member.turns;
   return (
-    <div class="notices" role="status" aria-live="polite">
+    <div class="notices" aria-live="polite">
       {invitations.slice(0, 1).map((n) => <InviteNotice key={n.game.id} invitation={n} />)}
       {turns.slice(0, 1).map((g) => <TurnNotice key={g.id} game={g} />)}
     </div>
