@@ -269,7 +269,7 @@ def speak_italian_on_every_screen(home, match, browser, stack):
     expect(alice.screen("match")).to_contain_text("Variazione Elo")
     open_section(alice, "Classifica")
     expect(alice.screen("leaderboard")).to_contain_text("Il tuo punteggio Elo")
-    page.get_by_role("link", name="alice").click()
+    page.get_by_role("banner").get_by_role("link", name="alice").click()
     expect(alice.screen("account")).to_contain_text("Elimina il mio account")
     expect(alice.screen("account")).to_contain_text("giocatore eliminato")
 
@@ -300,7 +300,7 @@ def test_a_deleted_account_shows_as_deleted_player_in_the_others_history(home, m
     assert dave.page.request.get("/api/me").status == 401
 
     alice.page.goto("/history")
-    first = alice.screen("history").get_by_role("link").filter(
+    first = alice.screen("history").get_by_test_id("match-item").filter(
         has=alice.page.get_by_test_id("elo-delta")).last  # the module's first match
     expect(first).to_contain_text(DELETED)
     expect(first).not_to_contain_text("dave")

@@ -82,7 +82,7 @@ def test_a_closed_page_shows_offline_then_a_bot_takes_the_seat_and_the_match_fin
     row = next(p for p in item["players"] if p["seat"] == daves)
     assert row.get("abandoned") is True and row["elo_delta"] < 0, row
     open_history(alice)
-    listed = alice.screen("history").get_by_role("link").first
+    listed = alice.screen("history").get_by_test_id("match-item").first
     expect(listed).to_contain_text("Unrated")
     expect(listed).to_contain_text("abandoned")
     expect(listed.get_by_test_id("elo-delta")).to_have_count(0)  # alice's own rating did not change

@@ -96,11 +96,12 @@ def test_one_person_plays_a_whole_match_against_three_bots_from_one_click(alice)
     assert sorted(p.get("bot") or "" for p in item["players"]) == ["", "esperto", "esperto", "esperto"]
     assert all(r["rating"] == 1500 for r in alice.api("/api/me/ratings")["ratings"]), "a practice match changed a rating"
     open_history(alice)
-    row = alice.screen("history").get_by_role("link").filter(has_text="Practice").first
+    row = alice.screen("history").get_by_test_id("match-item").filter(has_text="Practice").first
     expect(row).to_be_visible()
     expect(row.get_by_test_id("elo-delta")).to_have_count(0)
     expect(row.get_by_test_id("bot-mark")).to_have_count(3)
-    row.click()
+    expect(row.get_by_role("link")).to_have_count(1)  # the match: alice is "you", a bot has no page
+    row.get_by_role("link").first.click()  # the card's head: the match
     detail = alice.screen("match")
     expect(page).to_have_url(re.compile(rf"/history/{game_id}$"))
     expect(detail).to_contain_text("Practice")

@@ -15,7 +15,7 @@ function defaultStore(): Store | null {
 
 /** Only the app's own paths are kept: nothing else can be smuggled in as a redirect. */
 export function isAppPath(path: string): boolean {
-  return /^\/(join\/[A-Za-z0-9]+|games\/[A-Za-z0-9-]+|history(\/[A-Za-z0-9-]+)?|watch(\/[A-Za-z0-9-]+)?|leaderboard|me)\/?$/.test(path);
+  return /^\/(join\/[A-Za-z0-9]+|games\/[A-Za-z0-9-]+|history(\/[A-Za-z0-9-]+)?|watch(\/[A-Za-z0-9-]+)?|players\/[A-Za-z0-9_-]+|friends|leaderboard|me)\/?$/.test(path);
 }
 
 export function rememberDeepLink(path: string, store: Store | null = defaultStore()): void {

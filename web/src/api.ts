@@ -5,9 +5,11 @@ import { tx } from "./i18n";
 import type {
   AnyView,
   ChatMessage,
+  FollowedPlayer,
   GameLog,
   GameType,
   GameView,
+  Invitation,
   Leaderboard,
   LeaveAnswer,
   LiveGame,
@@ -19,10 +21,13 @@ import type {
   OpenGames,
   Options,
   Phrase,
+  PlayerName,
+  PlayerPage,
   Preview,
   Provider,
   QuickMatchRequest,
   Rating,
+  Settings,
   WatchedView,
 } from "./types";
 
@@ -168,6 +173,21 @@ export const api = {
     (await request<{ games?: LiveGame[] } | null>("GET", `/api/games/live${queryString({ game_type: gameType, limit })}`))?.games ?? [],
   /** A game as a spectator sees it (the public lobby or the public view). */
   watch: (id: string) => request<WatchedView>("GET", `/api/games/${encodeURIComponent(id)}/watch`),
+  /** A player's public page as the caller sees it (404 "Player not found"). */
+  player: (player: string) => request<PlayerPage>("GET", `/api/players/${encodeURIComponent(player)}`),
+  following: async () => (await request<{ players: FollowedPlayer[] }>("GET", "/api/me/following")).players,
+  follow: (player: string) => request<void>("POST", "/api/me/following", { player }),
+  unfollow: (player: string) => request<void>("DELETE", `/api/me/following/${encodeURIComponent(player)}`),
+  blocked: async () => (await request<{ players: PlayerName[] }>("GET", "/api/me/blocked")).players,
+  block: (player: string) => request<void>("POST", "/api/me/blocked", { player }),
+  unblock: (player: string) => request<void>("DELETE", `/api/me/blocked/${encodeURIComponent(player)}`),
+  settings: () => request<Settings>("GET", "/api/me/settings"),
+  setSettings: (settings: Partial<Settings>) => request<Settings>("PUT", "/api/me/settings", settings),
+  /** A seated player of a game in the lobby invites someone to it (204). */
+  invite: (id: string, player: string) =>
+    request<void>("POST", `/api/games/${encodeURIComponent(id)}/invite`, { player }),
+  /** The caller's invitations that still hold, newest first. */
+  invitations: async () => (await request<{ invitations: Invitation[] }>("GET", "/api/me/invitations")).invitations,
 };
 
 let phrasesOnce: Promise<Phrase[]> | null = null;

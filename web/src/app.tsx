@@ -16,6 +16,10 @@ import { LoginScreen } from "./screens/Login";
 import { RulesScreen } from "./screens/Rules";
 import { SpectateScreen } from "./screens/Spectate";
 import { WatchScreen } from "./screens/Watch";
+import { FriendsScreen } from "./screens/Friends";
+import { PlayerScreen } from "./screens/Player";
+import { useMemberSocket } from "./membersocket";
+import { InviteNotices } from "./notices";
 import type { Me } from "./types";
 import { Failed, Loading } from "./status";
 import { LanguageSwitch } from "./widgets";
@@ -31,6 +35,9 @@ function Nav({ route, loggedIn }: { route: Route; loggedIn: boolean }) {
     ...(loggedIn ? [{ href: "/", label: tx("Play", "Gioca"), active: route.name === "home" }] : []),
     ...(loggedIn
       ? [{ href: "/watch", label: tx("Watch", "Guarda"), active: route.name === "watch" || route.name === "spectate" }]
+      : []),
+    ...(loggedIn
+      ? [{ href: "/friends", label: tx("Friends", "Amici"), active: route.name === "friends" }]
       : []),
     ...(loggedIn
       ? [{ href: "/history", label: tx("History", "Storico"), active: route.name === "history" || route.name === "match" }]
@@ -93,6 +100,9 @@ export function App() {
     navigate("/", { replace: true });
   }, []);
 
+  // The member socket: invitations and online dots, one per tab while logged in.
+  useMemberSocket(session.state === "in");
+
   const route = matchRoute(path);
   let screen;
   if (session.state === "loading") {
@@ -125,7 +135,7 @@ export function App() {
   } else if (route.name === "game") {
     screen = <GameScreen key={route.id} id={route.id} onUnauthenticated={loggedOut} me={session.me} />;
   } else if (route.name === "history") {
-    screen = <HistoryScreen me={session.me.name} />;
+    screen = <HistoryScreen me={session.me} />;
   } else if (route.name === "match") {
     screen = <MatchScreen key={route.id} id={route.id} me={session.me.name} />;
   } else if (route.name === "account") {
@@ -134,6 +144,10 @@ export function App() {
     screen = <WatchScreen />;
   } else if (route.name === "spectate") {
     screen = <SpectateScreen key={route.id} id={route.id} onUnauthenticated={loggedOut} me={session.me} />;
+  } else if (route.name === "player") {
+    screen = <PlayerScreen key={route.id} id={route.id} me={session.me} />;
+  } else if (route.name === "friends") {
+    screen = <FriendsScreen />;
   } else {
     screen = <NotFound path={route.path} />;
   }
@@ -172,6 +186,7 @@ export function App() {
         <Nav route={route} loggedIn={session.state === "in"} />
       )}
       <main class="content">{screen}</main>
+      {session.state === "in" && <InviteNotices route={route} />}
       <footer class="site-footer">
         {tx(
           "tavolo is an open platform: every deal is committed before play and can be checked after. ",

@@ -20,6 +20,7 @@ import {
   type Reader,
 } from "./chat";
 import { errorText as apiErrorText } from "./api";
+import { PlayerLink } from "./playerlink";
 import { tx, useLang } from "./i18n";
 import type { ChatMessage } from "./types";
 import type { ChatConnection } from "./usechat";
@@ -148,7 +149,9 @@ function MessageItem({ message, reader, chat }: { message: ChatMessage; reader: 
     <li class={`chat-message${own ? " is-own" : ""}${spectator ? " is-spectator" : ""}${message.phrase ? " is-phrase" : ""}`}
       data-testid="chat-message" data-message={message.id}>
       <span class="chat-meta">
-        <strong class={`chat-who${team ? ` team-${team}` : ""}`}>{who}</strong>
+        <strong class={`chat-who${team ? ` team-${team}` : ""}`}>
+          {own ? who : <PlayerLink who={message.from} newTab>{who}</PlayerLink>}
+        </strong>
         {spectator && <span class="chat-tag">{tx("spectator", "spettatore")}</span>}
         <time dateTime={message.at}>{timeOf(message.at)}</time>
         {!own && (

@@ -3,9 +3,15 @@
 
 import type { MatchItem, MatchPlayer, Team } from "./types";
 
-/** The caller's own row of a match (the contract's items carry names, not ids; a bot is never you). */
-export function myRow(match: MatchItem, myName: string): MatchPlayer | undefined {
-  return match.players.find((p) => p.name === myName && !p.bot);
+/** Someone's row of a match: by their player id when both carry one, else by name (items made
+ * before player ids); a bot is never them. */
+export function myRow(match: MatchItem, myName: string, myPlayer?: string | null): MatchPlayer | undefined {
+  const rows = match.players.filter((p) => !p.bot);
+  if (myPlayer) {
+    const byId = rows.find((p) => p.player === myPlayer);
+    if (byId || rows.some((p) => p.player)) return byId;
+  }
+  return rows.find((p) => p.name === myName);
 }
 
 export function teamPlayers(match: MatchItem, team: Team): MatchPlayer[] {

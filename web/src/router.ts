@@ -13,6 +13,8 @@ export type Route =
   | { name: "rules" }
   | { name: "watch" }
   | { name: "spectate"; id: string }
+  | { name: "player"; id: string }
+  | { name: "friends" }
   | { name: "not-found"; path: string };
 
 export function matchRoute(path: string): Route {
@@ -31,6 +33,10 @@ export function matchRoute(path: string): Route {
   if (clean === "/watch") return { name: "watch" };
   m = /^\/watch\/([A-Za-z0-9-]+)$/.exec(clean);
   if (m) return { name: "spectate", id: m[1] };
+  // A public player id: letters, digits, "_" and "-" (CONTRACT, Players).
+  m = /^\/players\/([A-Za-z0-9_-]+)$/.exec(clean);
+  if (m) return { name: "player", id: m[1] };
+  if (clean === "/friends") return { name: "friends" };
   return { name: "not-found", path };
 }
 

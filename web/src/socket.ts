@@ -40,8 +40,8 @@ export function restartDelay(random: () => number = Math.random): number {
   return Math.round(RESTART_MIN_MS + r * RESTART_SPREAD_MS);
 }
 
-export interface SocketHooks {
-  onMessage(message: ServerMessage): void;
+export interface SocketHooks<M = ServerMessage> {
+  onMessage(message: M): void;
   onStatus(status: ConnectionStatus): void;
   /**
    * The socket closed without our asking. Resolve true to reconnect, false to give up (the
@@ -98,7 +98,9 @@ export function watchSocketUrl(id: string, loc: { protocol: string; host: string
   return `${scheme}://${loc.host}/ws/games/${encodeURIComponent(id)}/watch?features=${WATCH_FEATURES.join(",")}`;
 }
 
-export class GameSocket {
+/** A socket of JSON messages reconnecting as above: a table's (the default), or the member's
+ * (membersocket.ts). */
+export class GameSocket<M = ServerMessage> {
   private socket: SocketLike | null = null;
   private timer: unknown = null;
   private attempt = 0;
@@ -106,7 +108,7 @@ export class GameSocket {
 
   constructor(
     private readonly url: string,
-    private readonly hooks: SocketHooks,
+    private readonly hooks: SocketHooks<M>,
     private readonly deps: SocketDeps = browserDeps,
   ) {}
 
@@ -148,7 +150,7 @@ export class GameSocket {
     const socket = this.deps.createSocket(this.url);
     this.socket = socket;
     socket.onmessage = (event) => {
-      let message: ServerMessage;
+      let message: M;
       try {
         message = JSON.parse(String(event.data));
       } catch {

@@ -98,3 +98,15 @@ export type LiveGame = Schemas["LiveGame"];
 export function isLobby(view: AnyView): view is LobbyView {
   return view.status === "lobby";
 }
+
+// Players, following, invitations, blocking (CONTRACT, Players).
+/** A player's public page; its last matches read as the history's items. */
+export type PlayerPage = Omit<Schemas["PlayerPage"], "recent"> & { recent: MatchItem[] };
+export type Settings = Schemas["Settings"];
+export type FollowedPlayer = Schemas["FollowedPlayer"];
+export type PlayerName = Schemas["PlayerName"];
+export type Invitation = Schemas["Invitation"];
+/** The member socket /ws/me's messages. */
+export type WsInvited = Schemas["WsInvited"];
+export type WsOnline = Schemas["WsOnline"];
+export type MemberMessage = Schemas["WsMemberMessage"];

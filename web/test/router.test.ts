@@ -37,3 +37,13 @@ describe("the rules page", () => {
     expect(matchRoute("/rules")).toEqual({ name: "rules" });
   });
 });
+
+describe("the players' pages and Friends", () => {
+  it("have routes that survive a reload and a login", () => {
+    expect(matchRoute("/players/q3Zr8YkV0bT1mWc9LxPa2g")).toEqual({ name: "player", id: "q3Zr8YkV0bT1mWc9LxPa2g" });
+    expect(matchRoute("/players/a_b-C/")).toEqual({ name: "player", id: "a_b-C" });
+    expect(matchRoute("/players/a/b").name).toBe("not-found");
+    expect(matchRoute("/friends")).toEqual({ name: "friends" });
+    for (const path of ["/players/q3Zr8YkV0bT1mWc9LxPa2g", "/friends"]) expect(isAppPath(path)).toBe(true);
+  });
+});

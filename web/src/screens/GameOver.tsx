@@ -5,6 +5,7 @@
 
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { api, ApiError, logUrl, errorText } from "../api";
+import { PlayerLink } from "../playerlink";
 import { displayName, isPracticeView, playAgainWithBots } from "../bots";
 import { playerName } from "../describe";
 import { shortHex } from "../entropy";
@@ -276,7 +277,11 @@ function EloOutcome({ view }: { view: GameView }) {
             const you = p.seat === view.you;
             return (
               <li key={p.seat} class={you ? "is-you" : ""}>
-                <span class="name-text">{you ? tx("You", "Tu") : playerName(view, p.seat)}</span>{" "}
+                {you ? (
+                  <span class="name-text">{tx("You", "Tu")}</span>
+                ) : (
+                  <PlayerLink who={p} class="name-text">{playerName(view, p.seat)}</PlayerLink>
+                )}{" "}
                 {change === null ? <span class="elo-none">—</span> : <EloDelta delta={change} />}
               </li>
             );

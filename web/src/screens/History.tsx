@@ -11,6 +11,7 @@ import { formatWhen, pointsItalian, tx } from "../i18n";
 import type { BotLevel, GameType, MatchItem, MatchPlayer, Team } from "../types";
 import { Empty, Failed, Loading } from "../status";
 import { EloDelta, GameTypeFilter, TeamBadge } from "../widgets";
+import { PlayerLink } from "../playerlink";
 import { DealCheck } from "./GameOver";
 import { HandSummary } from "./HandEnd";
 import { Replay } from "./Replay";
@@ -18,7 +19,7 @@ import { Replay } from "./Replay";
 const PAGE = 10;
 
 
-function useGameTypes(): GameType[] {
+export function useGameTypes(): GameType[] {
   const [types, setTypes] = useState<GameType[]>([]);
   useEffect(() => {
     gameTypesCached().then(setTypes, () => setTypes([]));
@@ -51,17 +52,40 @@ export function UnratedBadge({ kind }: { kind: Unrated }) {
   );
 }
 
-function PlayerName({ player, me, levels }: { player: MatchPlayer; me: string; levels: BotLevel[] }) {
+/** Who reads a match list: the viewer (named "you") and whose matches they are (the outcome and
+ * the Elo change are theirs: the viewer's own in History, the player's on a player page). */
+export interface MatchReader {
+  me: Viewer;
+  whose?: Viewer;
+}
+
+/** A member by name and, when known, public player id. */
+export interface Viewer {
+  name: string;
+  player?: string | null;
+}
+
+function isViewer(player: MatchPlayer, me: Viewer): boolean {
+  if (player.bot) return false;
+  return me.player && player.player ? player.player === me.player : player.name === me.name;
+}
+
+function PlayerName({ player, me, levels }: { player: MatchPlayer; me: Viewer; levels: BotLevel[] }) {
+  const you = isViewer(player, me);
   return (
     <span class="match-player-name">
-      <span class="name-text">{!player.bot && player.name === me ? tx("you", "tu") : displayName(player, levels)}</span>
+      {you ? (
+        <span class="name-text">{tx("you", "tu")}</span>
+      ) : (
+        <PlayerLink who={player} class="name-text">{displayName(player, levels)}</PlayerLink>
+      )}
       {player.bot && <> <BotMark level={player.bot} levels={levels} /></>}
       {player.abandoned && <> <AbandonedMark /></>}
     </span>
   );
 }
 
-function Names({ players, me, levels }: { players: MatchPlayer[]; me: string; levels: BotLevel[] }) {
+function Names({ players, me, levels }: { players: MatchPlayer[]; me: Viewer; levels: BotLevel[] }) {
   return (
     <>
       {players.map((p, i) => (
@@ -85,44 +109,53 @@ function EloCell({ change }: { change: number | null }) {
   );
 }
 
-function MatchRow({ match, me, types }: { match: MatchItem; me: string; types: GameType[] }) {
-  const mine = myRow(match, me);
+/**
+ * A finished match in a list: the outcome, the score (the reader's team first), the Elo change,
+ * the teams with every person's name a link to their page. With ``href`` the head links to the
+ * match's page, and the whole card with it (the names stay links of their own).
+ */
+export function MatchRow({ match, reader, types, href }: { match: MatchItem; reader: MatchReader; types: GameType[]; href?: string }) {
+  const whose = reader.whose ?? reader.me;
+  const mine = myRow(match, whose.name, whose.player);
   const scores = finalScores(match);
   const winner = winnerOf(match);
   const outcome = mine ? (mine.won ? tx("Won", "Vinta") : tx("Lost", "Persa")) : "";
   const change = mine ? eloChange(match, mine) : null;
   const levels = levelsOf(types, match.game_type);
+  const head = (
+    <>
+      <span class={`match-outcome${mine?.won ? " won" : " lost"}`}>{outcome}</span>
+      <span class="match-score" title={reader.whose
+        ? tx(`${whose.name}'s team's points first`, `Prima i punti della squadra di ${whose.name}`)
+        : tx("Your team's points first", "Prima i punti della tua squadra")}>
+        {mine?.team === "B" ? `${scores.B}–${scores.A}` : `${scores.A}–${scores.B}`}
+      </span>
+      <UnratedBadge kind={unratedKind(match)} />
+      {mine?.abandoned && <AbandonedMark />}
+      {change !== null && (
+        <span class="match-elo">
+          Elo <EloDelta delta={change} />
+        </span>
+      )}
+      <span class="game-item-when">{formatWhen(match.finished_at)}</span>
+    </>
+  );
   return (
-    <li>
-      <a href={`/history/${match.id}`} class={`match-item${mine?.won ? " is-won" : " is-lost"}`}>
-        <span class="match-item-head">
-          <span class={`match-outcome${mine?.won ? " won" : " lost"}`}>{outcome}</span>
-          <span class="match-score" title={tx("Your team's points first", "Prima i punti della tua squadra")}>
-            {mine?.team === "B" ? `${scores.B}–${scores.A}` : `${scores.A}–${scores.B}`}
+    <li class={`match-item${mine?.won ? " is-won" : " is-lost"}${href ? " has-link" : ""}`} data-testid="match-item">
+      {href ? <a href={href} class="match-item-head match-item-link">{head}</a> : <span class="match-item-head">{head}</span>}
+      <span class="match-item-teams">
+        {(["A", "B"] as const).map((team) => (
+          <span key={team} class={`chip team-${team}${winner === team ? " is-winner" : ""}`}>
+            {tx("Team", "Squadra")} {team}: <Names players={teamPlayers(match, team)} me={reader.me} levels={levels} />
           </span>
-          <UnratedBadge kind={unratedKind(match)} />
-          {mine?.abandoned && <AbandonedMark />}
-          {change !== null && (
-            <span class="match-elo">
-              Elo <EloDelta delta={change} />
-            </span>
-          )}
-          <span class="game-item-when">{formatWhen(match.finished_at)}</span>
-        </span>
-        <span class="match-item-teams">
-          {(["A", "B"] as const).map((team) => (
-            <span key={team} class={`chip team-${team}${winner === team ? " is-winner" : ""}`}>
-              {tx("Team", "Squadra")} {team}: <Names players={teamPlayers(match, team)} me={me} levels={levels} />
-            </span>
-          ))}
-          {types.length > 1 && <span class="game-item-type">{typeName(types, match.game_type)}</span>}
-        </span>
-      </a>
+        ))}
+        {types.length > 1 && <span class="game-item-type">{typeName(types, match.game_type)}</span>}
+      </span>
     </li>
   );
 }
 
-export function HistoryScreen({ me }: { me: string }) {
+export function HistoryScreen({ me }: { me: Viewer }) {
   const types = useGameTypes();
   const [gameType, setGameType] = useState("");
   const [items, setItems] = useState<MatchItem[] | null>(null);
@@ -176,7 +209,7 @@ export function HistoryScreen({ me }: { me: string }) {
       {items && items.length > 0 && (
         <ul class="game-list match-list" aria-label={tx("Finished matches", "Partite finite")}>
           {items.map((m) => (
-            <MatchRow key={m.id} match={m} me={me} types={types} />
+            <MatchRow key={m.id} match={m} reader={{ me }} types={types} href={`/history/${m.id}`} />
           ))}
         </ul>
       )}
@@ -238,7 +271,7 @@ function TeamTable({ match, me, levels }: { match: MatchItem; me: string; levels
                 {winner === team && <span class="win-mark"> {tx("won", "vince")}</span>}
               </td>
               <th scope="row" class="player-name">
-                <span class="name-text" title={displayName(p, levels)}>{displayName(p, levels)}</span>
+                <PlayerLink who={p} class="name-text" title={displayName(p, levels)}>{displayName(p, levels)}</PlayerLink>
                 {p.name === me && !p.bot && <span class="you-tag"> ({tx("you", "tu")})</span>}
                 {p.bot && <> <BotMark level={p.bot} levels={levels} /></>}
                 {p.abandoned && <> <AbandonedMark /></>}

@@ -18,6 +18,10 @@ import { defaultsOf, fieldsOf, OptionsForm, typeDescription } from "../schemafor
 import type { GameType, MyGame, Options } from "../types";
 import { Empty, Failed, Loading } from "../status";
 import { tx } from "../i18n";
+import { openInvitations } from "../friends";
+import { memberFeed, useMember } from "../membersocket";
+import { JoinInvitation } from "../notices";
+import { PlayerLink } from "../playerlink";
 
 export function statusText(game: Pick<MyGame, "status" | "seats_open">): string {
   switch (game.status) {
@@ -435,6 +439,45 @@ function JoinWithCode() {
   );
 }
 
+/** The invitations that hold (GET /api/me/invitations, kept live by the member socket): who
+ * invites, the seats, and Join. Nothing at all while there are none. */
+function Invitations() {
+  const member = useMember();
+  useEffect(() => memberFeed.readInvitations(), []);
+  const list = openInvitations(member.invitations ?? []);
+  if (list.length === 0) return null;
+  return (
+    <section class="panel invitations" aria-labelledby="invitations-title" data-testid="invitations">
+      <h2 id="invitations-title">{list.length === 1 ? tx("An invitation", "Un invito") : tx("Invitations", "Inviti")}</h2>
+      <ul class="game-list">
+        {list.map((i) => (
+          <li key={i.game.id} class="invitation-item" data-testid="invitation" data-game={i.game.id}>
+            <span class="invitation-head">
+              <span class="invitation-who">
+                {tx("Invited by ", "Invito di ")}
+                <PlayerLink who={i.by} class="name-text" title={i.by.name}>{i.by.name}</PlayerLink>
+              </span>
+              <span class="game-item-when">{timeAgo(i.at, Date.now(), serverOffset())}</span>
+            </span>
+            <span class="game-item-players">
+              {[0, 1, 2, 3].map((seat) => {
+                const p = i.game.players.find((x) => x.seat === seat);
+                return (
+                  <span key={seat} class={`chip team-${seat % 2 === 0 ? "A" : "B"}${p ? "" : " is-open"}`}>
+                    {p ? displayName(p) : tx("open", "libero")}
+                    {p && <> <SeatMarks player={p} yours={false} /></>}
+                  </span>
+                );
+              })}
+            </span>
+            <JoinInvitation invitation={i} />
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 export function HomeScreen() {
   const rules = useNewGameRules();
   const [busy, setBusy] = useState(false);
@@ -443,6 +486,7 @@ export function HomeScreen() {
   return (
     <div class="home" data-testid="screen-home">
       <h1 class="visually-hidden">{tx("Play", "Gioca")}</h1>
+      <Invitations />
       <div class="home-start">
         <PlayAgainstComputer
           key={type?.id}

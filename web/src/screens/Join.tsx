@@ -4,6 +4,8 @@ import { useEffect, useState } from "preact/hooks";
 import { api, ApiError, gameTypesCached, errorText } from "../api";
 import { displayName } from "../bots";
 import { SeatMarks } from "../botmarks";
+import { joinErrorText } from "../friends";
+import { PlayerLink } from "../playerlink";
 import { navigate } from "../router";
 import { fieldsOf, typeDescription } from "../schemaform";
 import type { GameType, Options, Preview } from "../types";
@@ -55,7 +57,7 @@ export function JoinScreen({ code, onUnauthenticated }: { code: string; onUnauth
     } catch (e) {
       if (e instanceof ApiError && e.status === 401) return onUnauthenticated();
       if (e instanceof ApiError && e.status === 404) setNotFound(true);
-      else setError(errorText(e));
+      else setError(joinErrorText(e));
       setBusy(false);
     }
   };
@@ -106,7 +108,9 @@ export function JoinScreen({ code, onUnauthenticated }: { code: string; onUnauth
               return (
                 <li key={seat} class={`seat-row team-${seat % 2 === 0 ? "A" : "B"}`}>
                   <span class="seat-team">{tx("Team", "Squadra")} {seat % 2 === 0 ? "A" : "B"}</span>
-                  <span class="seat-name">{p ? displayName(p) : <em>{tx("open", "libero")}</em>}</span>
+                  <span class="seat-name">
+                    {p ? <PlayerLink who={p} class="seat-name-text">{displayName(p)}</PlayerLink> : <em>{tx("open", "libero")}</em>}
+                  </span>
                   {p && <SeatMarks player={p} />}
                 </li>
               );

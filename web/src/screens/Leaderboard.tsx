@@ -8,6 +8,7 @@ import { tx } from "../i18n";
 import type { GameType, Leaderboard, Rating } from "../types";
 import { Empty, Failed, Loading } from "../status";
 import { GameTypeFilter } from "../widgets";
+import { PlayerLink } from "../playerlink";
 
 const DEFAULT_TYPE = "scopone_scientifico";
 
@@ -112,7 +113,7 @@ export function LeaderboardScreen({ me }: { me: string | null }) {
                     <tr key={`${e.rank}-${e.name}`} class={mine ? "is-me" : ""} aria-current={mine ? "true" : undefined} data-testid="leaderboard-row">
                       <td>{e.rank}</td>
                       <th scope="row" class="player-name">
-                        <span class="name-text" title={e.name}>{e.name}</span>
+                        <PlayerLink who={e} class="name-text" title={e.name}>{e.name}</PlayerLink>
                         {mine && <span class="you-tag"> ({tx("you", "tu")})</span>}
                       </th>
                       <td>

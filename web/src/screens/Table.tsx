@@ -27,6 +27,7 @@ import { PersonIcon, RobotIcon, SeatMarks, useBotLevels } from "../botmarks";
 import { CardBack, CardButton, CardFace } from "../cards";
 import { cardName, cardsPhrase, cardList } from "../deck";
 import { usingKeyboard } from "../inputmode";
+import { PlayerLink } from "../playerlink";
 import { lastPlayText, playerName, playLine, relation, seatRoleText, seatsAround, turnText } from "../describe";
 import { aItalian, pointsItalian, tx, useLang } from "../i18n";
 import { TAKEN_MS } from "../pacing";
@@ -93,7 +94,12 @@ export function SeatInfo({ view, player, levels }: { view: GameView; player: Gam
   return (
     <div class="seat-info" data-testid="seat-info" data-seat={player.seat}>
       <span class="seat-player">
-        <span class="seat-player-name" title={name}>{name}</span>
+        {isYou ? (
+          <span class="seat-player-name" title={name}>{name}</span>
+        ) : (
+          // Opens beside the table: the hand goes on while the page is read.
+          <PlayerLink who={player} class="seat-player-name" title={name} newTab>{name}</PlayerLink>
+        )}
         {role && <span class="seat-role" data-testid="seat-role">{role}</span>}
         <span class={`seat-rel team-${player.team}`}>
           {isYou ? tx(`team ${player.team}`, `squadra ${player.team}`) : tx(`${rel}, team ${player.team}`, `${rel}, squadra ${player.team}`)}

@@ -18,6 +18,8 @@ import { findTableError } from "../opentables";
 import { Failed } from "../status";
 import { CopyButton, useWaited } from "../widgets";
 import { OptionsList } from "./Join";
+import { InvitePlayers } from "../invite";
+import { PlayerLink } from "../playerlink";
 
 /** "Leave": frees your seat (the game is gone when no person is left) and goes to the start page. */
 export function LeaveLobby({ id }: { id: string }) {
@@ -99,7 +101,7 @@ function SeatRow({ seat, player, creator, seated, levels, preferred, busy, onAdd
     <li class={`seat-row team-${team}${player ? "" : " is-open"}${player?.bot ? " is-bot" : ""}${player?.is_you ? " is-you" : ""}`}>
       <span class="seat-team">{tx(`Team ${team} · seat\u00a0${n}`, `Squadra ${team} · posto\u00a0${n}`)}</span>
       <span class="seat-name" title={name || undefined}>
-        {player ? <><span class="seat-name-text">{name}</span>{player.is_you ? tx(" (you)", " (tu)") : ""}</> : tx("open", "libero")}
+        {player ? <><PlayerLink who={player} class="seat-name-text">{name}</PlayerLink>{player.is_you ? tx(" (you)", " (tu)") : ""}</> : tx("open", "libero")}
       </span>
       {seated && !player && (
         <button
@@ -321,6 +323,7 @@ export function WaitingScreen({ lobby, game, clock = browserClock }: {
       </ul>
       {canFill && !offerBots && fillControls(false)}
       {error && <Failed error={error} />}
+      {seated && open > 0 && <InvitePlayers lobby={lobby} />}
       <h2>{tx("Rules of this table", "Regole di questo tavolo")}</h2>
       <OptionsList options={lobby.options} gameType={lobby.game_type} />
       <p>

@@ -23,7 +23,9 @@ function server(answers: [number, unknown][] = [], firstMatch = false) {
     let status = 200;
     let body: unknown = TYPES;
     if (url.startsWith("/api/me/matches")) {
-      body = { items: firstMatch ? [] : [{ id: "m1" }], next_cursor: null };
+      body = { items: firstMatch ? [] : [{ id: "m1", players: [] }], next_cursor: null };
+    } else if (url === "/api/me/following") {
+      body = { players: [] }; // the "Invite a player" section's
     } else if (url !== "/api/game-types") {
       posts.push({ url, body: init.body ? JSON.parse(String(init.body)) : undefined });
       [status, body] = answers.shift() ?? [500, { detail: "no answer left" }];
