@@ -25,8 +25,10 @@ GO_MODULE = "github.com/tavolo-dev/tavolo/gen/go"
 DEBIAN_GOPATH = Path("/usr/share/gocode")
 PROTO_FILES = sorted(path.relative_to(REPO / "protos").with_suffix("")
                      for path in (REPO / "protos").rglob("*.proto"))
-SERVICE_FILES = {"deadlines": "DeadlineService", "game": "GameService", "lobby": "LobbyService",
-                 "stats": "StatsService", "bots": "BotsService", "talk": "TalkService"}
+# Each proto file that declares a service, and the service (go-grpc writes a file per such proto).
+SERVICE_FILES = {"deadlines/v1/deadlines": "DeadlineService", "game/v1/game": "GameService",
+                 "lobby/v1/lobby": "LobbyService", "lobby/v1/players": "PlayersService",
+                 "stats/v1/stats": "StatsService", "bots/v1/bots": "BotsService", "talk/v1/talk": "TalkService"}
 INSTALLED_BY_CI = "installed by .ci/run (Debian packages) and `make lint` (tools/package.json)"
 
 
@@ -59,13 +61,14 @@ def stack():
 def test_every_proto_file_has_its_go_and_typescript_files(generated):
     files = {str(path.relative_to(generated)) for path in generated.rglob("*") if path.is_file()}
     expected = {f"ts/{proto}_pb.ts" for proto in PROTO_FILES} | {f"go/{proto}.pb.go" for proto in PROTO_FILES}
-    expected |= {f"go/tavolo/{package}/v1/{package}_grpc.pb.go" for package in SERVICE_FILES}
+    expected |= {f"go/tavolo/{proto}_grpc.pb.go" for proto in SERVICE_FILES}
     assert files == expected
-    for package, service in SERVICE_FILES.items():
-        go = (generated / "go" / "tavolo" / package / "v1" / f"{package}_grpc.pb.go").read_text()
+    for proto, service in SERVICE_FILES.items():
+        package = proto.split("/")[0]
+        go = (generated / "go" / "tavolo" / f"{proto}_grpc.pb.go").read_text()
         assert f"package {package}v1\n" in go
         assert f"type {service}Client interface" in go and f"type {service}Server interface" in go
-        ts = (generated / "ts" / "tavolo" / package / "v1" / f"{package}_pb.ts").read_text()
+        ts = (generated / "ts" / "tavolo" / f"{proto}_pb.ts").read_text()
         assert f"export const {service}: GenService<" in ts
 
 
