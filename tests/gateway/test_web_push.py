@@ -161,7 +161,7 @@ async def test_unsubscribing_and_subscribing_again(people, receiver, players):
     response = await ivy.http.request("DELETE", "/api/me/push", json={"endpoint": first["endpoint"]})
     assert response.status_code == 204
     # Unknown, and of no possible browser: 204 all the same.
-    for endpoint in (first["endpoint"], "https://push.example.net/x" + "y" * 2000):
+    for endpoint in (first["endpoint"], "https://push.example.net/x" + "y" * 2000, "https://a\u0000b", ""):
         response = await ivy.http.request("DELETE", "/api/me/push", json={"endpoint": endpoint})
         assert response.status_code == 204
     assert await endpoints_of(players, ivy) == [second["endpoint"]]
