@@ -25,6 +25,7 @@ from gateway.contract.push import (
 )
 from lobby.players_client import PlayersClient
 from testing.players import Player
+from testing.prometheus import scrape
 from testing.push_receiver import PushReceiver, b64url
 from testing.stack import Stack, real_stack
 from testing.waiting import eventually
@@ -134,6 +135,13 @@ async def test_a_410_removes_the_subscription(people, receiver, players):
         return await endpoints_of(players, guest) == [kept["endpoint"]]
 
     await eventually(forgotten, timeout=15, what="the 410'd subscription was kept")
+
+    async def counted():  # the gateway's metrics count each outcome
+        metrics = await scrape(guest.stack, "gateway")
+        return (metrics.has("tavolo_pushes_total", tavolo_push_outcome="gone")
+                and metrics.has("tavolo_pushes_total", tavolo_push_outcome="sent"))
+
+    await eventually(counted, timeout=15, what="tavolo_pushes_total has no gone and sent")
 
 
 async def test_5xx_answers_are_retried_until_one_lands(people, receiver, players):
