@@ -28,7 +28,7 @@ import random
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import aiohttp
 from cryptography.hazmat.primitives import serialization
@@ -42,6 +42,7 @@ from services.rpc.errors import ServiceError
 from services.timeutil import now_ms
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 DAY_SECONDS = 24 * 3600
 # How long a push service keeps a push for a browser that is offline: a turn waits a day
@@ -168,8 +169,8 @@ class PushSender:
 
     async def _deliver(self, member_id: str, payload: dict[str, str]) -> None:
         try:
-            subscriptions = await self.players.list_push_subscriptions(member_id)
-        except ServiceError as error:  # the channel retried already
+            subscriptions = await self._retried(lambda: self.players.list_push_subscriptions(member_id))
+        except ServiceError as error:
             metrics.push_sent("failed")
             log.warning("a %s push was not sent: the subscriptions could not be read (%s)",
                         payload.get("type"), error.message)
@@ -222,9 +223,23 @@ class PushSender:
             await self._sleep(min(pause, self.max_delay_seconds))
             delay = min(delay * 2, self.max_delay_seconds)
 
+    async def _retried(self, call: Callable[[], Awaitable[T]]) -> T:
+        """A lobby call, tried again with the sends' backoff while it fails for a while: the
+        gateway's channel gives up within a second, for people waiting; a push can wait."""
+        delay = self.first_delay_seconds
+        for attempt in range(1, self.attempts + 1):
+            try:
+                return await call()
+            except ServiceError as error:
+                if not error.reason.transient or attempt == self.attempts:
+                    raise
+            await self._sleep(delay * random.uniform(0.5, 1.0))
+            delay = min(delay * 2, self.max_delay_seconds)
+        raise AssertionError("unreachable")
+
     async def _forget(self, endpoint: str) -> None:
         try:
-            await self.players.remove_endpoint(endpoint)
+            await self._retried(lambda: self.players.remove_endpoint(endpoint))
         except ServiceError as error:  # the next push finds it again, and tries again
             log.warning("a gone push subscription was not removed: %s", error.message)
 

@@ -15,6 +15,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 
 from gateway.push_sender import PushSender, load_vapid_key, push
 from services.config import WebPushSettings
+from services.rpc.errors import Reason, ServiceError
 from testing.push_receiver import PushReceiver
 
 PAYLOAD = {"type": "your_turn", "game": "g-1", "title": "Your turn", "body": "carol played", "url": "/games/g-1"}
@@ -38,10 +39,14 @@ class Players:
         self.rows = [Row(s["endpoint"], s["keys"]["p256dh"], s["keys"]["auth"]) for s in subscriptions]
         self.removed: list[str] = []
         self.hold: asyncio.Event | None = None
+        self.failures = 0  # the next list calls that fail UNAVAILABLE
 
     async def list_push_subscriptions(self, member_id: str) -> list[Row]:
         if self.hold is not None:
             await self.hold.wait()
+        if self.failures:
+            self.failures -= 1
+            raise ServiceError(Reason.UNAVAILABLE, "lobby unavailable")
         return list(self.rows)
 
     async def remove_endpoint(self, endpoint: str) -> None:
@@ -140,5 +145,33 @@ async def test_an_unreachable_push_service_is_tried_a_few_times_then_given_up(re
         await sender.idle()
         assert len(sleeps) == 2  # three attempts in all
         assert players.removed == []  # unreachable is not gone
+    finally:
+        await sender.aclose()
+
+
+async def test_a_lobby_that_does_not_answer_for_a_while_delays_the_push(receiver):
+    subscription = receiver.subscribe()
+    players, sleeps = Players(subscription), []
+    players.failures = 2
+    sender = sender_for(players, sleeps)
+    try:
+        sender.enqueue("member-1", PAYLOAD)
+        await sender.idle()
+        assert [r.status for r in receiver.received(subscription)] == [201]
+        assert len(sleeps) == 2
+    finally:
+        await sender.aclose()
+
+
+async def test_a_lobby_down_past_the_attempts_drops_the_push(receiver):
+    subscription = receiver.subscribe()
+    players, sleeps = Players(subscription), []
+    players.failures = 3
+    sender = sender_for(players, sleeps)
+    try:
+        sender.enqueue("member-1", PAYLOAD)
+        await sender.idle()
+        assert receiver.received(subscription) == []
+        assert len(sleeps) == 2
     finally:
         await sender.aclose()
