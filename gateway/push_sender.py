@@ -33,8 +33,10 @@ from typing import Any, TypeVar
 import aiohttp
 from cryptography.hazmat.primitives import serialization
 from py_vapid import Vapid02, VapidException
+from pydantic import ValidationError
 from pywebpush import WebPushException, webpush_async
 
+from gateway.contract.push import PushPayload
 from lobby.players_client import PlayersClient
 from services.config import ConfigError, Settings, WebPushSettings
 from services.observability import metrics
@@ -255,7 +257,14 @@ def push_sender_for(settings: Settings, players: PlayersClient | None) -> PushSe
 async def push(app: Any, member_id: str, payload: dict[str, str]) -> None:
     """Queue ``payload`` (``{"type": "your_turn" | "invited", "game", "title", "body",
     "url"}``, CONTRACT.md) for every push subscription of ``member_id``; returns at once. With
-    push disabled (no VAPID key), nothing is sent."""
+    push disabled (no VAPID key), nothing is sent; a payload that is not a PushPayload is
+    logged as an error and not sent."""
     sender: PushSender | None = getattr(app.state, "push", None)
-    if sender is not None:
-        sender.enqueue(member_id, payload)
+    if sender is None:
+        return
+    try:  # what the service worker reads: a caller's mistake is found here, not in a browser
+        PushPayload.model_validate(payload, strict=True)
+    except ValidationError as error:
+        log.error("a push payload not as the contract says was not sent: %s", error)
+        return
+    sender.enqueue(member_id, payload)

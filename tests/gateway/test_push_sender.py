@@ -88,6 +88,18 @@ async def test_push_returns_at_once_and_the_worker_sends(receiver):
         await sender.aclose()
 
 
+async def test_a_payload_not_as_the_contract_says_is_not_queued(receiver):
+    subscription = receiver.subscribe()
+    sender = sender_for(Players(subscription), [])
+    app = SimpleNamespace(state=SimpleNamespace(push=sender))
+    try:
+        for bad in ({**PAYLOAD, "type": "hello"}, {k: v for k, v in PAYLOAD.items() if k != "url"}):
+            await push(app, "member-1", bad)
+        assert sender._queue.qsize() == 0
+    finally:
+        await sender.aclose()
+
+
 async def test_a_push_without_a_sender_is_nothing():
     await push(SimpleNamespace(state=SimpleNamespace()), "member-1", PAYLOAD)
     await push(SimpleNamespace(state=SimpleNamespace(push=None)), "member-1", PAYLOAD)
