@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import uuid
 
+import httpx
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -93,7 +94,7 @@ async def invite(host: Player, guest: Player) -> dict:
 
 
 async def test_the_key_needs_no_session(stack):
-    async with Player(stack, "anonymous").http as http:
+    async with httpx.AsyncClient(base_url=stack.gateway_url, timeout=10) as http:
         response = await http.get("/api/push/key")
     assert response.status_code == 200
     assert response.json() == {"public_key": PUBLIC_KEY}
@@ -220,7 +221,7 @@ async def test_bad_subscriptions(people, receiver, players):
         response = await jack.http.post("/api/me/push", json=body)
         assert (response.status_code, response.json()) == (400, {"detail": detail}), body
     assert await endpoints_of(players, jack) == []
-    async with Player(jack.stack, "nobody").http as anonymous:
+    async with httpx.AsyncClient(base_url=jack.stack.gateway_url, timeout=10) as anonymous:
         assert (await anonymous.post("/api/me/push", json=good)).status_code == 401
 
 
@@ -236,14 +237,16 @@ async def test_erasure_removes_the_subscriptions(people, receiver, players):
 
 
 async def test_push_is_disabled_without_a_key():
-    stack = Stack().start()  # in memory, no WEB_PUSH_* setting
+    stack = Stack()  # in memory, no WEB_PUSH_* setting
+    player = Player(stack, "lena")
     try:
-        player = await Player(stack, "lena").login()
+        stack.start(timeout=60)  # inside the try: a start that times out stops what it started
+        await player.login()
         async with PushReceiver.running() as receiver:
             key = await player.http.get("/api/push/key")
             assert (key.status_code, key.json()) == (404, {"detail": PUSH_DISABLED_TEXT})
             posted = await player.http.post("/api/me/push", json=receiver.subscribe())
             assert (posted.status_code, posted.json()) == (404, {"detail": PUSH_DISABLED_TEXT})
-        await player.close()
     finally:
+        await player.close()
         stack.stop()
