@@ -16,6 +16,7 @@ PROTECTED = [
     ("GET", "/api/me/following"), ("POST", "/api/me/following"), ("DELETE", "/api/me/following/q3Zr8YkV0bT1mWc9LxPa2g"),
     ("GET", "/api/me/blocked"), ("POST", "/api/me/blocked"), ("DELETE", "/api/me/blocked/q3Zr8YkV0bT1mWc9LxPa2g"),
     ("POST", "/api/games/00000000-0000-4000-8000-000000000000/invite"), ("GET", "/api/me/invitations"),
+    ("POST", "/api/me/push"), ("DELETE", "/api/me/push"),
 ]
 PUBLIC = ["/api/health", "/api/docs", "/api/openapi.json", "/api/game-types", "/api/leaderboard",
           "/api/auth/providers"]
