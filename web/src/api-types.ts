@@ -1004,6 +1004,8 @@ export interface components {
             maximum?: number;
             /** @description The only value the option takes. */
             const?: unknown;
+            /** @description The values the option takes (scopone's `pace`: `live`, `daily`): the app offers a choice of them. */
+            enum?: unknown[];
             /** @description True for an option the server sets (scopone's `first_dealer`): the app shows no field for it, and a request leaves it out or gives the server's value. */
             readOnly?: boolean;
         };
@@ -1162,7 +1164,8 @@ export interface components {
          *         "target_score": 11,
          *         "napola": true,
          *         "asso_pigliatutto": false,
-         *         "first_dealer": "drawn"
+         *         "first_dealer": "drawn",
+         *         "pace": "live"
          *       },
          *       "players": [
          *         {
@@ -1307,6 +1310,17 @@ export interface components {
              * @example 2026-12-02T10:00:30.123Z
              */
             updated_at: string;
+            /**
+             * @description `daily` for a turn-based game (every deadline `DAILY_TURN_HOURS` hours), otherwise `live` (also a game type without the option).
+             * @enum {string}
+             */
+            pace: "live" | "daily";
+            /**
+             * Format: date-time
+             * @description The current deadline of a started game: the turn's (`turn_deadline`), the hand end's (`hand_end_deadline`) or the seeding phase's (`entropy.deadline`). Absent in the lobby and when there is none. ISO 8601, UTC, milliseconds, `Z`.
+             * @example 2026-12-02T10:00:30.123Z
+             */
+            deadline?: string;
         };
         /**
          * @description The caller's unfinished games, most recently changed first (at most 50).
@@ -1349,7 +1363,9 @@ export interface components {
          *           ],
          *           "seats_open": 0,
          *           "your_turn": true,
-         *           "updated_at": "2026-12-02T10:12:04.512Z"
+         *           "updated_at": "2026-12-02T10:12:04.512Z",
+         *           "pace": "daily",
+         *           "deadline": "2026-12-03T10:12:04.512Z"
          *         },
          *         {
          *           "id": "0b7e5d3c-1f2a-4e6b-8c9d-7a6b5c4d3e2f",
@@ -1367,7 +1383,8 @@ export interface components {
          *           ],
          *           "seats_open": 3,
          *           "your_turn": false,
-         *           "updated_at": "2026-12-02T09:58:41.007Z"
+         *           "updated_at": "2026-12-02T09:58:41.007Z",
+         *           "pace": "live"
          *         }
          *       ]
          *     }
@@ -1411,6 +1428,17 @@ export interface components {
              * @example 2026-12-02T10:00:30.123Z
              */
             updated_at: string;
+            /**
+             * @description `daily` for a turn-based game (every deadline `DAILY_TURN_HOURS` hours), otherwise `live` (also a game type without the option).
+             * @enum {string}
+             */
+            pace: "live" | "daily";
+            /**
+             * Format: date-time
+             * @description The current deadline of a started game: the turn's (`turn_deadline`), the hand end's (`hand_end_deadline`) or the seeding phase's (`entropy.deadline`). Absent in the lobby and when there is none. ISO 8601, UTC, milliseconds, `Z`.
+             * @example 2026-12-02T10:00:30.123Z
+             */
+            deadline?: string;
             options: components["schemas"]["Options"];
             /**
              * @description The mean rating of the seated people for the game type (1500 for a new player); bots do not count.
@@ -1446,11 +1474,13 @@ export interface components {
          *           "seats_open": 2,
          *           "your_turn": false,
          *           "updated_at": "2026-12-02T09:58:41.007Z",
+         *           "pace": "live",
          *           "options": {
          *             "target_score": 11,
          *             "napola": true,
          *             "asso_pigliatutto": false,
-         *             "first_dealer": "drawn"
+         *             "first_dealer": "drawn",
+         *             "pace": "live"
          *           },
          *           "rating": 1512
          *         }
@@ -1664,7 +1694,8 @@ export interface components {
          *         "target_score": 11,
          *         "napola": true,
          *         "asso_pigliatutto": false,
-         *         "first_dealer": "drawn"
+         *         "first_dealer": "drawn",
+         *         "pace": "live"
          *       },
          *       "players": [
          *         {
@@ -2393,7 +2424,8 @@ export interface components {
          *           "target_score": 11,
          *           "napola": true,
          *           "asso_pigliatutto": false,
-         *           "first_dealer": "drawn"
+         *           "first_dealer": "drawn",
+         *           "pace": "live"
          *         },
          *         "players": [
          *           {
@@ -2717,7 +2749,8 @@ export interface components {
          *         "target_score": 11,
          *         "napola": true,
          *         "asso_pigliatutto": false,
-         *         "first_dealer": "drawn"
+         *         "first_dealer": "drawn",
+         *         "pace": "live"
          *       },
          *       "players": [
          *         {
@@ -2776,7 +2809,8 @@ export interface components {
          *         "target_score": 11,
          *         "napola": true,
          *         "asso_pigliatutto": false,
-         *         "first_dealer": "drawn"
+         *         "first_dealer": "drawn",
+         *         "pace": "live"
          *       },
          *       "players": [
          *         {
@@ -3325,7 +3359,8 @@ export interface components {
          *         ],
          *         "seats_open": 3,
          *         "your_turn": false,
-         *         "updated_at": "2026-12-02T09:58:41.007Z"
+         *         "updated_at": "2026-12-02T09:58:41.007Z",
+         *         "pace": "live"
          *       },
          *       "by": {
          *         "player": "c9VmP1zGf8NaWq3ErT6oIu",
@@ -3367,7 +3402,8 @@ export interface components {
          *             ],
          *             "seats_open": 3,
          *             "your_turn": false,
-         *             "updated_at": "2026-12-02T09:58:41.007Z"
+         *             "updated_at": "2026-12-02T09:58:41.007Z",
+         *             "pace": "live"
          *           },
          *           "by": {
          *             "player": "c9VmP1zGf8NaWq3ErT6oIu",
@@ -3402,7 +3438,8 @@ export interface components {
          *         ],
          *         "seats_open": 3,
          *         "your_turn": false,
-         *         "updated_at": "2026-12-02T09:58:41.007Z"
+         *         "updated_at": "2026-12-02T09:58:41.007Z",
+         *         "pace": "live"
          *       },
          *       "by": {
          *         "player": "c9VmP1zGf8NaWq3ErT6oIu",
@@ -3481,7 +3518,9 @@ export interface components {
          *         ],
          *         "seats_open": 0,
          *         "your_turn": true,
-         *         "updated_at": "2026-12-02T10:12:04.512Z"
+         *         "updated_at": "2026-12-02T10:12:04.512Z",
+         *         "pace": "daily",
+         *         "deadline": "2026-12-03T10:12:04.512Z"
          *       }
          *     }
          */
@@ -4007,7 +4046,8 @@ export interface operations {
                      *         "target_score": 11,
                      *         "napola": true,
                      *         "asso_pigliatutto": false,
-                     *         "first_dealer": "drawn"
+                     *         "first_dealer": "drawn",
+                     *         "pace": "live"
                      *       },
                      *       "players": [
                      *         {
@@ -4168,11 +4208,13 @@ export interface operations {
                      *           "seats_open": 2,
                      *           "your_turn": false,
                      *           "updated_at": "2026-12-02T09:58:41.007Z",
+                     *           "pace": "live",
                      *           "options": {
                      *             "target_score": 11,
                      *             "napola": true,
                      *             "asso_pigliatutto": false,
-                     *             "first_dealer": "drawn"
+                     *             "first_dealer": "drawn",
+                     *             "pace": "live"
                      *           },
                      *           "rating": 1512
                      *         }
@@ -4281,7 +4323,8 @@ export interface operations {
                      *         "target_score": 11,
                      *         "napola": true,
                      *         "asso_pigliatutto": false,
-                     *         "first_dealer": "drawn"
+                     *         "first_dealer": "drawn",
+                     *         "pace": "live"
                      *       },
                      *       "players": [
                      *         {
@@ -4371,7 +4414,8 @@ export interface operations {
                      *         "target_score": 11,
                      *         "napola": true,
                      *         "asso_pigliatutto": false,
-                     *         "first_dealer": "drawn"
+                     *         "first_dealer": "drawn",
+                     *         "pace": "live"
                      *       },
                      *       "players": [
                      *         {
@@ -4468,7 +4512,8 @@ export interface operations {
                      *         "target_score": 11,
                      *         "napola": true,
                      *         "asso_pigliatutto": false,
-                     *         "first_dealer": "drawn"
+                     *         "first_dealer": "drawn",
+                     *         "pace": "live"
                      *       },
                      *       "players": [
                      *         {
@@ -4629,7 +4674,8 @@ export interface operations {
                      *         "target_score": 11,
                      *         "napola": true,
                      *         "asso_pigliatutto": false,
-                     *         "first_dealer": "drawn"
+                     *         "first_dealer": "drawn",
+                     *         "pace": "live"
                      *       },
                      *       "players": [
                      *         {
@@ -4718,7 +4764,8 @@ export interface operations {
                      *         "target_score": 11,
                      *         "napola": true,
                      *         "asso_pigliatutto": false,
-                     *         "first_dealer": "drawn"
+                     *         "first_dealer": "drawn",
+                     *         "pace": "live"
                      *       },
                      *       "players": [
                      *         {
@@ -5338,7 +5385,9 @@ export interface operations {
                      *           ],
                      *           "seats_open": 0,
                      *           "your_turn": true,
-                     *           "updated_at": "2026-12-02T10:12:04.512Z"
+                     *           "updated_at": "2026-12-02T10:12:04.512Z",
+                     *           "pace": "daily",
+                     *           "deadline": "2026-12-03T10:12:04.512Z"
                      *         },
                      *         {
                      *           "id": "0b7e5d3c-1f2a-4e6b-8c9d-7a6b5c4d3e2f",
@@ -5356,7 +5405,8 @@ export interface operations {
                      *           ],
                      *           "seats_open": 3,
                      *           "your_turn": false,
-                     *           "updated_at": "2026-12-02T09:58:41.007Z"
+                     *           "updated_at": "2026-12-02T09:58:41.007Z",
+                     *           "pace": "live"
                      *         }
                      *       ]
                      *     }
@@ -6578,7 +6628,8 @@ export interface operations {
                      *             ],
                      *             "seats_open": 3,
                      *             "your_turn": false,
-                     *             "updated_at": "2026-12-02T09:58:41.007Z"
+                     *             "updated_at": "2026-12-02T09:58:41.007Z",
+                     *             "pace": "live"
                      *           },
                      *           "by": {
                      *             "player": "c9VmP1zGf8NaWq3ErT6oIu",
