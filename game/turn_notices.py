@@ -26,6 +26,7 @@ from redis.exceptions import RedisError
 
 from game.engine import Engine
 from game.live import Live
+from game.pace import DAILY, pace_of
 from services.background import Background
 from services.observability import metrics
 from services.stores import REDIS_DOWN, Keys, RedisClient
@@ -67,8 +68,7 @@ class TurnNotice:
 
 
 def is_daily(live: Live) -> bool:
-    options = live.state.get("options")
-    return isinstance(options, dict) and options.get("pace") == "daily"
+    return pace_of(live.state.get("options")) == DAILY
 
 
 def notices(engine: Engine, before: Live | None, after: Live) -> list[TurnNotice]:

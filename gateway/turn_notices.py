@@ -7,7 +7,7 @@ a consumer of the group ``gateways``: each entry is handled by one gateway. An e
 acknowledged once handled; one a gateway took and never acknowledged (it died) is claimed by
 another after CLAIM_IDLE_SECONDS. Handling (:class:`TurnNotices`):
 
-1. the lobby's seating names the member at the seat; a bot's seat, a seat a bot took over and
+1. the lobby's game (its seating) names the member at the seat; a bot's seat, a seat a bot took over and
    an erased member's get nothing;
 2. a member with a socket open at that game's seat, in any gateway (the presence leases,
    gateway.presence), is at the table: nothing;
@@ -36,7 +36,8 @@ from redis.exceptions import RedisError, ResponseError
 
 from game.turn_notices import TurnNotice, stream_name
 from gateway.events import Event, YourTurn
-from lobby.models import Seat
+from lobby.models import Game
+from services.observability import metrics
 from services.rpc.errors import Reason, ServiceError
 from services.stores import REDIS_DOWN, Keys, RedisClient, unavailable_on
 
@@ -44,7 +45,9 @@ log = logging.getLogger(__name__)
 
 GROUP = "gateways"
 READ_COUNT = 50  # entries a read
-BLOCK_MS = 5_000  # a read waits this long for entries, then claims and reads again
+# A read waits this long for entries, then claims and reads again; under the Redis client's
+# socket timeout (5 s), which would cut a longer wait.
+BLOCK_MS = 2_000
 CLAIM_IDLE_SECONDS = 60.0  # an entry pending this long was left by a gateway that died
 RETRY_SECONDS = 2.0  # after the stream could not be read
 PUSH_EVERY_SECONDS = 3600  # at most one push a game an hour per member (CONTRACT)
@@ -53,7 +56,7 @@ Push = Callable[[str, dict], Awaitable[None]]  # (member, payload): queued, retu
 
 
 class Seating(Protocol):
-    async def get_seating(self, table_id: str) -> list[Seat]: ...
+    async def get_game(self, game_id: str) -> Game: ...
 
 
 class SeatPresence(Protocol):
@@ -121,7 +124,7 @@ class TurnNotices:
         """Tell the member the table waits for; ServiceError UNAVAILABLE when a store or service
         did not answer (the entry is handled again later)."""
         try:
-            seating = await self.lobby.get_seating(notice.table)
+            seating = (await self.lobby.get_game(notice.table)).seats
         except ServiceError as error:
             if error.reason in (Reason.GAME_NOT_FOUND, Reason.TABLE_NOT_FOUND):
                 return Outcome(why="gone")
@@ -234,6 +237,9 @@ class TurnNoticeWorker:
                 log.warning("turn notices: the stream not read: %s", error)
                 joined = False  # a Redis that lost its keys lost the group too
                 await asyncio.sleep(RETRY_SECONDS)
+            except Exception:  # a bug must not stop the process's only reader; the entries stay pending
+                log.exception("turn notices: handling failed")
+                await asyncio.sleep(RETRY_SECONDS)
 
     async def _handle(self, entries: list[tuple[str, dict]]) -> None:
         done = []
@@ -244,11 +250,13 @@ class TurnNoticeWorker:
                 done.append(entry_id)
                 continue
             try:
-                await self.notices.handle(notice)
+                outcome = await self.notices.handle(notice)
             except ServiceError as error:  # left pending: claimed and handled again later
                 log.warning("turn notices: table %s seat %d not handled now: %s", notice.table,
                             notice.seat, error.message)
+                metrics.turn_notice("failed")
                 continue
+            metrics.turn_notice(outcome.why or "told")
             done.append(entry_id)
         await self.stream.ack(done)
 

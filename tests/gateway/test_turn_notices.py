@@ -19,13 +19,14 @@ from gateway.presence import MemoryPresence
 from gateway.turn_notices import (
     PUSH_EVERY_SECONDS,
     MemoryThrottle,
+    Outcome,
     RedisThrottle,
     TurnNotices,
     TurnNoticeWorker,
     TurnStream,
     left_text,
 )
-from lobby.models import Seat
+from lobby.models import Game
 from services.rpc.errors import Reason, ServiceError
 from services.stores import Keys, redis_client
 from testing.servers import REDIS_URL, delete_keys, new_prefix
@@ -51,12 +52,12 @@ class Seating:
         self.tables = {"t1": list(lobby_game("t1").seats)}
         self.down = False
 
-    async def get_seating(self, table_id: str) -> list[Seat]:
+    async def get_game(self, game_id: str) -> Game:
         if self.down:
             raise ServiceError(Reason.UNAVAILABLE, "The lobby is unavailable")
-        if table_id not in self.tables:
+        if game_id not in self.tables:
             raise ServiceError(Reason.GAME_NOT_FOUND, "Game not found")
-        return self.tables[table_id]
+        return replace(lobby_game(game_id), seats=tuple(self.tables[game_id]))
 
 
 @dataclass
@@ -174,6 +175,7 @@ class Recording:
         if self.failing:
             raise ServiceError(Reason.UNAVAILABLE, "The lobby is unavailable")
         self.handled.append(found)
+        return Outcome(told="bob")
 
 
 async def _append(client, keys, *found: TurnNotice) -> None:
