@@ -4075,7 +4075,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["NotAuthenticated"];
-            /** @description `open` when the caller has 5 open games waiting already. */
+            /** @description `open` when the caller has 5 open games waiting already; a daily game (`pace`) when the caller sits at 20 unfinished daily games already. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4148,7 +4148,7 @@ export interface operations {
             };
             404: components["responses"]["GameNotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            /** @description Every seat is taken by others. */
+            /** @description Every seat is taken by others; or the game is daily and the caller sits at 20 unfinished daily games already. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4286,7 +4286,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description Optional: no body is `{}` (scopone_scientifico, any options). */
+        /** @description Optional: no body is `{}` (scopone_scientifico, any options of the live pace: Play now never seats the caller at a daily game). */
         requestBody?: {
             content: {
                 /**
@@ -4352,7 +4352,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["NotAuthenticated"];
-            /** @description A new game was needed and the caller has 5 open games waiting already. */
+            /** @description A new game was needed and the caller has 5 open games waiting already; or the game is daily and the caller sits at 20 unfinished daily games already. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4552,7 +4552,7 @@ export interface operations {
             };
             404: components["responses"]["GameNotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            /** @description The game waits for players or is still being played; or every seat of the rematch is taken by others. */
+            /** @description The game waits for players or is still being played; every seat of the rematch is taken by others; or the game is daily and the caller sits at 20 unfinished daily games already. */
             409: {
                 headers: {
                     [name: string]: unknown;
