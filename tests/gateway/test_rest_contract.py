@@ -96,7 +96,7 @@ async def test_create_game_answers_201_with_the_lobby(players):
     assert lobby["status"] == "lobby"
     assert lobby["game_type"] == "scopone_scientifico"
     assert lobby["options"] == {"target_score": 5, "napola": True, "asso_pigliatutto": False,
-                                "player_entropy": False, "first_dealer": "drawn"}
+                                "player_entropy": False, "first_dealer": "drawn", "pace": "live"}
     assert lobby["players"] == [{"seat": 0, "name": "alice", "team": "A", "is_you": True,
                                  "player": await players[0].player_id()}]
     assert lobby["seats_open"] == 3
