@@ -240,6 +240,26 @@ async def test_an_entry_a_gateway_could_not_handle_is_claimed_by_another(redis_k
         await taking_over.aclose()
 
 
+async def test_a_redis_that_lost_its_keys_gets_the_group_again(redis_keys):
+    client, keys = redis_keys
+    handler = Recording()
+    worker = TurnNoticeWorker(TurnStream(client, keys), handler, block_ms=100)  # type: ignore[arg-type]
+    worker.start()
+    try:
+        await _append(client, keys, notice(seat=1))
+
+        async def handled(count: int):
+            return len(handler.handled) >= count
+
+        await eventually(lambda: handled(1), timeout=10, interval=0.05, what="not handled")
+        await client.delete(stream_name(keys))  # a flush: the stream and its group are gone
+        await _append(client, keys, notice(seat=2))
+        await eventually(lambda: handled(2), timeout=15, interval=0.05, what="not handled after the loss")
+        assert [n.seat for n in handler.handled] == [1, 2]
+    finally:
+        await worker.aclose()
+
+
 async def test_an_entry_that_is_not_a_notice_is_dropped(redis_keys):
     client, keys = redis_keys
     handler = Recording()
