@@ -199,7 +199,9 @@ async def test_your_turn_reaches_the_member_away_once_and_never_the_one_at_the_t
         again = await receive(leader.me, "your_turn", timeout=30)
         assert (again["game"]["id"], again["game"]["your_turn"]) == (game_id, True)
         await _handled(stack, "told", 2)
+        await _handled(stack, "present", 3)
         assert await _told(stack, "present") == 3  # the three at the table, none told
+        assert await _told(stack, "told") == 2
         assert len(receiver.received(leader.subscription)) == 1
         for member in members:
             if member is not leader:
