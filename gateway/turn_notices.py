@@ -7,8 +7,8 @@ a consumer of the group ``gateways``: each entry is handled by one gateway. An e
 acknowledged once handled; one a gateway took and never acknowledged (it died) is claimed by
 another after CLAIM_IDLE_SECONDS. Handling (:class:`TurnNotices`):
 
-1. the lobby's game (its seating) names the member at the seat; a bot's seat, a seat a bot took over and
-   an erased member's get nothing;
+1. the lobby's game (its seating) names the member at the seat; a bot's seat, a seat a bot took
+   over and an erased member's get nothing;
 2. a member with a socket open at that game's seat, in any gateway (the presence leases,
    gateway.presence), is at the table: nothing;
 3. otherwise the event ``YourTurn`` goes to every gateway, whose member feed tells the member's
