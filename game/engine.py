@@ -205,6 +205,10 @@ def _expectation(spec: dict[str, Any]) -> str:
     """'must be an integer >= 1', 'must be true or false', ... from one property's schema."""
     if "const" in spec:
         return f"must be {json.dumps(spec['const'])}"
+    if "enum" in spec:
+        choices = [json.dumps(value) for value in spec["enum"]]
+        return "must be " + (" or ".join(choices) if len(choices) <= 2
+                             else ", ".join(choices[:-1]) + " or " + choices[-1])
     kind = spec.get("type")
     if kind == "boolean":
         return "must be true or false"

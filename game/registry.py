@@ -5,6 +5,7 @@ from __future__ import annotations
 from game.dummy import DummyEngine
 from game.engine import Engine
 from game.scopone import ScoponeEngine
+from game.scopone.engine import DAY_MS
 
 
 class UnknownGameType(KeyError):
@@ -43,15 +44,17 @@ class Registry:
 
 
 def default_registry(turn_timeout_ms: int = 30000, hand_ack_timeout_ms: int = 30000,
-                     entropy_timeout_ms: int = 10000, *, dummy: bool = False) -> Registry:
+                     entropy_timeout_ms: int = 10000, *, daily_timeout_ms: int = DAY_MS,
+                     dummy: bool = False) -> Registry:
     """Scopone scientifico (the default game type); with ``dummy``, the platform's test game too.
 
     The dummy game is for tests (DUMMY_GAME); offered to players it would only be a way to farm
-    ratings and to run tables nobody means to finish.
+    ratings and to run tables nobody means to finish. ``daily_timeout_ms`` is every deadline of a
+    daily game (DAILY_TURN_HOURS); the others are a live game's.
     """
     registry = Registry()
     registry.register(ScoponeEngine(turn_timeout_ms=turn_timeout_ms, hand_ack_timeout_ms=hand_ack_timeout_ms,
-                                    entropy_timeout_ms=entropy_timeout_ms))
+                                    entropy_timeout_ms=entropy_timeout_ms, daily_timeout_ms=daily_timeout_ms))
     if dummy:
         registry.register(DummyEngine(turn_timeout_ms=turn_timeout_ms))
     return registry

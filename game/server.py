@@ -61,6 +61,7 @@ async def build_service(settings: Settings) -> tuple[ServiceSpec, Tables]:
     registry = default_registry(turn_timeout_ms=round(settings.turn_timeout_seconds * 1000),
                                 hand_ack_timeout_ms=round(settings.hand_ack_timeout_seconds * 1000),
                                 entropy_timeout_ms=round(settings.entropy_timeout_seconds * 1000),
+                                daily_timeout_ms=round(settings.daily_turn_hours * 3_600_000),
                                 dummy=settings.dummy_game)
     log_store = await open_log(settings)
     cache = open_cache(settings)

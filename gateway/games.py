@@ -177,7 +177,7 @@ async def _my_game(game_client, game, member_id: str) -> MyGame | None:
     if view.get("status") == TableStatus.FINISHED:
         return None
     return my_game_item(game, member_id, view["status"], view.get("your_turn") is True,
-                        max(updated_ms, game.changed_at_ms))
+                        max(updated_ms, game.changed_at_ms), view)
 
 
 async def get_game(request: Request) -> JSONResponse:

@@ -16,6 +16,7 @@ from typing import Any
 
 from bots.catalogue import LEVELS
 from game.client import GameType, LogEntry, LogHeader
+from game.pace import pace_of
 from game.status import TableStatus
 from gateway.contract.games import BotLevel, Lobby, LobbyPlayer, MyGame, OpenGame, Preview, PreviewPlayer
 from gateway.contract.games import GameType as GameTypeItem
@@ -73,16 +74,29 @@ def open_game_item(game: Game, member_id: str) -> OpenGame:
     return OpenGame(id=game.id, game_type=game.game_type, join_code=game.join_code,
                     status=TableStatus.LOBBY, players=_seated(game, member_id),
                     seats_open=game.seats_open, your_turn=False,
-                    updated_at=iso_from_ms(game.changed_at_ms), options=game.options,
-                    rating=game.rating)
+                    updated_at=iso_from_ms(game.changed_at_ms), pace=pace_of(game.options),
+                    options=game.options, rating=game.rating)
 
 
 def my_game_item(game: Game, member_id: str, status: str, your_turn: bool,
-                 updated_ms: int) -> MyGame:
-    """One game of GET /api/me/games."""
+                 updated_ms: int, view: dict | None = None) -> MyGame:
+    """One game of GET /api/me/games; ``view``, the caller's view of a started game, gives its
+    current deadline."""
     return MyGame(id=game.id, game_type=game.game_type, join_code=game.join_code, status=status,
                   players=_seated(game, member_id), seats_open=game.seats_open, your_turn=your_turn,
-                  updated_at=iso_from_ms(updated_ms))
+                  updated_at=iso_from_ms(updated_ms), pace=pace_of(game.options),
+                  deadline=current_deadline(view) if view is not None else None)
+
+
+def current_deadline(view: dict) -> str | None:
+    """The deadline a seat's view shows now (CONTRACT: the turn's, the hand end's or the seeding
+    phase's), or None when it shows none (finished, or an engine without deadlines)."""
+    entropy = view.get("entropy")
+    for deadline in (view.get("turn_deadline"), view.get("hand_end_deadline"),
+                     entropy.get("deadline") if isinstance(entropy, dict) else None):
+        if isinstance(deadline, str):
+            return deadline
+    return None
 
 
 def _named_players(view: dict, game: Game, connected: Collection[int]) -> list[dict[str, Any]]:

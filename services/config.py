@@ -31,6 +31,7 @@ _OIDC_FIELDS = (
 _LOG_LEVELS = ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG")
 # An HMAC key shorter than this is guessable; 16 characters is the least we accept.
 _MIN_SECRET_LENGTH = 16
+_MILLISECOND = {"seconds": 0.001, "hours": 1 / 3_600_000}  # the least duration Env.number takes
 
 DEV_ISSUER = "http://localhost:8180/tavolo"
 DEV_CLIENT_ID = "tavolo"
@@ -180,6 +181,7 @@ class Settings:
     hand_ack_timeout_seconds: float = 30
     turn_timeout_seconds: float = 30
     entropy_timeout_seconds: float = 10
+    daily_turn_hours: float = 24  # every deadline of a daily game (game.pace)
     deadline_heartbeat_ms: int = 30000
     deadline_lease_ms: int = 30000
     dummy_game: bool = False
@@ -237,6 +239,7 @@ class Settings:
             hand_ack_timeout_seconds=env.number("HAND_ACK_TIMEOUT_SECONDS", 30),
             turn_timeout_seconds=env.number("TURN_TIMEOUT_SECONDS", 30),
             entropy_timeout_seconds=env.number("ENTROPY_TIMEOUT_SECONDS", 10),
+            daily_turn_hours=env.number("DAILY_TURN_HOURS", 24, unit="hours"),
             deadline_heartbeat_ms=env.integer("DEADLINE_HEARTBEAT_MS", 30000, minimum=10),
             deadline_lease_ms=env.integer("DEADLINE_LEASE_MS", 30000, minimum=1000),
             dummy_game=env.flag("DUMMY_GAME", False),
@@ -305,18 +308,20 @@ class _Env:
             raise ConfigError(f"{name} must be at least {minimum}, got {value}")
         return value
 
-    def number(self, name: str, default: float) -> float:
+    def number(self, name: str, default: float, unit: str = "seconds") -> float:
+        """A positive duration in ``unit`` (``seconds`` or ``hours``), decimals allowed."""
         raw = self.text(name)
         if raw is None:
             return default
         try:
             value = float(raw)
         except ValueError:
-            raise ConfigError(f"{name} must be a number of seconds, got {raw!r}") from None
+            raise ConfigError(f"{name} must be a number of {unit}, got {raw!r}") from None
         if not value > 0 or value == float("inf"):
-            raise ConfigError(f"{name} must be a positive number of seconds, got {raw!r}")
-        if value < 0.001:  # deadlines are kept in whole milliseconds
-            raise ConfigError(f"{name} must be at least 0.001 (one millisecond), got {raw!r}")
+            raise ConfigError(f"{name} must be a positive number of {unit}, got {raw!r}")
+        least = _MILLISECOND[unit]
+        if value < least:  # deadlines are kept in whole milliseconds
+            raise ConfigError(f"{name} must be at least {least:.10g} (one millisecond), got {raw!r}")
         return value
 
     def port(self, name: str, default: int) -> int:

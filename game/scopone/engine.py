@@ -24,6 +24,7 @@ from typing import Any
 
 from game import fairness
 from game.engine import Deadline, Engine, GameError, MatchResult, Move, action_name, check_seat
+from game.pace import LIVE, PACES, Paces, Timeouts
 from game.scopone import rules
 from game.scopone import state as table
 from game.scopone import view as seat_view
@@ -33,6 +34,7 @@ from game.status import TableStatus
 _ACTIONS = ("play", "ack", "commit", "reveal")
 _MOVES = ("play", "auto_play", "ack", "continue", "commit", "reveal", "entropy_deadline")
 _HEX64 = re.compile(r"[0-9a-f]{64}")
+DAY_MS = 24 * 3600 * 1000  # DAILY_TURN_HOURS' default
 
 OPTIONS_SCHEMA = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -76,6 +78,15 @@ OPTIONS_SCHEMA = {
                            "it leads hand 1 (docs/fairness.md). A game without it was created before the "
                            "draw: seat 0 led its hand 1.",
         },
+        "pace": {
+            "type": "string",
+            "enum": list(PACES),
+            "default": LIVE,
+            "title": "Pace",
+            "description": "`live`: one sitting, each turn a few seconds. `daily`: turn-based, every deadline "
+                           "(a turn, the end of a hand, the seeding phase) is DAILY_TURN_HOURS hours, so "
+                           "each player moves when they can. A game without it is live.",
+        },
     },
 }
 
@@ -98,10 +109,9 @@ class ScoponeEngine(Engine):
     options_schema = OPTIONS_SCHEMA
 
     def __init__(self, turn_timeout_ms: int = 30000, hand_ack_timeout_ms: int = 30000,
-                 entropy_timeout_ms: int = 10000):
-        self.turn_timeout_ms = int(turn_timeout_ms)
-        self.hand_ack_timeout_ms = int(hand_ack_timeout_ms)
-        self.entropy_timeout_ms = int(entropy_timeout_ms)
+                 entropy_timeout_ms: int = 10000, daily_timeout_ms: int = DAY_MS):
+        self.paces = Paces(Timeouts(int(turn_timeout_ms), int(hand_ack_timeout_ms), int(entropy_timeout_ms)),
+                           int(daily_timeout_ms))
 
     # -- building and changing a table ------------------------------------------------------
 
@@ -112,11 +122,14 @@ class ScoponeEngine(Engine):
         if not isinstance(seed, (bytes, bytearray)) or not seed:
             raise ValueError("seed must be non-empty bytes")
         normalized = self.normalize_options(options)
-        if "first_dealer" not in (options or {}):
-            del normalized["first_dealer"]
+        # Options as a game from before a rule logged them replay by the old rule: no draw of the
+        # first dealer, a live pace.
+        for rule in ("first_dealer", "pace"):
+            if rule not in (options or {}):
+                del normalized[rule]
+        timeouts = self.paces.timeouts(normalized)  # the table keeps them: the pace is fixed at creation
         return table.new_table(
-            normalized, bytes(seed), self.turn_timeout_ms, self.hand_ack_timeout_ms, now_ms,
-            self.entropy_timeout_ms,
+            normalized, bytes(seed), timeouts.turn_ms, timeouts.hand_ack_ms, now_ms, timeouts.entropy_ms,
         )
 
     def decide(self, state: dict[str, Any], seat: int, action: dict[str, Any], now_ms: int) -> Move:

@@ -10,7 +10,7 @@ GAME_ID = "6f1c2a9e-3b7d-4c51-9a0e-2f8d6b4c1e7a"
 COMMITMENT = "630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd"
 SEED = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
 OPTIONS: dict[str, Any] = {"target_score": 11, "napola": True, "asso_pigliatutto": False}
-GAME_OPTIONS: dict[str, Any] = {**OPTIONS, "first_dealer": "drawn"}  # a new game's: the server sets it
+GAME_OPTIONS: dict[str, Any] = {**OPTIONS, "first_dealer": "drawn", "pace": "live"}  # a new game's: the server sets it
 _NAMES = ("alice", "bob", "carol", "dave")
 PLAYER = "q3Zr8YkV0bT1mWc9LxPa2g"  # a public player id (secrets.token_urlsafe(16))
 _PLAYERS = (PLAYER, "Hn4bXw7Qe2LsKd0uYt5RjA", "c9VmP1zGf8NaWq3ErT6oIu", "Lk2jH7gF5dS3aQ9wE1rTyU")
@@ -59,18 +59,19 @@ MY_GAMES: dict[str, Any] = {"games": [
     {"id": GAME_ID, "game_type": "scopone_scientifico", "join_code": "K7QX2M", "status": "playing",
      "players": [{"seat": s, "name": _NAMES[s], "team": "AB"[s % 2], "is_you": s == 2, "player": _PLAYERS[s]}
                  for s in range(4)],
-     "seats_open": 0, "your_turn": True, "updated_at": "2026-12-02T10:12:04.512Z"},
+     "seats_open": 0, "your_turn": True, "updated_at": "2026-12-02T10:12:04.512Z", "pace": "daily",
+     "deadline": "2026-12-03T10:12:04.512Z"},
     {"id": "0b7e5d3c-1f2a-4e6b-8c9d-7a6b5c4d3e2f", "game_type": "scopone_scientifico",
      "join_code": "R4TW9P", "status": "lobby",
      "players": [{"seat": 0, "name": "carol", "team": "A", "is_you": True, "player": _PLAYERS[2]}],
-     "seats_open": 3, "your_turn": False, "updated_at": "2026-12-02T09:58:41.007Z"},
+     "seats_open": 3, "your_turn": False, "updated_at": "2026-12-02T09:58:41.007Z", "pace": "live"},
 ]}
 OPEN_GAMES: dict[str, Any] = {"games": [
     {"id": "0b7e5d3c-1f2a-4e6b-8c9d-7a6b5c4d3e2f", "game_type": "scopone_scientifico",
      "join_code": "R4TW9P", "status": "lobby",
      "players": [{"seat": 0, "name": "carol", "team": "A", "is_you": False, "player": _PLAYERS[2]},
                  {"seat": 1, "name": "Expert bot", "team": "B", "is_you": False, "bot": "esperto"}],
-     "seats_open": 2, "your_turn": False, "updated_at": "2026-12-02T09:58:41.007Z",
+     "seats_open": 2, "your_turn": False, "updated_at": "2026-12-02T09:58:41.007Z", "pace": "live",
      "options": GAME_OPTIONS, "rating": 1512},
 ]}
 _PHASE_FIELDS = ("turn_deadline", "your_turn", "legal")

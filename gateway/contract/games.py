@@ -47,6 +47,8 @@ class OptionSchema(Body):
     minimum: float | Absent = absent("The least value of a number.")
     maximum: float | Absent = absent("The greatest value of a number.")
     const: Any = absent("The only value the option takes.")
+    enum: list[Any] | Absent = absent("The values the option takes (scopone's `pace`: `live`, `daily`): the app "
+                                      "offers a choice of them.")
     readOnly: bool | Absent = absent(  # JSON Schema's name
         "True for an option the server sets (scopone's `first_dealer`): the app shows no field for it, and a "
         "request leaves it out or gives the server's value.")
@@ -235,6 +237,14 @@ class MyGame(Body):
     seats_open: int = Field(ge=0, description="Seats still free.")
     your_turn: bool = Field(description="True only when it is the caller's move.")
     updated_at: str = timestamp("When the game last changed (a seat taken, a move).")
+    pace: Annotated[str, OneOf("live", "daily")] = Field(  # game.pace.PACES (the contract imports no rules)
+        description="`daily` for a turn-based game (every deadline `DAILY_TURN_HOURS` hours), otherwise "
+                    "`live` (also a game type without the option).")
+    deadline: str | Absent = absent(
+        "The current deadline of a started game: the turn's (`turn_deadline`), the hand end's "
+        "(`hand_end_deadline`) or the seeding phase's (`entropy.deadline`). Absent in the lobby and when "
+        "there is none. ISO 8601, UTC, milliseconds, `Z`.",
+        json_schema_extra={"format": "date-time"}, examples=[examples.TIMESTAMP])
 
 
 class MyGames(Body):

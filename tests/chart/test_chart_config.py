@@ -88,6 +88,7 @@ def sample(name: str, schema: dict[str, Any]) -> tuple[Any, str]:
     samples: dict[str, tuple[Any, str]] = {
         "cfgInt": (1234567, "1234567"),
         "cfgSeconds": (12.5, "12.5"),
+        "cfgHours": (0.0005, "0.0005"),
         "cfgPort": (9090 if name == "APP_PORT" else 6543, "9090" if name == "APP_PORT" else "6543"),
         "cfgBool": ("on", "on"),
         "cfgLogLevel": ("DEBUG", "DEBUG"),

@@ -116,7 +116,7 @@ def test_registry_contains_by_id():
 def test_default_registry_passes_the_timeouts_to_the_engines():
     registry = default_registry(turn_timeout_ms=5000, hand_ack_timeout_ms=7000, dummy=True)
     scopone, dummy = registry.get("scopone_scientifico"), registry.get("dummy")
-    assert (scopone.turn_timeout_ms, scopone.hand_ack_timeout_ms, dummy.turn_timeout_ms) == (5000, 7000, 5000)
+    assert (scopone.paces.live.turn_ms, scopone.paces.live.hand_ack_ms, dummy.turn_timeout_ms) == (5000, 7000, 5000)
 
 
 def test_scopone_identity():

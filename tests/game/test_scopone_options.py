@@ -7,7 +7,7 @@ from game.scopone import ScoponeEngine
 
 ENGINE = ScoponeEngine()
 DEFAULTS = {"target_score": 11, "napola": True, "asso_pigliatutto": False, "player_entropy": False,
-            "first_dealer": "drawn"}
+            "first_dealer": "drawn", "pace": "live"}
 
 
 def test_defaults_when_options_are_missing():
@@ -18,7 +18,7 @@ def test_defaults_when_options_are_missing():
 def test_given_options_are_kept_and_the_rest_defaulted():
     assert ENGINE.normalize_options({"target_score": 21, "asso_pigliatutto": True}) == {
         "target_score": 21, "napola": True, "asso_pigliatutto": True, "player_entropy": False,
-        "first_dealer": "drawn"}
+        "first_dealer": "drawn", "pace": "live"}
 
 
 @pytest.mark.parametrize("value", [1, 121])
@@ -71,3 +71,15 @@ def test_new_state_refuses_bad_options():
 def test_new_state_refuses_a_seed_that_is_not_bytes():
     with pytest.raises(ValueError):
         ENGINE.new_state({}, "00" * 32, 0)
+
+
+@pytest.mark.parametrize("pace", ["live", "daily"])
+def test_pace_is_kept(pace):
+    assert ENGINE.normalize_options({"pace": pace})["pace"] == pace
+
+
+@pytest.mark.parametrize("value", ["weekly", "Daily", "", 1, None, True])
+def test_an_unknown_pace_is_named_with_its_values(value):
+    with pytest.raises(OptionsError) as caught:
+        ENGINE.normalize_options({"pace": value})
+    assert caught.value.message == 'pace: must be "live" or "daily"'

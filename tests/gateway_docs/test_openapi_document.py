@@ -207,7 +207,7 @@ def test_the_options_schema_is_the_scopone_engines(document):
     assert scopone["additionalProperties"] is False
     assert scopone["properties"] == SCOPONE_OPTIONS_SCHEMA["properties"]
     assert scopone["examples"] == [{"target_score": 11, "napola": True, "asso_pigliatutto": False,
-                                    "player_entropy": False, "first_dealer": "drawn"}]
+                                    "player_entropy": False, "first_dealer": "drawn", "pace": "live"}]
 
 
 def test_the_options_are_those_of_the_catalogue_it_is_made_for():

@@ -76,6 +76,7 @@ _DEFAULT_OF = {
     "HAND_ACK_TIMEOUT_SECONDS": lambda s: s.hand_ack_timeout_seconds,
     "TURN_TIMEOUT_SECONDS": lambda s: s.turn_timeout_seconds,
     "ENTROPY_TIMEOUT_SECONDS": lambda s: s.entropy_timeout_seconds,
+    "DAILY_TURN_HOURS": lambda s: s.daily_turn_hours,
     "DEADLINE_HEARTBEAT_MS": lambda s: s.deadline_heartbeat_ms,
     "DEADLINE_LEASE_MS": lambda s: s.deadline_lease_ms, "DUMMY_GAME": lambda s: s.dummy_game,
     "LOG_LEVEL": lambda s: s.log_level, "LOGGING_CONFIG": lambda s: s.logging_config,
@@ -175,6 +176,16 @@ def test_overrides():
     assert settings.log_retention_days == 90
 
 
+@pytest.mark.parametrize(("raw", "hours"), [("24", 24), ("0.0005", 0.0005), ("1.5", 1.5), ("72", 72)])
+def test_daily_turn_hours_take_decimals(raw, hours):
+    assert Settings.from_env({"DAILY_TURN_HOURS": raw}).daily_turn_hours == hours
+
+
+def test_a_bad_daily_turn_hours_names_its_unit():
+    with pytest.raises(ConfigError, match="DAILY_TURN_HOURS must be a positive number of hours"):
+        Settings.from_env({"DAILY_TURN_HOURS": "-1"})
+
+
 def test_database_url_wins_over_its_parts():
     settings = Settings.from_env({"DATABASE_URL": "postgresql://u@db/x", "DATABASE_HOST": "other"})
     assert settings.database_url == "postgresql://u@db/x"
@@ -218,6 +229,11 @@ def test_database_parts_build_a_dsn_leaving_out_an_empty_port():
     ({"TURN_TIMEOUT_SECONDS": "-1"}, "TURN_TIMEOUT_SECONDS"),
     ({"HAND_ACK_TIMEOUT_SECONDS": "nan"}, "HAND_ACK_TIMEOUT_SECONDS"),
     ({"ENTROPY_TIMEOUT_SECONDS": "0"}, "ENTROPY_TIMEOUT_SECONDS"),
+    ({"DAILY_TURN_HOURS": "a day"}, "DAILY_TURN_HOURS"),
+    ({"DAILY_TURN_HOURS": "0"}, "DAILY_TURN_HOURS"),
+    ({"DAILY_TURN_HOURS": "-24"}, "DAILY_TURN_HOURS"),
+    ({"DAILY_TURN_HOURS": "inf"}, "DAILY_TURN_HOURS"),
+    ({"DAILY_TURN_HOURS": "0.0000001"}, "DAILY_TURN_HOURS"),  # under a millisecond
     ({"DEADLINE_HEARTBEAT_MS": "1.5"}, "DEADLINE_HEARTBEAT_MS"),
     ({"DEADLINE_LEASE_MS": "999"}, "DEADLINE_LEASE_MS"),  # fires get a third of it to answer
     ({"GRPC_MAX_CONNECTION_AGE_SECONDS": "-1"}, "GRPC_MAX_CONNECTION_AGE_SECONDS"),

@@ -969,6 +969,8 @@ export interface components {
             maximum?: number;
             /** @description The only value the option takes. */
             const?: unknown;
+            /** @description The values the option takes (scopone's `pace`: `live`, `daily`): the app offers a choice of them. */
+            enum?: unknown[];
             /** @description True for an option the server sets (scopone's `first_dealer`): the app shows no field for it, and a request leaves it out or gives the server's value. */
             readOnly?: boolean;
         };
@@ -1127,7 +1129,8 @@ export interface components {
          *         "target_score": 11,
          *         "napola": true,
          *         "asso_pigliatutto": false,
-         *         "first_dealer": "drawn"
+         *         "first_dealer": "drawn",
+         *         "pace": "live"
          *       },
          *       "players": [
          *         {
@@ -1272,6 +1275,17 @@ export interface components {
              * @example 2026-12-02T10:00:30.123Z
              */
             updated_at: string;
+            /**
+             * @description `daily` for a turn-based game (every deadline `DAILY_TURN_HOURS` hours), otherwise `live` (also a game type without the option).
+             * @enum {string}
+             */
+            pace: "live" | "daily";
+            /**
+             * Format: date-time
+             * @description The current deadline of a started game: the turn's (`turn_deadline`), the hand end's (`hand_end_deadline`) or the seeding phase's (`entropy.deadline`). Absent in the lobby and when there is none. ISO 8601, UTC, milliseconds, `Z`.
+             * @example 2026-12-02T10:00:30.123Z
+             */
+            deadline?: string;
         };
         /**
          * @description The caller's unfinished games, most recently changed first (at most 50).
@@ -1314,7 +1328,9 @@ export interface components {
          *           ],
          *           "seats_open": 0,
          *           "your_turn": true,
-         *           "updated_at": "2026-12-02T10:12:04.512Z"
+         *           "updated_at": "2026-12-02T10:12:04.512Z",
+         *           "pace": "daily",
+         *           "deadline": "2026-12-03T10:12:04.512Z"
          *         },
          *         {
          *           "id": "0b7e5d3c-1f2a-4e6b-8c9d-7a6b5c4d3e2f",
@@ -1332,7 +1348,8 @@ export interface components {
          *           ],
          *           "seats_open": 3,
          *           "your_turn": false,
-         *           "updated_at": "2026-12-02T09:58:41.007Z"
+         *           "updated_at": "2026-12-02T09:58:41.007Z",
+         *           "pace": "live"
          *         }
          *       ]
          *     }
@@ -1376,6 +1393,17 @@ export interface components {
              * @example 2026-12-02T10:00:30.123Z
              */
             updated_at: string;
+            /**
+             * @description `daily` for a turn-based game (every deadline `DAILY_TURN_HOURS` hours), otherwise `live` (also a game type without the option).
+             * @enum {string}
+             */
+            pace: "live" | "daily";
+            /**
+             * Format: date-time
+             * @description The current deadline of a started game: the turn's (`turn_deadline`), the hand end's (`hand_end_deadline`) or the seeding phase's (`entropy.deadline`). Absent in the lobby and when there is none. ISO 8601, UTC, milliseconds, `Z`.
+             * @example 2026-12-02T10:00:30.123Z
+             */
+            deadline?: string;
             options: components["schemas"]["Options"];
             /**
              * @description The mean rating of the seated people for the game type (1500 for a new player); bots do not count.
@@ -1411,11 +1439,13 @@ export interface components {
          *           "seats_open": 2,
          *           "your_turn": false,
          *           "updated_at": "2026-12-02T09:58:41.007Z",
+         *           "pace": "live",
          *           "options": {
          *             "target_score": 11,
          *             "napola": true,
          *             "asso_pigliatutto": false,
-         *             "first_dealer": "drawn"
+         *             "first_dealer": "drawn",
+         *             "pace": "live"
          *           },
          *           "rating": 1512
          *         }
@@ -1629,7 +1659,8 @@ export interface components {
          *         "target_score": 11,
          *         "napola": true,
          *         "asso_pigliatutto": false,
-         *         "first_dealer": "drawn"
+         *         "first_dealer": "drawn",
+         *         "pace": "live"
          *       },
          *       "players": [
          *         {
@@ -2358,7 +2389,8 @@ export interface components {
          *           "target_score": 11,
          *           "napola": true,
          *           "asso_pigliatutto": false,
-         *           "first_dealer": "drawn"
+         *           "first_dealer": "drawn",
+         *           "pace": "live"
          *         },
          *         "players": [
          *           {
@@ -2682,7 +2714,8 @@ export interface components {
          *         "target_score": 11,
          *         "napola": true,
          *         "asso_pigliatutto": false,
-         *         "first_dealer": "drawn"
+         *         "first_dealer": "drawn",
+         *         "pace": "live"
          *       },
          *       "players": [
          *         {
@@ -2741,7 +2774,8 @@ export interface components {
          *         "target_score": 11,
          *         "napola": true,
          *         "asso_pigliatutto": false,
-         *         "first_dealer": "drawn"
+         *         "first_dealer": "drawn",
+         *         "pace": "live"
          *       },
          *       "players": [
          *         {
@@ -3290,7 +3324,8 @@ export interface components {
          *         ],
          *         "seats_open": 3,
          *         "your_turn": false,
-         *         "updated_at": "2026-12-02T09:58:41.007Z"
+         *         "updated_at": "2026-12-02T09:58:41.007Z",
+         *         "pace": "live"
          *       },
          *       "by": {
          *         "player": "c9VmP1zGf8NaWq3ErT6oIu",
@@ -3332,7 +3367,8 @@ export interface components {
          *             ],
          *             "seats_open": 3,
          *             "your_turn": false,
-         *             "updated_at": "2026-12-02T09:58:41.007Z"
+         *             "updated_at": "2026-12-02T09:58:41.007Z",
+         *             "pace": "live"
          *           },
          *           "by": {
          *             "player": "c9VmP1zGf8NaWq3ErT6oIu",
@@ -3367,7 +3403,8 @@ export interface components {
          *         ],
          *         "seats_open": 3,
          *         "your_turn": false,
-         *         "updated_at": "2026-12-02T09:58:41.007Z"
+         *         "updated_at": "2026-12-02T09:58:41.007Z",
+         *         "pace": "live"
          *       },
          *       "by": {
          *         "player": "c9VmP1zGf8NaWq3ErT6oIu",
@@ -3446,7 +3483,9 @@ export interface components {
          *         ],
          *         "seats_open": 0,
          *         "your_turn": true,
-         *         "updated_at": "2026-12-02T10:12:04.512Z"
+         *         "updated_at": "2026-12-02T10:12:04.512Z",
+         *         "pace": "daily",
+         *         "deadline": "2026-12-03T10:12:04.512Z"
          *       }
          *     }
          */
@@ -3901,7 +3940,8 @@ export interface operations {
                      *         "target_score": 11,
                      *         "napola": true,
                      *         "asso_pigliatutto": false,
-                     *         "first_dealer": "drawn"
+                     *         "first_dealer": "drawn",
+                     *         "pace": "live"
                      *       },
                      *       "players": [
                      *         {
@@ -4062,11 +4102,13 @@ export interface operations {
                      *           "seats_open": 2,
                      *           "your_turn": false,
                      *           "updated_at": "2026-12-02T09:58:41.007Z",
+                     *           "pace": "live",
                      *           "options": {
                      *             "target_score": 11,
                      *             "napola": true,
                      *             "asso_pigliatutto": false,
-                     *             "first_dealer": "drawn"
+                     *             "first_dealer": "drawn",
+                     *             "pace": "live"
                      *           },
                      *           "rating": 1512
                      *         }
@@ -4175,7 +4217,8 @@ export interface operations {
                      *         "target_score": 11,
                      *         "napola": true,
                      *         "asso_pigliatutto": false,
-                     *         "first_dealer": "drawn"
+                     *         "first_dealer": "drawn",
+                     *         "pace": "live"
                      *       },
                      *       "players": [
                      *         {
@@ -4265,7 +4308,8 @@ export interface operations {
                      *         "target_score": 11,
                      *         "napola": true,
                      *         "asso_pigliatutto": false,
-                     *         "first_dealer": "drawn"
+                     *         "first_dealer": "drawn",
+                     *         "pace": "live"
                      *       },
                      *       "players": [
                      *         {
@@ -4362,7 +4406,8 @@ export interface operations {
                      *         "target_score": 11,
                      *         "napola": true,
                      *         "asso_pigliatutto": false,
-                     *         "first_dealer": "drawn"
+                     *         "first_dealer": "drawn",
+                     *         "pace": "live"
                      *       },
                      *       "players": [
                      *         {
@@ -4523,7 +4568,8 @@ export interface operations {
                      *         "target_score": 11,
                      *         "napola": true,
                      *         "asso_pigliatutto": false,
-                     *         "first_dealer": "drawn"
+                     *         "first_dealer": "drawn",
+                     *         "pace": "live"
                      *       },
                      *       "players": [
                      *         {
@@ -4612,7 +4658,8 @@ export interface operations {
                      *         "target_score": 11,
                      *         "napola": true,
                      *         "asso_pigliatutto": false,
-                     *         "first_dealer": "drawn"
+                     *         "first_dealer": "drawn",
+                     *         "pace": "live"
                      *       },
                      *       "players": [
                      *         {
@@ -5232,7 +5279,9 @@ export interface operations {
                      *           ],
                      *           "seats_open": 0,
                      *           "your_turn": true,
-                     *           "updated_at": "2026-12-02T10:12:04.512Z"
+                     *           "updated_at": "2026-12-02T10:12:04.512Z",
+                     *           "pace": "daily",
+                     *           "deadline": "2026-12-03T10:12:04.512Z"
                      *         },
                      *         {
                      *           "id": "0b7e5d3c-1f2a-4e6b-8c9d-7a6b5c4d3e2f",
@@ -5250,7 +5299,8 @@ export interface operations {
                      *           ],
                      *           "seats_open": 3,
                      *           "your_turn": false,
-                     *           "updated_at": "2026-12-02T09:58:41.007Z"
+                     *           "updated_at": "2026-12-02T09:58:41.007Z",
+                     *           "pace": "live"
                      *         }
                      *       ]
                      *     }
@@ -6472,7 +6522,8 @@ export interface operations {
                      *             ],
                      *             "seats_open": 3,
                      *             "your_turn": false,
-                     *             "updated_at": "2026-12-02T09:58:41.007Z"
+                     *             "updated_at": "2026-12-02T09:58:41.007Z",
+                     *             "pace": "live"
                      *           },
                      *           "by": {
                      *             "player": "c9VmP1zGf8NaWq3ErT6oIu",
