@@ -4,7 +4,7 @@
 
 import { lang, tx } from "./i18n";
 import { paceChoiceText } from "./tables";
-import type { OptionsSchema, Options } from "./types";
+import type { JsonSchemaProperty, OptionsSchema, Options } from "./types";
 
 // The server describes its games and options in English; the ones it has today are said in
 // Italian here too (a new option shows the server's words until it is added).
@@ -78,8 +78,8 @@ export interface Field {
 }
 
 /** The values of an option that takes one of a list (JSON Schema `enum` of strings). */
-function choicesOf(key: string, p: object): { value: string; label: string }[] | undefined {
-  const values = (p as { enum?: unknown }).enum;
+function choicesOf(key: string, p: JsonSchemaProperty): { value: string; label: string }[] | undefined {
+  const values = p.enum;
   if (!Array.isArray(values) || values.length === 0 || !values.every((v) => typeof v === "string")) return undefined;
   return (values as string[]).map((value) => ({ value, label: OWN_CHOICES[key]?.[value]?.() ?? value }));
 }

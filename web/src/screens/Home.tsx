@@ -23,7 +23,7 @@ import { openInvitations } from "../friends";
 import { memberFeed, useMember } from "../membersocket";
 import { JoinInvitation } from "../notices";
 import { PlayerLink } from "../playerlink";
-import { msLeft, nextChangeIn, paceOf, paceText, sortTables, timeLeftText, type TableFacts } from "../tables";
+import { msLeft, nextChangeIn, paceOf, paceText, sortTables, timeLeftText } from "../tables";
 
 export function statusText(game: Pick<MyGame, "status" | "seats_open">): string {
   switch (game.status) {
@@ -103,7 +103,7 @@ function MyGames() {
   const load = useCallback(() => {
     api.myGames().then(
       (list) => {
-        setGames(sortTables(list as (MyGame & TableFacts)[]));
+        setGames(sortTables(list));
         setError(null);
       },
       (e) => setError(errorText(e)),
@@ -155,8 +155,7 @@ function MyGames() {
       {games && games.length > 0 && (
         <ul class="game-list">
           {games.map((g) => {
-            const facts = g as MyGame & TableFacts;
-            const pace = paceOf(facts);
+            const pace = paceOf(g);
             return (
               <li key={g.id} class="game-list-item" data-testid="your-table" data-game={g.id} data-pace={pace}>
                 <a href={`/games/${g.id}`} class={`game-item${g.your_turn ? " is-your-turn" : ""}`}>
@@ -170,7 +169,7 @@ function MyGames() {
                         {tx("Your turn", "Tocca a te")}
                       </span>
                     )}
-                    {g.status !== "lobby" && <TimeLeft deadline={facts.deadline} />}
+                    {g.status !== "lobby" && <TimeLeft deadline={g.deadline} />}
                   </span>
                   <span class="game-item-players">
                     {[0, 1, 2, 3].map((seat) => {
