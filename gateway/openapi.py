@@ -68,6 +68,15 @@ from gateway.contract.players import (
     SettingsRequest,
 )
 from gateway.contract.players import Settings as PlayerSettings
+from gateway.contract.push import (
+    ENDPOINT_EXAMPLE,
+    MAX_SUBSCRIPTIONS,
+    PUBLIC_KEY_EXAMPLE,
+    SUBSCRIPTION,
+    PushKey,
+    PushSubscribeRequest,
+    PushUnsubscribeRequest,
+)
 from gateway.contract.records import Leaderboard, MatchPage, MoveLog, Ratings
 from gateway.contract.socket import MAX_SOCKET_MESSAGE_BYTES as MAX_SOCKET_MESSAGE_BYTES
 from gateway.contract.socket import WS_ERROR_CODES as WS_ERROR_CODES
@@ -826,6 +835,46 @@ def _players_paths() -> dict[str, dict]:
     }
 
 
+PUSH_DISABLED_TEXT = "Push is not enabled"  # gateway.web_push's: no VAPID key set
+SUBSCRIPTION_ERRORS = (  # gateway.web_push's 422s
+    "endpoint must be an https URL", "keys.p256dh must be a P-256 public key: 65 bytes, base64url",
+    "keys.auth must be 16 bytes, base64url")
+
+
+def _push_paths() -> dict[str, dict]:
+    """Web Push: the key and the caller's subscriptions (gateway.web_push)."""
+    disabled = _error("Push is disabled on this server (no VAPID key is set).", PUSH_DISABLED_TEXT)
+    body_errors = (*_BODY_ERRORS, "endpoint is required", "endpoint must be a string", "keys is required",
+                   "keys must be an object", "keys.p256dh is required", "keys.auth must be a string",
+                   "Unknown field: keys.colour")
+    return {
+        "/api/push/key": {"get": _operation(
+            "getPushKey", "push", "The VAPID key to subscribe with",
+            {"200": _json("The application server key.", _ref(PushKey),
+                          example={"public_key": PUBLIC_KEY_EXAMPLE}),
+             "404": disabled},
+            public=True, calls_services=False)},
+        "/api/me/push": {
+            "post": _operation(
+                "subscribePush", "push", "Add a push subscription of the caller",
+                {"201": {"description": "Stored (again: the same endpoint takes the new keys). The caller then "
+                                        "gets `your_turn` and `invited` pushes there. A member keeps at "
+                                        f"most {MAX_SUBSCRIPTIONS}: one more replaces the oldest."},
+                 "400": _error("A bad body.", *body_errors),
+                 "404": disabled,
+                 "405": _shared("MethodNotAllowed"),
+                 "422": _error("A bad subscription.", *SUBSCRIPTION_ERRORS)},
+                body=_body(PushSubscribeRequest, "The subscription.", required=True, example=SUBSCRIPTION)),
+            "delete": _operation(
+                "unsubscribePush", "push", "Remove a push subscription of the caller",
+                {"204": {"description": "Removed (whether or not the caller had it)."},
+                 "400": _error("A bad body.", *_BODY_ERRORS, "endpoint is required", "endpoint must be a string")},
+                body=_body(PushUnsubscribeRequest, "The subscription.", required=True,
+                           example={"endpoint": ENDPOINT_EXAMPLE})),
+        },
+    }
+
+
 _TAGS = [
     {"name": "platform", "description": "Health and this documentation."},
     {"name": "auth", "description": "OIDC login, the session and the member."},
@@ -835,6 +884,7 @@ _TAGS = [
     {"name": "stats", "description": "Match history, ratings, leaderboard."},
     {"name": "talk", "description": "Table talk: quick phrases, a game's chat, mutes and reports."},
     {"name": "players", "description": "Player pages, settings, following, blocking and invitations."},
+    {"name": "push", "description": "Web Push: the VAPID key and the caller's subscriptions."},
 ]
 
 
@@ -855,7 +905,8 @@ def spec(game_types: Sequence[GameType] = ()) -> dict:
         "tags": _TAGS,
         "security": [{"session": []}],
         "paths": _with_rate_limits({**_platform_paths(), **_auth_paths(), **_game_paths(),
-                                    **_stats_paths(), **_talk_paths(), **_players_paths()}),
+                                    **_stats_paths(), **_talk_paths(), **_players_paths(),
+                                    **_push_paths()}),
         "components": {
             "securitySchemes": {"session": {
                 "type": "apiKey", "in": "cookie", "name": SESSION_COOKIE,

@@ -19,6 +19,7 @@ from lobby import inputs
 from lobby.invitations import INVITATION_MS, Invited
 from lobby.members import is_player_id
 from lobby.models import Game, PlayerName
+from lobby.push_subscriptions import PushSubscription
 from lobby.relations import Added, Kind
 from lobby.service import Lobby, blocked
 from lobby.store import seats_any
@@ -26,6 +27,8 @@ from services.rpc.errors import Reason, ServiceError
 
 INVITATIONS_LISTED = 50  # ListInvitations' most
 INVITATION_CANDIDATES = 200  # the newest rows read to find them (most hold, in practice)
+MAX_ENDPOINT = 1024  # a push endpoint's characters (browsers' are a few hundred)
+MAX_PUSH_KEY = 128  # a subscription key's characters (p256dh is 87 in base64url, auth 22)
 
 
 @dataclass(frozen=True)
@@ -83,6 +86,19 @@ def _player_text(value: str) -> str:
     """The ``player`` field: required; its shape is checked where it is looked up."""
     if not value:
         raise ServiceError(Reason.INVALID_ARGUMENT, "player is required", field="player")
+    return value
+
+
+def _push_text(value: str, field: str, limit: int) -> str:
+    """A subscription's field: required, bounded, printable ASCII (the gateway checked its
+    meaning: an https URL, base64url keys)."""
+    if not value:
+        raise ServiceError(Reason.INVALID_ARGUMENT, f"{field} is required", field=field)
+    if len(value) > limit:
+        raise ServiceError(Reason.INVALID_ARGUMENT, f"{field} is longer than {limit} characters",
+                           field=field)
+    if not (value.isascii() and value.isprintable()):
+        raise ServiceError(Reason.INVALID_ARGUMENT, f"{field} must be printable ASCII", field=field)
     return value
 
 
@@ -243,3 +259,27 @@ class Players:
         shown = await self.lobby.with_players([game for _, game in holding])
         return [Invitation(game, named[row.inviter_id], row.at_ms)
                 for (row, _), game in zip(holding, shown, strict=True)]
+
+    # -- push subscriptions ---------------------------------------------------------------
+
+    async def add_push_subscription(self, member_id: str, endpoint: str, p256dh: str,
+                                    auth: str) -> None:
+        """Store the member's subscription (see the proto: an endpoint is one browser's)."""
+        member_id = inputs.member_id(member_id)
+        subscription = PushSubscription(_push_text(endpoint, "endpoint", MAX_ENDPOINT),
+                                         _push_text(p256dh, "p256dh", MAX_PUSH_KEY),
+                                         _push_text(auth, "auth", MAX_PUSH_KEY), self.lobby.clock())
+        await self._known(member_id)
+        if not await self.lobby.push_subscriptions.add(member_id, subscription):
+            raise unknown_member()  # erased since the look-up
+
+    async def remove_push_subscription(self, member_id: str, endpoint: str) -> None:
+        await self.lobby.push_subscriptions.remove(
+            inputs.member_id(member_id), _push_text(endpoint, "endpoint", MAX_ENDPOINT))
+
+    async def remove_endpoint(self, endpoint: str) -> None:
+        await self.lobby.push_subscriptions.remove_endpoint(
+            _push_text(endpoint, "endpoint", MAX_ENDPOINT))
+
+    async def list_push_subscriptions(self, member_id: str) -> list[PushSubscription]:
+        return await self.lobby.push_subscriptions.listed(inputs.member_id(member_id))

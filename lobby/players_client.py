@@ -1,5 +1,5 @@
 """``PlayersClient``: PlayersService (player pages, following, blocking, settings,
-invitations) for the gateway, proto messages in and out.
+invitations, push subscriptions) for the gateway, proto messages in and out.
 
 The lobby's process serves PlayersService beside LobbyService, so the client is built from the
 same address (LOBBY_ADDR). Every method raises :class:`~services.rpc.errors.ServiceError` with
@@ -18,7 +18,8 @@ from services.rpc.transport_security import ClientCredentials
 from tavolo.lobby.v1 import lobby_pb2, players_pb2, players_pb2_grpc
 
 IDEMPOTENT = ("GetPlayer", "GetSettings", "UpdateSettings", "Follow", "Unfollow", "ListFollowing",
-              "Block", "Unblock", "ListBlocked", "Invite", "ListInvitations")
+              "Block", "Unblock", "ListBlocked", "Invite", "ListInvitations", "AddPushSubscription",
+              "RemovePushSubscription", "RemoveEndpoint", "ListPushSubscriptions")
 
 
 class PlayersClient(RpcClient):
@@ -94,3 +95,26 @@ class PlayersClient(RpcClient):
                                     players_pb2.ListInvitationsRequest(member_id=member_id),
                                     read=True)
         return list(response.invitations)
+
+    async def add_push_subscription(self, member_id: str, endpoint: str, p256dh: str,
+                                    auth: str) -> None:
+        """Store a Web Push subscription of the member (one more than 10 replaces the oldest)."""
+        await self._call(self._stub.AddPushSubscription, players_pb2.AddPushSubscriptionRequest(
+            member_id=member_id, endpoint=endpoint, p256dh=p256dh, auth=auth))
+
+    async def remove_push_subscription(self, member_id: str, endpoint: str) -> None:
+        await self._call(self._stub.RemovePushSubscription,
+                         players_pb2.RemovePushSubscriptionRequest(member_id=member_id,
+                                                                   endpoint=endpoint))
+
+    async def remove_endpoint(self, endpoint: str) -> None:
+        """Forget the endpoint, whoever's it is (the push service answered 404 or 410)."""
+        await self._call(self._stub.RemoveEndpoint,
+                         players_pb2.RemoveEndpointRequest(endpoint=endpoint))
+
+    async def list_push_subscriptions(self, member_id: str) -> list[players_pb2.PushSubscription]:
+        """The member's subscriptions, newest first."""
+        response = await self._call(self._stub.ListPushSubscriptions,
+                                    players_pb2.ListPushSubscriptionsRequest(member_id=member_id),
+                                    read=True)
+        return list(response.subscriptions)

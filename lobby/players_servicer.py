@@ -99,6 +99,30 @@ class PlayersServicer(players_pb2_grpc.PlayersServiceServicer):
                                    invited_at=_timestamp(i.at_ms))
             for i in invitations])
 
+    async def AddPushSubscription(self, request: players_pb2.AddPushSubscriptionRequest,
+                                  context: Context) -> players_pb2.AddPushSubscriptionResponse:
+        await self.players.add_push_subscription(request.member_id, request.endpoint,
+                                                 request.p256dh, request.auth)
+        return players_pb2.AddPushSubscriptionResponse()
+
+    async def RemovePushSubscription(self, request: players_pb2.RemovePushSubscriptionRequest,
+                                     context: Context) -> players_pb2.RemovePushSubscriptionResponse:
+        await self.players.remove_push_subscription(request.member_id, request.endpoint)
+        return players_pb2.RemovePushSubscriptionResponse()
+
+    async def RemoveEndpoint(self, request: players_pb2.RemoveEndpointRequest,
+                             context: Context) -> players_pb2.RemoveEndpointResponse:
+        await self.players.remove_endpoint(request.endpoint)
+        return players_pb2.RemoveEndpointResponse()
+
+    async def ListPushSubscriptions(self, request: players_pb2.ListPushSubscriptionsRequest,
+                                    context: Context) -> players_pb2.ListPushSubscriptionsResponse:
+        subscriptions = await self.players.list_push_subscriptions(request.member_id)
+        return players_pb2.ListPushSubscriptionsResponse(subscriptions=[
+            players_pb2.PushSubscription(endpoint=s.endpoint, p256dh=s.p256dh, auth=s.auth,
+                                         created_at=_timestamp(s.created_at_ms))
+            for s in subscriptions])
+
 
 def register(server: grpc.aio.Server, players: Players) -> None:
     players_pb2_grpc.add_PlayersServiceServicer_to_server(PlayersServicer(players), server)

@@ -58,6 +58,7 @@ from lobby.models import (
     bot_member_id,
     seat_id,
 )
+from lobby.push_subscriptions import PushSubscriptionStore, push_subscriptions_for
 from lobby.relations import RelationStore, relations_for
 from lobby.store import (
     OPEN_GAMES_KEY,
@@ -150,6 +151,7 @@ class Lobby:
                  members: MemberDirectory | None = None,
                  relations: RelationStore | None = None,
                  invitations: InvitationStore | None = None,
+                 push_subscriptions: PushSubscriptionStore | None = None,
                  new_code: Callable[[], str] = generate_code,
                  new_game_id: Callable[[], str] = new_game_id,
                  new_member_id: Callable[[], str] = new_member_id,
@@ -163,6 +165,9 @@ class Lobby:
         # the store too. Seating reads the blocks; lobby.players serves the rest.
         self.relations = relations if relations is not None else relations_for(store)
         self.invitations = invitations if invitations is not None else invitations_for(store)
+        # Web Push subscriptions (lobby.push_subscriptions): member data, beside the store.
+        self.push_subscriptions = (push_subscriptions if push_subscriptions is not None
+                                   else push_subscriptions_for(store))
         self.bots = bots
         # Telling the bots service who plays which seat is retried in the background until it
         # is heard: a table whose bots are not driven only auto-plays on timeouts meanwhile.
@@ -522,13 +527,15 @@ class Lobby:
 
     async def erase_member(self, member_id: str) -> list[str]:
         """Anonymize every seating of the member and forget their player id, follows, blocks,
-        settings and invitations (of them and about them); the ids of the games touched."""
+        settings, invitations (of them and about them) and push subscriptions; the ids of the
+        games touched."""
         member_id = inputs.member_id(member_id)
         touched = await self.store.erase_member(member_id, self.new_member_id)
         # Relations and invitations of and about the member: explicit in memory; in Postgres
         # forgetting the directory entry cascades to them (lobby/migrations/0008_relations.sql).
         await self.relations.forget(member_id)
         await self.invitations.forget(member_id)
+        await self.push_subscriptions.forget(member_id)
         # After the seatings: a retry after a failure in between finds the entry still there.
         await self.members.forget(member_id)
         if touched:

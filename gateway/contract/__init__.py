@@ -8,7 +8,8 @@ contract`). One module per area: platform (errors, login, the member), games (ga
 requests, a game before it starts), table (the game view), records (the move log, matches,
 standings), talk (table talk), socket (the WebSocket messages), spectators (the public view,
 the live games), players (player pages, settings, following, blocking, invitations),
-member_socket (the messages of /ws/me); common has the shared types, examples the examples.
+member_socket (the messages of /ws/me), push (Web Push: the key, a subscription, the payload);
+common has the shared types, examples the examples.
 """
 
 from __future__ import annotations
@@ -19,7 +20,18 @@ from pydantic import BaseModel
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue, models_json_schema
 from pydantic_core import core_schema
 
-from gateway.contract import games, member_socket, platform, players, records, socket, spectators, table, talk
+from gateway.contract import (
+    games,
+    member_socket,
+    platform,
+    players,
+    push,
+    records,
+    socket,
+    spectators,
+    table,
+    talk,
+)
 
 REF_TEMPLATE = "#/components/schemas/{model}"
 
@@ -48,6 +60,7 @@ MODELS: tuple[type[BaseModel], ...] = (
     players.InviteRequest, players.FollowedPlayer, players.FollowedPlayers, players.PlayerName,
     players.BlockedPlayers, players.Invitation, players.Invitations,
     member_socket.WsInvited, member_socket.WsOnline, member_socket.WsYourTurn, member_socket.WsMemberMessage,
+    push.PushKey, push.PushKeys, push.PushSubscribeRequest, push.PushUnsubscribeRequest, push.PushPayload,
 )
 
 

@@ -827,6 +827,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/push/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The VAPID key to subscribe with */
+        get: operations["getPushKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/push": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Add a push subscription of the caller */
+        post: operations["subscribePush"];
+        /** Remove a push subscription of the caller */
+        delete: operations["unsubscribePush"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3500,6 +3535,77 @@ export interface components {
         };
         /** @description Any message /ws/me sends. */
         WsMemberMessage: components["schemas"]["WsInvited"] | components["schemas"]["WsOnline"] | components["schemas"]["WsYourTurn"];
+        /**
+         * @description The VAPID application server key: the browser's `pushManager.subscribe` takes it as its `applicationServerKey`. When it changes (the operators replaced the key), every subscription made with the old one must be made again.
+         * @example {
+         *       "public_key": "BNbxGYNMhEIi9zrneh7mqV4oUanjLUK3m-mYZBc62frMKrEoMk88r3Lk596T0ck9xlT-n2W8lSk7Fbb-3zVxuIw"
+         *     }
+         */
+        PushKey: {
+            /** @description The uncompressed P-256 public key (65 bytes), base64url without padding. */
+            public_key: string;
+        };
+        /** @description The subscription's keys, as the browser's `PushSubscription.toJSON()` gives them. */
+        PushKeys: {
+            /** @description The browser's P-256 public key: 65 bytes (an uncompressed point), base64url. */
+            p256dh: string;
+            /** @description The authentication secret: 16 bytes, base64url. */
+            auth: string;
+        };
+        /**
+         * @description A push subscription of this browser (`PushSubscription.toJSON()` without `expirationTime`).
+         * @example {
+         *       "endpoint": "https://push.example.net/wpush/v2/gAAAAABnx3",
+         *       "keys": {
+         *         "p256dh": "BOrIvRMnRNnF6vE0D3T2aOW5P0sAaL8pWd6b6oXnqT3mYx8pHhV0rZ0mJZ8u8n4sL8sE1hQ4h6m9cQp7vXjQe0M",
+         *         "auth": "q9m6bH0Qk8yQd8m2aX2sEw"
+         *       }
+         *     }
+         */
+        PushSubscribeRequest: {
+            /** @description The push service's URL for this browser: https (http only for a loopback host, for tests), at most 1024 characters. */
+            endpoint: string;
+            keys: components["schemas"]["PushKeys"];
+        };
+        /**
+         * @description The subscription to forget.
+         * @example {
+         *       "endpoint": "https://push.example.net/wpush/v2/gAAAAABnx3"
+         *     }
+         */
+        PushUnsubscribeRequest: {
+            /** @description The subscription's endpoint. */
+            endpoint: string;
+        };
+        /**
+         * @description What a push carries (aes128gcm-encrypted, RFC 8291): the service worker shows `title` and `body` and opens `url` when the notification is tapped.
+         * @example {
+         *       "type": "your_turn",
+         *       "game": "6f1c2a9e-3b7d-4c51-9a0e-2f8d6b4c1e7a",
+         *       "title": "Your turn",
+         *       "body": "carol played: your turn in scopone scientifico",
+         *       "url": "/games/6f1c2a9e-3b7d-4c51-9a0e-2f8d6b4c1e7a"
+         *     }
+         */
+        PushPayload: {
+            /**
+             * @description `your_turn`: the turn passed to the member in a daily game; `invited`: an invitation.
+             * @enum {string}
+             */
+            type: "your_turn" | "invited";
+            /**
+             * Format: uuid
+             * @description The game id (a lowercase uuid), also the id of its table once started.
+             * @example 6f1c2a9e-3b7d-4c51-9a0e-2f8d6b4c1e7a
+             */
+            game: string;
+            /** @description The notification's title. */
+            title: string;
+            /** @description The notification's text. */
+            body: string;
+            /** @description The app's page to open: `/games/{id}` for `your_turn`, `/join/{code}` for `invited`. */
+            url: string;
+        };
         /**
          * @description Rank `01`..`10` (08 fante, 09 cavallo, 10 re) then suit: `D` denari, `C` coppe, `S` spade, `B` bastoni. `07D` is the settebello.
          * @example 07D
@@ -6538,6 +6644,147 @@ export interface operations {
                 };
             };
             401: components["responses"]["NotAuthenticated"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPushKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The application server key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "public_key": "BNbxGYNMhEIi9zrneh7mqV4oUanjLUK3m-mYZBc62frMKrEoMk88r3Lk596T0ck9xlT-n2W8lSk7Fbb-3zVxuIw"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PushKey"];
+                };
+            };
+            /** @description Push is disabled on this server (no VAPID key is set). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    subscribePush: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The subscription. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "endpoint": "https://push.example.net/wpush/v2/gAAAAABnx3",
+                 *       "keys": {
+                 *         "p256dh": "BOrIvRMnRNnF6vE0D3T2aOW5P0sAaL8pWd6b6oXnqT3mYx8pHhV0rZ0mJZ8u8n4sL8sE1hQ4h6m9cQp7vXjQe0M",
+                 *         "auth": "q9m6bH0Qk8yQd8m2aX2sEw"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PushSubscribeRequest"];
+            };
+        };
+        responses: {
+            /** @description Stored (again: the same endpoint takes the new keys). The caller then gets `your_turn` and `invited` pushes there. A member keeps at most 10: one more replaces the oldest. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bad body. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["NotAuthenticated"];
+            /** @description Push is disabled on this server (no VAPID key is set). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["NotJson"];
+            /** @description A bad subscription. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    unsubscribePush: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The subscription. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "endpoint": "https://push.example.net/wpush/v2/gAAAAABnx3"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PushUnsubscribeRequest"];
+            };
+        };
+        responses: {
+            /** @description Removed (whether or not the caller had it). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bad body. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["NotAuthenticated"];
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["NotJson"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
