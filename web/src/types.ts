@@ -111,12 +111,6 @@ export type WsInvited = Schemas["WsInvited"];
 export type WsOnline = Schemas["WsOnline"];
 export type MemberMessage = Schemas["WsMemberMessage"];
 
-// Turn-based games and Web Push (CONTRACT, Turn-based games).
-// TODO(push-delivery): the generated Schemas["PushKey"] and Schemas["PushSubscription"] once merged.
-export interface PushKey {
-  public_key: string;
-}
-export interface PushSubscriptionBody {
-  endpoint: string;
-  keys: { p256dh: string; auth: string };
-}
+// Web Push (CONTRACT, Turn-based games).
+export type PushKey = Schemas["PushKey"];
+export type PushSubscriptionBody = Schemas["PushSubscribeRequest"];
