@@ -41,14 +41,15 @@ async function openTable(url) {
   const tabs = await self.clients.matchAll({ type: "window", includeUncontrolled: true });
   const tab = tabs.find((c) => new URL(c.url).origin === self.location.origin);
   if (!tab) return self.clients.openWindow(url);
-  const focused = await tab.focus();
+  // Focusing needs the tap's user activation; without it the tab still goes to the table.
+  await tab.focus().catch(() => undefined);
   try {
     // A tab this worker controls goes to the table itself.
-    return await focused.navigate(url);
+    return await tab.navigate(url);
   } catch {
-    // A tab opened before the worker: the app moves to the table on this message.
-    focused.postMessage({ type: "open", url });
-    return focused;
+    // A tab the worker does not control: the app moves to the table on this message.
+    tab.postMessage({ type: "open", url });
+    return tab;
   }
 }
 

@@ -179,7 +179,7 @@ export function PlayNow({ busy, setBusy }: { busy: boolean; setBusy: (busy: bool
     <div class="play-now">
       {hasPace(type) && (
         <div class="field play-now-pace">
-          <label for="play-now-pace">{tx("Pace", "Ritmo")}</label>
+          <label for="play-now-pace">{tx("Pace of the table", "Ritmo del tavolo")}</label>
           <select id="play-now-pace" value={pace} disabled={busy}
             onChange={(e) => setPace((e.currentTarget as HTMLSelectElement).value === "daily" ? "daily" : "live")}>
             <option value="live">{paceChoiceText("live")}</option>

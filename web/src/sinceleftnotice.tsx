@@ -29,13 +29,19 @@ export function useSinceLeft(id: string, view: AnyView | null, deps: SinceLeftDe
   const [missed, setMissed] = useState<Missed[] | null>(null);
   const atOpen = useRef<{ moves: number; revision: number } | null>(null);
   const asked = useRef(false);
-  const started = view !== null && view.status !== "lobby";
+  // This page saw the game before its cards: it saw every play live, so nothing was missed.
+  const sawStart = useRef(false);
+  // The lobby and the players' shuffle (seeding) come before any play: nothing is missed there.
+  const started = view !== null && view.status !== "lobby" && view.status !== "seeding";
   const daily = view !== null && paceOf({ options: view.options }) === "daily";
   const revision = started ? (view as GameView).revision : 0;
   useEffect(() => {
     if (!view || !daily || !deps.store) return;
-    // In the waiting room nothing is missed yet: every play after it is news.
-    if (!started) return markSeen(deps.store, id, 0, deps.now());
+    // Before the cards nothing is missed yet: every play after it is news.
+    if (!started) {
+      sawStart.current = true;
+      return markSeen(deps.store, id, 0, deps.now());
+    }
     if (atOpen.current) return markSeen(deps.store, id, movesNow(atOpen.current, revision), deps.now());
     if (asked.current) return;
     asked.current = true;
@@ -43,14 +49,16 @@ export function useSinceLeft(id: string, view: AnyView | null, deps: SinceLeftDe
       (log) => {
         const total = movesIn(log.moves);
         const seen = seenMoves(deps.store, id);
-        if (seen !== null) {
+        if (seen !== null && !sawStart.current) {
           const news = missedMoves(log.moves, seen);
           if (news.some((m) => m.kind === "play")) setMissed(news);
         }
         atOpen.current = { moves: total, revision: log.revision };
         markSeen(deps.store, id, total, deps.now());
       },
-      () => undefined, // no notice: the table itself is what matters
+      () => {
+        asked.current = false; // tried again at the next change of the table
+      },
     );
   }, [id, revision, started, daily]);
   return { missed, dismiss: () => setMissed(null) };

@@ -33,7 +33,7 @@ describe("Play now", () => {
       createSource: () => null, fetchList: async () => [], now: () => Date.now(),
       setTimeout: () => 0, clearTimeout: () => undefined, visible: () => true,
     }} />);
-    const pace = await screen.findByRole("combobox", { name: "Pace" }) as HTMLSelectElement;
+    const pace = await screen.findByRole("combobox", { name: "Pace of the table" }) as HTMLSelectElement;
     expect([...pace.options].map((o) => o.textContent)).toEqual(["Live (30 s a turn)", "Daily (a day a turn)"]);
     expect(pace.value).toBe("live");
     fireEvent.click(screen.getByRole("button", { name: "Play now" }));
