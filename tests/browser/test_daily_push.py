@@ -109,7 +109,9 @@ def push_to_worker(player: Player, payload: dict) -> None:
     """The DevTools protocol delivers a push message to the app's service worker, as the
     browser's push service would."""
     page = player.page
-    origin = re.match(r"^https?://[^/]+", page.url).group(0)
+    match = re.match(r"^https?://[^/]+", page.url)
+    assert match, page.url
+    origin = match.group(0)
     page.wait_for_function("navigator.serviceWorker.ready.then(() => true)")
     cdp = page.context.new_cdp_session(page)
     found: dict[str, str] = {}
