@@ -57,6 +57,7 @@ _STATUS = {
     # Their text depends on the endpoint (follow, block, invite): gateway.players sets it.
     Reason.SELF_RELATION: 409,
     Reason.TOO_MANY_RELATIONS: 409,
+    Reason.TOO_MANY_DAILY_GAMES: 409,
 }
 _FIXED_TEXT = {
     Reason.GAME_NOT_FOUND: "Game not found",
@@ -70,6 +71,7 @@ _FIXED_TEXT = {
     Reason.NO_BOT: "No bot at that seat",
     Reason.SEAT_NOT_TAKEN_OVER: "Seat not taken over",
     Reason.TOO_MANY_OPEN_GAMES: "Too many open games",
+    Reason.TOO_MANY_DAILY_GAMES: "Too many daily games",
     Reason.PLAYER_NOT_FOUND: "Player not found",
     # A blocked player learns only this: not who blocked whom.
     Reason.BLOCKED: "Blocked",

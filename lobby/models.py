@@ -11,9 +11,11 @@ import json
 from dataclasses import dataclass
 
 from game.client import GameType as GameType
+from game.pace import DAILY, pace_of
 
 DELETED_PLAYER = "deleted player"
 MAX_OPEN_GAMES = 5  # open games a member may have waiting at once
+MAX_DAILY_GAMES = 20  # unfinished daily games a member may sit at (CONTRACT, Turn-based games)
 NEW_PLAYER_RATING = 1500  # a person seated without a rating counts as a new player
 
 
@@ -102,6 +104,16 @@ class Game:
     @property
     def options(self) -> dict:
         return json.loads(self.options_json)
+
+    @property
+    def pace(self) -> str:
+        """``live`` or ``daily`` (game.pace): a game type without the option is live."""
+        return pace_of(self.options)
+
+    @property
+    def counts_daily(self) -> bool:
+        """A daily game not finished: one of the MAX_DAILY_GAMES its people may sit at."""
+        return self.pace == DAILY and not self.finished
 
     def seat_of(self, member_id: str) -> Seat | None:
         """The member's seat; a bot's own seat is nobody's."""

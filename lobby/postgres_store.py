@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 import asyncpg
 from asyncpg.pool import PoolConnectionProxy
 
-from lobby.models import DELETED_PLAYER, MAX_OPEN_GAMES, Game, Seat
+from lobby.models import DELETED_PLAYER, MAX_DAILY_GAMES, MAX_OPEN_GAMES, Game, Seat
 from lobby.store import (
     OPEN_GAMES_KEY,
     QUICK_CANDIDATES,
@@ -48,9 +48,13 @@ from lobby.store import (
     not_found,
     open_list_changed,
     opens_for,
+    quick_fits,
     refused_join,
+    seated_daily,
     seats_any,
+    too_many_daily_games,
     too_many_open_games,
+    with_seat,
 )
 from services.signals import PostgresSignalHub, Signals
 from services.stores import POSTGRES_DOWN, STATEMENT_CACHE_SIZE, unavailable_when
@@ -142,6 +146,15 @@ WHERE g.open AND NOT g.started AND g.expires_at > now()
   AND g.seats_total > (SELECT count(*) FROM lobby_seat s WHERE s.game_id = g.id)
   AND g.id IN (SELECT game_id FROM lobby_seat WHERE member_id = $1)
 """
+# The unfinished daily games (game.pace) that $1 sits at as a person (a bot may play for them),
+# other than $2.
+_MEMBER_DAILY_GAMES = """
+SELECT count(*) FROM lobby_game g
+WHERE g.expires_at > now() AND NOT g.finished AND g.id <> $2::uuid
+  AND g.options_json::jsonb ->> 'pace' = 'daily'
+  AND g.id IN (SELECT game_id FROM lobby_seat
+               WHERE member_id = $1 AND (bot_level = '' OR took_over) AND NOT erased)
+"""
 # A request's row, taken for this transaction: a row whose time is up is taken over; a live one
 # (a racing transaction's: this waits for it to end) leaves nothing returned.
 _CLAIM = """
@@ -184,6 +197,7 @@ class PostgresLobbyStore(LobbyStore):
     async def _create_in(self, connection: PoolConnectionProxy, game: Game) -> bool:
         """Store ``game`` in the connection's transaction (see create)."""
         await self._check_open_limit(connection, None, game)
+        await self._check_daily_limit(connection, None, game)
         await connection.execute("SELECT pg_advisory_xact_lock(hashtext('lobby-code:' || $1))",
                                  game.join_code)
         if await connection.fetchval(
@@ -246,6 +260,8 @@ class PostgresLobbyStore(LobbyStore):
     async def _seat_in(self, connection: PoolConnectionProxy, game: Game, member_id: str,
                        display_name: str, rating: int, at_ms: int) -> Game:
         """Seat the member at the lowest free seat of ``game``, whose row the transaction locked."""
+        await self._check_daily_limit(connection, game,
+                                      with_seat(game, member_id, display_name, rating, at_ms))
         await connection.execute(
             "INSERT INTO lobby_seat (game_id, seat_index, member_id, display_name, rating) "
             "VALUES ($1, $2, $3, $4, $5)", game.id, game.free_index, member_id, display_name, rating)
@@ -271,6 +287,7 @@ class PostgresLobbyStore(LobbyStore):
                 raise not_found()
             changed = change(game)
             await self._check_open_limit(connection, game, changed)
+            await self._check_daily_limit(connection, game, changed)
             if changed is None:
                 await connection.execute("DELETE FROM lobby_game WHERE id = $1", game_id)
             else:
@@ -319,7 +336,7 @@ class PostgresLobbyStore(LobbyStore):
         """quick_join in the connection's transaction: the game before (None: none) and after."""
         games = [game for game in _games(await connection.fetch(
                     _OPEN_GAMES, candidate.game_type, QUICK_CANDIDATES))
-                 if options_json is None or game.options_json == options_json]
+                 if quick_fits(game, candidate, options_json)]
         waiting = next((game for game in games if game.seat_of(member_id) is not None), None)
         if waiting is not None:
             return waiting, QuickJoined(QuickOutcome.WAITING, waiting)
@@ -346,6 +363,18 @@ class PostgresLobbyStore(LobbyStore):
                                  member_id)
         if await connection.fetchval(_CREATOR_OPEN_GAMES, member_id) >= MAX_OPEN_GAMES:
             raise too_many_open_games()
+
+    async def _check_daily_limit(self, connection: PoolConnectionProxy, before: Game | None,
+                                 after: Game | None) -> None:
+        """TOO_MANY_DAILY_GAMES when the change seats someone at a daily game who sits at
+        MAX_DAILY_GAMES unfinished ones already; the member's lock makes two seatings of theirs
+        count one after the other (the second's count sees the first, committed)."""
+        for member_id in seated_daily(before, after):
+            assert after is not None  # seated_daily names nobody for a deleted game
+            await connection.execute(
+                "SELECT pg_advisory_xact_lock(hashtext('lobby-daily:' || $1))", member_id)
+            if await connection.fetchval(_MEMBER_DAILY_GAMES, member_id, after.id) >= MAX_DAILY_GAMES:
+                raise too_many_daily_games()
 
     async def _signal_in(self, connection: PoolConnectionProxy, before: Game | None,
                          after: Game | None) -> None:

@@ -27,7 +27,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, replace
 
-from lobby.models import DELETED_PLAYER, MAX_OPEN_GAMES, Game, Seat
+from lobby.models import DELETED_PLAYER, MAX_DAILY_GAMES, MAX_OPEN_GAMES, Game, Seat
 from services.rpc.errors import Reason, ServiceError
 from services.signals import MemorySignalHub, Signals
 
@@ -119,6 +119,39 @@ def too_many_open_games() -> ServiceError:
                         limit=str(MAX_OPEN_GAMES))
 
 
+def too_many_daily_games() -> ServiceError:
+    return ServiceError(Reason.TOO_MANY_DAILY_GAMES, "Too many daily games",
+                        limit=str(MAX_DAILY_GAMES))
+
+
+def seated_daily(before: Game | None, after: Game | None) -> list[str]:
+    """The people a change seats at an unfinished daily game (creating it with them, a join, a
+    rematch's seat), whose daily games are limited; [] for any other change (a seat taken back
+    from a bot was the person's already)."""
+    if after is None or not after.counts_daily:
+        return []
+    had = {seat.member_id for seat in before.seats if seat.is_person} if before is not None else set()
+    return [seat.member_id for seat in after.seats
+            if seat.is_person and not seat.erased and seat.member_id not in had]
+
+
+def with_seat(game: Game, member_id: str, display_name: str, rating: int, at_ms: int) -> Game:
+    """``game`` with the member at its lowest free seat (a seat taken at ``at_ms``, 0: keep the
+    game's time)."""
+    assert game.free_index is not None  # the callers refuse a full game
+    seat = Seat(game.free_index, member_id, display_name, rating=rating)
+    return replace(game, seats=tuple(sorted((*game.seats, seat), key=lambda s: s.index)),
+                   updated_at_ms=at_ms or game.updated_at_ms)
+
+
+def quick_fits(game: Game, candidate: Game, options_json: str | None) -> bool:
+    """Whether a quick match for ``candidate`` may seat the member at ``game``: the options
+    asked for exactly, or, none asked for, any of the candidate's pace (Play now stays live)."""
+    if options_json is not None:
+        return game.options_json == options_json
+    return game.pace == candidate.pace
+
+
 def opens_for(before: Game | None, after: Game | None) -> str | None:
     """The member a change opens a game for (creating it open, or opening it): its creator, whose
     open games are limited; None for any other change (a seat freed never counts against it)."""
@@ -172,6 +205,7 @@ class LobbyStore(ABC):
     async def create(self, game: Game, request: Request | None = None) -> bool:
         """Store a new game and its code; False (nothing stored) when a live game has the code
         or the id; TOO_MANY_OPEN_GAMES for an open game whose creator has MAX_OPEN_GAMES;
+        TOO_MANY_DAILY_GAMES for a daily game of someone who sits at MAX_DAILY_GAMES;
         AlreadyDone when ``request`` was made."""
 
     @abstractmethod
@@ -197,7 +231,8 @@ class LobbyStore(ABC):
         """Seat the member (with their rating for the game's type, from ``ratings``) at the next
         free seat of the live game with this (canonical) code, unless already seated there, the
         game is full, or one of ``apart`` sits there (BLOCKED); a seat taken at ``at_ms`` (epoch
-        ms, 0: keep the game's time) is a change its subscribers hear of."""
+        ms, 0: keep the game's time) is a change its subscribers hear of. TOO_MANY_DAILY_GAMES
+        when the game is daily and the member sits at MAX_DAILY_GAMES unfinished ones."""
 
     @abstractmethod
     async def modify(self, game_id: str, change: SeatingChange,
@@ -205,8 +240,9 @@ class LobbyStore(ABC):
         """Apply ``change`` to the live game atomically (no other change of it in between) and
         store its result: a change its subscribers hear of. The game after, None when the
         change deleted it; GAME_NOT_FOUND when no live game has this id; TOO_MANY_OPEN_GAMES
-        when it opens a game of a creator who has MAX_OPEN_GAMES open already; AlreadyDone
-        when ``request`` was made (before anything else is looked at)."""
+        when it opens a game of a creator who has MAX_OPEN_GAMES open already;
+        TOO_MANY_DAILY_GAMES when it seats someone at a daily game who sits at MAX_DAILY_GAMES;
+        AlreadyDone when ``request`` was made (before anything else is looked at)."""
 
     @abstractmethod
     async def open_games(self, game_type: str, limit: int) -> list[Game]:
@@ -225,11 +261,12 @@ class LobbyStore(ABC):
                          apart: Set[str] = frozenset()) -> QuickJoined:
         """Atomically for the game type (one quick match of a type at a time): the open game of
         ``candidate``'s type the member waits at already; else the member seated at the one
-        (with ``options_json``, when given) where none of ``apart`` sits whose rating is nearest
-        theirs; else ``candidate``
-        (an open game with the member at seat 0) stored, unless its code is taken.
-        TOO_MANY_OPEN_GAMES when the candidate was needed and the member has MAX_OPEN_GAMES;
-        AlreadyDone when ``request`` was made."""
+        (with ``options_json``, when given; else of the candidate's pace: quick_fits) where none
+        of ``apart`` sits whose rating is nearest theirs; else ``candidate`` (an open game with
+        the member at seat 0) stored, unless its code is taken. TOO_MANY_OPEN_GAMES when the
+        candidate was needed and the member has MAX_OPEN_GAMES; TOO_MANY_DAILY_GAMES when the
+        game is daily and the member sits at MAX_DAILY_GAMES; AlreadyDone when ``request`` was
+        made."""
 
     @abstractmethod
     async def done(self, request: Request) -> Done | None:
@@ -297,6 +334,7 @@ class MemoryLobbyStore(LobbyStore):
         if self._live_code(game.join_code) is not None or self._live_game(game.id) is not None:
             return False
         self._check_open_limit(None, game)
+        self._check_daily_limit(None, game)
         self._store(game)
         for seat in game.seats:
             self._member_games.setdefault(seat.member_id, set()).add(game.id)
@@ -346,10 +384,8 @@ class MemoryLobbyStore(LobbyStore):
         return Joined(JoinOutcome.SEATED, self._seat(game, member_id, display_name, rating, at_ms))
 
     def _seat(self, game: Game, member_id: str, display_name: str, rating: int, at_ms: int) -> Game:
-        assert game.free_index is not None  # the callers refuse a full game
-        seat = Seat(game.free_index, member_id, display_name, rating=rating)
-        seated = replace(game, seats=tuple(sorted((*game.seats, seat), key=lambda s: s.index)),
-                         updated_at_ms=at_ms or game.updated_at_ms)
+        seated = with_seat(game, member_id, display_name, rating, at_ms)
+        self._check_daily_limit(game, seated)
         self._store(seated)
         self._member_games.setdefault(member_id, set()).add(game.id)
         self._signal(game, seated)
@@ -363,6 +399,7 @@ class MemoryLobbyStore(LobbyStore):
             raise not_found()
         changed = change(game)
         self._check_open_limit(game, changed)
+        self._check_daily_limit(game, changed)
         if changed is None:
             del self._games[game_id]
             self._codes.pop(game.join_code, None)
@@ -396,7 +433,7 @@ class MemoryLobbyStore(LobbyStore):
                          apart: Set[str] = frozenset()) -> QuickJoined:
         self._check_request(request)
         games = [game for game in await self.open_games(candidate.game_type, QUICK_CANDIDATES)
-                 if options_json is None or game.options_json == options_json]
+                 if quick_fits(game, candidate, options_json)]
         waiting = next((game for game in games if game.seat_of(member_id) is not None), None)
         if waiting is not None:
             self._remember(request, done_by(waiting, waiting))
@@ -420,6 +457,17 @@ class MemoryLobbyStore(LobbyStore):
                    and game.creator.member_id == member_id]
         if len(waiting) >= MAX_OPEN_GAMES:
             raise too_many_open_games()
+
+    def _check_daily_limit(self, before: Game | None, after: Game | None) -> None:
+        """TOO_MANY_DAILY_GAMES when the change seats someone at a daily game who sits at
+        MAX_DAILY_GAMES unfinished ones already."""
+        for member_id in seated_daily(before, after):
+            daily = [game for game in (self._live_game(game_id)
+                                       for game_id in self._member_games.get(member_id, ()))
+                     if game is not None and game.counts_daily and game.seat_of(member_id) is not None
+                     and (after is None or game.id != after.id)]
+            if len(daily) >= MAX_DAILY_GAMES:
+                raise too_many_daily_games()
 
     def _signal(self, before: Game | None, after: Game | None) -> None:
         self._hub.notify((after or before).id)  # type: ignore[union-attr]

@@ -78,6 +78,7 @@ class Reason(enum.Enum):
     BLOCKED = grpc.StatusCode.PERMISSION_DENIED
     SELF_RELATION = grpc.StatusCode.FAILED_PRECONDITION
     TOO_MANY_RELATIONS = grpc.StatusCode.FAILED_PRECONDITION
+    TOO_MANY_DAILY_GAMES = grpc.StatusCode.FAILED_PRECONDITION
 
     @property
     def transient(self) -> bool:

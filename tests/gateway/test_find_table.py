@@ -46,9 +46,9 @@ async def test_an_open_game_is_listed_for_anyone_with_its_rules_players_and_rati
         "join_code": created.json()["join_code"], "status": "lobby",
         "players": [{"seat": 0, "name": ada.username, "team": "A", "is_you": False,
                      "player": await ada.player_id()}],
-        "seats_open": 3, "your_turn": False, "updated_at": created.json()["created_at"],
+        "seats_open": 3, "your_turn": False, "updated_at": created.json()["created_at"], "pace": "live",
         "options": {"target_score": 7, "napola": True, "asso_pigliatutto": False, "player_entropy": False,
-                    "first_dealer": "drawn"},
+                    "first_dealer": "drawn", "pace": "live"},
         "rating": 1500,
     }
     assert private["id"] not in {game["id"] for game in listed}

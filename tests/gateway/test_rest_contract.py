@@ -361,8 +361,8 @@ async def test_my_games_lists_the_unfinished_games_newest_first_with_your_turn(s
             "join_code": waiting["join_code"], "status": "lobby",
             "players": [{"seat": 0, "name": "mia", "team": "A", "is_you": True,
                          "player": await mia.player_id()}],
-            "seats_open": 3, "your_turn": False, "updated_at": waiting["created_at"],
-        }
+            "seats_open": 3, "your_turn": False, "updated_at": waiting["created_at"], "pace": "live",
+        }  # no deadline in the lobby
         playing = (await noah.http.post("/api/games")).json()
         for player in (mia, olga, pete):
             await player.http.post("/api/games/join", json={"code": playing["join_code"]})
@@ -371,6 +371,8 @@ async def test_my_games_lists_the_unfinished_games_newest_first_with_your_turn(s
                                                            (waiting["id"], "lobby")]
         assert games[0]["updated_at"] >= games[1]["updated_at"]
         assert [p["is_you"] for p in games[0]["players"]] == [False, True, False, False]
+        view = (await mia.http.get(f"/api/games/{playing['id']}")).json()
+        assert (games[0]["pace"], games[0]["deadline"]) == ("live", view["turn_deadline"])
         seated = (noah, mia, olga, pete)  # seats 0..3
         leader = ((await noah.http.get(f"/api/games/{playing['id']}")).json()["dealer"] + 1) % 4
         turns = {player.username: (await player.http.get("/api/me/games")).json()["games"][0]

@@ -9,7 +9,7 @@ from lobby.models import Game
 from services.rpc.errors import Reason, ServiceError
 
 DEFAULT_OPTIONS = {"target_score": 11, "napola": True, "asso_pigliatutto": False, "player_entropy": False,
-                   "first_dealer": "drawn"}
+                   "first_dealer": "drawn", "pace": "live"}
 
 
 async def full_game(client: LobbyClient, members=("alice", "bob", "carol", "dave")) -> Game:

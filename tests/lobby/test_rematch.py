@@ -53,7 +53,7 @@ async def test_the_rematch_of_a_game_from_before_the_draw_draws_its_first_dealer
 
     result = await harness.client.rematch("bob", "Bob", finished.id)
 
-    assert result.created and result.game.options == {**old, "first_dealer": "drawn"}
+    assert result.created and result.game.options == {**old, "first_dealer": "drawn", "pace": "live"}
 
 
 async def test_every_other_player_gets_the_same_game_and_the_fourth_starts_it(harness):
