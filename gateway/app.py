@@ -24,6 +24,7 @@ from gateway import (
     seating,
     spectating,
     table_talk,
+    web_push,
     ws,
 )
 from gateway.auth import Auth
@@ -37,6 +38,7 @@ from gateway.online import MemoryOnline, Online
 from gateway.open_feed import OpenGamesFeed
 from gateway.origins import OriginPolicy
 from gateway.presence import Presence
+from gateway.push_sender import push_sender_for
 from gateway.rate_limits import MemoryBuckets, RateLimiting, RateLimits, rate_limits
 from gateway.sessions import session_id
 from gateway.socket_registry import SocketRegistry
@@ -94,6 +96,8 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
         Route("/api/me/blocked/{player}", players.unblock, methods=["DELETE"]),
         Route("/api/me/invitations", players.invitations),
         Route("/api/players/{player}", players.player_page),
+        Route("/api/push/key", web_push.public_key),
+        Route("/api/me/push", web_push.subscriptions, methods=["POST", "DELETE"]),
         Route("/api/leaderboard", history.leaderboard),
         Route("/api/phrases", table_talk.phrases),
         Route("/api/game-types", games.game_types),
@@ -198,6 +202,8 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
     app.state.online = online
     app.state.members = member_feed
     app.state.drain = Drain(settings.shutdown_drain_seconds)
+    # Web Push (gateway.push_sender): None when no VAPID key is set.
+    app.state.push = push_sender_for(settings, backends.players)
     return app
 
 
@@ -210,3 +216,5 @@ async def close_live(app: Starlette) -> None:
         await app.state.feeds.bot_talk.aclose()
     await app.state.open_games.aclose()
     await app.state.sockets.bus.aclose()
+    if app.state.push is not None:
+        await app.state.push.aclose()

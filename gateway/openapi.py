@@ -72,7 +72,9 @@ from gateway.contract.push import (
     ENDPOINT_EXAMPLE,
     MAX_SUBSCRIPTIONS,
     PUBLIC_KEY_EXAMPLE,
+    PUSH_DISABLED_TEXT,
     SUBSCRIPTION,
+    SUBSCRIPTION_ERRORS,
     PushKey,
     PushSubscribeRequest,
     PushUnsubscribeRequest,
@@ -833,12 +835,6 @@ def _players_paths() -> dict[str, dict]:
                           "younger than 24 hours. Join with POST /api/games/join and the game's `join_code`.",
                           _ref(Invitations), example={"invitations": [INVITATION]})})},
     }
-
-
-PUSH_DISABLED_TEXT = "Push is not enabled"  # gateway.web_push's: no VAPID key set
-SUBSCRIPTION_ERRORS = (  # gateway.web_push's 422s
-    "endpoint must be an https URL", "keys.p256dh must be a P-256 public key: 65 bytes, base64url",
-    "keys.auth must be 16 bytes, base64url")
 
 
 def _push_paths() -> dict[str, dict]:

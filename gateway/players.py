@@ -42,12 +42,14 @@ from gateway.events import BlocksChanged, Event, Invited, RelationsChanged
 from gateway.games import game_id_of
 from gateway.members import require_member
 from gateway.online import online_players
+from gateway.push_sender import push
 from gateway.rate_limits import TOO_MANY_TEXT, Kind
 from gateway.views import match_item, my_game_item, ratings_body
 from lobby.client import game_from_message
 from lobby.players_client import PlayersClient
 from services.rpc.errors import Reason, ServiceError
 from services.timeutil import iso_from_ms
+from tavolo.lobby.v1 import players_pb2
 
 log = logging.getLogger(__name__)
 
@@ -230,7 +232,8 @@ async def blocked_players(app, member_id: str) -> frozenset[str]:
 
 async def invite(request: Request) -> Response:
     """POST /api/games/{id}/invite: a seated player of a game in the lobby invites a player; the
-    invitee's member sockets hear of it the first time (``invited``)."""
+    invitee's member sockets hear of it the first time (``invited``), and so do their browsers
+    by Web Push when they subscribed (queued: the answer does not wait for it)."""
     member = await require_member(request)
     game_id = game_id_of(request)
     player = await _body_player(request, InviteRequest)
@@ -246,7 +249,22 @@ async def invite(request: Request) -> Response:
     if invited.created:
         await _announce(request, Invited(invited.invitee_member_id, invited.game.id, invited.by.player,
                                          invited.by.display_name))
+        await push(request.app, invited.invitee_member_id, await _invited_payload(request, invited))
     return Response(status_code=204)
+
+
+async def _invited_payload(request: Request, invited: players_pb2.InviteResponse) -> dict[str, str]:
+    """The ``invited`` push: a tap opens the game's Join page (/join/<code>, web/src/router.ts),
+    which shows the table and joins in one click."""
+    game = invited.game
+    try:  # the gateway's kept catalogue; its id would do
+        names = {t.id: t.name for t in await request.app.state.game_types.get()}
+    except ServiceError:
+        names = {}
+    kind = names.get(game.game_type, game.game_type.replace("_", " "))
+    name = invited.by.display_name
+    return {"type": "invited", "game": game.id, "title": f"{name} invites you",
+            "body": f"{name} invites you to a game of {kind}.", "url": f"/join/{game.join_code}"}
 
 
 async def invitations(request: Request) -> JSONResponse:

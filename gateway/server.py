@@ -66,6 +66,9 @@ def build(settings: Settings, telemetry: otel.Telemetry | None = None):
                               credentials=credentials.for_service("lobby")),
     )
     auth = Auth(settings, sessions, directory=backends.lobby)
+    if settings.web_push is None:
+        log.warning("gateway: WEB_PUSH_VAPID_PRIVATE_KEY is unset: Web Push is disabled "
+                    "(docs/operations.md, Web Push)")
     presence = (RedisPresence(redis, Keys(settings.redis_key_prefix)) if redis is not None
                 else MemoryPresence())
     watchers = (RedisWatchers(redis, Keys(settings.redis_key_prefix)) if redis is not None

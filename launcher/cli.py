@@ -11,7 +11,11 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 from urllib.parse import urlsplit
+
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
 
 from services.components import Component
 from services.config import ConfigError, Settings
@@ -144,8 +148,32 @@ _METRICS_OFFSETS: dict[str, int] = {Component.GATEWAY: 0, Component.LOBBY: 1, Co
                                     Component.DEADLINES: 3, Component.STATS: 4, Component.BOTS: 5}
 
 
-def _child_env(settings: Settings, component: str) -> dict[str, str]:
+# What `tavolo run` keeps between runs on this machine, under the folder it runs in (the
+# repository, for `make run`): git-ignored.
+STATE_DIR = Path(".state")
+DEV_VAPID_KEY = STATE_DIR / "vapid_private_key.pem"
+DEV_PUSH_SUBJECT = "mailto:dev@localhost"
+
+
+def _dev_web_push() -> dict[str, str]:
+    """A development VAPID key for `tavolo run` when none is set: made once and kept (browsers'
+    subscriptions are bound to it, so a new key each run would orphan them)."""
+    if not DEV_VAPID_KEY.exists():
+        STATE_DIR.mkdir(exist_ok=True)
+        key = ec.generate_private_key(ec.SECP256R1())
+        pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                serialization.NoEncryption())
+        descriptor = os.open(DEV_VAPID_KEY, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(pem)
+        log.info("made a development VAPID key for Web Push: %s", DEV_VAPID_KEY)
+    return {"WEB_PUSH_VAPID_PRIVATE_KEY": DEV_VAPID_KEY.read_text(),
+            "WEB_PUSH_SUBJECT": os.environ.get("WEB_PUSH_SUBJECT") or DEV_PUSH_SUBJECT}
+
+
+def _child_env(settings: Settings, component: str, extra: dict[str, str] | None = None) -> dict[str, str]:
     env = os.environ.copy()
+    env.update(extra or {})
     base = settings.telemetry.metrics_port
     if base and component in _METRICS_OFFSETS:
         env["METRICS_PORT"] = str(min(65535, base + _METRICS_OFFSETS[component]))
@@ -157,6 +185,7 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
     if settings.database_url is not None:
         _migrate(settings, args)
     commands = [[sys.executable, "-m", "launcher.cli", "serve", name] for name in STACK]
+    extra = _dev_web_push() if settings.web_push is None else {}
     idp = _local_dev_idp(settings)
     if idp is not None and not args.no_idp:
         port, issuer = idp
@@ -172,7 +201,7 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
     signal.signal(signal.SIGINT, stop)
     # Children get their own process group: a terminal's Ctrl-C reaches only this parent, which
     # then stops them in order and waits, so nothing is left behind.
-    children = [subprocess.Popen(command, env=_child_env(settings, command[-1]),
+    children = [subprocess.Popen(command, env=_child_env(settings, command[-1], extra),
                                  start_new_session=True)
                 for command in commands]
     log.info("started %d processes; gateway on http://%s:%d", len(children),

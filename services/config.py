@@ -162,6 +162,15 @@ class RateLimitSettings:
 
 
 @dataclass(frozen=True)
+class WebPushSettings:
+    """``WEB_PUSH_*``: the VAPID key that signs each push (RFC 8292) and its ``sub`` claim.
+    The key's text is loaded (and checked) by the gateway (gateway.push_sender)."""
+
+    vapid_private_key: str = field(repr=False)  # PEM, or base64url (a raw 32-byte key or DER)
+    subject: str = ""  # mailto: or https:, whom the push services contact about our pushes
+
+
+@dataclass(frozen=True)
 class Settings:
     """The whole configuration of a tavolo process."""
 
@@ -218,6 +227,8 @@ class Settings:
     rate_limits: RateLimitSettings = field(default_factory=RateLimitSettings)
     # Kept out of repr so that a logged Settings does not leak it.
     stats_cursor_secret: str | None = field(default=None, repr=False)
+    # None: no VAPID key, Web Push disabled (GET /api/push/key is 404).
+    web_push: WebPushSettings | None = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -270,6 +281,7 @@ class Settings:
             forwarded_allow_ips=_forwarded_allow_ips(env),
             rate_limits=_rate_limits(env),
             stats_cursor_secret=env.secret("STATS_CURSOR_SECRET", _MIN_SECRET_LENGTH),
+            web_push=_web_push(env),
         )
 
     @property
@@ -664,3 +676,20 @@ def _oidc_providers(env: _Env) -> tuple[OidcProvider, ...]:
             )
         )
     return tuple(providers)
+
+
+_PUSH_SUBJECT = re.compile(r"mailto:[^@\s]+@[^@\s]+|https://[^/\s]+(/\S*)?", re.IGNORECASE)
+
+
+def _web_push(env: _Env) -> WebPushSettings | None:
+    """The VAPID key and subject; None when no key is set (push disabled)."""
+    key = env.text("WEB_PUSH_VAPID_PRIVATE_KEY")
+    subject = env.text("WEB_PUSH_SUBJECT")
+    if key is None:
+        return None
+    if subject is None:
+        raise ConfigError("WEB_PUSH_SUBJECT is required when WEB_PUSH_VAPID_PRIVATE_KEY is set: a "
+                          "mailto: or https: URL where push services can reach the operators")
+    if not _PUSH_SUBJECT.fullmatch(subject):
+        raise ConfigError(f"WEB_PUSH_SUBJECT must be a mailto: address or an https: URL, got {subject!r}")
+    return WebPushSettings(vapid_private_key=key, subject=subject)

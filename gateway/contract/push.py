@@ -19,6 +19,13 @@ SUBSCRIPTION: dict[str, Any] = {"endpoint": ENDPOINT_EXAMPLE, "keys": {"p256dh":
 PAYLOAD: dict[str, Any] = {"type": "your_turn", "game": examples.GAME_ID, "title": "Your turn",
            "body": "carol played: your turn in scopone scientifico", "url": f"/games/{examples.GAME_ID}"}
 MAX_SUBSCRIPTIONS = 10  # the lobby's: an eleventh replaces the member's oldest
+MAX_ENDPOINT = 1024  # the lobby's
+PUSH_DISABLED_TEXT = "Push is not enabled"  # no VAPID key is set
+ENDPOINT_TEXT = "endpoint must be an https URL"
+ENDPOINT_LENGTH_TEXT = f"endpoint is longer than {MAX_ENDPOINT} characters"
+P256DH_TEXT = "keys.p256dh must be a P-256 public key: 65 bytes, base64url"
+AUTH_TEXT = "keys.auth must be 16 bytes, base64url"
+SUBSCRIPTION_ERRORS = (ENDPOINT_TEXT, ENDPOINT_LENGTH_TEXT, P256DH_TEXT, AUTH_TEXT)  # the 422s
 
 
 class PushKey(Body):

@@ -31,6 +31,7 @@ ERROR_TYPE = "error.type"
 DIRECTION = "tavolo.websocket.direction"
 BOT_LEVEL = "tavolo.bot.level"
 RATE_LIMIT_KIND = "tavolo.rate_limit.kind"
+PUSH_OUTCOME = "tavolo.push.outcome"
 
 
 class Instruments:
@@ -68,6 +69,10 @@ class Instruments:
             "tavolo.logs.compacted", unit="{table}",
             description="Finished tables whose move logs log retention compacted into one "
                         "archived row")
+        self.pushes = meter.create_counter(
+            "tavolo.pushes", unit="{push}",
+            description="Web Push sends to one subscription, by outcome (sent, gone, refused, "
+                        "failed, dropped)")
         self.deadline_lateness = meter.create_histogram(
             "tavolo.deadline.lateness", unit="s",
             description="How long after its due time a deadline was fired",
@@ -121,6 +126,14 @@ def socket_message(direction: str) -> None:
     """One message ``in`` (from the player) or ``out`` (to the player)."""
     if _current is not None:
         _current.socket_messages.add(1, {DIRECTION: direction})
+
+
+def push_sent(outcome: str) -> None:
+    """A Web Push send to one subscription ended: ``sent``; ``gone`` (404/410: the subscription
+    is removed); ``refused`` (another 4xx); ``failed`` (still 429/5xx/unreachable after the
+    retries); ``dropped`` (the queue was full: counted once per push, not per subscription)."""
+    if _current is not None:
+        _current.pushes.add(1, {PUSH_OUTCOME: outcome})
 
 
 def rate_limited(kind: str) -> None:

@@ -50,7 +50,8 @@ def public_patterns(contract: str) -> list[str]:
     found = re.search(r"Everything except(.*?)answers 401", contract, re.DOTALL)
     assert found, "the contract's list of public endpoints was not found"
     return [*re.findall(r"`(/[^`]*)`", found.group(1)),
-            *re.findall(r"^- GET (/\S+) \(no session needed\)", contract, re.MULTILINE)]
+            # "- GET /api/phrases (no session needed)", "- Web Push: GET /api/push/key (no session needed)"
+            *re.findall(r"^- (?:[\w ]+: )?GET (/\S+) \(no session needed\)", contract, re.MULTILINE)]
 
 
 def is_public(path: str, patterns: list[str]) -> bool:

@@ -12,7 +12,8 @@ import time
 import httpx
 import pytest
 
-from launcher.cli import STACK, _child_env
+from gateway.push_sender import load_vapid_key
+from launcher.cli import STACK, _child_env, _dev_web_push
 from services.config import Settings, TelemetrySettings
 from testing.processes import free_address, free_port
 from testing.servers import ADMIN_DSN
@@ -142,3 +143,18 @@ def test_migrate_against_a_refusing_database_is_one_line():
     result = _tavolo("migrate", env={**env, "DATABASE_URL": missing})
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert "tavolo migrate: Postgres refused the connection" in result.stderr
+
+
+def test_run_makes_a_development_vapid_key_once_and_keeps_it(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("WEB_PUSH_SUBJECT", raising=False)
+    first = _dev_web_push()
+    key_file = tmp_path / ".state" / "vapid_private_key.pem"
+    assert key_file.stat().st_mode & 0o077 == 0  # the owner's alone
+    assert first == {"WEB_PUSH_VAPID_PRIVATE_KEY": key_file.read_text(),
+                     "WEB_PUSH_SUBJECT": "mailto:dev@localhost"}
+    assert _dev_web_push() == first  # kept: the browsers' subscriptions stay valid across runs
+    # The children read it as any setting, and the gateway can sign with it.
+    settings = Settings.from_env(_child_env(Settings(), "gateway", first))
+    assert settings.web_push is not None
+    assert load_vapid_key(settings.web_push).public_key
