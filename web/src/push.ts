@@ -26,14 +26,15 @@ export interface PushDeps {
   requestPermission(): Promise<Permission>;
   /** The app's service worker registration's push manager (registering it if needed). */
   pushManager(): Promise<PushManagerLike>;
-  serverKey(): Promise<string>;
+  /** The server's key; null when the server has push disabled (no VAPID key configured). */
+  serverKey(): Promise<string | null>;
   save(subscription: { endpoint: string; keys: { p256dh: string; auth: string } }): Promise<void>;
   remove(endpoint: string): Promise<void>;
   storage: Pick<Storage, "getItem" | "setItem" | "removeItem">;
 }
 
-/** What the setting shows: on, off, or why it cannot be on. */
-export type PushState = "on" | "off" | "unsupported" | "denied";
+/** What the setting shows: on, off, or why it cannot be on ("disabled": not on this server). */
+export type PushState = "on" | "off" | "unsupported" | "denied" | "disabled";
 
 const STORE_KEY = "tavolo.push";
 
@@ -84,6 +85,7 @@ function madeWith(subscription: PushSubscriptionLike, key: string, record: Made 
 
 /** Whether pushes are on in this browser: a subscription this app made (turning it on). */
 export async function pushState(deps: PushDeps): Promise<PushState> {
+  if ((await deps.serverKey()) === null) return "disabled";
   if (!deps.supported()) return "unsupported";
   if (deps.permission() === "denied") return "denied";
   const record = made(deps);
@@ -116,10 +118,11 @@ async function subscribeWith(deps: PushDeps, manager: PushManagerLike, key: stri
  * question); a failing call to the server throws. */
 export async function turnOn(deps: PushDeps): Promise<PushState> {
   if (!deps.supported()) return "unsupported";
+  const key = await deps.serverKey();
+  if (key === null) return "disabled";
   let permission = deps.permission();
   if (permission === "default") permission = await deps.requestPermission();
   if (permission !== "granted") return permission === "denied" ? "denied" : "off";
-  const key = await deps.serverKey();
   const manager = await deps.pushManager();
   const existing = await manager.getSubscription();
   if (existing && madeWith(existing, key, made(deps))) {
@@ -163,6 +166,7 @@ export async function keepFresh(deps: PushDeps): Promise<boolean> {
     return false;
   }
   const key = await deps.serverKey();
+  if (key === null) return false; // push is off on the server: nothing to renew
   const manager = await deps.pushManager();
   const subscription = await manager.getSubscription();
   if (subscription && subscription.endpoint === record.endpoint && madeWith(subscription, key, record)) return false;

@@ -1,9 +1,24 @@
 // The browser's side of Web Push for the flow in push.ts: the real Notification, service worker
 // and Push APIs, and the server's calls.
 
-import { api } from "./api";
+import { api, ApiError } from "./api";
 import { navigate } from "./router";
 import { keepFresh, pushSupported, registerWorker, type Permission, type PushDeps, type PushManagerLike } from "./push";
+
+let keyOnce: Promise<string | null> | null = null;
+
+/** The server's VAPID key, once a page (it changes only with a restart); null: push disabled. */
+function serverKey(): Promise<string | null> {
+  keyOnce ??= api.pushKey().then(
+    (answer) => answer.public_key,
+    (e) => {
+      keyOnce = null;
+      if (e instanceof ApiError && e.status === 404) return null;
+      throw e;
+    },
+  );
+  return keyOnce;
+}
 
 export const browserPushDeps: PushDeps = {
   supported: pushSupported,
@@ -13,7 +28,7 @@ export const browserPushDeps: PushDeps = {
     await registerWorker();
     return (await navigator.serviceWorker.ready).pushManager as unknown as PushManagerLike;
   },
-  serverKey: async () => (await api.pushKey()).public_key,
+  serverKey: () => serverKey(),
   save: (subscription) => api.subscribePush(subscription),
   remove: (endpoint) => api.unsubscribePush(endpoint),
   storage: localStorage,

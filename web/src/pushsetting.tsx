@@ -22,6 +22,8 @@ export function pushHelp(state: PushState): string {
         "The browser blocks notifications from tavolo. To have them, allow notifications for this site in the browser's site settings (the icon beside the address), then turn this on.",
         "Il browser blocca le notifiche di tavolo. Per riceverle, consenti le notifiche per questo sito nelle impostazioni del sito del browser (l'icona accanto all'indirizzo), poi attiva questa opzione.",
       );
+    case "disabled":
+      return "";
     case "on":
       return tx(
         "This browser shows a notification when a daily game waits for your move (at most one an hour per game) or someone invites you. A tap opens the table.",
@@ -54,6 +56,8 @@ export function PushSetting({ deps = browserPushDeps }: { deps?: PushDeps }) {
     setBusy(false);
   };
   const cannot = state === "unsupported";
+  // A server without a VAPID key sends no pushes: nothing to turn on.
+  if (state === "disabled") return null;
   return (
     <section class="panel" aria-labelledby="push-title" data-testid="push-setting">
       <h2 id="push-title">{tx("Notifications", "Notifiche")}</h2>

@@ -12,7 +12,7 @@ class FakeBrowser {
   permission: Permission = "default";
   answer: Permission = "granted";
   asked = 0;
-  serverKeyNow = KEY_A;
+  serverKeyNow: string | null = KEY_A;
   subscription: (PushSubscriptionLike & { key: Uint8Array }) | null = null;
   made = 0;
   saved: { endpoint: string; keys: { p256dh: string; auth: string } }[] = [];
@@ -137,6 +137,16 @@ describe("turning pushes on", () => {
     expect(b.made).toBe(2);
     expect([...b.subscription!.key]).toEqual([...base64urlToBytes(KEY_B)]);
     expect(b.saved.map((s) => s.endpoint)).toEqual(["https://push.example/sub/2"]);
+  });
+});
+
+describe("a server with push disabled", () => {
+  it("has nothing to turn on, and asks no permission", async () => {
+    const b = new FakeBrowser();
+    b.serverKeyNow = null;
+    expect(await pushState(b.deps())).toBe("disabled");
+    expect(await turnOn(b.deps())).toBe("disabled");
+    expect(b.asked).toBe(0);
   });
 });
 
