@@ -27,11 +27,23 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
 from playwright.sync_api import Locator, Page, expect
 
+from testing.push_receiver import b64url
 from tests.browser.pages import MatchRecord, Player, expect_accessible, log_in, play_a_turn
 
-STACK_ENV = {"BOT_THINK_MS": "0"}
+SUBJECT = "mailto:operators@tavolo.example"
+VAPID_KEY = ec.generate_private_key(ec.SECP256R1())
+PUBLIC_KEY = b64url(VAPID_KEY.public_key().public_bytes(serialization.Encoding.X962,
+                                                        serialization.PublicFormat.UncompressedPoint))
+STACK_ENV = {
+    "BOT_THINK_MS": "0",
+    "WEB_PUSH_SUBJECT": SUBJECT,
+    "WEB_PUSH_VAPID_PRIVATE_KEY": VAPID_KEY.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()).decode(),
+}
 SIZES = [(360, 640), (390, 844), (844, 390), (1280, 800)]
 SHOTS = Path(os.environ.get("TAVOLO_SCREENSHOTS") or Path(tempfile.gettempdir()) / "tavolo-browser") / "daily"
 TIME_LEFT = re.compile(r"^(2[0-3]|1?\d) h( \d+ min)? left$")
@@ -231,3 +243,95 @@ def test_a_push_shows_a_notification_and_a_click_opens_the_table(phone):
     expect(page).to_have_url(re.compile(rf"/games/{game_id}$"))
     expect(phone.screen("table")).to_be_visible()
     wait_until(page, lambda: notifications(page) == [], "the clicked notification closed")
+
+
+# Chromium gives a Playwright context (off the record) no push service ("Registration failed -
+# permission denied"), and this machine reaches none: the browser's push service is replaced in
+# the page by one that makes subscriptions as a browser does (an ECDH P-256 key pair, a 16-byte
+# auth secret, the application server key kept) with an endpoint on this machine. Everything
+# else (the permission, the service worker, the server's key and endpoints) is the real one.
+FAKE_PUSH_SERVICE = """
+(() => {
+  if (!("PushManager" in self)) return;
+  const STORE = "test.push-service";
+  const bytesOf = (b64) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+  const b64 = (bytes) => btoa(String.fromCharCode(...new Uint8Array(bytes)));
+  const b64url = (bytes) => b64(bytes).replace(/\\+/g, "-").replace(/\\//g, "_").replace(/=+$/, "");
+  const made = (record) => record && {
+    endpoint: record.endpoint,
+    options: { userVisibleOnly: true, applicationServerKey: bytesOf(record.key).buffer },
+    toJSON: () => ({ endpoint: record.endpoint, expirationTime: null, keys: record.keys }),
+    unsubscribe: async () => { localStorage.removeItem(STORE); return true; },
+  };
+  PushManager.prototype.getSubscription = async function () {
+    return made(JSON.parse(localStorage.getItem(STORE) || "null"));
+  };
+  PushManager.prototype.subscribe = async function (options) {
+    if (Notification.permission !== "granted") throw new DOMException("permission denied", "NotAllowedError");
+    const pair = await crypto.subtle.generateKey({ name: "ECDH", namedCurve: "P-256" }, true, ["deriveBits"]);
+    const record = {
+      endpoint: `http://127.0.0.1:9/push/${b64url(crypto.getRandomValues(new Uint8Array(12)))}`,
+      key: b64(options.applicationServerKey),
+      keys: { p256dh: b64url(await crypto.subtle.exportKey("raw", pair.publicKey)),
+              auth: b64url(crypto.getRandomValues(new Uint8Array(16))) },
+    };
+    localStorage.setItem(STORE, JSON.stringify(record));
+    return made(record);
+  };
+})();
+"""
+
+
+def subscribed_key(page: Page) -> str | None:
+    """The application server key of the browser's push subscription, base64url; None without."""
+    return page.evaluate("""async () => {
+        const registration = await navigator.serviceWorker.ready;
+        const subscription = await registration.pushManager.getSubscription();
+        if (!subscription) return null;
+        const bytes = new Uint8Array(subscription.options.applicationServerKey);
+        return btoa(String.fromCharCode(...bytes)).replace(/\\+/g, "-").replace(/\\//g, "_").replace(/=+$/, "");
+    }""")
+
+
+@pytest.mark.timeout(120)
+def test_the_account_setting_asks_permission_only_when_turned_on(stack, browser):
+    carol = device(stack, browser, "carol", {"width": 390, "height": 844})
+    page = carol.page
+    page.context.add_init_script(FAKE_PUSH_SERVICE)
+    try:
+        page.goto("/me")
+        setting = page.get_by_test_id("push-setting")
+        box = setting.get_by_role("checkbox", name="Notify me when it is my turn (daily games) or when I am invited")
+        expect(box).not_to_be_checked()
+        expect(setting.get_by_test_id("push-help")).to_contain_text("Off. Turning it on asks the browser")
+        assert page.evaluate("Notification.permission") == "default", "the page asked before the player turned it on"
+        # Refused: a headless browser answers the question with "denied" for the player.
+        box.click()
+        expect(setting.get_by_test_id("push-help")).to_contain_text("The browser blocks notifications from tavolo")
+        expect(box).not_to_be_checked()
+        assert subscribed_key(page) is None
+        shoot(page, "push-refused", setting)
+
+        # Allowed: the subscription is made with the server's key and given to the server.
+        page.context.grant_permissions(["notifications"])
+        page.reload()
+        expect(box).not_to_be_checked()
+        with page.expect_response(lambda r: r.url.endswith("/api/me/push") and r.request.method == "POST") as posted:
+            box.click()
+        assert posted.value.status == 201, posted.value.text()
+        expect(box).to_be_checked()
+        expect(setting.get_by_test_id("push-help")).to_contain_text("A tap opens the table")
+        assert subscribed_key(page) == PUBLIC_KEY
+        expect_accessible(page, "the Account page with notifications on")
+        shoot(page, "push-on", setting)
+        page.reload()
+        expect(box).to_be_checked()
+
+        # Off: the server forgets it, the browser drops it.
+        with page.expect_response(lambda r: r.url.endswith("/api/me/push") and r.request.method == "DELETE") as deleted:
+            box.click()
+        assert deleted.value.status == 204, deleted.value.text()
+        expect(box).not_to_be_checked()
+        assert subscribed_key(page) is None
+    finally:
+        page.context.close()
