@@ -20,6 +20,8 @@ from typing import Any
 
 import jsonschema
 
+from game.status import TableStatus
+
 ERROR_CODES = frozenset({"illegal_move", "not_your_turn", "bad_request", "unknown_action", "game_finished"})
 
 
@@ -274,6 +276,12 @@ class Engine(ABC):
     @abstractmethod
     def turn_seat(self, state: dict[str, Any]) -> int | None:
         """The seat expected to play, or None."""
+
+    def awaited_seats(self, state: dict[str, Any]) -> frozenset[int]:
+        """The seats the table waits for now (a daily game tells their players: game.turn_notices);
+        by default the seat on turn."""
+        seat = self.turn_seat(state) if self.status(state) == TableStatus.PLAYING else None
+        return frozenset() if seat is None else frozenset({seat})
 
     @abstractmethod
     def result(self, state: dict[str, Any]) -> MatchResult | None:

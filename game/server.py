@@ -18,6 +18,7 @@ from game.registry import default_registry
 from game.retention import LogRetention
 from game.servicer import GameServicer
 from game.tables import Tables
+from game.turn_notices import TurnAnnouncer
 from services.components import GAME_SERVICE, Component
 from services.config import Settings
 from services.migrations import migrate
@@ -31,6 +32,7 @@ from tavolo.game.v1 import game_pb2_grpc
 log = logging.getLogger(__name__)
 
 REDIS_CONNECTIONS = 64  # calls beyond this wait for a free connection instead of failing
+TURN_NOTICE_CONNECTIONS = 4  # appends of turn notices, in the background
 
 
 async def open_log(settings: Settings) -> LogStore:
@@ -70,6 +72,13 @@ async def build_service(settings: Settings) -> tuple[ServiceSpec, Tables]:
                                 credentials=credentials.for_service("deadlines"))
     stats = StatsClient(settings.stats_addr, credentials=credentials.for_service("stats"))
     tables = Tables(registry, log_store, cache, deadlines, stats)
+    # Whom daily tables wait for goes to the gateways over a Redis stream; without Redis the
+    # gateways, other processes, cannot hear it (game.turn_notices).
+    notices_client = redis_for(settings, max_connections=TURN_NOTICE_CONNECTIONS)
+    if notices_client is not None:
+        tables.turns = TurnAnnouncer(notices_client, Keys(settings.redis_key_prefix), tables.background)
+    else:
+        log.warning("game: REDIS_URL unset, daily games' turns are not announced (no your_turn notices)")
     servicer = GameServicer(tables)
 
     async def probe() -> None:
@@ -80,6 +89,8 @@ async def build_service(settings: Settings) -> tuple[ServiceSpec, Tables]:
         await tables.close()
         for part in (deadlines, stats, cache, log_store):
             await part.close()
+        if notices_client is not None:
+            await notices_client.aclose()
 
     spec = ServiceSpec(
         name=Component.GAME,

@@ -9,7 +9,8 @@ state was checked against the log. Then the new state is remembered and handed t
 replica's watchers (game.feeds); its snapshot is saved and the change signalled to the other
 replicas in the background (game.snapshots), its deadlines are timed here and, when the
 backstop needs to know, handed to the deadline service (game.deadline_keeper), and a finished
-match is handed to stats (game.recording).
+match is handed to stats (game.recording); whom a daily table now waits for is announced to
+the gateways (game.turn_notices).
 
 Reads check the log's header (one row) and use the state only when it is at the header's
 position (game.states resolves it from the memo, the snapshot or the log).
@@ -55,6 +56,7 @@ from game.seats import check_seat
 from game.snapshots import SnapshotWriter
 from game.states import States, table_not_found
 from game.status import TableStatus
+from game.turn_notices import TurnAnnouncer
 from services.background import Background, Retry
 from services.observability import metrics
 from services.rpc.errors import Reason, ServiceError
@@ -159,6 +161,8 @@ class Tables:
         self.deadline_keeper = None if deadlines is None else DeadlineKeeper(
             deadlines, self.fire_deadline, self.background, self.retry, clock,
             grace_ms=backstop_grace_ms)
+        # Whom daily tables wait for, told to the gateways (game.turn_notices); None: not told.
+        self.turns: TurnAnnouncer | None = None
         self._local_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self._rendered: OrderedDict[tuple[str, str, int], RenderedViews] = OrderedDict()
         self._public: OrderedDict[tuple[str, str, int], str] = OrderedDict()
@@ -508,7 +512,7 @@ class Tables:
                 raise ServiceError(Reason.CONCURRENT_MOVE, "The table keeps changing: try again",
                                    table_id=table_id, revision=str(live.revision))
             # Still under the lock: the next mutation queued here starts from this state.
-            self._after_change(engine, new)
+            self._after_change(engine, new, live)
         metrics.move_made(new.game_type, entry.type)
         log.debug("table %s: move %d %s (revision %d)", table_id, new.move_count, entry.type, new.revision)
         return new, True
@@ -532,14 +536,16 @@ class Tables:
             local = self._local_locks[table_id] = asyncio.Lock()
         return local
 
-    def _after_change(self, engine: Engine, new: Live) -> None:
+    def _after_change(self, engine: Engine, new: Live, before: Live | None = None) -> None:
         """A change is in the log: remember the state and hand it to this replica's watchers;
         time its deadlines; in the background, save its snapshot and signal it to the other
-        replicas, hand the deadlines to the backstop if it needs them and record a finished
-        match."""
+        replicas, announce whom a daily table now waits for, hand the deadlines to the backstop
+        if it needs them and record a finished match."""
         self.states.remember(new)
         self.feeds.changed(new)
         self.snapshots.submit(new)
+        if self.turns is not None:
+            self.turns.changed(engine, before, new)
         if self.deadline_keeper is not None:
             self.deadline_keeper.changed(new.table_id, engine.deadlines(new.state))
         if new.status == TableStatus.FINISHED:

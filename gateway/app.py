@@ -38,12 +38,13 @@ from gateway.online import MemoryOnline, Online
 from gateway.open_feed import OpenGamesFeed
 from gateway.origins import OriginPolicy
 from gateway.presence import Presence
-from gateway.push_sender import push_sender_for
+from gateway.push_sender import push, push_sender_for
 from gateway.rate_limits import MemoryBuckets, RateLimiting, RateLimits, rate_limits
 from gateway.sessions import session_id
 from gateway.socket_registry import SocketRegistry
 from gateway.spa import SinglePageApp
 from gateway.tables_feed import TableFeeds
+from gateway.turn_notices import MemoryThrottle, Throttle, TurnNotices, TurnNoticeWorker, TurnStream
 from gateway.watchers import Watchers
 from services.config import Settings
 from services.observability.http_telemetry import HttpTelemetry
@@ -74,10 +75,12 @@ async def health(request) -> JSONResponse:
 def create_app(settings: Settings, backends: Backends, auth: Auth,
                telemetry: Telemetry | None = None, presence: Presence | None = None,
                limits: RateLimits | None = None, watchers: Watchers | None = None,
-               online: Online | None = None) -> Starlette:
+               online: Online | None = None, turns: TurnStream | None = None,
+               push_throttle: Throttle | None = None) -> Starlette:
     """The app; ``presence``, ``watchers``, ``online`` and ``limits`` are shared by the gateway
     processes (gateway.presence, gateway.watchers, gateway.online, gateway.rate_limits; None:
-    this process alone)."""
+    this process alone); ``turns``: the stream of daily tables' turns this process reads with
+    the others, and ``push_throttle`` their pushes' (gateway.turn_notices; None: no `your_turn`)."""
     origins = OriginPolicy(settings.cors)
     routes = [
         Route("/api/health", health),
@@ -158,7 +161,7 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
     feeds = TableFeeds(backends.live, backends.lobby, settings.abandon_after_timeouts,
                        auth.sessions.events.publish, presence, watchers, online)
     feeds.bot_talk = BotTalk(backends.talk, auth.sessions.events.publish)
-    member_feed = MemberFeed(backends.lobby, backends.players, online)
+    member_feed = MemberFeed(backends.lobby, backends.players, online, backends.game)
     sockets = SocketRegistry(auth.sessions.events, feeds, member_feed)
     # A socket's first or last of its player here is told to every process; the leases are
     # renewed by the feeds' loop, with presence's.
@@ -179,6 +182,8 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
         async with contextlib.AsyncExitStack() as stack:
             if gauges is not None:
                 await stack.enter_async_context(gauges(app))
+            if app.state.turn_notices is not None:
+                app.state.turn_notices.start()
             try:
                 yield
             finally:
@@ -204,7 +209,19 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
     app.state.drain = Drain(settings.shutdown_drain_seconds)
     # Web Push (gateway.push_sender): None when no VAPID key is set.
     app.state.push = push_sender_for(settings, backends.players)
+    app.state.turn_notices = None
+    if turns is not None:
+        notices = TurnNotices(backends.lobby, feeds.presence, auth.sessions.events.publish,
+                              push_throttle or MemoryThrottle(),
+                              push=(None if app.state.push is None
+                                    else lambda member_id, payload: push(app, member_id, payload)),
+                              game_names=lambda: _game_names(app.state.game_types))
+        app.state.turn_notices = TurnNoticeWorker(turns, notices)
     return app
+
+
+async def _game_names(game_types: GameTypes) -> dict[str, str]:
+    return {game_type.id: game_type.name for game_type in await game_types.get()}
 
 
 async def close_live(app: Starlette) -> None:
@@ -212,6 +229,8 @@ async def close_live(app: Starlette) -> None:
     await app.state.feeds.aclose()
     await app.state.online.aclose()
     await app.state.members.aclose()
+    if app.state.turn_notices is not None:
+        await app.state.turn_notices.aclose()
     if app.state.feeds.bot_talk is not None:
         await app.state.feeds.bot_talk.aclose()
     await app.state.open_games.aclose()

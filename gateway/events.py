@@ -1,7 +1,8 @@
 """What one gateway process tells every other: a session ended, a member's sessions ended, the
 names at some tables changed, a finished game's rematch was created, who is connected at a
 table changed, something was said at a table, a member's mutes or blocks changed, a member was
-invited, someone's follows, blocks or settings changed, a player came online or went offline.
+invited, someone's follows, blocks or settings changed, a player came online or went offline, a
+daily game waits for a member.
 
 An open game socket must stop acting for a seat once its session ends (a logout, DELETE
 /api/me), and the other players' views must name an erased member "deleted player". Instead of
@@ -144,12 +145,21 @@ class OnlineChanged:
 
 
 @dataclass(frozen=True)
+class YourTurn:
+    """The daily game ``game_id`` waits for the member ``sub``, who has no socket open at it
+    (gateway.turn_notices): their member sockets (/ws/me) are told."""
+
+    sub: str
+    game_id: str
+
+
+@dataclass(frozen=True)
 class Missed:
     """The listener was deaf for a while (its connection was lost): anything may have changed."""
 
 
 Event = (SessionEnded | MemberEnded | SeatingChanged | RematchOffered | PresenceChanged | Said | MutesChanged
-         | Invited | RelationsChanged | BlocksChanged | OnlineChanged | Missed)
+         | Invited | RelationsChanged | BlocksChanged | OnlineChanged | YourTurn | Missed)
 Handler = Callable[[Event], None]
 
 # The name each event travels under on the channel; its fields travel as they are (a tuple as a
@@ -157,7 +167,8 @@ Handler = Callable[[Event], None]
 _KINDS: dict[str, type[Event]] = {
     "session": SessionEnded, "member": MemberEnded, "seating": SeatingChanged, "rematch": RematchOffered,
     "presence": PresenceChanged, "said": Said, "mutes": MutesChanged, "invited": Invited,
-    "relations": RelationsChanged, "blocks": BlocksChanged, "online": OnlineChanged, "missed": Missed,
+    "relations": RelationsChanged, "blocks": BlocksChanged, "online": OnlineChanged, "your_turn": YourTurn,
+    "missed": Missed,
 }
 _KIND_OF = {cls: kind for kind, cls in _KINDS.items()}
 

@@ -155,13 +155,13 @@ async def my_games(request: Request) -> JSONResponse:
     member = await require_member(request)
     backends = backends_of(request)
     games = await backends.lobby.list_member_games(member.sub, MY_GAMES_CANDIDATES)
-    items = await asyncio.gather(*(_my_game(backends.game, game, member.sub) for game in games))
+    items = await asyncio.gather(*(member_game_item(backends.game, game, member.sub) for game in games))
     unfinished = sorted((item for item in items if item is not None),
                         key=lambda item: (item.updated_at, item.id), reverse=True)
     return JSONResponse(MyGames(games=unfinished[:MY_GAMES_LIMIT]).body())
 
 
-async def _my_game(game_client, game, member_id: str) -> MyGame | None:
+async def member_game_item(game_client, game, member_id: str) -> MyGame | None:
     """One item of GET /api/me/games; None for a finished game (or a table that is gone)."""
     seat = game.seat_of(member_id)
     if seat is None:

@@ -1,5 +1,6 @@
 """What this gateway process's member sockets (/ws/me, gateway.member_socket) are told: the
-invitations of their members, and whether the players they follow are online.
+invitations of their members, the daily games waiting for them, and whether the players they
+follow are online.
 
 One :class:`MemberFeed` per process, fed by the gateway events (gateway.socket_registry):
 
@@ -10,6 +11,9 @@ One :class:`MemberFeed` per process, fed by the gateway events (gateway.socket_r
   (a follow, an unfollow, a block) or, when it changes what they show, a player they follow (a
   block, a ``show_online`` change). It is kept
   per member, shared by their sockets here.
+- ``YourTurn`` for a member with a socket here (gateway.turn_notices decided it): the daily game
+  is read from the lobby and the game service, rendered as an /api/me/games item for the member
+  (``your_turn`` true) and sent to each of the member's sockets here.
 - ``OnlineChanged`` of a player followed by a member here: one lease read for the player
   (gateway.online), whatever the number of sockets following them; each socket is sent the
   difference between what it was last told and what holds now. A player who hides it (or blocked
@@ -29,11 +33,13 @@ import contextlib
 import logging
 from typing import Protocol
 
+from game.client import GameClient
 from game.status import TableStatus
 from gateway.contract.common import Body
-from gateway.contract.member_socket import WsInvited, WsOnline
+from gateway.contract.member_socket import WsInvited, WsOnline, WsYourTurn
 from gateway.contract.players import PlayerName
-from gateway.events import Invited
+from gateway.events import Invited, YourTurn
+from gateway.games import member_game_item
 from gateway.online import RECHECK_SECONDS, Online
 from gateway.table_leases import RENEW_SECONDS
 from gateway.views import my_game_item
@@ -66,8 +72,10 @@ class MemberFeed:
     """This process's member sockets, their members' follow lists, and who of the followed is
     online as last read."""
 
-    def __init__(self, lobby: LobbyClient, players: PlayersClient | None, online: Online):
+    def __init__(self, lobby: LobbyClient, players: PlayersClient | None, online: Online,
+                 game: GameClient | None = None):
         self.lobby = lobby
+        self.game = game  # renders a daily game for `your_turn`; None: not told
         self.players = players
         self.online = online
         self._by_sub: dict[str, set[MemberSocket]] = {}
@@ -109,6 +117,10 @@ class MemberFeed:
     def invited(self, event: Invited) -> None:
         if event.sub in self._by_sub:
             self._spawn(self._tell_invitation(event))
+
+    def your_turn(self, event: YourTurn) -> None:
+        if event.sub in self._by_sub:
+            self._spawn(self._tell_turn(event))
 
     def relations_changed(self, players: tuple[str, ...], seen: bool) -> None:
         """Whom these players follow or block, or their settings, changed: re-read the lists of
@@ -250,8 +262,18 @@ class MemberFeed:
                             by=PlayerName(player=event.by_player, name=event.by_name))
         self.tell(event.sub, message)
 
-    # `your_turn` (CONTRACT, Turn-based games; issue 44) goes here: an event naming the member and
-    # the daily game, rendered with my_game_item for them and told like an invitation.
+    async def _tell_turn(self, event: YourTurn) -> None:
+        if self.game is None:
+            return
+        try:
+            game = await self.lobby.get_game(event.game_id)
+            item = await member_game_item(self.game, game, event.sub)
+        except ServiceError as error:
+            log.warning("member feed: a daily game whose turn it is not read: %s", error.message)
+            return
+        if item is not None:  # None: finished meanwhile, or the member no longer sits there
+            # The table waits for them (a turn, or a phase of player entropy): their turn.
+            self.tell(event.sub, WsYourTurn(game=item.model_copy(update={"your_turn": True})))
 
     def tell(self, sub: str, message: Body) -> None:
         """``message`` to every socket of the member ``sub`` in this process."""

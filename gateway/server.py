@@ -23,6 +23,7 @@ from gateway.online import MemoryOnline, RedisOnline
 from gateway.presence import MemoryPresence, RedisPresence
 from gateway.rate_limits import rate_limits
 from gateway.sessions import SESSION_TTL_SECONDS, MemorySessionStore, RedisSessionStore
+from gateway.turn_notices import RedisThrottle, TurnStream
 from gateway.watchers import MemoryWatchers, RedisWatchers
 from gateway.ws import MAX_MESSAGE_BYTES
 from lobby.client import LobbyClient
@@ -76,8 +77,14 @@ def build(settings: Settings, telemetry: otel.Telemetry | None = None):
     online = (RedisOnline(redis, Keys(settings.redis_key_prefix)) if redis is not None
               else MemoryOnline())
     limits = rate_limits(settings.rate_limits, redis, Keys(settings.redis_key_prefix))
+    # Daily tables' turns come from the game service over Redis: without it, none (gateway.turn_notices).
+    turns, throttle = ((TurnStream(redis, Keys(settings.redis_key_prefix)),
+                        RedisThrottle(redis, Keys(settings.redis_key_prefix))) if redis is not None
+                       else (None, None))
+    if redis is None:
+        log.warning("gateway: REDIS_URL unset, no your_turn notices of daily games")
     app = create_app(settings, backends, auth, telemetry=telemetry, presence=presence,
-                     limits=limits, watchers=watchers, online=online)
+                     limits=limits, watchers=watchers, online=online, turns=turns, push_throttle=throttle)
 
     async def close() -> None:
         await close_live(app)

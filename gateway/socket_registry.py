@@ -7,7 +7,8 @@ sockets of that session, an erasure re-checks the member's, and a listener that 
 while re-checks them all. Names are re-read by the table feeds the events name. A rematch
 created is told to the sockets open at the finished game; something said at a table goes to the
 sockets there (the table's feed), and a member's new mutes and blocks to their sockets.
-Invitations, follows and who is online go to the member sockets (gateway.member_feed). Nothing polls. When the gateway
+Invitations, follows, who is online and whose turn it is go to the member sockets
+(gateway.member_feed). Nothing polls. When the gateway
 stops (gateway.draining) every socket is restarted: closed with 1012 once it is quiet.
 """
 
@@ -33,6 +34,7 @@ from gateway.events import (
     Said,
     SeatingChanged,
     SessionEnded,
+    YourTurn,
 )
 from gateway.member_feed import MemberFeed
 from gateway.tables_feed import TableFeeds
@@ -155,6 +157,9 @@ class SocketRegistry:
         elif isinstance(event, OnlineChanged):
             if self.members is not None:
                 self.members.online_changed(event.player)
+        elif isinstance(event, YourTurn):
+            if self.members is not None:
+                self.members.your_turn(event)
         elif isinstance(event, Missed):
             self.feeds.names_changed(None)
             self.feeds.presence_changed(None)

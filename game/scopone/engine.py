@@ -234,6 +234,19 @@ class ScoponeEngine(Engine):
         seat: int | None = state["turn"]
         return seat
 
+    def awaited_seats(self, state: dict[str, Any]) -> frozenset[int]:
+        """The seat on turn, or while seeding the seats that may still commit (or reveal)."""
+        if state["status"] == TableStatus.SEEDING:
+            entropy = state["entropy"]
+            if entropy["phase"] == table.COMMIT:
+                return frozenset(s for s, digest in enumerate(entropy["commits"]) if not digest)
+            if entropy["phase"] == table.REVEAL:
+                return frozenset(s for s, (digest, value) in enumerate(zip(entropy["commits"], entropy["values"],
+                                                                           strict=True))
+                                 if digest and value is None)
+            return frozenset()
+        return super().awaited_seats(state)
+
     def result(self, state: dict[str, Any]) -> MatchResult | None:
         return seat_view.result(state)
 

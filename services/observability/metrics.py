@@ -32,6 +32,7 @@ DIRECTION = "tavolo.websocket.direction"
 BOT_LEVEL = "tavolo.bot.level"
 RATE_LIMIT_KIND = "tavolo.rate_limit.kind"
 PUSH_OUTCOME = "tavolo.push.outcome"
+TURN_NOTICE_OUTCOME = "tavolo.turn_notice.outcome"
 
 
 class Instruments:
@@ -73,6 +74,10 @@ class Instruments:
             "tavolo.pushes", unit="{push}",
             description="Web Push sends to one subscription, by outcome (sent, gone, refused, "
                         "failed, dropped)")
+        self.turn_notices = meter.create_counter(
+            "tavolo.turn_notices", unit="{notice}",
+            description="Turns of daily tables the gateways handled, by outcome (told, present, "
+                        "bot, gone, failed)")
         self.deadline_lateness = meter.create_histogram(
             "tavolo.deadline.lateness", unit="s",
             description="How long after its due time a deadline was fired",
@@ -134,6 +139,14 @@ def push_sent(outcome: str) -> None:
     retries); ``dropped`` (the queue was full: counted once per push, not per subscription)."""
     if _current is not None:
         _current.pushes.add(1, {PUSH_OUTCOME: outcome})
+
+
+def turn_notice(outcome: str) -> None:
+    """A gateway handled a turn of a daily table (gateway.turn_notices): the member was ``told``;
+    nobody, because they are ``present`` at the table, a ``bot`` plays the seat, or the table or
+    seat is ``gone``; or it ``failed`` for now (a store or service did not answer: handled again)."""
+    if _current is not None:
+        _current.turn_notices.add(1, {TURN_NOTICE_OUTCOME: outcome})
 
 
 def rate_limited(kind: str) -> None:
