@@ -79,7 +79,8 @@ export function OpenTableItem({ game, joinName, typeName, titles, busy, onJoin }
       <div class="open-table-about" id={about}>
         <p class="open-table-rules">
           {typeName && <span class="open-table-type">{typeName}: </span>}
-          {rulesText(game.options, titles)}
+          {/* The pace from the item itself: a game made before the option has none in its options. */}
+          {rulesText({ ...game.options, pace: game.pace ?? game.options.pace }, titles)}
         </p>
         <p class="open-table-players">
           {[0, 1, 2, 3].map((seat) => {
