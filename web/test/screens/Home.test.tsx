@@ -5,7 +5,9 @@
 import { cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/preact";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { setLang } from "../../src/i18n";
+import { memberFeed } from "../../src/membersocket";
 import { HomeScreen } from "../../src/screens/Home";
+import type { MemberMessage } from "../../src/types";
 import { LEVELS, lobby, person } from "../fixtures";
 
 const TYPES = [{
@@ -170,5 +172,18 @@ describe("your tables", () => {
     // The waiting room has no deadline: no time left.
     expect(within(items[3]).queryByTestId("time-left")).toBeNull();
     expect(items[1].querySelector("a")!.getAttribute("href")).toBe("/games/mine1");
+  });
+
+  it("reads the tables again when a turn comes on the member socket", async () => {
+    server(undefined, { games: [table("wait1", { pace: "daily", deadline: inMs(3_600_000) })] });
+    const fetches = globalThis.fetch as unknown as ReturnType<typeof vi.fn>;
+    const reads = () => fetches.mock.calls.filter(([url]) => url === "/api/me/games").length;
+    render(<HomeScreen />);
+    await screen.findAllByTestId("your-table");
+    const before = reads();
+    const game = table("wait1", { pace: "daily", your_turn: true, deadline: inMs(3_600_000) });
+    memberFeed.dispatch({ type: "message", message: { type: "your_turn", game } as MemberMessage, at: new Date().toISOString() });
+    await waitFor(() => expect(reads()).toBe(before + 1));
+    memberFeed.dispatch({ type: "forget", game: "wait1" });
   });
 });
