@@ -33,9 +33,10 @@ from services.stores import REDIS_DOWN, Keys, RedisClient
 
 log = logging.getLogger(__name__)
 
-# Entries kept: far more than the turns of every daily table in the minutes a gateway may be
-# away; a gateway that comes back later misses the oldest (approximate trimming: cheap for Redis).
-STREAM_MAXLEN = 100_000
+# Entries kept (handled ones too, until trimmed: about 1.5 MB): far more than the turns of every
+# daily table in the minutes the gateways may all be away; after a longer outage the oldest are
+# lost (approximate trimming: cheap for Redis).
+STREAM_MAXLEN = 10_000
 STORE = "turn notices"
 
 

@@ -10,8 +10,8 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import HTTPConnection, Request
-from starlette.responses import JSONResponse
-from starlette.routing import Match, Route, WebSocketRoute
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Match, Route, WebSocketRoute
 
 from gateway import (
     games,
@@ -55,7 +55,17 @@ if TYPE_CHECKING:
 
 
 async def method_not_allowed(request: Request) -> JSONResponse:
+    """A POST-only path that a GET-able route with a parameter would otherwise take
+    (/api/games/join is not a game id)."""
     return problem(405, "Method Not Allowed", {"Allow": "POST"})
+
+
+def methods_serving(routes: list[BaseRoute], request: Request) -> list[str]:
+    """The methods that the API routes matching the request's path serve, which is not its
+    method (Starlette's partial match); none when no API route has the path."""
+    return sorted({method for route in routes if isinstance(route, Route) and route.methods
+                   and route.matches(request.scope)[0] is Match.PARTIAL
+                   for method in route.methods})
 
 
 async def upgrade_required(request: Request) -> JSONResponse:
@@ -105,7 +115,6 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
         Route("/api/phrases", table_talk.phrases),
         Route("/api/game-types", games.game_types),
         Route("/api/games", games.create_game, methods=["POST"]),
-        Route("/api/games", method_not_allowed),  # else GET would fall to the SPA's 404
         Route("/api/games/join", games.join_game, methods=["POST"]),
         Route("/api/games/join", method_not_allowed),  # not a game id: 405 for any other method
         Route("/api/games/preview", games.preview),
@@ -118,24 +127,15 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
         Route("/api/games/{id}/watch", spectating.watch),
         Route("/api/games/{id}/log", games.get_log),
         Route("/api/games/{id}/rematch", games.rematch, methods=["POST"]),
-        Route("/api/games/{id}/rematch", method_not_allowed),
         Route("/api/games/{id}/bots", seating.add_bot, methods=["POST"]),
-        Route("/api/games/{id}/bots", method_not_allowed),
         Route("/api/games/{id}/bots/{seat}", seating.remove_bot, methods=["DELETE"]),
-        Route("/api/games/{id}/bots/{seat}", method_not_allowed),
         Route("/api/games/{id}/seat", seating.change_seat, methods=["POST"]),
-        Route("/api/games/{id}/seat", method_not_allowed),
         Route("/api/games/{id}/leave", seating.leave, methods=["POST"]),
-        Route("/api/games/{id}/leave", method_not_allowed),
         Route("/api/games/{id}/return", seating.take_seat_back, methods=["POST"]),
-        Route("/api/games/{id}/return", method_not_allowed),
         Route("/api/games/{id}/open", open_games.set_open, methods=["POST"]),
-        Route("/api/games/{id}/open", method_not_allowed),
         Route("/api/games/{id}/invite", players.invite, methods=["POST"]),
-        Route("/api/games/{id}/invite", method_not_allowed),
         Route("/api/games/{id}/chat", table_talk.history),
         Route("/api/games/{id}/chat/{message_id}/report", table_talk.report, methods=["POST"]),
-        Route("/api/games/{id}/chat/{message_id}/report", method_not_allowed),
         WebSocketRoute("/ws/games/{id}", ws.game_socket),
         Route("/ws/games/{id}", upgrade_required, methods=["GET"]),
         WebSocketRoute("/ws/games/{id}/watch", ws.watch_socket),
@@ -144,7 +144,18 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
         Route("/ws/me", upgrade_required, methods=["GET"]),
     ]
     api_routes = list(routes)
-    routes.append(Route("/{path:path}", SinglePageApp(settings.static_dir).page))
+    spa = SinglePageApp(settings.static_dir)
+
+    async def page(request: Request) -> Response:
+        # A GET of a path that the API serves for other methods only (DELETE
+        # /api/me/following/{player}) is a wrong method, not an unknown route: 405 naming them,
+        # before this catch-all's 404. Other methods reach on_http_exception below.
+        allowed = methods_serving(api_routes, request)
+        if allowed:
+            return problem(405, "Method Not Allowed", {"Allow": ", ".join(allowed)})
+        return await spa.page(request)
+
+    routes.append(Route("/{path:path}", page))
 
     async def on_http_exception(request: Request, exc: Exception) -> JSONResponse:
         # A wrong method on a path only the SPA's catch-all knows is an unknown route: 404.

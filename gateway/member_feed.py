@@ -13,7 +13,8 @@ One :class:`MemberFeed` per process, fed by the gateway events (gateway.socket_r
   per member, shared by their sockets here.
 - ``YourTurn`` for a member with a socket here (gateway.turn_notices decided it): the daily game
   is read from the lobby and the game service, rendered as an /api/me/games item for the member
-  (``your_turn`` true) and sent to each of the member's sockets here.
+  (``your_turn`` true) and sent to each of the member's sockets here; not when the game finished
+  or another seat is on turn meanwhile (the notice was handled late).
 - ``OnlineChanged`` of a player followed by a member here: one lease read for the player
   (gateway.online), whatever the number of sockets following them; each socket is sent the
   difference between what it was last told and what holds now. A player who hides it (or blocked
@@ -271,9 +272,12 @@ class MemberFeed:
         except ServiceError as error:
             log.warning("member feed: a daily game whose turn it is not read: %s", error.message)
             return
-        if item is not None:  # None: finished meanwhile, or the member no longer sits there
-            # The table waits for them (a turn, or a phase of player entropy): their turn.
-            self.tell(event.sub, WsYourTurn(game=item.model_copy(update={"your_turn": True})))
+        if item is None:  # finished meanwhile, or the member no longer sits there
+            return
+        if item.status == TableStatus.PLAYING and not item.your_turn:
+            return  # played already (a notice handled late): no longer their turn
+        # The table waits for them: their turn, or a phase of player entropy.
+        self.tell(event.sub, WsYourTurn(game=item.model_copy(update={"your_turn": True})))
 
     def tell(self, sub: str, message: Body) -> None:
         """``message`` to every socket of the member ``sub`` in this process."""

@@ -384,7 +384,9 @@ def _game_paths() -> dict[str, dict]:
              "400": _error("Not a JSON object, an unknown field, a wrong type or an unknown game type.",
                            "Unknown game type: chess", *_BODY_ERRORS, "game_type must be a string",
                            "game_type is required"),
-             "409": _error("`open` when the caller has 5 open games waiting already.", "Too many open games"),
+             "409": _error("`open` when the caller has 5 open games waiting already; a daily game (`pace`) "
+                           "when the caller sits at 20 unfinished daily games already.",
+                           "Too many open games", "Too many daily games"),
              "422": _error("Options that break the game type's options_schema.",
                            "Invalid options: target_score: must be an integer from 1 to 121",
                            "Invalid options: options must be an object")},
@@ -400,7 +402,8 @@ def _game_paths() -> dict[str, dict]:
              "403": _error("The caller blocked a member seated there, or was blocked by one.", "Blocked"),
              "404": _shared("GameNotFound"),
              "405": _shared("MethodNotAllowed"),
-             "409": _error("Every seat is taken by others.", "Game is full")},
+             "409": _error("Every seat is taken by others; or the game is daily and the caller sits at 20 "
+                           "unfinished daily games already.", "Game is full", "Too many daily games")},
             body=_body(JoinRequest, "The join code.", required=True, example={"code": "K7QX2M"}))},
         "/api/games/open": {"get": _operation(
             "listOpenGames", "games", "Games anyone may join",
@@ -428,13 +431,15 @@ def _game_paths() -> dict[str, dict]:
                           example=examples.LOBBY),
              "400": _error("Not a JSON object, an unknown field, a wrong type or an unknown game type.",
                            "Unknown game type: chess", *_BODY_ERRORS),
-             "409": _error("A new game was needed and the caller has 5 open games waiting already.",
-                           "Too many open games"),
+             "409": _error("A new game was needed and the caller has 5 open games waiting already; or "
+                           "the game is daily and the caller sits at 20 unfinished daily games already.",
+                           "Too many open games", "Too many daily games"),
              "422": _error("Options that break the game type's options_schema.",
                            "Invalid options: target_score: must be an integer from 1 to 121")},
             description="Two callers racing for the last seat of a game never both get it: quick matches of "
                         "one game type are answered one at a time.",
-            body=_body(QuickMatchRequest, "Optional: no body is `{}` (scopone_scientifico, any options).",
+            body=_body(QuickMatchRequest, "Optional: no body is `{}` (scopone_scientifico, any options of "
+                                          "the live pace: Play now never seats the caller at a daily game).",
                        required=False, example={"game_type": "scopone_scientifico"}))},
         "/api/games/{id}/open": {"post": _operation(
             "setGameOpen", "games", "Open a waiting game to anyone, or close it",
@@ -463,8 +468,10 @@ def _game_paths() -> dict[str, dict]:
              "403": not_seated,
              "404": _shared("GameNotFound"),
              "405": _shared("MethodNotAllowed"),
-             "409": _error("The game waits for players or is still being played; or every seat of the "
-                           "rematch is taken by others.", "The game is not finished", "Game is full")},
+             "409": _error("The game waits for players or is still being played; every seat of the "
+                           "rematch is taken by others; or the game is daily and the caller sits at 20 "
+                           "unfinished daily games already.", "The game is not finished", "Game is full",
+                           "Too many daily games")},
             description="For the seated players of a finished game. Every player who asks while the "
                         "finished game lives (GAME_TTL_SECONDS after it was last read) gets the same new "
                         "game, at the seat they had (partners stay partners): the first creates it (with "

@@ -232,8 +232,9 @@ async def blocked_players(app, member_id: str) -> frozenset[str]:
 
 async def invite(request: Request) -> Response:
     """POST /api/games/{id}/invite: a seated player of a game in the lobby invites a player; the
-    invitee's member sockets hear of it the first time (``invited``), and so do their browsers
-    by Web Push when they subscribed (queued: the answer does not wait for it)."""
+    invitee's member sockets hear of it the first time (``invited``), if they could take it up
+    (GET /api/me/invitations lists it: nobody sits there apart from them), and so do their
+    browsers by Web Push when they subscribed (queued: the answer does not wait for it)."""
     member = await require_member(request)
     game_id = game_id_of(request)
     player = await _body_player(request, InviteRequest)
@@ -246,7 +247,7 @@ async def invite(request: Request) -> Response:
         invited = await players_of(backends_of(request)).invite(game_id, member.sub, player)
     except ServiceError as error:
         raise _refused(error, "Cannot invite yourself", "Too many invitations") from None
-    if invited.created:
+    if invited.created and invited.listed:
         await _announce(request, Invited(invited.invitee_member_id, invited.game.id, invited.by.player,
                                          invited.by.display_name))
         await push(request.app, invited.invitee_member_id, await _invited_payload(request, invited))

@@ -28,13 +28,15 @@ import random
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import aiohttp
 from cryptography.hazmat.primitives import serialization
 from py_vapid import Vapid02, VapidException
+from pydantic import ValidationError
 from pywebpush import WebPushException, webpush_async
 
+from gateway.contract.push import PushPayload
 from lobby.players_client import PlayersClient
 from services.config import ConfigError, Settings, WebPushSettings
 from services.observability import metrics
@@ -42,6 +44,7 @@ from services.rpc.errors import ServiceError
 from services.timeutil import now_ms
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 DAY_SECONDS = 24 * 3600
 # How long a push service keeps a push for a browser that is offline: a turn waits a day
@@ -168,8 +171,8 @@ class PushSender:
 
     async def _deliver(self, member_id: str, payload: dict[str, str]) -> None:
         try:
-            subscriptions = await self.players.list_push_subscriptions(member_id)
-        except ServiceError as error:  # the channel retried already
+            subscriptions = await self._retried(lambda: self.players.list_push_subscriptions(member_id))
+        except ServiceError as error:
             metrics.push_sent("failed")
             log.warning("a %s push was not sent: the subscriptions could not be read (%s)",
                         payload.get("type"), error.message)
@@ -222,9 +225,23 @@ class PushSender:
             await self._sleep(min(pause, self.max_delay_seconds))
             delay = min(delay * 2, self.max_delay_seconds)
 
+    async def _retried(self, call: Callable[[], Awaitable[T]]) -> T:
+        """A lobby call, tried again with the sends' backoff while it fails for a while: the
+        gateway's channel gives up within a second, for people waiting; a push can wait."""
+        delay = self.first_delay_seconds
+        for attempt in range(1, self.attempts + 1):
+            try:
+                return await call()
+            except ServiceError as error:
+                if not error.reason.transient or attempt == self.attempts:
+                    raise
+            await self._sleep(delay * random.uniform(0.5, 1.0))
+            delay = min(delay * 2, self.max_delay_seconds)
+        raise AssertionError("unreachable")
+
     async def _forget(self, endpoint: str) -> None:
         try:
-            await self.players.remove_endpoint(endpoint)
+            await self._retried(lambda: self.players.remove_endpoint(endpoint))
         except ServiceError as error:  # the next push finds it again, and tries again
             log.warning("a gone push subscription was not removed: %s", error.message)
 
@@ -240,7 +257,14 @@ def push_sender_for(settings: Settings, players: PlayersClient | None) -> PushSe
 async def push(app: Any, member_id: str, payload: dict[str, str]) -> None:
     """Queue ``payload`` (``{"type": "your_turn" | "invited", "game", "title", "body",
     "url"}``, CONTRACT.md) for every push subscription of ``member_id``; returns at once. With
-    push disabled (no VAPID key), nothing is sent."""
+    push disabled (no VAPID key), nothing is sent; a payload that is not a PushPayload is
+    logged as an error and not sent."""
     sender: PushSender | None = getattr(app.state, "push", None)
-    if sender is not None:
-        sender.enqueue(member_id, payload)
+    if sender is None:
+        return
+    try:  # what the service worker reads: a caller's mistake is found here, not in a browser
+        PushPayload.model_validate(payload, strict=True)
+    except ValidationError as error:
+        log.error("a push payload not as the contract says was not sent: %s", error)
+        return
+    sender.enqueue(member_id, payload)

@@ -10,6 +10,8 @@ names behind them: the views join the two here, so nowhere else needs to know bo
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 from collections.abc import Collection, Sequence
 from typing import Any
@@ -41,12 +43,27 @@ from stats.model import Player
 from stats.model import Rating as MemberRating
 
 
+def public_id(player: str, member_id: str, erased: bool) -> str | None:
+    """The ``player`` of a person's item. CONTRACT puts one in every person's item, but an erased
+    member's id is gone (the directory forgot it, and its page must be 404): their item gets one
+    made from the row's member id, which erasure replaced with a fresh random one, so it is
+    nobody's, unknown to the directory, and never links two erased rows. None for a bot's seat,
+    and for a match row recorded before there were player ids (that member id is a real one)."""
+    if player:
+        return player
+    if erased and member_id:
+        digest = hashlib.sha256(f"erased-player:{member_id}".encode()).digest()
+        return base64.urlsafe_b64encode(digest).decode()[:22]
+    return None
+
+
 def _who_plays(seat: Seat) -> dict[str, Any]:
     """CONTRACT's ``player`` (the person's public id), ``bot`` and ``took_over`` of a players
-    item: present only when set (a bot's own seat and an erased member's have no player id)."""
+    item: present only when set (a bot's own seat has no player id)."""
     marks: dict[str, Any] = {}
-    if seat.player:
-        marks["player"] = seat.player
+    player = public_id(seat.player, seat.member_id, seat.erased)
+    if player:
+        marks["player"] = player
     if seat.bot:
         marks["bot"] = seat.bot
     if seat.took_over:
@@ -150,9 +167,7 @@ def live_game_item(game: Game, view: dict, spectators: int, updated_ms: int) -> 
     return LiveGame(
         id=game.id, game_type=game.game_type, status=view["status"],
         players=[LivePlayer(seat=seat.index, name=seat.display_name, team=seat.team,
-                            # The person's public player id: lobby.models.Seat.player, which
-                            # the public player id's part (wave42-A) adds ("" for a bot's seat).
-                            player=getattr(seat, "player", "") or None,
+                            player=public_id(seat.player, seat.member_id, seat.erased),
                             bot=seat.bot or None)
                  for seat in game.seats],
         rating=game.rating, spectators=spectators,
@@ -210,7 +225,8 @@ def match_item(match: FinishedMatch) -> Match:
 
 def _match_player(player: Player) -> MatchPlayer:
     return MatchPlayer(seat=player.seat_index, name=player.display_name, team=player.team, won=player.won,
-                       points=player.points, elo_delta=player.elo_delta, player=player.player or None,
+                       points=player.points, elo_delta=player.elo_delta,
+                       player=public_id(player.player, player.member_id, player.erased),
                        bot=player.bot_level,
                        abandoned=player.abandoned or None)
 

@@ -142,7 +142,8 @@ async def subscriptions(request: Request) -> Response:
     if request.method == "DELETE":
         body = await json_object(request, PushUnsubscribeRequest)
         endpoint = _required_text(body, "endpoint")
-        if endpoint and len(endpoint) <= MAX_ENDPOINT:  # else nobody's: nothing to forget
+        # An endpoint no browser could have (empty, too long, not printable ASCII) is nobody's.
+        if endpoint and len(endpoint) <= MAX_ENDPOINT and endpoint.isascii() and endpoint.isprintable():
             await players.remove_push_subscription(member.sub, endpoint)
         return Response(status_code=204)
     _sender(request)

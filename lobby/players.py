@@ -68,6 +68,7 @@ class InviteResult:
     invitee_member_id: str
     game: Game
     by: PlayerName
+    listed: bool  # ListInvitations holds it now: only then is the invitee told
 
 
 def player_not_found(player: str) -> ServiceError:
@@ -220,7 +221,7 @@ class Players:
         if between.blocked or between.blocked_by:
             raise blocked()
         by = await self._known(member_id)
-        created = False
+        created = listed = False
         if game.seat_of(invitee) is None:
             now = self.lobby.clock()
             invited = await self.invitations.invite(game.id, member_id, invitee, now,
@@ -229,7 +230,9 @@ class Players:
                 await self._game(game.id)
                 raise player_not_found(player)
             created = invited is Invited.CREATED
-        return InviteResult(created, invitee, (await self.lobby.with_players([game]))[0], by)
+            # As list_invitations: not while someone sits there apart from the invitee.
+            listed = not seats_any(game, await self.relations.apart(invitee))
+        return InviteResult(created, invitee, (await self.lobby.with_players([game]))[0], by, listed)
 
     async def _game(self, game_id: str) -> Game:
         canonical = inputs.game_id(game_id, "game_id")

@@ -83,7 +83,8 @@ class PlayersClient(RpcClient):
 
     async def invite(self, game_id: str, member_id: str, player: str) -> players_pb2.InviteResponse:
         """The member, seated at the game in the lobby, invites ``player``; ``created`` says
-        whether this call made the invitation (tell the invitee only then)."""
+        whether this call made the invitation, ``listed`` whether the invitee could take it up
+        now (tell the invitee only when both hold)."""
         response: players_pb2.InviteResponse = await self._call(
             self._stub.Invite, players_pb2.InviteRequest(game_id=game_id, member_id=member_id,
                                                          player=player))

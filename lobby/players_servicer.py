@@ -89,7 +89,8 @@ class PlayersServicer(players_pb2_grpc.PlayersServiceServicer):
         result = await self.players.invite(request.game_id, request.member_id, request.player)
         return players_pb2.InviteResponse(created=result.created,
                                           invitee_member_id=result.invitee_member_id,
-                                          game=game_message(result.game), by=_name(result.by))
+                                          game=game_message(result.game), by=_name(result.by),
+                                          listed=result.listed)
 
     async def ListInvitations(self, request: players_pb2.ListInvitationsRequest,
                               context: Context) -> players_pb2.ListInvitationsResponse:

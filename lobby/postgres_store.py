@@ -44,6 +44,7 @@ from lobby.store import (
     Request,
     SeatingChange,
     done_by,
+    lives_on,
     nearest,
     not_found,
     open_list_changed,
@@ -155,6 +156,8 @@ WHERE g.expires_at > now() AND NOT g.finished AND g.id <> $2::uuid
   AND g.id IN (SELECT game_id FROM lobby_seat
                WHERE member_id = $1 AND (bot_level = '' OR took_over) AND NOT erased)
 """
+# A daily game not finished (lobby.store.lives_on, once started), in SQL.
+_DAILY_UNFINISHED = "options_json::jsonb ->> 'pace' = 'daily' AND NOT finished"
 # A request's row, taken for this transaction: a row whose time is up is taken over; a live one
 # (a racing transaction's: this waits for it to end) leaves nothing returned.
 _CLAIM = """
@@ -296,9 +299,10 @@ class PostgresLobbyStore(LobbyStore):
                 await _insert_seats(connection, changed)
                 await connection.execute(
                     "UPDATE lobby_game SET started = $2, updated_at_ms = $3, open = $4, "
-                    "expires_at = now() + make_interval(secs => $5) WHERE id = $1",
+                    "expires_at = CASE WHEN $6 THEN 'infinity' "
+                    "                  ELSE now() + make_interval(secs => $5) END WHERE id = $1",
                     game_id, changed.started, changed.updated_at_ms, changed.open,
-                    float(self.ttl_seconds))
+                    float(self.ttl_seconds), lives_on(changed))
             await self._signal_in(connection, game, changed)
             await _record(connection, request, done_by(game, changed))
             return changed
@@ -399,7 +403,8 @@ class PostgresLobbyStore(LobbyStore):
         async with self.pool.acquire() as connection, connection.transaction():
             changed = await connection.fetchval(
                 "UPDATE lobby_game SET started = true, "
-                "updated_at_ms = CASE WHEN $2::bigint > 0 THEN $2::bigint ELSE updated_at_ms END "
+                "updated_at_ms = CASE WHEN $2::bigint > 0 THEN $2::bigint ELSE updated_at_ms END, "
+                f"expires_at = CASE WHEN {_DAILY_UNFINISHED} THEN 'infinity' ELSE expires_at END "
                 "WHERE id = $1 AND expires_at > now() AND NOT started RETURNING open",
                 game_id, at_ms)
             if changed is not None:
@@ -411,10 +416,14 @@ class PostgresLobbyStore(LobbyStore):
     @_unavailable
     async def mark_finished(self, game_id: str) -> bool:
         # Marked already: a read, no write (stats marks again on every retry of a record).
+        # A daily game kept while it was played (lives_on) starts its TTL now.
         return bool(await self.pool.fetchval(
-            "WITH marked AS (UPDATE lobby_game SET finished = true "
+            "WITH marked AS (UPDATE lobby_game SET finished = true, "
+            "                expires_at = CASE WHEN expires_at = 'infinity' "
+            "                                  THEN now() + make_interval(secs => $2) ELSE expires_at END "
             "                WHERE id = $1 AND expires_at > now() AND NOT finished) "
-            "SELECT true FROM lobby_game WHERE id = $1 AND expires_at > now()", game_id))
+            "SELECT true FROM lobby_game WHERE id = $1 AND expires_at > now()",
+            game_id, float(self.ttl_seconds)))
 
     @_unavailable
     async def member_games(self, member_id: str) -> list[Game]:

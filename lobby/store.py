@@ -11,7 +11,9 @@ seated.
 Everything of a game (its code, its seating, its members' indexes) lives for GAME_TTL_SECONDS
 after it was last created, joined or read by id (``touch``: GetGame, GetSeating, FindSeat, the
 calls made while a table is played), so a code stays unique among live games and frees itself
-when its game is gone, and a seating outlives the play of its table.
+when its game is gone, and a seating outlives the play of its table. A started daily game is the
+exception (``lives_on``): its players may leave it alone for days while its deadlines play it
+on, so it is kept until it finishes (MarkFinished), and lives GAME_TTL_SECONDS from then.
 
 A change made for a :class:`Request` (a call's request id) is remembered with it, atomically, for
 REQUEST_TTL_SECONDS: the same request again raises :class:`AlreadyDone` with what the first one
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import math
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence, Set
@@ -142,6 +145,12 @@ def with_seat(game: Game, member_id: str, display_name: str, rating: int, at_ms:
     seat = Seat(game.free_index, member_id, display_name, rating=rating)
     return replace(game, seats=tuple(sorted((*game.seats, seat), key=lambda s: s.index)),
                    updated_at_ms=at_ms or game.updated_at_ms)
+
+
+def lives_on(game: Game) -> bool:
+    """A started daily game not finished: kept until it finishes (then GAME_TTL_SECONDS), since
+    its players may leave it alone for days while its deadlines play it on (MarkFinished)."""
+    return game.started and game.counts_daily
 
 
 def quick_fits(game: Game, candidate: Game, options_json: str | None) -> bool:
@@ -480,7 +489,10 @@ class MemoryLobbyStore(LobbyStore):
             return None
         if not game.started:
             before, game = game, replace(game, started=True, updated_at_ms=at_ms or game.updated_at_ms)
-            self._games[game_id] = (game, self._games[game_id][1])
+            if lives_on(game):
+                self._store(game)
+            else:
+                self._games[game_id] = (game, self._games[game_id][1])
             self._signal(before, game)
         return game
 
@@ -489,7 +501,10 @@ class MemoryLobbyStore(LobbyStore):
         if game is None:
             return False
         if not game.finished:
-            self._games[game_id] = (replace(game, finished=True), self._games[game_id][1])
+            if lives_on(game):  # its TTL starts now
+                self._store(replace(game, finished=True))
+            else:
+                self._games[game_id] = (replace(game, finished=True), self._games[game_id][1])
         return True
 
     async def member_games(self, member_id: str) -> list[Game]:
@@ -543,8 +558,8 @@ class MemoryLobbyStore(LobbyStore):
                 del self._member_games[member_id]
 
     def _store(self, game: Game) -> None:
-        """Write the game and (re)start the TTL of it and its code."""
-        expires = self.clock() + self.ttl_seconds
+        """Write the game and (re)start the TTL of it and its code (none while it lives on)."""
+        expires = math.inf if lives_on(game) else self.clock() + self.ttl_seconds
         self._games[game.id] = (game, expires)
         self._codes[game.join_code] = (game.id, expires)
 

@@ -80,6 +80,13 @@ class Player:
         """A spectator's socket at the game (/ws/games/{id}/watch), as :meth:`socket`."""
         return await self.socket(f"{game_id}/watch", gateway_url=gateway_url, features=features)
 
+    async def member_socket(self, gateway_url: str | None = None):
+        """The member's own socket (/ws/me), on the stack's (first) gateway or ``gateway_url``."""
+        headers = {"Cookie": f"{COOKIE_NAME}={self.cookie}"} if self.cookie else {}
+        base = gateway_url or self.stack.gateway_url
+        return await websockets.connect(base.replace("http://", "ws://") + "/ws/me",
+                                        additional_headers=headers, open_timeout=10)
+
 
 async def receive(socket, type_: str | None = None, timeout: float = 10.0) -> dict:
     """The next message (of ``type_``, skipping others)."""

@@ -160,7 +160,7 @@ class PushReceiver:
         """Every push the subscription's endpoint answered so far (accepted or not), oldest first."""
         return list(self.subscriber(subscription).received)
 
-    async def next_push(self, subscription: dict[str, Any], count: int = 1, timeout: float = 15.0) -> Received:
+    async def next_push(self, subscription: dict[str, Any], count: int = 1, timeout: float = 30.0) -> Received:
         """Wait until the endpoint has answered ``count`` pushes in all; the last of them."""
         subscriber = self.subscriber(subscription)
 

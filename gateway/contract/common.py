@@ -141,13 +141,13 @@ def player_id(description: str = PLAYER_ID_TEXT) -> Any:
 
 
 SEAT_PLAYER_TEXT = (f"{PLAYER_ID_TEXT} Present for a person's seat, also while a bot plays it for "
-                    "them (`took_over`); absent for a bot's own seat and for an erased member's "
-                    "seat (\"deleted player\").")
+                    "them (`took_over`), and for an erased member's seat (\"deleted player\": an id that "
+                    "is nobody's, its page 404); absent for a bot's own seat.")
 
 
 def seat_player_id() -> Any:
     """The ``player`` of a players item: present for a person's seat (also while a bot plays it
-    for them, ``took_over``), absent for a bot's own seat and for an erased member's."""
+    for them, ``took_over``, or erased: gateway.views.public_id), absent for a bot's own seat."""
     return absent(SEAT_PLAYER_TEXT)
 NOT_BLANK = r"\S"  # JSON Schema patterns are searched, not matched: one character that is not a blank
 # The blanks of that `\s` (ECMA-262's, as JSON Schema reads it), for the gateway to strip the same:

@@ -76,8 +76,8 @@ class MatchPlayer(Body):
                                        "unrated match (`rated` false) but for an abandoner, and always 0 for a "
                                        "bot.")
     player: PlayerId | Absent = absent(
-        f"{PLAYER_ID_TEXT} Present on a person's seat; absent on a bot's, on an erased member's and in matches "
-        "recorded before there were player ids.")
+        f"{PLAYER_ID_TEXT} Present on a person's seat (an erased member's: an id that is nobody's, its page "
+        "404); absent on a bot's and in matches recorded before there were player ids.")
     bot: str | Absent = absent("Only on a bot's seat: the level of the bot that played it from the start (the "
                                "match is then a practice match). A bot has no rating.", examples=["esperto"])
     abandoned: Literal[True] | Absent = absent(

@@ -136,7 +136,8 @@ def socket_message(direction: str) -> None:
 def push_sent(outcome: str) -> None:
     """A Web Push send to one subscription ended: ``sent``; ``gone`` (404/410: the subscription
     is removed); ``refused`` (another 4xx); ``failed`` (still 429/5xx/unreachable after the
-    retries); ``dropped`` (the queue was full: counted once per push, not per subscription)."""
+    retries); ``dropped`` (the queue was full) and ``failed`` when the lobby did not give the
+    member's subscriptions: once per push, not per subscription."""
     if _current is not None:
         _current.pushes.add(1, {PUSH_OUTCOME: outcome})
 

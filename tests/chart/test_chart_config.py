@@ -42,6 +42,7 @@ SECRETS = {
     "DATABASE_LISTEN_URL": (("database", "listenUrl"), "postgres://tavolo:hunter2@postgres-rw.example/tavolo"),
     "DATABASE_READ_URL": (("database", "readUrl"), "postgres://tavolo:hunter2@postgres-ro.example/tavolo"),
     "STATS_CURSOR_SECRET": (("stats", "cursorSecret"), "hunter2-hunter2-hunter2"),
+    "WEB_PUSH_VAPID_PRIVATE_KEY": (("gateway", "webPushVapidPrivateKey"), "hunter2-vapid-key"),
 }
 # Text settings the application parses further get values it accepts.
 TEXT_SAMPLES = {
@@ -55,8 +56,9 @@ TEXT_SAMPLES = {
     "LOG_FORMAT": "text",
     "FORWARDED_ALLOW_IPS": "10.244.0.0/16,fd00:10:244::/56",
     "REDIS_SENTINELS": "sentinel-0.example:26379,sentinel-1.example:26379",
+    "WEB_PUSH_SUBJECT": "mailto:operators@tavolo.example",
 }
-GATEWAY_ONLY = re.compile(r"^OIDC_[0-9]+_CLIENT_SECRET$")
+GATEWAY_ONLY = re.compile(r"^(OIDC_[0-9]+_CLIENT_SECRET|WEB_PUSH_VAPID_PRIVATE_KEY)$")
 STATS_ONLY = {"STATS_CURSOR_SECRET"}
 GRPC_PORTS = {"LOBBY_ADDR": 50051, "GAME_ADDR": 50052, "DEADLINES_ADDR": 50053, "STATS_ADDR": 50054,
               "BOTS_ADDR": 50055}
@@ -162,7 +164,7 @@ def test_each_config_key_is_documented_next_to_its_default() -> None:
 @pytest.mark.parametrize("variable", VARIABLES)
 def test_variable_reaches_the_containers_that_read_it(everything_set: tuple[Rendered, dict[str, str]], variable: str) -> None:
     """Every component and the migration get every setting, but for the secrets, which go only
-    to who reads them: the OIDC client secrets to the gateway, the page-token key to the stats
+    to who reads them: the OIDC client secrets and the VAPID key to the gateway, the page-token key to the stats
     pods, Postgres to its owners (lobby, game, stats, bots) and the migration, Redis to the
     gateway, game and deadlines (lobby, stats and bots keep nothing in Redis)."""
     rendered, expected = everything_set
@@ -237,7 +239,7 @@ def test_secrets_are_kept_out_of_the_config_map(everything_set: tuple[Rendered, 
     secret = rendered.get("Secret", "rel-tavolo")["data"]
     secret_names = {
         "REDIS_URL", "DATABASE_URL", "DATABASE_PASSWORD", "OIDC_0_CLIENT_SECRET", "OIDC_1_CLIENT_SECRET",
-        "STATS_CURSOR_SECRET", "DATABASE_LISTEN_URL", "DATABASE_READ_URL",
+        "STATS_CURSOR_SECRET", "DATABASE_LISTEN_URL", "DATABASE_READ_URL", "WEB_PUSH_VAPID_PRIVATE_KEY",
     }
 
     assert secret_names & set(config_map) == set()
@@ -268,6 +270,25 @@ def test_existing_secrets_are_referenced_not_copied(production_render: Rendered)
     assert env["STATS_CURSOR_SECRET"] == SecretKeyRef("tavolo-stats", "cursor-secret")
     assert "STATS_CURSOR_SECRET" not in gateway
     assert production_render.get("Secret", "rel-tavolo").get("data") is None
+
+
+def test_without_a_vapid_key_the_gateway_has_push_off(default_render: Rendered) -> None:
+    assert "WEB_PUSH_VAPID_PRIVATE_KEY" not in default_render.component_env("gateway")
+
+
+def test_the_vapid_key_can_come_from_an_existing_secret(render: Callable[..., Rendered]) -> None:
+    # Not in ci/production-values.yaml: the upgrade tests render those with older charts.
+    rendered = render({"gateway": {"webPushExistingSecret": {"name": "tavolo-web-push", "key": "vapid"}},
+                       "config": {"WEB_PUSH_SUBJECT": "mailto:operators@tavolo.example"}})
+    assert rendered.component_env("gateway")["WEB_PUSH_VAPID_PRIVATE_KEY"] == SecretKeyRef("tavolo-web-push", "vapid")
+    for component in ("lobby", "game", "stats"):
+        assert "WEB_PUSH_VAPID_PRIVATE_KEY" not in rendered.component_env(component)
+    assert "WEB_PUSH_VAPID_PRIVATE_KEY" not in (rendered.get("Secret", "rel-tavolo").get("data") or {})
+
+
+def test_a_vapid_key_given_twice_is_refused(render: Callable[..., Rendered]) -> None:
+    with pytest.raises(helm_python.HelmError, match="webPushVapidPrivateKey or webPushExistingSecret"):
+        render({"gateway": {"webPushVapidPrivateKey": "key", "webPushExistingSecret": {"name": "s", "key": "k"}}})
 
 
 def test_without_a_cursor_secret_the_stats_uses_its_development_key(default_render: Rendered) -> None:

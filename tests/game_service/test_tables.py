@@ -117,7 +117,7 @@ async def test_normalize_options_fills_the_defaults(tables):
     assert json.loads(tables.normalize_options("dummy", "")) == {"target": 20}
     assert json.loads(tables.normalize_options("scopone_scientifico", '{"target_score": 21}')) == {
         "target_score": 21, "napola": True, "asso_pigliatutto": False, "player_entropy": False,
-        "first_dealer": "drawn"}
+        "first_dealer": "drawn", "pace": "live"}
 
 
 async def test_reading_an_unknown_table_or_seat_is_refused(tables):

@@ -83,8 +83,14 @@ async def test_erasure_makes_the_player_id_unknown(stack):
 
         assert [p.player for p in await lobby.get_players([erased, kept])] == [kept]
         seen = (await frank.http.get(f"/api/games/{game['id']}")).json()
-        assert [(p["name"], p.get("player")) for p in seen["players"]] == [
-            ("deleted player", None), ("frank", kept)]
+        (gone, gone_id), (name, frank_id) = [(p["name"], p.get("player")) for p in seen["players"]]
+        assert (gone, name, frank_id) == ("deleted player", "frank", kept)
+        # CONTRACT: every person's item has a player id; the erased seat's is nobody's.
+        assert gone_id and re.fullmatch(r"[A-Za-z0-9_-]{16,}", gone_id) and gone_id != erased
+        assert (await frank.http.get(f"/api/players/{gone_id}")).status_code == 404
+        assert (await frank.http.get(f"/api/players/{erased}")).status_code == 404
+        again = (await frank.http.get(f"/api/games/{game['id']}")).json()
+        assert again["players"][0]["player"] == gone_id  # the same on every read
         # The same person logging in again is a new member: a new id, the old one stays unknown.
         back = await Player(stack, "erin").login()
         try:

@@ -388,6 +388,28 @@ async def test_invitation_refusals(people):
     assert (refused.status_code, refused.json()) == (403, {"detail": "Blocked"})
 
 
+async def test_no_live_invitation_to_a_game_where_a_blocker_sits(people):
+    """The invitee's /ws/me is told what GET /api/me/invitations lists: not an invitation to a
+    game where someone sits who blocked them (the join would be 403 Blocked)."""
+    alice, bob, carol = await people("alice", "bob", "carol")
+    bob_id = await bob.player_id()
+    assert (await alice.http.post("/api/me/blocked", json={"player": bob_id})).status_code == 204
+    with_alice = (await carol.http.post("/api/games", json={})).json()
+    assert (await alice.http.post("/api/games/join", json={"code": with_alice["join_code"]})).status_code == 200
+    without = (await carol.http.post("/api/games", json={})).json()
+    member_socket = await bob.member_socket()
+    for game in (with_alice, without):  # the second is told: what came before it was told first
+        answer = await carol.http.post(f"/api/games/{game['id']}/invite", json={"player": bob_id})
+        assert answer.status_code == 204
+    told = [await receive(member_socket, "invited")]
+    while told[-1]["game"]["id"] != without["id"]:
+        told.append(await receive(member_socket, "invited"))
+    await member_socket.close()
+    assert [m["game"]["id"] for m in told] == [without["id"]], "told of a game bob cannot join"
+    listed = (await bob.http.get("/api/me/invitations")).json()["invitations"]
+    assert [i["game"]["id"] for i in listed] == [without["id"]]
+
+
 async def test_a_flood_of_invitations_is_refused(people):
     alice, *guests = await people("alice", "bob", "carol")
     lobby = (await alice.http.post("/api/games", json={})).json()

@@ -49,7 +49,7 @@ async def test_the_players_of_a_finished_game_meet_again_in_one_new_game(people)
         lobby = response.json()
         assert lobby["status"] == "lobby" and lobby["id"] != finished["id"]
         assert lobby["options"] == finished["options"] == {
-            **OPTIONS, "player_entropy": False, "first_dealer": "drawn"}
+            **OPTIONS, "player_entropy": False, "first_dealer": "drawn", "pace": "live"}
         assert lobby["players"] == [{"seat": 0, "name": "alice", "team": "A", "is_you": True,
                                      "player": await alice.player_id()}]
         assert lobby["seats_open"] == 3

@@ -16,6 +16,7 @@ PROTECTED = [
     ("GET", "/api/me/following"), ("POST", "/api/me/following"), ("DELETE", "/api/me/following/q3Zr8YkV0bT1mWc9LxPa2g"),
     ("GET", "/api/me/blocked"), ("POST", "/api/me/blocked"), ("DELETE", "/api/me/blocked/q3Zr8YkV0bT1mWc9LxPa2g"),
     ("POST", "/api/games/00000000-0000-4000-8000-000000000000/invite"), ("GET", "/api/me/invitations"),
+    ("POST", "/api/me/push"), ("DELETE", "/api/me/push"),
 ]
 PUBLIC = ["/api/health", "/api/docs", "/api/openapi.json", "/api/game-types", "/api/leaderboard",
           "/api/auth/providers"]
@@ -95,7 +96,7 @@ async def test_create_game_answers_201_with_the_lobby(players):
     assert lobby["status"] == "lobby"
     assert lobby["game_type"] == "scopone_scientifico"
     assert lobby["options"] == {"target_score": 5, "napola": True, "asso_pigliatutto": False,
-                                "player_entropy": False, "first_dealer": "drawn"}
+                                "player_entropy": False, "first_dealer": "drawn", "pace": "live"}
     assert lobby["players"] == [{"seat": 0, "name": "alice", "team": "A", "is_you": True,
                                  "player": await players[0].player_id()}]
     assert lobby["seats_open"] == 3
@@ -400,3 +401,21 @@ async def test_a_plain_get_of_a_socket_url_asks_for_the_upgrade(players):
     response = await players[0].http.get("/ws/games/00000000-0000-4000-8000-000000000000")
     assert (response.status_code, response.json()) == (426, {"detail": "Upgrade Required"})
     assert response.headers["upgrade"] == "websocket"
+
+
+@pytest.mark.parametrize(("path", "allow"), [
+    ("/api/me/following/q3Zr8YkV0bT1mWc9LxPa2g", "DELETE"),
+    ("/api/me/blocked/q3Zr8YkV0bT1mWc9LxPa2g", "DELETE"),
+    ("/api/me/muted/q3Zr8YkV0bT1mWc9LxPa2g", "DELETE"),
+    ("/api/games/00000000-0000-4000-8000-000000000000/bots/2", "DELETE"),
+    ("/api/games/00000000-0000-4000-8000-000000000000/invite", "POST"),
+    ("/api/games/00000000-0000-4000-8000-000000000000/leave", "POST"),
+])
+async def test_a_read_of_a_path_served_for_other_methods_is_405_naming_them(players, path, allow):
+    """GET (or HEAD) of an API path that only other methods serve is a wrong method, not an
+    unknown route: the SPA's catch-all, which answers every other GET, must not turn it into 404."""
+    for method in ("GET", "HEAD"):
+        response = await players[0].http.request(method, path)
+        assert response.status_code == 405, (method, path, response.status_code)
+        assert response.headers["allow"] == allow
+    assert (await players[0].http.get(path)).json() == {"detail": "Method Not Allowed"}

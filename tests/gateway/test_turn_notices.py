@@ -240,6 +240,26 @@ async def test_an_entry_a_gateway_could_not_handle_is_claimed_by_another(redis_k
         await taking_over.aclose()
 
 
+async def test_a_redis_that_lost_its_keys_gets_the_group_again(redis_keys):
+    client, keys = redis_keys
+    handler = Recording()
+    worker = TurnNoticeWorker(TurnStream(client, keys), handler, block_ms=100)  # type: ignore[arg-type]
+    worker.start()
+    try:
+        await _append(client, keys, notice(seat=1))
+
+        async def handled(count: int):
+            return len(handler.handled) >= count
+
+        await eventually(lambda: handled(1), timeout=10, interval=0.05, what="not handled")
+        await client.delete(stream_name(keys))  # a flush: the stream and its group are gone
+        await _append(client, keys, notice(seat=2))
+        await eventually(lambda: handled(2), timeout=15, interval=0.05, what="not handled after the loss")
+        assert [n.seat for n in handler.handled] == [1, 2]
+    finally:
+        await worker.aclose()
+
+
 async def test_an_entry_that_is_not_a_notice_is_dropped(redis_keys):
     client, keys = redis_keys
     handler = Recording()
@@ -287,10 +307,14 @@ class Socket:
 class FakeGame:
     def __init__(self) -> None:
         self.status = "playing"
+        self.turn = 1
 
     async def get_view_at(self, table_id: str, seat: str):
         index = int(seat.split(":")[1])
-        return {**seat_view(index, 7, self.status), "your_turn": False}, 1_796_205_600_000
+        view = seat_view(index, 7, self.status)
+        if self.status == "playing" and index == self.turn:
+            view["your_turn"] = True
+        return view, 1_796_205_600_000
 
 
 async def test_the_member_feed_tells_your_turn_with_the_game_as_my_games_shows_it():
@@ -313,16 +337,22 @@ async def test_the_member_feed_tells_your_turn_with_the_game_as_my_games_shows_i
         assert [(p["name"], p["is_you"]) for p in item["players"]][1] == ("bob", True)
         assert alice.sent == []
 
-        # A game that finished meanwhile is no one's turn.
-        game.status = "finished"
+        # While seeding (player entropy) the view has no your_turn: the notice says it is theirs.
+        game.status = "seeding"
         feed.your_turn(YourTurn(sub="bob", game_id="t1"))
-        feed.your_turn(YourTurn(sub="bob", game_id="t2"))
-        await eventually(lambda: _read(lobby, 3), timeout=5, interval=0.01)
-        await asyncio.sleep(0)
-        assert len(bob.sent) == 1
+        (_, seeding) = await eventually(lambda: _sent(bob, 2), timeout=5, interval=0.01)
+        assert (seeding["game"]["status"], seeding["game"]["your_turn"]) == ("seeding", True)
+
+        # Handled late: another seat is on turn now, or the game finished: nothing is told (the
+        # telling awaited here, as the event's task runs it).
+        game.status, game.turn = "playing", 2
+        await feed._tell_turn(YourTurn(sub="bob", game_id="t1"))
+        game.status = "finished"
+        await feed._tell_turn(YourTurn(sub="bob", game_id="t2"))
+        assert len(bob.sent) == 2
     finally:
         await feed.aclose()
 
 
-async def _read(lobby: FakeLobby, reads: int) -> bool:
-    return lobby.reads >= reads
+async def _sent(socket: Socket, count: int) -> list[dict] | None:
+    return socket.sent if len(socket.sent) >= count else None

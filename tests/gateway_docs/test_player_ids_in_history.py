@@ -1,6 +1,6 @@
 """The public player id in GET /api/me/matches and /api/leaderboard, over the real stats service
-on Postgres: a person's item carries the id the lobby's seating gave, a bot's and an erased
-member's none (CONTRACT.md, "Players, following, invitations, blocking")."""
+on Postgres: a person's item carries the id the lobby's seating gave, an erased member's one
+that is nobody's, a bot's none (CONTRACT.md, "Players, following, invitations, blocking")."""
 
 from __future__ import annotations
 
@@ -46,9 +46,10 @@ async def test_match_items_and_leaderboard_entries_carry_the_player_id(stats, cl
 
     practice, rated = (await client.get("/api/me/matches")).json()["items"]
     assert [p.get("player") for p in practice["players"]] == [IDS["alice"], None, IDS["carol"], None]
-    assert [(p["name"], p.get("player")) for p in rated["players"]] == [
-        ("Alice", IDS["alice"]), ("Bob", IDS["bob"]), ("Carol", IDS["carol"]),
-        ("deleted player", None)]
+    *people, (gone, gone_id) = [(p["name"], p.get("player")) for p in rated["players"]]
+    assert people == [("Alice", IDS["alice"]), ("Bob", IDS["bob"]), ("Carol", IDS["carol"])]
+    # Every person's item has an id; the erased member's is nobody's (not dave's old one).
+    assert gone == "deleted player" and gone_id and gone_id not in IDS.values()
     entries = (await client.get("/api/leaderboard")).json()["entries"]
     assert {(e["name"], e["player"]) for e in entries} == {
         ("Alice", IDS["alice"]), ("Bob", IDS["bob"]), ("Carol", IDS["carol"])}

@@ -1,14 +1,21 @@
 """Daily games in the lobby, through the gRPC API on both stores: a member sits at most at
 MAX_DAILY_GAMES unfinished ones (creating, joining, quick match, rematch; exact under
-concurrency), and a quick match keeps to its pace."""
+concurrency), a quick match keeps to its pace, and a started daily game is kept until it
+finishes."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import uuid
+from dataclasses import replace
 
-from lobby.models import MAX_DAILY_GAMES
+from lobby.models import MAX_DAILY_GAMES, Game, Seat
+from lobby.postgres_store import PostgresLobbyStore
+from lobby.store import MemoryLobbyStore
 from services.rpc.errors import Reason, ServiceError
+from services.stores import postgres_pool
+from testing.waiting import eventually
 from tests.lobby.helpers import fails
 
 SCOPONE = "scopone_scientifico"
@@ -111,3 +118,58 @@ async def test_play_now_never_lands_at_a_daily_game(client):
     await client.create_game("alice", "Alice", SCOPONE, DAILY, open=True)
     played = await client.quick_match("bob", "Bob", SCOPONE)
     assert played.created and played.game.options["pace"] == "live"
+
+
+# -- a daily game lives as long as it is played ---------------------------------------------------
+
+
+def _game(code: str, pace: str, member: str) -> Game:
+    return Game(id=str(uuid.uuid4()), game_type=SCOPONE, join_code=code,
+                options_json=json.dumps({"pace": pace}), seats_total=1, created_at_ms=1764669600000,
+                seats=(Seat(0, member, member.title()),))
+
+
+async def test_memory_keeps_a_started_daily_game_until_it_finishes(clock):
+    """Its players may leave it for days while its deadlines play it on: no read keeps it alive."""
+    store = MemoryLobbyStore(100, clock=clock)
+    daily, live = _game("DDDDDD", "daily", "alice"), _game("LLLLLL", "live", "bob")
+    for game in (daily, live):
+        await store.create(game)
+        await store.mark_started(game.id)
+    await store.modify(daily.id, lambda game: replace(game, updated_at_ms=5))  # a take-over, say
+    clock.now += 101
+    assert await store.get(live.id) is None
+    assert (await store.get(daily.id)).started
+    assert [game.id for game in await store.member_games("alice")] == [daily.id]
+    assert await store.mark_finished(daily.id)
+    clock.now += 99
+    assert (await store.get(daily.id)).finished  # GAME_TTL_SECONDS from its end
+    clock.now += 2
+    assert await store.get(daily.id) is None
+
+
+async def test_postgres_keeps_a_started_daily_game_until_it_finishes(lobby_database):
+    pool = await postgres_pool(lobby_database, max_size=2, name="lobby")
+    await pool.execute("TRUNCATE lobby_game, lobby_request, lobby_member CASCADE")
+    store = PostgresLobbyStore(pool, lobby_database, ttl_seconds=1)
+    try:
+        daily, live = _game("DDDDDD", "daily", "alice"), _game("LLLLLL", "live", "bob")
+        for game in (daily, live):
+            await store.create(game)
+            await store.mark_started(game.id)
+        await store.modify(daily.id, lambda game: replace(game, updated_at_ms=5))
+
+        async def live_gone():
+            return await store.get(live.id) is None
+
+        await eventually(live_gone, timeout=10, what="the live game never expired")
+        assert (await store.get(daily.id)).started
+        assert [game.id for game in await store.member_games("alice")] == [daily.id]
+        assert await store.mark_finished(daily.id)
+
+        async def daily_gone():
+            return await store.get(daily.id) is None
+
+        await eventually(daily_gone, timeout=10, what="the finished daily game never expired")
+    finally:
+        await store.close()

@@ -174,6 +174,25 @@ async def test_invitations_hold_only_while_the_invitee_could_join(friends):
     assert await friends.players.list_invitations("zoe") == []
 
 
+async def test_an_invitation_to_a_game_the_invitee_could_not_join_is_made_but_not_listed(friends):
+    """Invite's ``listed`` says whether ListInvitations holds the invitation now, which is when the
+    gateway tells the invitee: not while someone sits there whom the invitee blocked or who
+    blocked them (their join would be refused), though a third member may invite them."""
+    ids = await players_of(friends, "alice", "bob", "carol")
+    game = await friends.client.create_game("carol", "Carol", SCOPONE)
+    await friends.client.join_game("alice", "Alice", game.join_code)
+    await friends.players.block("alice", ids["bob"])
+
+    invited = await friends.players.invite(game.id, "carol", ids["bob"])
+
+    assert invited.created and not invited.listed
+    assert await friends.players.list_invitations("bob") == []
+    await friends.client.leave_game(game.id, "alice")  # the blocker left: it holds again
+    assert [i.game.id for i in await friends.players.list_invitations("bob")] == [game.id]
+    other = await friends.client.create_game("carol", "Carol", SCOPONE)
+    assert (await friends.players.invite(other.id, "carol", ids["bob"])).listed
+
+
 async def _player(member: str, friends) -> str:
     return await friends.client.ensure_member(member, member.title())
 

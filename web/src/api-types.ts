@@ -1136,7 +1136,7 @@ export interface components {
             /** @description True for the caller's seat. */
             is_you: boolean;
             /**
-             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown. Present for a person's seat, also while a bot plays it for them (`took_over`); absent for a bot's own seat and for an erased member's seat ("deleted player").
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown. Present for a person's seat, also while a bot plays it for them (`took_over`), and for an erased member's seat ("deleted player": an id that is nobody's, its page 404); absent for a bot's own seat.
              * @example q3Zr8YkV0bT1mWc9LxPa2g
              */
             player?: string;
@@ -1230,7 +1230,7 @@ export interface components {
             name: string;
             team: components["schemas"]["Team"];
             /**
-             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown. Present for a person's seat, also while a bot plays it for them (`took_over`); absent for a bot's own seat and for an erased member's seat ("deleted player").
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown. Present for a person's seat, also while a bot plays it for them (`took_over`), and for an erased member's seat ("deleted player": an id that is nobody's, its page 404); absent for a bot's own seat.
              * @example q3Zr8YkV0bT1mWc9LxPa2g
              */
             player?: string;
@@ -1537,7 +1537,7 @@ export interface components {
              */
             name: string;
             /**
-             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown. Present for a person's seat, also while a bot plays it for them (`took_over`); absent for a bot's own seat and for an erased member's seat ("deleted player").
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown. Present for a person's seat, also while a bot plays it for them (`took_over`), and for an erased member's seat ("deleted player": an id that is nobody's, its page 404); absent for a bot's own seat.
              * @example q3Zr8YkV0bT1mWc9LxPa2g
              */
             player?: string;
@@ -1977,7 +1977,7 @@ export interface components {
             /** @description The rating change this match caused (negative for a loss): 0 in an unrated match (`rated` false) but for an abandoner, and always 0 for a bot. */
             elo_delta: number;
             /**
-             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown. Present on a person's seat; absent on a bot's, on an erased member's and in matches recorded before there were player ids.
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown. Present on a person's seat (an erased member's: an id that is nobody's, its page 404); absent on a bot's and in matches recorded before there were player ids.
              * @example q3Zr8YkV0bT1mWc9LxPa2g
              */
             player?: string;
@@ -2956,7 +2956,7 @@ export interface components {
             name: string;
             team: components["schemas"]["Team"];
             /**
-             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown. Present for a person's seat, also while a bot plays it for them (`took_over`); absent for a bot's own seat and for an erased member's seat ("deleted player").
+             * @description The member's public player id: opaque and stable, at least 16 characters of `[A-Za-z0-9_-]`, never the OIDC subject. Erasing the member makes it unknown. Present for a person's seat, also while a bot plays it for them (`took_over`), and for an erased member's seat ("deleted player": an id that is nobody's, its page 404); absent for a bot's own seat.
              * @example q3Zr8YkV0bT1mWc9LxPa2g
              */
             player?: string;
@@ -4075,7 +4075,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["NotAuthenticated"];
-            /** @description `open` when the caller has 5 open games waiting already. */
+            /** @description `open` when the caller has 5 open games waiting already; a daily game (`pace`) when the caller sits at 20 unfinished daily games already. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4148,7 +4148,7 @@ export interface operations {
             };
             404: components["responses"]["GameNotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            /** @description Every seat is taken by others. */
+            /** @description Every seat is taken by others; or the game is daily and the caller sits at 20 unfinished daily games already. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4286,7 +4286,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description Optional: no body is `{}` (scopone_scientifico, any options). */
+        /** @description Optional: no body is `{}` (scopone_scientifico, any options of the live pace: Play now never seats the caller at a daily game). */
         requestBody?: {
             content: {
                 /**
@@ -4352,7 +4352,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["NotAuthenticated"];
-            /** @description A new game was needed and the caller has 5 open games waiting already. */
+            /** @description A new game was needed and the caller has 5 open games waiting already; or the game is daily and the caller sits at 20 unfinished daily games already. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4552,7 +4552,7 @@ export interface operations {
             };
             404: components["responses"]["GameNotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            /** @description The game waits for players or is still being played; or every seat of the rematch is taken by others. */
+            /** @description The game waits for players or is still being played; every seat of the rematch is taken by others; or the game is daily and the caller sits at 20 unfinished daily games already. */
             409: {
                 headers: {
                     [name: string]: unknown;

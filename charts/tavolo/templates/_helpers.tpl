@@ -253,6 +253,14 @@ addresses and the OIDC providers' public settings.
 {{- $_ := set $data (printf "OIDC_%d_CLIENT_SECRET" $index) ($provider.clientSecret | b64enc) -}}
 {{- end -}}
 {{- end -}}
+{{- with .Values.gateway -}}
+{{- if .webPushVapidPrivateKey -}}
+{{- if .webPushExistingSecret.name -}}
+{{- fail "gateway: set webPushVapidPrivateKey or webPushExistingSecret.name, not both" -}}
+{{- end -}}
+{{- $_ := set $data "WEB_PUSH_VAPID_PRIVATE_KEY" (.webPushVapidPrivateKey | b64enc) -}}
+{{- end -}}
+{{- end -}}
 {{- with .Values.stats -}}
 {{- if .cursorSecret -}}
 {{- if .cursorExistingSecret.name -}}
@@ -270,7 +278,7 @@ addresses and the OIDC providers' public settings.
 The environment of a tavolo container: the ConfigMap named by .config (the release's own, or
 the migration hook's copy), each secret setting as a reference to its key, in the Secret named
 by .secret or in an existing Secret, then extraEnv (global, then the component's). The OIDC
-client secrets go to the gateway alone, STATS_CURSOR_SECRET to the stats pods alone: not to the
+client secrets and WEB_PUSH_VAPID_PRIVATE_KEY go to the gateway alone, STATS_CURSOR_SECRET to the stats pods alone: not to the
 migration Job, which runs with the stats environment but sets .job. The components (not the Job)
 also get their GRPC_* settings (_grpc_auth.tpl).
 */}}
@@ -321,6 +329,13 @@ also get their GRPC_* settings (_grpc_auth.tpl).
 {{- end -}}
 {{- end -}}
 {{- if eq .component "gateway" -}}
+{{- with $values.gateway -}}
+{{- if .webPushExistingSecret.name -}}
+{{- $refs = append $refs (list "WEB_PUSH_VAPID_PRIVATE_KEY" .webPushExistingSecret.name .webPushExistingSecret.key) -}}
+{{- else if .webPushVapidPrivateKey -}}
+{{- $refs = append $refs (list "WEB_PUSH_VAPID_PRIVATE_KEY" $secret "WEB_PUSH_VAPID_PRIVATE_KEY") -}}
+{{- end -}}
+{{- end -}}
 {{- range $index, $provider := $values.oidc.providers -}}
 {{- $variable := printf "OIDC_%d_CLIENT_SECRET" $index -}}
 {{- if and $provider.existingSecret $provider.existingSecret.name -}}
