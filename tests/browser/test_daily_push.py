@@ -219,8 +219,13 @@ def test_a_daily_table_on_the_start_page_and_since_you_left(phone, desktop):
 def test_a_push_shows_a_notification_and_a_click_opens_the_table(phone):
     page = phone.page
     page.context.grant_permissions(["notifications"])
+    # The daily table of the test before, or (run alone) a new one.
     phone.go_home()
-    game_id = page.get_by_test_id("your-table").first.get_attribute("data-game")
+    expect(page.get_by_test_id("your-tables")).to_be_visible()
+    tables = page.get_by_test_id("your-table")
+    expect(page.get_by_test_id("your-tables").get_by_role("status")).to_have_count(0)  # read
+    game_id = tables.first.get_attribute("data-game") if tables.count() else start_daily_against_bots(phone)
+    phone.go_home()
     push_to_worker(phone, {"type": "your_turn", "game": game_id, "title": "Your turn",
                            "body": "alice, your move at the daily table", "url": f"/games/{game_id}"})
     [shown] = shown_notifications(page, 1)
