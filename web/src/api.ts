@@ -24,6 +24,8 @@ import type {
   PlayerName,
   PlayerPage,
   Preview,
+  PushKey,
+  PushSubscriptionBody,
   Provider,
   QuickMatchRequest,
   Rating,
@@ -188,6 +190,12 @@ export const api = {
     request<void>("POST", `/api/games/${encodeURIComponent(id)}/invite`, { player }),
   /** The caller's invitations that still hold, newest first. */
   invitations: async () => (await request<{ invitations: Invitation[] }>("GET", "/api/me/invitations")).invitations,
+  /** The server's VAPID application server key (no session needed). */
+  pushKey: () => request<PushKey>("GET", "/api/push/key"),
+  /** The browser's push subscription, for `your_turn` and `invited` (201). */
+  subscribePush: (subscription: PushSubscriptionBody) => request<void>("POST", "/api/me/push", subscription),
+  /** The server forgets the subscription (204). */
+  unsubscribePush: (endpoint: string) => request<void>("DELETE", "/api/me/push", { endpoint }),
 };
 
 let phrasesOnce: Promise<Phrase[]> | null = null;

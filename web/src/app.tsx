@@ -19,6 +19,7 @@ import { WatchScreen } from "./screens/Watch";
 import { FriendsScreen } from "./screens/Friends";
 import { PlayerScreen } from "./screens/Player";
 import { useMemberSocket } from "./membersocket";
+import { startPush } from "./pushbrowser";
 import { InviteNotices } from "./notices";
 import type { Me } from "./types";
 import { Failed, Loading } from "./status";
@@ -102,6 +103,10 @@ export function App() {
 
   // The member socket: invitations and online dots, one per tab while logged in.
   useMemberSocket(session.state === "in");
+  // Web Push: the service worker, and a subscription that is on kept valid (the server's key).
+  useEffect(() => {
+    if (session.state === "in") startPush();
+  }, [session.state]);
 
   const route = matchRoute(path);
   let screen;

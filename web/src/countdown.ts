@@ -33,9 +33,11 @@ export function offsetFromDateHeader(
   return Math.abs(offset) <= SKEW_TOLERANCE_MS ? 0 : Math.round(offset);
 }
 
-/** "0:42" style for longer waits, "9 s" for short ones. */
+/** "9 s" for short waits, "1:15" for longer ones, "23 h" for a daily game's (rounded down; the
+ * minutes show from its last hour: the turn's pill has room for a few characters only). */
 export function formatSeconds(seconds: number): string {
   if (seconds < 60) return `${seconds} s`;
+  if (seconds >= 3600) return `${Math.floor(seconds / 3600)} h`;
   const m = Math.floor(seconds / 60);
   const s = seconds % 60;
   return `${m}:${String(s).padStart(2, "0")}`;

@@ -3,6 +3,7 @@
 import { displayName } from "./bots";
 import { cardName, cardPhrase, cardsPhrase, cardList } from "./deck";
 import { aItalian, pointsItalian, tx } from "./i18n";
+import { paceChoiceText } from "./tables";
 import type { GamePlayer, GameView, LastPlay } from "./types";
 
 /**
@@ -185,6 +186,10 @@ export function rulesText(options: Record<string, unknown>, titles: Record<strin
   if (typeof target === "number") parts.push(tx(`to ${target} point${target === 1 ? "" : "s"}`, pointsItalian(target)));
   for (const [key, value] of Object.entries(options)) {
     if (key === "target_score") continue;
+    if (key === "pace") {
+      parts.push(paceChoiceText(value === "daily" ? "daily" : "live"));
+      continue;
+    }
     const known = OPTION_WORDS[key];
     const title = titles[key] ?? key.replace(/_/g, " ");
     if (typeof value === "boolean") {

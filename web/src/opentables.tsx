@@ -1,4 +1,4 @@
-// Finding a table with people you do not know: "Play now" (a seat at the open table nearest your
+// Finding a table with people you do not know: "Play now" (live, or daily when picked: a seat at the open table nearest your
 // rating, or a new open table), and the open tables, live, each with its rules, who sits there,
 // the seats open, its rating and a button to sit down.
 
@@ -12,7 +12,8 @@ import { useOpenGames, type FeedDeps } from "./opengames";
 import { navigate } from "./router";
 import { fieldsOf } from "./schemaform";
 import { Empty, Failed, Loading } from "./status";
-import type { GameType, OpenGame } from "./types";
+import { paceChoiceText, type Pace } from "./tables";
+import type { GameType, OpenGame, QuickMatchRequest } from "./types";
 
 /** The server's reasons a player can act on, in their words; any other is the server's detail. */
 export function findTableError(e: unknown): string {
@@ -20,6 +21,12 @@ export function findTableError(e: unknown): string {
     return tx(
       "You already have 5 open tables waiting for players: sit at one of them, or leave one first.",
       "Hai già 5 tavoli aperti in attesa di giocatori: siediti a uno di quelli, o prima lasciane uno.",
+    );
+  }
+  if (e instanceof ApiError && e.detail === "Too many daily games") {
+    return tx(
+      "You already sit at 20 daily games that are not over: finish one before you take another.",
+      "Sei già seduto a 20 partite giornaliere non finite: finiscine una prima di prenderne un'altra.",
     );
   }
   if (e instanceof ApiError && (e.status === 404 || e.detail === "Game is full")) {
@@ -72,7 +79,8 @@ export function OpenTableItem({ game, joinName, typeName, titles, busy, onJoin }
       <div class="open-table-about" id={about}>
         <p class="open-table-rules">
           {typeName && <span class="open-table-type">{typeName}: </span>}
-          {rulesText(game.options, titles)}
+          {/* The pace from the item itself: a game made before the option has none in its options. */}
+          {rulesText({ ...game.options, pace: game.pace ?? game.options.pace }, titles)}
         </p>
         <p class="open-table-players">
           {[0, 1, 2, 3].map((seat) => {
@@ -138,14 +146,30 @@ export function OpenTablesList({ games, types, busy, onJoin }: {
   );
 }
 
+/** Whether a game type has the pace option (live or daily). */
+export function hasPace(type: Pick<GameType, "options_schema"> | undefined): boolean {
+  return Boolean(type?.options_schema?.properties && "pace" in type.options_schema.properties);
+}
+
+/** What "Play now" asks for: a live table unless the player picked daily (a quick match with no
+ * pace would seat them at any table, a daily one too); nothing where the type has no pace. */
+export function quickMatchBody(type: Pick<GameType, "id" | "options_schema"> | undefined, pace: Pace): QuickMatchRequest {
+  return type && hasPace(type) ? { game_type: type.id, options: { pace } } : {};
+}
+
 /** The big button: a seat at an open table, or a new one; then the waiting room or the table. */
 export function PlayNow({ busy, setBusy }: { busy: boolean; setBusy: (busy: boolean) => void }) {
   const [error, setError] = useState<string | null>(null);
+  const [type, setType] = useState<GameType | undefined>(undefined);
+  const [pace, setPace] = useState<Pace>("live");
+  useEffect(() => {
+    gameTypesCached().then((list) => setType(list[0]), () => undefined);
+  }, []);
   const play = async () => {
     setBusy(true);
     setError(null);
     try {
-      const view = await api.quickMatch({});
+      const view = await api.quickMatch(quickMatchBody(type, pace));
       return navigate(`/games/${view.id}`);
     } catch (e) {
       setError(findTableError(e));
@@ -154,14 +178,29 @@ export function PlayNow({ busy, setBusy }: { busy: boolean; setBusy: (busy: bool
   };
   return (
     <div class="play-now">
+      {hasPace(type) && (
+        <div class="field play-now-pace">
+          <label for="play-now-pace">{tx("Pace of the table", "Ritmo del tavolo")}</label>
+          <select id="play-now-pace" value={pace} disabled={busy}
+            onChange={(e) => setPace((e.currentTarget as HTMLSelectElement).value === "daily" ? "daily" : "live")}>
+            <option value="live">{paceChoiceText("live")}</option>
+            <option value="daily">{paceChoiceText("daily")}</option>
+          </select>
+        </div>
+      )}
       <button type="button" class="button big play-now-button" disabled={busy} aria-describedby="play-now-help" onClick={() => void play()}>
         {tx("Play now", "Gioca ora")}
       </button>
       <p id="play-now-help" class="field-help">
-        {tx(
-          "Sits you at the open table nearest your rating, or opens a new table that anyone can join.",
-          "Ti fa sedere al tavolo aperto più vicino al tuo livello Elo, o apre un nuovo tavolo a cui chiunque può unirsi.",
-        )}
+        {pace === "daily"
+          ? tx(
+              "Sits you at an open daily table nearest your rating, or opens a new one: everyone moves when they can, within a day.",
+              "Ti fa sedere al tavolo giornaliero aperto più vicino al tuo livello Elo, o ne apre uno nuovo: ognuno gioca quando può, entro un giorno.",
+            )
+          : tx(
+              "Sits you at the open table nearest your rating, or opens a new table that anyone can join.",
+              "Ti fa sedere al tavolo aperto più vicino al tuo livello Elo, o apre un nuovo tavolo a cui chiunque può unirsi.",
+            )}
       </p>
       {error && <Failed error={error} />}
     </div>

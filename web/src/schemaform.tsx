@@ -1,9 +1,10 @@
 // A form generated from a game type's options_schema (JSON Schema): integers become number
-// inputs with their bounds, booleans checkboxes; the title labels a field and the description
+// inputs with their bounds, booleans checkboxes, a list of values (`enum`) a select; the title labels a field and the description
 // explains it. New options of a game type then need no change here.
 
 import { lang, tx } from "./i18n";
-import type { OptionsSchema, Options } from "./types";
+import { paceChoiceText } from "./tables";
+import type { JsonSchemaProperty, OptionsSchema, Options } from "./types";
 
 // The server describes its games and options in English; the ones it has today are said in
 // Italian here too (a new option shows the server's words until it is added).
@@ -24,6 +25,16 @@ const ITALIAN_OPTIONS: Record<string, { title: string; description: string }> = 
 
 /** Options the app words itself in both languages, whatever the server's description says. */
 const OWN_OPTIONS: Record<string, { en: { title: string; description: string }; it: { title: string; description: string } }> = {
+  pace: {
+    en: {
+      title: "Pace",
+      description: "Live: everyone at the table together, 30 seconds a move. Daily: each player moves when they can, within a day; the start page lists your tables, the ones waiting for you first.",
+    },
+    it: {
+      title: "Ritmo",
+      description: "Dal vivo: tutti al tavolo insieme, 30 secondi a mossa. Giornaliera: ognuno gioca quando può, entro un giorno; la pagina iniziale elenca i tuoi tavoli, prima quelli che aspettano te.",
+    },
+  },
   player_entropy: {
     en: {
       title: "Players shuffle too",
@@ -34,6 +45,11 @@ const OWN_OPTIONS: Record<string, { en: { title: string; description: string }; 
       description: "Ogni giocatore aggiunge un numero casuale segreto al mescolamento, così nessuno — nemmeno il server — sceglie le carte.",
     },
   },
+};
+
+/** The words of the values of a choice (an option with an `enum`), in both languages. */
+const OWN_CHOICES: Record<string, Record<string, () => string>> = {
+  pace: { live: () => paceChoiceText("live"), daily: () => paceChoiceText("daily") },
 };
 
 /** The app's own defaults, over the schema's: the players' entropy is on unless turned off. */
@@ -51,21 +67,32 @@ export function typeDescription(type: { id: string; description: string }): stri
 
 export interface Field {
   key: string;
-  kind: "integer" | "number" | "boolean" | "string";
+  kind: "integer" | "number" | "boolean" | "string" | "choice";
   title: string;
   description?: string;
   min?: number;
   max?: number;
+  /** A choice's values, each with its words. */
+  choices?: { value: string; label: string }[];
   default: unknown;
+}
+
+/** The values of an option that takes one of a list (JSON Schema `enum` of strings). */
+function choicesOf(key: string, p: JsonSchemaProperty): { value: string; label: string }[] | undefined {
+  const values = p.enum;
+  if (!Array.isArray(values) || values.length === 0 || !values.every((v) => typeof v === "string")) return undefined;
+  return (values as string[]).map((value) => ({ value, label: OWN_CHOICES[key]?.[value]?.() ?? value }));
 }
 
 export function fieldsOf(schema: OptionsSchema | undefined): Field[] {
   const props = schema?.properties ?? {};
   // An option the server sets (readOnly, such as first_dealer) is no choice of the player's.
   return Object.entries(props).filter(([, p]) => !p.readOnly).map(([key, p]) => {
-    const kind: Field["kind"] =
-      p.type === "integer" || p.type === "number" || p.type === "boolean" ? p.type : "string";
-    const fallback = kind === "boolean" ? false : kind === "string" ? "" : (p.minimum ?? 0);
+    const choices = choicesOf(key, p);
+    const kind: Field["kind"] = choices
+      ? "choice"
+      : p.type === "integer" || p.type === "number" || p.type === "boolean" ? p.type : "string";
+    const fallback = kind === "boolean" ? false : kind === "string" ? "" : choices ? choices[0].value : (p.minimum ?? 0);
     const own = OWN_OPTIONS[key]?.[lang()];
     const italian = own ?? (lang() === "it" ? ITALIAN_OPTIONS[key] : undefined);
     return {
@@ -75,6 +102,7 @@ export function fieldsOf(schema: OptionsSchema | undefined): Field[] {
       description: italian?.description ?? p.description,
       min: p.minimum,
       max: p.maximum,
+      choices,
       default: key in APP_DEFAULTS ? APP_DEFAULTS[key] : (p.default ?? fallback),
     };
   });
@@ -120,6 +148,18 @@ export function OptionsForm({
                 onChange={(e) => set((e.currentTarget as HTMLInputElement).checked)}
               />
               <label for={id}>{f.title}</label>
+              {help && <p id={help} class="field-help">{f.description}</p>}
+            </div>
+          );
+        }
+        if (f.kind === "choice") {
+          return (
+            <div class="field" key={f.key}>
+              <label for={id}>{f.title}</label>
+              <select id={id} value={String(values[f.key] ?? f.default)} aria-describedby={help}
+                onChange={(e) => set((e.currentTarget as HTMLSelectElement).value)}>
+                {(f.choices ?? []).map((c) => <option key={c.value} value={c.value}>{c.label}</option>)}
+              </select>
               {help && <p id={help} class="field-help">{f.description}</p>}
             </div>
           );

@@ -110,3 +110,7 @@ export type Invitation = Schemas["Invitation"];
 export type WsInvited = Schemas["WsInvited"];
 export type WsOnline = Schemas["WsOnline"];
 export type MemberMessage = Schemas["WsMemberMessage"];
+
+// Web Push (CONTRACT, Turn-based games).
+export type PushKey = Schemas["PushKey"];
+export type PushSubscriptionBody = Schemas["PushSubscribeRequest"];

@@ -30,6 +30,9 @@ describe("secondsLeft", () => {
   it("formats short and long waits", () => {
     expect(formatSeconds(9)).toBe("9 s");
     expect(formatSeconds(75)).toBe("1:15");
+    expect(formatSeconds(3599)).toBe("59:59");
+    expect(formatSeconds(3600)).toBe("1 h");
+    expect(formatSeconds(86_391)).toBe("23 h");
   });
 });
 

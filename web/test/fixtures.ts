@@ -55,7 +55,7 @@ export function openGame(extra: Partial<OpenGame> = {}): OpenGame {
       { seat: 0, name: "carol", team: "A", is_you: false },
       { seat: 1, name: "Expert bot", team: "B", is_you: false, bot: "esperto" },
     ],
-    seats_open: 2, your_turn: false, updated_at: "2026-12-02T09:58:41.007Z",
+    seats_open: 2, your_turn: false, updated_at: "2026-12-02T09:58:41.007Z", pace: "live",
     options: { target_score: 11, napola: true, asso_pigliatutto: false }, rating: 1512, ...extra,
   };
 }

@@ -14,7 +14,7 @@ afterEach(() => setLang("en", null));
 
 const game = (id: string, extra: Partial<MyGame> = {}): MyGame => ({
   id, game_type: "scopone_scientifico", join_code: "K7QX2M", status: "lobby", players: [],
-  seats_open: 3, your_turn: false, updated_at: "2026-12-02T10:00:00.000Z", ...extra,
+  seats_open: 3, your_turn: false, updated_at: "2026-12-02T10:00:00.000Z", pace: "live", ...extra,
 });
 const inv = (id: string, at: string, by = "carol"): Invitation => ({ game: game(id), by: { player: `${by}-id-0123456789`, name: by }, at });
 

@@ -10,7 +10,7 @@ function game(id: string, extra: Partial<MyGame> = {}): MyGame {
   return {
     id, game_type: "scopone_scientifico", join_code: `CODE${id.toUpperCase()}`.slice(0, 6), status: "lobby",
     players: [{ seat: 0, name: "carol", team: "A", is_you: false, player: "carol-player-id-0001" }],
-    seats_open: 3, your_turn: false, updated_at: "2026-12-02T10:00:00.000Z", ...extra,
+    seats_open: 3, your_turn: false, updated_at: "2026-12-02T10:00:00.000Z", pace: "live", ...extra,
   };
 }
 

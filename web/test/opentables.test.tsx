@@ -66,8 +66,8 @@ function feed() {
 }
 
 const dave = openGame({
-  id: "g8", join_code: "K7QX2M", rating: 1620, seats_open: 3,
-  options: { target_score: 21, napola: false, asso_pigliatutto: true },
+  id: "g8", join_code: "K7QX2M", rating: 1620, seats_open: 3, pace: "daily",
+  options: { target_score: 21, napola: false, asso_pigliatutto: true, pace: "daily" },
   players: [{ seat: 2, name: "dave", team: "A", is_you: false }],
 });
 
@@ -96,7 +96,7 @@ describe("the open tables", () => {
     const items = list().getAllByRole("listitem");
     expect(items).toHaveLength(2);
     const carol = within(items[0]);
-    expect(carol.getByText("To 11 points · with napola · without asso pigliatutto")).toBeTruthy();
+    expect(carol.getByText("To 11 points · with napola · without asso pigliatutto · Live (30 s a turn)")).toBeTruthy();
     expect(items[0].textContent).toContain("carol");
     expect(carol.getByTestId("bot-mark").textContent).toBe("bot, Expert"); // the bot is marked as one, with its level
     expect(items[0].textContent).toContain("Expert");
@@ -105,7 +105,7 @@ describe("the open tables", () => {
     expect(list().getAllByRole("button").map((b) => b.getAttribute("aria-label"))).toEqual([
       "Join carol's table", "Join dave's table",
     ]);
-    expect(within(items[1]).getByText("To 21 points · without napola · with asso pigliatutto")).toBeTruthy();
+    expect(within(items[1]).getByText("To 21 points · without napola · with asso pigliatutto · Daily (a day a turn)")).toBeTruthy();
     expect(screen.getByTestId("open-tables-summary").textContent).toBe("2 open tables");
     expect(screen.getByTestId("open-tables-summary").getAttribute("aria-live")).toBe("polite");
   });

@@ -31,3 +31,27 @@ describe("the options form", () => {
     expect(parseNumber(fieldsOf(schema)[0], "")).toBe("");
   });
 });
+
+describe("a choice (enum)", () => {
+  const schema = {
+    type: "object",
+    properties: { pace: { type: "string", enum: ["live", "daily"], default: "live", title: "pace", description: "server words" } },
+  };
+
+  it("becomes a choice with the app's words for the pace, live by default", () => {
+    const [pace] = fieldsOf(schema);
+    expect(pace.kind).toBe("choice");
+    expect(pace.title).toBe("Pace");
+    expect(pace.choices).toEqual([
+      { value: "live", label: "Live (30 s a turn)" },
+      { value: "daily", label: "Daily (a day a turn)" },
+    ]);
+    expect(defaultsOf(schema)).toEqual({ pace: "live" });
+  });
+
+  it("shows an unknown option's values as they are", () => {
+    const [speed] = fieldsOf({ type: "object", properties: { speed: { type: "string", enum: ["slow", "fast"] } } });
+    expect(speed.choices?.map((c) => c.label)).toEqual(["slow", "fast"]);
+    expect(speed.default).toBe("slow");
+  });
+});

@@ -1,5 +1,5 @@
 // /me: who is logged in and with which provider, logging out, whether others see when you are
-// online (PUT /api/me/settings), the players you blocked (with Unblock), and erasing the account
+// online (PUT /api/me/settings), the notifications of Web Push, the players you blocked (with Unblock), and erasing the account
 // (DELETE /api/me), explained first and confirmed by typing the name.
 
 import { useEffect, useState } from "preact/hooks";
@@ -7,6 +7,7 @@ import { api, errorText } from "../api";
 import { playerHref } from "../friends";
 import { tx } from "../i18n";
 import { PlayerLink } from "../playerlink";
+import { PushSetting } from "../pushsetting";
 import type { Me, PlayerName } from "../types";
 import { Empty, Failed, Loading } from "../status";
 
@@ -172,6 +173,7 @@ export function AccountScreen({ me, onDeleted }: { me: Me; onDeleted: () => void
         </p>
       </section>
       <OnlineSetting />
+      <PushSetting />
       <BlockedPlayers />
       <section class="panel danger-zone" aria-labelledby="delete-title">
         <h2 id="delete-title">{tx("Delete my account", "Elimina il mio account")}</h2>

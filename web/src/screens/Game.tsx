@@ -15,6 +15,7 @@ import { useChat } from "../usechat";
 import { yourSeatTakenOver } from "../bots";
 import { TakenOverBanner } from "../seatcontrols";
 import { useGame } from "../usegame";
+import { SinceLeftNotice, useSinceLeft } from "../sinceleftnotice";
 import { Failed, Loading } from "../status";
 import { Alert, ReconnectBanner } from "../widgets";
 import { GameOverScreen } from "./GameOver";
@@ -76,6 +77,8 @@ export function GameScreen({ id, onUnauthenticated, me }: { id: string; onUnauth
     if (finished) chat.refresh();
   }, [finished]);
   const hold = useHold(state.ending);
+  // A daily table: the plays made while the player was away.
+  const sinceLeft = useSinceLeft(id, state.view);
   // Player entropy: the browser commits and reveals its seat's value by itself.
   const own = useEntropy(state.view, game.send);
   const current = state.view && state.view.status !== "lobby" ? (state.view as GameView) : null;
@@ -131,6 +134,9 @@ export function GameScreen({ id, onUnauthenticated, me }: { id: string; onUnauth
   // above the table in its flow, so it covers none of the cards.
   const takenOver = view.status !== "lobby" && view.status !== "finished" && yourSeatTakenOver(view as GameView);
   const takenOverBanner = takenOver ? <TakenOverBanner id={view.id} adopt={game.adopt} /> : null;
+  const missedNotice = sinceLeft.missed && view.status !== "lobby" ? (
+    <SinceLeftNotice view={view as GameView} missed={sinceLeft.missed} onDismiss={sinceLeft.dismiss} />
+  ) : null;
   const seat = readerSeat(view);
   const watchers = view.status === "lobby" ? null : (view as GameView).spectators;
   const talk = (placement: "bar" | "float") => (
@@ -152,7 +158,7 @@ export function GameScreen({ id, onUnauthenticated, me }: { id: string; onUnauth
         alert={alert}
         trail={state.trail}
         closing={closing ? { sweep: closing.sweep, skip: hold.skip } : null}
-        notice={takenOverBanner}
+        notice={takenOverBanner || missedNotice ? <>{takenOverBanner}{missedNotice}</> : null}
         talk={talk("bar")}
       />
     );
@@ -169,6 +175,7 @@ export function GameScreen({ id, onUnauthenticated, me }: { id: string; onUnauth
     <>
       {banner}
       {!bannerInScreen && takenOverBanner}
+      {!bannerInScreen && missedNotice}
       {screen}
       {!talkInScreen && talk("float")}
     </>

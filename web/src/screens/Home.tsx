@@ -1,6 +1,7 @@
 // The Play page (the start page once logged in): "Play against the computer" first (the way to
 // play at once, alone), then "Play now" and the open tables, the player's unfinished games (a seat
-// a bot took over is taken back from there), a new game (open to anyone or for friends), joining
+// a bot took over is taken back from there; the ones waiting for the player's move first, with
+// the time left), a new game (open to anyone or for friends), joining
 // by code. The new game's rules are the ones a game against the computer is played with.
 
 import type { RefObject } from "preact";
@@ -22,6 +23,7 @@ import { openInvitations } from "../friends";
 import { memberFeed, useMember } from "../membersocket";
 import { JoinInvitation } from "../notices";
 import { PlayerLink } from "../playerlink";
+import { msLeft, nextChangeIn, paceOf, paceText, sortTables, timeLeftText } from "../tables";
 
 export function statusText(game: Pick<MyGame, "status" | "seats_open">): string {
   switch (game.status) {
@@ -73,14 +75,35 @@ function TakeMySeatBack({ game }: { game: MyGame }) {
   );
 }
 
+/** The time left to a game's deadline, said again each time its words change (once a minute
+ * for a daily game, once a second in its last minute). */
+export function TimeLeft({ deadline }: { deadline: string | null | undefined }) {
+  const [, tick] = useState(0);
+  const left = msLeft(deadline, Date.now(), serverOffset());
+  useEffect(() => {
+    const wait = left === null ? null : nextChangeIn(left);
+    if (wait === null) return;
+    const t = setTimeout(() => tick((n) => n + 1), wait);
+    return () => clearTimeout(t);
+  });
+  if (left === null) return null;
+  return (
+    <span class={`game-item-left${left < 3_600_000 ? " is-soon" : ""}`} data-testid="time-left">
+      {timeLeftText(left)}
+    </span>
+  );
+}
+
+/** "Your tables": every unfinished game, your turn first, with its pace and the time left. */
 function MyGames() {
   const [games, setGames] = useState<MyGame[] | null>(null);
   const [types, setTypes] = useState<Record<string, string>>({});
   const [error, setError] = useState<string | null>(null);
+  const member = useMember();
   const load = useCallback(() => {
     api.myGames().then(
       (list) => {
-        setGames(list);
+        setGames(sortTables(list));
         setError(null);
       },
       (e) => setError(errorText(e)),
@@ -96,20 +119,27 @@ function MyGames() {
     };
     const timer = setInterval(refresh, LIST_REFRESH_MS);
     document.addEventListener("visibilitychange", refresh);
+    window.addEventListener("focus", refresh);
     window.addEventListener("online", refresh);
     return () => {
       clearInterval(timer);
       document.removeEventListener("visibilitychange", refresh);
+      window.removeEventListener("focus", refresh);
       window.removeEventListener("online", refresh);
     };
   }, [load]);
+  // A turn came to the member on /ws/me: that game is read again with the rest.
+  const newestTurn = member.turns[0];
+  useEffect(() => {
+    if (newestTurn) load();
+  }, [newestTurn, load]);
   return (
-    <section class="panel" aria-labelledby="my-games-title">
-      <h2 id="my-games-title">{tx("Your games", "Le tue partite")}</h2>
+    <section class="panel" aria-labelledby="my-games-title" data-testid="your-tables">
+      <h2 id="my-games-title">{tx("Your tables", "I tuoi tavoli")}</h2>
       <p class="helper">
         {tx(
-          "Games you sit at that are not over yet, the most recent first. Open one to go back to your seat.",
-          "Le partite non ancora finite a cui sei seduto, dalla più recente. Aprine una per tornare al tuo posto.",
+          "Every game you sit at that is not over yet: the ones waiting for your move first, with the time you have left. Open one to go back to your seat.",
+          "Tutte le partite non ancora finite a cui sei seduto: prima quelle che aspettano la tua mossa, con il tempo che ti resta. Aprine una per tornare al tuo posto.",
         )}
       </p>
       {error && <Failed what={tx("Your games cannot be listed right now: ", "Le tue partite non si possono elencare ora: ")} error={error} onRetry={load} />}
@@ -124,35 +154,40 @@ function MyGames() {
       )}
       {games && games.length > 0 && (
         <ul class="game-list">
-          {games.map((g) => (
-            <li key={g.id} class="game-list-item">
-              <a href={`/games/${g.id}`} class={`game-item${g.your_turn ? " is-your-turn" : ""}`}>
-                <span class="game-item-head">
-                  <span class="game-item-code">{g.join_code}</span>
-                  <span class="game-item-type">{types[g.game_type] ?? g.game_type}</span>
-                  <span class="game-item-status">{statusText(g)}</span>
-                  {g.your_turn && (
-                    <span class="badge turn-badge" data-testid="your-turn-badge">
-                      {tx("Your turn", "Tocca a te")}
-                    </span>
-                  )}
-                </span>
-                <span class="game-item-players">
-                  {[0, 1, 2, 3].map((seat) => {
-                    const p = g.players.find((x) => x.seat === seat);
-                    return (
-                      <span key={seat} class={`chip team-${seat % 2 === 0 ? "A" : "B"}`}>
-                        {p ? `${displayName(p)}${p.is_you ? tx(" (you)", " (tu)") : ""}` : tx("open", "libero")}
-                        {p && <> <SeatMarks player={p} yours={p.is_you} /></>}
+          {games.map((g) => {
+            const pace = paceOf(g);
+            return (
+              <li key={g.id} class="game-list-item" data-testid="your-table" data-game={g.id} data-pace={pace}>
+                <a href={`/games/${g.id}`} class={`game-item${g.your_turn ? " is-your-turn" : ""}`}>
+                  <span class="game-item-head">
+                    <span class="game-item-code">{g.join_code}</span>
+                    <span class={`badge pace-badge is-${pace}`}>{paceText(pace)}</span>
+                    <span class="game-item-type">{types[g.game_type] ?? g.game_type}</span>
+                    <span class="game-item-status">{statusText(g)}</span>
+                    {g.your_turn && (
+                      <span class="badge turn-badge" data-testid="your-turn-badge">
+                        {tx("Your turn", "Tocca a te")}
                       </span>
-                    );
-                  })}
-                  <span class="game-item-when">{timeAgo(g.updated_at, Date.now(), serverOffset())}</span>
-                </span>
-              </a>
-              {seatTakenOver(g) && <TakeMySeatBack game={g} />}
-            </li>
-          ))}
+                    )}
+                    {g.status !== "lobby" && <TimeLeft deadline={g.deadline} />}
+                  </span>
+                  <span class="game-item-players">
+                    {[0, 1, 2, 3].map((seat) => {
+                      const p = g.players.find((x) => x.seat === seat);
+                      return (
+                        <span key={seat} class={`chip team-${seat % 2 === 0 ? "A" : "B"}`}>
+                          {p ? `${displayName(p)}${p.is_you ? tx(" (you)", " (tu)") : ""}` : tx("open", "libero")}
+                          {p && <> <SeatMarks player={p} yours={p.is_you} /></>}
+                        </span>
+                      );
+                    })}
+                    <span class="game-item-when">{timeAgo(g.updated_at, Date.now(), serverOffset())}</span>
+                  </span>
+                </a>
+                {seatTakenOver(g) && <TakeMySeatBack game={g} />}
+              </li>
+            );
+          })}
         </ul>
       )}
     </section>

@@ -13,7 +13,7 @@ import { lobby, person } from "../fixtures";
 const waiting: MyGame = {
   id: "g-mine", game_type: "scopone_scientifico", join_code: "K7QX2M", status: "lobby",
   players: [{ seat: 0, name: "alice", team: "A", is_you: true, player: "alice-player-id-0123" }],
-  seats_open: 3, your_turn: false, updated_at: "2026-12-02T10:00:00.000Z",
+  seats_open: 3, your_turn: false, updated_at: "2026-12-02T10:00:00.000Z", pace: "live",
 };
 
 function server({ following = [] as FollowedPlayer[], games = [] as MyGame[], invite = [204, null] as [number, unknown], matches = [] as unknown[] } = {}) {

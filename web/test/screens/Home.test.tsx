@@ -5,7 +5,9 @@
 import { cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/preact";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { setLang } from "../../src/i18n";
+import { memberFeed } from "../../src/membersocket";
 import { HomeScreen } from "../../src/screens/Home";
+import type { MemberMessage } from "../../src/types";
 import { LEVELS, lobby, person } from "../fixtures";
 
 const TYPES = [{
@@ -136,5 +138,52 @@ describe("the Play page", () => {
     expect(create.compareDocumentPosition(alert) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
     expect(create.closest("form")?.contains(alert)).toBe(true);
     await waitFor(() => expect((create as HTMLButtonElement).disabled).toBe(false)); // free to try again
+  });
+});
+
+describe("your tables", () => {
+  const table = (id: string, extra: Record<string, unknown>) => ({
+    id, game_type: "scopone_scientifico", join_code: id.toUpperCase().padEnd(6, "X").slice(0, 6), status: "playing",
+    players: [0, 1, 2, 3].map((seat) => person(seat, ["alice", "bob", "carol", "dave"][seat], seat === 0)),
+    seats_open: 0, your_turn: false, updated_at: "2026-12-02T10:00:00.000Z", pace: "live", ...extra,
+  });
+  const inMs = (ms: number) => new Date(Date.now() + ms).toISOString();
+
+  it("lists every unfinished game, your turn first, with its pace and the time left", async () => {
+    server(undefined, {
+      games: [
+        table("wait1", { pace: "daily", deadline: inMs(3 * 3_600_000 + 5 * 60_000 + 30_000) }),
+        table("live1", { your_turn: true, deadline: inMs(25_500) }),
+        table("mine1", { your_turn: true, pace: "daily", deadline: inMs(2 * 3_600_000 + 14 * 60_000 + 30_000) }),
+        table("lobby1", { status: "lobby", seats_open: 3, players: [person(0, "alice", true)] }),
+      ],
+    });
+    render(<HomeScreen />);
+    await screen.findByRole("heading", { name: "Your tables" });
+    const items = await screen.findAllByTestId("your-table");
+    expect(items.map((i) => i.dataset.game)).toEqual(["live1", "mine1", "wait1", "lobby1"]);
+    expect(items.map((i) => i.dataset.pace)).toEqual(["live", "daily", "daily", "live"]);
+    expect(within(items[1]).getByText("Daily")).toBeTruthy();
+    expect(within(items[1]).getByTestId("time-left").textContent).toBe("2 h 14 min left");
+    expect(within(items[1]).getByTestId("your-turn-badge")).toBeTruthy();
+    expect(within(items[2]).getByTestId("time-left").textContent).toBe("3 h 5 min left");
+    expect(within(items[2]).queryByTestId("your-turn-badge")).toBeNull();
+    expect(within(items[0]).getByTestId("time-left").textContent).toMatch(/^2\d s left$/);
+    // The waiting room has no deadline: no time left.
+    expect(within(items[3]).queryByTestId("time-left")).toBeNull();
+    expect(items[1].querySelector("a")!.getAttribute("href")).toBe("/games/mine1");
+  });
+
+  it("reads the tables again when a turn comes on the member socket", async () => {
+    server(undefined, { games: [table("wait1", { pace: "daily", deadline: inMs(3_600_000) })] });
+    const fetches = globalThis.fetch as unknown as ReturnType<typeof vi.fn>;
+    const reads = () => fetches.mock.calls.filter(([url]) => url === "/api/me/games").length;
+    render(<HomeScreen />);
+    await screen.findAllByTestId("your-table");
+    const before = reads();
+    const game = table("wait1", { pace: "daily", your_turn: true, deadline: inMs(3_600_000) });
+    memberFeed.dispatch({ type: "message", message: { type: "your_turn", game } as MemberMessage, at: new Date().toISOString() });
+    await waitFor(() => expect(reads()).toBe(before + 1));
+    memberFeed.dispatch({ type: "forget", game: "wait1" });
   });
 });

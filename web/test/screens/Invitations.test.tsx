@@ -13,7 +13,7 @@ const invitation: Invitation = {
   game: {
     id: "g-carol", game_type: "scopone_scientifico", join_code: "R4TW9P", status: "lobby",
     players: [{ seat: 0, name: "carol", team: "A", is_you: false, player: "carol-player-id-0123" }],
-    seats_open: 3, your_turn: false, updated_at: "2026-12-02T10:00:00.000Z",
+    seats_open: 3, your_turn: false, updated_at: "2026-12-02T10:00:00.000Z", pace: "live",
   },
   by: { player: "carol-player-id-0123", name: "carol" },
   at: "2026-12-02T10:00:00.000Z",

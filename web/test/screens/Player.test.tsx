@@ -18,7 +18,7 @@ const page = (extra: Partial<PlayerPage> = {}): PlayerPage => ({
 const waiting: MyGame = {
   id: "g-mine", game_type: "scopone_scientifico", join_code: "K7QX2M", status: "lobby",
   players: [{ seat: 0, name: "alice", team: "A", is_you: true, player: ME.player }],
-  seats_open: 3, your_turn: false, updated_at: "2026-12-02T10:00:00.000Z",
+  seats_open: 3, your_turn: false, updated_at: "2026-12-02T10:00:00.000Z", pace: "live",
 };
 
 function server(player: PlayerPage | null, games: MyGame[] = []) {
