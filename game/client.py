@@ -28,6 +28,7 @@ _STATUS = {
     game_pb2.TABLE_STATUS_PLAYING: TableStatus.PLAYING,
     game_pb2.TABLE_STATUS_HAND_END: TableStatus.HAND_END,
     game_pb2.TABLE_STATUS_FINISHED: TableStatus.FINISHED,
+    game_pb2.TABLE_STATUS_SEEDING: TableStatus.SEEDING,
 }
 
 

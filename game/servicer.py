@@ -32,6 +32,7 @@ _STATUS: dict[str, game_pb2.TableStatus.ValueType] = {
     TableStatus.PLAYING: game_pb2.TABLE_STATUS_PLAYING,
     TableStatus.HAND_END: game_pb2.TABLE_STATUS_HAND_END,
     TableStatus.FINISHED: game_pb2.TABLE_STATUS_FINISHED,
+    TableStatus.SEEDING: game_pb2.TABLE_STATUS_SEEDING,
 }
 # The log is in Postgres, the snapshots and signals in Redis. A store that does not
 # answer is UNAVAILABLE, never UNKNOWN: the caller retries, and the log (the truth) has either

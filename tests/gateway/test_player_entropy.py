@@ -72,6 +72,9 @@ async def test_a_match_with_player_entropy_seeds_deals_with_k_and_verifies(stack
         game = await _against_bots(alice)
         assert game["status"] == "seeding"
         assert game["entropy"]["phase"] == "commit" and game["hand"] == []
+        seeding_log = await alice.http.get(f"/api/games/{game['id']}/log")  # a 500 once: no seeding status
+        assert seeding_log.status_code == 200, seeding_log.text
+        assert seeding_log.json()["status"] == "seeding" and "seed" not in seeding_log.json()
         socket = await alice.socket(game["id"])
         value = bytes(range(100, 132))
         refused = {"action": "reveal", "value": value.hex()}
