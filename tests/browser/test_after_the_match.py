@@ -218,7 +218,7 @@ def speak_italian_on_every_screen(home, match, browser, stack):
 
     page = alice.page
     page.goto("/")
-    expect(alice.screen("home")).to_contain_text("Le tue partite")
+    expect(alice.screen("home")).to_contain_text("I tuoi tavoli")
     expect(alice.screen("home")).to_contain_text("Inizia una partita")
     page.get_by_label("Punteggio obiettivo").fill("21")
     # All ten denari win the match at once; without napola one hand cannot reach 21, so the
