@@ -58,6 +58,8 @@ lock: $(TEST_STAMP)
 	$(LOCK) --extra codegen -c requirements/runtime.txt -o requirements/run.txt
 	$(LOCK) --extra codegen --extra test --extra lint -c requirements/run.txt -o requirements/test.txt
 
+# Every bench/*_bench.py; `$(PY) -m bench peer` runs one (tavolo beside boardgame.io: it installs its
+# npm packages into bench/.peer and needs ../shared/peer-bench or PEER_BENCH_DIR, docs/performance.md).
 bench: $(TEST_STAMP) $(GEN)
 	$(PY) -m bench
 

@@ -1,10 +1,10 @@
 """The sockets open in this process (the games', the watch sockets, the member sockets /ws/me), and
 what the gateway's events mean for them.
 
-A socket's session is checked when it opens, when its player sends a message, when it
-expires, and when an event (gateway.events) says it may have ended: a logout closes the
-sockets of that session, an erasure re-checks the member's, and a listener that was deaf for a
-while re-checks them all. Names are re-read by the table feeds the events name. A rematch
+A socket's session is checked when it opens, ends at its expiry, and is checked again when an
+event (gateway.events) says it may have ended, never per message (a message costs no store
+call): a logout closes the sockets of that session, an erasure re-checks the member's, and a
+listener that was deaf for a while re-checks them all. Names are re-read by the table feeds the events name. A rematch
 created is told to the sockets open at the finished game; something said at a table goes to the
 sockets there (the table's feed), and a member's new mutes and blocks to their sockets.
 Invitations, follows, who is online and whose turn it is go to the member sockets

@@ -12,9 +12,10 @@ of the gateway's. docs/websocket.md is the protocol's reference.
 
 The views come from the table's feed, shared by every socket of this process at that game
 (gateway.tables_feed); every message to a socket goes through its outbox, written by one task,
-so they arrive in order. The session is checked on open, on each of the player's messages, at
-its expiry and on the events that say it may have ended (gateway.socket_registry), never per
-update.
+so they arrive in order. The session is read when the socket opens and on the events that say
+it may have ended (gateway.socket_registry), never per message nor per update: a message costs no
+store call. Its lifetime is absolute (gateway.sessions), so the socket closes at its expiry
+without reading it.
 """
 
 from __future__ import annotations
@@ -257,7 +258,7 @@ class _Connection:
         expiry = None
         if self.expires_ms is not None:
             delay = max(0.0, (self.expires_ms - now_ms()) / 1000)
-            expiry = asyncio.get_running_loop().call_later(delay, self.check_session)
+            expiry = asyncio.get_running_loop().call_later(delay, self.end_session)
         try:
             await self._read_messages()
         finally:
@@ -359,11 +360,12 @@ class _Connection:
     # -- the session -----------------------------------------------------------------------
 
     def end_session(self) -> None:
-        """The registry's: this socket's session was ended (a logout)."""
+        """The registry's: this socket's session was ended (a logout); and its expiry's: a
+        session lives a fixed time from its creation (gateway.sessions), nothing extends it."""
         self.outbox.close(*SESSION_ENDED)
 
     def check_session(self) -> None:
-        """The registry's (and the expiry's): the session may have ended; read it."""
+        """The registry's: the session may have ended (an erasure, events missed); read it."""
         if not self._checking and not self.outbox.closed:
             self._checking = True
             self._spawn(self._check_session())
@@ -426,7 +428,9 @@ class _Connection:
         if text is None:
             self._error("bad_request", "Send JSON text messages, not binary")
             return True
-        if not await self._session_lives():
+        # No session read here: an ended session closes the socket through the events
+        # (gateway.socket_registry) and its expiry timer, so a message costs no store call.
+        if self.outbox.closed:
             return False  # closing (run() waits for the close to complete)
         self._idle.clear()
         try:

@@ -1,6 +1,6 @@
-"""A game socket's session is checked on open, on the player's messages, at its expiry and on
-the events that say it ended (gateway.events), never per update: a logout or an erasure closes
-the idle sockets at once, on every gateway process."""
+"""A game socket's session is checked on open and on the events that say it ended
+(gateway.events), never per message nor per update; it closes at its expiry without a read: a
+logout or an erasure closes the idle sockets at once, on every gateway process."""
 
 from __future__ import annotations
 
@@ -35,6 +35,16 @@ from tests.gateway.live_fakes import FakeGame, FakeLobby, table_views, until
 class CountingSessions(MemorySessionStore):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
+        self.reads = 0
+
+    async def get(self, id: str) -> Session | None:
+        self.reads += 1
+        return await super().get(id)
+
+
+class CountingRedisSessions(RedisSessionStore):
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
         self.reads = 0
 
     async def get(self, id: str) -> Session | None:
@@ -146,9 +156,13 @@ async def test_a_listener_that_missed_events_checks_every_socket_again():
         assert await _closed(socket) == (1008, "Session ended")
 
 
-async def test_an_idle_socket_closes_when_its_session_expires():
-    async with _bobs_socket(MemorySessionStore(ttl_seconds=1.0)) as (socket, _, _):
+async def test_an_idle_socket_closes_when_its_session_expires_without_reading_it():
+    """Lifetimes are absolute: at its expiry the session is over, store or no store."""
+    sessions = CountingSessions(ttl_seconds=1.0)
+    async with _bobs_socket(sessions) as (socket, _, _):
+        reads = sessions.reads
         assert await _closed(socket) == (1008, "Session ended")
+        assert sessions.reads == reads
 
 
 async def test_updates_read_no_session_and_no_seating():
@@ -163,11 +177,38 @@ async def test_updates_read_no_session_and_no_seating():
         for socket in sockets:
             assert [(await _state(socket))["revision"] for _ in range(20)] == list(range(1, 21))
         assert sessions.reads == reads and game.opened["t1"] == seatings == 1
-        await sockets[0].send('{"action": "state"}')  # the player's own message: checked
-        await _state(sockets[0])
-        assert sessions.reads == reads + 1
         for socket in sockets:
             await socket.close()
+
+
+@pytest.fixture(params=["memory", "redis"])
+def counting_sessions(request):
+    if request.param == "memory":
+        return CountingSessions()
+    return CountingRedisSessions(request.getfixturevalue("redis_client"),
+                                 Keys(request.getfixturevalue("redis_prefix")))
+
+
+async def test_the_players_messages_read_no_session(counting_sessions):
+    """The session was read when the socket opened; a message costs no store call (issue 45)."""
+    sessions = counting_sessions
+    bob = await _login(sessions, "bob")
+    async with _gateway(sessions) as (address, game):
+        socket = await _open(address, bob)
+        await until(lambda: game.open["t1"] == 1, "no table stream")
+        game.push("t1", table_views(1))
+        await _state(socket)
+        reads = sessions.reads
+        for _ in range(5):
+            await socket.send('{"action": "state"}')
+            await _state(socket)
+        await socket.send("not json")
+        assert json.loads(await asyncio.wait_for(socket.recv(), 5))["code"] == "bad_request"
+        assert sessions.reads == reads
+        await sessions.delete(bob.id)  # and the logout still closes it, through the event
+        assert await _closed(socket) == (1008, "Session ended")
+    if isinstance(sessions, RedisSessionStore):
+        await sessions.events.aclose()
 
 
 async def test_the_gateway_negotiates_no_compression():
