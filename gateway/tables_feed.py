@@ -239,6 +239,9 @@ class TableFeed:
         self._taking_over: set[int] = set()
         self._takeovers: set[asyncio.Task] = set()
         self.elsewhere: set[int] = set()  # seats connected in any process (gateway.presence)
+        # One presence read at a time: two events' reads could finish out of order, and the older
+        # would then stand (a seat shown away that is connected) until the next change.
+        self._presence_read = asyncio.Lock()
         # The table's status as last fanned out (table talk's free text depends on it); None
         # between the start and the first state.
         self.status: str | None = None if game.started else TableStatus.LOBBY
@@ -402,14 +405,15 @@ class TableFeed:
     async def refresh_presence(self, announce: bool = True) -> None:
         """Re-read who is connected and how many watch in every process (after a
         PresenceChanged)."""
-        await self._refresh_watchers()
-        try:
-            self.elsewhere = await self.feeds.presence.seats(self.id)
-        except ServiceError as error:  # Redis briefly down: this process's sockets will do
-            log.info("game %s: presence not refreshed: %s", self.id, error.message)
-            return
-        if announce and self.started and self.views:
-            self._announce_presence()
+        async with self._presence_read:
+            await self._refresh_watchers()
+            try:
+                self.elsewhere = await self.feeds.presence.seats(self.id)
+            except ServiceError as error:  # Redis briefly down: this process's sockets will do
+                log.info("game %s: presence not refreshed: %s", self.id, error.message)
+                return
+            if announce and self.started and self.views:
+                self._announce_presence()
 
     async def _refresh_watchers(self) -> None:
         """Re-read how many members watch; when that changed, the sockets that asked for it are

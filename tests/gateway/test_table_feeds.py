@@ -291,3 +291,50 @@ async def test_a_spectator_of_a_waiting_game_gets_the_public_lobby(feeds):
     lobby = await spectator.read()
     assert lobby["type"] == "lobby" and "join_code" not in lobby["game"]
     assert not any(p["is_you"] for p in lobby["game"]["players"])
+
+
+class SlowFirstRead:
+    """Presence whose reads answer what was marked when each read began; the first read is held
+    until released, so a later read can finish before it (two events' reads, out of order)."""
+
+    def __init__(self) -> None:
+        self.marked: set[int] = set()
+        self.reads = 0
+        self.release = asyncio.Event()
+
+    async def mark(self, table_id: str, seat: int, present: bool) -> None:
+        return None
+
+    async def renew(self, marks) -> None:
+        return None
+
+    async def seats(self, table_id: str) -> set[int]:
+        self.reads += 1
+        seen = set(self.marked)
+        if self.reads == 2:  # the first event's read (the feed's start made read 1)
+            await self.release.wait()
+        return seen
+
+
+async def test_a_slow_presence_read_never_overwrites_a_newer_one():
+    presence = SlowFirstRead()
+    game, lobby = FakeGame(), FakeLobby()
+    feeds = TableFeeds(game, lobby, presence=presence)  # type: ignore[arg-type]
+    try:
+        socket = Socket()
+        feeds.join(lobby_game("t1"), "seat:0", "alice", socket.outbox, features=frozenset({Feature.PRESENCE}))
+        await until(lambda: game.open["t1"] == 1, "no stream opened")
+        game.push("t1", table_views(1))
+        await socket.read()  # the state
+        presence.marked = {1}  # bob sits down on another gateway: an event, a read (held)
+        feeds.presence_changed("t1")
+        await until(lambda: presence.reads == 2, "the first read did not start")
+        presence.marked = {1, 2}  # carol too: another event, another read
+        feeds.presence_changed("t1")
+        await asyncio.sleep(0)
+        presence.release.set()
+        told = [(await socket.read())["connected"] for _ in range(2)]
+        # The last word is the newest read: bob and carol (and alice, here) are connected.
+        assert told[-1] == [0, 1, 2], told
+    finally:
+        await feeds.aclose()
