@@ -125,12 +125,14 @@ async def _sit_down(stack, member: Member, game_id: str, number: int) -> dict:
     return await receive(member.table, "state")
 
 
-async def _connected(member: Member, seats: set[int]) -> None:
-    """Wait until the member's game socket says exactly ``seats`` are connected."""
-    while True:
-        message = await receive(member.table, "presence", timeout=30)
-        if set(message["connected"]) == seats:
-            return
+async def _connected(member: Member, game_id: str, seats: set[int]) -> None:
+    """Wait until exactly ``seats`` are connected, as the game view says (the presence leases
+    every gateway reads, which the turn notices read too)."""
+    async def exactly():
+        view = (await member.player.http.get(f"/api/games/{game_id}")).json()
+        return {p["seat"] for p in view["players"] if p.get("connected") and not p.get("bot")} == seats
+
+    await eventually(exactly, timeout=30, what=f"connected seats never became {sorted(seats)}")
 
 
 async def _play(member: Member, game_id: str) -> None:
@@ -180,7 +182,7 @@ async def test_your_turn_reaches_the_member_away_once_and_never_the_one_at_the_t
         # Everyone sits down: the turn passes to a member at the table, who is told nothing.
         for number, member in enumerate(members):
             await _sit_down(stack, member, game_id, number)
-        await _connected(leader, {0, 1, 2, 3})
+        await _connected(leader, game_id, {0, 1, 2, 3})
         await _play(leader, game_id)
         await _wait_turn_left(members, game_id, leader)
         await _handled(stack, "present", 1)
@@ -191,7 +193,7 @@ async def test_your_turn_reaches_the_member_away_once_and_never_the_one_at_the_t
         # again on /ws/me, but not pushed again within the hour.
         await leader.table.close()
         leader.table = None
-        await _connected(nxt, {0, 1, 2, 3} - {leader.seat})
+        await _connected(nxt, game_id, {0, 1, 2, 3} - {leader.seat})
         for _ in range(3):
             player = await _turn(members, game_id)
             await _play(player, game_id)
