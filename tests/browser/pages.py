@@ -7,13 +7,15 @@ whose turn it is and which plays are legal (the view's ``legal``).
 
 from __future__ import annotations
 
+import os
 import re
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Browser, Locator, Page, expect
 
 SUITS = {"D": "denari", "C": "coppe", "S": "spade", "B": "bastoni"}
 _NAMED_CARD = re.compile(r"\b(10|[1-9]) of (denari|coppe|spade|bastoni)\b")
@@ -100,6 +102,38 @@ def log_in(page: Page, name: str) -> None:
     sign_in_at_the_provider(page, name)
     expect(page.get_by_test_id("screen-home")).to_be_visible()
     expect_logged_in_as(page, name)
+
+
+# The four screen sizes the app is looked at in: phones upright and sideways, a desktop.
+SIZES = [(360, 640), (390, 844), (844, 390), (1280, 800)]
+SCREENSHOTS = Path(os.environ.get("TAVOLO_SCREENSHOTS") or Path(tempfile.gettempdir()) / "tavolo-browser")
+
+
+def shoot(page: Page, folder: str, name: str, part: Locator | None = None) -> None:
+    """The page at the four sizes, saved under SCREENSHOTS/``folder`` as the screen shows it
+    (scrolled to ``part``) and whole; at each, nothing wider than the screen."""
+    shots = SCREENSHOTS / folder
+    shots.mkdir(parents=True, exist_ok=True)
+    size = page.viewport_size
+    for width, height in SIZES:
+        page.set_viewport_size({"width": width, "height": height})
+        overflow = page.evaluate("document.documentElement.scrollWidth")
+        assert overflow <= width, f"{name}: the page is {overflow} px wide on a {width} px screen"
+        if part is not None:
+            part.scroll_into_view_if_needed()
+        page.screenshot(path=str(shots / f"{name}-{width}x{height}.png"))
+        page.screenshot(path=str(shots / f"{name}-{width}x{height}-whole.png"), full_page=True)
+    if size:
+        page.set_viewport_size(size)
+
+
+def person(stack, browser: Browser, name: str, viewport: dict) -> Player:
+    """``name`` logged in, in a browser context of their own (own storage and service worker)."""
+    context = browser.new_context(base_url=stack.gateway_url, viewport=viewport)
+    context.set_default_timeout(10_000)
+    page = context.new_page()
+    log_in(page, name)
+    return Player(name, page)
 
 
 def sign_in_at_the_provider(page: Page, name: str) -> None:

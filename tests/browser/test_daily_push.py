@@ -20,19 +20,16 @@ directory), and at each size nothing may be wider than the screen.
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Page, expect
 
 from testing.push_receiver import b64url
-from tests.browser.pages import MatchRecord, Player, expect_accessible, log_in, play_a_turn
+from tests.browser.pages import MatchRecord, Player, expect_accessible, person, play_a_turn, shoot
 
 SUBJECT = "mailto:operators@tavolo.example"
 VAPID_KEY = ec.generate_private_key(ec.SECP256R1())
@@ -44,47 +41,19 @@ STACK_ENV = {
     "WEB_PUSH_VAPID_PRIVATE_KEY": VAPID_KEY.private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()).decode(),
 }
-SIZES = [(360, 640), (390, 844), (844, 390), (1280, 800)]
-SHOTS = Path(os.environ.get("TAVOLO_SCREENSHOTS") or Path(tempfile.gettempdir()) / "tavolo-browser") / "daily"
 TIME_LEFT = re.compile(r"^(2[0-3]|1?\d) h( \d+ min)? left$")
-
-
-def shoot(page: Page, name: str, part: Locator | None = None) -> None:
-    """The page at the four sizes, as the screen shows it (scrolled to ``part``) and whole; at
-    each, nothing wider than the screen."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    size = page.viewport_size
-    for width, height in SIZES:
-        page.set_viewport_size({"width": width, "height": height})
-        overflow = page.evaluate("document.documentElement.scrollWidth")
-        assert overflow <= width, f"{name}: the page is {overflow} px wide on a {width} px screen"
-        if part is not None:
-            part.scroll_into_view_if_needed()
-        page.screenshot(path=str(SHOTS / f"{name}-{width}x{height}.png"))
-        page.screenshot(path=str(SHOTS / f"{name}-{width}x{height}-whole.png"), full_page=True)
-    if size:
-        page.set_viewport_size(size)
-
-
-def device(stack, browser, name: str, viewport: dict) -> Player:
-    """A browser of ``name``'s (a context of its own: its own storage and service worker)."""
-    context = browser.new_context(base_url=stack.gateway_url, viewport=viewport)
-    context.set_default_timeout(10_000)
-    page = context.new_page()
-    log_in(page, name)
-    return Player(name, page)
 
 
 @pytest.fixture(scope="module")
 def phone(stack, browser) -> Iterator[Player]:
-    made = device(stack, browser, "alice", {"width": 390, "height": 844})
+    made = person(stack, browser, "alice", {"width": 390, "height": 844})
     yield made
     made.page.context.close()
 
 
 @pytest.fixture(scope="module")
 def desktop(stack, browser) -> Iterator[Player]:
-    made = device(stack, browser, "alice", {"width": 1280, "height": 800})
+    made = person(stack, browser, "alice", {"width": 1280, "height": 800})
     yield made
     made.page.context.close()
 
@@ -186,7 +155,7 @@ def test_a_daily_table_on_the_start_page_and_since_you_left(phone, desktop):
     expect(second).to_contain_text("Waiting for 3 more players")
     expect(second.get_by_test_id("time-left")).to_have_count(0)
     expect_accessible(page, "the start page with your tables")
-    shoot(page, "your-tables", page.get_by_test_id("your-tables"))
+    shoot(page, "daily", "your-tables", page.get_by_test_id("your-tables"))
 
     # alice plays on her other device; the bots answer.
     desktop.page.goto(f"/games/{game_id}")
@@ -205,7 +174,7 @@ def test_a_daily_table_on_the_start_page_and_since_you_left(phone, desktop):
     expect(lines).to_have_count(4)
     expect(lines.nth(0)).to_contain_text(f"You: {int(play.card[:2])} of ")
     expect_accessible(page, "the table with Since you left")
-    shoot(page, "since-you-left", since)
+    shoot(page, "daily", "since-you-left", since)
     since.get_by_role("button", name="Dismiss: since you left").click()
     expect(since).to_have_count(0)
     # Seen now: opening the table again says nothing new.
@@ -300,7 +269,7 @@ def subscribed_key(page: Page) -> str | None:
 
 @pytest.mark.timeout(120)
 def test_the_account_setting_asks_permission_only_when_turned_on(stack, browser):
-    carol = device(stack, browser, "carol", {"width": 390, "height": 844})
+    carol = person(stack, browser, "carol", {"width": 390, "height": 844})
     page = carol.page
     page.context.add_init_script(FAKE_PUSH_SERVICE)
     try:
@@ -315,7 +284,7 @@ def test_the_account_setting_asks_permission_only_when_turned_on(stack, browser)
         expect(setting.get_by_test_id("push-help")).to_contain_text("The browser blocks notifications from tavolo")
         expect(box).not_to_be_checked()
         assert subscribed_key(page) is None
-        shoot(page, "push-refused", setting)
+        shoot(page, "daily", "push-refused", setting)
 
         # Allowed: the subscription is made with the server's key and given to the server.
         page.context.grant_permissions(["notifications"])
@@ -328,7 +297,7 @@ def test_the_account_setting_asks_permission_only_when_turned_on(stack, browser)
         expect(setting.get_by_test_id("push-help")).to_contain_text("A tap opens the table")
         assert subscribed_key(page) == PUBLIC_KEY
         expect_accessible(page, "the Account page with notifications on")
-        shoot(page, "push-on", setting)
+        shoot(page, "daily", "push-on", setting)
         page.reload()
         expect(box).to_be_checked()
 

@@ -12,11 +12,8 @@ nothing may be wider than the screen.
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import BrowserContext, Locator, Page, expect
@@ -27,39 +24,13 @@ from tests.browser.pages import (
     create_game,
     expect_accessible,
     join_through_invite,
-    log_in,
+    person,
     play_a_turn,
     poll,
+    shoot,
 )
 
 STACK_ENV = {"BOT_THINK_MS": "0"}
-SIZES = [(360, 640), (390, 844), (844, 390), (1280, 800)]
-SHOTS = Path(os.environ.get("TAVOLO_SCREENSHOTS") or Path(tempfile.gettempdir()) / "tavolo-browser") / "friends"
-
-
-def shoot(page: Page, name: str, part: Locator | None = None) -> None:
-    """The page at the four sizes, saved as the screen shows it (scrolled to ``part``) and whole;
-    at each, nothing wider than the screen."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    size = page.viewport_size
-    for width, height in SIZES:
-        page.set_viewport_size({"width": width, "height": height})
-        overflow = page.evaluate("document.documentElement.scrollWidth")
-        assert overflow <= width, f"{name}: the page is {overflow} px wide on a {width} px screen"
-        if part is not None:
-            part.scroll_into_view_if_needed()
-        page.screenshot(path=str(SHOTS / f"{name}-{width}x{height}.png"))
-        page.screenshot(path=str(SHOTS / f"{name}-{width}x{height}-whole.png"), full_page=True)
-    if size:
-        page.set_viewport_size(size)
-
-
-def person(stack, browser, name: str, viewport: dict) -> Player:
-    context = browser.new_context(base_url=stack.gateway_url, viewport=viewport)
-    context.set_default_timeout(10_000)
-    page = context.new_page()
-    log_in(page, name)
-    return Player(name, page)
 
 
 @pytest.fixture(scope="module")
@@ -147,7 +118,7 @@ def test_two_friends_follow_invite_join_from_the_start_page_and_play_against_two
     bob_waiting = bob.screen("waiting")
     expect(bob_waiting.get_by_role("link", name="alice", exact=True)).to_be_visible()  # live
     follow_through_the_name(alice, alice_waiting, "bob")
-    shoot(alice.page, "player-page")
+    shoot(alice.page, "friends", "player-page")
     expect_accessible(alice.page, "bob's page")
     follow_through_the_name(bob, bob_waiting, "alice")
     leave_waiting_room(alice, met.game_id)
@@ -158,7 +129,7 @@ def test_two_friends_follow_invite_join_from_the_start_page_and_play_against_two
     section(alice, "Friends")
     row = friend_row(alice, "bob")
     expect(row.get_by_test_id("online-dot")).to_have_attribute("data-online", "true")
-    shoot(alice.page, "friends")
+    shoot(alice.page, "friends", "friends")
     expect_accessible(alice.page, "Friends")
     context = bob.page.context
     bob.page.close()
@@ -176,7 +147,7 @@ def test_two_friends_follow_invite_join_from_the_start_page_and_play_against_two
     section(alice, "Friends")
     expect(alice.page.get_by_test_id("friends-waiting")).to_contain_text(table.code)
     expect(friend_row(alice, "bob").get_by_role("button", name="Invite bob")).to_be_visible()
-    shoot(alice.page, "friends-with-a-table")
+    shoot(alice.page, "friends", "friends-with-a-table")
     # She invites him from the waiting room's "Invite a player".
     alice.page.get_by_test_id("friends-waiting").get_by_role("link", name="open it").click()
     expect(alice.screen("waiting")).to_be_visible()
@@ -186,18 +157,18 @@ def test_two_friends_follow_invite_join_from_the_start_page_and_play_against_two
     expect(candidate).to_contain_text("you follow")
     candidate.get_by_role("button", name="Invite bob").click()
     expect(candidate.get_by_test_id("invited")).to_contain_text("Invited")
-    shoot(alice.page, "waiting-room-invite", invite)
+    shoot(alice.page, "friends", "waiting-room-invite", invite)
 
     # bob, on another page, is told at once (the member socket); his start page lists it, and he
     # joins with one click.
     notice = bob.page.get_by_test_id("invite-notice")
     expect(notice).to_contain_text("alice invites you")
-    shoot(bob.page, "invite-notice")
+    shoot(bob.page, "friends", "invite-notice")
     section(bob, "Play")
     invitation = bob.page.get_by_test_id("invitation").filter(has_text="alice")
     expect(invitation).to_be_visible()
     expect(invitation).to_contain_text("Invited by alice")
-    shoot(bob.page, "start-page-invitation")
+    shoot(bob.page, "friends", "start-page-invitation")
     invitation.get_by_role("button", name="Join alice's table").click()
     expect(bob.screen("waiting")).to_be_visible()
     expect(bob.page).to_have_url(re.compile(rf"/games/{table.game_id}$"))
@@ -236,7 +207,7 @@ def test_a_blocked_player_is_refused_in_words(alice, bob):
     expect(match).to_have_count(1)
     expect(match).to_contain_text("Practice")
     expect(match).to_contain_text("you")  # alice played it, beside bob
-    shoot(alice.page, "player-page-with-a-match")
+    shoot(alice.page, "friends", "player-page-with-a-match")
     # bob hides that he is online: alice's Friends shows him grey at once, and green when he
     # shows it again.
     bob.page.goto("/me")
@@ -274,7 +245,7 @@ def test_a_blocked_player_is_refused_in_words(alice, bob):
     alice.page.goto("/me")
     blocked = alice.page.get_by_test_id("blocked-player").filter(has_text="bob")
     expect(blocked).to_be_visible()
-    shoot(alice.page, "account-blocked", alice.page.get_by_test_id("blocked-players"))
+    shoot(alice.page, "friends", "account-blocked", alice.page.get_by_test_id("blocked-players"))
     blocked.get_by_role("button", name="Unblock bob").click()
     expect(alice.page.get_by_test_id("blocked-player")).to_have_count(0)
     leave_waiting_room(alice, table.game_id)

@@ -13,6 +13,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.pages import (
+    SIZES,
     MatchRecord,
     Player,
     card_name,
@@ -24,7 +25,6 @@ from tests.browser.pages import (
 )
 
 STACK_ENV = {"BOT_THINK_MS": "0"}
-SIZES = [(360, 640), (390, 844), (844, 390), (1280, 800)]
 
 
 @pytest.fixture(scope="module")
