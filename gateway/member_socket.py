@@ -28,7 +28,7 @@ from gateway.events import session_digest
 from gateway.members import current_member
 from gateway.rate_limits import RATE_LIMITED_TEXT, Kind, RateLimits
 from gateway.tables_feed import Outbox
-from gateway.ws import MAX_MESSAGE_BYTES, MESSAGE_ID, admit_member, while_alive
+from gateway.ws import MAX_MESSAGE_BYTES, MESSAGE_ID, admit_member, send_outbox, while_alive
 from services.observability import metrics
 from services.rpc.errors import ServiceError
 from services.timeutil import now_ms
@@ -115,14 +115,7 @@ class MemberConnection:
     # -- out -------------------------------------------------------------------------------
 
     async def _write(self) -> None:
-        while True:
-            text = await self.outbox.next()
-            try:
-                await self.websocket.send_text(text)
-                metrics.socket_message("out")
-            except (WebSocketDisconnect, OSError, RuntimeError):  # as gateway.ws's writer
-                log.debug("member socket: the client went away while the gateway was sending")
-                return
+        await send_outbox(self.outbox, self.websocket, "member socket")
 
     def _close_soon(self, code: int, reason: str) -> None:
         if self._closing is None:

@@ -206,6 +206,21 @@ async def deny(websocket: WebSocket, status: int, detail: str) -> None:
     await websocket.send_denial_response(JSONResponse({"detail": detail}, status_code=status))
 
 
+
+async def send_outbox(outbox: Outbox, websocket: WebSocket, who: str) -> None:
+    """A socket's writer: send what its outbox hands out, in order, until the client goes away."""
+    while True:
+        text = await outbox.next()
+        try:
+            await websocket.send_text(text)
+            metrics.socket_message("out")
+        except (WebSocketDisconnect, OSError, RuntimeError):
+            # uvicorn: "Unexpected ASGI message 'websocket.send', after sending
+            # 'websocket.close'" (a close under way); Starlette: "Cannot call "send" once
+            # a close message has been sent"; the transport's ClientDisconnected (OSError).
+            log.debug("%s: the client went away while the gateway was sending", who)
+            return
+
 class _Connection:
     """One open socket: this task reads the player's messages, a writer task drains the
     outbox (views from the feed, answers, errors), and the registry may close it."""
@@ -277,18 +292,7 @@ class _Connection:
     # -- out -------------------------------------------------------------------------------
 
     async def _write(self) -> None:
-        while True:
-            text = await self.outbox.next()
-            try:
-                await self.websocket.send_text(text)
-                metrics.socket_message("out")
-            except (WebSocketDisconnect, OSError, RuntimeError):
-                # uvicorn: "Unexpected ASGI message 'websocket.send', after sending
-                # 'websocket.close'" (a close under way); Starlette: "Cannot call "send" once
-                # a close message has been sent"; the transport's ClientDisconnected (OSError).
-                log.debug("game %s: the client went away while the gateway was sending",
-                          self.game_id)
-                return
+        await send_outbox(self.outbox, self.websocket, f"game {self.game_id}")
 
     def _close_soon(self, code: int, reason: str) -> None:
         """The outbox's close (too slow, game gone, session ended): now, queued or not. The
