@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, TypedDict
 
 from game.status import TableStatus
+from game.view_parts import Facts, PlayerPart, ViewParts
 from services.components import GAME_SERVICE
 from services.rpc.channels import SERVICE_CALLS, CallPolicy
 from services.rpc.client import RpcClient
@@ -102,13 +103,19 @@ class LogEntry:
 
 @dataclass(frozen=True)
 class TableViews:
-    """Every seat's view of a table at one revision (a WatchTable message)."""
+    """Every seat's view of a table at one revision (a WatchTable message): parsed, or cut for
+    the gateway to forward (game.view_parts) when the watch asked for ``parts``."""
 
     revision: int
     status: str  # "playing", "hand_end" or "finished"
     updated_ms: int  # when the table last changed (epoch ms)
     views: tuple[tuple[str, dict[str, Any]], ...]  # (seat, parsed view), in the table's seat order
     public: dict[str, Any] | None = None  # the public view, when the watch asked for it
+    # With ``parts``: each seat's view cut (``views`` is then empty), the public one when asked
+    # for, and the facts read from them.
+    parts: tuple[tuple[str, ViewParts], ...] = ()
+    public_parts: ViewParts | None = None
+    facts: Facts | None = None
 
 
 class GameClient(RpcClient):
@@ -237,12 +244,30 @@ def act_request(table_id: str, seat: str, action: dict[str, Any] | str,
     return request
 
 
-def table_views(response: game_pb2.WatchTableResponse) -> TableViews:
+def table_views(response: game_pb2.WatchTableResponse, parts: bool = False) -> TableViews:
+    """A WatchTable message; ``parts``: one the watch asked to be cut (nothing is parsed)."""
+    status = _STATUS.get(response.status, "unknown")
+    if parts:
+        last = response.last_play if response.HasField("last_play") else None
+        return TableViews(
+            revision=response.revision, status=status, updated_ms=response.updated_at.ToMilliseconds(),
+            views=(), parts=tuple((v.seat, _view_parts(v.parts)) for v in response.views),
+            public_parts=_view_parts(response.public_parts) if response.HasField("public_parts") else None,
+            facts=Facts(last_play_seat=last.seat if last is not None else None,
+                        last_play_auto=last is not None and last.auto,
+                        last_play_scopa=last is not None and last.scopa,
+                        hand_number=response.hand_number if response.HasField("hand_number") else None,
+                        scores_json=response.final_scores_json, winner=response.winner))
     return TableViews(
-        revision=response.revision, status=_STATUS.get(response.status, "unknown"),
+        revision=response.revision, status=status,
         updated_ms=response.updated_at.ToMilliseconds(),
         views=tuple((v.seat, json.loads(v.view_json)) for v in response.views),
         public=json.loads(response.public_view_json) if response.public_view_json else None)
+
+
+def _view_parts(parts: game_pb2.ViewParts) -> ViewParts:
+    return ViewParts(parts.head, tuple(PlayerPart(p.seat, p.head, p.tail) for p in parts.players),
+                     parts.middle, parts.tail)
 
 
 def _text(value: dict[str, Any] | str | None) -> str:

@@ -156,18 +156,21 @@ class LiveLink:
             return Acted(json.loads(response.view_json), response.revision,
                          response.replayed and lost is None)
 
-    def watch_table(self, table_id: str, public: bool = False) -> AsyncIterator[TableViews]:
+    def watch_table(self, table_id: str, public: bool = False,
+                    parts: bool = False) -> AsyncIterator[TableViews]:
         """Every seat's view now, then after every change (one message per revision, each
         rendered once for all seats; with ``public``, the public view too); ends after the
-        finished views. A broken stream raises UNAVAILABLE: watch again."""
-        return self._watch_table(game_pb2.WatchTableRequest(table_id=table_id, public=public))
+        finished views. ``parts``: cut for the gateway to forward (game.view_parts), unparsed.
+        A broken stream raises UNAVAILABLE: watch again."""
+        return self._watch_table(game_pb2.WatchTableRequest(table_id=table_id, public=public,
+                                                            parts=parts))
 
     async def _watch_table(self, request: game_pb2.WatchTableRequest
                            ) -> AsyncGenerator[TableViews, None]:
         owner = await self._owners.owner(request.table_id)
         async with contextlib.aclosing(owner.relay.watch_table(request)) as relayed:
             async for response in relayed:  # its end cancels the relayed watch
-                yield table_views(response)
+                yield table_views(response, request.parts)
 
     async def close(self) -> None:
         await self._owners.aclose()

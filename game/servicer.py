@@ -20,6 +20,7 @@ from game.log_store import LoggedMove, TableRecord
 from game.relay import serve_relay
 from game.status import TableStatus
 from game.tables import RenderedViews, SeatView, Tables
+from game.view_parts import ViewParts
 from services.observability import metrics
 from services.rpc.errors import Reason, ServiceError
 from services.rpc.server import Context
@@ -113,7 +114,8 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
     async def WatchTable(self, request: game_pb2.WatchTableRequest, context: Context
                          ) -> AsyncIterator[game_pb2.WatchTableResponse]:
         with unavailable_on(STORES_DOWN, _STORE):
-            async for views in self.tables.watch_table(request.table_id, public=request.public):
+            async for views in self.tables.watch_table(request.table_id, public=request.public,
+                                                       parts=request.parts):
                 yield _table_views(views)
 
     async def Relay(self, request_iterator: AsyncIterator[game_pb2.RelayRequest], context: Context
@@ -157,10 +159,29 @@ def _view_fields(view: SeatView) -> dict[str, Any]:
 
 
 def _table_views(views: RenderedViews) -> game_pb2.WatchTableResponse:
-    return game_pb2.WatchTableResponse(
+    response = game_pb2.WatchTableResponse(
         revision=views.revision, status=_STATUS.get(views.status, game_pb2.TABLE_STATUS_UNSPECIFIED),
         views=[game_pb2.TableSeatView(seat=seat, view_json=view) for seat, view in views.views],
         updated_at=_timestamp(views.updated_ms), public_view_json=views.public)
+    if views.facts is not None:
+        response.views.extend(game_pb2.TableSeatView(seat=seat, parts=_parts(parts))
+                              for seat, parts in views.parts)
+        if views.public_parts is not None:
+            response.public_parts.CopyFrom(_parts(views.public_parts))
+        facts = views.facts
+        if facts.last_play_seat is not None:
+            response.last_play.CopyFrom(game_pb2.TableLastPlay(
+                seat=facts.last_play_seat, auto=facts.last_play_auto, scopa=facts.last_play_scopa))
+        if facts.hand_number is not None:
+            response.hand_number = facts.hand_number
+        response.final_scores_json, response.winner = facts.scores_json, facts.winner
+    return response
+
+
+def _parts(parts: ViewParts) -> game_pb2.ViewParts:
+    return game_pb2.ViewParts(
+        head=parts.head, middle=parts.middle, tail=parts.tail,
+        players=[game_pb2.ViewPlayerPart(seat=p.seat, head=p.head, tail=p.tail) for p in parts.players])
 
 
 def _header(record: TableRecord) -> game_pb2.TableHeader:
