@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, TypedDict
 
 from game.status import TableStatus
-from game.view_parts import Facts, PlayerPart, ViewParts
+from game.view_parts import Facts, ViewCut
 from services.components import GAME_SERVICE
 from services.rpc.channels import SERVICE_CALLS, CallPolicy
 from services.rpc.client import RpcClient
@@ -113,8 +113,8 @@ class TableViews:
     public: dict[str, Any] | None = None  # the public view, when the watch asked for it
     # With ``parts``: each seat's view cut (``views`` is then empty), the public one when asked
     # for, and the facts read from them.
-    parts: tuple[tuple[str, ViewParts], ...] = ()
-    public_parts: ViewParts | None = None
+    parts: tuple[tuple[str, ViewCut], ...] = ()
+    public_parts: ViewCut | None = None
     facts: Facts | None = None
 
 
@@ -251,8 +251,10 @@ def table_views(response: game_pb2.WatchTableResponse, parts: bool = False) -> T
         last = response.last_play if response.HasField("last_play") else None
         return TableViews(
             revision=response.revision, status=status, updated_ms=response.updated_at.ToMilliseconds(),
-            views=(), parts=tuple((v.seat, _view_parts(v.parts)) for v in response.views),
-            public_parts=_view_parts(response.public_parts) if response.HasField("public_parts") else None,
+            views=(), parts=tuple((v.seat, ViewCut(v.cut_text, tuple(v.cut_at), tuple(v.cut_seats)))
+                                  for v in response.views),
+            public_parts=ViewCut(response.public_cut_text, tuple(response.public_cut_at),
+                                 tuple(response.public_cut_seats)) if response.public_cut_text else None,
             facts=Facts(last_play_seat=last.seat if last is not None else None,
                         last_play_auto=last is not None and last.auto,
                         last_play_scopa=last is not None and last.scopa,
@@ -264,10 +266,6 @@ def table_views(response: game_pb2.WatchTableResponse, parts: bool = False) -> T
         views=tuple((v.seat, json.loads(v.view_json)) for v in response.views),
         public=json.loads(response.public_view_json) if response.public_view_json else None)
 
-
-def _view_parts(parts: game_pb2.ViewParts) -> ViewParts:
-    return ViewParts(parts.head, tuple(PlayerPart(p.seat, p.head, p.tail) for p in parts.players),
-                     parts.middle, parts.tail)
 
 
 def _text(value: dict[str, Any] | str | None) -> str:

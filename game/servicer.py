@@ -20,7 +20,6 @@ from game.log_store import LoggedMove, TableRecord
 from game.relay import serve_relay
 from game.status import TableStatus
 from game.tables import RenderedViews, SeatView, Tables
-from game.view_parts import ViewParts
 from services.observability import metrics
 from services.rpc.errors import Reason, ServiceError
 from services.rpc.server import Context
@@ -164,10 +163,14 @@ def _table_views(views: RenderedViews) -> game_pb2.WatchTableResponse:
         views=[game_pb2.TableSeatView(seat=seat, view_json=view) for seat, view in views.views],
         updated_at=_timestamp(views.updated_ms), public_view_json=views.public)
     if views.facts is not None:
-        response.views.extend(game_pb2.TableSeatView(seat=seat, parts=_parts(parts))
-                              for seat, parts in views.parts)
+        response.views.extend(game_pb2.TableSeatView(seat=seat, cut_text=cut.text, cut_at=cut.at,
+                                                     cut_seats=cut.seats)
+                              for seat, cut in views.parts)
         if views.public_parts is not None:
-            response.public_parts.CopyFrom(_parts(views.public_parts))
+            public = views.public_parts
+            response.public_cut_text = public.text
+            response.public_cut_at.extend(public.at)
+            response.public_cut_seats.extend(public.seats)
         facts = views.facts
         if facts.last_play_seat is not None:
             response.last_play.CopyFrom(game_pb2.TableLastPlay(
@@ -177,11 +180,6 @@ def _table_views(views: RenderedViews) -> game_pb2.WatchTableResponse:
         response.final_scores_json, response.winner = facts.scores_json, facts.winner
     return response
 
-
-def _parts(parts: ViewParts) -> game_pb2.ViewParts:
-    return game_pb2.ViewParts(
-        head=parts.head, middle=parts.middle, tail=parts.tail,
-        players=[game_pb2.ViewPlayerPart(seat=p.seat, head=p.head, tail=p.tail) for p in parts.players])
 
 
 def _header(record: TableRecord) -> game_pb2.TableHeader:

@@ -57,7 +57,7 @@ from game.snapshots import SnapshotWriter
 from game.states import States, table_not_found
 from game.status import TableStatus
 from game.turn_notices import TurnAnnouncer
-from game.view_parts import Facts, ViewParts, cut, facts
+from game.view_parts import Facts, ViewCut, cut, facts
 from services.background import Background, Retry
 from services.observability import metrics
 from services.rpc.errors import Reason, ServiceError
@@ -108,8 +108,8 @@ class RenderedViews:
     public: str = ""  # the public view (a spectator's), when a watch asked for it
     # Cut for the gateway (game.view_parts), when a watch asked for that: each seat's view, the
     # public view (when asked for), and the facts the gateway reads.
-    parts: tuple[tuple[str, ViewParts], ...] = ()
-    public_parts: ViewParts | None = None
+    parts: tuple[tuple[str, ViewCut], ...] = ()
+    public_parts: ViewCut | None = None
     facts: Facts | None = None
 
 
@@ -173,7 +173,7 @@ class Tables:
         self._rendered: OrderedDict[tuple[str, str, int], RenderedViews] = OrderedDict()
         self._public: OrderedDict[tuple[str, str, int], str] = OrderedDict()
         self._cut: OrderedDict[tuple[str, str, int], RenderedViews] = OrderedDict()
-        self._public_cut: OrderedDict[tuple[str, str, int], ViewParts] = OrderedDict()
+        self._public_cut: OrderedDict[tuple[str, str, int], ViewCut] = OrderedDict()
 
     # -- the catalogue ----------------------------------------------------------------------
 
@@ -632,7 +632,7 @@ class Tables:
                 self._cut.popitem(last=False)
         return views
 
-    def _cut_public(self, live: Live) -> ViewParts:
+    def _cut_public(self, live: Live) -> ViewCut:
         """The public view cut for the gateway, once per revision."""
         key = (live.table_id, live.seed_commitment, live.revision)
         view = self._public_cut.get(key)

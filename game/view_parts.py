@@ -6,15 +6,10 @@ lobby's), whether each seat is ``connected``, the ``join_code`` and the number o
 view, build the contract's models and dump them again; now the game renders the view in the
 order the contract's models give their JSON (gateway.contract.table.GameView and Player,
 gateway.contract.spectators.PublicGameView: the fields they name in their order, then the
-engine's others in the engine's order) and cuts it at the places where those fields go:
-
-    head     ``{"status":...,"options":{...},"players":[``
-    players  per item: ``{"seat":0,...,"is_you":false`` (head) and the engine's own members
-             the contract does not name (``,"x":1``, mostly empty): between the two go the
-             gateway's ``name``, ``player``, ``bot``, ``took_over`` and ``connected``
-    middle   ``],"you":0,...,"revision":7`` (then the gateway's ``join_code``, ``spectators``)
-    tail     the engine's members the contract does not name (``,"totals":[...]``), or empty;
-             the gateway closes the object.
+engine's others in the engine's order), a JSON object, and says where those fields go in it
+(:class:`ViewCut`): in each players item after ``is_you`` (the gateway's ``name``, ``player``,
+``bot``, ``took_over`` and ``connected``), and after ``revision`` (``join_code``,
+``spectators``). The gateway copies the text with its fields put in at those places.
 
 tests/gateway/test_forwarded_views.py holds these orders to the models and the gateway's
 output to the models' byte for byte, over whole matches. The fields the gateway joins in are
@@ -25,7 +20,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 # gateway.contract.table.GameView's fields, in its order: those before ``players``, and those
 # after it that the game renders (the platform's own ``id``..``revision`` included).
@@ -46,32 +41,79 @@ _PLAYER_NAMED = frozenset((*PLAYER_FIELDS, *PLAYER_GATEWAY_FIELDS))
 _PUBLIC_AFTER = tuple(name for name in AFTER_PLAYERS if name not in PRIVATE_FIELDS)
 
 # The game's JSON (game.engine.compact_json), one encoder for every view.
-_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode
+_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False,
+                           check_circular=False).encode  # a view is a tree
+# Between two objects encoded at once (_inner_texts): no engine writes it in a view.
+_MARKER = "\x00view-cut\x00"
+_MARKER_TOKEN = _encode(_MARKER)
+_MARKER_TEXT = "," + _MARKER_TOKEN + ","
 
 
-@dataclass(frozen=True, slots=True)
-class PlayerPart:
-    """One players item: its seat, its text up to the gateway's fields (no closing brace), and
-    the engine's members after them (``,"k":v``...; usually empty)."""
+class ViewCut(NamedTuple):
+    """A view cut for the gateway (the module's docstring): its text, and where the gateway's
+    fields go in it: ``at`` holds an offset (in characters) in each players item, in order,
+    then one after ``revision``; ``seats`` the seat of each item. Tuples: made for every view."""
 
-    seat: int
-    head: str
-    tail: str
-
-
-@dataclass(frozen=True, slots=True)
-class ViewParts:
-    """A view cut for the gateway (the module's docstring)."""
-
-    head: str
-    players: tuple[PlayerPart, ...]
-    middle: str
-    tail: str
+    text: str
+    at: tuple[int, ...]
+    seats: tuple[int, ...]
 
 
-def cut(view: dict[str, Any], public: bool = False) -> ViewParts:
+def cut(view: dict[str, Any], public: bool = False) -> ViewCut:
     """``view`` (the engine's, with the platform's fields) cut for the gateway; ``public``: the
     public view, without a seat's fields and with every ``is_you`` false."""
+    return _cut_as_it_is(view, public) or _cut_reordered(view, public)
+
+
+def _in_order(keys: tuple[str, ...], order: dict[str, int]) -> bool:
+    """Whether ``keys`` are some of ``order``'s, in its order (remembered: an engine renders a
+    few key lists, the same again and again)."""
+    known = _ordered.get(keys)
+    if known is None:
+        ranks = [order.get(key, -1) for key in keys]
+        known = _ordered[keys] = -1 not in ranks and ranks == sorted(set(ranks))
+    return known
+
+
+_VIEW_ORDER = {name: rank for rank, name in enumerate((*BEFORE_PLAYERS, "players", *AFTER_PLAYERS))}
+_PUBLIC_ORDER = {name: rank for rank, name in enumerate((*BEFORE_PLAYERS, "players", *_PUBLIC_AFTER))}
+_PLAYER_ORDER = {name: rank for rank, name in enumerate(PLAYER_FIELDS)}
+_ordered: dict[tuple[str, ...], bool] = {}
+
+
+def _cut_as_it_is(view: dict[str, Any], public: bool) -> ViewCut | None:
+    """The common case, fast: an engine that renders the contract's fields in its order and
+    nothing else (scopone does). The view is encoded once with a marker before, between and
+    after the players items, and split at the markers; None when the view is not such a one."""
+    items = view.get("players")
+    if (not isinstance(items, list) or not _in_order(tuple(view), _PUBLIC_ORDER if public else _VIEW_ORDER)
+            or not all(isinstance(item, dict) and _in_order(tuple(item), _PLAYER_ORDER)
+                       and (not public or item.get("is_you") is False) for item in items)):
+        return None
+    marked: list[Any] = [_MARKER]
+    for item in items:
+        marked += (item, _MARKER)
+    pieces = _encode({**view, "players": marked}).split(_MARKER_TOKEN)
+    if len(pieces) != len(items) + 2:  # the engine wrote a marker itself
+        return None
+    texts, at, position = [pieces[0]], [], len(pieces[0])
+    for piece in pieces[1:-1]:  # ',{"seat":0,...},'
+        item = piece[1:-1]
+        texts.append(item)
+        at.append(position + len(item) - 1)  # before its closing brace
+        position += len(item) + 1
+    text = ",".join(texts[1:])
+    text = texts[0] + text + pieces[-1]
+    return ViewCut(text, (*at, len(text) - 1), tuple(_seat(item) for item in items))
+
+
+def _seat(item: dict[str, Any]) -> int:
+    seat = item.get("seat")
+    return seat if isinstance(seat, int) and not isinstance(seat, bool) else -1
+
+
+def _cut_reordered(view: dict[str, Any], public: bool) -> ViewCut:
+    """Any view: its fields put in the contract's order, the others after them."""
     after = _PUBLIC_AFTER if public else AFTER_PLAYERS
     head = {name: view[name] for name in BEFORE_PLAYERS if name in view}
     middle = {name: view[name] for name in after if name in view}
@@ -79,20 +121,23 @@ def cut(view: dict[str, Any], public: bool = False) -> ViewParts:
             if name not in _NAMED and not (public and name in PRIVATE_FIELDS)}
     items = view.get("players") or []
     parts: list[dict[str, Any]] = [head]
-    seats = []
     for item in items:
         if public:
             item = {**item, "is_you": False}
         parts.append({name: item[name] for name in PLAYER_FIELDS if name in item})
         parts.append({name: value for name, value in item.items() if name not in _PLAYER_NAMED})
-        seat = item.get("seat")
-        seats.append(seat if isinstance(seat, int) and not isinstance(seat, bool) else -1)
     parts += (middle, tail)
-    texts = _inner_texts(parts)
-    head_text = "{" + texts[0] + ("," if texts[0] else "") + '"players":['
-    players = tuple(PlayerPart(seat, "{" + texts[1 + 2 * i], _members(texts[2 + 2 * i]))
-                    for i, seat in enumerate(seats))
-    return ViewParts(head_text, players, "]" + _members(texts[-2]), _members(texts[-1]))
+    inner = _inner_texts(parts)
+    text = "{" + inner[0] + ("," if inner[0] else "") + '"players":['
+    at = []
+    for index in range(len(items)):
+        text += ("," if index else "") + "{" + inner[1 + 2 * index]
+        at.append(len(text))
+        text += _members(inner[2 + 2 * index]) + "}"
+    text += "]" + _members(inner[-2])
+    at.append(len(text))
+    text += _members(inner[-1]) + "}"
+    return ViewCut(text, tuple(at), tuple(_seat(item) for item in items))
 
 
 def _members(inner: str) -> str:
@@ -101,12 +146,16 @@ def _members(inner: str) -> str:
 
 
 def _inner_texts(objects: list[dict[str, Any]]) -> list[str]:
-    """Each object's JSON without its braces, encoded at once: a list of n objects always has
-    n - 1 ``},{`` between them, so exactly that many means no string holds one, and the text
-    splits there; else each is encoded alone."""
-    text = _encode(objects)
-    if text.count("},{") == len(objects) - 1:
-        return text[2:-2].split("},{")
+    """Each object's JSON without its braces, encoded at once: the objects go in a list with a
+    marker string between each two, so the text splits at the markers; a marker's text is only
+    ever a whole token (a quote inside a string is escaped), so exactly one fewer than the
+    objects means the engine wrote none itself, and else each object is encoded alone."""
+    listed: list[Any] = [objects[0]]
+    for one in objects[1:]:
+        listed += (_MARKER, one)
+    text = _encode(listed)
+    if text.count(_MARKER_TEXT) == len(objects) - 1:
+        return [one[1:-1] for one in text[1:-1].split(_MARKER_TEXT)]
     return [_encode(one)[1:-1] for one in objects]
 
 

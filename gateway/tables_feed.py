@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 
 from game.client import TableViews
 from game.status import TableStatus
-from game.view_parts import Facts, ViewParts
+from game.view_parts import Facts, ViewCut
 from gateway.closes import GAME_GONE, NOT_SEATED, TOO_SLOW
 from gateway.contract.common import Body
 from gateway.contract.socket import Feature, WsLobby, WsPresence, WsState
@@ -233,7 +233,7 @@ class TableFeed:
         self.started = game.started
         self.subscribers: dict[str, set[Subscriber]] = {}  # by seat
         self.revision = -1
-        self.views: dict[str, ViewParts] = {}  # the newest view of each seat, as the game cut it
+        self.views: dict[str, ViewCut] = {}  # the newest view of each seat, as the game cut it
         self.facts: Facts | None = None  # what the newest revision's views show besides
         self._texts: dict[str, str] = {}  # the newest state of each seat, names joined in
         self.game_over: str | None = None  # the game_over message, once finished
@@ -254,7 +254,7 @@ class TableFeed:
         self.spectators: set[Subscriber] = set()  # the watching sockets of this process
         self._watching: dict[str, int] = {}  # member id -> this process's sockets watching
         self.watchers = 0  # members watching in any process (gateway.watchers), as last read
-        self.public: ViewParts | None = None  # the newest public view, while watched for spectators
+        self.public: ViewCut | None = None  # the newest public view, while watched for spectators
         self._public_revision = -1
         self._public_text: str | None = None  # its state message, names joined in
         self.watching_public = False  # the running table stream carries the public view
@@ -385,7 +385,7 @@ class TableFeed:
             self._seating = Seating(self.game)
         return self._seating
 
-    def _forward(self, parts: ViewParts) -> str:
+    def _forward(self, parts: ViewCut) -> str:
         """A seat's ``state`` message: the game's cut view with the names, who is connected,
         the join code and the spectators joined in (gateway.view_text)."""
         return self._seated().state(parts, self.connected(), self.watchers)
