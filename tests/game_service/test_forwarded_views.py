@@ -19,7 +19,14 @@ import pytest
 
 from game.client import table_views
 from game.servicer import _table_views
-from game.view_parts import AFTER_PLAYERS, BEFORE_PLAYERS, GATEWAY_FIELDS, PLAYER_FIELDS, PLAYER_GATEWAY_FIELDS
+from game.view_parts import (
+    AFTER_PLAYERS,
+    BEFORE_PLAYERS,
+    GATEWAY_FIELDS,
+    PLAYER_FIELDS,
+    PLAYER_GATEWAY_FIELDS,
+    cut,
+)
 from gateway.contract.socket import WsGameOver, WsState
 from gateway.contract.spectators import PublicGameView, WsWatchState
 from gateway.contract.table import GameView, Player
@@ -179,3 +186,30 @@ def test_the_cut_follows_the_models_order() -> None:
     public = list(PublicGameView.model_fields)
     assert public == [name for name in named if name not in ("you", "hand", "your_turn", "legal", "join_code")]
     assert list(Player.model_fields) == [*PLAYER_FIELDS, *PLAYER_GATEWAY_FIELDS]
+
+
+@pytest.mark.parametrize("options", [
+    {"target": 3},
+    {"words": ["\x00view-cut\x00", "},{", '","']},  # the cut's own marker, as an engine's value
+])
+def test_a_view_out_of_the_contracts_order_is_cut_the_same(options) -> None:
+    """Any engine's view: fields out of order, fields the contract does not name (in the view and
+    in its players items), fields the gateway owns (its values win), the cut's marker in a value."""
+    view = {"totals": [1, 2], "options": options, "status": "playing", "you": 1, "hand": ["01D"],
+            "players": [{"is_you": i == 1, "team": "AB"[i % 2], "seat": i, "extra": {"n": i},
+                         "name": "the engine's", "connected": False} for i in range(4)],
+            "legal": [{"card": "01D", "captures": [[]]}], "join_code": "ENGINE", "spectators": 99,
+            "revision": 3, "id": "t", "game_type": "dummy", "seed_commitment": "0" * 64, "last": None}
+    public = {key: value for key, value in view.items() if key not in ("you", "hand", "legal")}
+    public["players"] = [{**player, "is_you": False} for player in view["players"]]
+    for game in _seatings("t", "dummy"):
+        for connected in (set(), {1, 3}):
+            assert Seating(game).state(cut(view), connected, 2) == _old_state(view, game, connected, 2)
+            assert Seating(game).public_state(cut(public, public=True), connected, 0) == _old_public(
+                public, game, connected, 0)
+    assert json.loads(cut(view).text)["totals"] == [1, 2]  # the cut text is the view, reordered
+    ordered = {"status": "playing", "options": options,  # the contract's fields only, in order
+               "players": [{"seat": i, "team": "AB"[i % 2], "is_you": i == 1} for i in range(4)],
+               "you": 1, "id": "t", "game_type": "dummy", "seed_commitment": "0" * 64, "revision": 3}
+    for game in _seatings("t", "dummy"):
+        assert Seating(game).state(cut(ordered), {0}, 1) == _old_state(ordered, game, {0}, 1)
