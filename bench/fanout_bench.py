@@ -27,6 +27,7 @@ from gateway.contract.spectators import WsWatchState
 from gateway.view_text import Seating
 from gateway.views import game_view, public_view
 from lobby.models import Game, Seat
+from tavolo.game.v1 import game_pb2
 
 SEATS = ("seat:0", "seat:1", "seat:2", "seat:3")
 
@@ -61,7 +62,6 @@ def _new_game(engine, state, table_id, revision) -> bytes:
 
 
 def _old_gateway(data: bytes, game: Game, connected: set[int]) -> list[str]:
-    from tavolo.game.v1 import game_pb2
     views = table_views(game_pb2.WatchTableResponse.FromString(data))
     texts = [WsState(game=game_view(view, game, connected, 2)).model_dump_json() for _, view in views.views]
     assert views.public is not None
@@ -69,7 +69,6 @@ def _old_gateway(data: bytes, game: Game, connected: set[int]) -> list[str]:
 
 
 def _new_gateway(data: bytes, seating: Seating, connected: set[int]) -> list[str]:
-    from tavolo.game.v1 import game_pb2
     views = table_views(game_pb2.WatchTableResponse.FromString(data), parts=True)
     texts = [seating.state(parts, connected, 2) for _, parts in views.parts]
     assert views.public_parts is not None

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, TypedDict
 
 from game.status import TableStatus
-from game.view_parts import Facts, ViewCut
+from game.view_parts import Facts, ViewCut, cut, facts
 from services.components import GAME_SERVICE
 from services.rpc.channels import SERVICE_CALLS, CallPolicy
 from services.rpc.client import RpcClient
@@ -247,6 +247,8 @@ def act_request(table_id: str, seat: str, action: dict[str, Any] | str,
 def table_views(response: game_pb2.WatchTableResponse, parts: bool = False) -> TableViews:
     """A WatchTable message; ``parts``: one the watch asked to be cut (nothing is parsed)."""
     status = _STATUS.get(response.status, "unknown")
+    if parts and response.views and not response.views[0].cut_text:
+        return _cut_here(response, status)  # a game replica older than `parts`: cut it here
     if parts:
         last = response.last_play if response.HasField("last_play") else None
         return TableViews(
@@ -266,6 +268,18 @@ def table_views(response: game_pb2.WatchTableResponse, parts: bool = False) -> T
         views=tuple((v.seat, json.loads(v.view_json)) for v in response.views),
         public=json.loads(response.public_view_json) if response.public_view_json else None)
 
+
+
+def _cut_here(response: game_pb2.WatchTableResponse, status: str) -> TableViews:
+    """What a replica that knows `parts` sends, from the JSON views of one that does not (during a
+    rolling upgrade: the views are parsed, as before)."""
+    views = [(v.seat, json.loads(v.view_json)) for v in response.views]
+    public = json.loads(response.public_view_json) if response.public_view_json else None
+    return TableViews(
+        revision=response.revision, status=status, updated_ms=response.updated_at.ToMilliseconds(),
+        views=(), parts=tuple((seat, cut(view)) for seat, view in views),
+        public_parts=cut(public, public=True) if public is not None else None,
+        facts=facts(views[0][1], status == TableStatus.FINISHED))
 
 
 def _text(value: dict[str, Any] | str | None) -> str:

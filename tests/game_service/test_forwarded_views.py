@@ -213,3 +213,16 @@ def test_a_view_out_of_the_contracts_order_is_cut_the_same(options) -> None:
                "you": 1, "id": "t", "game_type": "dummy", "seed_commitment": "0" * 64, "revision": 3}
     for game in _seatings("t", "dummy"):
         assert Seating(game).state(cut(ordered), {0}, 1) == _old_state(ordered, game, {0}, 1)
+
+
+async def test_a_replica_older_than_parts_is_cut_by_the_gateways_client(tables) -> None:
+    """During a rolling upgrade a replica that ignores `parts` sends JSON views: the client cuts
+    them, so the gateway's feed forwards the same bytes."""
+    created = await tables.create_table("", "scopone_scientifico", "{}", SEATS)
+    stream = tables.watch_table(created.table_id, public=True)
+    cut_stream = tables.watch_table(created.table_id, public=True, parts=True)
+    async with contextlib.aclosing(stream), contextlib.aclosing(cut_stream):
+        old = _through_the_wire(_table_views(await anext(stream)), parts=True)
+        new = _through_the_wire(_table_views(await anext(cut_stream)), parts=True)
+    assert (old.parts, old.public_parts, old.facts) == (new.parts, new.public_parts, new.facts)
+    assert old.parts and old.public_parts is not None
