@@ -86,25 +86,27 @@ def _cut_as_it_is(view: dict[str, Any], public: bool) -> ViewCut | None:
     nothing else (scopone does). The view is encoded once with a marker before, between and
     after the players items, and split at the markers; None when the view is not such a one."""
     items = view.get("players")
-    if (not isinstance(items, list) or not _in_order(tuple(view), _PUBLIC_ORDER if public else _VIEW_ORDER)
-            or not all(isinstance(item, dict) and _in_order(tuple(item), _PLAYER_ORDER)
-                       and (not public or item.get("is_you") is False) for item in items)):
+    if not isinstance(items, list) or not _in_order(tuple(view), _PUBLIC_ORDER if public else _VIEW_ORDER):
         return None
     marked: list[Any] = [_MARKER]
+    seats = []
     for item in items:
+        if (not isinstance(item, dict) or not _in_order(tuple(item), _PLAYER_ORDER)
+                or (public and item.get("is_you") is not False)):
+            return None
         marked += (item, _MARKER)
+        seats.append(_seat(item))
     pieces = _encode({**view, "players": marked}).split(_MARKER_TOKEN)
     if len(pieces) != len(items) + 2:  # the engine wrote a marker itself
         return None
-    texts, at, position = [pieces[0]], [], len(pieces[0])
-    for piece in pieces[1:-1]:  # ',{"seat":0,...},'
-        item = piece[1:-1]
-        texts.append(item)
-        at.append(position + len(item) - 1)  # before its closing brace
-        position += len(item) + 1
-    text = ",".join(texts[1:])
-    text = texts[0] + text + pieces[-1]
-    return ViewCut(text, (*at, len(text) - 1), tuple(_seat(item) for item in items))
+    # pieces: '{..."players":[', then ',{"seat":0,...},' per item, then '],...,"revision":7}'
+    at, position = [], len(pieces[0]) - 1
+    for piece in pieces[1:-1]:
+        position += len(piece) - 1
+        at.append(position - 1)  # before the item's closing brace
+    text = pieces[0] + ",".join([piece[1:-1] for piece in pieces[1:-1]]) + pieces[-1]
+    at.append(len(text) - 1)
+    return ViewCut(text, tuple(at), tuple(seats))
 
 
 def _seat(item: dict[str, Any]) -> int:
