@@ -113,7 +113,8 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
     async def WatchTable(self, request: game_pb2.WatchTableRequest, context: Context
                          ) -> AsyncIterator[game_pb2.WatchTableResponse]:
         with unavailable_on(STORES_DOWN, _STORE):
-            async for views in self.tables.watch_table(request.table_id, public=request.public):
+            async for views in self.tables.watch_table(request.table_id, public=request.public,
+                                                       seat=request.seat):
                 yield _table_views(views)
 
     async def Relay(self, request_iterator: AsyncIterator[game_pb2.RelayRequest], context: Context

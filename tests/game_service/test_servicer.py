@@ -17,6 +17,7 @@ from game.tables import Tables
 from services.rpc.errors import Reason, ServiceError
 from services.stores import Keys, redis_client
 from tavolo.game.v1 import game_pb2, game_pb2_grpc
+from testing.waiting import eventually
 from tests.game_service.conftest import SEATS, serving, start_service
 
 
@@ -119,6 +120,39 @@ async def test_take_back_and_fire_deadline_over_grpc(client):
     assert await client.take_back(table_id, expected_revision=1) == 2
     await _refused(Reason.CONCURRENT_MOVE, client.take_back(table_id, expected_revision=1))
     await _refused(Reason.TABLE_NOT_FOUND, client.fire_deadline(str(uuid.uuid4()), "turn:0"))
+
+
+async def test_a_seat_watch_over_grpc_holds_that_seats_view_alone_until_finished(client):
+    """A bot's watch (WatchTable with a seat): one view a revision, its seat's, never another's."""
+    table_id = (await client.create_table("dummy", SEATS, {"target": 1}))["table_id"]
+    messages = []
+    link = LiveLink(client.address)
+
+    async def watch() -> None:
+        async for views in link.watch_table(table_id, seat="seat:3"):
+            messages.append(views)
+
+    async def watching_now() -> bool:
+        return bool(messages)
+
+    try:
+        watching = asyncio.create_task(watch())
+        await eventually(watching_now, interval=0.01, what="the watch never started")
+        await client.act(table_id, "seat:0", {"action": "add", "n": 1})
+        await asyncio.wait_for(watching, 10)
+        assert [(m.revision, m.status) for m in messages] == [(0, "playing"), (1, "finished")]
+        assert [[seat for seat, _ in m.views] for m in messages] == [["seat:3"], ["seat:3"]]
+        assert {view["you"] for m in messages for _, view in m.views} == {3}
+        assert messages[-1].views[0][1] == await client.get_view(table_id, "seat:3")
+        # With the public view too (a seat's watch may ask for it): still no other seat's.
+        public = await anext(link.watch_table(table_id, public=True, seat="seat:1"))
+        assert [seat for seat, _ in public.views] == ["seat:1"] and "hand" not in public.public
+        await _refused(Reason.NOT_SEATED, anext(link.watch_table(table_id, seat="seat:9")))
+        await _refused(Reason.IDENTIFYING_SEAT, anext(link.watch_table(table_id, seat="bob@example.org")))
+        await _refused(Reason.INVALID_ARGUMENT, anext(link.watch_table(table_id, seat="seat 1")))
+        await _refused(Reason.TABLE_NOT_FOUND, anext(link.watch_table(str(uuid.uuid4()), seat="seat:0")))
+    finally:
+        await link.close()
 
 
 async def test_a_view_stream_over_grpc_ends_after_the_finished_view(client):
