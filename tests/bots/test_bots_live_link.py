@@ -115,6 +115,7 @@ async def test_a_practice_match_plays_to_the_end_with_each_bot_seeing_its_seat_a
         client = GameClient(service.address)
         game = GameLinks(GameClient(service.address), LiveLink(service.address))
         bots = Bots(MemoryDriveStore(), game, think_ms=0)
+        running = asyncio.create_task(bots.run())  # the service's leases; its end stops the bots
         try:
             table_id = (await client.create_table("scopone_scientifico", SEATS,
                                                   {"target_score": 1}))["table_id"]
@@ -128,8 +129,9 @@ async def test_a_practice_match_plays_to_the_end_with_each_bot_seeing_its_seat_a
             await eventually(bots_done, what="the bots never saw the match finished")
             header, moves, _ = await client.get_log(table_id)
         finally:
-            for driven in list(bots._driving.values()):
-                await driven.stop()
+            running.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await running
             await game.close()
             await client.close()
         await tables.close()
