@@ -278,19 +278,25 @@ class Tables:
                 yield self._render(live, index)
 
     async def watch_table(self, table_id: str, public: bool = False,
-                          parts: bool = False) -> AsyncIterator[RenderedViews]:
+                          seat: str = "", parts: bool = False) -> AsyncIterator[RenderedViews]:
         """Every seat's view now, then after every change (each rendered once), until the
         finished views; with ``public``, the public view too: rendered once per revision for
-        every watch that asks for it, and only while one does. ``parts``: the views cut for
-        the gateway (game.view_parts) instead of as JSON objects."""
+        every watch that asks for it, and only while one does. With ``seat``, that seat's view
+        alone (a bot's watch): nothing of another seat leaves with it. ``parts``: the views
+        cut for the gateway (game.view_parts) instead of as JSON objects."""
         table_id = inputs.table_id(table_id)
+        seat = check_seat(seat) if seat else ""
         async with contextlib.aclosing(self.feeds.states(table_id)) as states:
             async for live in states:
                 if parts:
                     views = self._cut_all(live)
+                    if seat:
+                        views = _only(views, live, seat)
                     yield replace(views, public_parts=self._cut_public(live)) if public else views
                 else:
                     views = self._render_all(live)
+                    if seat:
+                        views = _only(views, live, seat)
                     yield replace(views, public=self._render_public(live)) if public else views
 
     # -- changing ---------------------------------------------------------------------------
@@ -653,6 +659,14 @@ def _view(engine: Engine, live: Live, index: int | None) -> dict[str, Any]:
 def _view_json(engine: Engine, live: Live, index: int | None) -> str:
     """The view of seat ``index`` as JSON text (None: the public view)."""
     return compact_json(_view(engine, live, index))
+
+
+def _only(views: RenderedViews, live: Live, seat: str) -> RenderedViews:
+    """``views`` with ``seat``'s view alone (NOT_SEATED when the table has no such seat)."""
+    index = _seat_index(live, seat)
+    if views.facts is not None:  # cut
+        return replace(views, parts=(views.parts[index],))
+    return replace(views, views=(views.views[index],))
 
 
 def _within_bytes(moves: list[LoggedMove], limit: int) -> list[LoggedMove]:
