@@ -226,3 +226,12 @@ async def test_a_replica_older_than_parts_is_cut_by_the_gateways_client(tables) 
         new = _through_the_wire(_table_views(await anext(cut_stream)), parts=True)
     assert (old.parts, old.public_parts, old.facts) == (new.parts, new.public_parts, new.facts)
     assert old.parts and old.public_parts is not None
+
+
+async def test_a_watch_of_one_seat_cut_carries_that_seats_view_alone(tables) -> None:
+    created = await tables.create_table("", "scopone_scientifico", "{}", SEATS)
+    every = tables.watch_table(created.table_id, parts=True)
+    one = tables.watch_table(created.table_id, parts=True, seat="seat:2")
+    async with contextlib.aclosing(every), contextlib.aclosing(one):
+        all_seats, seat_2 = await anext(every), await anext(one)
+    assert seat_2.parts == (all_seats.parts[2],) and seat_2.facts == all_seats.facts
