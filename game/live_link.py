@@ -158,20 +158,21 @@ class LiveLink:
                          response.replayed and lost is None)
 
     def watch_table(self, table_id: str, public: bool = False,
-                    seat: str = "") -> AsyncGenerator[TableViews, None]:
+                    seat: str = "", parts: bool = False) -> AsyncGenerator[TableViews, None]:
         """Every seat's view now, then after every change (one message per revision, each
         rendered once for all seats; with ``public``, the public view too; with ``seat``, that
-        seat's view alone: a bot's watch); ends after the finished views. A broken stream
-        raises UNAVAILABLE: watch again (at the owner then)."""
+        seat's view alone: a bot's watch); ends after the finished views. ``parts``: cut for
+        the gateway to forward (game.view_parts), unparsed. A broken stream raises
+        UNAVAILABLE: watch again (at the owner then)."""
         return self._watch_table(game_pb2.WatchTableRequest(table_id=table_id, public=public,
-                                                            seat=seat))
+                                                            seat=seat, parts=parts))
 
     async def _watch_table(self, request: game_pb2.WatchTableRequest
                            ) -> AsyncGenerator[TableViews, None]:
         owner = await self._owners.owner(request.table_id)
         async with contextlib.aclosing(owner.relay.watch_table(request)) as relayed:
             async for response in relayed:  # its end cancels the relayed watch
-                yield table_views(response)
+                yield table_views(response, request.parts)
 
     async def close(self) -> None:
         await self._owners.aclose()
