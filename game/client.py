@@ -229,17 +229,23 @@ class GameClient(RpcClient):
 
 
 def act_request(table_id: str, seat: str, action: dict[str, Any] | str,
-                expected_revision: int | None, request_id: str) -> game_pb2.ActRequest:
+                expected_revision: int | None, request_id: str,
+                skip_view: bool = False) -> game_pb2.ActRequest:
     request = game_pb2.ActRequest(table_id=table_id, seat=seat, action_json=_text(action),
-                                  request_id=request_id)
+                                  request_id=request_id, skip_view=skip_view)
     if expected_revision is not None:
         request.expected_revision = expected_revision
     return request
 
 
+def table_status(status: game_pb2.TableStatus.ValueType) -> str:
+    """A TableStatus of the proto as the engines name it ('playing', ...)."""
+    return _STATUS.get(status, "unknown")
+
+
 def table_views(response: game_pb2.WatchTableResponse) -> TableViews:
     return TableViews(
-        revision=response.revision, status=_STATUS.get(response.status, "unknown"),
+        revision=response.revision, status=table_status(response.status),
         updated_ms=response.updated_at.ToMilliseconds(),
         views=tuple((v.seat, json.loads(v.view_json)) for v in response.views),
         public=json.loads(response.public_view_json) if response.public_view_json else None)
