@@ -1,6 +1,12 @@
-"""Builds tavolo-api: generates the messages, stubs and type stubs from the repository's protos/
-into build/gen, then packages them (see pyproject.toml for where each version comes from).
-The build runs on the project's Python (3.11, tomllib); the wheel runs on 3.10 and later."""
+"""Builds tavolo-api: every build of a wheel generates the messages, stubs and type stubs from the
+protos into the build's own folder, then packages them (see pyproject.toml for where each version
+comes from).
+
+From the repository the protos and the root pyproject.toml (the version, the pin of
+googleapis-common-protos) are read where they are, ../../protos and ../../pyproject.toml; the
+sdist carries copies of both (``protos/`` and ``root-pyproject.toml``), so a wheel builds from it
+alone. The build runs on Python 3.11 or later (tomllib); the wheel runs on 3.10 and later.
+"""
 
 from __future__ import annotations
 
@@ -12,16 +18,22 @@ import sys
 import tomllib
 from pathlib import Path
 
-from setuptools import find_namespace_packages, setup
+from setuptools import setup
+from setuptools.command.build_py import build_py
+from setuptools.command.sdist import sdist
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-PROTOS = REPO / "protos"
+# An sdist carries its own copies (SdistWithProtos); a checkout reads the repository's.
+IN_SDIST = (HERE / "root-pyproject.toml").exists()
+PROTOS = HERE / "protos" if IN_SDIST else REPO / "protos"
+ROOT_PYPROJECT = HERE / "root-pyproject.toml" if IN_SDIST else REPO / "pyproject.toml"
 GEN = HERE / "build" / "gen"
 
 
 def generate() -> None:
-    """protoc (grpcio-tools) with the Python, gRPC and mypy-protobuf plugins, as `make gen`."""
+    """protoc (grpcio-tools) with the Python, gRPC and mypy-protobuf plugins, as `make gen`,
+    into build/gen: the dependencies' ranges are read from what it writes."""
     files = sorted(str(path.relative_to(PROTOS)) for path in PROTOS.rglob("*.proto"))
     if not files:
         sys.exit(f"tavolo-api: no .proto files under {PROTOS}")
@@ -58,17 +70,39 @@ def root_pin(project: dict, name: str) -> str:
     sys.exit(f"tavolo-api: the root pyproject.toml pins no {name}")
 
 
+class BuildPyWithStubs(build_py):
+    """build_py, then the generated modules from build/gen into the build's folder."""
+
+    def run(self) -> None:
+        super().run()
+        target = Path(self.build_lib) / "tavolo"
+        shutil.copytree(GEN / "tavolo", target, dirs_exist_ok=True)
+        self._generated = [str(path) for path in target.rglob("*") if path.is_file()]
+
+    def get_outputs(self, include_bytecode: bool = True) -> list[str]:
+        return [*super().get_outputs(include_bytecode), *getattr(self, "_generated", [])]
+
+
+class SdistWithProtos(sdist):
+    """The sdist carries the protos and the root pyproject.toml, so a wheel builds from it alone."""
+
+    def make_release_tree(self, base_dir: str, files: list[str]) -> None:
+        super().make_release_tree(base_dir, files)
+        if not IN_SDIST:
+            shutil.copytree(PROTOS, Path(base_dir) / "protos", dirs_exist_ok=True)
+            shutil.copy(ROOT_PYPROJECT, Path(base_dir) / "root-pyproject.toml")
+
+
 generate()
-ROOT = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+ROOT = tomllib.loads(ROOT_PYPROJECT.read_text())["project"]
 GRPC = generated_version(r"GRPC_GENERATED_VERSION = '([^']+)'", "*_pb2_grpc.py")
 PROTOBUF = generated_version(r"# Protobuf Python Version: (\S+)", "*_pb2.py")
 COMMON_PROTOS = root_pin(ROOT, "googleapis-common-protos")
 
 setup(
     version=ROOT["version"],
-    package_dir={"": str(GEN.relative_to(HERE))},
-    packages=find_namespace_packages(str(GEN), include=["tavolo*"]),
-    package_data={"": ["*.pyi", "py.typed"]},
+    packages=[],  # the generated ones are added by build_py: the sdist carries protos, not code
+    cmdclass={"build_py": BuildPyWithStubs, "sdist": SdistWithProtos},
     install_requires=[
         f"grpcio>={GRPC},<{next_major(GRPC)}",
         f"protobuf>={PROTOBUF},<{next_major(PROTOBUF)}",
