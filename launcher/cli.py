@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import importlib
+import importlib.metadata
 import logging
 import os
 import signal
@@ -50,8 +51,17 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
+def version() -> str:
+    """The installed distribution's version: pyproject.toml's, the one place it is set."""
+    try:
+        return importlib.metadata.version("tavolo")
+    except importlib.metadata.PackageNotFoundError:  # run from a checkout never installed
+        return "unknown (not installed)"
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tavolo", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"tavolo {version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     serve = commands.add_parser("serve", help="serve one component")
