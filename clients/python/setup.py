@@ -1,6 +1,5 @@
-"""Builds tavolo-api: every build of a wheel generates the messages, stubs and type stubs from the
-protos into the build's own folder, then packages them (see pyproject.toml for where each version
-comes from).
+"""Builds tavolo-api: every build generates the messages, stubs and type stubs from the protos
+into build/gen, then packages them (see pyproject.toml for where each version comes from).
 
 From the repository the protos and the root pyproject.toml (the version, the pin of
 googleapis-common-protos) are read where they are, ../../protos and ../../pyproject.toml; the
@@ -18,8 +17,7 @@ import sys
 import tomllib
 from pathlib import Path
 
-from setuptools import setup
-from setuptools.command.build_py import build_py
+from setuptools import find_namespace_packages, setup
 from setuptools.command.sdist import sdist
 
 HERE = Path(__file__).resolve().parent
@@ -70,19 +68,6 @@ def root_pin(project: dict, name: str) -> str:
     sys.exit(f"tavolo-api: the root pyproject.toml pins no {name}")
 
 
-class BuildPyWithStubs(build_py):
-    """build_py, then the generated modules from build/gen into the build's folder."""
-
-    def run(self) -> None:
-        super().run()
-        target = Path(self.build_lib) / "tavolo"
-        shutil.copytree(GEN / "tavolo", target, dirs_exist_ok=True)
-        self._generated = [str(path) for path in target.rglob("*") if path.is_file()]
-
-    def get_outputs(self, include_bytecode: bool = True) -> list[str]:
-        return [*super().get_outputs(include_bytecode), *getattr(self, "_generated", [])]
-
-
 class SdistWithProtos(sdist):
     """The sdist carries the protos and the root pyproject.toml, so a wheel builds from it alone."""
 
@@ -101,8 +86,12 @@ COMMON_PROTOS = root_pin(ROOT, "googleapis-common-protos")
 
 setup(
     version=ROOT["version"],
-    packages=[],  # the generated ones are added by build_py: the sdist carries protos, not code
-    cmdclass={"build_py": BuildPyWithStubs, "sdist": SdistWithProtos},
+    # Packaged from build/gen, which the sdist leaves out (setuptools prunes build/): the sdist
+    # carries the protos, and each wheel build generates the code again.
+    package_dir={"": str(GEN.relative_to(HERE))},
+    packages=find_namespace_packages(str(GEN), include=["tavolo*"]),
+    package_data={"": ["*.pyi", "py.typed"]},
+    cmdclass={"sdist": SdistWithProtos},
     install_requires=[
         f"grpcio>={GRPC},<{next_major(GRPC)}",
         f"protobuf>={PROTOBUF},<{next_major(PROTOBUF)}",

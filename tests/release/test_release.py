@@ -60,7 +60,7 @@ def dists(clone, tmp_path_factory) -> dict[str, Path]:
         run(UV, "build", "--quiet", "--sdist", "--out-dir", out, source, cwd=clone)
     for sdist in sorted(out.glob("*.tar.gz")):
         run(UV, "build", "--quiet", "--wheel", "--out-dir", out, sdist, cwd=out)
-    found = {path.name: path for path in out.iterdir()}
+    found = {path.name: path for path in out.iterdir() if path.name.endswith((".tar.gz", ".whl"))}
     assert set(found) == {f"tavolo-{VERSION}.tar.gz", f"tavolo-{VERSION}-py3-none-any.whl",
                           f"tavolo_api-{VERSION}.tar.gz", f"tavolo_api-{VERSION}-py3-none-any.whl"}
     return {"tavolo": out / f"tavolo-{VERSION}.tar.gz", "tavolo-wheel": out / f"tavolo-{VERSION}-py3-none-any.whl",
