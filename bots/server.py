@@ -45,7 +45,8 @@ async def open_store(settings: Settings) -> DriveStore:
 async def build(settings: Settings) -> ServiceSpec:
     """The bots ServiceSpec with its store open; ``on_stop`` closes it."""
     store = await open_store(settings)
-    # A bot's moves go to the table's owner, as a gateway's do (GAME_REPLICAS_ADDR).
+    # A bot watches its seat and moves at the table's owner, as a gateway does
+    # (GAME_REPLICAS_ADDR); only its reads of the log go to any replica.
     credentials = ClientCredentials.of(settings.grpc_security).for_service("game")
     game = GameLinks(GameClient(settings.game_addr, credentials=credentials),
                      LiveLink(settings.game_addr, replicas_address=settings.game_replicas_addr,

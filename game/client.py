@@ -8,11 +8,12 @@ integer milliseconds since the epoch. A failed call raises the ServiceError the 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
 from game.status import TableStatus
+from game.view_parts import Facts, ViewCut, cut, facts
 from services.components import GAME_SERVICE
 from services.rpc.channels import SERVICE_CALLS, CallPolicy
 from services.rpc.client import RpcClient
@@ -21,8 +22,6 @@ from tavolo.game.v1 import game_pb2, game_pb2_grpc
 
 # Calls that change nothing, or nothing twice (a fire is checked against its token).
 IDEMPOTENT = ("ListGameTypes", "NormalizeOptions", "GetView", "GetLog", "GetResult", "FireDeadline")
-# A view stream lives as long as its match; only the unary calls get the default deadline.
-_STREAM_TIMEOUT_SECONDS = 999999
 
 _STATUS = {
     game_pb2.TABLE_STATUS_PLAYING: TableStatus.PLAYING,
@@ -102,19 +101,26 @@ class LogEntry:
 
 @dataclass(frozen=True)
 class TableViews:
-    """Every seat's view of a table at one revision (a WatchTable message)."""
+    """Every seat's view of a table at one revision (a WatchTable message): parsed, or cut for
+    the gateway to forward (game.view_parts) when the watch asked for ``parts``."""
 
     revision: int
     status: str  # "playing", "hand_end" or "finished"
     updated_ms: int  # when the table last changed (epoch ms)
     views: tuple[tuple[str, dict[str, Any]], ...]  # (seat, parsed view), in the table's seat order
     public: dict[str, Any] | None = None  # the public view, when the watch asked for it
+    # With ``parts``: each seat's view cut (``views`` is then empty), the public one when asked
+    # for, and the facts read from them.
+    parts: tuple[tuple[str, ViewCut], ...] = ()
+    public_parts: ViewCut | None = None
+    facts: Facts | None = None
 
 
 class GameClient(RpcClient):
     """An async client of GameService, for the services and other teams: every call goes to
     ``address``, which reaches any replica. Whoever plays at tables move by move (the gateway,
-    the bots) sends its moves and watches to each table's owner with :class:`game.live_link.LiveLink`.
+    the bots) sends its moves and watches to each table's owner with :class:`game.live_link.LiveLink`:
+    this client has no watch.
 
     ``policy``, ``deadline_seconds`` and ``channel_options``: services.rpc.client.RpcClient.
     ``named_tables``: every create_table names its table, which makes CreateTable idempotent
@@ -133,8 +139,6 @@ class GameClient(RpcClient):
         self._named_tables = named_tables
         self._timeout_seconds = timeout_seconds
         self._stub = game_pb2_grpc.GameServiceStub(self._channel)
-        self._stream_stub = game_pb2_grpc.GameServiceStub(
-            self._open(("WatchViews",), _STREAM_TIMEOUT_SECONDS))
 
     async def list_game_types(self) -> list[GameType]:
         response = await self._call(self._stub.ListGameTypes, game_pb2.ListGameTypesRequest(),
@@ -181,12 +185,6 @@ class GameClient(RpcClient):
                                                                   expected_revision, request_id))
         view: dict[str, Any] = json.loads(response.view_json)
         return view
-
-    def watch_views(self, table_id: str, seat: str) -> AsyncIterator[dict[str, Any]]:
-        """The seat's view now, then after every change; ends after the finished view."""
-        request = game_pb2.WatchViewsRequest(table_id=table_id, seat=seat)
-        return self._stream(self._stream_stub.WatchViews, request,
-                            lambda response: json.loads(response.view_json))
 
     async def fire_deadline(self, table_id: str, token: str, kind: str = "") -> FiredDeadline:
         """Fire a deadline; TABLE_NOT_FOUND when the table is gone."""
@@ -237,12 +235,42 @@ def act_request(table_id: str, seat: str, action: dict[str, Any] | str,
     return request
 
 
-def table_views(response: game_pb2.WatchTableResponse) -> TableViews:
+def table_views(response: game_pb2.WatchTableResponse, parts: bool = False) -> TableViews:
+    """A WatchTable message; ``parts``: one the watch asked to be cut (nothing is parsed)."""
+    status = _STATUS.get(response.status, "unknown")
+    if parts and response.views and not response.views[0].cut_text:
+        return _cut_here(response, status)  # a game replica older than `parts`: cut it here
+    if parts:
+        last = response.last_play if response.HasField("last_play") else None
+        return TableViews(
+            revision=response.revision, status=status, updated_ms=response.updated_at.ToMilliseconds(),
+            views=(), parts=tuple((v.seat, ViewCut(v.cut_text, tuple(v.cut_at), tuple(v.cut_seats)))
+                                  for v in response.views),
+            public_parts=ViewCut(response.public_cut_text, tuple(response.public_cut_at),
+                                 tuple(response.public_cut_seats)) if response.public_cut_text else None,
+            facts=Facts(last_play_seat=last.seat if last is not None else None,
+                        last_play_auto=last is not None and last.auto,
+                        last_play_scopa=last is not None and last.scopa,
+                        hand_number=response.hand_number if response.HasField("hand_number") else None,
+                        scores_json=response.final_scores_json, winner=response.winner))
     return TableViews(
-        revision=response.revision, status=_STATUS.get(response.status, "unknown"),
+        revision=response.revision, status=status,
         updated_ms=response.updated_at.ToMilliseconds(),
         views=tuple((v.seat, json.loads(v.view_json)) for v in response.views),
         public=json.loads(response.public_view_json) if response.public_view_json else None)
+
+
+
+def _cut_here(response: game_pb2.WatchTableResponse, status: str) -> TableViews:
+    """What a replica that knows `parts` sends, from the JSON views of one that does not (during a
+    rolling upgrade: the views are parsed, as before)."""
+    views = [(v.seat, json.loads(v.view_json)) for v in response.views]
+    public = json.loads(response.public_view_json) if response.public_view_json else None
+    return TableViews(
+        revision=response.revision, status=status, updated_ms=response.updated_at.ToMilliseconds(),
+        views=(), parts=tuple((seat, cut(view)) for seat, view in views),
+        public_parts=cut(public, public=True) if public is not None else None,
+        facts=facts(views[0][1], status == TableStatus.FINISHED))
 
 
 def _text(value: dict[str, Any] | str | None) -> str:
