@@ -85,6 +85,7 @@ def test_both_sdists_carry_the_protos_the_license_and_no_generated_code(dists):
         assert not [name for name in names if name.endswith(("_pb2.py", "_pb2_grpc.py"))], key
     with tarfile.open(dists["api"]) as archive:  # its version and pins come from the root's
         assert f"tavolo_api-{VERSION}/root-pyproject.toml" in archive.getnames()
+        assert f"tavolo_api-{VERSION}/src/tavolo/client.py" in archive.getnames()
 
 
 def test_the_wheels_built_from_the_sdists_hold_the_generated_stubs_and_the_license(dists):
@@ -127,6 +128,7 @@ def test_the_tavolo_api_wheel_installs_and_imports_every_stub(dists, tmp_path):
     script = "import importlib\n" + "".join(
         f"importlib.import_module({module + suffix!r})\n"
         for module in PROTO_MODULES for suffix in ("_pb2", "_pb2_grpc"))
+    script += "import tavolo.client\n"  # the hand-written helpers, from the sdist's src/
     run(python, "-c", script + "import importlib.metadata as m; print(m.version('tavolo-api'))", cwd=tmp_path)
     denied = subprocess.run([python, "-c", "import services"], cwd=tmp_path, capture_output=True, text=True,
                             env=OWN_ENVIRONMENT)
