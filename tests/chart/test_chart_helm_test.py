@@ -44,7 +44,7 @@ def test_the_pod_asks_every_service_on_its_headless_service_and_the_gateway(defa
 
 def test_the_check_passes_on_a_ready_stack_and_names_what_is_not_ready(default_render: Rendered) -> None:
     script = _health_pod(default_render)["spec"]["containers"][0]["command"][2]
-    with real_stack(label="helm-health") as stack:
+    with real_stack(label="helm-health", start_timeout=90) as stack:  # a busy CI machine starts it slowly
         targets = [f"{stack.gateway_url}/api/health",
                    *(f"{component}={stack.address(component)}" for component in GRPC_COMPONENTS)]
         ready = _run(script, "10", *targets)
