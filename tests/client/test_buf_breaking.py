@@ -1,4 +1,4 @@
-"""`make lint` runs `buf breaking` against the last release (the commit protos/RELEASED names),
+"""`make lint` runs `buf breaking` against the last release (the tag protos/RELEASED names),
 so a change that breaks a released contract fails CI: here a renamed field is refused, and
 an added one is not."""
 
@@ -36,11 +36,12 @@ def protos(tmp_path: Path) -> Path:
     return copy
 
 
-def test_the_release_is_a_commit_of_this_branch() -> None:
-    found = subprocess.run(["git", "merge-base", "--is-ancestor", released(), "HEAD"], cwd=REPO,
+def test_the_release_is_a_tag_of_this_branch() -> None:
+    assert released().startswith("v"), "protos/RELEASED names a release's tag, v<version>"
+    found = subprocess.run(["git", "merge-base", "--is-ancestor", f"refs/tags/{released()}", "HEAD"], cwd=REPO,
                            capture_output=True, text=True)
-    assert found.returncode == 0, (f"protos/RELEASED ({released()}) is not an ancestor of HEAD "
-                                   f"(a shallow clone has no history: fetch it): {found.stderr}")
+    assert found.returncode == 0, (f"protos/RELEASED ({released()}) is not a tag of an ancestor of HEAD "
+                                   f"(a shallow clone has no history or tags: fetch them): {found.stderr}")
 
 
 def test_a_renamed_field_is_refused(protos: Path) -> None:
