@@ -24,11 +24,15 @@ TOOLS_STAMP = tools/node_modules/.installed
 BUF         = tools/node_modules/.bin/buf
 # `buf breaking` compares the protos with the last release, the tag protos/RELEASED names
 # (a release moves it on: docs/releasing.md): main compared with itself could never fail. It
-# needs the history and the tags, not a shallow clone.
-BREAKING_AGAINST ?= .git\#ref=$(shell cat protos/RELEASED),subdir=protos
+# needs the history, not a shallow clone. A clone without tags finds the release by its commit,
+# the one whose subject is "Release <tag>" (docs/releasing.md).
+RELEASED       := $(shell cat protos/RELEASED)
+RELEASED_REF   := $(shell git rev-parse -q --verify "refs/tags/$(RELEASED)^{commit}" || \
+                    git log -1 --format=%H --fixed-strings --grep="Release $(RELEASED)" 2>/dev/null)
+BREAKING_AGAINST ?= .git\#ref=$(RELEASED_REF),subdir=protos
 
 .PHONY: run test lint lock web web-test bench soak audit gen install client gen-clients clean image chart-readme \
-        dist sbom release-check
+        dist sbom release-check print-released-ref
 
 run: $(RUN_STAMP) $(GEN) $(WEB_DIST)
 	$(VENV)/bin/tavolo run
@@ -138,6 +142,10 @@ sbom: $(TEST_STAMP)
 	PYTHONWARNINGS=ignore::UserWarning $(VENV)/bin/cyclonedx-py requirements requirements/runtime.txt \
 	  --pyproject pyproject.toml \
 	  --output-reproducible --of JSON -o $(SBOM)
+
+# What `make lint` compares the protos with (tests/client/test_buf_breaking.py asks).
+print-released-ref:
+	@echo $(RELEASED_REF)
 
 # Prints the release checklist and checks it: one version everywhere, CHANGELOG.md, the tag
 # protos/RELEASED names, the SBOM (tools/release_check.py; docs/releasing.md).
