@@ -11,7 +11,7 @@ away while the gateway is sending to it ends the connection quietly (DEBUG): tha
 of the gateway's. docs/websocket.md is the protocol's reference.
 
 The views come from the table's feed, shared by every socket of this process at that game
-(gateway.tables_feed); every message to a socket goes through its outbox, written by one task,
+(gateway.table_feed); every message to a socket goes through its outbox, written by one task,
 so they arrive in order. The session is read when the socket opens and on the events that say
 it may have ended (gateway.socket_registry), never per message nor per update: a message costs no
 store call. Its lifetime is absolute (gateway.sessions), so the socket closes at its expiry
@@ -43,9 +43,10 @@ from gateway.events import session_digest
 from gateway.games import can_be_game_id
 from gateway.http_errors import UNAVAILABLE_TEXT, server_fault
 from gateway.members import current_member
+from gateway.outbox import Outbox
 from gateway.rate_limits import RATE_LIMITED_TEXT, Kind, RateLimits
+from gateway.table_feed import Subscriber
 from gateway.table_talk import Refused, Speaker, load_blocked, load_mutes, say
-from gateway.tables_feed import Outbox, Subscriber
 from lobby.models import Game
 from services.observability import metrics
 from services.rpc.errors import Reason, ServiceError
