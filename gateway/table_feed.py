@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 from game.client import TableViews
 from game.status import TableStatus
 from game.view_parts import Facts, ViewCut
+from gateway.abandonment import Abandonment
 from gateway.closes import GAME_GONE, NOT_SEATED
 from gateway.contract.common import Body
 from gateway.contract.socket import Feature, WsLobby, WsPresence, WsState
@@ -165,9 +166,8 @@ class TableFeed:
         self._names_stale = False
         self.task: asyncio.Task | None = None
         self._refresh: asyncio.Task | None = None
-        self._auto_streak: dict[int, int] = {}  # seat index -> auto-plays in a row seen
-        self._taking_over: set[int] = set()
-        self._takeovers: set[asyncio.Task] = set()
+        # N auto-plays in a row with the player away: the rule is gateway.abandonment's.
+        self.abandonment = Abandonment(game.id, feeds.abandon_after, feeds.take_over)
         self.elsewhere: set[int] = set()  # seats connected in any process (gateway.presence)
         # One presence read at a time: two events' reads could finish out of order, and the older
         # would then stand (a seat shown away that is connected) until the next change.
@@ -513,7 +513,7 @@ class TableFeed:
                 if self.game_over is not None:
                     subscriber.outbox.put(self.game_over)
         self._fan_out_public(views)
-        self._watch_for_abandonment()
+        self.abandonment.saw(self.facts if self.views else None, self.game, self.connected)
         if self.feeds.bot_talk is not None and self.game.bot_seats and views.facts is not None:
             self.feeds.bot_talk.revision(self.game, views.revision, views.status, views.facts,
                                          self.bot_pace)
@@ -532,38 +532,6 @@ class TableFeed:
             subscriber.put_state(views.revision, text)
             if self.game_over is not None:
                 subscriber.outbox.put(self.game_over)
-
-    # -- abandonment ------------------------------------------------------------------------
-
-    def _watch_for_abandonment(self) -> None:
-        """A person whose turns keep being auto-played while no socket of theirs is open here
-        has abandoned the seat: after ``abandon_after`` in a row, a bot takes it over
-        (CONTRACT, Bots)."""
-        limit = self.feeds.abandon_after
-        facts = self.facts if self.views else None
-        if not limit or facts is None or facts.last_play_seat is None:
-            return
-        seat = facts.last_play_seat
-        self._auto_streak[seat] = self._auto_streak.get(seat, 0) + 1 if facts.last_play_auto else 0
-        occupant = self.game.at(seat)
-        if (self._auto_streak[seat] >= limit and occupant is not None and not occupant.bot
-                and seat not in self.connected() and seat not in self._taking_over):
-            self._taking_over.add(seat)
-            task = asyncio.create_task(self._take_over(seat), name=f"take over {self.id} seat {seat}")
-            self._takeovers.add(task)
-            task.add_done_callback(self._takeovers.discard)
-
-    async def _take_over(self, seat: int) -> None:
-        try:
-            await self.feeds.lobby.take_over_seat(self.id, seat)
-            log.info("game %s: seat %d abandoned; a bot took it over", self.id, seat)
-            await self.feeds.seating_changed(self.id)
-        except ServiceError as error:
-            log.warning("game %s: seat %d not taken over: %s", self.id, seat, error.message)
-        finally:
-            self._taking_over.discard(seat)
-            self._auto_streak[seat] = 0
-
 
 class TableFeeds:
     """This process's feeds, by game id: started by the first socket, stopped after the last."""
@@ -588,6 +556,12 @@ class TableFeeds:
             await self._publish(SeatingChanged((table_id,)))
         else:
             self.names_changed((table_id,))
+
+    async def take_over(self, table_id: str, seat: int) -> None:
+        """A bot takes an abandoned seat over (gateway.abandonment): the lobby's call, then
+        every process re-reads the seating."""
+        await self.lobby.take_over_seat(table_id, seat)
+        await self.seating_changed(table_id)
 
     def mark(self, table_id: str, seat: int, present: bool) -> None:
         """This process's first socket at a seat opened (or its last closed): shared with every
