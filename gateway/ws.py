@@ -570,15 +570,10 @@ class _Connection:
 
     async def _take_back(self) -> None:
         """Practice take-back (CONTRACT, Bots): the one person at a table of bots takes back
-        their last play, as long as nobody played after it."""
+        their last play, as long as nobody played after it. That last condition is the game's,
+        checked against its log (TakeBack with the seat)."""
         game = await self.backends.lobby.get_game(self.game_id)
         alone = all(seat.bot and not seat.took_over for seat in game.seats if seat.seat != self.seat)
         if not alone:
             return self._error("illegal_move", "Only a practice match against bots allows a take-back")
-        header, _, _ = await self.backends.game.get_log(self.game_id, page_size=1)
-        _, moves, _ = await self.backends.game.get_log(self.game_id, max(0, header.move_count - 1))
-        last = moves[-1] if moves and moves[-1].number == header.move_count else None
-        if last is None or last.type != "play" or last.seat != self.seat:
-            return self._error("illegal_move", "Your last play can be taken back only until "
-                                               "somebody plays after it")
-        await self.backends.game.take_back(self.game_id, expected_revision=header.revision)
+        await self.backends.game.take_back(self.game_id, seat=self.seat)
