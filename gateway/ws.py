@@ -569,11 +569,6 @@ class _Connection:
         return seat is not None and seat.took_over
 
     async def _take_back(self) -> None:
-        """Practice take-back (CONTRACT, Bots): the one person at a table of bots takes back
-        their last play, as long as nobody played after it. That last condition is the game's,
-        checked against its log (TakeBack with the seat)."""
-        game = await self.backends.lobby.get_game(self.game_id)
-        alone = all(seat.bot and not seat.took_over for seat in game.seats if seat.seat != self.seat)
-        if not alone:
-            return self._error("illegal_move", "Only a practice match against bots allows a take-back")
-        await self.backends.game.take_back(self.game_id, seat=self.seat)
+        """Practice take-back (CONTRACT, Bots): the lobby decides from the seating, the game
+        from its log (lobby.practice); the socket only forwards."""
+        await self.backends.lobby.take_back(self.game_id, self.sub)
