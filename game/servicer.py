@@ -97,7 +97,8 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         expected = request.expected_revision if request.HasField("expected_revision") else None
         try:
             view = await self.tables.act(request.table_id, request.seat, request.action_json,
-                                         expected, request.request_id)
+                                         expected, request.request_id,
+                                         with_view=not request.skip_view)
         except ServiceError as refusal:
             if not refusal.reason.transient:  # the player's (illegal, not their turn, too late)
                 metrics.move_refused(refusal.reason.name.lower())

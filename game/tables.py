@@ -304,10 +304,12 @@ class Tables:
     # -- changing ---------------------------------------------------------------------------
 
     async def act(self, table_id: str, seat: str, action_json: str,
-                  expected_revision: int | None = None, request_id: str = "") -> SeatView:
+                  expected_revision: int | None = None, request_id: str = "",
+                  with_view: bool = True) -> SeatView:
         """The seat's view after the move. With a ``request_id`` already in the table's log
         (the move was made, and this is a retry), nothing is played: the seat's view now,
-        ``replayed``."""
+        ``replayed``. Without ``with_view`` the view is not rendered (``view_json`` is
+        empty): the revision and status alone, for a caller that reads the views elsewhere."""
         table_id, seat = inputs.table_id(table_id), check_seat(seat)
         action = inputs.action(action_json)
         inputs.expected_revision(expected_revision)
@@ -335,7 +337,13 @@ class Tables:
                     raise ServiceError(Reason.CONCURRENT_MOVE, "The table has moved on: read it "
                                        "again", table_id=table_id) from None
                 raise
+            if not with_view:
+                now = await self.current(table_id)
+                _seat_index(now, seat)  # a seat not at the table is refused, as with the view
+                return SeatView("", now.revision, now.status, now.updated_ms, replayed=True)
             return replace(await self.get_view(table_id, seat), replayed=True)
+        if not with_view:
+            return SeatView("", live.revision, live.status, live.updated_ms)
         if not self.feeds.watched(table_id):
             return self._render(live, _seat_index(live, seat))
         # The seat's view from the rendering of all four, which the table's watchers then send

@@ -90,7 +90,7 @@ class FakeGame:
 
     async def act(self, table_id: str, seat: str, action: dict, revision: int | None,
                   request_id: str = "") -> Acted:
-        return Acted({}, self.revision, replayed=False)
+        return Acted(self.revision, "playing", replayed=False)
 
 
 class FakeLobby:
