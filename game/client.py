@@ -192,9 +192,11 @@ class GameClient(RpcClient):
             table_id=table_id, token=token, kind=kind))
         return {"fired": response.fired, "revision": response.revision}
 
-    async def take_back(self, table_id: str, expected_revision: int | None = None) -> int:
-        """Take back the last move (engines that allow it); the revision after it."""
-        request = game_pb2.TakeBackRequest(table_id=table_id)
+    async def take_back(self, table_id: str, expected_revision: int | None = None,
+                        seat: str = "") -> int:
+        """Take back the last move (engines that allow it); the revision after it. With
+        ``seat``, only that seat's own last play (ILLEGAL_MOVE when it is not the last move)."""
+        request = game_pb2.TakeBackRequest(table_id=table_id, seat=seat)
         if expected_revision is not None:
             request.expected_revision = expected_revision
         return (await self._call(self._stub.TakeBack, request)).revision

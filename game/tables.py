@@ -75,6 +75,8 @@ _GAME_ERRORS = {
     "unknown_action": Reason.UNKNOWN_ACTION,
     "game_finished": Reason.GAME_FINISHED,
 }
+# The practice take-back's refusal (CONTRACT, Bots): the seat's last play is no longer the last move.
+OWN_LAST_PLAY_TEXT = "Your last play can be taken back only until somebody plays after it"
 _ATTEMPTS = 5  # of a mutation against a log that keeps moving on
 _RENDERED = 64  # every seat's views of the latest changes, for the other WatchTable streams of each
 
@@ -373,14 +375,18 @@ class Tables:
             await self.deadline_keeper.hand_over_now(table_id, engine.deadlines(live.state))
         return fired, live.revision
 
-    async def take_back(self, table_id: str, expected_revision: int | None = None) -> int:
-        """The revision after taking back the last move (engines that allow it)."""
+    async def take_back(self, table_id: str, expected_revision: int | None = None,
+                        seat: str | None = None) -> int:
+        """The revision after taking back the last move (engines that allow it); with ``seat``,
+        only when that move is a play of that seat (the practice take-back: CONTRACT, Bots)."""
         table_id = inputs.table_id(table_id)
         inputs.expected_revision(expected_revision)
         async with self._local_lock(table_id):
             header = await self.log.header(table_id)
             if header is None:
                 raise table_not_found(table_id)
+            if seat is not None:
+                await self._own_last_play(header, seat)
             engine = self._engine(header.game_type)
             if not engine.supports_take_back:
                 raise ServiceError(Reason.TAKE_BACK_UNSUPPORTED,
@@ -405,6 +411,19 @@ class Tables:
             self._after_change(engine, live)
         log.info("table %s: move %d taken back", table_id, header.move_count)
         return live.revision
+
+    async def _own_last_play(self, header: TableRecord, seat: str) -> None:
+        """Refuse unless the log's last move is a play of ``seat`` (read under the table's lock,
+        so nobody can play after it before it is taken back)."""
+        try:
+            index = header.seats.index(seat)
+        except ValueError:
+            raise ServiceError(Reason.NOT_SEATED, f"{seat} is not a seat of this table",
+                               table_id=header.table_id) from None
+        moves = await self.log.moves(header.table_id, max(0, header.move_count - 1), 1) if header.move_count else []
+        last = moves[-1] if moves and moves[-1].number == header.move_count else None
+        if last is None or last.type != "play" or last.seat != index:
+            raise ServiceError(Reason.ILLEGAL_MOVE, OWN_LAST_PLAY_TEXT, table_id=header.table_id)
 
     async def purge(self, table_id: str) -> bool:
         """Delete a table and its moves (finished tables no one needs any more)."""

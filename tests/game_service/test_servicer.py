@@ -162,6 +162,7 @@ async def test_take_back_and_fire_deadline_over_grpc(client):
     table_id = (await client.create_table("dummy", SEATS))["table_id"]
     assert await client.fire_deadline(table_id, "turn:0", "turn") == {"fired": True, "revision": 1}
     assert await client.fire_deadline(table_id, "turn:0", "turn") == {"fired": False, "revision": 1}
+    await _refused(Reason.ILLEGAL_MOVE, client.take_back(table_id, seat="seat:0"))  # a roll, no play
     assert await client.take_back(table_id, expected_revision=1) == 2
     await _refused(Reason.CONCURRENT_MOVE, client.take_back(table_id, expected_revision=1))
     await _refused(Reason.TABLE_NOT_FOUND, client.fire_deadline(str(uuid.uuid4()), "turn:0"))
