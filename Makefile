@@ -25,7 +25,7 @@ BUF         = tools/node_modules/.bin/buf
 # not a shallow clone.
 BREAKING_AGAINST ?= .git\#ref=$(shell cat protos/RELEASED),subdir=protos
 
-.PHONY: run test lint lock web web-test bench soak audit gen install client gen-clients clean image chart-readme
+.PHONY: run test lint lock web web-test bench soak audit gen install client gen-clients clean image base-images chart-readme
 
 run: $(RUN_STAMP) $(GEN) $(WEB_DIST)
 	$(VENV)/bin/tavolo run
@@ -95,15 +95,42 @@ install: $(RUN_STAMP)
 
 # The container images, tagged with the chart's appVersion (so the chart's defaults find them):
 # tavolo (every component) and tavolo-dev-oidc (the development OIDC provider of evaluation
-# installs, charts/tavolo/values-evaluation.yaml). Needs a Docker engine; load them into a laptop
-# cluster with e.g. `kind load docker-image tavolo:<version> tavolo-dev-oidc:<version>`.
+# installs, charts/tavolo/values-evaluation.yaml), from the one Dockerfile. Docker builds them
+# where its engine answers, buildah (as root, no daemon) where it does not; CONTAINER_BUILDER
+# chooses. Load them into a laptop cluster with e.g. `kind load docker-image tavolo:<version>
+# tavolo-dev-oidc:<version>`.
 APP_VERSION    = $(shell sed -n 's/^appVersion: *"*\([^"]*\)"*$$/\1/p' charts/tavolo/Chart.yaml)
 IMAGE          ?= tavolo
 DEV_OIDC_IMAGE ?= tavolo-dev-oidc
 DOCKER         ?= docker
-image:
-	$(DOCKER) build -t $(IMAGE):$(APP_VERSION) .
-	$(DOCKER) build --target dev-oidc -t $(DEV_OIDC_IMAGE):$(APP_VERSION) .
+CONTAINER_BUILDER ?= $(shell $(DOCKER) info >/dev/null 2>&1 && echo docker || echo buildah)
+# The base images (the Dockerfile's defaults: python:3.11-slim-bookworm, node:20-bookworm-slim
+# from Docker Hub). BASE_IMAGES=debian makes them from Debian packages instead, for a CI with no
+# registry (tools/base_images.sh: mmdebstrap, once; later runs find them built).
+BASE_IMAGES    ?= registry
+ifeq ($(BASE_IMAGES),debian)
+PYTHON_IMAGE   ?= localhost/tavolo-base-python:bookworm
+NODE_IMAGE     ?= localhost/tavolo-base-node:trixie
+IMAGE_DEPS      = base-images
+endif
+BUILD_ARGS = $(if $(PYTHON_IMAGE),--build-arg PYTHON_IMAGE=$(PYTHON_IMAGE)) $(if $(NODE_IMAGE),--build-arg NODE_IMAGE=$(NODE_IMAGE))
+# buildah: chroot isolation (no daemon, no user namespaces needed), its layer cache on, and the
+# host's CA bundle in every step, so that pip and npm trust what the host trusts (a proxy's CA).
+CA_BUNDLE ?= /etc/ssl/certs/ca-certificates.crt
+BUILDAH_BUD = buildah bud --isolation chroot --layers $(if $(wildcard $(CA_BUNDLE)),--volume $(CA_BUNDLE):/etc/ssl/certs/ca-certificates.crt:ro)
+ifeq ($(CONTAINER_BUILDER),docker)
+BUILD = $(DOCKER) build
+else
+BUILD = $(BUILDAH_BUD)
+endif
+BUILD_CMD = $(strip $(BUILD) $(BUILD_ARGS))
+
+image: $(IMAGE_DEPS)
+	$(BUILD_CMD) -t $(IMAGE):$(APP_VERSION) .
+	$(BUILD_CMD) --target dev-oidc -t $(DEV_OIDC_IMAGE):$(APP_VERSION) .
+
+base-images:
+	PYTHON_BASE=$(PYTHON_IMAGE) NODE_BASE=$(NODE_IMAGE) tools/base_images.sh
 
 # The chart's README, generated from Chart.yaml and values.yaml's comments;
 # tests/chart/test_chart_readme.py fails while it is stale.
