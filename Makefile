@@ -119,7 +119,7 @@ BUILD_ARGS = $(if $(PYTHON_IMAGE),--build-arg PYTHON_IMAGE=$(PYTHON_IMAGE)) $(if
 CA_BUNDLE ?= /etc/ssl/certs/ca-certificates.crt
 BUILDAH_BUD = buildah bud --isolation chroot --layers $(if $(wildcard $(CA_BUNDLE)),--volume $(CA_BUNDLE):/etc/ssl/certs/ca-certificates.crt:ro)
 ifeq ($(CONTAINER_BUILDER),docker)
-BUILD = $(DOCKER) build
+BUILD = $(if $(IMAGE_DEPS),$(error BASE_IMAGES=debian makes the base images in buildah's storage, which Docker does not read: add CONTAINER_BUILDER=buildah)) $(DOCKER) build
 else
 BUILD = $(BUILDAH_BUD)
 endif
