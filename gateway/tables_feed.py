@@ -3,11 +3,12 @@
 The first socket opened on a game starts its :class:`TableFeed`; every later socket of this
 process at that game shares it; the feed stops when the last one leaves. A feed follows the
 lobby while the game waits for players (LobbyService.WatchGame: a ``lobby`` message per
-change), then the table (GameService.WatchTable: every seat's view once per revision). It joins
-the names in once per seat and revision (the seating is cached here, re-read only when an event
-says it changed: :meth:`TableFeeds.names_changed`), and hands the same text to every socket of
-that seat. Nothing here polls, and the cost of an update grows with the seats watched, not with
-the sockets open.
+change), then the table (GameService.WatchTable: every seat's view once per revision, cut by
+the game where the gateway's fields go: game.view_parts). It joins the names in once per seat
+and revision, by concatenation, parsing nothing (gateway.view_text; the seating is cached here,
+re-read only when an event says it changed: :meth:`TableFeeds.names_changed`), and hands the
+same text to every socket of that seat. Nothing here polls, and the cost of an update grows
+with the seats watched, not with the sockets open.
 
 Spectators (/ws/games/{id}/watch) share the same feed: their subscribers have no seat
 (``spectator``), and get the public view, which the feed asks the game service for only while it
@@ -34,14 +35,16 @@ from typing import TYPE_CHECKING
 
 from game.client import TableViews
 from game.status import TableStatus
+from game.view_parts import Facts, ViewCut
 from gateway.closes import GAME_GONE, NOT_SEATED, TOO_SLOW
 from gateway.contract.common import Body
-from gateway.contract.socket import Feature, WsGameOver, WsLobby, WsPresence, WsState
-from gateway.contract.spectators import WsSpectators, WsWatchLobby, WsWatchState
+from gateway.contract.socket import Feature, WsLobby, WsPresence, WsState
+from gateway.contract.spectators import WsSpectators, WsWatchLobby
 from gateway.events import Event, PresenceChanged, Said, SeatingChanged
 from gateway.online import MemoryOnline, Online
 from gateway.presence import RENEW_SECONDS, MemoryPresence, Presence
-from gateway.views import game_view, lobby_view, public_lobby_view, public_view
+from gateway.view_text import Seating, game_over
+from gateway.views import game_view, lobby_view, public_lobby_view
 from gateway.watchers import MemoryWatchers, Watchers
 from lobby.models import Game
 from services.rpc.errors import Reason, ServiceError
@@ -226,10 +229,12 @@ class TableFeed:
         self.feeds = feeds
         self.id = game.id
         self.game = game  # the seating: where the names come from
+        self._seating: Seating | None = None  # its text, made when first needed after a change
         self.started = game.started
         self.subscribers: dict[str, set[Subscriber]] = {}  # by seat
         self.revision = -1
-        self.views: dict[str, dict] = {}  # the newest view of each seat
+        self.views: dict[str, ViewCut] = {}  # the newest view of each seat, as the game cut it
+        self.facts: Facts | None = None  # what the newest revision's views show besides
         self._texts: dict[str, str] = {}  # the newest state of each seat, names joined in
         self.game_over: str | None = None  # the game_over message, once finished
         self._names_stale = False
@@ -249,7 +254,7 @@ class TableFeed:
         self.spectators: set[Subscriber] = set()  # the watching sockets of this process
         self._watching: dict[str, int] = {}  # member id -> this process's sockets watching
         self.watchers = 0  # members watching in any process (gateway.watchers), as last read
-        self.public: dict | None = None  # the newest public view, while watched for spectators
+        self.public: ViewCut | None = None  # the newest public view, while watched for spectators
         self._public_revision = -1
         self._public_text: str | None = None  # its state message, names joined in
         self.watching_public = False  # the running table stream carries the public view
@@ -371,16 +376,25 @@ class TableFeed:
     # -- rendering -------------------------------------------------------------------------
 
     def render_state(self, view: dict) -> str:
-        """A ``state`` message: the seat's view with the cached names joined in, and who is
-        connected."""
+        """A ``state`` message of a view read outside the feed (parsed: the answer to the
+        ``state`` action), with the cached names joined in, and who is connected."""
         return _text(WsState(game=game_view(view, self.game, self.connected(), self.watchers)))
+
+    def _seated(self) -> Seating:
+        if self._seating is None or self._seating.game is not self.game:
+            self._seating = Seating(self.game)
+        return self._seating
+
+    def _forward(self, parts: ViewCut) -> str:
+        """A seat's ``state`` message: the game's cut view with the names, who is connected,
+        the join code and the spectators joined in (gateway.view_text)."""
+        return self._seated().state(parts, self.connected(), self.watchers)
 
     def _public_state(self) -> str | None:
         """The spectators' ``state``: the public view with the names joined in (once per
         revision for all of them), or None before the feed has one."""
         if self._public_text is None and self.public is not None:
-            self._public_text = _text(WsWatchState(
-                game=public_view(self.public, self.game, self.connected(), self.watchers)))
+            self._public_text = self._seated().public_state(self.public, self.connected(), self.watchers)
         return self._public_text
 
     def connected(self) -> set[int]:
@@ -450,7 +464,7 @@ class TableFeed:
         """The newest state of ``seat`` (rendered once per revision and seat), or None."""
         text = self._texts.get(seat)
         if text is None and seat in self.views:
-            text = self._texts[seat] = self.render_state(self.views[seat])
+            text = self._texts[seat] = self._forward(self.views[seat])
         return text
 
     def names_changed(self) -> None:
@@ -531,12 +545,13 @@ class TableFeed:
                 # The public view only while there are spectators: the first one to come
                 # later subscribes again with it (TableFeeds.watch).
                 self.watching_public = bool(self.spectators)
-                async for views in self.feeds.game.watch_table(self.id, public=self.watching_public):
+                async for views in self.feeds.game.watch_table(self.id, public=self.watching_public,
+                                                               parts=True):
                     backoff = FIRST_BACKOFF_SECONDS
                     if views.revision <= self.revision:
                         # A new subscription starts with what was fanned out already; the
                         # public view of it may be new (the first spectator came).
-                        if views.public is not None and views.revision > self._public_revision:
+                        if views.public_parts is not None and views.revision > self._public_revision:
                             await self._fresh_names()
                             self._fan_out_public(views)
                         if views.status == TableStatus.FINISHED:
@@ -559,11 +574,11 @@ class TableFeed:
         gets either this revision from :meth:`add` or from here, never neither."""
         self.revision = views.revision
         self.status = views.status
-        self.views = dict(views.views)
+        self.views = dict(views.parts)
+        self.facts = views.facts
         self._texts = {}
-        if views.status == TableStatus.FINISHED and views.views:
-            final = views.views[0][1]
-            self.game_over = _text(WsGameOver(scores=final.get("scores"), winner=final.get("winner")))
+        if views.status == TableStatus.FINISHED and views.parts and views.facts is not None:
+            self.game_over = game_over(views.facts)
         for seat, subscribers in self.subscribers.items():
             text = self._state_of(seat)
             if text is None:  # a seat the table does not know: nothing to show it
@@ -574,17 +589,17 @@ class TableFeed:
                     subscriber.outbox.put(self.game_over)
         self._fan_out_public(views)
         self._watch_for_abandonment()
-        if self.feeds.bot_talk is not None and self.game.bot_seats:
-            self.feeds.bot_talk.revision(self.game, views.revision, self.views, self.bot_pace)
+        if self.feeds.bot_talk is not None and self.game.bot_seats and views.facts is not None:
+            self.feeds.bot_talk.revision(self.game, views.revision, views.status, views.facts,
+                                         self.bot_pace)
 
     def _fan_out_public(self, views: TableViews) -> None:
         """The public view of one revision to every spectator's socket (no await in here)."""
-        if views.public is None:
+        if views.public_parts is None:
             return
-        self.public, self._public_revision, self._public_text = views.public, views.revision, None
-        if views.status == TableStatus.FINISHED and self.game_over is None:
-            self.game_over = _text(WsGameOver(scores=views.public.get("scores"),
-                                              winner=views.public.get("winner")))
+        self.public, self._public_revision, self._public_text = views.public_parts, views.revision, None
+        if views.status == TableStatus.FINISHED and self.game_over is None and views.facts is not None:
+            self.game_over = game_over(views.facts)
         text = self._public_state()
         if text is None:
             return
@@ -600,11 +615,11 @@ class TableFeed:
         has abandoned the seat: after ``abandon_after`` in a row, a bot takes it over
         (CONTRACT, Bots)."""
         limit = self.feeds.abandon_after
-        last_play = next(iter(self.views.values()), {}).get("last_play") if self.views else None
-        if not limit or not isinstance(last_play, dict) or not isinstance(last_play.get("seat"), int):
+        facts = self.facts if self.views else None
+        if not limit or facts is None or facts.last_play_seat is None:
             return
-        seat = last_play["seat"]
-        self._auto_streak[seat] = self._auto_streak.get(seat, 0) + 1 if last_play.get("auto") else 0
+        seat = facts.last_play_seat
+        self._auto_streak[seat] = self._auto_streak.get(seat, 0) + 1 if facts.last_play_auto else 0
         occupant = self.game.at(seat)
         if (self._auto_streak[seat] >= limit and occupant is not None and not occupant.bot
                 and seat not in self.connected() and seat not in self._taking_over):
