@@ -45,6 +45,11 @@ COPY . .
 RUN /opt/codegen/bin/pip wheel --no-deps --no-build-isolation --wheel-dir /tmp/wheels . \
     && pip install --no-deps /tmp/wheels/tavolo-*.whl \
     && pip check
+# The installers venv put in the environment are build tools the runtime never calls (25 MB):
+# setuptools goes first, so that pip check says nothing installed needs it, then pip itself.
+RUN pip uninstall --yes setuptools \
+    && pip check \
+    && pip uninstall --yes pip
 
 # --- dev-oidc: the development OIDC provider, for evaluation installs only ------------------
 # `docker build --target dev-oidc -t tavolo-dev-oidc .` (make image). Anyone can sign in as
@@ -99,8 +104,8 @@ COPY --from=web /web/dist /app/web/dist
 WORKDIR /app
 USER 10001:10001
 
-# gateway (HTTP), lobby, game, deadlines, stats (gRPC).
-EXPOSE 8080 50051 50052 50053 50054
+# gateway (HTTP), lobby, game, deadlines, stats, bots (gRPC): the chart's default ports.
+EXPOSE 8080 50051 50052 50053 50054 50055
 
 ENTRYPOINT ["tavolo"]
 CMD ["serve", "gateway"]

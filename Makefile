@@ -31,8 +31,8 @@ RELEASED_REF   := $(shell git rev-parse -q --verify "refs/tags/$(RELEASED)^{comm
                     git log -1 --format=%H --fixed-strings --grep="Release $(RELEASED)" 2>/dev/null)
 BREAKING_AGAINST ?= .git\#ref=$(RELEASED_REF),subdir=protos
 
-.PHONY: run test lint lock web web-test bench soak audit gen install client gen-clients clean image chart-readme \
-        dist sbom release-check print-released-ref
+.PHONY: run test lint lock web web-test bench soak audit gen install client gen-clients clean image base-images \
+        image-test chart-readme dist sbom release-check print-released-ref
 
 run: $(RUN_STAMP) $(GEN) $(WEB_DIST)
 	$(VENV)/bin/tavolo run
@@ -102,15 +102,53 @@ install: $(RUN_STAMP)
 
 # The container images, tagged and labelled with tavolo's version (pyproject.toml; the chart's
 # appVersion is the same, `make release-check`, so the chart's defaults find them): tavolo (every
-# component) and tavolo-dev-oidc (the development OIDC provider of evaluation installs,
-# charts/tavolo/values-evaluation.yaml). Needs a Docker engine; load them into a laptop cluster
-# with e.g. `kind load docker-image tavolo:<version> tavolo-dev-oidc:<version>`.
+# component) and tavolo-dev-oidc (the development OIDC provider of evaluation
+# installs, charts/tavolo/values-evaluation.yaml), from the one Dockerfile. Docker builds them
+# where its engine answers, buildah (as root, no daemon) where it does not; CONTAINER_BUILDER
+# chooses. Load them into a laptop cluster with e.g. `kind load docker-image tavolo:<version>
+# tavolo-dev-oidc:<version>`.
 IMAGE          ?= tavolo
 DEV_OIDC_IMAGE ?= tavolo-dev-oidc
 DOCKER         ?= docker
-image:
-	$(DOCKER) build --build-arg VERSION=$(VERSION) -t $(IMAGE):$(VERSION) .
-	$(DOCKER) build --build-arg VERSION=$(VERSION) --target dev-oidc -t $(DEV_OIDC_IMAGE):$(VERSION) .
+CONTAINER_BUILDER ?= $(shell $(DOCKER) info >/dev/null 2>&1 && echo docker || echo buildah)
+# The base images (the Dockerfile's defaults: python:3.11-slim-bookworm, node:20-bookworm-slim
+# from Docker Hub). BASE_IMAGES=debian makes them from Debian packages instead, for a CI with no
+# registry (tools/base_images.sh: mmdebstrap, once; later runs find them built).
+BASE_IMAGES    ?= registry
+ifeq ($(BASE_IMAGES),debian)
+PYTHON_IMAGE   ?= localhost/tavolo-base-python:bookworm
+NODE_IMAGE     ?= localhost/tavolo-base-node:trixie
+IMAGE_DEPS      = base-images
+endif
+BUILD_ARGS = --build-arg VERSION=$(VERSION) $(if $(PYTHON_IMAGE),--build-arg PYTHON_IMAGE=$(PYTHON_IMAGE)) $(if $(NODE_IMAGE),--build-arg NODE_IMAGE=$(NODE_IMAGE))
+# buildah: chroot isolation (no daemon, no user namespaces needed), its layer cache on, and the
+# host's CA bundle in every step, so that pip and npm trust what the host trusts (a proxy's CA).
+CA_BUNDLE ?= /etc/ssl/certs/ca-certificates.crt
+BUILDAH_BUD = buildah bud --isolation chroot --layers $(if $(wildcard $(CA_BUNDLE)),--volume $(CA_BUNDLE):/etc/ssl/certs/ca-certificates.crt:ro)
+ifeq ($(CONTAINER_BUILDER),docker)
+BUILD = $(if $(IMAGE_DEPS),$(error BASE_IMAGES=debian makes the base images in buildah's storage, which Docker does not read: add CONTAINER_BUILDER=buildah)) $(DOCKER) build
+else
+BUILD = $(BUILDAH_BUD)
+endif
+BUILD_CMD = $(strip $(BUILD) $(BUILD_ARGS))
+
+image: $(IMAGE_DEPS)
+	$(BUILD_CMD) -t $(IMAGE):$(VERSION) .
+	$(BUILD_CMD) --target dev-oidc -t $(DEV_OIDC_IMAGE):$(VERSION) .
+
+base-images:
+	PYTHON_BASE=$(PYTHON_IMAGE) NODE_BASE=$(NODE_IMAGE) tools/base_images.sh
+
+# Both images built with buildah (podman, which runs them, shares its storage), then every
+# component in a read-only container of its own as the chart runs it, on this machine's Postgres
+# and Redis, and a match against bots through the gateway (tests/image; needs root, buildah,
+# podman and runc). `.ci/run` runs it with BASE_IMAGES=debian.
+image-test: $(TEST_STAMP) $(GEN)
+	$(MAKE) --no-print-directory image CONTAINER_BUILDER=buildah
+	TAVOLO_IMAGE=$(IMAGE):$(VERSION) TAVOLO_DEV_OIDC_IMAGE=$(DEV_OIDC_IMAGE):$(VERSION) \
+	  $(PY) -m pytest tests/image -q -s
+	@podman image inspect --format '{{.Size}} {{len .RootFS.Layers}}' $(IMAGE):$(VERSION) \
+	  | awk '{printf "image-test: $(IMAGE):$(VERSION) is %.0f MB in %d layers\n", $$1 / 1e6, $$2}'
 
 # The chart's README, generated from Chart.yaml and values.yaml's comments;
 # tests/chart/test_chart_readme.py fails while it is stale.
