@@ -30,7 +30,8 @@ import grpc
 
 from game.cache import MemoryTableCache, RedisTableCache
 from game.client import GameClient
-from game.log_store import LoggedMove, Position, PostgresLogStore
+from game.log_store import LoggedMove, Position
+from game.postgres_log_store import PostgresLogStore
 from game.registry import default_registry
 from game.server import build_tables
 from game.tables import Tables

@@ -16,7 +16,9 @@ from deadlines.client import DeadlinesClient
 from game.cache import MemoryTableCache, RedisTableCache, TableCache
 from game.deadline_keeper import BACKSTOP_GRACE_MS, BackstopQueue, DeadlineKeeper
 from game.feeds import Feeds
-from game.log_store import LogStore, MemoryLogStore, PostgresLogStore
+from game.log_store import LogStore
+from game.memory_log_store import MemoryLogStore
+from game.postgres_log_store import PostgresLogStore
 from game.queue_watch import QueueWatch
 from game.recording import (
     RECORD_CAP_SECONDS,

@@ -18,7 +18,9 @@ import pytest
 
 from deadlines.client import DeadlinesClient
 from game.cache import MemoryTableCache, RedisTableCache, TableCache
-from game.log_store import LogStore, MemoryLogStore, PostgresLogStore
+from game.log_store import LogStore
+from game.memory_log_store import MemoryLogStore
+from game.postgres_log_store import PostgresLogStore
 from game.registry import default_registry
 from game.server import build_tables
 from game.servicer import GameServicer

@@ -13,7 +13,8 @@ from pathlib import Path
 from game import fairness
 from game.cache import MemoryTableCache
 from game.engine import compact_json
-from game.log_store import LoggedMove, MemoryLogStore, Position, TableRecord
+from game.log_store import LoggedMove, Position, TableRecord
+from game.memory_log_store import MemoryLogStore
 from game.registry import default_registry
 from game.scopone import ScoponeEngine
 from game.server import build_tables

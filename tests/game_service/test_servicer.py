@@ -12,7 +12,7 @@ import pytest
 from game.cache import RedisTableCache
 from game.client import GameClient
 from game.live_link import LiveLink
-from game.log_store import MemoryLogStore
+from game.memory_log_store import MemoryLogStore
 from game.registry import default_registry
 from game.server import build_tables
 from services.rpc.errors import Reason, ServiceError

@@ -17,7 +17,8 @@ import pytest
 
 from game.cache import MemoryTableCache
 from game.client import GameClient
-from game.log_store import MemoryLogStore, PostgresLogStore
+from game.memory_log_store import MemoryLogStore
+from game.postgres_log_store import PostgresLogStore
 from game.registry import default_registry
 from game.server import build_tables
 from services.rpc.errors import Reason, ServiceError

@@ -16,7 +16,7 @@ import websockets
 from game.cache import MemoryTableCache
 from game.client import GameClient
 from game.live_link import LiveLink
-from game.log_store import MemoryLogStore
+from game.memory_log_store import MemoryLogStore
 from game.registry import default_registry
 from game.server import build_tables
 from gateway.app import Backends, create_app

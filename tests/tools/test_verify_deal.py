@@ -25,7 +25,7 @@ from game import fairness
 from game.cache import MemoryTableCache
 from game.client import GameClient
 from game.engine import Move
-from game.log_store import MemoryLogStore
+from game.memory_log_store import MemoryLogStore
 from game.registry import default_registry
 from game.scopone import ScoponeEngine, rules
 from game.server import build_tables
