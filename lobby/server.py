@@ -24,9 +24,10 @@ from services.rpc.server import ServiceSpec, serve
 from services.rpc.transport_security import ClientCredentials
 from services.stores import postgres_pool, when_reachable
 from talk import servicer as talk_servicer
+from talk.memory_store import MemoryTalkStore
 from talk.postgres_store import PostgresTalkStore
 from talk.service import ChatRetention, Talk
-from talk.store import MemoryTalkStore, TalkStore
+from talk.store import TalkStore
 
 log = logging.getLogger(__name__)
 
