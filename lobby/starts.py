@@ -39,6 +39,9 @@ class GameService(Protocol):
 
     async def get_result(self, table_id: str) -> object: ...
 
+    async def take_back(self, table_id: str, expected_revision: int | None = None,
+                        seat: str = "") -> int: ...
+
 
 class Starts:
     """Creates the tables of full games, and asks whether a started one is finished."""

@@ -124,21 +124,28 @@ def test_the_dev_oidc_image_is_the_runtime_environment_plus_devtools() -> None:
     assert "devtools" not in (REPO / ".dockerignore").read_text().split()
 
 
-def test_make_image_tags_both_images_with_the_charts_app_version() -> None:
-    """`make image` (not run: no Docker engine here) tags what the chart's defaults pull."""
+def test_make_image_tags_and_labels_both_images_with_the_version_the_chart_deploys() -> None:
+    """`make image` (not run: no Docker engine here) tags what the chart's defaults pull, with
+    pyproject.toml's version, and passes it to the image's version label."""
     chart = yaml.safe_load((REPO / "charts" / "tavolo" / "Chart.yaml").read_text())
     values = yaml.safe_load((REPO / "charts" / "tavolo" / "values.yaml").read_text())
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     # Run from `make test` too: a sub-make would print "Entering directory" lines.
     env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS")}
     result = subprocess.run(["make", "--no-print-directory", "-n", "image"], cwd=REPO, env=env,
                             capture_output=True, text=True, timeout=60)
 
     assert result.returncode == 0, result.stderr
-    version = chart["appVersion"]
+    version = project["version"]
+    assert chart["appVersion"] == version
     assert result.stdout.splitlines() == [
-        f"docker build -t {values['image']['repository']}:{version} .",
-        f"docker build --target dev-oidc -t {values['evaluation']['devOidc']['image']['repository']}:{version} .",
+        f"docker build --build-arg VERSION={version} -t {values['image']['repository']}:{version} .",
+        f"docker build --build-arg VERSION={version} --target dev-oidc "
+        f"-t {values['evaluation']['devOidc']['image']['repository']}:{version} .",
     ]
+    runtime = stage("runtime")
+    assert "ARG VERSION=unreleased" in runtime
+    assert any('org.opencontainers.image.version="${VERSION}"' in line for line in runtime)
 
 
 def test_builder_installs_the_pinned_dependencies_and_generates_the_stubs() -> None:
@@ -148,8 +155,9 @@ def test_builder_installs_the_pinned_dependencies_and_generates_the_stubs() -> N
     assert "pip install --require-hashes -r requirements/runtime.txt" in script
     assert "/opt/codegen/bin/pip install --require-hashes -r requirements/run.txt" in script
     assert any(req.startswith("grpcio-tools==") for req in project["optional-dependencies"]["codegen"])
-    assert "grpc_tools.protoc -I protos --python_out=. --grpc_python_out=." in script
-    assert "pip install --no-deps ." in script
+    # The wheel's own build generates the stubs (setup.py), with the locked generators.
+    assert "/opt/codegen/bin/pip wheel --no-deps --no-build-isolation --wheel-dir /tmp/wheels ." in script
+    assert "pip install --no-deps /tmp/wheels/tavolo-*.whl" in script
     assert project["scripts"]["tavolo"] == "launcher.cli:main"
 
 
@@ -176,7 +184,8 @@ def test_dockerignore_keeps_local_state_out_of_the_context() -> None:
 
 
 def test_the_protoc_step_generates_importable_stubs(tmp_path: pathlib.Path) -> None:
-    """The builder's code generation, run on the repository's protos into a fresh folder."""
+    """The wheel build's code generation (setup.py's, as the builder stage runs it), on the
+    repository's protos into a fresh folder."""
     protos = sorted(str(path.relative_to(REPO)) for path in (REPO / "protos").rglob("*.proto"))
     if not protos:
         pytest.skip("no .proto files yet")
