@@ -30,8 +30,10 @@ import grpc
 
 from game.cache import MemoryTableCache, RedisTableCache
 from game.client import GameClient
-from game.log_store import LoggedMove, Position, PostgresLogStore
+from game.log_store import LoggedMove, Position
+from game.postgres_log_store import PostgresLogStore
 from game.registry import default_registry
+from game.server import build_tables
 from game.tables import Tables
 from services.migrations import migrate
 from services.stores import Keys, redis_client
@@ -71,7 +73,7 @@ async def _log_figures(dsn: str, prefix: str) -> None:
     registry = default_registry(dummy=True)
     log_store = await PostgresLogStore.open(dsn)
     cache = RedisTableCache(redis_client(REDIS_URL), Keys(prefix))
-    tables = Tables(registry, log_store, cache)
+    tables = build_tables(registry, log_store, cache)
     try:
         table_id = (await tables.create_table("", "dummy", '{"target": 1000000}', SEATS)).table_id
         notes = _notes()
@@ -105,13 +107,13 @@ async def _log_figures(dsn: str, prefix: str) -> None:
 
         replay_s = []
         for _ in range(3):
-            cold = Tables(registry, log_store, MemoryTableCache())  # nothing cached: the log alone
+            cold = build_tables(registry, log_store, MemoryTableCache())  # nothing cached: the log alone
             started = time.perf_counter()
             rebuilt = await cold.current(table_id)
             replay_s.append(time.perf_counter() - started)
         assert rebuilt.state == live.state and rebuilt.move_count == MOVES
         tracemalloc.start()
-        cold = Tables(registry, log_store, MemoryTableCache())
+        cold = build_tables(registry, log_store, MemoryTableCache())
         await cold.current(table_id)
         peak_mb = tracemalloc.get_traced_memory()[1] / 1e6
         tracemalloc.stop()
@@ -124,7 +126,7 @@ async def _log_figures(dsn: str, prefix: str) -> None:
 
 async def _append_only(log_store: PostgresLogStore, registry, note: str, moves: int = 200) -> float:
     """The mean time of the log append alone (one statement, committed), for a move of MOVE_BYTES."""
-    tables = Tables(registry, log_store, MemoryTableCache())
+    tables = build_tables(registry, log_store, MemoryTableCache())
     table_id = (await tables.create_table("", "dummy", '{"target": 1000000}', SEATS)).table_id
     live = await tables.current(table_id)
     payload = json.dumps({"n": 1, "note": note}, separators=(",", ":"))
@@ -151,9 +153,9 @@ async def _live_figures(dsn: str, prefix: str, watching: str, elsewhere: bool) -
     log_store = await PostgresLogStore.open(dsn)
     client = redis_client(REDIS_URL)
     cache = RedisTableCache(redis_client(REDIS_URL), Keys(prefix))
-    tables = Tables(registry, log_store, cache)
+    tables = build_tables(registry, log_store, cache)
     other_cache = RedisTableCache(redis_client(REDIS_URL), Keys(prefix))
-    movers = Tables(registry, log_store, other_cache) if elsewhere else tables
+    movers = build_tables(registry, log_store, other_cache) if elsewhere else tables
     admin = await asyncpg.connect(dsn_for("postgres"))
     database = dsn.rpartition("/")[2]
     streams: list[asyncio.Task] = []

@@ -60,11 +60,11 @@ FireDeadline = Callable[[str, str, str], Awaitable[tuple[bool, int]]]
 class DeadlineKeeper:
     """This replica's timers of its tables' deadlines, and their hand-over to the backstop."""
 
-    def __init__(self, backstop: BackstopQueue, fire: FireDeadline, background: Background,
+    def __init__(self, backstop: BackstopQueue, fire: FireDeadline | None, background: Background,
                  retry: Retry, clock: Callable[[], int], *,
                  grace_ms: int = BACKSTOP_GRACE_MS, handover_seconds: float = HANDOVER_SECONDS):
         self._backstop = backstop
-        self._fire = fire
+        self._fire = fire  # None until the tables that hold it are made (fire_with)
         self._background = background
         self._retry = retry
         self._clock = clock
@@ -185,10 +185,15 @@ class DeadlineKeeper:
         self._background.start(self._fire_here(table_id, deadline),
                                key=f"deadline {table_id} {deadline.kind} {deadline.token}")
 
+    def fire_with(self, fire: FireDeadline) -> None:
+        """Fire deadlines with ``fire`` (the tables that hold this keeper, made after it)."""
+        self._fire = fire
+
     async def _fire_here(self, table_id: str, deadline: Deadline) -> None:
         lateness = (self._clock() - deadline.due_ms) / 1000
         try:
             with telemetry.job_span("deadline fire", {"tavolo.deadline.kind": deadline.kind}):
+                assert self._fire is not None, "fire_with was not called"
                 fired, _ = await self._fire(table_id, deadline.token, deadline.kind)
         except ServiceError as error:  # a store is down, say: the backstop fires it later
             log.warning("deadline %s of table %s not fired here (%s: %s); the deadline "

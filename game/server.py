@@ -9,16 +9,32 @@ With LOG_RETENTION_DAYS set, old finished logs are compacted in the background (
 from __future__ import annotations
 
 import logging
+import uuid
+from collections.abc import Callable
 
 from deadlines.client import DeadlinesClient
 from game.cache import MemoryTableCache, RedisTableCache, TableCache
-from game.log_store import LogStore, MemoryLogStore, PostgresLogStore
+from game.deadline_keeper import BACKSTOP_GRACE_MS, BackstopQueue, DeadlineKeeper
+from game.feeds import Feeds
+from game.log_store import LogStore
+from game.memory_log_store import MemoryLogStore
+from game.postgres_log_store import PostgresLogStore
 from game.queue_watch import QueueWatch
-from game.registry import default_registry
+from game.recording import (
+    RECORD_CAP_SECONDS,
+    RECORD_SWEEP_SECONDS,
+    RECORD_WARN_SECONDS,
+    MatchRecorder,
+    Recording,
+)
+from game.registry import Registry, default_registry
 from game.retention import LogRetention
 from game.servicer import GameServicer
-from game.tables import Tables
+from game.snapshots import SnapshotWriter
+from game.states import States
+from game.tables import TableParts, Tables, engine_lookup
 from game.turn_notices import TurnAnnouncer
+from services.background import Background, Retry
 from services.components import GAME_SERVICE, Component
 from services.config import Settings
 from services.migrations import migrate
@@ -26,6 +42,7 @@ from services.observability import telemetry
 from services.rpc.server import ServiceSpec, serve
 from services.rpc.transport_security import ClientCredentials
 from services.stores import Keys, redis_for, when_reachable
+from services.timeutil import now_ms
 from stats.client import StatsClient
 from tavolo.game.v1 import game_pb2_grpc
 
@@ -58,6 +75,34 @@ def open_cache(settings: Settings) -> TableCache:
                            ttl_seconds=settings.game_ttl_seconds)
 
 
+def build_tables(registry: Registry, log_store: LogStore, cache: TableCache,
+                 deadlines: BackstopQueue | None = None, stats: MatchRecorder | None = None,
+                 *, clock: Callable[[], int] = now_ms, memo_size: int = 512,
+                 backstop_grace_ms: int = BACKSTOP_GRACE_MS,
+                 watch_poll_seconds: float = 15.0, retry_seconds: float = 0.2,
+                 retry_cap_seconds: float = 30.0, record_cap_seconds: float = RECORD_CAP_SECONDS,
+                 record_sweep_seconds: float = RECORD_SWEEP_SECONDS,
+                 record_warn_seconds: float = RECORD_WARN_SECONDS) -> Tables:
+    """The live tables over these stores, with their collaborators made here: the states, the
+    feeds, the snapshot writer, the match recording and (with a deadline service) the keeper
+    of deadlines. ``deadlines`` None: no backstop; ``stats`` None: matches are not recorded."""
+    engine_of = engine_lookup(registry)
+    retry = Retry(retry_seconds, retry_cap_seconds)
+    background = Background()
+    states = States(engine_of, log_store, cache, memo_size)
+    replica = uuid.uuid4().hex  # names this replica to the others (follower notices)
+    recording = Recording(stats, engine_of, log_store, states, background, retry, clock,
+                          first_seconds=retry_seconds, cap_seconds=record_cap_seconds,
+                          sweep_seconds=record_sweep_seconds, warn_seconds=record_warn_seconds)
+    keeper = None if deadlines is None else DeadlineKeeper(
+        deadlines, None, background, retry, clock, grace_ms=backstop_grace_ms)
+    return Tables(TableParts(
+        registry=registry, log=log_store, cache=cache, clock=clock, background=background,
+        states=states, feeds=Feeds(states, cache, watch_poll_seconds, replica=replica),
+        snapshots=SnapshotWriter(states, background, replica=replica), recording=recording,
+        deadline_keeper=keeper))
+
+
 async def build_service(settings: Settings) -> tuple[ServiceSpec, Tables]:
     """The service's spec (API, health probe, background resume) and its tables."""
     registry = default_registry(turn_timeout_ms=round(settings.turn_timeout_seconds * 1000),
@@ -71,7 +116,7 @@ async def build_service(settings: Settings) -> tuple[ServiceSpec, Tables]:
     deadlines = DeadlinesClient(settings.deadlines_addr,
                                 credentials=credentials.for_service("deadlines"))
     stats = StatsClient(settings.stats_addr, credentials=credentials.for_service("stats"))
-    tables = Tables(registry, log_store, cache, deadlines, stats)
+    tables = build_tables(registry, log_store, cache, deadlines, stats)
     # Whom daily tables wait for goes to the gateways over a Redis stream; without Redis the
     # gateways, other processes, cannot hear it (game.turn_notices).
     notices_client = redis_for(settings, max_connections=TURN_NOTICE_CONNECTIONS)

@@ -31,7 +31,7 @@ from typing import Any
 
 from game import fairness, inputs
 from game.cache import TableCache
-from game.deadline_keeper import BACKSTOP_GRACE_MS, BackstopQueue, DeadlineKeeper
+from game.deadline_keeper import DeadlineKeeper
 from game.engine import Engine, GameError, Move, OptionsError, compact_json
 from game.feeds import Feeds
 from game.live import Live
@@ -45,10 +45,6 @@ from game.log_store import (
     TableRecord,
 )
 from game.recording import (
-    RECORD_CAP_SECONDS,
-    RECORD_SWEEP_SECONDS,
-    RECORD_WARN_SECONDS,
-    MatchRecorder,
     Recording,
 )
 from game.registry import Registry, UnknownGameType
@@ -58,10 +54,9 @@ from game.states import States, table_not_found
 from game.status import TableStatus
 from game.turn_notices import TurnAnnouncer
 from game.view_parts import Facts, ViewCut, cut, facts
-from services.background import Background, Retry
+from services.background import Background
 from services.observability import metrics
 from services.rpc.errors import Reason, ServiceError
-from services.timeutil import now_ms
 
 log = logging.getLogger(__name__)
 
@@ -140,35 +135,52 @@ class FinishedResult:
 
 # -- the tables -----------------------------------------------------------------------------
 
+@dataclass(frozen=True)
+class TableParts:
+    """The collaborators Tables works with, built by the composition root (game.server)."""
+
+    registry: Registry
+    log: LogStore
+    cache: TableCache
+    clock: Callable[[], int]
+    background: Background
+    states: States
+    feeds: Feeds
+    snapshots: SnapshotWriter
+    recording: Recording
+    # Times each table's deadlines and hands them to the backstop; None: no deadline service.
+    # It fires through the Tables that hold it (DeadlineKeeper.fire_with).
+    deadline_keeper: DeadlineKeeper | None = None
+
+
+def engine_lookup(registry: Registry) -> Callable[[str], Engine]:
+    """The engine of a game type, UNKNOWN_GAME_TYPE for one the registry lacks."""
+    def engine_of(game_type: str) -> Engine:
+        try:
+            return registry.get(game_type)
+        except UnknownGameType as error:
+            raise ServiceError(Reason.UNKNOWN_GAME_TYPE, str(error), field="game_type",
+                               game_type=str(game_type)) from None
+    return engine_of
+
+
 class Tables:
     """Every call of the game service, independent of gRPC and of where the stores live."""
 
-    def __init__(self, registry: Registry, log_store: LogStore, cache: TableCache,
-                 deadlines: BackstopQueue | None = None, stats: MatchRecorder | None = None,
-                 *, clock: Callable[[], int] = now_ms, memo_size: int = 512,
-                 backstop_grace_ms: int = BACKSTOP_GRACE_MS,
-                 watch_poll_seconds: float = 15.0, retry_seconds: float = 0.2,
-                 retry_cap_seconds: float = 30.0, record_cap_seconds: float = RECORD_CAP_SECONDS,
-                 record_sweep_seconds: float = RECORD_SWEEP_SECONDS,
-                 record_warn_seconds: float = RECORD_WARN_SECONDS):
-        self.registry = registry
-        self.log = log_store
-        self.cache = cache
-        self.deadlines = deadlines
-        self.clock = clock
-        self.retry = Retry(retry_seconds, retry_cap_seconds)
-        self.background = Background()
-        self.states = States(self._engine, log_store, cache, memo_size)
-        self.replica = uuid.uuid4().hex  # names this replica to the others (follower notices)
-        self.feeds = Feeds(self.states, cache, watch_poll_seconds, replica=self.replica)
-        self.snapshots = SnapshotWriter(self.states, self.background, replica=self.replica)
-        self.recording = Recording(stats, self._engine, log_store, self.states, self.background,
-                                   self.retry, clock, first_seconds=retry_seconds,
-                                   cap_seconds=record_cap_seconds, sweep_seconds=record_sweep_seconds,
-                                   warn_seconds=record_warn_seconds)
-        self.deadline_keeper = None if deadlines is None else DeadlineKeeper(
-            deadlines, self.fire_deadline, self.background, self.retry, clock,
-            grace_ms=backstop_grace_ms)
+    def __init__(self, parts: TableParts):
+        self.registry = parts.registry
+        self.log = parts.log
+        self.cache = parts.cache
+        self.clock = parts.clock
+        self.background = parts.background
+        self.states = parts.states
+        self.feeds = parts.feeds
+        self.snapshots = parts.snapshots
+        self.recording = parts.recording
+        self.deadline_keeper = parts.deadline_keeper
+        if self.deadline_keeper is not None:
+            self.deadline_keeper.fire_with(self.fire_deadline)
+        self._engine = engine_lookup(parts.registry)
         # Whom daily tables wait for, told to the gateways (game.turn_notices); None: not told.
         self.turns: TurnAnnouncer | None = None
         self._local_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
@@ -601,13 +613,6 @@ class Tables:
             self.recording.submit(new.table_id)
 
     # -- helpers ----------------------------------------------------------------------------
-
-    def _engine(self, game_type: str) -> Engine:
-        try:
-            return self.registry.get(game_type)
-        except UnknownGameType as error:
-            raise ServiceError(Reason.UNKNOWN_GAME_TYPE, str(error), field="game_type",
-                               game_type=str(game_type)) from None
 
     @staticmethod
     def _options(engine: Engine, options_json: str) -> dict[str, Any]:

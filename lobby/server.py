@@ -9,11 +9,12 @@ from dataclasses import replace
 from bots.client import BotsClient
 from game.client import GameClient
 from lobby import players_servicer
+from lobby.memory_store import MemoryLobbyStore
 from lobby.players import Players
 from lobby.postgres_store import PostgresLobbyStore
 from lobby.service import Lobby
 from lobby.servicer import register
-from lobby.store import LobbyStore, MemoryLobbyStore
+from lobby.store import LobbyStore
 from services.components import LOBBY_SERVICE, PLAYERS_SERVICE, TALK_SERVICE, Component
 from services.config import Settings
 from services.migrations import migrate
@@ -23,9 +24,10 @@ from services.rpc.server import ServiceSpec, serve
 from services.rpc.transport_security import ClientCredentials
 from services.stores import postgres_pool, when_reachable
 from talk import servicer as talk_servicer
+from talk.memory_store import MemoryTalkStore
 from talk.postgres_store import PostgresTalkStore
 from talk.service import ChatRetention, Talk
-from talk.store import MemoryTalkStore, TalkStore
+from talk.store import TalkStore
 
 log = logging.getLogger(__name__)
 

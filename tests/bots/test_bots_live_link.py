@@ -23,8 +23,9 @@ from bots.store import MemoryDriveStore
 from game.cache import MemoryTableCache
 from game.client import GameClient
 from game.live_link import LiveLink
-from game.log_store import MemoryLogStore
+from game.memory_log_store import MemoryLogStore
 from game.registry import default_registry
+from game.server import build_tables
 from game.servicer import GameServicer
 from game.tables import Tables
 from services.rpc.errors import Reason, ServiceError
@@ -109,7 +110,7 @@ async def _play_the_people(address: str, client: GameClient, table_id: str,
 
 
 async def test_a_practice_match_plays_to_the_end_with_each_bot_seeing_its_seat_alone():
-    tables = Tables(default_registry(), MemoryLogStore(), MemoryTableCache())
+    tables = build_tables(default_registry(), MemoryLogStore(), MemoryTableCache())
     servicer = RecordingServicer(tables)
     async with serving(tables, servicer=servicer) as service:
         client = GameClient(service.address)
@@ -173,7 +174,7 @@ async def test_a_bot_refuses_a_message_holding_another_seats_view():
             async for views in super().WatchTable(request, context):  # the seat ignored
                 yield views
 
-    tables = Tables(default_registry(), MemoryLogStore(), MemoryTableCache())
+    tables = build_tables(default_registry(), MemoryLogStore(), MemoryTableCache())
     async with serving(tables, servicer=OldReplica(tables)) as service:
         client = GameClient(service.address)
         game = GameLinks(GameClient(service.address), LiveLink(service.address))

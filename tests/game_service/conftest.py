@@ -18,8 +18,11 @@ import pytest
 
 from deadlines.client import DeadlinesClient
 from game.cache import MemoryTableCache, RedisTableCache, TableCache
-from game.log_store import LogStore, MemoryLogStore, PostgresLogStore
+from game.log_store import LogStore
+from game.memory_log_store import MemoryLogStore
+from game.postgres_log_store import PostgresLogStore
 from game.registry import default_registry
+from game.server import build_tables
 from game.servicer import GameServicer
 from game.tables import Tables
 from services.config import GrpcSecurity
@@ -185,9 +188,9 @@ class Replicas:
         stats_client = StatsClient(self.fakes.stats_addr) if stats else None
         options.setdefault("retry_seconds", 0.02)
         options.setdefault("retry_cap_seconds", 0.1)
-        tables = Tables(default_registry(turn_timeout_ms=turn_timeout_ms, hand_ack_timeout_ms=30000,
-                                         dummy=True),
-                        log_store, cache, deadline_client, stats_client, **options)
+        tables = build_tables(default_registry(turn_timeout_ms=turn_timeout_ms, hand_ack_timeout_ms=30000,
+                                               dummy=True),
+                              log_store, cache, deadline_client, stats_client, **options)
         self._opened.append((tables, deadline_client, stats_client))
         return tables
 

@@ -13,10 +13,11 @@ from pathlib import Path
 from game import fairness
 from game.cache import MemoryTableCache
 from game.engine import compact_json
-from game.log_store import LoggedMove, MemoryLogStore, Position, TableRecord
+from game.log_store import LoggedMove, Position, TableRecord
+from game.memory_log_store import MemoryLogStore
 from game.registry import default_registry
 from game.scopone import ScoponeEngine
-from game.tables import Tables
+from game.server import build_tables
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "log_before_the_draw.json"
 T0 = 1_796_205_600_000
@@ -39,7 +40,7 @@ async def test_the_service_replays_a_log_from_before_the_draw_to_its_scores():
             move["number"], move["type"], seat, compact_json(move["payload"]), move["auto"], move["auto"],
             T0 + move["number"] * 1000), "finished" if finished else "playing",
             T0 + move["number"] * 1000 if finished else None)
-    tables = Tables(default_registry(), store, MemoryTableCache())
+    tables = build_tables(default_registry(), store, MemoryTableCache())
     try:
         view = json.loads((await tables.get_view(record.table_id, "seat:0")).view_json)
     finally:

@@ -14,14 +14,9 @@ import pytest
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 
-from game.log_store import (
-    CompactionBusy,
-    LoggedMove,
-    LogStore,
-    MemoryLogStore,
-    PostgresLogStore,
-    TableRecord,
-)
+from game.log_store import CompactionBusy, LoggedMove, LogStore, TableRecord
+from game.memory_log_store import MemoryLogStore
+from game.postgres_log_store import PostgresLogStore
 from game.retention import DAY_MS, LogRetention
 from services.migrations import migrate
 from services.observability import metrics

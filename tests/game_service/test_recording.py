@@ -17,6 +17,7 @@ import grpc
 import pytest
 
 from game.registry import default_registry
+from game.server import build_tables
 from game.tables import Tables
 from lobby.client import LobbyClient
 from services.background import Throttle
@@ -98,8 +99,8 @@ async def open_tables(backend, stats):
     async def open_(*, with_stats: bool = True, **options) -> Tables:
         client = StatsClient(stats.address) if with_stats else None
         options.setdefault("retry_seconds", 0.05)
-        tables = Tables(default_registry(dummy=True), await backend.open_log(), backend.open_cache(),
-                        None, client, **options)
+        tables = build_tables(default_registry(dummy=True), await backend.open_log(), backend.open_cache(),
+                              None, client, **options)
         opened.append((tables, client))
         return tables
 
@@ -275,8 +276,8 @@ class ListeningRecorder:
 
 async def test_the_recorder_is_told_the_published_result_and_every_seat_by_keyword(backend):
     recorder = ListeningRecorder()
-    tables = Tables(default_registry(dummy=True), await backend.open_log(), backend.open_cache(),
-                    None, recorder)
+    tables = build_tables(default_registry(dummy=True), await backend.open_log(), backend.open_cache(),
+                          None, recorder)
     try:
         table_id = await _finish(tables, None)
         await tables.drain(timeout=10)

@@ -12,9 +12,9 @@ import pytest
 from game.cache import RedisTableCache
 from game.client import GameClient
 from game.live_link import Acted, LiveLink
-from game.log_store import MemoryLogStore
+from game.memory_log_store import MemoryLogStore
 from game.registry import default_registry
-from game.tables import Tables
+from game.server import build_tables
 from services.rpc.errors import Reason, ServiceError
 from services.stores import Keys, redis_client
 from tavolo.game.v1 import game_pb2, game_pb2_grpc
@@ -253,7 +253,7 @@ async def test_a_table_stream_over_grpc_sends_every_seats_view_per_revision_unti
 
 async def test_a_store_that_does_not_answer_is_unavailable_not_internal():
     cache = RedisTableCache(redis_client("redis://127.0.0.1:1/0"), Keys("test-unreachable:tavolo"))
-    tables = Tables(default_registry(dummy=True), MemoryLogStore(), cache)
+    tables = build_tables(default_registry(dummy=True), MemoryLogStore(), cache)
     service = await start_service(tables)
     client, link = GameClient(service.address), LiveLink(service.address)
     try:

@@ -17,9 +17,10 @@ import pytest
 
 from game.cache import MemoryTableCache
 from game.client import GameClient
-from game.log_store import MemoryLogStore, PostgresLogStore
+from game.memory_log_store import MemoryLogStore
+from game.postgres_log_store import PostgresLogStore
 from game.registry import default_registry
-from game.tables import Tables
+from game.server import build_tables
 from services.rpc.errors import Reason, ServiceError
 from tavolo.game.v1 import game_pb2, game_pb2_grpc
 from testing.servers import terminate_connections
@@ -69,7 +70,7 @@ async def test_a_driver_error_is_unavailable_not_unknown():
                 "cannot switch to state 15; another operation (2) is in progress")
 
     log_store = Broken()
-    tables = Tables(default_registry(dummy=True), log_store, MemoryTableCache())
+    tables = build_tables(default_registry(dummy=True), log_store, MemoryTableCache())
     service = await start_service(tables)
     client = GameClient(service.address)
     try:

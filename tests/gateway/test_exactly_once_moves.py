@@ -16,9 +16,9 @@ import websockets
 from game.cache import MemoryTableCache
 from game.client import GameClient
 from game.live_link import LiveLink
-from game.log_store import MemoryLogStore
+from game.memory_log_store import MemoryLogStore
 from game.registry import default_registry
-from game.tables import Tables
+from game.server import build_tables
 from gateway.app import Backends, create_app
 from gateway.auth import Auth
 from gateway.sessions import COOKIE_NAME, MemorySessionStore, Session, new_session_id
@@ -34,8 +34,8 @@ SEATS = ["seat:0", "seat:1", "seat:2", "seat:3"]
 @contextlib.asynccontextmanager
 async def _table():
     """A real game service with one scopone table; yields (tables, service, table id)."""
-    tables = Tables(default_registry(turn_timeout_ms=3_600_000, hand_ack_timeout_ms=3_600_000),
-                    MemoryLogStore(), MemoryTableCache(), None, None)
+    tables = build_tables(default_registry(turn_timeout_ms=3_600_000, hand_ack_timeout_ms=3_600_000),
+                          MemoryLogStore(), MemoryTableCache(), None, None)
     service = await start_service(tables)
     table_id = (await tables.create_table(str(uuid.uuid4()), "scopone_scientifico", "{}", SEATS)).table_id
     holder = {"service": service}

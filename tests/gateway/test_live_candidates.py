@@ -10,9 +10,9 @@ import uuid
 
 from game.status import TableStatus
 from gateway.spectating import LIVE_MARGIN, live_games
+from lobby.memory_store import MemoryLobbyStore
 from lobby.models import Game, Seat
 from lobby.service import Lobby
-from lobby.store import MemoryLobbyStore
 from services.rpc.errors import Reason, ServiceError
 
 _codes = (f"{a}{b}{c}LIV" for a, b, c in itertools.product("ABCDEFGHJK", repeat=3))

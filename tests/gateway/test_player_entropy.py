@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from game.log_store import PostgresLogStore
+from game.postgres_log_store import PostgresLogStore
 from game.retention import DAY_MS, LogRetention
 from services.timeutil import now_ms
 from testing.players import Player, play_until_over, receive

@@ -13,12 +13,13 @@ import pytest
 from game.client import GameClient
 from lobby import players_servicer
 from lobby.client import LobbyClient
+from lobby.memory_store import MemoryLobbyStore
 from lobby.players import Players
 from lobby.players_client import PlayersClient
 from lobby.postgres_store import PostgresLobbyStore
 from lobby.service import Lobby
 from lobby.servicer import register
-from lobby.store import LobbyStore, MemoryLobbyStore
+from lobby.store import LobbyStore
 from services.components import LOBBY_SERVICE, PLAYERS_SERVICE
 from services.migrations import migrate
 from services.rpc.server import ServiceSpec, serve

@@ -10,9 +10,9 @@ import json
 import uuid
 from dataclasses import replace
 
+from lobby.memory_store import MemoryLobbyStore
 from lobby.models import MAX_DAILY_GAMES, Game, Seat
 from lobby.postgres_store import PostgresLobbyStore
-from lobby.store import MemoryLobbyStore
 from services.rpc.errors import Reason, ServiceError
 from services.stores import postgres_pool
 from testing.waiting import eventually

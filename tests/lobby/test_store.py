@@ -7,8 +7,9 @@ import itertools
 import uuid
 from dataclasses import replace
 
+from lobby.memory_store import MemoryLobbyStore
 from lobby.models import DELETED_PLAYER, Game, Seat
-from lobby.store import JoinOutcome, MemoryLobbyStore
+from lobby.store import JoinOutcome
 from tests.lobby.conftest import TTL_SECONDS
 
 _codes = (f"{a}{b}{c}ABC" for a, b, c in itertools.product("ABCDEFGHJK", repeat=3))

@@ -22,9 +22,9 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
 from grpc_status import rpc_status
 
 from game.client import GameClient
+from lobby.memory_store import MemoryLobbyStore
 from lobby.service import Lobby
 from lobby.servicer import register as register_lobby
-from lobby.store import MemoryLobbyStore
 from services.components import LOBBY_SERVICE
 from services.rpc.channels import SERVICE_CALLS, service_config
 from services.rpc.errors import (

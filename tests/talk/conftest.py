@@ -13,10 +13,11 @@ from services.migrations import migrate
 from services.rpc.server import ServiceSpec, serve
 from services.stores import postgres_pool
 from talk.client import TalkClient
+from talk.memory_store import MemoryTalkStore
 from talk.postgres_store import PostgresTalkStore
 from talk.service import Talk
 from talk.servicer import register
-from talk.store import MemoryTalkStore, TalkStore
+from talk.store import TalkStore
 from testing.processes import free_address
 from testing.servers import create_database, drop_database, dsn_for
 

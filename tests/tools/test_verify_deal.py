@@ -25,10 +25,10 @@ from game import fairness
 from game.cache import MemoryTableCache
 from game.client import GameClient
 from game.engine import Move
-from game.log_store import MemoryLogStore
+from game.memory_log_store import MemoryLogStore
 from game.registry import default_registry
 from game.scopone import ScoponeEngine, rules
-from game.tables import Tables
+from game.server import build_tables
 from gateway.games import _whole_log
 from gateway.views import table_log
 from tests.game_service.conftest import serving
@@ -88,7 +88,7 @@ async def play_a_match(options: dict, choices: int) -> dict:
     the log as GET /api/games/{id}/log serves it."""
     rng = random.Random(choices)
     engine = ScoponeEngine()
-    tables = Tables(default_registry(), MemoryLogStore(), MemoryTableCache())
+    tables = build_tables(default_registry(), MemoryLogStore(), MemoryTableCache())
     try:
         async with serving(tables) as service:
             client = GameClient(service.address)
