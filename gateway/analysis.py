@@ -31,6 +31,13 @@ log = logging.getLogger(__name__)
 ANALYSED_GAME_TYPES = (DEFAULT_GAME_TYPE,)  # the analysis knows scopone scientifico's rules alone
 
 
+async def analysis(request: Request) -> JSONResponse:
+    """One route for both methods, so that a wrong method's Allow names both."""
+    if request.method == "POST":
+        return await request_analysis(request)
+    return await get_analysis(request)
+
+
 async def request_analysis(request: Request) -> JSONResponse:
     """Queue the analysis of the caller's seat (202), or answer the one asked before (200)."""
     member = await require_member(request)
@@ -45,10 +52,10 @@ async def request_analysis(request: Request) -> JSONResponse:
         raise HTTPException(409, "Game is not finished")
     if game.game_type not in ANALYSED_GAME_TYPES:
         raise HTTPException(409, "This game type has no analysis")
-    analysis, created = await _client(backends).request_analysis(game_id, member.sub, seat.index)
+    found, created = await _client(backends).request_analysis(game_id, member.sub, seat.index)
     if created:
         log.info("analysis of game %s asked for", game_id)
-    return JSONResponse(Analysis.model_validate(analysis.body()).body(), status_code=202 if created else 200)
+    return JSONResponse(Analysis.model_validate(found.body()).body(), status_code=202 if created else 200)
 
 
 async def get_analysis(request: Request) -> JSONResponse:
@@ -66,12 +73,13 @@ async def get_analysis(request: Request) -> JSONResponse:
     if game is not None and game.seat_of(member.sub) is None:
         raise HTTPException(403, "Not seated at this game")
     try:
-        analysis = await _client(backends).get_analysis(game_id, member.sub)
+        found = await _client(backends).get_analysis(game_id, member.sub)
     except ServiceError as error:
-        if error.reason is Reason.NO_ANALYSIS and game is None:
+        # A game the lobby does not know, and no analysis of it (or an id that names no table).
+        if game is None and error.reason in (Reason.NO_ANALYSIS, Reason.INVALID_ARGUMENT):
             raise HTTPException(404, "Game not found") from None
         raise
-    return JSONResponse(Analysis.model_validate(analysis.body()).body())
+    return JSONResponse(Analysis.model_validate(found.body()).body())
 
 
 async def _finished(backends: Backends, game_id: str, started: bool, marked_finished: bool) -> bool:

@@ -46,6 +46,8 @@ class FakeAnalysis:
         return MatchAnalysis(table_id, seat, "queued"), True
 
     async def get_analysis(self, table_id: str, member_id: str) -> MatchAnalysis:
+        if table_id != GAME_ID:  # as the service: a table id is a lowercase uuid
+            raise ServiceError(Reason.INVALID_ARGUMENT, "table_id must be a lowercase uuid", field="table_id")
         if self.known is None:
             raise ServiceError(Reason.NO_ANALYSIS, "No analysis")
         return self.known
@@ -84,6 +86,16 @@ async def test_a_done_analysis_reads_as_the_contract_says():
 async def test_the_refusals(lobby, analysis, method, status, detail):
     response = await _call(lobby, analysis, method)
     assert (response.status_code, response.json()) == (status, {"detail": detail})
+
+
+async def test_an_id_that_names_no_table_is_game_not_found():
+    response = await _call(FinishedLobby(), FakeAnalysis(known=DONE), "GET", "/api/games/null,null/analysis")
+    assert (response.status_code, response.json()) == (404, {"detail": "Game not found"})
+
+
+async def test_a_wrong_method_names_both_methods():
+    response = await _call(FinishedLobby(), FakeAnalysis(), "PUT")
+    assert response.status_code == 405 and {"GET", "POST"} <= set(response.headers["allow"].split(", "))
 
 
 async def test_an_analysis_asked_before_is_read_after_the_lobby_forgot_the_game():
