@@ -122,7 +122,16 @@ class Analyses:
             log.warning("analysis of table %s: will retry: %s", job.table_id, error.message)
             await self._retry(job, self.settings.retry_seconds)
             return
-        if await self.store.finish(job.table_id, job.member_id, self.owner, result):
+        except Exception:  # a fault of this code: the worker goes on with the others
+            log.exception("analysis of table %s failed", job.table_id)
+            await self._retry(job, UNREADABLE_RETRY_SECONDS)
+            return
+        try:
+            kept = await self.store.finish(job.table_id, job.member_id, self.owner, result)
+        except ServiceError as error:  # the lease lapses and the analysis is made again
+            log.warning("analysis of table %s: the result was not kept: %s", job.table_id, error.message)
+            return
+        if kept:
             self.analysed += 1
             log.info("analysis of table %s seat %d done in %.1f s", job.table_id, job.seat,
                      time.monotonic() - started)

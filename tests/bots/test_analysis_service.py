@@ -112,6 +112,25 @@ async def test_a_log_that_is_not_a_finished_match_is_left_for_later(played):
     assert await store.claim("other", SETTINGS.lease_seconds) is None  # not again soon
 
 
+async def test_a_fault_in_one_analysis_leaves_the_worker_running(played, monkeypatch):
+    store = MemoryAnalysisStore()
+    analyses = Analyses(store, Logs(played), SETTINGS)
+    faulty, fine = str(uuid.uuid4()), str(uuid.uuid4())
+    real = match.analyse
+
+    def analyse(moves, options, seat, settings, progress=None):
+        if seat == 3:
+            raise KeyError("a bug")
+        return real(moves, options, seat, settings, progress)
+
+    monkeypatch.setattr(match, "analyse", analyse)
+    async with running(analyses):
+        await analyses.request(faulty, "alice", 3)
+        await analyses.request(fine, "alice", 0)
+        await _done(analyses, fine, "alice")
+    assert (await analyses.get(faulty, "alice")).status == "queued"  # left for later, not lost
+
+
 @pytest.mark.parametrize("table_id, member_id, seat, field", [
     ("not-a-uuid", "alice", 0, "table_id"), ("", "alice", 0, "table_id"),
     (str(uuid.uuid4()).upper(), "alice", 0, "table_id"), (str(uuid.uuid4()), "", 0, "member_id"),
