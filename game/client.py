@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, TypedDict
 
 from game.status import TableStatus
+from game.view_parts import Facts, ViewCut, cut, facts
 from services.components import GAME_SERVICE
 from services.rpc.channels import SERVICE_CALLS, CallPolicy
 from services.rpc.client import RpcClient
@@ -100,13 +101,19 @@ class LogEntry:
 
 @dataclass(frozen=True)
 class TableViews:
-    """Every seat's view of a table at one revision (a WatchTable message)."""
+    """Every seat's view of a table at one revision (a WatchTable message): parsed, or cut for
+    the gateway to forward (game.view_parts) when the watch asked for ``parts``."""
 
     revision: int
     status: str  # "playing", "hand_end" or "finished"
     updated_ms: int  # when the table last changed (epoch ms)
     views: tuple[tuple[str, dict[str, Any]], ...]  # (seat, parsed view), in the table's seat order
     public: dict[str, Any] | None = None  # the public view, when the watch asked for it
+    # With ``parts``: each seat's view cut (``views`` is then empty), the public one when asked
+    # for, and the facts read from them.
+    parts: tuple[tuple[str, ViewCut], ...] = ()
+    public_parts: ViewCut | None = None
+    facts: Facts | None = None
 
 
 class GameClient(RpcClient):
@@ -185,9 +192,11 @@ class GameClient(RpcClient):
             table_id=table_id, token=token, kind=kind))
         return {"fired": response.fired, "revision": response.revision}
 
-    async def take_back(self, table_id: str, expected_revision: int | None = None) -> int:
-        """Take back the last move (engines that allow it); the revision after it."""
-        request = game_pb2.TakeBackRequest(table_id=table_id)
+    async def take_back(self, table_id: str, expected_revision: int | None = None,
+                        seat: str = "") -> int:
+        """Take back the last move (engines that allow it); the revision after it. With
+        ``seat``, only that seat's own last play (ILLEGAL_MOVE when it is not the last move)."""
+        request = game_pb2.TakeBackRequest(table_id=table_id, seat=seat)
         if expected_revision is not None:
             request.expected_revision = expected_revision
         return (await self._call(self._stub.TakeBack, request)).revision
@@ -220,20 +229,55 @@ class GameClient(RpcClient):
 
 
 def act_request(table_id: str, seat: str, action: dict[str, Any] | str,
-                expected_revision: int | None, request_id: str) -> game_pb2.ActRequest:
+                expected_revision: int | None, request_id: str,
+                skip_view: bool = False) -> game_pb2.ActRequest:
     request = game_pb2.ActRequest(table_id=table_id, seat=seat, action_json=_text(action),
-                                  request_id=request_id)
+                                  request_id=request_id, skip_view=skip_view)
     if expected_revision is not None:
         request.expected_revision = expected_revision
     return request
 
 
-def table_views(response: game_pb2.WatchTableResponse) -> TableViews:
+def table_status(status: game_pb2.TableStatus.ValueType) -> str:
+    """A TableStatus of the proto as the engines name it ('playing', ...)."""
+    return _STATUS.get(status, "unknown")
+
+
+def table_views(response: game_pb2.WatchTableResponse, parts: bool = False) -> TableViews:
+    """A WatchTable message; ``parts``: one the watch asked to be cut (nothing is parsed)."""
+    status = table_status(response.status)
+    if parts and response.views and not response.views[0].cut_text:
+        return _cut_here(response, status)  # a game replica older than `parts`: cut it here
+    if parts:
+        last = response.last_play if response.HasField("last_play") else None
+        return TableViews(
+            revision=response.revision, status=status, updated_ms=response.updated_at.ToMilliseconds(),
+            views=(), parts=tuple((v.seat, ViewCut(v.cut_text, tuple(v.cut_at), tuple(v.cut_seats)))
+                                  for v in response.views),
+            public_parts=ViewCut(response.public_cut_text, tuple(response.public_cut_at),
+                                 tuple(response.public_cut_seats)) if response.public_cut_text else None,
+            facts=Facts(last_play_seat=last.seat if last is not None else None,
+                        last_play_auto=last is not None and last.auto,
+                        last_play_scopa=last is not None and last.scopa,
+                        hand_number=response.hand_number if response.HasField("hand_number") else None,
+                        scores_json=response.final_scores_json, winner=response.winner))
     return TableViews(
-        revision=response.revision, status=_STATUS.get(response.status, "unknown"),
+        revision=response.revision, status=status,
         updated_ms=response.updated_at.ToMilliseconds(),
         views=tuple((v.seat, json.loads(v.view_json)) for v in response.views),
         public=json.loads(response.public_view_json) if response.public_view_json else None)
+
+
+def _cut_here(response: game_pb2.WatchTableResponse, status: str) -> TableViews:
+    """What a replica that knows `parts` sends, from the JSON views of one that does not (during a
+    rolling upgrade: the views are parsed, as before)."""
+    views = [(v.seat, json.loads(v.view_json)) for v in response.views]
+    public = json.loads(response.public_view_json) if response.public_view_json else None
+    return TableViews(
+        revision=response.revision, status=status, updated_ms=response.updated_at.ToMilliseconds(),
+        views=(), parts=tuple((seat, cut(view)) for seat, view in views),
+        public_parts=cut(public, public=True) if public is not None else None,
+        facts=facts(views[0][1], status == TableStatus.FINISHED))
 
 
 def _text(value: dict[str, Any] | str | None) -> str:

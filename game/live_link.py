@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
 import uuid
@@ -23,7 +22,7 @@ from typing import Any
 
 import grpc
 
-from game.client import TableViews, act_request, table_views
+from game.client import TableViews, act_request, table_status, table_views
 from game.owners import Owners, ReplicaTarget
 from game.relay import CallLost, RelayClient
 from services.components import GAME_SERVICE
@@ -43,11 +42,13 @@ FIRST_RESEND_SECONDS = 0.05
 
 @dataclass(frozen=True)
 class Acted:
-    """A move's answer: the seat's view after it, and whether it had been made already (its
-    request id was in the log: nothing was played by this call)."""
+    """A move's answer: the table's revision and status after it, and whether it had been made
+    already (its request id was in the log: nothing was played by this call). No view: the
+    link's callers read the views from their watch of the table, so the move asks for none
+    (ActRequest.skip_view) and the game service neither renders nor sends it."""
 
-    view: dict[str, Any]
     revision: int
+    status: str
     replayed: bool
 
 
@@ -134,7 +135,7 @@ class LiveLink:
         made; another UNAVAILABLE says it was not. ``replayed``: an earlier call with this
         request id made the move (not a copy this call sent again)."""
         request = act_request(table_id, seat, action, expected_revision,
-                              request_id or uuid.uuid4().hex)
+                              request_id or uuid.uuid4().hex, skip_view=True)
         deadline = time.monotonic() + self._timeout_seconds
         wait = FIRST_RESEND_SECONDS
         lost: CallLost | None = None  # a copy of the move that may have been made
@@ -154,24 +155,25 @@ class LiveLink:
                 continue
             # A replay of this call's own copy (sent before a lost answer) is the move made
             # once, now: "replayed" tells the caller of an earlier call's move, never of ours.
-            return Acted(json.loads(response.view_json), response.revision,
+            return Acted(response.revision, table_status(response.status),
                          response.replayed and lost is None)
 
     def watch_table(self, table_id: str, public: bool = False,
-                    seat: str = "") -> AsyncGenerator[TableViews, None]:
+                    seat: str = "", parts: bool = False) -> AsyncGenerator[TableViews, None]:
         """Every seat's view now, then after every change (one message per revision, each
         rendered once for all seats; with ``public``, the public view too; with ``seat``, that
-        seat's view alone: a bot's watch); ends after the finished views. A broken stream
-        raises UNAVAILABLE: watch again (at the owner then)."""
+        seat's view alone: a bot's watch); ends after the finished views. ``parts``: cut for
+        the gateway to forward (game.view_parts), unparsed. A broken stream raises
+        UNAVAILABLE: watch again (at the owner then)."""
         return self._watch_table(game_pb2.WatchTableRequest(table_id=table_id, public=public,
-                                                            seat=seat))
+                                                            seat=seat, parts=parts))
 
     async def _watch_table(self, request: game_pb2.WatchTableRequest
                            ) -> AsyncGenerator[TableViews, None]:
         owner = await self._owners.owner(request.table_id)
         async with contextlib.aclosing(owner.relay.watch_table(request)) as relayed:
             async for response in relayed:  # its end cancels the relayed watch
-                yield table_views(response)
+                yield table_views(response, request.parts)
 
     async def close(self) -> None:
         await self._owners.aclose()

@@ -97,7 +97,8 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         expected = request.expected_revision if request.HasField("expected_revision") else None
         try:
             view = await self.tables.act(request.table_id, request.seat, request.action_json,
-                                         expected, request.request_id)
+                                         expected, request.request_id,
+                                         with_view=not request.skip_view)
         except ServiceError as refusal:
             if not refusal.reason.transient:  # the player's (illegal, not their turn, too late)
                 metrics.move_refused(refusal.reason.name.lower())
@@ -116,7 +117,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
                          ) -> AsyncIterator[game_pb2.WatchTableResponse]:
         with unavailable_on(STORES_DOWN, _STORE):
             async for views in self.tables.watch_table(request.table_id, public=request.public,
-                                                       seat=request.seat):
+                                                       seat=request.seat, parts=request.parts):
                 yield _table_views(views)
 
     async def Relay(self, request_iterator: AsyncIterator[game_pb2.RelayRequest], context: Context
@@ -134,7 +135,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
     @_stores_unavailable
     async def TakeBack(self, request: game_pb2.TakeBackRequest, context: Context) -> game_pb2.TakeBackResponse:
         expected = request.expected_revision if request.HasField("expected_revision") else None
-        revision = await self.tables.take_back(request.table_id, expected)
+        revision = await self.tables.take_back(request.table_id, expected, request.seat or None)
         return game_pb2.TakeBackResponse(revision=revision)
 
     @_stores_unavailable
@@ -160,10 +161,28 @@ def _view_fields(view: SeatView) -> dict[str, Any]:
 
 
 def _table_views(views: RenderedViews) -> game_pb2.WatchTableResponse:
-    return game_pb2.WatchTableResponse(
+    response = game_pb2.WatchTableResponse(
         revision=views.revision, status=_STATUS.get(views.status, game_pb2.TABLE_STATUS_UNSPECIFIED),
         views=[game_pb2.TableSeatView(seat=seat, view_json=view) for seat, view in views.views],
         updated_at=_timestamp(views.updated_ms), public_view_json=views.public)
+    if views.facts is not None:
+        response.views.extend(game_pb2.TableSeatView(seat=seat, cut_text=cut.text, cut_at=cut.at,
+                                                     cut_seats=cut.seats)
+                              for seat, cut in views.parts)
+        if views.public_parts is not None:
+            public = views.public_parts
+            response.public_cut_text = public.text
+            response.public_cut_at.extend(public.at)
+            response.public_cut_seats.extend(public.seats)
+        facts = views.facts
+        if facts.last_play_seat is not None:
+            response.last_play.CopyFrom(game_pb2.TableLastPlay(
+                seat=facts.last_play_seat, auto=facts.last_play_auto, scopa=facts.last_play_scopa))
+        if facts.hand_number is not None:
+            response.hand_number = facts.hand_number
+        response.final_scores_json, response.winner = facts.scores_json, facts.winner
+    return response
+
 
 
 def _header(record: TableRecord) -> game_pb2.TableHeader:

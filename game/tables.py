@@ -57,6 +57,7 @@ from game.snapshots import SnapshotWriter
 from game.states import States, table_not_found
 from game.status import TableStatus
 from game.turn_notices import TurnAnnouncer
+from game.view_parts import Facts, ViewCut, cut, facts
 from services.background import Background, Retry
 from services.observability import metrics
 from services.rpc.errors import Reason, ServiceError
@@ -74,6 +75,8 @@ _GAME_ERRORS = {
     "unknown_action": Reason.UNKNOWN_ACTION,
     "game_finished": Reason.GAME_FINISHED,
 }
+# The practice take-back's refusal (CONTRACT, Bots): the seat's last play is no longer the last move.
+OWN_LAST_PLAY_TEXT = "Your last play can be taken back only until somebody plays after it"
 _ATTEMPTS = 5  # of a mutation against a log that keeps moving on
 _RENDERED = 64  # every seat's views of the latest changes, for the other WatchTable streams of each
 
@@ -103,8 +106,13 @@ class RenderedViews:
     revision: int
     status: str
     updated_ms: int
-    views: tuple[tuple[str, str], ...]
+    views: tuple[tuple[str, str], ...]  # empty when cut (``parts``)
     public: str = ""  # the public view (a spectator's), when a watch asked for it
+    # Cut for the gateway (game.view_parts), when a watch asked for that: each seat's view, the
+    # public view (when asked for), and the facts the gateway reads.
+    parts: tuple[tuple[str, ViewCut], ...] = ()
+    public_parts: ViewCut | None = None
+    facts: Facts | None = None
 
 
 @dataclass(frozen=True)
@@ -166,6 +174,8 @@ class Tables:
         self._local_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self._rendered: OrderedDict[tuple[str, str, int], RenderedViews] = OrderedDict()
         self._public: OrderedDict[tuple[str, str, int], str] = OrderedDict()
+        self._cut: OrderedDict[tuple[str, str, int], RenderedViews] = OrderedDict()
+        self._public_cut: OrderedDict[tuple[str, str, int], ViewCut] = OrderedDict()
 
     # -- the catalogue ----------------------------------------------------------------------
 
@@ -270,27 +280,36 @@ class Tables:
                 yield self._render(live, index)
 
     async def watch_table(self, table_id: str, public: bool = False,
-                          seat: str = "") -> AsyncIterator[RenderedViews]:
+                          seat: str = "", parts: bool = False) -> AsyncIterator[RenderedViews]:
         """Every seat's view now, then after every change (each rendered once), until the
         finished views; with ``public``, the public view too: rendered once per revision for
         every watch that asks for it, and only while one does. With ``seat``, that seat's view
-        alone (a bot's watch): nothing of another seat leaves with it."""
+        alone (a bot's watch): nothing of another seat leaves with it. ``parts``: the views
+        cut for the gateway (game.view_parts) instead of as JSON objects."""
         table_id = inputs.table_id(table_id)
         seat = check_seat(seat) if seat else ""
         async with contextlib.aclosing(self.feeds.states(table_id)) as states:
             async for live in states:
-                views = self._render_all(live)
-                if seat:
-                    views = _only(views, live, seat)
-                yield replace(views, public=self._render_public(live)) if public else views
+                if parts:
+                    views = self._cut_all(live)
+                    if seat:
+                        views = _only(views, live, seat)
+                    yield replace(views, public_parts=self._cut_public(live)) if public else views
+                else:
+                    views = self._render_all(live)
+                    if seat:
+                        views = _only(views, live, seat)
+                    yield replace(views, public=self._render_public(live)) if public else views
 
     # -- changing ---------------------------------------------------------------------------
 
     async def act(self, table_id: str, seat: str, action_json: str,
-                  expected_revision: int | None = None, request_id: str = "") -> SeatView:
+                  expected_revision: int | None = None, request_id: str = "",
+                  with_view: bool = True) -> SeatView:
         """The seat's view after the move. With a ``request_id`` already in the table's log
         (the move was made, and this is a retry), nothing is played: the seat's view now,
-        ``replayed``."""
+        ``replayed``. Without ``with_view`` the view is not rendered (``view_json`` is
+        empty): the revision and status alone, for a caller that reads the views elsewhere."""
         table_id, seat = inputs.table_id(table_id), check_seat(seat)
         action = inputs.action(action_json)
         inputs.expected_revision(expected_revision)
@@ -318,7 +337,13 @@ class Tables:
                     raise ServiceError(Reason.CONCURRENT_MOVE, "The table has moved on: read it "
                                        "again", table_id=table_id) from None
                 raise
+            if not with_view:
+                now = await self.current(table_id)
+                _seat_index(now, seat)  # a seat not at the table is refused, as with the view
+                return SeatView("", now.revision, now.status, now.updated_ms, replayed=True)
             return replace(await self.get_view(table_id, seat), replayed=True)
+        if not with_view:
+            return SeatView("", live.revision, live.status, live.updated_ms)
         if not self.feeds.watched(table_id):
             return self._render(live, _seat_index(live, seat))
         # The seat's view from the rendering of all four, which the table's watchers then send
@@ -350,14 +375,18 @@ class Tables:
             await self.deadline_keeper.hand_over_now(table_id, engine.deadlines(live.state))
         return fired, live.revision
 
-    async def take_back(self, table_id: str, expected_revision: int | None = None) -> int:
-        """The revision after taking back the last move (engines that allow it)."""
+    async def take_back(self, table_id: str, expected_revision: int | None = None,
+                        seat: str | None = None) -> int:
+        """The revision after taking back the last move (engines that allow it); with ``seat``,
+        only when that move is a play of that seat (the practice take-back: CONTRACT, Bots)."""
         table_id = inputs.table_id(table_id)
         inputs.expected_revision(expected_revision)
         async with self._local_lock(table_id):
             header = await self.log.header(table_id)
             if header is None:
                 raise table_not_found(table_id)
+            if seat is not None:
+                await self._own_last_play(header, seat)
             engine = self._engine(header.game_type)
             if not engine.supports_take_back:
                 raise ServiceError(Reason.TAKE_BACK_UNSUPPORTED,
@@ -382,6 +411,19 @@ class Tables:
             self._after_change(engine, live)
         log.info("table %s: move %d taken back", table_id, header.move_count)
         return live.revision
+
+    async def _own_last_play(self, header: TableRecord, seat: str) -> None:
+        """Refuse unless the log's last move is a play of ``seat`` (read under the table's lock,
+        so nobody can play after it before it is taken back)."""
+        try:
+            index = header.seats.index(seat)
+        except ValueError:
+            raise ServiceError(Reason.NOT_SEATED, f"{seat} is not a seat of this table",
+                               table_id=header.table_id) from None
+        moves = await self.log.moves(header.table_id, max(0, header.move_count - 1), 1) if header.move_count else []
+        last = moves[-1] if moves and moves[-1].number == header.move_count else None
+        if last is None or last.type != "play" or last.seat != index:
+            raise ServiceError(Reason.ILLEGAL_MOVE, OWN_LAST_PLAY_TEXT, table_id=header.table_id)
 
     async def purge(self, table_id: str) -> bool:
         """Delete a table and its moves (finished tables no one needs any more)."""
@@ -608,17 +650,50 @@ class Tables:
         views = tuple((seat, _view_json(engine, live, index)) for index, seat in enumerate(live.seats))
         return RenderedViews(live.revision, live.status, live.updated_ms, views)
 
+    def _cut_all(self, live: Live) -> RenderedViews:
+        """Every seat's view cut for the gateway, once per revision however many streams send it."""
+        key = (live.table_id, live.seed_commitment, live.revision)
+        views = self._cut.get(key)
+        if views is None:
+            engine = self._engine(live.game_type)
+            dicts = [_view(engine, live, index) for index in range(len(live.seats))]
+            views = self._cut[key] = RenderedViews(
+                live.revision, live.status, live.updated_ms, (),
+                parts=tuple((seat, cut(view)) for seat, view in zip(live.seats, dicts, strict=True)),
+                facts=facts(dicts[0] if dicts else {}, live.status == TableStatus.FINISHED))
+            while len(self._cut) > _RENDERED:
+                self._cut.popitem(last=False)
+        return views
+
+    def _cut_public(self, live: Live) -> ViewCut:
+        """The public view cut for the gateway, once per revision."""
+        key = (live.table_id, live.seed_commitment, live.revision)
+        view = self._public_cut.get(key)
+        if view is None:
+            view = self._public_cut[key] = cut(_view(self._engine(live.game_type), live, None), public=True)
+            metrics.public_view_rendered()
+            while len(self._public_cut) > _RENDERED:
+                self._public_cut.popitem(last=False)
+        return view
+
+
+def _view(engine: Engine, live: Live, index: int | None) -> dict[str, Any]:
+    """The engine's view of seat ``index`` (None: the public view), with the platform's fields."""
+    return {**engine.view(live.state, index), "id": live.table_id, "game_type": live.game_type,
+            "seed_commitment": live.seed_commitment, "revision": live.revision}
+
 
 def _view_json(engine: Engine, live: Live, index: int | None) -> str:
-    """The engine's view of seat ``index`` (None: the public view), with the platform's fields."""
-    return compact_json({**engine.view(live.state, index), "id": live.table_id,
-                         "game_type": live.game_type, "seed_commitment": live.seed_commitment,
-                         "revision": live.revision})
+    """The view of seat ``index`` as JSON text (None: the public view)."""
+    return compact_json(_view(engine, live, index))
 
 
 def _only(views: RenderedViews, live: Live, seat: str) -> RenderedViews:
     """``views`` with ``seat``'s view alone (NOT_SEATED when the table has no such seat)."""
-    return replace(views, views=(views.views[_seat_index(live, seat)],))
+    index = _seat_index(live, seat)
+    if views.facts is not None:  # cut
+        return replace(views, parts=(views.parts[index],))
+    return replace(views, views=(views.views[index],))
 
 
 def _within_bytes(moves: list[LoggedMove], limit: int) -> list[LoggedMove]:

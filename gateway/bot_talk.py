@@ -1,5 +1,6 @@
 """The bots' table talk (issue 42, item 4): after each revision a table's feed asks, for each seat a
-bot plays, whether it says something (talk.bot_phrases decides, from that seat's own view), and
+bot plays, whether it says something (talk.bot_phrases decides, from what the views show: the
+revision's facts the game sends beside them, the same in every seat's view), and
 says it through the talk service like a socket's `say` would, then publishes the `said`.
 
 Every gateway process that follows the table decides the same: the request id names the table,
@@ -16,6 +17,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 
+from game.view_parts import Facts
 from gateway.events import Event, Said
 from gateway.table_talk import said_text
 from lobby.models import Game
@@ -32,17 +34,21 @@ class BotTalk:
         self._publish = publish
         self._tasks: set[asyncio.Task] = set()
 
-    def revision(self, game: Game, revision: int, views: dict[str, dict], pace: Pace) -> None:
-        """A table's feed fanned ``revision`` out (``views`` by seat): its bots may talk, at the
-        ``pace`` the feed keeps for the table."""
+    def revision(self, game: Game, revision: int, status: str, facts: Facts, pace: Pace) -> None:
+        """A table's feed fanned ``revision`` out (its ``status``, and the ``facts`` its views
+        show, the same in every seat's): its bots may talk, at the ``pace`` the feed keeps for
+        the table."""
         if self._talk is None or self._publish is None:
             return
+        # What talk.bot_phrases reads of a view.
+        view = {"status": status, "hand_number": facts.hand_number,
+                "last_play": None if facts.last_play_seat is None else
+                {"seat": facts.last_play_seat, "scopa": facts.last_play_scopa, "auto": facts.last_play_auto}}
         for seat in game.bot_seats:
             if seat.took_over:
                 continue
-            view = views.get(seat.seat)
-            phrase = bot_phrase(view, seat.index, game.id, revision) if view is not None else None
-            if phrase is not None and view is not None and pace.allows(seat.index, view, phrase):
+            phrase = bot_phrase(view, seat.index, game.id, revision)
+            if phrase is not None and pace.allows(seat.index, view, phrase):
                 task = asyncio.create_task(self._say(game.id, seat.index, seat.member_id,
                                                      seat.display_name, phrase, revision),
                                            name=f"bot talk {game.id}")

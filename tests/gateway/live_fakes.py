@@ -1,4 +1,4 @@
-"""Fakes of the lobby and the game service for the gateway's live path (tables_feed, the socket):
+"""Fakes of the lobby and the game service for the gateway's live path (table_feed, the socket):
 table streams the test feeds, a log the test writes, a lobby that knows a few games."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import pytest
 
 from game.client import TableViews
 from game.live_link import Acted
+from game.view_parts import cut, facts
 from lobby.models import Game, Seat
 
 NAMES = ("alice", "bob", "carol", "dave")
@@ -27,7 +28,8 @@ def lobby_game(id: str = "t1", started: bool = True, names=NAMES) -> Game:
 
 def seat_view(index: int, revision: int, status: str = "playing") -> dict:
     """A seat's view as the game service renders it (the fields the gateway touches)."""
-    return {"status": status, "options": {}, "seed_commitment": "0" * 64, "revision": revision, "you": index,
+    return {"status": status, "options": {}, "id": "t1", "game_type": "scopone_scientifico",
+            "seed_commitment": "0" * 64, "revision": revision, "you": index,
             "players": [{"seat": i, "team": "AB"[i % 2], "is_you": i == index} for i in range(4)],
             **({"scores": {"A": 11, "B": 3}, "winner": "A"} if status == "finished" else {})}
 
@@ -40,8 +42,11 @@ def public_view(revision: int, status: str = "playing") -> dict:
 
 
 def table_views(revision: int, status: str = "playing") -> TableViews:
-    return TableViews(revision, status, 0,
-                      tuple((f"seat:{i}", seat_view(i, revision, status)) for i in range(4)))
+    """A WatchTable message as the gateway asks for it: every view cut (game.view_parts)."""
+    views = [seat_view(i, revision, status) for i in range(4)]
+    return TableViews(revision, status, 0, (),
+                      parts=tuple((f"seat:{i}", cut(view)) for i, view in enumerate(views)),
+                      facts=facts(views[0], status == "finished"))
 
 
 class FakeGame:
@@ -55,7 +60,8 @@ class FakeGame:
         self.public: dict[str, list[bool]] = {}  # each stream's public flag, in opening order
         self.revision = 0
 
-    async def watch_table(self, table_id: str, public: bool = False) -> AsyncIterator[TableViews]:
+    async def watch_table(self, table_id: str, public: bool = False,
+                          parts: bool = False) -> AsyncIterator[TableViews]:
         queue: asyncio.Queue = asyncio.Queue()
         self._streams.setdefault(table_id, []).append(queue)
         self.opened[table_id] += 1
@@ -66,8 +72,8 @@ class FakeGame:
                 item = await queue.get()
                 if isinstance(item, Exception):
                     raise item
-                if public and item.public is None:  # the public view only to a watch that asks
-                    item = replace(item, public=public_view(item.revision, item.status))
+                if public and item.public_parts is None:  # the public view only to a watch that asks
+                    item = replace(item, public_parts=cut(public_view(item.revision, item.status), public=True))
                 yield item
                 if item.status == "finished":
                     return
@@ -84,7 +90,7 @@ class FakeGame:
 
     async def act(self, table_id: str, seat: str, action: dict, revision: int | None,
                   request_id: str = "") -> Acted:
-        return Acted({}, self.revision, replayed=False)
+        return Acted(self.revision, "playing", replayed=False)
 
 
 class FakeLobby:

@@ -1,4 +1,4 @@
-"""gateway.tables_feed: one subscription per table per process, each socket its seat's views, in
+"""gateway.table_feed: one subscription per table per process, each socket its seat's views, in
 order; a socket that stops reading is closed, never holding up the others; names read once."""
 
 from __future__ import annotations
@@ -11,10 +11,11 @@ import pytest
 
 from gateway.closes import GAME_GONE, NOT_SEATED, TOO_SLOW
 from gateway.contract.socket import Feature
-from gateway.tables_feed import OUTBOX_SIZE, Outbox, TableFeeds
+from gateway.outbox import OUTBOX_SIZE, Outbox
+from gateway.table_feed import TableFeeds
 from lobby.models import Game, Seat
 from services.rpc.errors import Reason, ServiceError
-from tests.gateway.live_fakes import NAMES, FakeGame, FakeLobby, lobby_game, table_views, until
+from tests.gateway.live_fakes import NAMES, FakeGame, FakeLobby, lobby_game, seat_view, table_views, until
 
 
 class Socket:
@@ -130,9 +131,9 @@ async def test_the_answer_to_state_never_takes_a_socket_back(feeds):
     await until(lambda: game.open["t1"] == 1, "no stream opened")
     game.push("t1", table_views(2))
     await socket.read()
-    subscriber.answer_state(dict(table_views(1).views)["seat:0"])  # read before the feed's 2
+    subscriber.answer_state(seat_view(0, 1))  # read before the feed's 2
     assert (await socket.read())["game"]["revision"] == 2
-    subscriber.answer_state(dict(table_views(3).views)["seat:0"])
+    subscriber.answer_state(seat_view(0, 3))
     assert (await socket.read())["game"]["revision"] == 3
     game.push("t1", table_views(3))  # the feed's 3 is not sent twice
     game.push("t1", table_views(4))

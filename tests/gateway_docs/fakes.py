@@ -78,7 +78,8 @@ class FakeGame:
         self.hold: asyncio.Event | None = None
         self.views_asked = asyncio.Event()
 
-    async def watch_table(self, table_id: str, public: bool = False) -> AsyncIterator[TableViews]:
+    async def watch_table(self, table_id: str, public: bool = False,
+                          parts: bool = False) -> AsyncIterator[TableViews]:
         await asyncio.Event().wait()
         yield TableViews(0, "playing", 0, ())
 
@@ -100,7 +101,7 @@ class FakeGame:
                   request_id: str = "") -> Acted:
         if self.failure is not None:
             raise self.failure
-        return Acted({}, 0, replayed=False)
+        return Acted(0, "playing", replayed=False)
 
 
 class FakeStats:
