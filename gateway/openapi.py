@@ -34,6 +34,7 @@ from swagger_ui.utils import SWAGGER_UI_PY_ROOT
 from game.client import DEFAULT_GAME_TYPE, GameType
 from gateway import contract
 from gateway.contract import examples
+from gateway.contract.analysis import ANALYSIS_DONE, ANALYSIS_QUEUED, MAX_PENDING, Analysis
 from gateway.contract.common import NOT_BLANK
 from gateway.contract.games import (
     AddBotRequest,
@@ -878,6 +879,43 @@ def _push_paths() -> dict[str, dict]:
     }
 
 
+def _analysis_paths() -> dict[str, dict]:
+    """The analysis of a finished match (gateway.analysis; docs/analysis.md)."""
+    not_seated = _error("The caller has no seat at this game.", "Not seated at this game")
+    running = {**ANALYSIS_QUEUED, "status": "running"}
+    return {
+        "/api/games/{id}/analysis": {
+            "post": _operation(
+                "requestAnalysis", "analysis", "Ask for the analysis of the caller's plays in a finished game",
+                {"202": _json("Queued: this call asked for it first.", _ref(Analysis), example=ANALYSIS_QUEUED),
+                 "200": _json("Asked before: its current status (with `plays` and `summary` once done).",
+                              _ref(Analysis), examples={"running": running, "done": ANALYSIS_DONE}),
+                 "400": _error("A body that is not a JSON object, or any field.", *_BODY_ERRORS),
+                 "403": not_seated,
+                 "404": _shared("GameNotFound"),
+                 "405": _shared("MethodNotAllowed"),
+                 "409": _error(f"The game is not finished; or the caller has {MAX_PENDING} analyses queued or "
+                               "running already (of any games): ask again once one is done.",
+                               "Game is not finished", "Too many analyses")},
+                description="A seated player of a finished game asks for the analysis of their own seat's "
+                            "plays: each judged from what the seat knew at that moment (its own hand and "
+                            "everything public), never from the other hands. It runs in the background, one "
+                            "at a time per worker; poll GET until `status` is `done`. Finished analyses are "
+                            "kept (erasing the member deletes them).",
+                parameters=(_GAME_ID_PARAM,),
+                body=_body(NoFieldsRequest, "Optional: no body, or `{}`.", required=False, example={})),
+            "get": _operation(
+                "getAnalysis", "analysis", "The analysis of the caller's plays in a game",
+                {"200": _json("Its status; `plays` and `summary` once done.", _ref(Analysis),
+                              examples={"queued": ANALYSIS_QUEUED, "done": ANALYSIS_DONE}),
+                 "403": not_seated,
+                 "404": _error("No game has this id, or the caller never asked for its analysis.",
+                               "Game not found", "No analysis")},
+                parameters=(_GAME_ID_PARAM,)),
+        },
+    }
+
+
 _TAGS = [
     {"name": "platform", "description": "Health and this documentation."},
     {"name": "auth", "description": "OIDC login, the session and the member."},
@@ -888,6 +926,7 @@ _TAGS = [
     {"name": "talk", "description": "Table talk: quick phrases, a game's chat, mutes and reports."},
     {"name": "players", "description": "Player pages, settings, following, blocking and invitations."},
     {"name": "push", "description": "Web Push: the VAPID key and the caller's subscriptions."},
+    {"name": "analysis", "description": "The analysis of a finished match: each of the caller's plays judged."},
 ]
 
 
@@ -909,7 +948,7 @@ def spec(game_types: Sequence[GameType] = ()) -> dict:
         "security": [{"session": []}],
         "paths": _with_rate_limits({**_platform_paths(), **_auth_paths(), **_game_paths(),
                                     **_stats_paths(), **_talk_paths(), **_players_paths(),
-                                    **_push_paths()}),
+                                    **_push_paths(), **_analysis_paths()}),
         "components": {
             "securitySchemes": {"session": {
                 "type": "apiKey", "in": "cookie", "name": SESSION_COOKIE,

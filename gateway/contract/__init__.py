@@ -8,8 +8,8 @@ contract`). One module per area: platform (errors, login, the member), games (ga
 requests, a game before it starts), table (the game view), records (the move log, matches,
 standings), talk (table talk), socket (the WebSocket messages), spectators (the public view,
 the live games), players (player pages, settings, following, blocking, invitations),
-member_socket (the messages of /ws/me), push (Web Push: the key, a subscription, the payload);
-common has the shared types, examples the examples.
+member_socket (the messages of /ws/me), push (Web Push: the key, a subscription, the payload),
+analysis (the analysis of a finished match); common has the shared types, examples the examples.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue, models_jso
 from pydantic_core import core_schema
 
 from gateway.contract import (
+    analysis,
     games,
     member_socket,
     platform,
@@ -61,6 +62,7 @@ MODELS: tuple[type[BaseModel], ...] = (
     players.BlockedPlayers, players.Invitation, players.Invitations,
     member_socket.WsInvited, member_socket.WsOnline, member_socket.WsYourTurn, member_socket.WsMemberMessage,
     push.PushKey, push.PushKeys, push.PushSubscribeRequest, push.PushUnsubscribeRequest, push.PushPayload,
+    analysis.AnalysedMove, analysis.AnalysedPlay, analysis.AnalysisSummary, analysis.Analysis,
 )
 
 

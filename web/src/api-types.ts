@@ -862,6 +862,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/games/{id}/analysis": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The analysis of the caller's plays in a game */
+        get: operations["getAnalysis"];
+        put?: never;
+        /**
+         * Ask for the analysis of the caller's plays in a finished game
+         * @description A seated player of a finished game asks for the analysis of their own seat's plays: each judged from what the seat knew at that moment (its own hand and everything public), never from the other hands. It runs in the background, one at a time per worker; poll GET until `status` is `done`. Finished analyses are kept (erasing the member deletes them).
+         */
+        post: operations["requestAnalysis"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3605,6 +3626,121 @@ export interface components {
             body: string;
             /** @description The app's page to open: `/games/{id}` for `your_turn`, `/join/{code}` for `invited`. */
             url: string;
+        };
+        /** @description A card and what it took. */
+        AnalysedMove: {
+            card: components["schemas"]["Card"];
+            /** @description The table cards taken, sorted; empty when none. */
+            capture: components["schemas"]["Card"][];
+        };
+        /** @description One play of the seat, judged from what the seat knew then: its own hand and everything public. */
+        AnalysedPlay: {
+            /** @description The play's move number in the log (GET /api/games/{id}/log). */
+            number: number;
+            /** @description The hand it was played in, from 1. */
+            hand: number;
+            /** @description What the seat played. */
+            played: components["schemas"]["AnalysedMove"];
+            /** @description The play the analysis rates best (the same as `played` when that was best); absent for an auto-play. */
+            best?: components["schemas"]["AnalysedMove"];
+            /** @description Expected points the play lost against `best`, ≥ 0, rounded to 2 decimals; absent for an auto-play. */
+            loss?: number;
+            /**
+             * @description `best`, `good`, `inaccuracy`, `mistake` or `blunder`, by the thresholds of docs/analysis.md; a play that was the only legal one is `best`. Absent for an auto-play.
+             * @enum {string}
+             */
+            verdict?: "best" | "good" | "inaccuracy" | "mistake" | "blunder";
+            /** @description Played by the server because the seat's turn deadline passed: listed, not judged. */
+            auto: boolean;
+        };
+        /** @description The figures of the seat's judged plays (auto-plays not counted). */
+        AnalysisSummary: {
+            /** @description 0..100: the mean of each judged play's accuracy (100 for no loss, falling with the loss: docs/analysis.md), rounded; 100 when no play was judged. */
+            accuracy: number;
+            /** @description Plays judged `inaccuracy`. */
+            inaccuracies: number;
+            /** @description Plays judged `mistake`. */
+            mistakes: number;
+            /** @description Plays judged `blunder`. */
+            blunders: number;
+        };
+        /**
+         * @description The analysis of the caller's plays in a finished game: `plays` and `summary` once done.
+         * @example {
+         *       "status": "queued",
+         *       "seat": 2
+         *     }
+         * @example {
+         *       "status": "done",
+         *       "seat": 2,
+         *       "plays": [
+         *         {
+         *           "number": 17,
+         *           "hand": 1,
+         *           "played": {
+         *             "card": "05S",
+         *             "capture": []
+         *           },
+         *           "best": {
+         *             "card": "07D",
+         *             "capture": [
+         *               "03S",
+         *               "04B"
+         *             ]
+         *           },
+         *           "loss": 0.42,
+         *           "verdict": "mistake",
+         *           "auto": false
+         *         },
+         *         {
+         *           "number": 21,
+         *           "hand": 1,
+         *           "played": {
+         *             "card": "02C",
+         *             "capture": []
+         *           },
+         *           "auto": true
+         *         },
+         *         {
+         *           "number": 25,
+         *           "hand": 1,
+         *           "played": {
+         *             "card": "10B",
+         *             "capture": [
+         *               "10D"
+         *             ]
+         *           },
+         *           "best": {
+         *             "card": "10B",
+         *             "capture": [
+         *               "10D"
+         *             ]
+         *           },
+         *           "loss": 0,
+         *           "verdict": "best",
+         *           "auto": false
+         *         }
+         *       ],
+         *       "summary": {
+         *         "accuracy": 87,
+         *         "inaccuracies": 3,
+         *         "mistakes": 1,
+         *         "blunders": 0
+         *       }
+         *     }
+         */
+        Analysis: {
+            /**
+             * @description `queued` (waiting for a worker), `running` or `done`.
+             * @enum {string}
+             */
+            status: "queued" | "running" | "done";
+            /** @description The caller's seat at the game: the plays analysed are that seat's. */
+            seat: number;
+            /** @description Once done: every play of the seat, in the log's order. */
+            plays?: components["schemas"]["AnalysedPlay"][];
+            /** @description Once done. */
+            summary?: components["schemas"]["AnalysisSummary"];
         };
         /**
          * @description Rank `01`..`10` (08 fante, 09 cavallo, 10 re) then suit: `D` denari, `C` coppe, `S` spade, `B` bastoni. `07D` is the settebello.
@@ -6782,6 +6918,127 @@ export interface operations {
                 };
             };
             401: components["responses"]["NotAuthenticated"];
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["NotJson"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAnalysis: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The game id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Its status; `plays` and `summary` once done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Analysis"];
+                };
+            };
+            401: components["responses"]["NotAuthenticated"];
+            /** @description The caller has no seat at this game. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No game has this id, or the caller never asked for its analysis. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    requestAnalysis: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The game id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Optional: no body, or `{}`. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["NoFieldsRequest"];
+            };
+        };
+        responses: {
+            /** @description Asked before: its current status (with `plays` and `summary` once done). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Analysis"];
+                };
+            };
+            /** @description Queued: this call asked for it first. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "queued",
+                     *       "seat": 2
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Analysis"];
+                };
+            };
+            /** @description A body that is not a JSON object, or any field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["NotAuthenticated"];
+            /** @description The caller has no seat at this game. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["GameNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description The game is not finished; or the caller has 3 analyses queued or running already (of any games): ask again once one is done. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["BodyTooLarge"];
             415: components["responses"]["NotJson"];
             429: components["responses"]["TooManyRequests"];
