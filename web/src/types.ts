@@ -115,32 +115,10 @@ export type MemberMessage = Schemas["WsMemberMessage"];
 export type PushKey = Schemas["PushKey"];
 export type PushSubscriptionBody = Schemas["PushSubscribeRequest"];
 
-// The analysis of a finished match (CONTRACT, Analysis of a finished match).
-export type Verdict = "best" | "good" | "inaccuracy" | "mistake" | "blunder";
-/** A card and what it took. */
-export interface AnalysedMove {
-  card: string;
-  capture: string[];
-}
-/** One play of the seat: its verdict, the best play and the points lost (absent for an auto-play). */
-export interface AnalysedPlay {
-  number: number;
-  hand: number;
-  played: AnalysedMove;
-  best?: AnalysedMove;
-  loss?: number;
-  verdict?: Verdict;
-  auto: boolean;
-}
-export interface AnalysisSummary {
-  accuracy: number;
-  inaccuracies: number;
-  mistakes: number;
-  blunders: number;
-}
-export interface Analysis {
-  status: "queued" | "running" | "done";
-  seat: number;
-  plays?: AnalysedPlay[];
-  summary?: AnalysisSummary;
-}
+// The analysis of a finished match (CONTRACT, Analysis of a finished match): the member's plays,
+// each with its verdict, the best play and the points lost (absent for an auto-play).
+export type Analysis = Schemas["Analysis"];
+export type AnalysedPlay = Schemas["AnalysedPlay"];
+export type AnalysedMove = Schemas["AnalysedMove"];
+export type AnalysisSummary = Schemas["AnalysisSummary"];
+export type Verdict = NonNullable<AnalysedPlay["verdict"]>;
