@@ -91,7 +91,8 @@ export function verdictMark(verdict: Verdict): VerdictMark {
 
 /** The mark of an auto-play (the time ran out): not judged. */
 export function autoMark(): VerdictMark {
-  return { symbol: "⏱", word: tx("Auto-played, not judged", "Giocata in automatico, non valutata"), className: "verdict-auto" };
+  // A word, not a clock glyph: many phones' fonts lack one.
+  return { symbol: tx("auto", "auto"), word: tx("Auto-played, not judged", "Giocata in automatico, non valutata"), className: "verdict-auto" };
 }
 
 /** The mark of a listed play: its verdict's, or the auto-play's. */
@@ -106,15 +107,27 @@ export function lossText(loss: number): string {
   return tx(`${shown} ${shown === "1.00" ? "point" : "points"}`, `${shown.replace(".", ",")} ${shown === "1.00" ? "punto" : "punti"}`);
 }
 
+type Counted = "inaccuracy" | "mistake" | "blunder";
+
+/** "inaccuracy" or "inaccuracies" by the count, as the summary's figures read. */
+export function countWord(verdict: Counted, n: number): string {
+  const words: Record<Counted, [string, string, string, string]> = {
+    inaccuracy: ["inaccuracy", "inaccuracies", "imprecisione", "imprecisioni"],
+    mistake: ["mistake", "mistakes", "errore", "errori"],
+    blunder: ["blunder", "blunders", "errore grave", "errori gravi"],
+  };
+  const [one, many, uno, tanti] = words[verdict];
+  return n === 1 ? tx(one, uno) : tx(many, tanti);
+}
+
 /** "3 inaccuracies, 1 mistake, no blunders": the summary's counts in words. */
 export function countsText(summary: Analysis["summary"]): string {
   if (!summary) return "";
-  const part = (n: number, one: [string, string], many: [string, string], none: [string, string]) =>
-    n === 0 ? tx(...none) : n === 1 ? tx(...one) : tx(`${n} ${many[0]}`, `${n} ${many[1]}`);
+  const part = (verdict: Counted, n: number, none: [string, string]) => (n === 0 ? tx(...none) : `${n} ${countWord(verdict, n)}`);
   return [
-    part(summary.inaccuracies, ["1 inaccuracy", "1 imprecisione"], ["inaccuracies", "imprecisioni"], ["no inaccuracies", "nessuna imprecisione"]),
-    part(summary.mistakes, ["1 mistake", "1 errore"], ["mistakes", "errori"], ["no mistakes", "nessun errore"]),
-    part(summary.blunders, ["1 blunder", "1 errore grave"], ["blunders", "errori gravi"], ["no blunders", "nessun errore grave"]),
+    part("inaccuracy", summary.inaccuracies, ["no inaccuracies", "nessuna imprecisione"]),
+    part("mistake", summary.mistakes, ["no mistakes", "nessun errore"]),
+    part("blunder", summary.blunders, ["no blunders", "nessun errore grave"]),
   ].join(", ");
 }
 

@@ -6,16 +6,17 @@
 import { ShownCard } from "./cards";
 import { cardList } from "./deck";
 import { tx } from "./i18n";
-import { countsText, lossText, markOf, samePlay, verdictMark, waitingText, type AnalysisState, type VerdictMark } from "./analysis";
+import { countsText, countWord, lossText, markOf, samePlay, verdictMark, waitingText, type AnalysisState, type VerdictMark } from "./analysis";
 import type { AnalysedMove, AnalysedPlay, AnalysisSummary } from "./types";
 import { Failed, Loading } from "./status";
 
 /** A verdict's symbol in its colour; screen readers hear its word instead. With ``withWord`` the
- * word is shown too. */
+ * word is shown too (an auto-play's alone: its symbol is a word already). */
 export function VerdictBadge({ mark, withWord = false }: { mark: VerdictMark; withWord?: boolean }) {
+  const symbol = !(withWord && mark.className === "verdict-auto");
   return (
     <span class={`verdict-badge ${mark.className}`} data-testid="verdict-badge">
-      <span class="verdict-symbol" aria-hidden="true">{mark.symbol}</span>
+      {symbol && <span class="verdict-symbol" aria-hidden="true">{mark.symbol}</span>}
       {withWord ? <span class="verdict-word">{mark.word}</span> : <span class="visually-hidden">{mark.word}</span>}
     </span>
   );
@@ -49,7 +50,7 @@ export function PlayVerdict({ play }: { play: AnalysedPlay }) {
         <VerdictBadge mark={mark} withWord />
         {!play.auto && play.loss !== undefined && play.loss > 0 && (
           <span class="analysis-loss">
-            {tx(`lost ${lossText(play.loss)} expected`, `persi ${lossText(play.loss)} attesi`)}
+            {tx(`expected loss ${lossText(play.loss)}`, `perdita attesa ${lossText(play.loss)}`)}
           </span>
         )}
       </p>
@@ -69,11 +70,8 @@ export function PlayVerdict({ play }: { play: AnalysedPlay }) {
 
 /** The accuracy and the counts of a done analysis. */
 export function AnalysisFigures({ summary }: { summary: AnalysisSummary }) {
-  const counts: [VerdictMark, number][] = [
-    [verdictMark("inaccuracy"), summary.inaccuracies],
-    [verdictMark("mistake"), summary.mistakes],
-    [verdictMark("blunder"), summary.blunders],
-  ];
+  const counts = ([["inaccuracy", summary.inaccuracies], ["mistake", summary.mistakes], ["blunder", summary.blunders]] as const)
+    .map(([verdict, n]) => ({ mark: verdictMark(verdict), n, word: countWord(verdict, n) }));
   return (
     <div class="analysis-figures" data-testid="analysis-figures">
       <p class="analysis-accuracy">
@@ -81,9 +79,9 @@ export function AnalysisFigures({ summary }: { summary: AnalysisSummary }) {
         <span class="analysis-accuracy-label">{tx("accuracy", "precisione")}</span>
       </p>
       <ul class="analysis-counts" aria-label={countsText(summary)}>
-        {counts.map(([mark, n]) => (
+        {counts.map(({ mark, n, word }) => (
           <li key={mark.className} class={`analysis-count ${mark.className}`} aria-hidden="true">
-            <span class="verdict-symbol">{mark.symbol}</span> {n} <span class="analysis-count-word">{mark.word.toLowerCase()}</span>
+            <span class="verdict-symbol">{mark.symbol}</span> {n} <span class="analysis-count-word">{word}</span>
           </li>
         ))}
       </ul>

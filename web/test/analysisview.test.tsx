@@ -77,9 +77,9 @@ describe("the analysis panel", () => {
 describe("the figures", () => {
   it("show each count with its verdict's symbol and say them in words", () => {
     const node = <AnalysisFigures summary={SUMMARY} />;
-    expect(shown(node)).toContain("?! 3 inaccuracy");
+    expect(shown(node)).toContain("?! 3 inaccuracies");
     expect(shown(node)).toContain("? 1 mistake");
-    expect(shown(node)).toContain("?? 0 blunder");
+    expect(shown(node)).toContain("?? 0 blunders");
     const [list] = findAll(node, (e) => e.tag === "ul");
     expect(list.props["aria-label"]).toBe("3 inaccuracies, 1 mistake, no blunders");
   });
@@ -89,7 +89,7 @@ describe("a play's verdict", () => {
   it("shows the symbol and the word, the points lost, your play and the better one in cards", () => {
     const node = <PlayVerdict play={MISTAKE} />;
     expect(shown(node)).toContain("? Mistake");
-    expect(shown(node)).toContain("lost 0.42 points expected");
+    expect(shown(node)).toContain("expected loss 0.42 points");
     expect(spoken(node)).not.toContain("?"); // the symbol is for the eyes
     const moves = findAll(node, (e) => e.props.class === "analysis-move");
     expect(moves.map((m) => m.props["aria-label"])).toEqual([
@@ -106,7 +106,7 @@ describe("a play's verdict", () => {
     const node = <PlayVerdict play={best} />;
     expect(shown(node)).toContain("★ Best play");
     expect(shown(node)).not.toContain("Better");
-    expect(shown(node)).not.toContain("lost");
+    expect(shown(node)).not.toContain("loss");
   });
 
   it("marks an auto-play as such and does not judge it", () => {
@@ -122,7 +122,7 @@ describe("a play's verdict", () => {
     setLang("it", null);
     const node = <PlayVerdict play={MISTAKE} />;
     expect(shown(node)).toContain("Errore");
-    expect(shown(node)).toContain("persi 0,42 punti attesi");
+    expect(shown(node)).toContain("perdita attesa 0,42 punti");
     expect(findAll(node, (e) => e.props.class === "analysis-move")[1].props["aria-label"]).toBe(
       "Meglio: 7 di denari (settebello) prendendo 3 di spade, 4 di bastoni");
   });

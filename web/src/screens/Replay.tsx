@@ -108,6 +108,13 @@ export function Replay({ match, me, levels, analysis }: {
   const [h, setH] = useState(0);
   const [k, setK] = useState(0);
   const boxRef = useRef<HTMLElement>(null);
+  // After a jump to a marked play, its words and verdict are brought into view (on a phone they
+  // may sit below the buttons); stepping play by play leaves the page where it is.
+  const saidRef = useRef<HTMLDivElement>(null);
+  const [jumped, setJumped] = useState(0);
+  useEffect(() => {
+    if (jumped) saidRef.current?.scrollIntoView?.({ block: "nearest" });
+  }, [jumped]);
 
   useEffect(() => {
     let live = true;
@@ -195,6 +202,7 @@ export function Replay({ match, me, levels, analysis }: {
   const go = (spot: ReplaySpot) => {
     setH(spot.h);
     setK(spot.k);
+    setJumped((n) => n + 1);
   };
   const verdict = play ? judged.get(play.number) : undefined;
   const who = (seat: number) => nameOf(match.players, seat, me, levels);
@@ -284,7 +292,7 @@ export function Replay({ match, me, levels, analysis }: {
           <HandMarks hands={hands} h={h} k={k} analysis={analysis} go={go} />
         </div>
       )}
-      <div class="replay-said" aria-live="polite">
+      <div class="replay-said" aria-live="polite" ref={saidRef}>
         <p class="replay-text" data-testid="replay-text">
           {playText(hand, k, who, asso)}
         </p>
