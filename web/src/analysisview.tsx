@@ -157,7 +157,7 @@ export function AnalysisPanel({ state, ask, retry, replayHref }: {
   }
   return (
     <section class="analysis-panel" aria-labelledby="analysis-title" data-testid="analysis-panel" data-state={state.kind}>
-      <h2 id="analysis-title">{tx("Analyse my play", "Analizza il mio gioco")}</h2>
+      <h2 id="analysis-title">{tx("Learn from your plays", "Impara dalle tue giocate")}</h2>
       {state.kind !== "done" && (
         <p class="helper">
           {tx(
