@@ -14,6 +14,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Match, Route, WebSocketRoute
 
 from gateway import (
+    analysis,
     games,
     history,
     member_socket,
@@ -127,6 +128,8 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
         Route("/api/games/{id}/watch", spectating.watch),
         Route("/api/games/{id}/log", games.get_log),
         Route("/api/games/{id}/rematch", games.rematch, methods=["POST"]),
+        Route("/api/games/{id}/analysis", analysis.request_analysis, methods=["POST"]),
+        Route("/api/games/{id}/analysis", analysis.get_analysis, methods=["GET"]),
         Route("/api/games/{id}/bots", seating.add_bot, methods=["POST"]),
         Route("/api/games/{id}/bots/{seat}", seating.remove_bot, methods=["DELETE"]),
         Route("/api/games/{id}/seat", seating.change_seat, methods=["POST"]),

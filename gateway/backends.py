@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from starlette.requests import HTTPConnection
 
+from bots.analysis_client import AnalysisClient
 from game.client import GameClient
 from game.live_link import LiveLink
 from lobby.client import LobbyClient, new_request_id
@@ -20,8 +21,8 @@ class Backends:
     """The services the gateway translates to (tests pass fakes with the same methods).
     ``live`` carries the players' moves and the tables' watches to each table's owner;
     ``game`` every other call of the game service; ``talk`` table talk and ``players`` player
-    pages and relations (both served at the lobby's address; None: none, their calls answer
-    503)."""
+    pages and relations (both served at the lobby's address), ``analysis`` the analyses of
+    finished matches (at the bots' address); None: none, their calls answer 503."""
 
     lobby: LobbyClient
     game: GameClient
@@ -29,6 +30,7 @@ class Backends:
     live: LiveLink
     talk: TalkClient | None = None
     players: PlayersClient | None = None
+    analysis: AnalysisClient | None = None
 
 
 def backends_of(connection: HTTPConnection) -> Backends:

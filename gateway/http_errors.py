@@ -58,6 +58,8 @@ _STATUS = {
     Reason.SELF_RELATION: 409,
     Reason.TOO_MANY_RELATIONS: 409,
     Reason.TOO_MANY_DAILY_GAMES: 409,
+    Reason.TOO_MANY_ANALYSES: 409,
+    Reason.NO_ANALYSIS: 404,
 }
 _FIXED_TEXT = {
     Reason.GAME_NOT_FOUND: "Game not found",
@@ -72,6 +74,8 @@ _FIXED_TEXT = {
     Reason.SEAT_NOT_TAKEN_OVER: "Seat not taken over",
     Reason.TOO_MANY_OPEN_GAMES: "Too many open games",
     Reason.TOO_MANY_DAILY_GAMES: "Too many daily games",
+    Reason.TOO_MANY_ANALYSES: "Too many analyses",
+    Reason.NO_ANALYSIS: "No analysis",
     Reason.PLAYER_NOT_FOUND: "Player not found",
     # A blocked player learns only this: not who blocked whom.
     Reason.BLOCKED: "Blocked",

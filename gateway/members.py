@@ -46,7 +46,8 @@ async def _erase(request: Request, member: Member) -> Response:
        erasure would stop half-way, the answer is 503 before anything has changed;
     1. the lobby anonymizes the seatings; it must come before stats, whose recording of a
        match reads the seating and then, in its write, catches erasures marked since; then
-       table talk deletes the member's messages and mutes;
+       table talk deletes the member's messages and mutes, and the bots process the member's
+       analyses of their matches;
     2. stats anonymizes the match rows and drops the ratings;
     3. the sessions end, last, so that a failure anywhere before leaves a member who can retry
        (the session store announces it: the member's open sockets close, gateway.events).
@@ -63,6 +64,8 @@ async def _erase(request: Request, member: Member) -> Response:
         tables = await backends.lobby.erase_member(member.sub)
         if backends.talk is not None:
             await backends.talk.erase_member(member.sub, member.player)
+        if backends.analysis is not None:
+            await backends.analysis.erase_member(member.sub)
         await backends.stats.erase_member(member.sub)
         await request.app.state.auth.end_member_sessions(member.sub)
     except ServiceError as error:  # a service, or the session store: the erasure ends on a retry

@@ -894,9 +894,10 @@ def _analysis_paths() -> dict[str, dict]:
                  "403": not_seated,
                  "404": _shared("GameNotFound"),
                  "405": _shared("MethodNotAllowed"),
-                 "409": _error(f"The game is not finished; or the caller has {MAX_PENDING} analyses queued or "
+                 "409": _error(f"The game is not finished; its game type has no analysis (scopone "
+                               f"scientifico has); or the caller has {MAX_PENDING} analyses queued or "
                                "running already (of any games): ask again once one is done.",
-                               "Game is not finished", "Too many analyses")},
+                               "Game is not finished", "This game type has no analysis", "Too many analyses")},
                 description="A seated player of a finished game asks for the analysis of their own seat's "
                             "plays: each judged from what the seat knew at that moment (its own hand and "
                             "everything public), never from the other hands. It runs in the background, one "
@@ -911,6 +912,8 @@ def _analysis_paths() -> dict[str, dict]:
                  "403": not_seated,
                  "404": _error("No game has this id, or the caller never asked for its analysis.",
                                "Game not found", "No analysis")},
+                description="The caller's seat is known while the game's lobby entry lives (GAME_TTL_SECONDS "
+                            "after it was last read); an analysis asked for before is found after too.",
                 parameters=(_GAME_ID_PARAM,)),
         },
     }

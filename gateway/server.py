@@ -14,6 +14,7 @@ from types import FrameType
 
 import uvicorn
 
+from bots.analysis_client import AnalysisClient
 from game.client import GameClient
 from game.live_link import LiveLink
 from gateway.app import Backends, close_live, create_app
@@ -65,6 +66,9 @@ def build(settings: Settings, telemetry: otel.Telemetry | None = None):
         # So is PlayersService.
         players=PlayersClient(settings.lobby_addr, policy=PEOPLE_CALLS,
                               credentials=credentials.for_service("lobby")),
+        # AnalysisService is served by the bots' process.
+        analysis=AnalysisClient(settings.bots_addr, policy=PEOPLE_CALLS,
+                                credentials=credentials.for_service("bots")),
     )
     auth = Auth(settings, sessions, directory=backends.lobby)
     if settings.web_push is None:
@@ -90,7 +94,7 @@ def build(settings: Settings, telemetry: otel.Telemetry | None = None):
         await close_live(app)
         await app.state.game_types.aclose()
         for client in (backends.lobby, backends.game, backends.stats, backends.live, backends.talk,
-                       backends.players):
+                       backends.players, backends.analysis):
             if client is not None:
                 await client.close()
         await auth.aclose()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from tavolo.bots.v1 import bots_pb2
+from tavolo.bots.v1 import analysis_pb2, bots_pb2
 from tavolo.deadlines.v1 import deadlines_pb2
 from tavolo.game.v1 import game_pb2
 from tavolo.lobby.v1 import lobby_pb2, players_pb2
@@ -30,6 +30,8 @@ GAME_SERVICE: str = game_pb2.DESCRIPTOR.services_by_name["GameService"].full_nam
 DEADLINE_SERVICE: str = deadlines_pb2.DESCRIPTOR.services_by_name["DeadlineService"].full_name
 STATS_SERVICE: str = stats_pb2.DESCRIPTOR.services_by_name["StatsService"].full_name
 BOTS_SERVICE: str = bots_pb2.DESCRIPTOR.services_by_name["BotsService"].full_name
+# Served by the bots' process beside BotsService: the analysis of a finished match.
+ANALYSIS_SERVICE: str = analysis_pb2.DESCRIPTOR.services_by_name["AnalysisService"].full_name
 # Served by the lobby's process (docs/architecture.md): no component of its own.
 TALK_SERVICE: str = talk_pb2.DESCRIPTOR.services_by_name["TalkService"].full_name
 PLAYERS_SERVICE: str = players_pb2.DESCRIPTOR.services_by_name["PlayersService"].full_name

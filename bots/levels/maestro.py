@@ -62,10 +62,26 @@ def choose(knowledge: Knowledge, budget_s: float = BUDGET_S, work: int = WORK) -
     return choices[best]
 
 
+def evaluate(knowledge: Knowledge, work: int, *, seed: int = 0, max_samples: int = MAX_SAMPLES,
+             min_samples: int = MIN_SAMPLES) -> list[tuple[float, int]]:
+    """(mean, samples) of every legal play in ``knowledge.choices()`` order: the hand's points
+    difference for the seat's team, each play played out in the same sampled worlds, none
+    dropped (the analysis of a match needs the estimate of the play made, not only of the best).
+    Deterministic: the worlds come from ``seed`` and a hash of the Knowledge; ``work`` is the
+    simulated plays to spend, within ``min_samples``..``max_samples`` worlds."""
+    choices = knowledge.choices()
+    search = _Search(knowledge, seed=seed)
+    samples = work // (len(choices) * search.plays_left)
+    everyone = list(range(len(choices)))
+    for _ in range(max(min_samples, min(samples, max_samples))):
+        search.sample(everyone)
+    return [(search.mean(i), search.counts[i]) for i in everyone]
+
+
 class _Search:
     """The sampled worlds of one decision and the points each candidate play scored in them."""
 
-    def __init__(self, knowledge: Knowledge):
+    def __init__(self, knowledge: Knowledge, seed: int = 0):
         hand = counting.read(knowledge)
         self.base = _world_without_hands(knowledge, hand)
         self.candidates = [
@@ -75,7 +91,7 @@ class _Search:
         self.plays_left = counting.HAND_PLAYS - hand.played
         self.unseen = [playout.INDEX[c] for c in hand.unseen]
         self.others = [((knowledge.seat + i) % 4, knowledge.card_counts[(knowledge.seat + i) % 4]) for i in (1, 2, 3)]
-        self.rng = random.Random(_seed(knowledge))
+        self.rng = random.Random(_seed(knowledge) ^ seed)
         self.sign = 1 if counting.team(knowledge.seat) == 0 else -1
         self.totals = [0.0] * len(self.candidates)
         self.counts = [0] * len(self.candidates)

@@ -23,6 +23,7 @@ import grpc
 import yaml
 
 from services.components import (
+    ANALYSIS_SERVICE,
     BOTS_SERVICE,
     DEADLINE_SERVICE,
     GAME_SERVICE,
@@ -40,7 +41,7 @@ log = logging.getLogger(__name__)
 VARIABLE = "GRPC_CALLERS_FILE"
 
 _SERVICES = (LOBBY_SERVICE, GAME_SERVICE, DEADLINE_SERVICE, STATS_SERVICE, BOTS_SERVICE, TALK_SERVICE,
-             PLAYERS_SERVICE)
+             PLAYERS_SERVICE, ANALYSIS_SERVICE)
 
 # What each tavolo service calls, so what it may call by default (least privilege: a stolen
 # game token cannot erase members). tests/services/test_callers.py plays whole matches with
@@ -60,6 +61,7 @@ BUILT_IN_METHODS: Mapping[str, tuple[str, ...]] = {
         # Not ListReports nor CloseReport: those are the operators' (docs/operations.md).
         *(f"{TALK_SERVICE}/{m}" for m in ("Say", "ListMessages", "Mute", "Unmute", "ListMutes",
                                           "Report", "EraseMember")),
+        f"{ANALYSIS_SERVICE}/*",  # every call of it is the gateway's (the analysis of a match)
     ),
     Component.LOBBY: (*(f"{GAME_SERVICE}/{m}" for m in ("ListGameTypes", "NormalizeOptions",
                                                         "CreateTable", "GetResult")),

@@ -79,6 +79,8 @@ class Reason(enum.Enum):
     SELF_RELATION = grpc.StatusCode.FAILED_PRECONDITION
     TOO_MANY_RELATIONS = grpc.StatusCode.FAILED_PRECONDITION
     TOO_MANY_DAILY_GAMES = grpc.StatusCode.FAILED_PRECONDITION
+    TOO_MANY_ANALYSES = grpc.StatusCode.FAILED_PRECONDITION
+    NO_ANALYSIS = grpc.StatusCode.NOT_FOUND
 
     @property
     def transient(self) -> bool:

@@ -1,4 +1,4 @@
-"""Each component admits only its callers: gateway -> lobby, game, stats; lobby -> game, bots;
+"""Each component admits only its callers: gateway -> lobby, game, stats, bots; lobby -> game, bots;
 game -> deadlines, stats; deadlines -> game; stats -> lobby; bots -> game. The gateway is the
 way in."""
 
@@ -11,7 +11,7 @@ import pytest
 from .support import COMPONENTS, RELEASE, Rendered
 
 CALLS = {
-    "gateway": {"lobby", "game", "stats"},
+    "gateway": {"lobby", "game", "stats", "bots"},
     "lobby": {"game", "bots"},
     "game": {"deadlines", "stats"},
     "deadlines": {"game"},
@@ -68,10 +68,11 @@ def test_a_service_admits_only_its_callers(default_render: Rendered, component: 
     assert rule["ports"] == [{"port": _port(default_render, component), "protocol": "TCP"}]
 
 
-def test_the_bots_admit_only_the_lobby_and_the_game_admits_the_bots(default_render: Rendered,
-                                                                    render: Callable[..., Rendered]) -> None:
-    """The lobby hands the bots their seats (DriveTable); the bots play them through the game."""
-    assert _caller_components(_rule(default_render, "bots")) == {"lobby"}
+def test_the_bots_admit_only_the_lobby_and_gateway_and_the_game_admits_the_bots(
+        default_render: Rendered, render: Callable[..., Rendered]) -> None:
+    """The lobby hands the bots their seats (DriveTable), the gateway asks for analyses
+    (AnalysisService); the bots play through the game."""
+    assert _caller_components(_rule(default_render, "bots")) == {"lobby", "gateway"}
     assert _rule(default_render, "bots")["ports"] == [{"port": 50055, "protocol": "TCP"}]
     assert "bots" in _caller_components(_rule(default_render, "game"))
     for component in ("gateway", "deadlines", "stats"):

@@ -28,7 +28,8 @@ PROTO_FILES = sorted(path.relative_to(REPO / "protos").with_suffix("")
 # Each proto file that declares a service, and the service (go-grpc writes a file per such proto).
 SERVICE_FILES = {"deadlines/v1/deadlines": "DeadlineService", "game/v1/game": "GameService",
                  "lobby/v1/lobby": "LobbyService", "lobby/v1/players": "PlayersService",
-                 "stats/v1/stats": "StatsService", "bots/v1/bots": "BotsService", "talk/v1/talk": "TalkService"}
+                 "stats/v1/stats": "StatsService", "bots/v1/bots": "BotsService", "bots/v1/analysis": "AnalysisService",
+                 "talk/v1/talk": "TalkService"}
 INSTALLED_BY_CI = "installed by .ci/run (Debian packages) and `make lint` (tools/package.json)"
 
 

@@ -869,7 +869,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The analysis of the caller's plays in a game */
+        /**
+         * The analysis of the caller's plays in a game
+         * @description The caller's seat is known while the game's lobby entry lives (GAME_TTL_SECONDS after it was last read); an analysis asked for before is found after too.
+         */
         get: operations["getAnalysis"];
         put?: never;
         /**
@@ -7030,7 +7033,7 @@ export interface operations {
             };
             404: components["responses"]["GameNotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            /** @description The game is not finished; or the caller has 3 analyses queued or running already (of any games): ask again once one is done. */
+            /** @description The game is not finished; its game type has no analysis (scopone scientifico has); or the caller has 3 analyses queued or running already (of any games): ask again once one is done. */
             409: {
                 headers: {
                     [name: string]: unknown;
