@@ -32,6 +32,8 @@ PHONE = {"width": 360, "height": 640}
 MISTAKES = ("inaccuracy", "mistake", "blunder")
 WORDS = {"best": "Best play", "good": "Good play", "inaccuracy": "Inaccuracy", "mistake": "Mistake",
          "blunder": "Blunder"}
+ITALIAN = {"best": "La giocata migliore", "good": "Buona giocata", "inaccuracy": "Imprecisione",
+           "mistake": "Errore", "blunder": "Errore grave"}
 # What laying a card on the table gives away, roughly as a scopone player counts it.
 GIVEN_AWAY = {"07D": 10}
 
@@ -145,3 +147,13 @@ def test_a_finished_practice_match_is_analysed_and_the_replay_steps_to_a_marked_
     expect_accessible(page, "the replay at a marked mistake")
     verdict.scroll_into_view_if_needed()
     shoot(page, "analysis", "mistake", verdict)
+
+    # In Italian too, and still within a phone's width (the words are longer).
+    page.get_by_role("button", name="Italiano").click()
+    try:
+        expect(verdict).to_contain_text(ITALIAN[first["verdict"]])
+        expect(detail.get_by_role("button", name="Errore successivo")).to_be_visible()
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+        shoot(page, "analysis", "mistake-italian", verdict)
+    finally:
+        page.get_by_role("button", name="English").click()
