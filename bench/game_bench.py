@@ -138,9 +138,9 @@ async def _append_only(log_store: PostgresLogStore, registry, note: str, moves: 
 
 async def _live_figures(dsn: str, prefix: str, watching: str, elsewhere: bool) -> None:
     """Store calls and CPU per move: LIVE_TABLES scopone tables played at once, each watched
-    as a gateway watches it, by its four seats (WatchViews) or as one table (WatchTable); each
-    move is chosen from the views the watchers received, as a player would, and made on the
-    watchers' replica or (``elsewhere``) on another one.
+    by its four seats (a WatchTable of one seat each, as bots watch) or as one table (WatchTable,
+    as a gateway watches it); each move is chosen from the views the watchers received, as a
+    player would, and made on the watchers' replica or (``elsewhere``) on another one.
 
     Redis calls are INFO commandstats deltas (server-wide: run on a Redis of its own for exact
     figures; commands run by scripts count too), Postgres transactions the xact_commit delta of
@@ -178,7 +178,7 @@ async def _live_figures(dsn: str, prefix: str, watching: str, elsewhere: bool) -
         moves = LIVE_TABLES * LIVE_MOVES_EACH
         commands = after.commands - before.commands
         by_name = ", ".join(f"{name} {count / moves:.2f}" for name, count in commands.most_common())
-        label = "4 WatchViews" if watching == "seats" else "1 WatchTable"
+        label = "4 seat watches" if watching == "seats" else "1 WatchTable"
         where = ", moves made on another replica" if elsewhere else ""
         print(f"   live path, {LIVE_TABLES} scopone tables at once, {label} each{where}: {moves} "
               f"moves in {elapsed:.1f} s")
@@ -201,8 +201,8 @@ async def _live_figures(dsn: str, prefix: str, watching: str, elsewhere: bool) -
 
 
 async def _seat_views(tables: Tables, table_id: str, seat: str) -> AsyncIterator[dict[str, dict]]:
-    async for view in tables.watch(table_id, seat):
-        yield {seat: json.loads(view.view_json)}
+    async for views in tables.watch_table(table_id, seat=seat):  # as a bot watches its seat
+        yield {name: json.loads(view) for name, view in views.views}
 
 
 async def _table_views(tables: Tables, table_id: str) -> AsyncIterator[dict[str, dict]]:

@@ -1,10 +1,13 @@
 """One table's bots at play: each bot seat watches its own view and acts through the game API.
 
-A bot is a player (DESIGN): it reads only its seat's view (GameService.WatchViews) and the
-table's public log (every play is public), never another seat's cards or the seed, and it
-plays with Act at the revision it saw, so a move that raced another (a person, an auto-play, a
-second replica driving the same table for a moment) is refused and decided again on the next
-view. It waits ``think_ms`` before each play and acknowledgement, so people can follow.
+A bot is a player (DESIGN): it reads only its seat's view and the table's public log (every
+play is public), never another seat's cards or the seed. Like a gateway, it watches and plays
+at the table's owner over the live link (game.live_link): its watch is a WatchTable of its own
+seat alone, and it plays with Act at the revision it saw, so a move that raced another (a
+person, an auto-play, a second replica driving the same table for a moment) is refused and
+decided again on the next view. A watch that breaks (the owner died, restarted or was cut) is
+opened again at the table's owner then. It waits ``think_ms`` before each play and
+acknowledgement, so people can follow.
 """
 
 from __future__ import annotations
@@ -15,13 +18,13 @@ import hashlib
 import logging
 import secrets
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from bots import levels
 from bots.knowledge import knowledge_from_view
-from game.client import GameClient, LogEntry
+from game.client import GameClient, LogEntry, TableViews
 from game.live_link import LiveLink
 from game.status import TableStatus
 from services.observability import metrics
@@ -37,7 +40,7 @@ MAX_BACKOFF_SECONDS = 5.0
 class GameApi(Protocol):
     """What a bot uses of the game service (:class:`GameLinks` is one)."""
 
-    def watch_views(self, table_id: str, seat: str) -> Any: ...
+    def watch_seat(self, table_id: str, seat: str) -> AsyncGenerator[dict[str, Any], None]: ...
 
     async def act(self, table_id: str, seat: str, action: dict | str,
                   expected_revision: int | None = None) -> object: ...
@@ -48,14 +51,18 @@ class GameApi(Protocol):
 
 @dataclass(frozen=True)
 class GameLinks:
-    """The game API as a bot uses it, as a gateway does: its moves at the table's owner
-    (game.live_link), the view stream and the log from any replica (game.client)."""
+    """The game API as a bot uses it, as a gateway does: its watch and its moves at the
+    table's owner (game.live_link), the log from any replica (game.client)."""
 
     client: GameClient
     link: LiveLink
 
-    def watch_views(self, table_id: str, seat: str) -> AsyncIterator[dict[str, Any]]:
-        return self.client.watch_views(table_id, seat)
+    async def watch_seat(self, table_id: str, seat: str) -> AsyncGenerator[dict[str, Any], None]:
+        """The seat's view now, then after every change, until the finished view: a WatchTable
+        of this seat alone, at the owner. UNAVAILABLE when the watch broke: watch again."""
+        async with contextlib.aclosing(self.link.watch_table(table_id, seat=seat)) as watch:
+            async for views in watch:
+                yield _own_view(views, seat)
 
     async def act(self, table_id: str, seat: str, action: dict | str,
                   expected_revision: int | None = None) -> object:
@@ -68,6 +75,17 @@ class GameLinks:
     async def close(self) -> None:
         await self.link.close()
         await self.client.close()
+
+
+def _own_view(views: TableViews, seat: str) -> dict[str, Any]:
+    """The seat's view of a message that must hold it alone. A game replica that sent more (one
+    older than the seat filter, during an upgrade that deployed the bots first) is refused: the
+    bot never reads another seat's view, and watches again."""
+    if [name for name, _ in views.views] != [seat]:
+        log.error("a watch of %s got the views of %s; it is dropped", seat,
+                  ", ".join(name for name, _ in views.views) or "no seat")
+        raise ServiceError(Reason.UNAVAILABLE, "The game service sent another seat's view")
+    return views.views[0][1]
 
 
 class SeatBot:
@@ -87,6 +105,7 @@ class SeatBot:
         # Decisions run off the event loop (a maestro thinks for up to a second).
         self._decide = decide or asyncio.to_thread
         self._turn: asyncio.Task | None = None
+        self._turn_revision: int | None = None  # the revision the move under way answers
         # Player entropy: the bot's own 32 bytes, drawn like a person's browser draws them and
         # kept in this process until revealed (a bot moved to another replica withholds).
         self._entropy = secrets.token_bytes(32)
@@ -97,14 +116,20 @@ class SeatBot:
         try:
             while True:
                 try:
-                    async for view in self.game.watch_views(self.table_id, self.seat):
-                        backoff = FIRST_BACKOFF_SECONDS
-                        self._cancel_turn()
-                        if view.get("status") == TableStatus.FINISHED:
-                            return
-                        if self._owes_move(view):
-                            self._turn = asyncio.create_task(self._move(view),
-                                                             name=f"bot {self.table_id} {self.seat}")
+                    async with contextlib.aclosing(self.game.watch_seat(self.table_id,
+                                                                        self.seat)) as views:
+                        async for view in views:
+                            backoff = FIRST_BACKOFF_SECONDS
+                            if self._turn is not None and not self._turn.done() \
+                                    and view.get("revision") == self._turn_revision:
+                                continue  # a resumed watch starts with it: the move stands
+                            self._cancel_turn()
+                            if view.get("status") == TableStatus.FINISHED:
+                                return
+                            if self._owes_move(view):
+                                self._turn_revision = view.get("revision")
+                                self._turn = asyncio.create_task(
+                                    self._move(view), name=f"bot {self.table_id} {self.seat}")
                 except ServiceError as error:
                     if error.reason in (Reason.TABLE_NOT_FOUND, Reason.NOT_SEATED):
                         log.warning("table %s: %s's bot stops: %s", self.table_id, self.seat,

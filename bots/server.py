@@ -51,7 +51,8 @@ async def open_stores(settings: Settings) -> tuple[DriveStore, AnalysisStore]:
 async def build(settings: Settings) -> ServiceSpec:
     """The bots ServiceSpec with its store open; ``on_stop`` closes it."""
     store, analysis_store = await open_stores(settings)
-    # A bot's moves go to the table's owner, as a gateway's do (GAME_REPLICAS_ADDR).
+    # A bot watches its seat and moves at the table's owner, as a gateway does
+    # (GAME_REPLICAS_ADDR); only its reads of the log go to any replica.
     credentials = ClientCredentials.of(settings.grpc_security).for_service("game")
     game_client = GameClient(settings.game_addr, credentials=credentials)
     game = GameLinks(game_client,

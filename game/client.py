@@ -8,7 +8,7 @@ integer milliseconds since the epoch. A failed call raises the ServiceError the 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
@@ -21,8 +21,6 @@ from tavolo.game.v1 import game_pb2, game_pb2_grpc
 
 # Calls that change nothing, or nothing twice (a fire is checked against its token).
 IDEMPOTENT = ("ListGameTypes", "NormalizeOptions", "GetView", "GetLog", "GetResult", "FireDeadline")
-# A view stream lives as long as its match; only the unary calls get the default deadline.
-_STREAM_TIMEOUT_SECONDS = 999999
 
 _STATUS = {
     game_pb2.TABLE_STATUS_PLAYING: TableStatus.PLAYING,
@@ -114,7 +112,8 @@ class TableViews:
 class GameClient(RpcClient):
     """An async client of GameService, for the services and other teams: every call goes to
     ``address``, which reaches any replica. Whoever plays at tables move by move (the gateway,
-    the bots) sends its moves and watches to each table's owner with :class:`game.live_link.LiveLink`.
+    the bots) sends its moves and watches to each table's owner with :class:`game.live_link.LiveLink`:
+    this client has no watch.
 
     ``policy``, ``deadline_seconds`` and ``channel_options``: services.rpc.client.RpcClient.
     ``named_tables``: every create_table names its table, which makes CreateTable idempotent
@@ -133,8 +132,6 @@ class GameClient(RpcClient):
         self._named_tables = named_tables
         self._timeout_seconds = timeout_seconds
         self._stub = game_pb2_grpc.GameServiceStub(self._channel)
-        self._stream_stub = game_pb2_grpc.GameServiceStub(
-            self._open(("WatchViews",), _STREAM_TIMEOUT_SECONDS))
 
     async def list_game_types(self) -> list[GameType]:
         response = await self._call(self._stub.ListGameTypes, game_pb2.ListGameTypesRequest(),
@@ -181,12 +178,6 @@ class GameClient(RpcClient):
                                                                   expected_revision, request_id))
         view: dict[str, Any] = json.loads(response.view_json)
         return view
-
-    def watch_views(self, table_id: str, seat: str) -> AsyncIterator[dict[str, Any]]:
-        """The seat's view now, then after every change; ends after the finished view."""
-        request = game_pb2.WatchViewsRequest(table_id=table_id, seat=seat)
-        return self._stream(self._stream_stub.WatchViews, request,
-                            lambda response: json.loads(response.view_json))
 
     async def fire_deadline(self, table_id: str, token: str, kind: str = "") -> FiredDeadline:
         """Fire a deadline; TABLE_NOT_FOUND when the table is gone."""

@@ -1,7 +1,8 @@
 """What this replica's watchers of a table are handed: every state of the table, in revision order.
 
-One feed per watched table, shared by every stream watching it here (a seat's WatchViews, a
-gateway's WatchTable). The feed learns each new state once, whoever needs it:
+One feed per watched table, shared by every stream watching it here (a gateway's WatchTable,
+a bot's WatchTable of its seat, another team's WatchViews). The feed learns each new state
+once, whoever needs it:
 - a change made on this replica is handed over in-process by the flow (:meth:`Feeds.changed`),
   so it costs no read at all; the signal's echo that follows names a revision already known;
 - a change made by another replica arrives as a signal carrying the new state's snapshot (sent

@@ -1,9 +1,10 @@
 """The link of whoever plays at tables move by move (the gateway, the bots) to the game service.
 
-Each table's moves and watches go to the replica that owns it (game.owners), on the one Relay
-stream to that replica (game.relay): there is no other route. A move always carries a request
-id, so a move whose stream broke before its answer is sent again with the same id, to the
-table's owner then, and the game service plays it at most once (ActRequest.request_id).
+Each table's moves and watches (a gateway's of every seat, a bot's of its own seat) go to the
+replica that owns it (game.owners), on the one Relay stream to that replica (game.relay): there
+is no other route. A move always carries a request id, so a move whose stream broke before its
+answer is sent again with the same id, to the table's owner then, and the game service plays it
+at most once (ActRequest.request_id).
 
 Every other call (reads, the log, take-backs) is :class:`game.client.GameClient`'s.
 """
@@ -16,7 +17,7 @@ import json
 import logging
 import time
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -156,11 +157,14 @@ class LiveLink:
             return Acted(json.loads(response.view_json), response.revision,
                          response.replayed and lost is None)
 
-    def watch_table(self, table_id: str, public: bool = False) -> AsyncIterator[TableViews]:
+    def watch_table(self, table_id: str, public: bool = False,
+                    seat: str = "") -> AsyncGenerator[TableViews, None]:
         """Every seat's view now, then after every change (one message per revision, each
-        rendered once for all seats; with ``public``, the public view too); ends after the
-        finished views. A broken stream raises UNAVAILABLE: watch again."""
-        return self._watch_table(game_pb2.WatchTableRequest(table_id=table_id, public=public))
+        rendered once for all seats; with ``public``, the public view too; with ``seat``, that
+        seat's view alone: a bot's watch); ends after the finished views. A broken stream
+        raises UNAVAILABLE: watch again (at the owner then)."""
+        return self._watch_table(game_pb2.WatchTableRequest(table_id=table_id, public=public,
+                                                            seat=seat))
 
     async def _watch_table(self, request: game_pb2.WatchTableRequest
                            ) -> AsyncGenerator[TableViews, None]:

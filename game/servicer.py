@@ -106,6 +106,8 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
 
     async def WatchViews(self, request: game_pb2.WatchViewsRequest, context: Context
                          ) -> AsyncIterator[game_pb2.WatchViewsResponse]:
+        """Kept for other teams (deprecated in game.proto): tavolo's bots watch their seat with
+        WatchTable's ``seat``, at the table's owner."""
         with unavailable_on(STORES_DOWN, _STORE):
             async for view in self.tables.watch(request.table_id, request.seat):
                 yield game_pb2.WatchViewsResponse(**_view_fields(view))
@@ -113,7 +115,8 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
     async def WatchTable(self, request: game_pb2.WatchTableRequest, context: Context
                          ) -> AsyncIterator[game_pb2.WatchTableResponse]:
         with unavailable_on(STORES_DOWN, _STORE):
-            async for views in self.tables.watch_table(request.table_id, public=request.public):
+            async for views in self.tables.watch_table(request.table_id, public=request.public,
+                                                       seat=request.seat):
                 yield _table_views(views)
 
     async def Relay(self, request_iterator: AsyncIterator[game_pb2.RelayRequest], context: Context

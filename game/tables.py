@@ -269,14 +269,19 @@ class Tables:
                     index = _seat_index(live, seat)
                 yield self._render(live, index)
 
-    async def watch_table(self, table_id: str, public: bool = False) -> AsyncIterator[RenderedViews]:
+    async def watch_table(self, table_id: str, public: bool = False,
+                          seat: str = "") -> AsyncIterator[RenderedViews]:
         """Every seat's view now, then after every change (each rendered once), until the
         finished views; with ``public``, the public view too: rendered once per revision for
-        every watch that asks for it, and only while one does."""
+        every watch that asks for it, and only while one does. With ``seat``, that seat's view
+        alone (a bot's watch): nothing of another seat leaves with it."""
         table_id = inputs.table_id(table_id)
+        seat = check_seat(seat) if seat else ""
         async with contextlib.aclosing(self.feeds.states(table_id)) as states:
             async for live in states:
                 views = self._render_all(live)
+                if seat:
+                    views = _only(views, live, seat)
                 yield replace(views, public=self._render_public(live)) if public else views
 
     # -- changing ---------------------------------------------------------------------------
@@ -609,6 +614,11 @@ def _view_json(engine: Engine, live: Live, index: int | None) -> str:
     return compact_json({**engine.view(live.state, index), "id": live.table_id,
                          "game_type": live.game_type, "seed_commitment": live.seed_commitment,
                          "revision": live.revision})
+
+
+def _only(views: RenderedViews, live: Live, seat: str) -> RenderedViews:
+    """``views`` with ``seat``'s view alone (NOT_SEATED when the table has no such seat)."""
+    return replace(views, views=(views.views[_seat_index(live, seat)],))
 
 
 def _within_bytes(moves: list[LoggedMove], limit: int) -> list[LoggedMove]:

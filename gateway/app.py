@@ -31,6 +31,8 @@ from gateway import (
 from gateway.auth import Auth
 from gateway.backends import Backends
 from gateway.bot_talk import BotTalk
+from gateway.client_addresses import GAUGE as CLIENT_ADDRESSES_GAUGE
+from gateway.client_addresses import ClientAddresses, ClientAddressWatch
 from gateway.draining import Drain
 from gateway.game_types import GameTypes
 from gateway.http_errors import HANDLERS, UNAVAILABLE_TEXT, problem
@@ -49,7 +51,7 @@ from gateway.turn_notices import MemoryThrottle, Throttle, TurnNotices, TurnNoti
 from gateway.watchers import Watchers
 from services.config import Settings
 from services.observability.http_telemetry import HttpTelemetry
-from services.observability.telemetry import active_users
+from services.observability.telemetry import Gauge, active_users
 
 if TYPE_CHECKING:
     from services.observability.telemetry import Telemetry
@@ -182,6 +184,9 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
     online.publish, online.local, online.renewing = (auth.sessions.events.publish, sockets.handle,
                                                      feeds.keep_renewing)
     middleware, gauges = origins.middleware(), None
+    addresses = ClientAddresses()
+    middleware.append(Middleware(ClientAddressWatch, addresses=addresses))
+
     limits = limits or rate_limits(settings.rate_limits, None)
     if limits.enabled:  # inside CORS, so that a 429 carries its headers
         middleware.append(Middleware(RateLimiting, limits=limits))
@@ -189,7 +194,10 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
         middleware.insert(0, Middleware(HttpTelemetry, telemetry=telemetry,
                                         session_of=lambda scope: session_id(HTTPConnection(scope))))
         auth.member = telemetry.user_tagging(auth.member)  # type: ignore[method-assign]
-        gauges = telemetry.gauges([active_users(auth.sessions.count)]).lifespan
+        gauges = telemetry.gauges([active_users(auth.sessions.count), Gauge(
+            CLIENT_ADDRESSES_GAUGE, addresses.count,
+            "Distinct client addresses of the last 500 requests: one or two for many sessions "
+            "is a wrong FORWARDED_ALLOW_IPS", unit="{address}")]).lifespan
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -207,6 +215,7 @@ def create_app(settings: Settings, backends: Backends, auth: Auth,
                     exception_handlers={**HANDLERS, HTTPException: on_http_exception})
     app.state.settings = settings
     app.state.telemetry = telemetry
+    app.state.client_addresses = addresses
     app.state.backends = backends
     app.state.game_types = GameTypes(backends.lobby)  # kept: they change with a deploy
     app.state.auth = auth

@@ -5,10 +5,14 @@ token from its session's bucket and one from its address's, or none when either 
 then refused with the time until both would have one (CONTRACT's 429 with Retry-After, the
 socket's ``rate_limited``). A bucket is kept as GCRA's one number, the time at which it will be
 full again (its "theoretical arrival time"): in Redis under
-``{<prefix>:ratelimit}:<kind>:<session|ip>:<id>``, expiring when the bucket is full, so idle buckets
-vanish (one atomic script: every gateway replica shares the buckets, on Redis's clock; one hash
-tag, as a Redis Cluster needs for a script that takes a session's and an address's bucket); without
-Redis, in this process. A socket's messages are always counted in the process that holds the
+``{<prefix>:ratelimit:<session|ip|member>:<id>}:<kind>``, expiring when the bucket is full, so idle
+buckets vanish (a script on Redis's clock: every gateway replica shares the buckets); without
+Redis, in this process. Each session and each address has a hash tag of its own, so a Redis
+Cluster spreads the buckets over its slots rather than holding them all in one. A request whose
+two buckets share a node's slot (any Redis but a Cluster) takes both in one atomic script; on a
+Cluster, where they do not, one script a slot, sent together, each bucket deciding alone: a refused
+request may then have taken a token from its other bucket, which only ever costs the flooding
+client. A socket's messages are always counted in the process that holds the
 socket (app.state.socket_limits): a move costs no store call, and a session's sockets spread over
 several replicas get the limit once per replica, which still bounds a flood. The arithmetic is
 :func:`_take` and its Lua twin ``_TAKE``, held to the same tests.
@@ -32,6 +36,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from redis.asyncio.cluster import RedisCluster
+from redis.crc import key_slot
 from redis.exceptions import RedisError
 from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -177,18 +183,31 @@ class MemoryBuckets(Buckets):
 
 
 class RedisBuckets(Buckets):
-    """Buckets shared by every gateway replica, under ``{<prefix>:ratelimit}:``."""
+    """Buckets shared by every gateway replica, under ``{<prefix>:ratelimit:...}``."""
 
     def __init__(self, client: RedisClient):
         self._script = client.register_script(_TAKE)
+        self._cluster = isinstance(client, RedisCluster)
 
     async def take(self, buckets: Sequence[tuple[str, Rate]]) -> float:
+        async with asyncio.timeout(STORE_TIMEOUT_SECONDS):  # a hung Redis: no verdict
+            waits = await asyncio.gather(*(self._take(group) for group in self.calls(buckets)))
+        return max(waits) / 1000
+
+    def calls(self, buckets: Sequence[tuple[str, Rate]]) -> list[list[tuple[str, Rate]]]:
+        """The buckets of each script call: all at once, or on a Cluster one call a slot."""
+        if not self._cluster:
+            return [list(buckets)]
+        slots: dict[int, list[tuple[str, Rate]]] = {}
+        for key, rate in buckets:
+            slots.setdefault(key_slot(key.encode()), []).append((key, rate))
+        return list(slots.values())
+
+    async def _take(self, buckets: Sequence[tuple[str, Rate]]) -> int:
         args: list[float | int] = []
         for _, rate in buckets:
             args += [rate.interval_ms, rate.burst]
-        async with asyncio.timeout(STORE_TIMEOUT_SECONDS):  # a hung Redis: no verdict
-            wait_ms = await self._script(keys=[key for key, _ in buckets], args=args)
-        return int(wait_ms) / 1000
+        return int(await self._script(keys=[key for key, _ in buckets], args=args))
 
 
 # -- the limiter ---------------------------------------------------------------------------------
@@ -212,12 +231,15 @@ class RateLimits:
             return None
         buckets = []
         if session is not None:
-            buckets.append((self._keys.group("ratelimit", kind, "session", session),
-                            self._per_session[kind]))
+            buckets.append((self.key(kind, "session", session), self._per_session[kind]))
         if client is not None:
-            buckets.append((self._keys.group("ratelimit", kind, "ip", client),
-                            self._per_ip[kind]))
+            buckets.append((self.key(kind, "ip", client), self._per_ip[kind]))
         return await self._refusal(kind, buckets)
+
+    def key(self, kind: Kind, owner: str, owner_id: str) -> str:
+        """A bucket's name: the owner's (a session's, an address's, a member's) own hash tag,
+        so a Cluster spreads the buckets over its slots."""
+        return f"{self._keys('ratelimit', owner, owner_id)}:{kind}"
 
     async def member_refusal(self, kind: Kind, member_id: str) -> int | None:
         """:meth:`refusal` of a limit counted per member (all their sessions and addresses
@@ -225,7 +247,7 @@ class RateLimits:
         if not self.enabled:
             return None
         digest = session_digest(member_id)  # a member's id is never written in clear
-        return await self._refusal(kind, [(self._keys.group("ratelimit", kind, "member", digest),
+        return await self._refusal(kind, [(self.key(kind, "member", digest),
                                            self._per_session[kind])])
 
     async def _refusal(self, kind: Kind, buckets: list[tuple[str, Rate]]) -> int | None:

@@ -217,7 +217,7 @@ class Settings:
     # another (GOAWAY), so that callers find replicas that came since; 0: as long as it lasts.
     grpc_max_connection_age_seconds: int = 300
     bot_think_ms: int = 900  # a bot's pause before each play and acknowledgement
-    analysis_work: int = 120_000  # simulated plays per position of a match's analysis (bots.analysis.judge)
+    analysis_work: int = 80_000  # simulated plays per position of a match's analysis (bots.analysis.judge)
     abandon_after_timeouts: int = 2  # auto-played turns in a row, offline, before a takeover; 0: never
     # Days after which a finished table's move log is compacted (game.retention); None: never.
     log_retention_days: int | None = None
@@ -275,7 +275,7 @@ class Settings:
             grpc_max_connection_age_seconds=env.integer("GRPC_MAX_CONNECTION_AGE_SECONDS", 300,
                                                         minimum=0),
             bot_think_ms=env.integer("BOT_THINK_MS", 900, minimum=0),
-            analysis_work=env.integer("ANALYSIS_WORK", 120_000, minimum=1_000),
+            analysis_work=env.integer("ANALYSIS_WORK", 80_000, minimum=1_000),
             abandon_after_timeouts=env.integer("ABANDON_AFTER_TIMEOUTS", 2, minimum=0),
             log_retention_days=(env.integer("LOG_RETENTION_DAYS", 0, minimum=1)
                                 if env.text("LOG_RETENTION_DAYS") else None),

@@ -25,7 +25,7 @@ MISTAKE_BELOW = 1.00
 ACCURACY_SCALE = 1.0
 # Simulated plays per position (the maestro spends 30,000 on a decision of its own) and the
 # bounds of the sampled worlds: docs/analysis.md, "Cost".
-WORK = 120_000
+WORK = 80_000
 MAX_SAMPLES = 500
 MIN_SAMPLES = 16
 

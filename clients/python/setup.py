@@ -34,6 +34,8 @@ def generate() -> None:
          f"--grpc_python_out={GEN}", f"--mypy_out={GEN}", f"--mypy_grpc_out={GEN}", *files],
         check=True, env=env, cwd=PROTOS,
     )
+    # The hand-written helpers (src/tavolo/client.py) beside the generated modules.
+    shutil.copytree(HERE / "src" / "tavolo", GEN / "tavolo", dirs_exist_ok=True)
     # PEP 561: tavolo is a namespace package, so every package of it carries the marker.
     for package in [GEN / "tavolo", *(path for path in (GEN / "tavolo").rglob("*") if path.is_dir())]:
         (package / "py.typed").write_text("")

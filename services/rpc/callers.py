@@ -1,7 +1,9 @@
 """Who may call a tavolo gRPC service, and what (docs/grpc-auth.md).
 
 A caller is named in the callers file (``GRPC_CALLERS_FILE``) and known by its bearer token
-(the file holds only its SHA-256) or by its client certificate's name. Each caller may call the
+(the file holds its SHA-256, or names files holding the token, which the service hashes at
+start) or by its client certificate's name. A caller may have two tokens at once, so that a
+rotation never refuses a call. Each caller may call the
 methods of its allow list: the file's ``methods``, or by default what the tavolo service of
 the same name calls (for the built-in callers) and read-only history and ratings (for anyone
 else). Health needs no credentials; reflection any known caller.
@@ -69,7 +71,10 @@ BUILT_IN_METHODS: Mapping[str, tuple[str, ...]] = {
     Component.GAME: (f"{DEADLINE_SERVICE}/*", f"{STATS_SERVICE}/RecordMatch"),
     Component.DEADLINES: (f"{GAME_SERVICE}/FireDeadline",),
     Component.STATS: (f"{LOBBY_SERVICE}/GetSeating", f"{LOBBY_SERVICE}/MarkFinished"),
-    Component.BOTS: tuple(f"{GAME_SERVICE}/{m}" for m in ("WatchViews", "Act", "Relay", "GetLog")),
+    # WatchViews only for a rolling upgrade: the bots of the release before watch with it while
+    # the game service, rolled out first, runs this one (docs/operations.md, "Upgrading to
+    # bots on the live link"). The next release drops it.
+    Component.BOTS: tuple(f"{GAME_SERVICE}/{m}" for m in ("Act", "Relay", "GetLog", "WatchViews")),
 }
 # Another team's default: read history and ratings, nothing that changes a thing.
 READ_ONLY_METHODS = tuple(f"{STATS_SERVICE}/{m}" for m in ("ListMatches", "GetRatings",
@@ -79,7 +84,7 @@ _HEALTH_PREFIX = "/grpc.health.v1.Health/"
 _REFLECTION_PREFIX = "/grpc.reflection."
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _METHOD = re.compile(r"\*|[A-Za-z_][\w.]*\.[A-Za-z_]\w*/(\*|[A-Za-z_]\w*)")
-_ENTRY_KEYS = {"name", "token_sha256", "certificate", "methods"}
+_ENTRY_KEYS = {"name", "token_sha256", "token_files", "certificate", "methods"}
 
 
 @dataclass(frozen=True)
@@ -123,11 +128,11 @@ class Callers:
         by_certificate: dict[str, Caller] = {}
         names: set[str] = set()
         for index, entry in enumerate(document["callers"]):
-            caller, token_hash, certificate = _entry(index, entry)
+            caller, token_hashes, certificate = _entry(index, entry)
             if caller.name in names:
                 raise ConfigError(f"{VARIABLE}: caller {caller.name!r} is listed twice")
             names.add(caller.name)
-            if token_hash is not None:
+            for token_hash in token_hashes:
                 if token_hash in by_token_hash:
                     raise ConfigError(f"{VARIABLE}: callers {by_token_hash[token_hash].name!r} "
                                       f"and {caller.name!r} have the same token")
@@ -151,30 +156,31 @@ class Callers:
         return None
 
 
-def _entry(index: int, entry: Any) -> tuple[Caller, str | None, str | None]:
+def _entry(index: int, entry: Any) -> tuple[Caller, tuple[str, ...], str | None]:
     where = f"{VARIABLE}: callers[{index}]"
     if not isinstance(entry, dict):
-        raise ConfigError(f"{where} must be a mapping with name, token_sha256/certificate, "
-                          "methods")
+        raise ConfigError(f"{where} must be a mapping with name, token_sha256/token_files/"
+                          "certificate, methods")
     unknown = sorted(set(map(str, entry)) - _ENTRY_KEYS)
     if unknown:
         raise ConfigError(f"{where}: unknown key {unknown[0]!r} (known: name, token_sha256, "
-                          "certificate, methods)")
+                          "token_files, certificate, methods)")
     name = entry.get("name")
     if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", name):
         raise ConfigError(f"{where}: name must be 1 to 64 letters, digits, '.', '_' or '-'")
     where = f"{VARIABLE}: caller {name!r}"
-    token_hash = entry.get("token_sha256")
-    if token_hash is not None and (not isinstance(token_hash, str)
-                                   or not _SHA256.fullmatch(token_hash.lower())):
-        raise ConfigError(f"{where}: token_sha256 must be the 64 hex digits of a SHA-256")
+    token_hashes = _token_hashes(where, entry.get("token_sha256"))
+    token_files = entry.get("token_files")
+    if token_files is not None:
+        token_hashes += _token_file_hashes(where, name, token_files)
     certificate = entry.get("certificate")
     if certificate is not None and (not isinstance(certificate, str) or not certificate):
         raise ConfigError(f"{where}: certificate must be the name (DNS SAN or common name) of "
                           "its client certificate")
-    if token_hash is None and certificate is None:
-        raise ConfigError(f"{where}: give token_sha256, certificate or both, or it could "
-                          "never be recognised")
+    if "token_sha256" not in entry and token_files is None and certificate is None:
+        raise ConfigError(f"{where}: give token_sha256, token_files, certificate or some of "
+                          "them, or it could never be recognised")
+    token_hashes = tuple(dict.fromkeys(token_hashes))  # one token in both files mid-rotation
     methods = entry.get("methods")
     if methods is None:
         methods = BUILT_IN_METHODS.get(name, READ_ONLY_METHODS)
@@ -183,7 +189,43 @@ def _entry(index: int, entry: Any) -> tuple[Caller, str | None, str | None]:
     for method in methods:
         _check_method(where, method)
     full = frozenset(m if m == "*" else f"/{m}" for m in methods)
-    return Caller(name, full), (token_hash.lower() if token_hash else None), certificate
+    return Caller(name, full), token_hashes, certificate
+
+
+def _token_hashes(where: str, given: Any) -> tuple[str, ...]:
+    """token_sha256: one hex digest, or a list of them (two during a rotation)."""
+    if given is None:
+        return ()
+    hashes = given if isinstance(given, list) else [given]
+    if not hashes or not all(isinstance(h, str) and _SHA256.fullmatch(h.lower()) for h in hashes):
+        raise ConfigError(f"{where}: token_sha256 must be the 64 hex digits of a SHA-256, or a "
+                          "list of them")
+    return tuple(h.lower() for h in hashes)
+
+
+def _token_file_hashes(where: str, name: str, paths: Any) -> tuple[str, ...]:
+    """The SHA-256 of the token in each of ``paths`` that exists. A file that does not exist is
+    no error: a service mounts only its own callers' tokens, and a rotation's second token only
+    while there is one (docs/grpc-auth.md)."""
+    if not isinstance(paths, list) or not paths or not all(isinstance(p, str) and p for p in paths):
+        raise ConfigError(f"{where}: token_files must be a list of paths")
+    hashes = []
+    for path in paths:
+        try:
+            raw = Path(path).read_bytes()
+        except FileNotFoundError:
+            continue
+        except OSError as error:
+            raise ConfigError(f"{where}: cannot read token file {path}: {error.strerror}") from None
+        token = raw.decode("utf-8", errors="replace").strip()
+        if not token or any(c.isspace() or not c.isprintable() for c in token):
+            raise ConfigError(f"{where}: token file {path} must hold one token: printable, "
+                              "without spaces")
+        hashes.append(hashlib.sha256(token.encode()).hexdigest())
+    if not hashes:
+        log.info("caller %r: none of its token files is here, so it cannot call this service "
+                 "with a token", name)
+    return tuple(hashes)
 
 
 def _check_method(where: str, method: str) -> None:

@@ -284,9 +284,52 @@ CERTIFICATE_SCHEMA: dict[str, Any] = {
 }
 
 
+# The Gateway API's HTTPRoute (gateway.networking.k8s.io/v1), likewise: the fields the chart
+# uses, as the Gateway API's reference defines them, closed to any other key.
+_PATH_MATCH = {"type": "object", "additionalProperties": False, "required": ["path"],
+               "properties": {"path": {"type": "object", "additionalProperties": False,
+                                       "properties": {"type": {"enum": ["Exact", "PathPrefix",
+                                                                        "RegularExpression"]},
+                                                      "value": {"type": "string", "pattern": "^/",
+                                                                "maxLength": 1024}}}}}
+HTTP_ROUTE_SCHEMA: dict[str, Any] = {
+    "type": "object", "additionalProperties": False,
+    "required": ["apiVersion", "kind", "metadata", "spec"],
+    "properties": {
+        "apiVersion": {"const": "gateway.networking.k8s.io/v1"},
+        "kind": {"const": "HTTPRoute"},
+        "metadata": {"type": "object", "required": ["name", "namespace"],
+                     "properties": {"labels": _LABELS, "annotations": _LABELS,
+                                    "name": {"type": "string"}, "namespace": {"type": "string"}}},
+        "spec": {
+            "type": "object", "additionalProperties": False, "required": ["parentRefs", "rules"],
+            "properties": {
+                "parentRefs": {"type": "array", "minItems": 1, "maxItems": 32, "items": {
+                    "type": "object", "additionalProperties": False, "required": ["name"],
+                    "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 253},
+                                   "namespace": {"type": "string"}, "sectionName": {"type": "string"},
+                                   "port": {"type": "integer", "minimum": 1, "maximum": 65535},
+                                   "group": {"type": "string"}, "kind": {"type": "string"}}}},
+                "hostnames": {"type": "array", "maxItems": 16, "items": {
+                    "type": "string", "pattern": r"^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"}},
+                "rules": {"type": "array", "minItems": 1, "maxItems": 16, "items": {
+                    "type": "object", "additionalProperties": False,
+                    "properties": {
+                        "matches": {"type": "array", "maxItems": 64, "items": _PATH_MATCH},
+                        "backendRefs": {"type": "array", "items": {
+                            "type": "object", "additionalProperties": False, "required": ["name", "port"],
+                            "properties": {"name": {"type": "string", "minLength": 1},
+                                           "port": {"type": "integer", "minimum": 1, "maximum": 65535}}}},
+                    }}},
+            },
+        },
+    },
+}
+
+
 def validate(obj: dict[str, Any], kube_version: str = KUBE_VERSION) -> None:
     """Validate ``obj`` against Kubernetes' schemas (of ``kube_version``), or the custom
-    resources' (MONITOR_SCHEMAS, CERTIFICATE_SCHEMA)."""
+    resources' (MONITOR_SCHEMAS, CERTIFICATE_SCHEMA, HTTP_ROUTE_SCHEMA)."""
     import jsonschema
     import kubernetes_validate
 
@@ -294,5 +337,7 @@ def validate(obj: dict[str, Any], kube_version: str = KUBE_VERSION) -> None:
         jsonschema.validate(obj, MONITOR_SCHEMAS[obj["kind"]])
     elif obj["apiVersion"].startswith("cert-manager.io/"):
         jsonschema.validate(obj, CERTIFICATE_SCHEMA)
+    elif obj["apiVersion"].startswith("gateway.networking.k8s.io/"):
+        jsonschema.validate(obj, HTTP_ROUTE_SCHEMA)
     else:
         kubernetes_validate.validate(obj, kube_version, strict=True)

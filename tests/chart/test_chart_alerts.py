@@ -237,3 +237,57 @@ def test_promtool_unit_tests_can_fail(ruled: Rendered, tmp_path: pathlib.Path) -
     (tmp_path / "tests.yaml").write_text(yaml.safe_dump(tests, sort_keys=False))
 
     assert _promtool("test", "rules", "tests.yaml", cwd=tmp_path).returncode != 0
+
+
+def test_promtool_unit_tests_fire_the_runtime_and_absence_alerts(ruled: Rendered, tmp_path: pathlib.Path) -> None:
+    alerts = _alerts(ruled)
+    _rules_file(ruled, tmp_path)
+    game_pod = OURS.format(component="game").split('pod="')[1].rstrip('"')
+    lag = [item for le in ("0.1", "0.25", "0.5", "+Inf") for item in _series(
+        "tavolo_event_loop_lag_seconds_bucket", f',le="{le}"', "0+120x60" if le in ("0.5", "+Inf") else "0x60", "game")]
+
+    def fired(name: str, labels: dict[str, str], **values: str) -> dict[str, Any]:
+        expected = _expected(alerts[name], **values)
+        return expected | {"exp_labels": {**alerts[name]["labels"], **labels}}
+
+    tests = {"rule_files": ["rules.yaml"], "evaluation_interval": "1m", "tests": [
+        {   # Only another release is scraped: ours is absent.
+            "interval": "1m",
+            "input_series": _decoys("up", "", "1x30", "gateway"),
+            "alert_rule_test": [
+                {"eval_time": "3m", "alertname": "TavoloTargetsAbsent", "exp_alerts": []},
+                {"eval_time": "10m", "alertname": "TavoloTargetsAbsent", "exp_alerts": [
+                    fired("TavoloTargetsAbsent", {})]},
+            ],
+        },
+        {   # The game pod: its loop late by 0.25 to 0.5 s, a tenth of its time in the collector,
+            # its pool's ten connections all lent out; and it is up.
+            "interval": "1m",
+            "input_series": [
+                *_series("up", "", "1x60", "game"),
+                *lag,
+                *_series("tavolo_gc_pause_duration_seconds_sum", ',cpython_gc_generation="2"', "0+6x60", "game"),
+                *_series("db_client_connection_count", ',db_client_connection_pool_name="game_log",db_client_connection_state="used"', "10x60", "game"),
+                *_series("db_client_connection_count", ',db_client_connection_pool_name="game_log",db_client_connection_state="idle"', "0x60", "game"),
+                *_decoys("db_client_connection_count", ',db_client_connection_pool_name="game_log",db_client_connection_state="used"', "10x60", "game"),
+            ],
+            "alert_rule_test": [
+                {"eval_time": "30m", "alertname": "TavoloTargetsAbsent", "exp_alerts": []},
+                {"eval_time": "30m", "alertname": "TavoloEventLoopLag", "exp_alerts": [
+                    fired("TavoloEventLoopLag", {"pod": game_pod},
+                          **{"$value | humanizeDuration": "497.5ms", "$labels.pod": game_pod})]},
+                {"eval_time": "30m", "alertname": "TavoloGcPauses", "exp_alerts": [
+                    fired("TavoloGcPauses", {"pod": game_pod},
+                          **{"$value | humanizePercentage": "10%", "$labels.pod": game_pod})]},
+                {"eval_time": "30m", "alertname": "TavoloPoolSaturated", "exp_alerts": [
+                    fired("TavoloPoolSaturated", {"pod": game_pod, "db_client_connection_pool_name": "game_log"},
+                          **{"$value | humanizePercentage": "100%", "$labels.pod": game_pod,
+                             "$labels.db_client_connection_pool_name": "game_log"})]},
+            ],
+        },
+    ]}
+    (tmp_path / "tests.yaml").write_text(yaml.safe_dump(tests, sort_keys=False))
+
+    result = _promtool("test", "rules", "tests.yaml", cwd=tmp_path)
+
+    assert result.returncode == 0, result.stdout + result.stderr

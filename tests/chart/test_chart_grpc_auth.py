@@ -45,8 +45,10 @@ EXTRA = [
 TLS = {"grpcAuth": {"tokens": {"values": TOKENS}, "callers": EXTRA,
                     "tls": {"enabled": True, "certManager": {"issuerRef": ISSUER}}}}
 SECRET_NAMES = {component: f"{component}-certificate" for component in COMPONENTS}
-HASHES = {component: hashlib.sha256(f"existing-{component}".encode()).hexdigest() for component in COMPONENTS}
-EXISTING = {"grpcAuth": {"tokens": {"existingSecret": "platform-grpc-tokens", "sha256": HASHES}}}
+EXISTING = {"grpcAuth": {"tokens": {"existingSecret": "platform-grpc-tokens"}}}
+# Who calls each service (services.rpc.callers.BUILT_IN_METHODS; talk and players are the lobby's).
+CALLERS_OF = {"lobby": {"gateway", "stats"}, "game": {"gateway", "lobby", "deadlines", "bots"},
+              "deadlines": {"game"}, "stats": {"gateway", "game"}, "bots": {"lobby"}}
 CALLERS_CONFIG_MAP = f"{RELEASE}-tavolo-grpc-callers"
 PORTS = {"lobby": 50051, "game": 50052, "deadlines": 50053, "stats": 50054, "bots": 50055}
 TOKENS_SECRET = f"{RELEASE}-tavolo-grpc-tokens"
@@ -228,20 +230,50 @@ def test_the_migration_and_the_helm_test_get_no_credentials(render: Callable[...
 # -- an existing Secret ------------------------------------------------------------------------------
 
 
-def test_an_existing_secret_is_mounted_key_by_key_and_its_hashes_given(render: Callable[..., Rendered]) -> None:
-    rendered = render(EXISTING)
+@pytest.mark.parametrize("values", [EXISTING, {}], ids=["existingSecret", "offline defaults"])
+def test_tokens_of_a_secret_the_chart_does_not_make_are_hashed_by_the_services(
+        render: Callable[..., Rendered], values: dict[str, Any]) -> None:
+    """With an existingSecret, or rendered offline with no token (helm template, Argo CD), the
+    values hold no token and no hash: each service mounts its own callers' keys (and their
+    optional second keys, for a rotation) and the callers file names those files."""
+    rendered = render(values, tokens=False)
+    secret = "platform-grpc-tokens" if values else TOKENS_SECRET
 
-    assert [obj for obj in rendered.of_kind("Secret") if obj["metadata"]["name"] == TOKENS_SECRET] == []
+    assert [obj for obj in rendered.of_kind("Secret") if obj["metadata"]["name"] == secret] == []
     for component in COMPONENTS:
-        assert _file_of(rendered, component, "GRPC_TOKEN_FILE") == ("Secret", "platform-grpc-tokens", component)
-        assert _by_name(rendered)[component]["token_sha256"] == HASHES[component]
+        assert _file_of(rendered, component, "GRPC_TOKEN_FILE") == ("Secret", secret, component)
+        assert "token_sha256" not in _by_name(rendered)[component]
+    for service, callers in CALLERS_OF.items():
+        mounted = {key for kind, name, key in _files(rendered, service).values() if kind == "Secret"}
+        assert mounted == {service} | callers | {f"{caller}.second" for caller in callers}
+        spec, _ = _pod(rendered, service)
+        (volume,) = [volume for volume in spec["volumes"] if volume["name"] == "grpc-auth"]
+        optional = [source["secret"] for source in volume["projected"]["sources"]
+                    if source.get("secret", {}).get("optional")]
+        assert {item["key"] for (source,) in [optional] for item in source["items"]} == {
+            f"{caller}.second" for caller in callers}
+        for caller in callers:
+            paths = _by_name(rendered)[caller]["token_files"]
+            assert [_files(rendered, service)[path][2] for path in paths] == [caller, f"{caller}.second"]
+    assert secret in rendered.notes and "create secret generic" in rendered.notes
+    for obj in rendered.objects:
+        validate(obj)
 
 
-def test_hashes_are_written_in_lower_case(render: Callable[..., Rendered]) -> None:
-    values = copy.deepcopy(EXISTING)
-    values["grpcAuth"]["tokens"]["sha256"]["lobby"] = HASHES["lobby"].upper()
+def test_some_tokens_but_not_all_fail_an_offline_render(render: Callable[..., Rendered]) -> None:
+    with pytest.raises(helm_python.HelmError) as error:
+        render({"grpcAuth": {"tokens": {"values": {"game": TOKENS["game"]}}}}, tokens=False)
 
-    assert _by_name(render(values))["lobby"]["token_sha256"] == HASHES["lobby"]
+    assert "Give all the tokens in grpcAuth.tokens.values or none" in str(error.value)
+
+
+def test_a_rotating_outside_caller_has_two_hashes(render: Callable[..., Rendered]) -> None:
+    old, new = (hashlib.sha256(token).hexdigest() for token in (b"old", b"new"))
+    rendered = render({"grpcAuth": {"callers": [{"name": "reporting", "tokenSha256": [old, new.upper()]}]}})
+
+    assert _by_name(rendered)["reporting"]["token_sha256"] == [old, new]
+    callers = Callers.parse(yaml.safe_load(rendered.get("ConfigMap", CALLERS_CONFIG_MAP)["data"]["callers.yaml"]))
+    assert callers.by_token("old") is callers.by_token("new") is not None
 
 
 # -- callers from outside the release ------------------------------------------------------------------
@@ -499,14 +531,8 @@ def test_schema_rejects(render: Callable[..., Rendered], values: dict[str, Any],
 @pytest.mark.parametrize(
     ("values", "message"),
     [
-        ({"grpcAuth": {"tokens": {"existingSecret": "s"}}},
-         "grpcAuth.tokens.sha256.gateway: the hex SHA-256 of the gateway token of Secret s is needed"),
-        ({"grpcAuth": {"tokens": {"existingSecret": "s", "sha256": {**HASHES, "stats": ""}}}},
-         "grpcAuth.tokens.sha256.stats"),
-        ({"grpcAuth": {"tokens": {"existingSecret": "s", "sha256": HASHES, "values": {"game": "0123456789abcdef"}}}},
+        ({"grpcAuth": {"tokens": {"existingSecret": "s", "values": {"game": "0123456789abcdef"}}}},
          "grpcAuth.tokens: set existingSecret or values (game), not both"),
-        ({"grpcAuth": {"tokens": {"sha256": {"lobby": "a" * 64}}}},
-         "grpcAuth.tokens.sha256 (lobby) is only read with existingSecret"),
         ({"grpcAuth": {"callers": [{"name": "stats", "tokenSha256": "a" * 64}]}},
          'grpcAuth.callers[0]: "stats" is a built-in caller\'s name'),
         ({"grpcAuth": {"callers": [{"name": "r", "certificate": "a"}, {"name": "r", "certificate": "b"}]}},

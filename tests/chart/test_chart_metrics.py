@@ -154,3 +154,14 @@ def test_every_metric_the_dashboard_queries_is_documented(render: Callable[..., 
             for name in queried}
     assert "db_client_connection_count" in base
     assert base and base <= {re.sub(r"_total$", "", name) for name in documented}
+
+
+def test_the_dashboard_tells_releases_and_pods_apart_and_shows_cpu_and_memory(
+        render: Callable[..., Rendered]) -> None:
+    dashboard = _dashboard(render({"metrics": {"grafanaDashboard": {"enabled": True}}}))
+    variables = {variable["name"] for variable in dashboard["templating"]["list"]}
+    assert {"namespace", "release", "pod"} <= variables
+    exprs = [target["expr"] for panel in dashboard["panels"] for target in panel.get("targets", [])]
+    assert exprs and all('pod=~"($release)-.*",pod=~"$pod"' in expr for expr in exprs)
+    titles = {panel["title"] for panel in dashboard["panels"]}
+    assert {"CPU by pod", "Memory by pod"} <= titles

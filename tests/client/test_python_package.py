@@ -203,3 +203,65 @@ def test_the_readme_shows_the_quick_start_file_as_it_is():
     blocks = re.findall(r"```python\n(.*?)```", readme, flags=re.DOTALL)
     assert QUICKSTART.read_text() in blocks, "protos/README.md's Python quick start differs from " + str(
         QUICKSTART.relative_to(REPO))
+
+
+# -- tavolo.client: the token, the retries, the error details -----------------------------------
+
+HELPERS = CLIENT / "examples" / "helpers.py"
+
+
+def test_the_helpers_example_is_typed_against_the_installed_package(venv, tmp_path):
+    # grpcio ships no types: a caller adds types-grpcio, as the project does; here the project's
+    # copy is lent through MYPYPATH rather than installed into the fresh environment.
+    import importlib.util
+    origin = importlib.util.find_spec("grpc-stubs")
+    stubs = tmp_path / "stubs"
+    stubs.mkdir()
+    assert origin is not None and origin.submodule_search_locations
+    (stubs / "grpc").symlink_to(next(iter(origin.submodule_search_locations)))
+    shutil.copy(HELPERS, tmp_path / "helpers.py")
+    (tmp_path / "mypy.ini").write_text("[mypy]\nstrict = True\n[mypy-grpc.*]\nignore_errors = True\n")
+    checked = subprocess.run([sys.executable, "-m", "mypy", "--python-executable", str(venv), "--no-incremental",
+                              "helpers.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                             env={**os.environ, "MYPYPATH": str(stubs)})
+    assert checked.returncode == 0, checked.stdout
+
+
+def test_the_retry_config_names_only_real_unary_methods_that_are_safe_to_repeat(venv, tmp_path):
+    script = ("import json\nfrom tavolo.client import retry_service_config\n"
+              "config = json.loads(retry_service_config())\n"
+              "print(json.dumps(sorted(n['service'] + '/' + n['method'] for n in config['methodConfig'][0]['name'])))\n")
+    ran = run_in(venv, "-c", script, cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    names = set(json.loads(ran.stdout))
+    assert {"tavolo.stats.v1.StatsService/GetLeaderboard", "tavolo.lobby.v1.LobbyService/JoinGame",
+            "tavolo.stats.v1.StatsService/RecordMatch", "tavolo.game.v1.GameService/GetView"} <= names
+    # a second game, a second move, a second message: never sent again by the transport
+    for unsafe in ("LobbyService/CreateGame", "GameService/Act", "TalkService/Say", "LobbyService/WatchGame"):
+        assert not [name for name in names if name.endswith(unsafe)], unsafe
+
+
+def test_the_helpers_send_the_token_and_decode_error_info(venv, stack, tmp_path):
+    ran = run_in(venv, str(HELPERS), stack.address("stats"), cwd=tmp_path,
+                 env={"TAVOLO_GRPC_TOKEN": stack.outside_token})
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.splitlines() == [
+        "leaderboard: alice, carol, bob",
+        "RecordMatch: PERMISSION_DENIED, reason METHOD_NOT_ALLOWED, caller=reporting, "
+        "method=/tavolo.stats.v1.StatsService/RecordMatch",
+    ]
+
+
+def test_the_helpers_decode_bad_request_and_retry_info(venv, stack, tmp_path):
+    """With every right: an empty RecordMatch names its fields (BadRequest); with the game
+    service down, the lobby's CreateGame is UNAVAILABLE with the RetryInfo of protos/README.md."""
+    stack.kill("game")
+    try:
+        ran = run_in(venv, str(HELPERS), stack.address("stats"), stack.address("lobby"), cwd=tmp_path,
+                     env={"TAVOLO_GRPC_TOKEN": stack.credentials.token})
+    finally:
+        stack.start_again("game")
+    assert ran.returncode == 0, ran.stderr
+    record, create = ran.stdout.splitlines()[1:]
+    assert record.startswith("RecordMatch: INVALID_ARGUMENT, reason INVALID_ARGUMENT, field=") and ", fields " in record
+    assert create.startswith("CreateGame: UNAVAILABLE, reason UNAVAILABLE") and create.endswith("retry in 2 s"), create

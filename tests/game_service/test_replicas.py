@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from game.client import GameClient
+from game.live_link import LiveLink
 from testing.processes import free_port, stop_process, wait_serving
 from tests.game_service.conftest import SEATS
 from tests.game_service.fakes import FakeDeadlines, FakeStats, serve_fakes
@@ -53,8 +54,14 @@ async def two_replicas(replica_processes):
 
 
 async def _watch(client: GameClient, table_id: str, seat: str, into: list) -> None:
-    async for view in client.watch_views(table_id, seat):
-        into.append(view)
+    """The seat's views as a bot watches them (WatchTable of one seat), at ``client``'s replica
+    whether or not it owns the table."""
+    link = LiveLink(client._address)
+    try:
+        async for views in link.watch_table(table_id, seat=seat):
+            into.extend(view for _, view in views.views)
+    finally:
+        await link.close()
 
 
 async def test_two_replicas_stream_the_same_updates_whoever_makes_the_moves(two_replicas):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import uuid
 
 import grpc
@@ -17,6 +18,7 @@ from game.tables import Tables
 from services.rpc.errors import Reason, ServiceError
 from services.stores import Keys, redis_client
 from tavolo.game.v1 import game_pb2, game_pb2_grpc
+from testing.waiting import eventually
 from tests.game_service.conftest import SEATS, serving, start_service
 
 
@@ -121,21 +123,56 @@ async def test_take_back_and_fire_deadline_over_grpc(client):
     await _refused(Reason.TABLE_NOT_FOUND, client.fire_deadline(str(uuid.uuid4()), "turn:0"))
 
 
-async def test_a_view_stream_over_grpc_ends_after_the_finished_view(client):
+async def test_a_seat_watch_over_grpc_holds_that_seats_view_alone_until_finished(client):
+    """A bot's watch (WatchTable with a seat): one view a revision, its seat's, never another's."""
     table_id = (await client.create_table("dummy", SEATS, {"target": 1}))["table_id"]
-    views = []
+    messages = []
+    link = LiveLink(client.address)
 
     async def watch() -> None:
-        async for view in client.watch_views(table_id, "seat:3"):
-            views.append(view)
+        async for views in link.watch_table(table_id, seat="seat:3"):
+            messages.append(views)
 
-    watching = asyncio.create_task(watch())
-    while not views:
-        await asyncio.sleep(0.01)
+    async def watching_now() -> bool:
+        return bool(messages)
+
+    try:
+        watching = asyncio.create_task(watch())
+        await eventually(watching_now, interval=0.01, what="the watch never started")
+        await client.act(table_id, "seat:0", {"action": "add", "n": 1})
+        await asyncio.wait_for(watching, 10)
+        assert [(m.revision, m.status) for m in messages] == [(0, "playing"), (1, "finished")]
+        assert [[seat for seat, _ in m.views] for m in messages] == [["seat:3"], ["seat:3"]]
+        assert {view["you"] for m in messages for _, view in m.views} == {3}
+        assert messages[-1].views[0][1] == await client.get_view(table_id, "seat:3")
+        # With the public view too (a seat's watch may ask for it): still no other seat's.
+        public = await anext(link.watch_table(table_id, public=True, seat="seat:1"))
+        assert [seat for seat, _ in public.views] == ["seat:1"] and "hand" not in public.public
+        await _refused(Reason.NOT_SEATED, anext(link.watch_table(table_id, seat="seat:9")))
+        await _refused(Reason.IDENTIFYING_SEAT, anext(link.watch_table(table_id, seat="bob@example.org")))
+        await _refused(Reason.INVALID_ARGUMENT, anext(link.watch_table(table_id, seat="seat 1")))
+        await _refused(Reason.TABLE_NOT_FOUND, anext(link.watch_table(str(uuid.uuid4()), seat="seat:0")))
+    finally:
+        await link.close()
+
+
+async def test_watch_views_kept_for_other_teams_still_streams_one_seat_until_finished(client):
+    """Deprecated (game.proto): no tavolo service calls it; other teams' callers still may."""
+    table_id = (await client.create_table("dummy", SEATS, {"target": 1}))["table_id"]
+    stub = game_pb2_grpc.GameServiceStub(client._channel)
+    call = stub.WatchViews(game_pb2.WatchViewsRequest(table_id=table_id, seat="seat:3"))
+    first = await call.read()
     await client.act(table_id, "seat:0", {"action": "add", "n": 1})
-    await asyncio.wait_for(watching, 10)
-    assert [(v["revision"], v["status"]) for v in views] == [(0, "playing"), (1, "finished")]
-    await _refused(Reason.NOT_SEATED, anext(client.watch_views(table_id, "seat:9")))
+    views = [first]
+    while (view := await call.read()) is not grpc.aio.EOF:
+        views.append(view)
+    assert [(v.revision, v.status) for v in views] == [
+        (0, game_pb2.TABLE_STATUS_PLAYING), (1, game_pb2.TABLE_STATUS_FINISHED)]
+    assert {json.loads(v.view_json)["you"] for v in views} == {3}
+    refused = stub.WatchViews(game_pb2.WatchViewsRequest(table_id=table_id, seat="seat:9"))
+    with pytest.raises(grpc.RpcError) as failed:
+        await refused.read()
+    assert failed.value.code() == grpc.StatusCode.PERMISSION_DENIED  # NOT_SEATED
 
 
 async def test_a_table_stream_over_grpc_sends_every_seats_view_per_revision_until_finished(client):
@@ -173,15 +210,16 @@ async def test_a_store_that_does_not_answer_is_unavailable_not_internal():
     cache = RedisTableCache(redis_client("redis://127.0.0.1:1/0"), Keys("test-unreachable:tavolo"))
     tables = Tables(default_registry(dummy=True), MemoryLogStore(), cache)
     service = await start_service(tables)
-    client = GameClient(service.address)
+    client, link = GameClient(service.address), LiveLink(service.address)
     try:
         table_id = (await client.create_table("dummy", SEATS))["table_id"]  # the log is enough
         assert (await client.get_view(table_id, "seat:0"))["revision"] == 0
         # A move needs the log alone (the snapshot is a recovery cache, saved behind it) ...
         assert (await client.act(table_id, "seat:0", {"action": "add", "n": 1}))["revision"] == 1
-        # ... a view stream needs the cache's change signals.
-        await _refused(Reason.UNAVAILABLE, anext(client.watch_views(table_id, "seat:0")))
+        # ... a watch needs the cache's change signals.
+        await _refused(Reason.UNAVAILABLE, anext(link.watch_table(table_id, seat="seat:0")))
     finally:
+        await link.close()
         await client.close()
         await service.stop()
         await cache.close()

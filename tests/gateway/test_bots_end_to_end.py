@@ -15,6 +15,7 @@ import pytest
 from bots.catalogue import bot_name
 from lobby.client import LobbyClient
 from testing.players import Player, play_until_over, receive, seat_four, take_turn
+from testing.prometheus import scrape
 from testing.stack import real_stack
 from testing.waiting import eventually
 
@@ -66,6 +67,13 @@ async def test_one_person_plays_a_whole_match_against_three_bots(stack):
         plays = [m for m in log["moves"] if m["type"] == "play"]
         assert {m["seat"] for m in plays} == {"seat:0", "seat:1", "seat:2", "seat:3"}
         assert all(not m["auto"] for m in plays)  # bots play, they are not timed out
+        # The bots watched on the live link (WatchTable of their seat, on their Relay stream),
+        # never with WatchViews.
+        game_metrics = await scrape(stack, "game")
+        assert game_metrics.value("rpc_server_call_duration_seconds_count",
+                                  rpc_method="tavolo.game.v1.GameService/GetLog") > 0  # counted
+        assert not game_metrics.has("rpc_server_call_duration_seconds_count",
+                                    rpc_method="tavolo.game.v1.GameService/WatchViews")
         await socket.close()
         # A practice match is recorded unrated, and the lobby learns that its table finished.
         lobby = LobbyClient(stack.address("lobby"), credentials=stack.credentials)

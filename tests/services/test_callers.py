@@ -89,7 +89,9 @@ def _error_info(error: grpc.RpcError) -> error_details_pb2.ErrorInfo:
 # -- the callers file ------------------------------------------------------------------------
 
 @pytest.mark.parametrize("document, complaint", [
-    ({"callers": [{"name": "x"}]}, "give token_sha256, certificate or both"),
+    ({"callers": [{"name": "x"}]}, "give token_sha256, token_files, certificate"),
+    ({"callers": [{"name": "x", "token_sha256": ["a" * 64, "abc"]}]}, "64 hex digits"),
+    ({"callers": [{"name": "x", "token_files": "/run/token"}]}, "token_files must be a list"),
     ({"callers": [{"name": "x", "token_sha256": "abc"}]}, "64 hex digits"),
     ({"callers": [{"name": "x", "certificate": "c", "role": "admin"}]}, "unknown key 'role'"),
     ({"callers": [{"name": "x y", "certificate": "c"}]}, "name must be"),
@@ -220,6 +222,58 @@ async def test_the_token_is_read_from_its_file(token_lobby, tmp_path):
     token_file.write_text(f"  {TOKENS['gateway']}\n")
     credentials = ClientCredentials.of(GrpcSecurity(token_file=str(token_file)))
     assert (await _get_game(token_lobby, credentials)).reason is Reason.GAME_NOT_FOUND
+
+
+def test_token_files_are_hashed_at_start_and_a_missing_one_is_skipped(tmp_path):
+    (tmp_path / "gateway").write_text(TOKENS["gateway"] + "\n")
+    callers = Callers.parse({"callers": [
+        {"name": "gateway", "token_files": [str(tmp_path / "gateway"), str(tmp_path / "gateway.second")]},
+        {"name": "game", "token_files": [str(tmp_path / "game")]},  # not a caller of this one
+    ]})
+    gateway = callers.by_token(TOKENS["gateway"])
+    assert gateway is not None and gateway.name == "gateway"
+    (tmp_path / "bad").write_text("two words")
+    with pytest.raises(ConfigError, match="must hold one token"):
+        Callers.parse({"callers": [{"name": "x", "token_files": [str(tmp_path / "bad")]}]})
+
+
+async def test_a_rotation_with_two_tokens_keeps_every_call_working(tmp_path):
+    """The runbook of docs/grpc-auth.md, "Rotating a token": at each step the pods of the last
+    step and of this one run side by side, as in a rolling update, and every caller of either
+    step is let in; at the end only the new token is."""
+    tokens = tmp_path / "tokens"
+    tokens.mkdir()
+    current, second = tokens / "gateway", tokens / "gateway.second"
+    callers = tmp_path / "callers.yaml"
+    callers.write_text(f"""callers:
+  - name: gateway
+    token_files: [{current}, {second}]
+""")
+    old, new = "old-gateway-token-0123456789", "new-gateway-token-0123456789"
+    security = GrpcSecurity(callers_file=str(callers))
+
+    async def let_in(address: str, token: str) -> bool:
+        error = await _get_game(address, ClientCredentials(token=token))
+        return error.reason is Reason.GAME_NOT_FOUND
+
+    current.write_text(old)
+    async with _lobby(security) as before:
+        # 1. the new token as the second: the services learn it, the callers still send the old
+        second.write_text(new)
+        async with _lobby(security) as step1:
+            assert [await let_in(a, old) for a in (before, step1)] == [True, True]
+            # 2. swap them: the callers send the new one, the services accept both
+            current.write_text(new)
+            second.write_text(old)
+            async with _lobby(security) as step2:
+                for address in (step1, step2):
+                    assert await let_in(address, old) and await let_in(address, new)
+                # 3. drop the second: only the new one is sent, and now only it is accepted
+                second.unlink()
+                async with _lobby(security) as step3:
+                    for address in (step2, step3):
+                        assert await let_in(address, new)
+                    assert not await let_in(step3, old)
 
 
 async def test_an_open_service_bound_beyond_loopback_warns_at_start(caplog):

@@ -108,6 +108,8 @@ async def test_every_process_counts_the_match_it_served(stack):
             return (await scrape(stack, "gateway")).value("tavolo_active_users") == 4
 
         await eventually(four_users, timeout=10, what="the four sessions were never counted")
+        # Polled with the sessions: no full window of requests yet, so 0 addresses.
+        assert (await scrape(stack, "gateway")).value("tavolo_gateway_client_addresses") == 0
 
         lobby_metrics = await scrape(stack, "lobby")
         assert lobby_metrics.value("rpc_server_call_duration_seconds_count",

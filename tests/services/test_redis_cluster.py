@@ -22,7 +22,7 @@ from gateway.events import (
     session_digest,
 )
 from gateway.presence import RedisPresence
-from gateway.rate_limits import Kind, RateLimits, RedisBuckets
+from gateway.rate_limits import Kind, Rate, RateLimits, RedisBuckets
 from gateway.sessions import RedisSessionStore, Session, new_session_id
 from services.config import RateLimitSettings
 from services.stores import Keys, RedisClient, redis_client
@@ -122,6 +122,23 @@ async def test_the_rate_limits_take_a_sessions_and_an_addresss_tokens_at_once(cl
                         keys)
     assert [await limits.refusal(Kind.LOGIN, "digest", "198.51.100.7") for _ in range(2)] == [None] * 2
     assert await limits.refusal(Kind.LOGIN, "digest", "203.0.113.9") == 1  # the session's are gone
+
+
+async def test_the_rate_limits_spread_their_buckets_over_the_nodes(client, keys):
+    buckets = RedisBuckets(client)
+    limits = RateLimits(RateLimitSettings(writes_per_minute=60, writes_burst=5), buckets, keys)
+    for n in range(30):
+        assert await limits.refusal(Kind.WRITE, f"session-{n}", f"198.51.100.{n}") is None
+    assert await _nodes_holding(client, keys) == 3
+    # a session's and an address's buckets are two slots: a call each, and still the tighter wins
+    pair = [(limits.key(Kind.WRITE, "session", "s"), Rate(0.01, 1)),
+            (limits.key(Kind.WRITE, "ip", "a"), Rate(0.01, 4))]
+    assert len(buckets.calls(pair)) == 2
+    assert await buckets.take(pair) == 0
+    assert await buckets.take(pair) > 0
+    # buckets of one slot still go in one script
+    assert len(buckets.calls([(limits.key(Kind.WRITE, "session", "s"), Rate(1, 1)),
+                              (limits.key(Kind.LOGIN, "session", "s"), Rate(1, 1))])) == 1
 
 
 async def test_presence_marks_and_renews_tables_on_every_node(client, keys):

@@ -61,6 +61,11 @@ spec:
   {{- if not $values.autoscaling.enabled }}
   replicas: {{ $values.replicas }}
   {{- end }}
+  revisionHistoryLimit: {{ int $root.Values.revisionHistoryLimit }}
+  {{- with $values.strategy | default $root.Values.deploymentStrategy }}
+  strategy:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
   selector:
     matchLabels:
       {{- include "tavolo.selectorLabels" . | nindent 6 }}
@@ -113,6 +118,20 @@ spec:
                 labelSelector:
                   matchLabels:
                     {{- include "tavolo.selectorLabels" . | nindent 20 }}
+      {{- end }}
+      {{- with $root.Values.topologySpread }}
+      {{- if .enabled }}
+      topologySpreadConstraints:
+        - topologyKey: {{ .topologyKey }}
+          maxSkew: {{ int .maxSkew }}
+          whenUnsatisfiable: {{ .whenUnsatisfiable }}
+          labelSelector:
+            matchLabels:
+              {{- include "tavolo.selectorLabels" $ | nindent 14 }}
+          # Counted within one rollout's pods: an old ReplicaSet's do not skew the new one's.
+          matchLabelKeys:
+            - pod-template-hash
+      {{- end }}
       {{- end }}
       containers:
         - name: {{ .component }}
@@ -283,6 +302,10 @@ spec:
     name: {{ include "tavolo.componentName" . }}
   minReplicas: {{ $hpa.minReplicas }}
   maxReplicas: {{ $hpa.maxReplicas }}
+  {{- with $hpa.behavior }}
+  behavior:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
   metrics:
     {{- with $hpa.targetCPUUtilizationPercentage }}
     - type: Resource

@@ -37,59 +37,61 @@ secret: token hashes and certificate names), and the components' TLS certificate
 {{- printf "%s.%s.svc" (include "tavolo.componentName" .) .root.Release.Namespace -}}
 {{- end -}}
 
+{{/* Who calls each gRPC service (services/rpc/callers.py, BUILT_IN_METHODS): the components
+     whose tokens a service mounts when it hashes them itself. */}}
+{{- define "tavolo.grpcCallersOf" -}}
+{{- $of := dict "lobby" (list "gateway" "stats") "game" (list "gateway" "lobby" "deadlines" "bots") "deadlines" (list "game") "stats" (list "gateway" "game") "bots" (list "lobby") -}}
+{{- toJson (get $of .) -}}
+{{- end -}}
+
+{{/* Where a service mounts its callers' tokens (tokensFromSecret). */}}
+{{- define "tavolo.grpcCallerTokensDir" -}}/etc/tavolo/grpc/callers{{- end -}}
+
 {{/*
 The tokens the chart keeps in its own Secret, as YAML {component: token}: for each component
 grpcAuth.tokens.values.<component> when given, else the token already in the release's Secret
 (Helm's `lookup`, on install and upgrade), else, on an install that sees the cluster, a new random
-one (_kept.tpl). An offline render (helm template, --dry-run, Argo CD) that is given neither the
-tokens nor an existingSecret fails, saying how to give them: random tokens there would differ on
-every render and roll every pod on every sync. They are chosen once per rendering and kept in
-.Values for the rest of it, so that the Secret, the callers file and the pods' checksums agree.
+one (_kept.tpl). An offline render (helm template, --dry-run, Argo CD) that is given none of the
+tokens renders no Secret and no hash: it refers to the Secret <fullname>-grpc-tokens, which the
+operator creates, and the services hash the mounted tokens themselves (tavolo.grpcTokensFromSecret).
+Given some but not all of them, it fails: random tokens there would differ on every render and roll
+every pod on every sync. They are chosen once per rendering and kept in .Values for the rest of it,
+so that the Secret, the callers file and the pods' checksums agree. Empty with an existingSecret.
 */}}
 {{- define "tavolo.grpcTokens" -}}
 {{- $tokens := .Values.grpcAuth.tokens -}}
 {{- if not (hasKey $tokens "_rendered") -}}
+{{- $chosen := dict -}}
+{{- if not $tokens.existingSecret -}}
 {{- $secret := include "tavolo.grpcTokensSecretName" . -}}
 {{- $kept := include "tavolo.keptValues" (dict "root" . "secret" $secret "keys" (include "tavolo.grpcCallers" . | fromJsonArray) "given" $tokens.values) | fromYaml -}}
-{{- with $kept.missing -}}
-{{- fail (printf "grpcAuth.tokens: Helm sees no cluster here (helm template, helm install --dry-run, Argo CD), so it can neither read back the tokens of Secret %s nor keep new random ones: every render would make others and restart every pod. Give the tokens of %s: set grpcAuth.tokens.values.<component> (16 or more printable characters each, e.g. `openssl rand -hex 32`), or grpcAuth.tokens.existingSecret with grpcAuth.tokens.sha256.<component> (keeps them out of your values); or install with Helm against the cluster, which makes them once and keeps them" $secret (join ", " .)) -}}
+{{- if and $kept.missing $kept.chosen -}}
+{{- fail (printf "grpcAuth.tokens: Helm sees no cluster here (helm template, helm install --dry-run, Argo CD), so it can neither read back the tokens of Secret %s nor keep new random ones: every render would make others and restart every pod. Give all the tokens in grpcAuth.tokens.values or none (then create Secret %s yourself, or set grpcAuth.tokens.existingSecret); missing: %s" $secret $secret (join ", " $kept.missing)) -}}
 {{- end -}}
-{{- $_ := set $tokens "_rendered" $kept.chosen -}}
+{{- $chosen = $kept.chosen -}}
 {{- end -}}
-{{- toYaml (get $tokens "_rendered") -}}
+{{- $_ := set $tokens "_rendered" $chosen -}}
+{{- end -}}
+{{- with get $tokens "_rendered" }}{{ toYaml . }}{{ end -}}
 {{- end -}}
 
 {{/*
-The hex SHA-256 of each component's token, as YAML {component: sha256}: given with an
-existingSecret (the chart cannot read a Secret when it renders without a cluster, and must render
-the same callers file then), else of the chart's own tokens. When Helm can read the existing
-Secret (install, upgrade), the given hashes are checked against it.
+Whether the tokens come from a Secret the chart does not render (grpcAuth.tokens.existingSecret,
+or an offline render given no token): the chart then knows no token, the callers file names the
+mounted token files (each service's callers' keys, and their optional `<component>.second` key
+for a rotation) and the services hash them at start.
+*/}}
+{{- define "tavolo.grpcTokensFromSecret" -}}
+{{- if and .Values.grpcAuth.tokens.enabled (not (include "tavolo.grpcTokens" .)) -}}true{{- end -}}
+{{- end -}}
+
+{{/*
+The hex SHA-256 of each of the chart's own tokens, as YAML {component: sha256}.
 */}}
 {{- define "tavolo.grpcTokenHashes" -}}
-{{- $tokens := .Values.grpcAuth.tokens -}}
 {{- $hashes := dict -}}
-{{- if $tokens.existingSecret -}}
-{{- $existing := lookup "v1" "Secret" .Release.Namespace $tokens.existingSecret | default dict -}}
-{{- $data := get $existing "data" | default dict -}}
-{{- range $component := include "tavolo.grpcCallers" . | fromJsonArray -}}
-{{- $hash := index $tokens.sha256 $component | lower -}}
-{{- if not $hash -}}
-{{- fail (printf "grpcAuth.tokens.sha256.%s: the hex SHA-256 of the %s token of Secret %s is needed with grpcAuth.tokens.existingSecret (printf %%s \"$TOKEN\" | sha256sum)" $component $component $tokens.existingSecret) -}}
-{{- end -}}
-{{- if $existing -}}
-{{- if not (get $data $component) -}}
-{{- fail (printf "grpcAuth.tokens.existingSecret: Secret %s has no key %s" $tokens.existingSecret $component) -}}
-{{- end -}}
-{{- if ne (get $data $component | b64dec | sha256sum) $hash -}}
-{{- fail (printf "grpcAuth.tokens.sha256.%s is not the SHA-256 of the %s token in Secret %s" $component $component $tokens.existingSecret) -}}
-{{- end -}}
-{{- end -}}
-{{- $_ := set $hashes $component $hash -}}
-{{- end -}}
-{{- else -}}
 {{- range $component, $token := include "tavolo.grpcTokens" . | fromYaml -}}
 {{- $_ := set $hashes $component ($token | sha256sum) -}}
-{{- end -}}
 {{- end -}}
 {{- toYaml $hashes -}}
 {{- end -}}
@@ -104,14 +106,18 @@ caller (tokens and TLS both off).
 {{- $root := . -}}
 {{- $auth := .Values.grpcAuth -}}
 {{- $hashes := dict -}}
-{{- if $auth.tokens.enabled -}}
+{{- $fromSecret := include "tavolo.grpcTokensFromSecret" . -}}
+{{- if and $auth.tokens.enabled (not $fromSecret) -}}
 {{- $hashes = include "tavolo.grpcTokenHashes" . | fromYaml -}}
 {{- end -}}
 {{- $builtIn := include "tavolo.grpcCallers" . | fromJsonArray -}}
 {{- $callers := list -}}
 {{- range $component := $builtIn -}}
 {{- $caller := dict "name" $component -}}
-{{- if $auth.tokens.enabled -}}
+{{- if $fromSecret -}}
+{{- $dir := include "tavolo.grpcCallerTokensDir" $root -}}
+{{- $_ := set $caller "token_files" (list (printf "%s/%s" $dir $component) (printf "%s/%s.second" $dir $component)) -}}
+{{- else if $auth.tokens.enabled -}}
 {{- $_ := set $caller "token_sha256" (get $hashes $component) -}}
 {{- end -}}
 {{- if $auth.tls.enabled -}}
@@ -130,7 +136,13 @@ caller (tokens and TLS both off).
 {{- $_ := set $seen $extra.name true -}}
 {{- $caller := dict "name" $extra.name -}}
 {{- with $extra.tokenSha256 -}}
+{{- if kindIs "slice" . -}}
+{{- $lowered := list -}}
+{{- range . }}{{ $lowered = append $lowered (lower .) }}{{ end -}}
+{{- $_ := set $caller "token_sha256" $lowered -}}
+{{- else -}}
 {{- $_ := set $caller "token_sha256" (lower .) -}}
+{{- end -}}
 {{- end -}}
 {{- with $extra.certificate -}}
 {{- $_ := set $caller "certificate" . -}}
@@ -144,7 +156,9 @@ caller (tokens and TLS both off).
 {{- $owners := dict -}}
 {{- range $caller := $callers -}}
 {{- range $field := list "token_sha256" "certificate" -}}
-{{- with get $caller $field -}}
+{{- $values := get $caller $field -}}
+{{- if not (kindIs "slice" $values) }}{{ $values = ternary (list $values) (list) (not (empty $values)) }}{{ end -}}
+{{- range $values -}}
 {{- $key := printf "%s %s" $field . -}}
 {{- if hasKey $owners $key -}}
 {{- fail (printf "grpcAuth.callers: %s and %s have the same %s" (get $owners $key) $caller.name (ternary "token (tokenSha256)" "certificate" (eq $field "token_sha256"))) -}}
@@ -157,7 +171,10 @@ callers:
 {{- range $caller := $callers }}
   - name: {{ toJson $caller.name }}
     {{- with $caller.token_sha256 }}
-    token_sha256: {{ . }}
+    token_sha256: {{ if kindIs "slice" . }}{{ toJson . }}{{ else }}{{ . }}{{ end }}
+    {{- end }}
+    {{- with $caller.token_files }}
+    token_files: {{ toJson . }}
     {{- end }}
     {{- with $caller.certificate }}
     certificate: {{ toJson . }}
@@ -200,16 +217,11 @@ be silently ignored, or that would leave the pods waiting for a Secret nobody ma
 {{- $root := . -}}
 {{- $auth := .Values.grpcAuth -}}
 {{- $given := list -}}
-{{- $hashed := list -}}
 {{- range $component := include "tavolo.grpcCallers" . | fromJsonArray -}}
 {{- if index $auth.tokens.values $component -}}{{- $given = append $given $component -}}{{- end -}}
-{{- if index $auth.tokens.sha256 $component -}}{{- $hashed = append $hashed $component -}}{{- end -}}
 {{- end -}}
 {{- if and $auth.tokens.existingSecret $given -}}
 {{- fail (printf "grpcAuth.tokens: set existingSecret or values (%s), not both" (join ", " $given)) -}}
-{{- end -}}
-{{- if and $hashed (not $auth.tokens.existingSecret) -}}
-{{- fail (printf "grpcAuth.tokens.sha256 (%s) is only read with existingSecret: the chart hashes the tokens it keeps itself" (join ", " $hashed)) -}}
 {{- end -}}
 {{- if and $auth.callers (not (include "tavolo.grpcAuthEnabled" .)) -}}
 {{- fail "grpcAuth.callers: with grpcAuth.tokens and grpcAuth.tls both off the services check no caller; turn one on" -}}
@@ -281,7 +293,21 @@ Secret) and its TLS Secret. Read-only for the group (fsGroup) when the pods have
 {{- $sources = append $sources (dict "configMap" (dict "name" (include "tavolo.grpcCallersConfigMapName" $root) "items" (list (dict "key" "callers.yaml" "path" "callers.yaml")))) -}}
 {{- end -}}
 {{- if $auth.tokens.enabled -}}
-{{- $sources = append $sources (dict "secret" (dict "name" (include "tavolo.grpcTokensSecretName" $root) "items" (list (dict "key" .component "path" "token")))) -}}
+{{- $secret := include "tavolo.grpcTokensSecretName" $root -}}
+{{- $items := list (dict "key" .component "path" "token") -}}
+{{- $seconds := list -}}
+{{- if and (ne .component "gateway") (include "tavolo.grpcTokensFromSecret" $root) -}}
+{{- /* The service hashes its callers' tokens itself: only theirs, and their second ones while
+     a rotation has them (an optional source: a missing key is no error). */ -}}
+{{- range $caller := include "tavolo.grpcCallersOf" .component | fromJsonArray -}}
+{{- $items = append $items (dict "key" $caller "path" (printf "callers/%s" $caller)) -}}
+{{- $seconds = append $seconds (dict "key" (printf "%s.second" $caller) "path" (printf "callers/%s.second" $caller)) -}}
+{{- end -}}
+{{- end -}}
+{{- $sources = append $sources (dict "secret" (dict "name" $secret "items" $items)) -}}
+{{- with $seconds -}}
+{{- $sources = append $sources (dict "secret" (dict "name" $secret "items" . "optional" true)) -}}
+{{- end -}}
 {{- end -}}
 {{- if $auth.tls.enabled -}}
 {{- $items := list -}}
