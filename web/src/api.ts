@@ -3,6 +3,7 @@
 import { noteServerDate } from "./clock";
 import { tx } from "./i18n";
 import type {
+  Analysis,
   AnyView,
   ChatMessage,
   FollowedPlayer,
@@ -133,6 +134,10 @@ export const api = {
     request<Preview>("GET", `/api/games/preview?code=${encodeURIComponent(code)}`),
   game: (id: string) => request<AnyView>("GET", `/api/games/${encodeURIComponent(id)}`),
   log: (id: string) => request<GameLog>("GET", logUrl(id)),
+  /** The caller's analysis of a finished game they sat in (404 "No analysis" when never asked). */
+  analysis: (id: string) => request<Analysis>("GET", analysisUrl(id)),
+  /** Ask for it: queued (202), or its current status when asked before (200). */
+  askAnalysis: (id: string) => request<Analysis>("POST", analysisUrl(id)),
   myGames: async () => (await request<{ games: MyGame[] }>("GET", "/api/me/games")).games,
   matches: (query: { limit?: number; cursor?: string | null; gameType?: string | null }) =>
     request<MatchPage>("GET", `/api/me/matches${queryString({
@@ -231,6 +236,10 @@ export function gameTypesCached(): Promise<GameType[]> {
 /** The Server-Sent Events stream of the open games (an `open_games` event at every change). */
 export function openGamesEventsUrl(gameType?: string | null): string {
   return `/api/games/open/events${queryString({ game_type: gameType })}`;
+}
+
+export function analysisUrl(id: string): string {
+  return `/api/games/${encodeURIComponent(id)}/analysis`;
 }
 
 export function logUrl(id: string): string {

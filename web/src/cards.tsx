@@ -124,6 +124,16 @@ export function CardFace({ code }: { code: string }) {
   return <span class="card-face" aria-hidden="true" dangerouslySetInnerHTML={{ __html: faceMarkup(code) }} />;
 }
 
+/** A card face up for reading (not a button), as the replay and the analysis show them: its name
+ * is what a screen reader says; ``mark`` lights the card just played or the cards it took. */
+export function ShownCard({ code, mark }: { code: string; mark?: "played" | "taken" }) {
+  return (
+    <span class={`replay-card${mark ? ` is-${mark}` : ""}`} role="img" aria-label={cardName(code)}>
+      <CardFace code={code} />
+    </span>
+  );
+}
+
 export function CardBack() {
   return <span class="card-face" aria-hidden="true" dangerouslySetInnerHTML={{ __html: BACK }} />;
 }

@@ -114,3 +114,11 @@ export type MemberMessage = Schemas["WsMemberMessage"];
 // Web Push (CONTRACT, Turn-based games).
 export type PushKey = Schemas["PushKey"];
 export type PushSubscriptionBody = Schemas["PushSubscribeRequest"];
+
+// The analysis of a finished match (CONTRACT, Analysis of a finished match): the member's plays,
+// each with its verdict, the best play and the points lost (absent for an auto-play).
+export type Analysis = Schemas["Analysis"];
+export type AnalysedPlay = Schemas["AnalysedPlay"];
+export type AnalysedMove = Schemas["AnalysedMove"];
+export type AnalysisSummary = Schemas["AnalysisSummary"];
+export type Verdict = NonNullable<AnalysedPlay["verdict"]>;

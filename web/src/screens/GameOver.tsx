@@ -22,6 +22,8 @@ import { rememberedCommitment } from "../usegame";
 import { Failed } from "../status";
 import { EloDelta } from "../widgets";
 import { HandSummary } from "./HandEnd";
+import { AnalysisPanel } from "../analysisview";
+import { useAnalysis } from "../useanalysis";
 import { ScoreBoard } from "./Table";
 
 function seatNames(view: GameView): (string | undefined)[] {
@@ -163,6 +165,12 @@ export function DealCheck({ id, commitment, names }: { id: string; commitment: s
       </p>
     </section>
   );
+}
+
+/** "Analyse my play": asked here, read in History's replay of the match. */
+function GameOverAnalysis({ id }: { id: string }) {
+  const { state, ask, retry } = useAnalysis(id);
+  return <AnalysisPanel state={state} ask={ask} retry={retry} replayHref={`/history/${id}`} />;
 }
 
 function PlayAgain({ view, invitation }: { view: GameView; invitation: RematchNotice | null }) {
@@ -330,6 +338,7 @@ export function GameOverScreen({
       </p>
       <PlayAgain view={view} invitation={rematch} />
       <EloOutcome view={view} />
+      <GameOverAnalysis id={view.id} />
       {view.last_hand && <HandSummary hand={view.last_hand} mine={mine} napola={view.options?.napola !== false} />}
       {view.last_hand && <LastHandTally id={view.id} hand={view.last_hand} mine={mine} />}
       <dl class="seed">

@@ -15,6 +15,8 @@ import { PlayerLink } from "../playerlink";
 import { DealCheck } from "./GameOver";
 import { HandSummary } from "./HandEnd";
 import { Replay } from "./Replay";
+import { AnalysisPanel } from "../analysisview";
+import { useAnalysis } from "../useanalysis";
 
 const PAGE = 10;
 
@@ -288,6 +290,17 @@ function TeamTable({ match, me, levels }: { match: MatchItem; me: string; levels
   );
 }
 
+/** "Analyse my play" above the replay, which marks each of the member's plays once it is done. */
+function AnalysedReplay({ match, me, levels }: { match: MatchItem; me: string; levels: BotLevel[] }) {
+  const { state, ask, retry } = useAnalysis(match.id);
+  return (
+    <>
+      <AnalysisPanel state={state} ask={ask} retry={retry} />
+      <Replay match={match} me={me} levels={levels} analysis={state.kind === "done" ? state.analysis : null} />
+    </>
+  );
+}
+
 export function MatchScreen({ id, me }: { id: string; me: string }) {
   const types = useGameTypes();
   const [match, setMatch] = useState<MatchItem | null | undefined>(undefined);
@@ -362,7 +375,7 @@ export function MatchScreen({ id, me }: { id: string; me: string }) {
         </p>
       )}
       <TeamTable match={match} me={me} levels={levelsOf(types, match.game_type)} />
-      <Replay match={match} me={me} levels={levelsOf(types, match.game_type)} />
+      <AnalysedReplay match={match} me={me} levels={levelsOf(types, match.game_type)} />
       <h2>{tx("Hand by hand", "Mano per mano")}</h2>
       {audit.length === 0 && <Empty>{tx("This match has no hand record.", "Questa partita non ha il dettaglio delle mani.")}</Empty>}
       <div class="audit" data-testid="hand-audit">

@@ -3,26 +3,19 @@
 // after each play. The buttons step, and so do the keyboard's arrows: left and right a play,
 // up and down (or shift with left and right) a hand.
 
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api, errorText } from "../api";
+import { markOf, mistakeSpots, nextMistake, playsByNumber, playsOfHand, previousMistake, type ReplaySpot } from "../analysis";
+import { PlayVerdict } from "../analysisview";
 import { displayName } from "../bots";
-import { CardFace } from "../cards";
+import { ShownCard } from "../cards";
 import { cardName, cardList, cardsPhrase, cardPhrase } from "../deck";
 import { seatsAround } from "../describe";
 import { tx } from "../i18n";
 import { CARDS_PER_HAND, handsAfter, playHand, replayHands, teamPiles, type ReplayHand } from "../replay";
 import { HandTally } from "../tally";
-import type { BotLevel, MatchItem, MatchPlayer } from "../types";
+import type { Analysis, BotLevel, MatchItem, MatchPlayer } from "../types";
 import { Failed, Loading } from "../status";
-
-/** A card face up, for reading (not a button): its name is what a screen reader says. */
-function ShownCard({ code, mark }: { code: string; mark?: "played" | "taken" }) {
-  return (
-    <span class={`replay-card${mark ? ` is-${mark}` : ""}`} role="img" aria-label={cardName(code)}>
-      <CardFace code={code} />
-    </span>
-  );
-}
 
 /** A bar and a triangle: to the start or the end of the hand. */
 function StepIcon({ to }: { to: "start" | "end" }) {
@@ -69,13 +62,59 @@ function playText(hand: ReplayHand, k: number, who: (seat: number) => string, as
   return text;
 }
 
-export function Replay({ match, me, levels }: { match: MatchItem; me: string; levels: BotLevel[] }) {
+/** Your plays of the hand as marks (their verdicts' symbols over their cards): a tap steps there. */
+function HandMarks({ hands, h, k, analysis, go }: {
+  hands: ReplayHand[];
+  h: number;
+  k: number;
+  analysis: Analysis;
+  go: (spot: ReplaySpot) => void;
+}) {
+  const entries = playsOfHand(hands, h, analysis);
+  if (entries.length === 0) return null;
+  return (
+    <ol class="analysis-marks" aria-label={tx("Your plays in this hand", "Le tue giocate in questa mano")} data-testid="analysis-marks">
+      {entries.map(({ play, k: at }) => {
+        const mark = markOf(play);
+        return (
+          <li key={play.number}>
+            <button
+              type="button"
+              class={`analysis-mark ${mark?.className ?? ""}`}
+              aria-current={at === k ? "step" : undefined}
+              aria-label={tx(`Play ${at}: ${cardName(play.played.card)}, ${mark?.word ?? ""}`, `Giocata ${at}: ${cardName(play.played.card)}, ${mark?.word ?? ""}`)}
+              onClick={() => go({ h, k: at })}
+            >
+              <ShownCard code={play.played.card} />
+              <span class="verdict-symbol" aria-hidden="true">{mark?.symbol}</span>
+            </button>
+          </li>
+        );
+      })}
+    </ol>
+  );
+}
+
+export function Replay({ match, me, levels, analysis }: {
+  match: MatchItem;
+  me: string;
+  levels: BotLevel[];
+  /** The caller's analysis of the match, once done: each of their plays is marked. */
+  analysis?: Analysis | null;
+}) {
   const [hands, setHands] = useState<ReplayHand[] | null>(null);
   const [asso, setAsso] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [h, setH] = useState(0);
   const [k, setK] = useState(0);
   const boxRef = useRef<HTMLElement>(null);
+  // After a jump to a marked play, its words and verdict are brought into view (on a phone they
+  // may sit below the buttons); stepping play by play leaves the page where it is.
+  const saidRef = useRef<HTMLDivElement>(null);
+  const [jumped, setJumped] = useState(0);
+  useEffect(() => {
+    if (jumped) saidRef.current?.scrollIntoView?.({ block: "nearest" });
+  }, [jumped]);
 
   useEffect(() => {
     let live = true;
@@ -97,6 +136,8 @@ export function Replay({ match, me, levels }: { match: MatchItem; me: string; le
     };
   }, [match.id]);
 
+  const spots = useMemo(() => (hands && analysis ? mistakeSpots(hands, analysis) : []), [hands, analysis]);
+  const judged = useMemo(() => playsByNumber(analysis), [analysis]);
   const total = hands?.length ?? 0;
   const plays = hands?.[h]?.plays.length ?? 0;
   const stepPlay = (d: number) => setK((x) => Math.max(0, Math.min(plays, x + d)));
@@ -154,7 +195,16 @@ export function Replay({ match, me, levels }: { match: MatchItem; me: string; le
   const play = k > 0 ? hand.plays[k - 1] : null;
   const next = k < hand.plays.length ? hand.plays[k].seat : null;
   const mine = match.players.find((p) => !p.bot && p.name === me);
-  const around = seatsAround(mine?.seat ?? 0);
+  const around = seatsAround(analysis?.seat ?? mine?.seat ?? 0);
+  const here = { h, k };
+  const nextSpot = nextMistake(spots, here);
+  const previousSpot = previousMistake(spots, here);
+  const go = (spot: ReplaySpot) => {
+    setH(spot.h);
+    setK(spot.k);
+    setJumped((n) => n + 1);
+  };
+  const verdict = play ? judged.get(play.number) : undefined;
   const who = (seat: number) => nameOf(match.players, seat, me, levels);
   const piles = teamPiles(state);
   const taken = new Set(play?.capture ?? []);
@@ -228,9 +278,26 @@ export function Replay({ match, me, levels }: { match: MatchItem; me: string; le
           </span>
         </div>
       </div>
-      <p class="replay-text" data-testid="replay-text" aria-live="polite">
-        {playText(hand, k, who, asso)}
-      </p>
+      {analysis && (
+        <div class="replay-step analysis-step" role="group" aria-label={tx("Your plays", "Le tue giocate")}>
+          <span class="replay-where">{tx("Your plays", "Le tue giocate")}</span>
+          <span class="replay-buttons">
+            <button type="button" class="button secondary small" onClick={() => previousSpot && go(previousSpot)} disabled={!previousSpot}>
+              {tx("Previous mistake", "Errore precedente")}
+            </button>
+            <button type="button" class="button small" onClick={() => nextSpot && go(nextSpot)} disabled={!nextSpot} data-testid="next-mistake">
+              {spots.length === 0 ? tx("No mistakes to show", "Nessun errore da mostrare") : tx("Next mistake", "Errore successivo")}
+            </button>
+          </span>
+          <HandMarks hands={hands} h={h} k={k} analysis={analysis} go={go} />
+        </div>
+      )}
+      <div class="replay-said" aria-live="polite" ref={saidRef}>
+        <p class="replay-text" data-testid="replay-text">
+          {playText(hand, k, who, asso)}
+        </p>
+        {verdict && <PlayVerdict play={verdict} />}
+      </div>
       <div class="replay-board">
         {seatBox(around.top, "top")}
         {seatBox(around.left, "left")}
