@@ -71,7 +71,7 @@ soak: $(TEST_STAMP) $(GEN)
 # The public JSON contract, generated from gateway/contract's models and committed: docs/openapi.json
 # (the OpenAPI document, made without a server, so each game's options are any object: the served
 # one names them from the registry) and the app's types web/src/api-types.ts (openapi-typescript).
-# tests/gateway_docs/test_generated_contract.py fails while either is stale.
+# tests/gateway_contract/test_generated_contract.py fails while either is stale.
 OPENAPI_DOC = docs/openapi.json
 .PHONY: contract
 contract: $(RUN_STAMP) $(GEN) $(NPM_STAMP)
