@@ -180,7 +180,6 @@ async def test_an_erasure_committing_while_the_recording_waits_is_seen(postgres_
             repository.record_match(team_match(("alice", "bob", "carol", "dave")),
                                     erasures_after=mark))
 
-
         async def recording_waits() -> bool:  # for the erasure's lock, in this database
             return await eraser.fetchval(
                 "SELECT count(*) FROM pg_locks WHERE NOT granted AND relation = 'player_rating'::regclass"
