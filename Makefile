@@ -32,7 +32,8 @@ run: $(RUN_STAMP) $(GEN) $(WEB_DIST)
 
 # The app's unit tests (Vitest), then the whole Python suite, browser tests included, in two
 # workers (most tests wait on sockets and processes); a test file stays in one worker, so its
-# module-scoped stack is started once. PYTEST_WORKERS=0 runs it in this process.
+# module-scoped stack is started once, and the plain in-memory stack (tests/gateway/conftest.py)
+# once per worker. PYTEST_WORKERS=0 runs it in this process.
 PYTEST_WORKERS ?= 2
 test: $(TEST_STAMP) $(GEN) $(WEB_DIST) $(TOOLS_STAMP) web-test
 	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
