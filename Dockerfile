@@ -1,7 +1,8 @@
 # syntax=docker/dockerfile:1
 # One image for every tavolo component: `tavolo serve <gateway|lobby|game|deadlines|stats|bots>`,
-# `tavolo migrate`. Build: docker build -t tavolo . (or `make image`, tagged with the chart's
-# appVersion; it builds the evaluation installs' tavolo-dev-oidc image too).
+# `tavolo migrate`. Build: docker build -t tavolo . (or `make image`, tagged and labelled with
+# tavolo's version, which the chart's appVersion follows; it builds the evaluation installs'
+# tavolo-dev-oidc image too).
 
 ARG PYTHON_IMAGE=python:3.11-slim-bookworm
 ARG NODE_IMAGE=node:20-bookworm-slim
@@ -39,12 +40,16 @@ RUN pip install --require-hashes -r requirements/runtime.txt \
     && /opt/codegen/bin/pip install --require-hashes -r requirements/run.txt
 
 COPY . .
-# The gRPC stubs (the top-level tavolo package) are generated from protos/, then installed with
-# the rest.
-RUN find protos -name '*.proto' -exec \
-        /opt/codegen/bin/python -m grpc_tools.protoc -I protos --python_out=. --grpc_python_out=. {} + \
-    && pip install --no-deps . \
+# The wheel's build generates the gRPC stubs (the top-level tavolo package) from protos/ itself
+# (setup.py), with the locked code generators of /opt/codegen; then it is installed with the rest.
+RUN /opt/codegen/bin/pip wheel --no-deps --no-build-isolation --wheel-dir /tmp/wheels . \
+    && pip install --no-deps /tmp/wheels/tavolo-*.whl \
     && pip check
+# The installers venv put in the environment are build tools the runtime never calls (25 MB):
+# setuptools goes first, so that pip check says nothing installed needs it, then pip itself.
+RUN pip uninstall --yes setuptools \
+    && pip check \
+    && pip uninstall --yes pip
 
 # --- dev-oidc: the development OIDC provider, for evaluation installs only ------------------
 # `docker build --target dev-oidc -t tavolo-dev-oidc .` (make image). Anyone can sign in as
@@ -73,8 +78,13 @@ CMD ["dev-idp", "--host", "0.0.0.0"]
 # --- runtime: the virtual environment and the SPA, nothing to build with --------------------
 FROM ${PYTHON_IMAGE} AS runtime
 
+# tavolo's version, pyproject.toml's (`make image` passes it; `make release-check` checks it).
+ARG VERSION=unreleased
 LABEL org.opencontainers.image.title="tavolo" \
-      org.opencontainers.image.description="tavolo multiplayer card-game platform: gateway, lobby, game, deadlines and stats"
+      org.opencontainers.image.description="tavolo multiplayer card-game platform: gateway, lobby, game, deadlines and stats" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.licenses="Apache-2.0" \
+      org.opencontainers.image.source="https://github.com/tavolo-dev/tavolo"
 
 # Runs read-only: no bytecode written, temporary files and HOME in /tmp (an emptyDir in Kubernetes).
 ENV PATH=/opt/venv/bin:$PATH \
@@ -94,8 +104,8 @@ COPY --from=web /web/dist /app/web/dist
 WORKDIR /app
 USER 10001:10001
 
-# gateway (HTTP), lobby, game, deadlines, stats (gRPC).
-EXPOSE 8080 50051 50052 50053 50054
+# gateway (HTTP), lobby, game, deadlines, stats, bots (gRPC): the chart's default ports.
+EXPOSE 8080 50051 50052 50053 50054 50055
 
 ENTRYPOINT ["tavolo"]
 CMD ["serve", "gateway"]

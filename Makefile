@@ -13,6 +13,8 @@ PROTOS  = $(shell find protos -name '*.proto')
 RUN_STAMP  = $(VENV)/.run-installed
 TEST_STAMP = $(VENV)/.test-installed
 GEN     = tavolo/.generated
+# tavolo's version: pyproject.toml's, the one place it is set (docs/releasing.md).
+VERSION = $(shell sed -n 's/^version = "\(.*\)"$$/\1/p' pyproject.toml)
 # The browser app (web/): npm installs from the lock file, Vite builds web/dist.
 WEB_SOURCES = $(shell find web -path web/node_modules -prune -o -path web/audit -prune -o -path web/dist -prune -o -type f -print)
 NPM_STAMP   = web/node_modules/.installed
@@ -20,12 +22,17 @@ WEB_DIST    = web/dist/index.html
 # Tools from npm (tools/package.json): buf, for the protos.
 TOOLS_STAMP = tools/node_modules/.installed
 BUF         = tools/node_modules/.bin/buf
-# `buf breaking` compares the protos with the last release, the commit protos/RELEASED names
-# (a release moves it on): main compared with itself could never fail. It needs the history,
-# not a shallow clone.
-BREAKING_AGAINST ?= .git\#ref=$(shell cat protos/RELEASED),subdir=protos
+# `buf breaking` compares the protos with the last release, the tag protos/RELEASED names
+# (a release moves it on: docs/releasing.md): main compared with itself could never fail. It
+# needs the history, not a shallow clone. A clone without tags finds the release by its commit,
+# the one whose subject is "Release <tag>" (docs/releasing.md).
+RELEASED       := $(shell cat protos/RELEASED)
+RELEASED_REF   := $(shell git rev-parse -q --verify "refs/tags/$(RELEASED)^{commit}" || \
+                    git log -1 --format=%H --fixed-strings --grep="Release $(RELEASED)" 2>/dev/null)
+BREAKING_AGAINST ?= .git\#ref=$(RELEASED_REF),subdir=protos
 
-.PHONY: run test lint lock web web-test bench soak audit gen install client gen-clients clean image chart-readme
+.PHONY: run test lint lock web web-test bench soak audit gen install client gen-clients clean image base-images \
+        image-test chart-readme dist sbom release-check print-released-ref
 
 run: $(RUN_STAMP) $(GEN) $(WEB_DIST)
 	$(VENV)/bin/tavolo run
@@ -94,17 +101,55 @@ $(AUDIT_STAMP): web/audit/package.json web/audit/package-lock.json
 
 install: $(RUN_STAMP)
 
-# The container images, tagged with the chart's appVersion (so the chart's defaults find them):
-# tavolo (every component) and tavolo-dev-oidc (the development OIDC provider of evaluation
-# installs, charts/tavolo/values-evaluation.yaml). Needs a Docker engine; load them into a laptop
-# cluster with e.g. `kind load docker-image tavolo:<version> tavolo-dev-oidc:<version>`.
-APP_VERSION    = $(shell sed -n 's/^appVersion: *"*\([^"]*\)"*$$/\1/p' charts/tavolo/Chart.yaml)
+# The container images, tagged and labelled with tavolo's version (pyproject.toml; the chart's
+# appVersion is the same, `make release-check`, so the chart's defaults find them): tavolo (every
+# component) and tavolo-dev-oidc (the development OIDC provider of evaluation
+# installs, charts/tavolo/values-evaluation.yaml), from the one Dockerfile. Docker builds them
+# where its engine answers, buildah (as root, no daemon) where it does not; CONTAINER_BUILDER
+# chooses. Load them into a laptop cluster with e.g. `kind load docker-image tavolo:<version>
+# tavolo-dev-oidc:<version>`.
 IMAGE          ?= tavolo
 DEV_OIDC_IMAGE ?= tavolo-dev-oidc
 DOCKER         ?= docker
-image:
-	$(DOCKER) build -t $(IMAGE):$(APP_VERSION) .
-	$(DOCKER) build --target dev-oidc -t $(DEV_OIDC_IMAGE):$(APP_VERSION) .
+CONTAINER_BUILDER ?= $(shell $(DOCKER) info >/dev/null 2>&1 && echo docker || echo buildah)
+# The base images (the Dockerfile's defaults: python:3.11-slim-bookworm, node:20-bookworm-slim
+# from Docker Hub). BASE_IMAGES=debian makes them from Debian packages instead, for a CI with no
+# registry (tools/base_images.sh: mmdebstrap, once; later runs find them built).
+BASE_IMAGES    ?= registry
+ifeq ($(BASE_IMAGES),debian)
+PYTHON_IMAGE   ?= localhost/tavolo-base-python:bookworm
+NODE_IMAGE     ?= localhost/tavolo-base-node:trixie
+IMAGE_DEPS      = base-images
+endif
+BUILD_ARGS = --build-arg VERSION=$(VERSION) $(if $(PYTHON_IMAGE),--build-arg PYTHON_IMAGE=$(PYTHON_IMAGE)) $(if $(NODE_IMAGE),--build-arg NODE_IMAGE=$(NODE_IMAGE))
+# buildah: chroot isolation (no daemon, no user namespaces needed), its layer cache on, and the
+# host's CA bundle in every step, so that pip and npm trust what the host trusts (a proxy's CA).
+CA_BUNDLE ?= /etc/ssl/certs/ca-certificates.crt
+BUILDAH_BUD = buildah bud --isolation chroot --layers $(if $(wildcard $(CA_BUNDLE)),--volume $(CA_BUNDLE):/etc/ssl/certs/ca-certificates.crt:ro)
+ifeq ($(CONTAINER_BUILDER),docker)
+BUILD = $(if $(IMAGE_DEPS),$(error BASE_IMAGES=debian makes the base images in buildah's storage, which Docker does not read: add CONTAINER_BUILDER=buildah)) $(DOCKER) build
+else
+BUILD = $(BUILDAH_BUD)
+endif
+BUILD_CMD = $(strip $(BUILD) $(BUILD_ARGS))
+
+image: $(IMAGE_DEPS)
+	$(BUILD_CMD) -t $(IMAGE):$(VERSION) .
+	$(BUILD_CMD) --target dev-oidc -t $(DEV_OIDC_IMAGE):$(VERSION) .
+
+base-images:
+	PYTHON_BASE=$(PYTHON_IMAGE) NODE_BASE=$(NODE_IMAGE) tools/base_images.sh
+
+# Both images built with buildah (podman, which runs them, shares its storage), then every
+# component in a read-only container of its own as the chart runs it, on this machine's Postgres
+# and Redis, and a match against bots through the gateway (tests/image; needs root, buildah,
+# podman and runc). `.ci/run` runs it with BASE_IMAGES=debian.
+image-test: $(TEST_STAMP) $(GEN)
+	$(MAKE) --no-print-directory image CONTAINER_BUILDER=buildah
+	TAVOLO_IMAGE=$(IMAGE):$(VERSION) TAVOLO_DEV_OIDC_IMAGE=$(DEV_OIDC_IMAGE):$(VERSION) \
+	  $(PY) -m pytest tests/image -q -s
+	@podman image inspect --format '{{.Size}} {{len .RootFS.Layers}}' $(IMAGE):$(VERSION) \
+	  | awk '{printf "image-test: $(IMAGE):$(VERSION) is %.0f MB in %d layers\n", $$1 / 1e6, $$2}'
 
 # The chart's README, generated from Chart.yaml and values.yaml's comments;
 # tests/chart/test_chart_readme.py fails while it is stale.
@@ -116,10 +161,35 @@ gen: $(GEN)
 
 # tavolo-api, the wheel of the generated Python messages and stubs for other teams, into dist/
 # (git-ignored). Its setup.py generates them from protos/ at build time; no build isolation, so
-# the code generators and setuptools are the locked ones of this venv (clients/python/pyproject.toml).
+# the code generators and setuptools are the locked ones of this venv (clients/python/pyproject.toml
+# pins the same ones for an isolated build, from its sdist: `make dist`).
 CLIENT_DIST ?= dist
 client: $(RUN_STAMP)
 	$(PY) -m pip wheel --quiet --no-deps --no-build-isolation --wheel-dir $(CLIENT_DIST) clients/python
+
+# What a release publishes (docs/releasing.md), into dist/: the sdists of tavolo and tavolo-api
+# (each carrying the protos its build generates the stubs from) and a wheel of each built from
+# its sdist, in isolated build environments from the package index (uv, as `make lock`).
+dist: $(TEST_STAMP)
+	$(VENV)/bin/uv build --quiet --out-dir $(CLIENT_DIST) .
+	$(VENV)/bin/uv build --quiet --out-dir $(CLIENT_DIST) clients/python
+
+# The CycloneDX SBOM of the runtime dependencies, from their lock file (offline), into dist/.
+SBOM = $(CLIENT_DIST)/sbom.cdx.json
+sbom: $(TEST_STAMP)
+	mkdir -p $(CLIENT_DIST)
+	PYTHONWARNINGS=ignore::UserWarning $(VENV)/bin/cyclonedx-py requirements requirements/runtime.txt \
+	  --pyproject pyproject.toml \
+	  --output-reproducible --of JSON -o $(SBOM)
+
+# What `make lint` compares the protos with (tests/client/test_buf_breaking.py asks).
+print-released-ref:
+	@echo $(RELEASED_REF)
+
+# Prints the release checklist and checks it: one version everywhere, CHANGELOG.md, the tag
+# protos/RELEASED names, the SBOM (tools/release_check.py; docs/releasing.md).
+release-check: $(TEST_STAMP) sbom
+	$(PY) tools/release_check.py --sbom $(SBOM)
 
 # The Go and TypeScript clients, by `buf generate` (protos/buf.gen.yaml), into gen/ (git-ignored).
 # Local plugins only: protoc-gen-es from tools/, protoc-gen-go and protoc-gen-go-grpc from Debian's

@@ -192,9 +192,11 @@ class GameClient(RpcClient):
             table_id=table_id, token=token, kind=kind))
         return {"fired": response.fired, "revision": response.revision}
 
-    async def take_back(self, table_id: str, expected_revision: int | None = None) -> int:
-        """Take back the last move (engines that allow it); the revision after it."""
-        request = game_pb2.TakeBackRequest(table_id=table_id)
+    async def take_back(self, table_id: str, expected_revision: int | None = None,
+                        seat: str = "") -> int:
+        """Take back the last move (engines that allow it); the revision after it. With
+        ``seat``, only that seat's own last play (ILLEGAL_MOVE when it is not the last move)."""
+        request = game_pb2.TakeBackRequest(table_id=table_id, seat=seat)
         if expected_revision is not None:
             request.expected_revision = expected_revision
         return (await self._call(self._stub.TakeBack, request)).revision
@@ -227,17 +229,23 @@ class GameClient(RpcClient):
 
 
 def act_request(table_id: str, seat: str, action: dict[str, Any] | str,
-                expected_revision: int | None, request_id: str) -> game_pb2.ActRequest:
+                expected_revision: int | None, request_id: str,
+                skip_view: bool = False) -> game_pb2.ActRequest:
     request = game_pb2.ActRequest(table_id=table_id, seat=seat, action_json=_text(action),
-                                  request_id=request_id)
+                                  request_id=request_id, skip_view=skip_view)
     if expected_revision is not None:
         request.expected_revision = expected_revision
     return request
 
 
+def table_status(status: game_pb2.TableStatus.ValueType) -> str:
+    """A TableStatus of the proto as the engines name it ('playing', ...)."""
+    return _STATUS.get(status, "unknown")
+
+
 def table_views(response: game_pb2.WatchTableResponse, parts: bool = False) -> TableViews:
     """A WatchTable message; ``parts``: one the watch asked to be cut (nothing is parsed)."""
-    status = _STATUS.get(response.status, "unknown")
+    status = table_status(response.status)
     if parts and response.views and not response.views[0].cut_text:
         return _cut_here(response, status)  # a game replica older than `parts`: cut it here
     if parts:
@@ -258,7 +266,6 @@ def table_views(response: game_pb2.WatchTableResponse, parts: bool = False) -> T
         updated_ms=response.updated_at.ToMilliseconds(),
         views=tuple((v.seat, json.loads(v.view_json)) for v in response.views),
         public=json.loads(response.public_view_json) if response.public_view_json else None)
-
 
 
 def _cut_here(response: game_pb2.WatchTableResponse, status: str) -> TableViews:

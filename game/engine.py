@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import jsonschema
+import orjson
 
 from game.status import TableStatus
 
@@ -150,8 +151,24 @@ def seat_results(scores: Mapping[str, int], winner: str, seats: int = 4) -> tupl
 
 def compact_json(value: object) -> str:
     """Engine data (options, moves, views, results) as the game service writes it: compact,
-    non-ASCII text as is, no NaN or Infinity (not JSON). Callers compare these bytes."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    non-ASCII text as is, never NaN or Infinity (not JSON). Callers compare these bytes.
+
+    orjson writes it in a tenth of the time of ``json.dumps``, and the same bytes for all that
+    the engines hold: objects with string keys, arrays, strings, integers of 64 bits, booleans
+    and null (tests/game_service/test_compact_json.py, over whole matches). What orjson cannot
+    write (a longer integer, a key that is not a string, another type) is written by the
+    standard library, as before, or refused with its TypeError or ValueError. Floats are the
+    one difference, and no engine here keeps one: orjson writes its own shortest form
+    (``1e-7`` where ``json.dumps`` wrote ``1e-07``), and NaN and Infinity as null where
+    ``json.dumps`` refused them."""
+    try:
+        return orjson.dumps(value, option=_ORJSON_OPTIONS).decode()
+    except TypeError:
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+# The types json.dumps refuses are handed to ``default`` (none: TypeError), not written by orjson.
+_ORJSON_OPTIONS = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
 
 
 def action_name(action: object) -> str:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
 import uuid
@@ -23,7 +22,7 @@ from typing import Any
 
 import grpc
 
-from game.client import TableViews, act_request, table_views
+from game.client import TableViews, act_request, table_status, table_views
 from game.owners import Owners, ReplicaTarget
 from game.relay import CallLost, RelayClient
 from services.components import GAME_SERVICE
@@ -43,11 +42,13 @@ FIRST_RESEND_SECONDS = 0.05
 
 @dataclass(frozen=True)
 class Acted:
-    """A move's answer: the seat's view after it, and whether it had been made already (its
-    request id was in the log: nothing was played by this call)."""
+    """A move's answer: the table's revision and status after it, and whether it had been made
+    already (its request id was in the log: nothing was played by this call). No view: the
+    link's callers read the views from their watch of the table, so the move asks for none
+    (ActRequest.skip_view) and the game service neither renders nor sends it."""
 
-    view: dict[str, Any]
     revision: int
+    status: str
     replayed: bool
 
 
@@ -134,7 +135,7 @@ class LiveLink:
         made; another UNAVAILABLE says it was not. ``replayed``: an earlier call with this
         request id made the move (not a copy this call sent again)."""
         request = act_request(table_id, seat, action, expected_revision,
-                              request_id or uuid.uuid4().hex)
+                              request_id or uuid.uuid4().hex, skip_view=True)
         deadline = time.monotonic() + self._timeout_seconds
         wait = FIRST_RESEND_SECONDS
         lost: CallLost | None = None  # a copy of the move that may have been made
@@ -154,7 +155,7 @@ class LiveLink:
                 continue
             # A replay of this call's own copy (sent before a lost answer) is the move made
             # once, now: "replayed" tells the caller of an earlier call's move, never of ours.
-            return Acted(json.loads(response.view_json), response.revision,
+            return Acted(response.revision, table_status(response.status),
                          response.replayed and lost is None)
 
     def watch_table(self, table_id: str, public: bool = False,

@@ -97,7 +97,8 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         expected = request.expected_revision if request.HasField("expected_revision") else None
         try:
             view = await self.tables.act(request.table_id, request.seat, request.action_json,
-                                         expected, request.request_id)
+                                         expected, request.request_id,
+                                         with_view=not request.skip_view)
         except ServiceError as refusal:
             if not refusal.reason.transient:  # the player's (illegal, not their turn, too late)
                 metrics.move_refused(refusal.reason.name.lower())
@@ -134,7 +135,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
     @_stores_unavailable
     async def TakeBack(self, request: game_pb2.TakeBackRequest, context: Context) -> game_pb2.TakeBackResponse:
         expected = request.expected_revision if request.HasField("expected_revision") else None
-        revision = await self.tables.take_back(request.table_id, expected)
+        revision = await self.tables.take_back(request.table_id, expected, request.seat or None)
         return game_pb2.TakeBackResponse(revision=revision)
 
     @_stores_unavailable

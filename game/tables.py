@@ -75,6 +75,8 @@ _GAME_ERRORS = {
     "unknown_action": Reason.UNKNOWN_ACTION,
     "game_finished": Reason.GAME_FINISHED,
 }
+# The practice take-back's refusal (CONTRACT, Bots): the seat's last play is no longer the last move.
+OWN_LAST_PLAY_TEXT = "Your last play can be taken back only until somebody plays after it"
 _ATTEMPTS = 5  # of a mutation against a log that keeps moving on
 _RENDERED = 64  # every seat's views of the latest changes, for the other WatchTable streams of each
 
@@ -302,10 +304,12 @@ class Tables:
     # -- changing ---------------------------------------------------------------------------
 
     async def act(self, table_id: str, seat: str, action_json: str,
-                  expected_revision: int | None = None, request_id: str = "") -> SeatView:
+                  expected_revision: int | None = None, request_id: str = "",
+                  with_view: bool = True) -> SeatView:
         """The seat's view after the move. With a ``request_id`` already in the table's log
         (the move was made, and this is a retry), nothing is played: the seat's view now,
-        ``replayed``."""
+        ``replayed``. Without ``with_view`` the view is not rendered (``view_json`` is
+        empty): the revision and status alone, for a caller that reads the views elsewhere."""
         table_id, seat = inputs.table_id(table_id), check_seat(seat)
         action = inputs.action(action_json)
         inputs.expected_revision(expected_revision)
@@ -333,7 +337,13 @@ class Tables:
                     raise ServiceError(Reason.CONCURRENT_MOVE, "The table has moved on: read it "
                                        "again", table_id=table_id) from None
                 raise
+            if not with_view:
+                now = await self.current(table_id)
+                _seat_index(now, seat)  # a seat not at the table is refused, as with the view
+                return SeatView("", now.revision, now.status, now.updated_ms, replayed=True)
             return replace(await self.get_view(table_id, seat), replayed=True)
+        if not with_view:
+            return SeatView("", live.revision, live.status, live.updated_ms)
         if not self.feeds.watched(table_id):
             return self._render(live, _seat_index(live, seat))
         # The seat's view from the rendering of all four, which the table's watchers then send
@@ -365,14 +375,18 @@ class Tables:
             await self.deadline_keeper.hand_over_now(table_id, engine.deadlines(live.state))
         return fired, live.revision
 
-    async def take_back(self, table_id: str, expected_revision: int | None = None) -> int:
-        """The revision after taking back the last move (engines that allow it)."""
+    async def take_back(self, table_id: str, expected_revision: int | None = None,
+                        seat: str | None = None) -> int:
+        """The revision after taking back the last move (engines that allow it); with ``seat``,
+        only when that move is a play of that seat (the practice take-back: CONTRACT, Bots)."""
         table_id = inputs.table_id(table_id)
         inputs.expected_revision(expected_revision)
         async with self._local_lock(table_id):
             header = await self.log.header(table_id)
             if header is None:
                 raise table_not_found(table_id)
+            if seat is not None:
+                await self._own_last_play(header, seat)
             engine = self._engine(header.game_type)
             if not engine.supports_take_back:
                 raise ServiceError(Reason.TAKE_BACK_UNSUPPORTED,
@@ -397,6 +411,19 @@ class Tables:
             self._after_change(engine, live)
         log.info("table %s: move %d taken back", table_id, header.move_count)
         return live.revision
+
+    async def _own_last_play(self, header: TableRecord, seat: str) -> None:
+        """Refuse unless the log's last move is a play of ``seat`` (read under the table's lock,
+        so nobody can play after it before it is taken back)."""
+        try:
+            index = header.seats.index(seat)
+        except ValueError:
+            raise ServiceError(Reason.NOT_SEATED, f"{seat} is not a seat of this table",
+                               table_id=header.table_id) from None
+        moves = await self.log.moves(header.table_id, max(0, header.move_count - 1), 1) if header.move_count else []
+        last = moves[-1] if moves and moves[-1].number == header.move_count else None
+        if last is None or last.type != "play" or last.seat != index:
+            raise ServiceError(Reason.ILLEGAL_MOVE, OWN_LAST_PLAY_TEXT, table_id=header.table_id)
 
     async def purge(self, table_id: str) -> bool:
         """Delete a table and its moves (finished tables no one needs any more)."""

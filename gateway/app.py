@@ -45,7 +45,7 @@ from gateway.rate_limits import MemoryBuckets, RateLimiting, RateLimits, rate_li
 from gateway.sessions import session_id
 from gateway.socket_registry import SocketRegistry
 from gateway.spa import SinglePageApp
-from gateway.tables_feed import TableFeeds
+from gateway.table_feed import TableFeeds
 from gateway.turn_notices import MemoryThrottle, Throttle, TurnNotices, TurnNoticeWorker, TurnStream
 from gateway.watchers import Watchers
 from services.config import Settings

@@ -26,8 +26,8 @@ from gateway.contract.common import Body
 from gateway.contract.socket import Feature, WsError
 from gateway.events import session_digest
 from gateway.members import current_member
+from gateway.outbox import Outbox
 from gateway.rate_limits import RATE_LIMITED_TEXT, Kind, RateLimits
-from gateway.tables_feed import Outbox
 from gateway.ws import MAX_MESSAGE_BYTES, MESSAGE_ID, admit_member, send_outbox, while_alive
 from services.observability import metrics
 from services.rpc.errors import ServiceError
@@ -38,7 +38,7 @@ log = logging.getLogger(__name__)
 NO_ACTIONS_TEXT = "The member socket takes no actions"
 # On connect a socket is told each followed player who is online, all at once: up to MAX_FOLLOWING
 # (500) messages, and a batch may flip each of them once more. A queue that long is still a client
-# that stopped reading (gateway.tables_feed.Outbox), not one that connected.
+# that stopped reading (gateway.outbox.Outbox), not one that connected.
 OUTBOX_SIZE = 2 * 500 + 64
 
 

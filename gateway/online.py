@@ -5,7 +5,7 @@ Any socket counts: a game's, a watch socket, the member socket (/ws/me). Each pr
 lease (gateway.table_leases, kind ``online``, keyed by the public player id) for each socket it
 has open, and every process reads the union: a player is online while a lease of theirs has not
 lapsed. The leases are renewed by the loop that renews presence and watchers
-(gateway.tables_feed.TableFeeds.keep_renewing); a socket's lease is dropped as it closes.
+(gateway.table_presence.PresenceMarks.keep_renewing); a socket's lease is dropped as it closes.
 
 When a process's first socket of a player opens, or its last closes, it publishes
 :class:`gateway.events.OnlineChanged` after writing the lease: every process then re-reads that

@@ -1,6 +1,6 @@
 """Who has a socket open at which table, across every gateway process.
 
-Each gateway process knows its own sockets (gateway.tables_feed); a player may be connected to
+Each gateway process knows its own sockets (gateway.table_feed); a player may be connected to
 any replica. So each process holds a lease (gateway.table_leases, kind ``presence``) for each
 seat it has a socket open at, and every process reads the union: the seats whose leases have not
 lapsed. :class:`RedisPresence` shares them through Redis; :class:`MemoryPresence` serves one

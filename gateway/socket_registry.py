@@ -37,7 +37,7 @@ from gateway.events import (
     YourTurn,
 )
 from gateway.member_feed import MemberFeed
-from gateway.tables_feed import TableFeeds
+from gateway.table_feed import TableFeeds
 
 
 class LiveSocket(Protocol):

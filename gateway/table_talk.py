@@ -13,7 +13,7 @@ The gateway that took a `say` publishes the stored message (gateway.events.Said)
 feed of that table hands it to its sockets that asked for `chat`, may see it
 (talk.models.visible: spectators' messages reach spectators only until the game is finished)
 and whose member neither muted nor blocked its author (one filter: the socket's ``silenced``,
-loaded at connect and kept by MutesChanged and BlocksChanged; gateway.tables_feed.TableFeeds.said).
+loaded at connect and kept by MutesChanged and BlocksChanged; gateway.table_feed.TableFeeds.said).
 The history leaves out the messages of the players the reader muted (the talk service) or blocked
 (the lobby).
 """

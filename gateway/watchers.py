@@ -1,7 +1,7 @@
 """How many members watch each table now (CONTRACT, Spectators: ``"spectators": N``), across
 every gateway process.
 
-Each gateway process knows its own spectators' sockets (gateway.tables_feed); a member may watch
+Each gateway process knows its own spectators' sockets (gateway.table_feed); a member may watch
 through any replica, with any number of sockets. So each process holds a lease
 (gateway.table_leases, kind ``watchers``) for each member it has a watching socket of, per table,
 and every process counts the union: the distinct members whose leases have not lapsed.

@@ -11,7 +11,7 @@ away while the gateway is sending to it ends the connection quietly (DEBUG): tha
 of the gateway's. docs/websocket.md is the protocol's reference.
 
 The views come from the table's feed, shared by every socket of this process at that game
-(gateway.tables_feed); every message to a socket goes through its outbox, written by one task,
+(gateway.table_feed); every message to a socket goes through its outbox, written by one task,
 so they arrive in order. The session is read when the socket opens and on the events that say
 it may have ended (gateway.socket_registry), never per message nor per update: a message costs no
 store call. Its lifetime is absolute (gateway.sessions), so the socket closes at its expiry
@@ -43,9 +43,10 @@ from gateway.events import session_digest
 from gateway.games import can_be_game_id
 from gateway.http_errors import UNAVAILABLE_TEXT, server_fault
 from gateway.members import current_member
+from gateway.outbox import Outbox
 from gateway.rate_limits import RATE_LIMITED_TEXT, Kind, RateLimits
+from gateway.table_feed import Subscriber
 from gateway.table_talk import Refused, Speaker, load_blocked, load_mutes, say
-from gateway.tables_feed import Outbox, Subscriber
 from lobby.models import Game
 from services.observability import metrics
 from services.rpc.errors import Reason, ServiceError
@@ -568,16 +569,6 @@ class _Connection:
         return seat is not None and seat.took_over
 
     async def _take_back(self) -> None:
-        """Practice take-back (CONTRACT, Bots): the one person at a table of bots takes back
-        their last play, as long as nobody played after it."""
-        game = await self.backends.lobby.get_game(self.game_id)
-        alone = all(seat.bot and not seat.took_over for seat in game.seats if seat.seat != self.seat)
-        if not alone:
-            return self._error("illegal_move", "Only a practice match against bots allows a take-back")
-        header, _, _ = await self.backends.game.get_log(self.game_id, page_size=1)
-        _, moves, _ = await self.backends.game.get_log(self.game_id, max(0, header.move_count - 1))
-        last = moves[-1] if moves and moves[-1].number == header.move_count else None
-        if last is None or last.type != "play" or last.seat != self.seat:
-            return self._error("illegal_move", "Your last play can be taken back only until "
-                                               "somebody plays after it")
-        await self.backends.game.take_back(self.game_id, expected_revision=header.revision)
+        """Practice take-back (CONTRACT, Bots): the lobby decides from the seating, the game
+        from its log (lobby.practice); the socket only forwards."""
+        await self.backends.lobby.take_back(self.game_id, self.sub)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import importlib
+import importlib.metadata
 import logging
 import os
 import signal
@@ -50,8 +51,17 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
+def version() -> str:
+    """The installed distribution's version: pyproject.toml's, the one place it is set."""
+    try:
+        return importlib.metadata.version("tavolo")
+    except importlib.metadata.PackageNotFoundError:  # run from a checkout never installed
+        return "unknown (not installed)"
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tavolo", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"tavolo {version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     serve = commands.add_parser("serve", help="serve one component")
@@ -73,6 +83,10 @@ def _parser() -> argparse.ArgumentParser:
     idp.set_defaults(handler=_dev_idp)
 
     migrate = commands.add_parser("migrate", help="apply the Postgres migrations")
+    migrate.add_argument("--status", action="store_true",
+                         help="apply nothing: list every migration as applied, pending, edited "
+                              "since applied or unknown to this release (exit 0 up to date, 3 "
+                              "pending, 1 edited or unknown)")
     migrate.set_defaults(handler=_migrate)
 
     backfill = commands.add_parser("backfill-elo",
@@ -83,9 +97,11 @@ def _parser() -> argparse.ArgumentParser:
 
 def _serve(settings: Settings, args: argparse.Namespace) -> int:
     module = importlib.import_module(COMPONENTS[args.component])
+    from services.migrations import EditedMigration
+
     try:
         asyncio.run(module.run(settings))
-    except (StoreUnreachable, CannotListen, CannotServeMetrics) as error:  # an operator's problem
+    except (StoreUnreachable, CannotListen, CannotServeMetrics, EditedMigration) as error:  # an operator's problem
         print(f"tavolo serve {args.component}: {error}", file=sys.stderr)
         return 1
     return 0
@@ -105,21 +121,45 @@ def _dev_idp(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _migrate(settings: Settings, args: argparse.Namespace) -> int:
-    from services.migrations import migrate
+    from services.migrations import EditedMigration, migrate
 
     database = settings.database
     if database is None:
         print("tavolo migrate: no database configured (set DATABASE_URL or DATABASE_*)",
               file=sys.stderr)
         return 2
+    if getattr(args, "status", False):
+        return _migration_status(database.url, database.statement_cache_size)
     try:
         applied = asyncio.run(when_reachable("Postgres", lambda: migrate(
             database.url, statement_cache_size=database.statement_cache_size)))
-    except StoreUnreachable as error:
+    except (StoreUnreachable, EditedMigration) as error:
         print(f"tavolo migrate: {error}", file=sys.stderr)
         return 1
     print(f"applied {len(applied)} migration(s)" + "".join(f"\n  {n}" for n in applied))
     return 0
+
+
+def _migration_status(url: str, statement_cache_size: int) -> int:
+    from services.migrations import State, status
+
+    try:
+        found = asyncio.run(when_reachable("Postgres", lambda: status(
+            url, statement_cache_size=statement_cache_size)))
+    except StoreUnreachable as error:
+        print(f"tavolo migrate: {error}", file=sys.stderr)
+        return 1
+    rows = [("COMPONENT", "MIGRATION", "STATE", "APPLIED AT")]
+    rows += [(m.component, m.name, m.state.value,
+              m.applied_at.isoformat(timespec="seconds") if m.applied_at else "") for m in found]
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    for row in rows:
+        print(("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[3]).rstrip())
+    counts = {state: sum(m.state is state for m in found) for state in State}
+    print(", ".join(f"{count} {state.value}" for state, count in counts.items()))
+    if counts[State.EDITED] or counts[State.UNKNOWN]:
+        return 1
+    return 3 if counts[State.PENDING] else 0
 
 
 def _backfill(settings: Settings, args: argparse.Namespace) -> int:

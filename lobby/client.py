@@ -207,6 +207,12 @@ class LobbyClient(RpcClient):
             game_id=game_id, seat_index=seat_index))
         return game_from_message(response.game)
 
+    async def take_back(self, game_id: str, member_id: str) -> int:
+        """The practice take-back of the member's last play (lobby.practice); the revision after."""
+        response = await self._call(self._stub.TakeBack, lobby_pb2.TakeBackRequest(
+            game_id=game_id, member_id=member_id))
+        return response.revision
+
 
 def seat_from_message(message: lobby_pb2.SeatAssignment) -> Seat:
     return Seat(index=message.seat_index, member_id=message.member_id,

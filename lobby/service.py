@@ -97,6 +97,9 @@ class GameService(Protocol):
 
     async def get_result(self, table_id: str) -> object: ...
 
+    async def take_back(self, table_id: str, expected_revision: int | None = None,
+                        seat: str = "") -> int: ...
+
 
 class BotsService(Protocol):
     """What the lobby asks of the bots service (bots.client.BotsClient is one)."""

@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 import grpc
 from google.protobuf import timestamp_pb2
 
+from lobby import practice
 from lobby.models import Game, GameType, Seat
 from lobby.service import MEMBER_GAMES_LIMIT, OPEN_GAMES_LIMIT, Lobby
 from services.rpc.errors import Reason, ServiceError
@@ -176,6 +177,11 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
                            context: Context) -> lobby_pb2.TakeOverSeatResponse:
         game = await self.lobby.take_over_seat(request.game_id, request.seat_index)
         return lobby_pb2.TakeOverSeatResponse(game=await self._game(game))
+
+    async def TakeBack(self, request: lobby_pb2.TakeBackRequest,
+                       context: Context) -> lobby_pb2.TakeBackResponse:
+        revision = await practice.take_back(self.lobby, request.game_id, request.member_id)
+        return lobby_pb2.TakeBackResponse(revision=revision)
 
 
     async def EnsureMember(self, request: lobby_pb2.EnsureMemberRequest,

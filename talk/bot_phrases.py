@@ -49,7 +49,7 @@ class Pace:
     """A person's pace at one table: at most one phrase a hand from each bot seat, and the
     match's last word (``good_game``) besides. A hand of many scope would otherwise have a bot
     praise the other team's every sweep. Kept by whoever follows the table's revisions in order
-    (gateway.tables_feed); followers that saw the same revisions decide the same."""
+    (gateway.table_feed); followers that saw the same revisions decide the same."""
 
     def __init__(self) -> None:
         self._spoke_in: dict[int, int] = {}  # seat -> the hand it last said something in

@@ -267,17 +267,18 @@ class Stack:
 
 
 @contextmanager
-def real_stack(extra_env: dict[str, str] | None = None, label: str = "e2e",
+def real_stack(extra_env: dict[str, str] | None = None, label: str = "e2e", start_timeout: float = 30.0,
                **options: bool | int) -> Iterator[Stack]:
     """A started Stack on the real servers: a migrated database and a Redis key prefix of its
-    own; ``options`` as Stack's (game_replicas, gateways, bots_replicas, caller_auth, tls)."""
+    own; ``options`` as Stack's (game_replicas, gateways, bots_replicas, caller_auth, tls);
+    ``start_timeout`` bounds the wait until every process serves (Stack.start)."""
     database, prefix = asyncio.run(create_database(label)), new_prefix(label)
     stack = Stack({"DATABASE_URL": dsn_for(database), "REDIS_URL": REDIS_URL,
                    "REDIS_KEY_PREFIX": prefix, **(extra_env or {})}, **options)
     try:
         subprocess.run([sys.executable, "-m", "launcher.cli", "migrate"], env=stack.env,
                        check=True, capture_output=True)
-        yield stack.start()
+        yield stack.start(start_timeout)
     finally:
         stack.stop()
         asyncio.run(delete_keys(prefix))

@@ -67,3 +67,10 @@ def test_the_rule_catches_a_breach() -> None:
     assert not permitted("gateway.ws", "services", rules["services"])
     assert not permitted("game.tables", "gateway", rules["gateway"])
     assert permitted("game.client", "gateway", rules["gateway"])
+
+
+def test_every_file_the_page_names_exists() -> None:
+    """A module split or renamed leaves no stale path behind on the page."""
+    named = set(re.findall(r"`((?:[a-z_]+/)+[a-z_]+\.py)`", DOC.read_text()))
+    assert named, "the page names no file"
+    assert not sorted(path for path in named if not (REPO / path).exists())

@@ -122,13 +122,13 @@ def _hops(folder: str) -> dict:
     def live_link(module) -> None:
         module.LiveLink.act = _marking(
             out, "link.send", "link.answer",
-            lambda self, table_id, seat, action, expected_revision=None, request_id="":
+            lambda self, table_id, seat, action, expected_revision=None, request_id="", **_:
             _request_move(request_id))(module.LiveLink.act)
 
     def tables(module) -> None:
         module.Tables.act = _marking(
             out, "game.act", "game.done",
-            lambda self, table_id, seat, action_json, expected_revision=None, request_id="":
+            lambda self, table_id, seat, action_json, expected_revision=None, request_id="", **_:
             _request_move(request_id))(module.Tables.act)
 
     def group_commit(module) -> None:

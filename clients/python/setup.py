@@ -1,6 +1,11 @@
-"""Builds tavolo-api: generates the messages, stubs and type stubs from the repository's protos/
+"""Builds tavolo-api: every build generates the messages, stubs and type stubs from the protos
 into build/gen, then packages them (see pyproject.toml for where each version comes from).
-The build runs on the project's Python (3.11, tomllib); the wheel runs on 3.10 and later."""
+
+From the repository the protos and the root pyproject.toml (the version, the pin of
+googleapis-common-protos) are read where they are, ../../protos and ../../pyproject.toml; the
+sdist carries copies of both (``protos/`` and ``root-pyproject.toml``), so a wheel builds from it
+alone. The build runs on Python 3.11 or later (tomllib); the wheel runs on 3.10 and later.
+"""
 
 from __future__ import annotations
 
@@ -13,15 +18,20 @@ import tomllib
 from pathlib import Path
 
 from setuptools import find_namespace_packages, setup
+from setuptools.command.sdist import sdist
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-PROTOS = REPO / "protos"
+# An sdist carries its own copies (SdistWithProtos); a checkout reads the repository's.
+IN_SDIST = (HERE / "root-pyproject.toml").exists()
+PROTOS = HERE / "protos" if IN_SDIST else REPO / "protos"
+ROOT_PYPROJECT = HERE / "root-pyproject.toml" if IN_SDIST else REPO / "pyproject.toml"
 GEN = HERE / "build" / "gen"
 
 
 def generate() -> None:
-    """protoc (grpcio-tools) with the Python, gRPC and mypy-protobuf plugins, as `make gen`."""
+    """protoc (grpcio-tools) with the Python, gRPC and mypy-protobuf plugins, as `make gen`,
+    into build/gen: the dependencies' ranges are read from what it writes."""
     files = sorted(str(path.relative_to(PROTOS)) for path in PROTOS.rglob("*.proto"))
     if not files:
         sys.exit(f"tavolo-api: no .proto files under {PROTOS}")
@@ -60,17 +70,30 @@ def root_pin(project: dict, name: str) -> str:
     sys.exit(f"tavolo-api: the root pyproject.toml pins no {name}")
 
 
+class SdistWithProtos(sdist):
+    """The sdist carries the protos and the root pyproject.toml, so a wheel builds from it alone."""
+
+    def make_release_tree(self, base_dir: str, files: list[str]) -> None:
+        super().make_release_tree(base_dir, files)
+        if not IN_SDIST:
+            shutil.copytree(PROTOS, Path(base_dir) / "protos", dirs_exist_ok=True)
+            shutil.copy(ROOT_PYPROJECT, Path(base_dir) / "root-pyproject.toml")
+
+
 generate()
-ROOT = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+ROOT = tomllib.loads(ROOT_PYPROJECT.read_text())["project"]
 GRPC = generated_version(r"GRPC_GENERATED_VERSION = '([^']+)'", "*_pb2_grpc.py")
 PROTOBUF = generated_version(r"# Protobuf Python Version: (\S+)", "*_pb2.py")
 COMMON_PROTOS = root_pin(ROOT, "googleapis-common-protos")
 
 setup(
     version=ROOT["version"],
+    # Packaged from build/gen, which the sdist leaves out (setuptools prunes build/): the sdist
+    # carries the protos, and each wheel build generates the code again.
     package_dir={"": str(GEN.relative_to(HERE))},
     packages=find_namespace_packages(str(GEN), include=["tavolo*"]),
     package_data={"": ["*.pyi", "py.typed"]},
+    cmdclass={"sdist": SdistWithProtos},
     install_requires=[
         f"grpcio>={GRPC},<{next_major(GRPC)}",
         f"protobuf>={PROTOBUF},<{next_major(PROTOBUF)}",

@@ -52,11 +52,11 @@ BUILT_IN_METHODS: Mapping[str, tuple[str, ...]] = {
         *(f"{LOBBY_SERVICE}/{m}" for m in (
             "ListGameTypes", "CreateGame", "JoinGame", "PreviewGame", "GetGame", "WatchGame",
             "ListMemberGames", "EraseMember", "Rematch", "AddBot", "RemoveBot", "LeaveGame",
-            "ReturnSeat", "TakeOverSeat", "ChangeSeat", "ListOpenGames", "WatchOpenGames",
+            "ReturnSeat", "TakeOverSeat", "TakeBack", "ChangeSeat", "ListOpenGames", "WatchOpenGames",
             "QuickMatch", "SetGameOpen", "EnsureMember", "GetPlayers", "ListWatchableGames")),
         f"{PLAYERS_SERVICE}/*",  # every call of it is the gateway's (player pages, friends)
         *(f"{GAME_SERVICE}/{m}" for m in ("ListGameTypes", "GetView", "Act", "WatchTable",
-                                          "Relay", "GetLog", "TakeBack")),
+                                          "Relay", "GetLog")),
         *(f"{STATS_SERVICE}/{m}" for m in ("ListMatches", "GetRatings", "GetLeaderboard",
                                            "EraseMember")),
         # Not ListReports nor CloseReport: those are the operators' (docs/operations.md).
@@ -64,7 +64,8 @@ BUILT_IN_METHODS: Mapping[str, tuple[str, ...]] = {
                                           "Report", "EraseMember")),
     ),
     Component.LOBBY: (*(f"{GAME_SERVICE}/{m}" for m in ("ListGameTypes", "NormalizeOptions",
-                                                        "CreateTable", "GetResult")),
+                                                        "CreateTable", "GetResult",
+                                                        "TakeBack")),
                       f"{BOTS_SERVICE}/DriveTable"),
     Component.GAME: (f"{DEADLINE_SERVICE}/*", f"{STATS_SERVICE}/RecordMatch"),
     Component.DEADLINES: (f"{GAME_SERVICE}/FireDeadline",),

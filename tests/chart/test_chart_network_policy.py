@@ -21,7 +21,12 @@ CALLS = {
 CALLERS = {component: {caller for caller, callees in CALLS.items() if component in callees} for component in COMPONENTS}
 
 
-def _rule(rendered: Rendered, component: str) -> dict:
+HELM_TEST = {"podSelector": {"matchLabels": {
+    "app.kubernetes.io/name": "tavolo", "app.kubernetes.io/instance": RELEASE, "app.kubernetes.io/component": "test"}}}
+
+
+def _rules(rendered: Rendered, component: str) -> list[dict]:
+    """The ingress rules but the helm test's (the last one, on the health port: _helm_test_rule)."""
     policy = rendered.component("NetworkPolicy", component)
     assert policy["spec"]["podSelector"]["matchLabels"] == {
         "app.kubernetes.io/name": "tavolo",
@@ -29,14 +34,23 @@ def _rule(rendered: Rendered, component: str) -> dict:
         "app.kubernetes.io/component": component,
     }
     assert policy["spec"]["policyTypes"] == ["Ingress", "Egress"]
-    rules = policy["spec"]["ingress"]
+    rules = [rule for rule in policy["spec"]["ingress"] if rule.get("from") != [HELM_TEST]]
     assert len(rules) <= 2  # the serving port's, and the metrics port's unless metrics are off
-    return rules[0]
+    return rules
+
+
+def _rule(rendered: Rendered, component: str) -> dict:
+    return _rules(rendered, component)[0]
 
 
 def _metrics_rule(rendered: Rendered, component: str) -> dict | None:
-    rules = rendered.component("NetworkPolicy", component)["spec"]["ingress"]
+    rules = _rules(rendered, component)
     return rules[1] if len(rules) > 1 else None
+
+
+def _helm_test_rule(rendered: Rendered, component: str) -> dict | None:
+    rules = rendered.component("NetworkPolicy", component)["spec"]["ingress"]
+    return rules[-1] if rules[-1].get("from") == [HELM_TEST] else None
 
 
 def _caller_components(rule: dict) -> set[str]:
@@ -148,3 +162,17 @@ def test_policies_follow_custom_ports(render: Callable[..., Rendered]) -> None:
     rendered = render({"deadlines": {"port": 7000}})
 
     assert _rule(rendered, "deadlines")["ports"] == [{"port": 7000, "protocol": "TCP"}]
+
+
+@pytest.mark.parametrize("component", [c for c in COMPONENTS if c != "gateway"])
+def test_a_service_admits_the_helm_test_on_its_health_port_only(default_render: Rendered,
+                                                                grpc_tls_render: Rendered,
+                                                                render: Callable[..., Rendered],
+                                                                component: str) -> None:
+    """`helm test` asks each service's standard health check: on the serving port, or on the
+    plaintext health port (grpcAuth.tls.healthPort) with TLS; nothing without the test."""
+    assert _helm_test_rule(default_render, component) == {
+        "ports": [{"port": _port(default_render, component), "protocol": "TCP"}], "from": [HELM_TEST]}
+    assert _helm_test_rule(grpc_tls_render, component) == {
+        "ports": [{"port": 50050, "protocol": "TCP"}], "from": [HELM_TEST]}
+    assert _helm_test_rule(render({"helmTest": {"enabled": False}}), component) is None

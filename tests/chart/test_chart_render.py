@@ -343,13 +343,14 @@ def test_ingress_is_off_by_default(default_render: Rendered) -> None:
 
 
 def test_helm_test_pod_checks_the_gateway_health(default_render: Rendered) -> None:
+    """And every gRPC service's: tests/chart/test_chart_helm_test.py."""
     (pod,) = default_render.of_kind("Pod")
     (container,) = pod["spec"]["containers"]
 
     assert pod["metadata"]["annotations"]["helm.sh/hook"] == "test"
     assert pod["spec"]["restartPolicy"] == "Never"
     assert container["command"][:2] == ["python", "-c"]
-    assert container["command"][-1] == f"http://{RELEASE}-tavolo-gateway:8080/api/health"
+    assert container["command"][4] == f"http://{RELEASE}-tavolo-gateway:8080/api/health"
     assert '{"status": "ok"}' in container["command"][2]
     compile(container["command"][2], "helm-test", "exec")
 

@@ -124,21 +124,55 @@ def test_the_dev_oidc_image_is_the_runtime_environment_plus_devtools() -> None:
     assert "devtools" not in (REPO / ".dockerignore").read_text().split()
 
 
-def test_make_image_tags_both_images_with_the_charts_app_version() -> None:
-    """`make image` (not run: no Docker engine here) tags what the chart's defaults pull."""
-    chart = yaml.safe_load((REPO / "charts" / "tavolo" / "Chart.yaml").read_text())
-    values = yaml.safe_load((REPO / "charts" / "tavolo" / "values.yaml").read_text())
+def _make_dry_run(*arguments: str) -> list[str]:
+    """The commands `make -n <arguments>` would run (none is run)."""
     # Run from `make test` too: a sub-make would print "Entering directory" lines.
     env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS")}
-    result = subprocess.run(["make", "--no-print-directory", "-n", "image"], cwd=REPO, env=env,
+    result = subprocess.run(["make", "--no-print-directory", "-n", *arguments], cwd=REPO, env=env,
                             capture_output=True, text=True, timeout=60)
-
     assert result.returncode == 0, result.stderr
-    version = chart["appVersion"]
-    assert result.stdout.splitlines() == [
-        f"docker build -t {values['image']['repository']}:{version} .",
-        f"docker build --target dev-oidc -t {values['evaluation']['devOidc']['image']['repository']}:{version} .",
+    return result.stdout.splitlines()
+
+
+def _image_names() -> tuple[str, str]:
+    chart = yaml.safe_load((REPO / "charts" / "tavolo" / "Chart.yaml").read_text())
+    values = yaml.safe_load((REPO / "charts" / "tavolo" / "values.yaml").read_text())
+    version = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+    assert chart["appVersion"] == version
+    return (f"{values['image']['repository']}:{version}",
+            f"{values['evaluation']['devOidc']['image']['repository']}:{version}")
+
+
+def test_make_image_tags_and_labels_both_images_with_the_version_the_chart_deploys() -> None:
+    """`make image` with Docker (not run: no Docker engine here) tags what the chart's defaults
+    pull, with pyproject.toml's version, and passes it to the image's version label."""
+    image, dev_oidc = _image_names()
+    version = image.rsplit(":", 1)[1]
+
+    assert _make_dry_run("image", "CONTAINER_BUILDER=docker") == [
+        f"docker build --build-arg VERSION={version} -t {image} .",
+        f"docker build --build-arg VERSION={version} --target dev-oidc -t {dev_oidc} .",
     ]
+    runtime = stage("runtime")
+    assert "ARG VERSION=unreleased" in runtime
+    assert any('org.opencontainers.image.version="${VERSION}"' in line for line in runtime)
+
+
+def test_make_image_builds_the_same_dockerfile_with_buildah_from_debian_base_images() -> None:
+    """With no Docker engine, buildah builds the same Dockerfile (no daemon: chroot isolation);
+    BASE_IMAGES=debian first makes the base images of Debian packages and builds on them."""
+    image, dev_oidc = _image_names()
+    lines = _make_dry_run("image", "CONTAINER_BUILDER=buildah", "BASE_IMAGES=debian")
+    version = image.rsplit(":", 1)[1]
+    base_args = (f"--build-arg VERSION={version} --build-arg PYTHON_IMAGE=localhost/tavolo-base-python:bookworm "
+                 "--build-arg NODE_IMAGE=localhost/tavolo-base-node:trixie")
+
+    assert lines[0].endswith("tools/base_images.sh")
+    assert [line.startswith("buildah bud --isolation chroot --layers ") for line in lines[1:]] == [True, True]
+    assert lines[1].endswith(f"{base_args} -t {image} .")
+    assert lines[2].endswith(f"{base_args} --target dev-oidc -t {dev_oidc} .")
+    assert _make_dry_run("image", "CONTAINER_BUILDER=buildah")[0].endswith(f" -t {image} .")
+    assert "--build-arg PYTHON_IMAGE" not in _make_dry_run("image", "CONTAINER_BUILDER=buildah")[0]
 
 
 def test_builder_installs_the_pinned_dependencies_and_generates_the_stubs() -> None:
@@ -148,8 +182,9 @@ def test_builder_installs_the_pinned_dependencies_and_generates_the_stubs() -> N
     assert "pip install --require-hashes -r requirements/runtime.txt" in script
     assert "/opt/codegen/bin/pip install --require-hashes -r requirements/run.txt" in script
     assert any(req.startswith("grpcio-tools==") for req in project["optional-dependencies"]["codegen"])
-    assert "grpc_tools.protoc -I protos --python_out=. --grpc_python_out=." in script
-    assert "pip install --no-deps ." in script
+    # The wheel's own build generates the stubs (setup.py), with the locked generators.
+    assert "/opt/codegen/bin/pip wheel --no-deps --no-build-isolation --wheel-dir /tmp/wheels ." in script
+    assert "pip install --no-deps /tmp/wheels/tavolo-*.whl" in script
     assert project["scripts"]["tavolo"] == "launcher.cli:main"
 
 
@@ -176,7 +211,8 @@ def test_dockerignore_keeps_local_state_out_of_the_context() -> None:
 
 
 def test_the_protoc_step_generates_importable_stubs(tmp_path: pathlib.Path) -> None:
-    """The builder's code generation, run on the repository's protos into a fresh folder."""
+    """The wheel build's code generation (setup.py's, as the builder stage runs it), on the
+    repository's protos into a fresh folder."""
     protos = sorted(str(path.relative_to(REPO)) for path in (REPO / "protos").rglob("*.proto"))
     if not protos:
         pytest.skip("no .proto files yet")

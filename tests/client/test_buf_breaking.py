@@ -1,4 +1,4 @@
-"""`make lint` runs `buf breaking` against the last release (the commit protos/RELEASED names),
+"""`make lint` runs `buf breaking` against the last release (the tag protos/RELEASED names),
 so a change that breaks a released contract fails CI: here a renamed field is refused, and
 an added one is not."""
 
@@ -20,11 +20,18 @@ def released() -> str:
     return (REPO / "protos" / "RELEASED").read_text().strip()
 
 
+def released_ref() -> str:
+    """What `make lint` compares with (Makefile, RELEASED_REF): the tag, or in a clone without
+    tags the release's commit, whose subject is "Release <tag>"."""
+    return subprocess.run(["make", "-s", "--no-print-directory", "-f", "Makefile", "print-released-ref"],
+                          cwd=REPO, capture_output=True, text=True, check=True).stdout.strip()
+
+
 def breaking(protos: Path) -> subprocess.CompletedProcess[str]:
     """What `make lint` runs (Makefile, BREAKING_AGAINST), on the protos at ``protos``."""
     assert BUF.exists(), "buf is installed by `make lint` (tools/package.json)"
     return subprocess.run([str(BUF), "breaking", str(protos), "--against",
-                           f".git#ref={released()},subdir=protos"],
+                           f".git#ref={released_ref()},subdir=protos"],
                           cwd=REPO, capture_output=True, text=True, timeout=120)
 
 
@@ -36,8 +43,10 @@ def protos(tmp_path: Path) -> Path:
     return copy
 
 
-def test_the_release_is_a_commit_of_this_branch() -> None:
-    found = subprocess.run(["git", "merge-base", "--is-ancestor", released(), "HEAD"], cwd=REPO,
+def test_the_release_is_an_ancestor_of_this_branch() -> None:
+    assert released().startswith("v"), "protos/RELEASED names a release's tag, v<version>"
+    assert released_ref(), f"no tag {released()} and no commit 'Release {released()}' in this history"
+    found = subprocess.run(["git", "merge-base", "--is-ancestor", released_ref(), "HEAD"], cwd=REPO,
                            capture_output=True, text=True)
     assert found.returncode == 0, (f"protos/RELEASED ({released()}) is not an ancestor of HEAD "
                                    f"(a shallow clone has no history: fetch it): {found.stderr}")

@@ -11,7 +11,7 @@ import pytest
 
 from game.cache import RedisTableCache
 from game.client import GameClient
-from game.live_link import LiveLink
+from game.live_link import Acted, LiveLink
 from game.log_store import MemoryLogStore
 from game.registry import default_registry
 from game.tables import Tables
@@ -114,10 +114,55 @@ async def test_a_concurrent_move_names_the_current_revision(client):
     assert error.metadata["revision"] == "1"
 
 
+async def test_an_act_that_skips_the_view_answers_the_same_revision_and_no_view(client):
+    table_id = (await client.create_table("dummy", SEATS))["table_id"]
+    stub = game_pb2_grpc.GameServiceStub(client._channel)
+    add = '{"action":"add","n":1}'
+
+    skipped = await stub.Act(game_pb2.ActRequest(table_id=table_id, seat="seat:0", action_json=add,
+                                                 request_id="m-1", skip_view=True))
+    assert (skipped.view_json, skipped.revision, skipped.status, skipped.replayed) == (
+        "", 1, game_pb2.TABLE_STATUS_PLAYING, False)
+    # Without the flag, the answer of before: the seat's view after the move.
+    full = await stub.Act(game_pb2.ActRequest(table_id=table_id, seat="seat:1", action_json=add,
+                                              request_id="m-2"))
+    assert (full.revision, full.status, full.replayed) == (2, game_pb2.TABLE_STATUS_PLAYING, False)
+    assert json.loads(full.view_json) == await client.get_view(table_id, "seat:1")
+    # A copy sent again: nothing played; the table as it is now, with or without the view.
+    again = await stub.Act(game_pb2.ActRequest(table_id=table_id, seat="seat:0", action_json=add,
+                                               request_id="m-1", skip_view=True))
+    assert (again.view_json, again.revision, again.replayed) == ("", 2, True)
+    again = await stub.Act(game_pb2.ActRequest(table_id=table_id, seat="seat:0", action_json=add,
+                                               request_id="m-1"))
+    assert (again.revision, again.replayed) == (2, True)
+    assert json.loads(again.view_json) == await client.get_view(table_id, "seat:0")
+    # A refusal is the same with the flag: the view was never the answer's only content.
+    with pytest.raises(grpc.RpcError) as refused:
+        await stub.Act(game_pb2.ActRequest(table_id=table_id, seat="seat:3", action_json=add,
+                                           skip_view=True))
+    assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+
+
+async def test_the_live_link_asks_for_no_view_and_gets_the_revision_and_status(client):
+    table_id = (await client.create_table("dummy", SEATS, {"target": 2}))["table_id"]
+    link = LiveLink(client.address)
+    try:
+        acted = await link.act(table_id, "seat:0", {"action": "add", "n": 1}, request_id="m-1")
+        assert acted == Acted(revision=1, status="playing", replayed=False)
+        await link.act(table_id, "seat:1", {"action": "add", "n": 1})
+        last = await link.act(table_id, "seat:2", {"action": "add", "n": 1}, expected_revision=2)
+        assert last == Acted(revision=3, status="finished", replayed=False)
+        assert await link.act(table_id, "seat:0", {"action": "add", "n": 1}, request_id="m-1") == Acted(
+            revision=3, status="finished", replayed=True)
+    finally:
+        await link.close()
+
+
 async def test_take_back_and_fire_deadline_over_grpc(client):
     table_id = (await client.create_table("dummy", SEATS))["table_id"]
     assert await client.fire_deadline(table_id, "turn:0", "turn") == {"fired": True, "revision": 1}
     assert await client.fire_deadline(table_id, "turn:0", "turn") == {"fired": False, "revision": 1}
+    await _refused(Reason.ILLEGAL_MOVE, client.take_back(table_id, seat="seat:0"))  # a roll, no play
     assert await client.take_back(table_id, expected_revision=1) == 2
     await _refused(Reason.CONCURRENT_MOVE, client.take_back(table_id, expected_revision=1))
     await _refused(Reason.TABLE_NOT_FOUND, client.fire_deadline(str(uuid.uuid4()), "turn:0"))

@@ -315,6 +315,25 @@ async def test_a_take_back_is_refused_when_it_cannot_apply(tables):
     await _refused(Reason.TABLE_NOT_FOUND, tables.take_back(str(uuid.uuid4())))
 
 
+async def test_a_seats_take_back_applies_only_to_its_own_last_play(tables):
+    """The practice take-back (CONTRACT, Bots): decided against the log, under the table's lock."""
+    table_id = (await tables.create_table("", "scopone_scientifico", "", SEATS)).table_id
+    engine = tables.registry.get("scopone_scientifico")
+    await _refused(Reason.ILLEGAL_MOVE, tables.take_back(table_id, seat="seat:0"))  # nothing played
+    live = await tables.current(table_id)
+    card, capture = engine.legal_plays(live.state)[0]
+    player, other = SEATS[live.state["turn"]], SEATS[(live.state["turn"] + 1) % 4]
+    await tables.act(table_id, player, json.dumps({"action": "play", "card": card, "capture": capture}))
+    refused = await _refused(Reason.ILLEGAL_MOVE, tables.take_back(table_id, seat=other))
+    assert refused.message == game_tables.OWN_LAST_PLAY_TEXT
+    await _refused(Reason.NOT_SEATED, tables.take_back(table_id, seat="seat:9"))
+    assert await tables.take_back(table_id, seat=player) == 2
+    assert (await tables.current(table_id)).move_count == 0
+    dummy = await _dummy(tables)
+    await tables.act(dummy, "seat:0", _add())  # a move, but no play
+    await _refused(Reason.ILLEGAL_MOVE, tables.take_back(dummy, seat="seat:0"))
+
+
 # -- the cache is only a cache --------------------------------------------------------------
 
 async def test_a_flushed_cache_mid_match_is_rebuilt_exactly_from_the_log(replicas, backend):

@@ -1,4 +1,4 @@
-"""Fakes of the lobby and the game service for the gateway's live path (tables_feed, the socket):
+"""Fakes of the lobby and the game service for the gateway's live path (table_feed, the socket):
 table streams the test feeds, a log the test writes, a lobby that knows a few games."""
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ class FakeGame:
 
     async def act(self, table_id: str, seat: str, action: dict, revision: int | None,
                   request_id: str = "") -> Acted:
-        return Acted({}, self.revision, replayed=False)
+        return Acted(self.revision, "playing", replayed=False)
 
 class FakeLobby:
     def __init__(self) -> None:

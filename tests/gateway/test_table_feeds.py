@@ -1,4 +1,4 @@
-"""gateway.tables_feed: one subscription per table per process, each socket its seat's views, in
+"""gateway.table_feed: one subscription per table per process, each socket its seat's views, in
 order; a socket that stops reading is closed, never holding up the others; names read once."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ import pytest
 
 from gateway.closes import GAME_GONE, NOT_SEATED, TOO_SLOW
 from gateway.contract.socket import Feature
-from gateway.tables_feed import OUTBOX_SIZE, Outbox, TableFeeds
+from gateway.outbox import OUTBOX_SIZE, Outbox
+from gateway.table_feed import TableFeeds
 from lobby.models import Game, Seat
 from services.rpc.errors import Reason, ServiceError
 from testing.waiting import eventually

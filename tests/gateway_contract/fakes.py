@@ -101,7 +101,7 @@ class FakeGame:
                   request_id: str = "") -> Acted:
         if self.failure is not None:
             raise self.failure
-        return Acted({}, 0, replayed=False)
+        return Acted(0, "playing", replayed=False)
 
 
 class FakeStats:

@@ -32,6 +32,7 @@ class FakeGameService(game_pb2_grpc.GameServiceServicer):
         self.tables: dict[str, game_pb2.CreateTableRequest] = {}
         self.create_calls: list[str] = []
         self.finished: set[str] = set()  # tables whose match is over (GetResult answers)
+        self.taken_back: list[tuple[str, str]] = []  # (table, seat) of each TakeBack
         self.fail_creates = 0
         self.land_failed_creates = False
         # A deadline is not retried by the channel (UNAVAILABLE is: see the channel's retry policy).
@@ -98,6 +99,12 @@ class FakeGameService(game_pb2_grpc.GameServiceServicer):
         if request.table_id not in self.finished:
             raise ServiceError(Reason.MATCH_NOT_FINISHED, "The match is not finished")
         return game_pb2.GetResultResponse(result_json=json.dumps({"winner": "A"}))
+
+    async def TakeBack(self, request, context):
+        if request.table_id not in self.tables:
+            raise ServiceError(Reason.TABLE_NOT_FOUND, "Table not found")
+        self.taken_back.append((request.table_id, request.seat))
+        return game_pb2.TakeBackResponse(revision=len(self.taken_back))
 
 
 @asynccontextmanager

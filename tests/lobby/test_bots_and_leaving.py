@@ -9,6 +9,7 @@ import pytest
 
 from bots.catalogue import bot_name
 from lobby.client import LobbyClient
+from lobby.practice import ONLY_PRACTICE_TEXT
 from lobby.service import Lobby
 from lobby.servicer import register
 from services.components import LOBBY_SERVICE
@@ -165,6 +166,21 @@ async def test_an_abandoned_seat_is_taken_over_once(client, bots):
     await bots.last(game.id, ((3, "esperto"),))
     lobby_game = await client.create_game("erin", "Erin", "scopone_scientifico")
     await fails(client.take_over_seat(lobby_game.id, 0), Reason.INVALID_ARGUMENT)
+
+
+async def test_a_take_back_reaches_the_game_only_from_the_one_person_among_bots(client, game_service):
+    """lobby.practice: the seating is checked here; the last play, by the game, with the seat."""
+    practice = await client.create_game("alice", "Alice", "scopone_scientifico")
+    for seat in (1, 2, 3):
+        await client.add_bot(practice.id, "alice", seat, "esperto")
+    assert await client.take_back(practice.id, "alice") == 1
+    assert game_service[0].taken_back == [(practice.id, "seat:0")]
+    await fails(client.take_back(practice.id, "erin"), Reason.NOT_SEATED)
+    people = await full_game(client)
+    await fails(client.take_back(people.id, "alice"), Reason.ILLEGAL_MOVE, ONLY_PRACTICE_TEXT)
+    await client.take_over_seat(people.id, 1)  # a bot that took over is someone's seat still
+    await fails(client.take_back(people.id, "alice"), Reason.ILLEGAL_MOVE, ONLY_PRACTICE_TEXT)
+    assert len(game_service[0].taken_back) == 1
 
 
 async def test_a_seated_member_moves_to_an_empty_seat_in_the_lobby(client):

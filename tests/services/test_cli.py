@@ -8,6 +8,8 @@ import socket
 import subprocess
 import sys
 import time
+import tomllib
+from pathlib import Path
 
 import httpx
 import pytest
@@ -30,6 +32,12 @@ def test_help_lists_every_command():
     assert result.returncode == 0
     for command in ("serve", "run", "dev-idp", "migrate", "backfill-elo"):
         assert command in result.stdout
+
+
+def test_version_is_the_installed_distributions_and_needs_no_settings():
+    project = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())["project"]
+    result = _tavolo("--version", env={**os.environ, "GAME_TTL_SECONDS": "soon"})  # read no setting
+    assert (result.returncode, result.stdout) == (0, f"tavolo {project['version']}\n")
 
 
 def test_a_bad_setting_stops_the_command_naming_the_variable():

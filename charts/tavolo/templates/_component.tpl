@@ -34,11 +34,7 @@ httpGet:
   port: http
 {{- else -}}
 grpc:
-  {{- if .root.Values.grpcAuth.tls.enabled }}
-  port: {{ int .root.Values.grpcAuth.tls.healthPort }}
-  {{- else }}
-  port: {{ include "tavolo.port" . }}
-  {{- end }}
+  port: {{ include "tavolo.healthPort" . }}
   {{- with .service }}
   service: {{ . }}
   {{- end }}
@@ -376,6 +372,16 @@ spec:
       from:
         {{- toYaml . | nindent 8 }}
       {{- end }}
+    {{- end }}
+    {{- if and $root.Values.helmTest.enabled (ne .component "gateway") }}
+    # `helm test` (templates/tests/test-health.yaml), on the health port only.
+    - ports:
+        - port: {{ include "tavolo.healthPort" . }}
+          protocol: TCP
+      from:
+        - podSelector:
+            matchLabels:
+              {{- include "tavolo.selectorLabels" (dict "root" $root "component" "test") | nindent 14 }}
     {{- end }}
   # Redis, Postgres, the OIDC providers and the collector live outside the cluster's pods.
   egress:

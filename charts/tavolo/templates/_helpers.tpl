@@ -29,6 +29,17 @@ Helpers that act on one component take a dict: {"root": $, "component": "<name>"
 
 {{/* The name of a gRPC service's headless Service (tavolo.replicasService):
      <fullname>-<component>-replicas, which must not be cut to its other Service's name. */}}
+{{/* Where a gRPC service answers the standard health check in plaintext: its serving port, or
+     grpcAuth.tls.healthPort when the services speak TLS. The probes, `helm test` and its
+     NetworkPolicy rule use it. {"root": $, "component": "<name>"} */}}
+{{- define "tavolo.healthPort" -}}
+{{- if .root.Values.grpcAuth.tls.enabled -}}
+{{- int .root.Values.grpcAuth.tls.healthPort -}}
+{{- else -}}
+{{- include "tavolo.port" . -}}
+{{- end -}}
+{{- end -}}
+
 {{- define "tavolo.replicasServiceName" -}}
 {{- $name := include "tavolo.componentName" (dict "root" .root "component" (printf "%s-replicas" .component)) -}}
 {{- if eq $name (include "tavolo.componentName" .) -}}

@@ -16,12 +16,10 @@ has spectators (WatchTable ``public``: the engine renders it once per revision),
 once per revision for all of them. The feed also keeps how many members watch the table in any
 process (gateway.watchers), for the views' ``spectators`` and the ``spectators`` messages.
 
-Each socket has an :class:`Outbox`: the messages waiting to be written to it, in order. A socket
-that does not keep up must not hold up the others, so an outbox is bounded: one that is full
-when the next message comes (OUTBOX_SIZE messages behind: a client that stopped reading) is
-closed with 1013 "Too slow" (docs/websocket.md). Skipping states instead is not an option: the
-contract sends a ``state`` after every accepted change. The client reconnects and its first
-``state`` is complete.
+Each socket has an outbox (gateway.outbox): what the feed hands it waits there, in order, and a
+socket that does not keep up is closed, never skipped. Who is connected, and how many watch, is
+shared with the other processes by gateway.table_presence; whether a seat was abandoned is
+decided in gateway.abandonment from what the feed tells it.
 """
 
 from __future__ import annotations
@@ -29,23 +27,25 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING
 
 from game.client import TableViews
 from game.status import TableStatus
 from game.view_parts import Facts, ViewCut
-from gateway.closes import GAME_GONE, NOT_SEATED, TOO_SLOW
+from gateway.abandonment import Abandonment
+from gateway.closes import GAME_GONE, NOT_SEATED
 from gateway.contract.common import Body
 from gateway.contract.socket import Feature, WsLobby, WsPresence, WsState
 from gateway.contract.spectators import WsSpectators, WsWatchLobby
-from gateway.events import Event, PresenceChanged, Said, SeatingChanged
-from gateway.online import MemoryOnline, Online
-from gateway.presence import RENEW_SECONDS, MemoryPresence, Presence
+from gateway.events import Event, Said, SeatingChanged
+from gateway.online import Online
+from gateway.outbox import Outbox
+from gateway.presence import Presence
+from gateway.table_presence import Holdings, PresenceMarks, seat_index
 from gateway.view_text import Seating, game_over
 from gateway.views import game_view, lobby_view, public_lobby_view
-from gateway.watchers import MemoryWatchers, Watchers
+from gateway.watchers import Watchers
 from lobby.models import Game
 from services.rpc.errors import Reason, ServiceError
 from talk.bot_phrases import Pace
@@ -56,14 +56,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-OUTBOX_SIZE = 64  # a match is ~200 changes; 64 queued means the client stopped reading
 FIRST_BACKOFF_SECONDS = 0.2
 MAX_BACKOFF_SECONDS = 5.0
-
-
-def _index(seat: str) -> int:
-    """The number of an opaque seat ``seat:<n>``."""
-    return int(seat.rpartition(":")[2])
 
 
 def _who_plays(game: Game) -> list[tuple[int, str, bool]]:
@@ -75,74 +69,6 @@ def _text(message: Body) -> str:
     """A message of the contract's (gateway.contract.socket), as the socket sends it: pydantic's
     own JSON, half the CPU of json.dumps over model_dump (a state is sent after every move)."""
     return message.model_dump_json()
-
-
-class Outbox:
-    """What waits to be written to one socket, in order; the socket's writer drains it.
-
-    ``on_close(code, reason)`` is called once when the socket must close: at once when its
-    outbox overflowed (TOO_SLOW) or its game expired unstarted (GAME_GONE); once what waits is
-    written when the gateway stops (:meth:`finish`, SERVICE_RESTART).
-    """
-
-    def __init__(self, on_close: Callable[[int, str], None], size: int = OUTBOX_SIZE):
-        self._messages: deque[str] = deque()
-        self._size = size
-        self._ready = asyncio.Event()
-        self._roomy = asyncio.Event()  # at most half full: the socket's reader may go on
-        self._roomy.set()
-        self._on_close = on_close
-        self._finishing: tuple[int, str] | None = None
-        self.closed = False
-
-    def put(self, text: str) -> None:
-        if self.closed:
-            return
-        if len(self._messages) >= self._size:
-            self.close(*TOO_SLOW)
-            return
-        self._messages.append(text)
-        self._ready.set()
-        if len(self._messages) > self._size // 2:
-            self._roomy.clear()
-
-    async def room(self) -> None:
-        """Wait until at most half the outbox is taken (or it closed). The socket's reader waits
-        here before it reads the next message: a client that sends faster than it reads (a
-        burst of refused messages, each answered) is slowed by its own TCP window, instead of
-        filling the outbox with answers until it closes as too slow."""
-        await self._roomy.wait()
-
-    def close(self, code: int, reason: str) -> None:
-        if not self.closed:
-            self.closed = True
-            self._messages.clear()
-            self._roomy.set()
-            self._on_close(code, reason)
-
-    def finish(self, code: int, reason: str) -> None:
-        """Take nothing more, and close once what waits now is written."""
-        if not self.closed:
-            self.closed = True
-            self._finishing = (code, reason)
-            self._ready.set()
-            self._roomy.set()
-
-    async def next(self) -> str:
-        """The next message to write (waits for one)."""
-        while not self._messages:
-            if self._finishing is not None:  # the last one was written: close now
-                finishing, self._finishing = self._finishing, None
-                self._on_close(*finishing)
-            self._ready.clear()
-            await self._ready.wait()
-        text = self._messages.popleft()
-        if len(self._messages) <= self._size // 2:
-            self._roomy.set()
-        return text
-
-    def __len__(self) -> int:
-        return len(self._messages)
 
 
 class Subscriber:
@@ -240,9 +166,8 @@ class TableFeed:
         self._names_stale = False
         self.task: asyncio.Task | None = None
         self._refresh: asyncio.Task | None = None
-        self._auto_streak: dict[int, int] = {}  # seat index -> auto-plays in a row seen
-        self._taking_over: set[int] = set()
-        self._takeovers: set[asyncio.Task] = set()
+        # N auto-plays in a row with the player away: the rule is gateway.abandonment's.
+        self.abandonment = Abandonment(game.id, feeds.abandon_after, feeds.take_over)
         self.elsewhere: set[int] = set()  # seats connected in any process (gateway.presence)
         # One presence read at a time: two events' reads could finish out of order, and the older
         # would then stand (a seat shown away that is connected) until the next change.
@@ -327,7 +252,7 @@ class TableFeed:
         arrived = subscriber.seat not in self.subscribers
         self.subscribers.setdefault(subscriber.seat, set()).add(subscriber)
         if arrived:
-            self.feeds.mark(self.id, _index(subscriber.seat), True)
+            self.feeds.mark(self.id, seat_index(subscriber.seat), True)
             if self.started and self.views:
                 self._announce_presence(skip=subscriber)
 
@@ -338,8 +263,8 @@ class TableFeed:
             seat.discard(subscriber)
             if not seat:
                 del self.subscribers[subscriber.seat]
-                self.elsewhere.discard(_index(subscriber.seat))  # until another process says so
-                self.feeds.mark(self.id, _index(subscriber.seat), False)
+                self.elsewhere.discard(seat_index(subscriber.seat))  # until another process says so
+                self.feeds.mark(self.id, seat_index(subscriber.seat), False)
                 if self.subscribers and self.started and self.views:
                     self._announce_presence()  # the others see the seat go offline
 
@@ -400,7 +325,7 @@ class TableFeed:
     def connected(self) -> set[int]:
         """The seats a bot plays, and those with a socket open at this table in this process
         or, as gateway.presence last said, in any other."""
-        return ({_index(seat) for seat in self.subscribers} | self.elsewhere
+        return ({seat_index(seat) for seat in self.subscribers} | self.elsewhere
                 | {seat.index for seat in self.game.bot_seats})
 
     def _announce_presence(self, skip: Subscriber | None = None) -> None:
@@ -588,7 +513,7 @@ class TableFeed:
                 if self.game_over is not None:
                     subscriber.outbox.put(self.game_over)
         self._fan_out_public(views)
-        self._watch_for_abandonment()
+        self.abandonment.saw(self.facts if self.views else None, self.game, self.connected)
         if self.feeds.bot_talk is not None and self.game.bot_seats and views.facts is not None:
             self.feeds.bot_talk.revision(self.game, views.revision, views.status, views.facts,
                                          self.bot_pace)
@@ -608,38 +533,6 @@ class TableFeed:
             if self.game_over is not None:
                 subscriber.outbox.put(self.game_over)
 
-    # -- abandonment ------------------------------------------------------------------------
-
-    def _watch_for_abandonment(self) -> None:
-        """A person whose turns keep being auto-played while no socket of theirs is open here
-        has abandoned the seat: after ``abandon_after`` in a row, a bot takes it over
-        (CONTRACT, Bots)."""
-        limit = self.feeds.abandon_after
-        facts = self.facts if self.views else None
-        if not limit or facts is None or facts.last_play_seat is None:
-            return
-        seat = facts.last_play_seat
-        self._auto_streak[seat] = self._auto_streak.get(seat, 0) + 1 if facts.last_play_auto else 0
-        occupant = self.game.at(seat)
-        if (self._auto_streak[seat] >= limit and occupant is not None and not occupant.bot
-                and seat not in self.connected() and seat not in self._taking_over):
-            self._taking_over.add(seat)
-            task = asyncio.create_task(self._take_over(seat), name=f"take over {self.id} seat {seat}")
-            self._takeovers.add(task)
-            task.add_done_callback(self._takeovers.discard)
-
-    async def _take_over(self, seat: int) -> None:
-        try:
-            await self.feeds.lobby.take_over_seat(self.id, seat)
-            log.info("game %s: seat %d abandoned; a bot took it over", self.id, seat)
-            await self.feeds.seating_changed(self.id)
-        except ServiceError as error:
-            log.warning("game %s: seat %d not taken over: %s", self.id, seat, error.message)
-        finally:
-            self._taking_over.discard(seat)
-            self._auto_streak[seat] = 0
-
-
 class TableFeeds:
     """This process's feeds, by game id: started by the first socket, stopped after the last."""
 
@@ -651,13 +544,11 @@ class TableFeeds:
         self.lobby = lobby  # LobbyClient (or a fake with watch_game, get_game, take_over_seat)
         self.abandon_after = abandon_after  # ABANDON_AFTER_TIMEOUTS; 0: never take a seat over
         self._publish = publish  # to every gateway process, this one included (gateway.events)
-        self.presence = presence or MemoryPresence()
-        self.watchers = watchers or MemoryWatchers()
-        self.online = online or MemoryOnline()  # renewed here too (gateway.online)
+        self.marks = PresenceMarks(self._holdings, self.presence_changed, publish, presence, watchers,
+                                   online)
+        self.presence, self.watchers, self.online = self.marks.presence, self.marks.watchers, self.marks.online
         self.bot_talk: BotTalk | None = None  # the bots' table talk (gateway.bot_talk), if any
         self._feeds: dict[str, TableFeed] = {}
-        self._marking: set[asyncio.Task] = set()
-        self._renewing: asyncio.Task | None = None
 
     async def seating_changed(self, table_id: str) -> None:
         """Tell every gateway process (this one included) that who plays at a table changed."""
@@ -666,42 +557,33 @@ class TableFeeds:
         else:
             self.names_changed((table_id,))
 
-    def mark(self, table_id: str, seat: int, present: bool) -> None:
-        """This process's first socket at a seat opened (or its last closed): mark it where
-        every process reads presence, then tell them."""
-        task = asyncio.create_task(self._mark(table_id, seat, present), name=f"presence {table_id}")
-        self._marking.add(task)
-        task.add_done_callback(self._marking.discard)
-        self.keep_renewing()
+    async def take_over(self, table_id: str, seat: int) -> None:
+        """A bot takes an abandoned seat over (gateway.abandonment): the lobby's call, then
+        every process re-reads the seating."""
+        await self.lobby.take_over_seat(table_id, seat)
+        await self.seating_changed(table_id)
 
-    async def _mark(self, table_id: str, seat: int, present: bool) -> None:
-        try:
-            await self.presence.mark(table_id, seat, present)
-            if self._publish is not None:
-                await self._publish(PresenceChanged(table_id))
-            else:
-                self.presence_changed(table_id)
-        except ServiceError as error:  # this process's own sockets still count
-            log.info("game %s: presence not shared: %s", table_id, error.message)
+    def mark(self, table_id: str, seat: int, present: bool) -> None:
+        """This process's first socket at a seat opened (or its last closed): shared with every
+        process (gateway.table_presence)."""
+        self.marks.mark(table_id, seat, present)
 
     def mark_watcher(self, table_id: str, member_id: str, watching: bool) -> None:
         """This process's first socket of a member watching a table opened (or its last
-        closed): mark it where every process counts watchers, then tell them."""
-        task = asyncio.create_task(self._mark_watcher(table_id, member_id, watching),
-                                   name=f"watchers {table_id}")
-        self._marking.add(task)
-        task.add_done_callback(self._marking.discard)
-        self.keep_renewing()
+        closed): shared with every process (gateway.table_presence)."""
+        self.marks.mark_watcher(table_id, member_id, watching)
 
-    async def _mark_watcher(self, table_id: str, member_id: str, watching: bool) -> None:
-        try:
-            await self.watchers.mark(table_id, member_id, watching)
-            if self._publish is not None:
-                await self._publish(PresenceChanged(table_id))
-            else:
-                self.presence_changed(table_id)
-        except ServiceError as error:  # this process's own sockets still count
-            log.info("game %s: watchers not shared: %s", table_id, error.message)
+    def keep_renewing(self) -> None:
+        """Renew this process's leases while it holds any (gateway.table_presence)."""
+        self.marks.keep_renewing()
+
+    def _holdings(self) -> Holdings:
+        """The seats this process has sockets at and the members watching here, to renew."""
+        if not self._feeds:
+            return None
+        marks = [(feed.id, seat_index(seat)) for feed in self._feeds.values() for seat in feed.subscribers]
+        watching = [(feed.id, member) for feed in self._feeds.values() for member in feed.watching_members()]
+        return marks, watching
 
     async def spectators_at(self, table_id: str) -> int:
         """How many members watch the table in any process, for a REST view."""
@@ -713,41 +595,18 @@ class TableFeeds:
         except ServiceError:
             return 0
 
-    def keep_renewing(self) -> None:
-        """Run the renewal loop (if it is not running) while this process holds leases."""
-        if self._renewing is None or self._renewing.done():
-            self._renewing = asyncio.create_task(self._renew(), name="presence renewal")
-
-    async def _renew(self) -> None:
-        """Keep this process's leases (presence, watchers, online) from lapsing while its sockets
-        stay open."""
-        while self._feeds or self.online.held():
-            await asyncio.sleep(RENEW_SECONDS)
-            marks = [(feed.id, _index(seat)) for feed in self._feeds.values()
-                     for seat in feed.subscribers]
-            watching = [(feed.id, member) for feed in self._feeds.values()
-                        for member in feed.watching_members()]
-            try:
-                await self.presence.renew(marks)
-                await self.watchers.renew(watching)
-                await self.online.renew()
-            except ServiceError as error:
-                log.info("presence not renewed: %s", error.message)
-
     def presence_changed(self, table_id: str | None) -> None:
         """Who is connected at this table (None: at any) changed in some process."""
         feeds = self._feeds.values() if table_id is None else (
             feed for feed in (self._feeds.get(table_id),) if feed is not None)
         for feed in feeds:
-            task = asyncio.create_task(feed.refresh_presence(), name=f"presence {feed.id}")
-            self._marking.add(task)
-            task.add_done_callback(self._marking.discard)
+            self.marks.spawn(feed.refresh_presence(), f"presence {feed.id}")
 
     async def connected_at(self, table_id: str) -> set[int]:
         """The seats with a socket open at the table in any process, for a REST view."""
         feed = self._feeds.get(table_id)
         if feed is not None:
-            return {_index(seat) for seat in feed.subscribers} | feed.elsewhere
+            return {seat_index(seat) for seat in feed.subscribers} | feed.elsewhere
         try:
             return await self.presence.seats(table_id)
         except ServiceError:
@@ -838,10 +697,10 @@ class TableFeeds:
 
     async def aclose(self) -> None:
         tasks = [feed.task for feed in self._feeds.values() if feed.task is not None]
-        tasks += [*self._marking, *([self._renewing] if self._renewing is not None else [])]
         self._feeds.clear()
         for task in tasks:
             task.cancel()
         for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        await self.marks.aclose()
