@@ -39,7 +39,8 @@ run: $(RUN_STAMP) $(GEN) $(WEB_DIST)
 
 # The app's unit tests (Vitest), then the whole Python suite, browser tests included, in two
 # workers (most tests wait on sockets and processes); a test file stays in one worker, so its
-# module-scoped stack is started once. PYTEST_WORKERS=0 runs it in this process.
+# module-scoped stack is started once, and the plain in-memory stack (tests/gateway/conftest.py)
+# once per worker. PYTEST_WORKERS=0 runs it in this process.
 PYTEST_WORKERS ?= 2
 test: $(TEST_STAMP) $(GEN) $(WEB_DIST) $(TOOLS_STAMP) web-test
 	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
@@ -78,7 +79,7 @@ soak: $(TEST_STAMP) $(GEN)
 # The public JSON contract, generated from gateway/contract's models and committed: docs/openapi.json
 # (the OpenAPI document, made without a server, so each game's options are any object: the served
 # one names them from the registry) and the app's types web/src/api-types.ts (openapi-typescript).
-# tests/gateway_docs/test_generated_contract.py fails while either is stale.
+# tests/gateway_contract/test_generated_contract.py fails while either is stale.
 OPENAPI_DOC = docs/openapi.json
 .PHONY: contract
 contract: $(RUN_STAMP) $(GEN) $(NPM_STAMP)

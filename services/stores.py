@@ -153,7 +153,7 @@ def redis_client(url: str, max_connections: int = 64,
                                                      timeout=_POOL_WAIT_SECONDS,
                                                      decode_responses=True,
                                                      health_check_interval=30)
-        client = redis.Redis(connection_pool=pool)
+        client = redis.Redis.from_pool(pool)  # the client owns its pool: aclose disconnects it
     telemetry.instrument_redis(client)  # telemetry hook: a span per command when tracing
     return client
 

@@ -1,5 +1,5 @@
 """The contract's examples (CONTRACT.md's, completed to four seats): in the schemas and the paths of
-the OpenAPI document, each checked against its schema by tests/gateway_docs."""
+the OpenAPI document, each checked against its schema by tests/gateway_contract."""
 
 from __future__ import annotations
 

@@ -11,6 +11,7 @@ from deadlines.consumer import Consumer
 from deadlines.queue import DeadlineQueue, MemoryDeadlineQueue, RedisDeadlineQueue
 from deadlines.server import fire_target
 from services.stores import Keys, redis_client
+from testing.waiting import eventually
 from tests.deadlines.fakes import FakeGameServer
 
 
@@ -78,8 +79,7 @@ async def consuming(queue: DeadlineQueue, target, **options):
 
 async def until_empty(queue: DeadlineQueue, timeout: float = 5.0) -> None:
     """Until nothing is pending or in flight (a fire is received before it is acked)."""
-    async def empty():
-        while tuple(await queue.counts()) != (0, 0):
-            await asyncio.sleep(0.01)
+    async def empty() -> bool:
+        return tuple(await queue.counts()) == (0, 0)
 
-    await asyncio.wait_for(empty(), timeout)
+    await eventually(empty, timeout=timeout, interval=0.01, what="the queue never emptied")

@@ -71,13 +71,14 @@ async def test_a_lost_wake_up_fires_within_the_heartbeat(queue, game_server, gam
 
 
 async def test_a_cancelled_entry_never_fires(queue, game_server, game_target):
+    # Due already, and cancelled before anything consumes: no race with the clock.
+    start = now_ms()
+    cancelled = await schedule_at(queue, start, "cancelled")
+    table_wide = await schedule_at(queue, start, "table", table="table-2")
+    sentinel = await schedule_at(queue, start + 1, "sentinel")
+    assert await queue.cancel(Entry("table-1", "turn", cancelled)) is True
+    assert await queue.cancel_table("table-2") == 1
     async with consuming(queue, game_target):
-        start = now_ms()
-        cancelled = await schedule_at(queue, start + 100, "cancelled")
-        table_wide = await schedule_at(queue, start + 100, "table", table="table-2")
-        sentinel = await schedule_at(queue, start + 200, "sentinel")
-        assert await queue.cancel(Entry("table-1", "turn", cancelled)) is True
-        assert await queue.cancel_table("table-2") == 1
         await game_server.game.wait_for(sentinel)
     assert game_server.game.calls_of(cancelled) == []
     assert game_server.game.calls_of(table_wide) == []

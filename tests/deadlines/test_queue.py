@@ -9,6 +9,7 @@ from deadlines.queue import RedisDeadlineQueue
 from services.rpc.errors import Reason, ServiceError
 from services.stores import Keys
 from services.stores import redis_client as redis_client_for
+from testing.waiting import eventually
 
 T0 = 1_000_000  # a fixed "now" (ms): the queue never reads a clock itself
 LEASE = 30_000
@@ -194,10 +195,10 @@ async def test_set_tables_wakes_the_listeners_once_with_the_earliest_due(backend
         await asyncio.wait_for(subscribed.wait(), 5)
         await setter.set_tables({"t1": [(entry("a", table="t1"), T0 + 50)],
                                  "t2": [(entry("a", table="t2"), T0 + 40)]})
-        await asyncio.wait_for(_until(lambda: T0 + 40 in heard), 5)
+        await eventually(lambda: T0 + 40 in heard, timeout=5, interval=0.005)
         await setter.set_tables({"t1": []})  # nothing scheduled: no wake-up
         await setter.schedule(entry("z"), T0 + 99)
-        await asyncio.wait_for(_until(lambda: T0 + 99 in heard), 5)
+        await eventually(lambda: T0 + 99 in heard, timeout=5, interval=0.005)
         assert [due for due in heard if due is not None] == [T0 + 40, T0 + 99]
     finally:
         task.cancel()
@@ -248,7 +249,7 @@ async def test_scheduling_wakes_every_listener_with_the_due_time(backend):
         await asyncio.wait_for(asyncio.gather(*(e.wait() for e in subscribed)), 5)
         await first.schedule(entry(), T0 + 42)
         for i in range(2):
-            await asyncio.wait_for(_until(lambda i=i: T0 + 42 in heard[i]), 5)
+            await eventually(lambda i=i: T0 + 42 in heard[i], timeout=5, interval=0.005)
         assert heard[0][0] is None  # a (re)subscription first asks for a re-plan
     finally:
         for task in tasks:
@@ -288,11 +289,6 @@ async def test_a_store_that_does_not_answer_is_unavailable():
                 raise AssertionError("expected UNAVAILABLE")
     finally:
         await queue.close()
-
-
-async def _until(condition, interval: float = 0.005) -> None:
-    while not condition():
-        await asyncio.sleep(interval)
 
 
 async def test_the_epoch_stays_while_the_queue_keeps_its_entries(backend):

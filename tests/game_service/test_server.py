@@ -14,6 +14,7 @@ from services.rpc.channels import open_channel
 from services.rpc.errors import Reason, ServiceError
 from services.rpc.server import serve
 from testing.processes import free_port
+from testing.waiting import eventually
 from tests.game_service.conftest import SEATS
 
 
@@ -29,12 +30,12 @@ async def test_the_service_serves_health_and_moves_with_memory_stores(fakes):
     channel = open_channel(address, "grpc.health.v1.Health")
     try:
         health = health_pb2_grpc.HealthStub(channel)
-        for _ in range(50):
+
+        async def serving() -> bool:
             reply = await health.Check(health_pb2.HealthCheckRequest(service="tavolo.game.v1.GameService"))
-            if reply.status == health_pb2.HealthCheckResponse.SERVING:
-                break
-            await asyncio.sleep(0.05)
-        assert reply.status == health_pb2.HealthCheckResponse.SERVING
+            return reply.status == health_pb2.HealthCheckResponse.SERVING
+
+        await eventually(serving, timeout=5, interval=0.05, what="the game service never served")
         table_id = (await client.create_table("dummy", SEATS, {"target": 1}))["table_id"]
         created_view = await client.get_view(table_id, "seat:0")
         state = (await tables.current(table_id)).state

@@ -17,6 +17,7 @@ from game.live import Live
 from game.log_store import LoggedMove
 from game.snapshots import STORE_EVERY
 from services.rpc.errors import Reason, ServiceError
+from testing.waiting import eventually
 from tests.game_service.conftest import SEATS, play
 
 
@@ -664,14 +665,6 @@ async def test_purging_a_table_removes_its_log_and_snapshot(tables):
 
 # -- watching -------------------------------------------------------------------------------
 
-async def _until(condition, timeout: float = 20.0) -> None:
-    async def wait() -> None:
-        while not condition():
-            await asyncio.sleep(0.005)
-
-    await asyncio.wait_for(wait(), timeout)
-
-
 async def _collect(stream, into: list, count: int | None = None) -> None:
     async for view in stream:
         into.append(view)
@@ -695,7 +688,7 @@ async def test_a_watcher_gets_the_view_now_then_after_every_change_until_finishe
     ]
     for revision, change in enumerate(changes, 1):
         await change
-        await _until(lambda revision=revision: views[-1].revision == revision)
+        await eventually(lambda revision=revision: views[-1].revision == revision, timeout=20, interval=0.005)
     await asyncio.wait_for(watching, 10)
     assert [v.revision for v in views] == [0, 1, 2, 3, 4, 5]
     assert views[-1].status == "finished"
@@ -746,7 +739,7 @@ async def _watching_all(tables, table_id: str):
     received: list[list] = [[] for _ in streams]
     tasks = [asyncio.create_task(_collect(stream, into)) for stream, into in zip(streams, received)]
     try:
-        await _until(lambda: all(received))
+        await eventually(lambda: all(received), timeout=20, interval=0.005)
         for store in (tables.log, tables.cache):
             if hasattr(store, "calls"):
                 store.calls.clear()
@@ -763,7 +756,7 @@ async def test_a_change_made_here_reaches_the_watchers_here_with_no_read(replica
     async with _watching_all(tables, table_id) as received:
         for number in range(6):
             await tables.act(table_id, SEATS[number % 4], _add())
-        await _until(lambda: all(r[-1].revision == 6 for r in received))
+        await eventually(lambda: all(r[-1].revision == 6 for r in received), timeout=20, interval=0.005)
         await tables.drain()
         await asyncio.sleep(0.2)  # the signals' echoes come back: they name revisions known here
     assert tables.log.calls == {"append": 6}
@@ -777,7 +770,7 @@ async def test_a_change_made_elsewhere_reaches_all_the_watchers_here_without_a_r
     async with _watching_all(here, table_id) as received:
         for number in range(4):
             await there.act(table_id, SEATS[number % 4], _add())
-            await _until(lambda number=number: all(r[-1].revision == number + 1 for r in received))
+            await eventually(lambda number=number: all(r[-1].revision == number + 1 for r in received), timeout=20, interval=0.005)
     assert all([m.revision for m in r] == list(range(5)) for r in received)
     # The signal carries the new state (sent once the change is in the log): no read at all for
     # the six watchers.
@@ -795,7 +788,7 @@ async def test_a_change_signalled_by_its_revision_alone_is_read_from_the_cache(r
     monkeypatch.setattr(there.states, "signal", as_an_earlier_version)
     async with _watching_all(here, table_id) as received:
         await there.act(table_id, SEATS[0], _add())
-        await _until(lambda: all(r[-1].revision == 1 for r in received))
+        await eventually(lambda: all(r[-1].revision == 1 for r in received), timeout=20, interval=0.005)
     assert here.log.calls == {} and here.cache.calls == {"load": 1}  # once for every watcher
 
 
@@ -804,7 +797,7 @@ async def test_changes_made_elsewhere_at_once_still_reach_the_watchers_here_one_
     table_id = await _dummy(there, target=1000)
     async with _watching_all(here, table_id) as received:
         await asyncio.gather(*(there.act(table_id, seat, _add()) for seat in SEATS))  # saves coalesce
-        await _until(lambda: all(r[-1].revision == 4 for r in received))
+        await eventually(lambda: all(r[-1].revision == 4 for r in received), timeout=20, interval=0.005)
     assert all([m.revision for m in r] == [0, 1, 2, 3, 4] for r in received)
     assert [json.loads(m.view_json)["totals"] for m in received[0]] == [
         [0, 0, 0, 0], [1, 0, 0, 0], [1, 1, 0, 0], [1, 1, 1, 0], [1, 1, 1, 1]]
@@ -817,7 +810,7 @@ async def test_each_change_is_rendered_once_for_every_table_watcher(tables, monk
     monkeypatch.setattr(tables, "_render_seats", lambda live: rendered.append(live.revision) or render(live))
     async with _watching_all(tables, table_id) as received:
         await play(tables, table_id, 3)
-        await _until(lambda: all(r[-1].revision == 3 for r in received))
+        await eventually(lambda: all(r[-1].revision == 3 for r in received), timeout=20, interval=0.005)
     assert rendered == [0, 1, 2, 3]
     assert received[-1] == received[-2]
 
@@ -836,11 +829,11 @@ async def test_a_change_whose_signal_was_lost_reaches_the_watchers_at_the_next_c
     async with contextlib.AsyncExitStack() as stack:
         received = [await stack.enter_async_context(_watching_all(here, t)) for t in tables]
         here.log.calls.clear()
-        await _until(lambda: here.log.calls["positions"] >= 2)  # two checks, one read each
+        await eventually(lambda: here.log.calls["positions"] >= 2, timeout=20, interval=0.005)  # two checks, one read each
         assert here.log.calls["header"] == 0
         for table_id in tables:
             await there.act(table_id, SEATS[0], _add())
-        await _until(lambda: all(r[-1].revision == 1 for watched in received for r in watched))
+        await eventually(lambda: all(r[-1].revision == 1 for watched in received for r in watched), timeout=20, interval=0.005)
     # Without the check the lost change would never come; a check may also find a change whose
     # signal is still on its way, and read it (at most once a table).
     assert 1 <= here.log.calls["header"] <= 3
@@ -868,7 +861,7 @@ async def test_a_failed_check_of_the_logs_ends_no_watcher(replicas):
     table_id = await _dummy(tables)
     received: list = []
     watching = asyncio.create_task(_collect(tables.watch_table(table_id), received))
-    await _until(lambda: len(received) == 1)
+    await eventually(lambda: len(received) == 1, timeout=20, interval=0.005)
     checks = tables.log.calls["positions"]
 
     async def down(table_ids):
@@ -878,7 +871,7 @@ async def test_a_failed_check_of_the_logs_ends_no_watcher(replicas):
     await asyncio.sleep(0.2)
     tables.log.positions = original
     await tables.act(table_id, "seat:0", _add())
-    await _until(lambda: len(received) == 2 and tables.log.calls["positions"] > checks)
+    await eventually(lambda: len(received) == 2 and tables.log.calls["positions"] > checks, timeout=20, interval=0.005)
     assert not watching.done()
     watching.cancel()
 
@@ -936,15 +929,15 @@ async def test_the_public_view_is_rendered_once_per_change_and_only_while_a_watc
     monkeypatch.setattr(game_tables, "_view_json", counted)
     async with _watching_all(tables, table_id) as received:  # the players' streams: no public view
         await play(tables, table_id, 1)
-        await _until(lambda: all(r[-1].revision == 1 for r in received))
+        await eventually(lambda: all(r[-1].revision == 1 for r in received), timeout=20, interval=0.005)
     assert rendered == [] and all(r[-1].public == "" for r in received[-2:])
     public = [tables.watch_table(table_id, public=True) for _ in range(3)]
     seen: list[list] = [[] for _ in public]
     tasks = [asyncio.create_task(_collect(stream, into)) for stream, into in zip(public, seen)]
     try:
-        await _until(lambda: all(seen))
+        await eventually(lambda: all(seen), timeout=20, interval=0.005)
         await play(tables, table_id, 2)
-        await _until(lambda: all(s[-1].revision == 3 for s in seen))
+        await eventually(lambda: all(s[-1].revision == 3 for s in seen), timeout=20, interval=0.005)
     finally:
         for task in tasks:
             task.cancel()

@@ -8,12 +8,20 @@ from testing.players import Player
 from testing.stack import Stack
 
 
-@pytest.fixture(scope="module")
-def stack():
-    """Every component as its own process, in-memory stores (one stack per test module)."""
+@pytest.fixture(scope="session")
+def shared_stack():
+    """Every component as its own process, in-memory stores: one per test process, shared by the
+    modules that only play on it (a start costs seconds of CPU for each of its processes). Such
+    a module never stops or restarts a component, and expects others' games and members beside
+    its own; a module that needs settings or faults of its own defines ``stack`` itself."""
     running = Stack().start()
     yield running
     running.stop()
+
+
+@pytest.fixture(scope="module")
+def stack(shared_stack):
+    return shared_stack
 
 
 @pytest.fixture

@@ -8,15 +8,12 @@ from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import replace
 
-import pytest
-
 from game.client import TableViews
 from game.live_link import Acted
 from game.view_parts import cut, facts
 from lobby.models import Game, Seat
 
 NAMES = ("alice", "bob", "carol", "dave")
-
 
 def lobby_game(id: str = "t1", started: bool = True, names=NAMES) -> Game:
     """A game of the four (member ids are the names they logged in with)."""
@@ -25,7 +22,6 @@ def lobby_game(id: str = "t1", started: bool = True, names=NAMES) -> Game:
                 seats=tuple(Seat(i, member, name) for i, (member, name) in
                             enumerate(zip(NAMES, names, strict=False))))
 
-
 def seat_view(index: int, revision: int, status: str = "playing") -> dict:
     """A seat's view as the game service renders it (the fields the gateway touches)."""
     return {"status": status, "options": {}, "id": "t1", "game_type": "scopone_scientifico",
@@ -33,13 +29,11 @@ def seat_view(index: int, revision: int, status: str = "playing") -> dict:
             "players": [{"seat": i, "team": "AB"[i % 2], "is_you": i == index} for i in range(4)],
             **({"scores": {"A": 11, "B": 3}, "winner": "A"} if status == "finished" else {})}
 
-
 def public_view(revision: int, status: str = "playing") -> dict:
     """The public view as the game service renders it: no ``you``, nobody is you."""
     view = seat_view(0, revision, status)
     del view["you"]
     return {**view, "players": [{**player, "is_you": False} for player in view["players"]]}
-
 
 def table_views(revision: int, status: str = "playing") -> TableViews:
     """A WatchTable message as the gateway asks for it: every view cut (game.view_parts)."""
@@ -47,7 +41,6 @@ def table_views(revision: int, status: str = "playing") -> TableViews:
     return TableViews(revision, status, 0, (),
                       parts=tuple((f"seat:{i}", cut(view)) for i, view in enumerate(views)),
                       facts=facts(views[0], status == "finished"))
-
 
 class FakeGame:
     """WatchTable streams fed by the test (``push``), counting the streams opened and open;
@@ -92,7 +85,6 @@ class FakeGame:
                   request_id: str = "") -> Acted:
         return Acted(self.revision, "playing", replayed=False)
 
-
 class FakeLobby:
     def __init__(self) -> None:
         self.games = {"t1": lobby_game("t1"), "t2": lobby_game("t2")}
@@ -114,11 +106,3 @@ class FakeLobby:
             if item.started:
                 return
 
-
-async def until(predicate, what: str, timeout: float = 2.0) -> None:
-    """Wait for ``predicate()`` to hold, or fail with ``what``."""
-    for _ in range(int(timeout / 0.01)):
-        if predicate():
-            return
-        await asyncio.sleep(0.01)
-    pytest.fail(what)

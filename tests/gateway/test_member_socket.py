@@ -24,7 +24,7 @@ from services.config import Settings
 from services.stores import Keys
 from testing.processes import served
 from testing.waiting import eventually
-from tests.gateway.live_fakes import FakeGame, FakeLobby, lobby_game, table_views, until
+from tests.gateway.live_fakes import FakeGame, FakeLobby, lobby_game, table_views
 
 PLAYERS = {name: f"player-{name}-0123456789" for name in ("alice", "bob", "carol", "dave")}
 
@@ -243,7 +243,7 @@ async def test_following_hiding_and_unfollowing_are_told_as_the_states_they_impl
 
     players.following["alice"] = []  # unfollowed: no news of bob's any more
     await one.publish(RelationsChanged((PLAYERS["alice"],), seen=False))
-    await until(lambda: PLAYERS["bob"] not in one.app.state.members._followers, "still following")
+    await eventually(lambda: PLAYERS["bob"] not in one.app.state.members._followers, interval=0.01, what="still following")
     await bob.close()
     await _nothing_before_the_answer(alice)
     await alice.close()
@@ -257,9 +257,9 @@ async def test_a_follow_rereads_only_the_followers_list_not_those_of_who_follows
     assert await _next(carol) == {"type": "online", "player": PLAYERS["alice"], "online": True}
     before = players.reads
     await other.publish(RelationsChanged((PLAYERS["alice"],), seen=False))  # alice follows someone
-    await until(lambda: players.reads == before + 1, "alice's list is not read again")
+    await eventually(lambda: players.reads == before + 1, interval=0.01, what="alice's list is not read again")
     await other.publish(RelationsChanged((PLAYERS["alice"],), seen=True))  # alice hides being online
-    await until(lambda: players.reads == before + 3, "alice's and carol's lists are not read again")
+    await eventually(lambda: players.reads == before + 3, interval=0.01, what="alice's and carol's lists are not read again")
     assert players.reads == before + 3
     for socket in (alice, carol):
         await socket.close()
@@ -302,7 +302,7 @@ async def test_a_blocked_players_talk_never_reaches_the_blocker_others_still_get
     bob = await _open(one, await _login(one.sessions, "bob"), "/ws/games/t1?features=chat")
     carol = await _open(other, await _login(other.sessions, "carol"), "/ws/games/t1?features=chat")
     for gateway in {id(one): one, id(other): other}.values():
-        await until(lambda g=gateway: g.app.state.fake_game.open["t1"] == 1, "no table stream")
+        await eventually(lambda g=gateway: g.app.state.fake_game.open["t1"] == 1, interval=0.01, what="no table stream")
         gateway.app.state.fake_game.push("t1", table_views(1))
     for socket in (bob, carol):
         assert (await _next(socket))["type"] in ("state", "presence")

@@ -5,7 +5,6 @@ retention too."""
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import subprocess
@@ -19,6 +18,7 @@ from game.retention import DAY_MS, LogRetention
 from services.timeutil import now_ms
 from testing.players import Player, play_until_over, receive
 from testing.stack import real_stack
+from testing.waiting import eventually
 
 VERIFIER = Path(__file__).resolve().parents[2] / "tools" / "verify_deal.py"
 OPTIONS = {"target_score": 1, "napola": False, "player_entropy": True}
@@ -50,15 +50,13 @@ async def _until(socket, predicate) -> dict:
             return message["game"]
 
 
-async def _recorded(player: Player, game_id: str, attempts: int = 300) -> dict:
-    """The player's history item of the match, once stats recorded it (a bound, not a race)."""
-    for _ in range(attempts):
+async def _recorded(player: Player, game_id: str) -> dict:
+    """The player's history item of the match, once stats recorded it."""
+    async def match() -> dict | None:
         items = (await player.http.get("/api/me/matches")).json()["items"]
-        match = next((m for m in items if m["id"] == game_id), None)
-        if match is not None:
-            return match
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"match {game_id} was not recorded")
+        return next((m for m in items if m["id"] == game_id), None)
+
+    return await eventually(match, timeout=30, interval=0.1, what=f"match {game_id} was not recorded")
 
 
 def _verify(log: dict) -> subprocess.CompletedProcess:

@@ -29,7 +29,8 @@ from gateway.ws import _Connection
 from services.config import Settings
 from services.stores import Keys
 from testing.processes import served
-from tests.gateway.live_fakes import FakeGame, FakeLobby, table_views, until
+from testing.waiting import eventually
+from tests.gateway.live_fakes import FakeGame, FakeLobby, table_views
 
 
 class CountingSessions(MemorySessionStore):
@@ -100,7 +101,7 @@ async def test_a_logout_closes_that_sessions_idle_socket_at_once_and_no_other():
     laptop, phone = await _login(sessions, "alice"), await _login(sessions, "alice")
     async with _gateway(sessions) as (address, game):
         on_laptop, on_phone = await _open(address, laptop), await _open(address, phone)
-        await until(lambda: game.open["t1"] == 1, "no table stream")
+        await eventually(lambda: game.open["t1"] == 1, interval=0.01, what="no table stream")
         game.push("t1", table_views(1))
         for socket in (on_laptop, on_phone):
             await _state(socket)
@@ -116,7 +117,7 @@ async def test_an_erasure_closes_every_idle_socket_of_the_member_at_once():
     alice, bob = await _login(sessions, "alice"), await _login(sessions, "bob")
     async with _gateway(sessions) as (address, game):
         sockets = [await _open(address, bob), await _open(address, bob), await _open(address, alice)]
-        await until(lambda: game.open["t1"] == 1, "no table stream")
+        await eventually(lambda: game.open["t1"] == 1, interval=0.01, what="no table stream")
         game.push("t1", table_views(1))
         for socket in sockets:
             await _state(socket)
@@ -134,7 +135,7 @@ async def _bobs_socket(sessions):
     bob = await _login(sessions, "bob")
     async with _gateway(sessions) as (address, game):
         socket = await _open(address, bob)
-        await until(lambda: game.open["t1"] == 1, "no table stream")
+        await eventually(lambda: game.open["t1"] == 1, interval=0.01, what="no table stream")
         yield socket, bob, game
 
 
@@ -170,7 +171,7 @@ async def test_updates_read_no_session_and_no_seating():
     alice = await _login(sessions, "alice")
     async with _gateway(sessions) as (address, game):
         sockets = [await _open(address, alice) for _ in range(3)]
-        await until(lambda: game.open["t1"] == 1, "no table stream")
+        await eventually(lambda: game.open["t1"] == 1, interval=0.01, what="no table stream")
         reads, seatings = sessions.reads, game.opened["t1"]
         for revision in range(1, 21):
             game.push("t1", table_views(revision))
@@ -195,7 +196,7 @@ async def test_the_players_messages_read_no_session(counting_sessions):
     bob = await _login(sessions, "bob")
     async with _gateway(sessions) as (address, game):
         socket = await _open(address, bob)
-        await until(lambda: game.open["t1"] == 1, "no table stream")
+        await eventually(lambda: game.open["t1"] == 1, interval=0.01, what="no table stream")
         game.push("t1", table_views(1))
         await _state(socket)
         reads = sessions.reads
@@ -233,7 +234,7 @@ async def test_a_closed_socket_is_freed_as_it_closes_not_by_the_cycle_collector(
             # (by type, not isinstance: a dead weakref.proxy among the objects raises on it)
             earlier = {id(o) for o in gc.get_objects() if type(o) is _Connection}
             socket = await _open(address, alice)
-            await until(lambda: game.open["t1"] == 1, "no table stream")
+            await eventually(lambda: game.open["t1"] == 1, interval=0.01, what="no table stream")
             game.push("t1", table_views(1))
             await _state(socket)
             connection = next(o for o in gc.get_objects() if type(o) is _Connection and id(o) not in earlier)
@@ -242,8 +243,8 @@ async def test_a_closed_socket_is_freed_as_it_closes_not_by_the_cycle_collector(
                      ("subscriber", connection.subscriber), ("websocket", connection.websocket))}
             del connection
             await socket.close()
-            await until(lambda: all(ref() is None for ref in kept.values()),
-                        "a closed socket's objects outlive it with the collector off: a cycle",
+            await eventually(lambda: all(ref() is None for ref in kept.values()),
+                        interval=0.01, what="a closed socket's objects outlive it with the collector off: a cycle",
                         timeout=5)
         finally:
             gc.enable()
@@ -268,13 +269,13 @@ async def test_every_process_hears_the_logouts_and_erasures_published_on_redis(r
         await buses[1].publish(RematchOffered("t1", "t9", "Q4WZ7N", "olga"))
         expected = [SessionEnded(session_digest(session.id)), MemberEnded("olga"),
                     SeatingChanged(("t1", "t2")), RematchOffered("t1", "t9", "Q4WZ7N", "olga")]
-        await until(lambda: all(len(events) == 4 for events in heard), "events not heard")
+        await eventually(lambda: all(len(events) == 4 for events in heard), interval=0.01, what="events not heard")
         assert heard == [expected, expected]
         assert session.id not in json.dumps([str(e) for e in heard[0]])  # never the cookie itself
 
         await redis_client.client_kill_filter(_type="pubsub")  # the listeners' connections
-        await until(lambda: all(Missed() in events for events in heard),
-                    "a listener back from a lost connection did not say it missed events",
+        await eventually(lambda: all(Missed() in events for events in heard),
+                    interval=0.01, what="a listener back from a lost connection did not say it missed events",
                     timeout=10)
     finally:
         for bus in buses:

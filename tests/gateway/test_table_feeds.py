@@ -15,7 +15,8 @@ from gateway.outbox import OUTBOX_SIZE, Outbox
 from gateway.table_feed import TableFeeds
 from lobby.models import Game, Seat
 from services.rpc.errors import Reason, ServiceError
-from tests.gateway.live_fakes import NAMES, FakeGame, FakeLobby, lobby_game, seat_view, table_views, until
+from testing.waiting import eventually
+from tests.gateway.live_fakes import NAMES, FakeGame, FakeLobby, lobby_game, seat_view, table_views
 
 
 class Socket:
@@ -45,7 +46,7 @@ async def test_one_subscription_per_table_shared_by_every_socket_of_the_process(
               feeds.join(lobby_game("t1"), "seat:0", "alice", sockets[1].outbox),
               feeds.join(lobby_game("t1"), "seat:2", "carol", sockets[2].outbox),
               feeds.join(lobby_game("t2"), "seat:1", "bob", sockets[3].outbox)]
-    await until(lambda: game.open["t1"] == 1 and game.open["t2"] == 1, "no stream opened")
+    await eventually(lambda: game.open["t1"] == 1 and game.open["t2"] == 1, interval=0.01, what="no stream opened")
     game.push("t1", table_views(1))
     states = [(await socket.read())["game"] for socket in sockets[:3]]
     assert [s["you"] for s in states] == [0, 0, 2]
@@ -55,7 +56,7 @@ async def test_one_subscription_per_table_shared_by_every_socket_of_the_process(
         feeds.leave(subscriber)
     assert game.open["t1"] == 1  # carol is still there
     feeds.leave(joined[2])
-    await until(lambda: game.open["t1"] == 0, "the last socket left, the stream stayed open")
+    await eventually(lambda: game.open["t1"] == 0, interval=0.01, what="the last socket left, the stream stayed open")
     assert len(feeds) == 1 and game.open["t2"] == 1
 
 
@@ -64,7 +65,7 @@ async def test_a_socket_that_stops_reading_is_closed_and_the_others_get_every_st
     reader, stuck = Socket(), Socket()
     feeds.join(lobby_game("t1"), "seat:0", "alice", reader.outbox)
     feeds.join(lobby_game("t1"), "seat:1", "bob", stuck.outbox)
-    await until(lambda: game.open["t1"] == 1, "no stream opened")
+    await eventually(lambda: game.open["t1"] == 1, interval=0.01, what="no stream opened")
     seen = []
     for revision in range(1, OUTBOX_SIZE + 6):
         game.push("t1", table_views(revision))
@@ -78,7 +79,7 @@ async def test_a_socket_joining_a_running_table_gets_the_newest_state_then_the_n
     game = feeds.fake_game
     first, late = Socket(), Socket()
     feeds.join(lobby_game("t1"), "seat:0", "alice", first.outbox)
-    await until(lambda: game.open["t1"] == 1, "no stream opened")
+    await eventually(lambda: game.open["t1"] == 1, interval=0.01, what="no stream opened")
     for revision in (1, 2):
         game.push("t1", table_views(revision))
         await first.read()
@@ -95,7 +96,7 @@ async def test_names_are_read_once_and_again_only_after_the_seating_changed(feed
     game, lobby = feeds.fake_game, feeds.fake_lobby
     socket = Socket()
     feeds.join(lobby_game("t1"), "seat:0", "alice", socket.outbox)
-    await until(lambda: game.open["t1"] == 1, "no stream opened")
+    await eventually(lambda: game.open["t1"] == 1, interval=0.01, what="no stream opened")
     for revision in (1, 2, 3):
         game.push("t1", table_views(revision))
         await socket.read()
@@ -114,11 +115,11 @@ async def test_a_new_subscription_after_a_restart_sends_only_what_is_new(feeds):
     game = feeds.fake_game
     socket = Socket()
     feeds.join(lobby_game("t1"), "seat:0", "alice", socket.outbox)
-    await until(lambda: game.open["t1"] == 1, "no stream opened")
+    await eventually(lambda: game.open["t1"] == 1, interval=0.01, what="no stream opened")
     game.push("t1", table_views(1))
     await socket.read()
     game.push("t1", ServiceError(Reason.UNAVAILABLE, "UNAVAILABLE: the game service restarts"))
-    await until(lambda: game.opened["t1"] == 2 and game.open["t1"] == 1, "never resubscribed")
+    await eventually(lambda: game.opened["t1"] == 2 and game.open["t1"] == 1, interval=0.01, what="never resubscribed")
     game.push("t1", table_views(1))  # a new stream starts with the current views
     game.push("t1", table_views(2))
     assert (await socket.read())["game"]["revision"] == 2
@@ -128,7 +129,7 @@ async def test_the_answer_to_state_never_takes_a_socket_back(feeds):
     game = feeds.fake_game
     socket = Socket()
     subscriber = feeds.join(lobby_game("t1"), "seat:0", "alice", socket.outbox)
-    await until(lambda: game.open["t1"] == 1, "no stream opened")
+    await eventually(lambda: game.open["t1"] == 1, interval=0.01, what="no stream opened")
     game.push("t1", table_views(2))
     await socket.read()
     subscriber.answer_state(seat_view(0, 1))  # read before the feed's 2
@@ -153,7 +154,7 @@ async def test_the_waiting_room_is_one_lobby_watch_and_an_expired_game_closes_it
         assert [p["is_you"] for p in lobby_message["game"]["players"]] == [me == 0, me == 1]
     lobby.watching.put_nowait(waiting)  # the watch's first answer: seen already, not repeated
     lobby.watching.put_nowait(ServiceError(Reason.GAME_NOT_FOUND, "Game not found"))
-    await until(lambda: alice.closed is not None and bob.closed is not None, "never closed")
+    await eventually(lambda: alice.closed is not None and bob.closed is not None, interval=0.01, what="never closed")
     assert alice.closed == bob.closed == GAME_GONE == (1000, "Game not found")
     assert lobby.watches == 1
     assert len(alice.outbox) == len(bob.outbox) == 0
@@ -180,7 +181,7 @@ async def test_a_socket_follows_its_member_to_another_seat_and_never_gets_the_ol
     assert await feeds.presence.seats("t1") == {0, 3}  # bob is online where he sits now
     # carol takes the seat bob left, dave the last one: the game starts.
     lobby.watching.put_nowait(waiting_game((0, "alice"), (1, "carol"), (2, "dave"), (3, "bob"), started=True))
-    await until(lambda: game.open["t1"] == 1, "the table was not followed")
+    await eventually(lambda: game.open["t1"] == 1, interval=0.01, what="the table was not followed")
     game.push("t1", table_views(1))
     state = await bob.read()
     while state["type"] != "state":
@@ -197,7 +198,7 @@ async def test_a_socket_whose_member_left_the_waiting_room_is_closed(feeds):
     feeds.join(first, "seat:0", "alice", alice.outbox)
     feeds.join(first, "seat:1", "bob", bob.outbox)
     lobby.watching.put_nowait(waiting_game((0, "alice")))  # bob pressed Leave
-    await until(lambda: bob.closed is not None, "the leaver's socket stayed open")
+    await eventually(lambda: bob.closed is not None, interval=0.01, what="the leaver's socket stayed open")
     assert bob.closed == NOT_SEATED == (1000, "Not seated at this game")
     assert alice.closed is None
     assert await feeds.presence.seats("t1") == {0}
@@ -208,7 +209,7 @@ async def test_a_socket_that_read_its_seat_before_the_start_takes_the_seat_the_f
     started = waiting_game((0, "alice"), (1, "carol"), (2, "dave"), (3, "bob"), started=True)
     alice, bob = Socket(), Socket()
     feeds.join(started, "seat:0", "alice", alice.outbox)
-    await until(lambda: game.open["t1"] == 1, "no stream opened")
+    await eventually(lambda: game.open["t1"] == 1, interval=0.01, what="no stream opened")
     game.push("t1", table_views(1))
     await alice.read()
     # bob's socket read the lobby when he still sat at seat 1; he moved, and the game started.
@@ -228,7 +229,7 @@ async def test_presence_goes_only_to_sockets_that_asked_for_it(feeds):
     asked, plain = Socket(), Socket()
     feeds.join(started, "seat:0", "alice", asked.outbox, frozenset({Feature.PRESENCE}))
     feeds.join(started, "seat:2", "carol", plain.outbox)
-    await until(lambda: game.open["t1"] == 1, "no stream opened")
+    await eventually(lambda: game.open["t1"] == 1, interval=0.01, what="no stream opened")
     game.push("t1", table_views(1))
     assert (await asked.read())["type"] == (await plain.read())["type"] == "state"
     feeds.join(started, "seat:1", "bob", Socket().outbox)  # bob comes online
@@ -257,13 +258,13 @@ async def test_the_public_view_is_asked_for_only_while_the_feed_has_spectators(f
     game = feeds.fake_game
     player, spectator = Socket(), Socket()
     feeds.join(lobby_game("t1"), "seat:0", "alice", player.outbox)
-    await until(lambda: game.open["t1"] == 1, "no stream opened")
+    await eventually(lambda: game.open["t1"] == 1, interval=0.01, what="no stream opened")
     game.push("t1", table_views(1))
     assert (await player.read())["game"]["revision"] == 1
     assert game.public["t1"] == [False]
     # The first spectator: the feed follows the table again, with the public view.
     watching = feeds.watch(lobby_game("t1"), "eve", spectator.outbox)
-    await until(lambda: game.public["t1"] == [False, True] and game.open["t1"] == 1, "not followed again")
+    await eventually(lambda: game.public["t1"] == [False, True] and game.open["t1"] == 1, interval=0.01, what="not followed again")
     game.push("t1", table_views(1))  # the new stream starts where the table is
     first = await spectator.read()
     assert first["type"] == "state" and first["game"]["revision"] == 1 and "you" not in first["game"]
@@ -273,15 +274,15 @@ async def test_the_public_view_is_asked_for_only_while_the_feed_has_spectators(f
     assert (await spectator.read())["game"]["revision"] == 2
     # The last spectator leaves while the player stays: no public view any more.
     feeds.leave(watching)
-    await until(lambda: game.public["t1"] == [False, True, False] and game.open["t1"] == 1,
-                "still followed with the public view")
+    await eventually(lambda: game.public["t1"] == [False, True, False] and game.open["t1"] == 1,
+                interval=0.01, what="still followed with the public view")
     game.push("t1", table_views(3))
     assert (await player.read())["game"]["revision"] == 3
     # A spectator again, with no move since: it gets the current public view at once from the
     # new stream's first message.
     again = Socket()
     feeds.watch(lobby_game("t1"), "eve", again.outbox)
-    await until(lambda: game.public["t1"][-1] is True and game.open["t1"] == 1, "not followed again")
+    await eventually(lambda: game.public["t1"][-1] is True and game.open["t1"] == 1, interval=0.01, what="not followed again")
     game.push("t1", table_views(3))
     assert (await again.read())["game"]["revision"] == 3
 
@@ -324,12 +325,12 @@ async def test_a_slow_presence_read_never_overwrites_a_newer_one():
     try:
         socket = Socket()
         feeds.join(lobby_game("t1"), "seat:0", "alice", socket.outbox, features=frozenset({Feature.PRESENCE}))
-        await until(lambda: game.open["t1"] == 1, "no stream opened")
+        await eventually(lambda: game.open["t1"] == 1, interval=0.01, what="no stream opened")
         game.push("t1", table_views(1))
         await socket.read()  # the state
         presence.marked = {1}  # bob sits down on another gateway: an event, a read (held)
         feeds.presence_changed("t1")
-        await until(lambda: presence.reads == 2, "the first read did not start")
+        await eventually(lambda: presence.reads == 2, interval=0.01, what="the first read did not start")
         presence.marked = {1, 2}  # carol too: another event, another read
         feeds.presence_changed("t1")
         await asyncio.sleep(0)

@@ -138,7 +138,7 @@ async def test_sessions_expire(kind, redis_client, redis_prefix):
     await store.save(member)
     await store.save(login)
     assert await store.count() == 1
-    await asyncio.sleep(0.3)
+    await asyncio.sleep(0.3)  # the time is the test: past both TTLs (0.2 s)
     assert await store.get(member.id) is None
     assert await store.get(login.id) is None
     assert await store.count() == 0

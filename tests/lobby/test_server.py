@@ -14,6 +14,7 @@ from lobby.server import run
 from services.config import Settings, TelemetrySettings
 from services.rpc.errors import Reason
 from testing.processes import free_address
+from testing.waiting import eventually
 from tests.lobby.helpers import fails
 
 
@@ -24,11 +25,10 @@ async def _health(address: str, service: str = "tavolo.lobby.v1.LobbyService") -
 
 
 async def _serving(address: str) -> bool:
-    for _ in range(50):
-        if await _health(address) == health_pb2.HealthCheckResponse.SERVING:
-            return True
-        await asyncio.sleep(0.1)
-    return False
+    async def serving() -> bool:
+        return await _health(address) == health_pb2.HealthCheckResponse.SERVING
+
+    return await eventually(serving, timeout=5, interval=0.05, what="the lobby never served")
 
 
 async def _running(settings: Settings):

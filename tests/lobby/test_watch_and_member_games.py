@@ -60,7 +60,7 @@ async def test_a_watch_outlives_the_unary_deadline(harness):
         game = await harness.client.create_game("alice", "Alice", "scopone_scientifico")
         stream = quick.watch_game(game.id)
         await _next(stream)
-        await asyncio.sleep(2.5)
+        await asyncio.sleep(2.5)  # the time is the test: longer than the unary deadline (2 s)
         await harness.client.join_game("bob", "Bob", game.join_code)
         assert len((await _next(stream)).seats) == 2
         await stream.aclose()

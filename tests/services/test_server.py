@@ -15,6 +15,7 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from services.rpc.errors import FieldViolation, Reason, ServiceError, from_rpc_error
 from services.rpc.server import LIVENESS_SERVICE, ServiceSpec, bind_address, serve
 from testing.processes import free_port
+from testing.waiting import eventually
 
 SERVICE = "tavolo.test.v1.EchoService"
 PROTO = Path(__file__).resolve().parents[2] / "protos" / "tavolo" / "common" / "v1" / "errors.proto"
@@ -91,13 +92,6 @@ async def _health(channel, service: str = "") -> int:
     stub = health_pb2_grpc.HealthStub(channel)
     response = await stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=2)
     return response.status
-
-
-async def _eventually(predicate, timeout: float = 5.0):
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not await predicate():
-        assert asyncio.get_running_loop().time() < deadline, "condition never held"
-        await asyncio.sleep(0.05)
 
 
 async def test_a_service_error_reaches_the_client_as_the_same_reason(running):
@@ -203,12 +197,15 @@ def test_the_reasons_are_the_ones_documented_in_the_protos():
 async def test_health_is_serving_only_while_the_store_answers(running):
     address, _, store, *_ = running
     async with grpc.aio.insecure_channel(address) as channel:
-        await _eventually(lambda: _is(channel, health_pb2.HealthCheckResponse.SERVING))
+        await eventually(lambda: _is(channel, health_pb2.HealthCheckResponse.SERVING), timeout=5, interval=0.05,
+                         what="never SERVING")
         assert await _health(channel, SERVICE) == health_pb2.HealthCheckResponse.SERVING
         store.up = False
-        await _eventually(lambda: _is(channel, health_pb2.HealthCheckResponse.NOT_SERVING))
+        await eventually(lambda: _is(channel, health_pb2.HealthCheckResponse.NOT_SERVING), timeout=5, interval=0.05,
+                         what="never NOT_SERVING")
         store.up = True
-        await _eventually(lambda: _is(channel, health_pb2.HealthCheckResponse.SERVING))
+        await eventually(lambda: _is(channel, health_pb2.HealthCheckResponse.SERVING), timeout=5, interval=0.05,
+                         what="never SERVING")
 
 
 async def _is(channel, status) -> bool:
@@ -249,7 +246,8 @@ async def test_health_is_not_serving_before_the_store_first_answers():
             await asyncio.sleep(0.3)
             assert await _health(channel) == health_pb2.HealthCheckResponse.NOT_SERVING
             store.up = True
-            await _eventually(lambda: _is(channel, health_pb2.HealthCheckResponse.SERVING))
+            await eventually(lambda: _is(channel, health_pb2.HealthCheckResponse.SERVING), timeout=5, interval=0.05,
+                         what="never SERVING")
     finally:
         stop.set()
         await task

@@ -16,6 +16,7 @@ from services.rpc.errors import Reason, ServiceError
 from stats import backfill
 from stats.model import erased_member_id
 from stats.repository import PostgresStatsRepository, member_hash
+from testing.waiting import eventually
 from tests.stats.helpers import BASE_MS, SCOPONE, abandoned_at, team_match, with_bots
 from tests.stats.servers import postgres_repository
 
@@ -178,8 +179,14 @@ async def test_an_erasure_committing_while_the_recording_waits_is_seen(postgres_
         recording = asyncio.create_task(
             repository.record_match(team_match(("alice", "bob", "carol", "dave")),
                                     erasures_after=mark))
-        await asyncio.sleep(0.3)
-        assert not recording.done()  # waiting for the erasure
+
+        async def recording_waits() -> bool:  # for the erasure's lock, in this database
+            return await eraser.fetchval(
+                "SELECT count(*) FROM pg_locks WHERE NOT granted AND relation = 'player_rating'::regclass"
+                " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())") > 0
+
+        await eventually(recording_waits, timeout=10, interval=0.02, what="the recording never reached the lock")
+        assert not recording.done()
         await eraser.execute("INSERT INTO erased_member (member_hash) VALUES ($1)",
                              member_hash("bob"))
         await erasure.commit()

@@ -14,6 +14,7 @@ from services.rpc.server import serve
 from stats import server
 from stats.client import StatsClient
 from testing.processes import free_address
+from testing.waiting import eventually
 from tests.stats.helpers import BASE_MS, SCOPONE, result_of, team_seats
 
 
@@ -29,13 +30,13 @@ async def _serving(settings: Settings):
 async def _health(address: str) -> int:
     async with grpc.aio.insecure_channel(address) as channel:
         stub = health_pb2_grpc.HealthStub(channel)
-        for _ in range(50):
+
+        async def serving():
             response = await stub.Check(health_pb2.HealthCheckRequest(
                 service="tavolo.stats.v1.StatsService"))
-            if response.status == health_pb2.HealthCheckResponse.SERVING:
-                break
-            await asyncio.sleep(0.05)
-        return response.status
+            return response.status == health_pb2.HealthCheckResponse.SERVING and response
+
+        return (await eventually(serving, timeout=5, interval=0.05, what="stats never served")).status
 
 
 async def test_with_a_database_it_migrates_at_start_and_serves(postgres_dsn, fake_lobby):

@@ -12,7 +12,7 @@ import pytest
 from bots.analysis_client import MatchAnalysis
 from game.client import LogHeader
 from services.rpc.errors import Reason, ServiceError
-from tests.gateway_docs.fakes import COOKIE, GAME_ID, FakeGame, FakeLobby, gateway, started_game
+from tests.gateway_contract.fakes import COOKIE, GAME_ID, FakeGame, FakeLobby, gateway, started_game
 
 PATH = f"/api/games/{GAME_ID}/analysis"
 DONE = MatchAnalysis(GAME_ID, 0, "done", [

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from tests.gateway_docs.conftest import REPO
+from tests.gateway_contract.conftest import REPO
 
 OPENAPI_JSON = REPO / "docs" / "openapi.json"
 API_TYPES = REPO / "web" / "src" / "api-types.ts"

@@ -12,7 +12,7 @@ import websockets
 
 from services.rpc.errors import Reason, ServiceError
 from testing.processes import served
-from tests.gateway_docs.fakes import (
+from tests.gateway_contract.fakes import (
     COOKIE,
     GAME_ID,
     LEAKY,

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from gateway.contract.socket import WS_ERROR_CODES
-from tests.gateway_docs.support import REPO_DOCS, errors_of, json_examples, schema_ref, ws_error_codes
+from tests.gateway_contract.support import REPO_DOCS, errors_of, json_examples, schema_ref, ws_error_codes
 
 
 def test_every_error_code_of_the_contract_is_explained(contract, websocket_doc):

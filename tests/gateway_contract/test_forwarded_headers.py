@@ -13,7 +13,7 @@ import websockets
 
 from services.config import Settings
 from testing.processes import served
-from tests.gateway_docs.fakes import GAME_ID, FakeGame, FakeLobby, gateway
+from tests.gateway_contract.fakes import GAME_ID, FakeGame, FakeLobby, gateway
 
 
 async def _upgrade_status(address: str, headers: dict[str, str]) -> tuple[int, dict]:

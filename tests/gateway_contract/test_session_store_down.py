@@ -18,7 +18,7 @@ from gateway.sessions import COOKIE_NAME, MemorySessionStore, Session, new_sessi
 from services.config import Settings
 from services.rpc.errors import Reason, ServiceError
 from testing.processes import served
-from tests.gateway_docs.fakes import GAME_ID, FakeGame, FakeLobby
+from tests.gateway_contract.fakes import GAME_ID, FakeGame, FakeLobby
 
 UNAVAILABLE = {"detail": "Service unavailable, try again"}
 

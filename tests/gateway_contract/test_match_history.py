@@ -6,7 +6,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from tests.gateway_docs.fakes import COOKIE, FakeLobby, gateway
+from tests.gateway_contract.fakes import COOKIE, FakeLobby, gateway
 from tests.stats.helpers import BASE_MS, SCOPONE, result_of, team_seats
 from tests.stats.servers import postgres_repository, running_stack, serving_lobby
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gateway.openapi import spec
-from tests.gateway_docs.support import registry_game_types
+from tests.gateway_contract.support import registry_game_types
 
 REPO = Path(__file__).resolve().parents[2]
 CONTRACT = REPO / "docs" / "CONTRACT.md"

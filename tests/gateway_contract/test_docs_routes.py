@@ -11,7 +11,7 @@ from starlette.testclient import TestClient
 from game.client import GameType
 from gateway import openapi
 from services.rpc.errors import Reason, ServiceError
-from tests.gateway_docs.support import registry_game_types
+from tests.gateway_contract.support import registry_game_types
 
 
 class Catalogue:

@@ -11,7 +11,7 @@ import pytest
 
 from gateway.game_types import GameTypes
 from services.rpc.errors import Reason, ServiceError
-from tests.gateway_docs.fakes import SCOPONE, FakeLobby, FakeStats, gateway
+from tests.gateway_contract.fakes import SCOPONE, FakeLobby, FakeStats, gateway
 
 
 class _Clock:

@@ -12,8 +12,8 @@ from game.client import GameType
 from game.scopone import OPTIONS_SCHEMA as SCOPONE_OPTIONS_SCHEMA
 from gateway.contract import examples
 from gateway.openapi import SESSION_COOKIE, WS_ERROR_CODES, spec
-from tests.gateway_docs.conftest import REPO
-from tests.gateway_docs.support import (
+from tests.gateway_contract.conftest import REPO
+from tests.gateway_contract.support import (
     contract_endpoints,
     contract_error_details,
     contract_line,
