@@ -22,7 +22,7 @@ from gateway.backends import Backends, backends_of
 from gateway.bodies import json_object
 from gateway.contract.analysis import Analysis
 from gateway.contract.games import NoFieldsRequest
-from gateway.games import game_id_of
+from gateway.games import game_id_of, lobby_entry
 from gateway.members import require_member
 from services.rpc.errors import Reason, ServiceError
 
@@ -64,12 +64,7 @@ async def get_analysis(request: Request) -> JSONResponse:
     member = await require_member(request)
     game_id = game_id_of(request)
     backends = backends_of(request)
-    try:
-        game = await backends.lobby.get_game(game_id)
-    except ServiceError as error:
-        if error.reason is not Reason.GAME_NOT_FOUND:
-            raise
-        game = None
+    game = await lobby_entry(backends, game_id)
     if game is not None and game.seat_of(member.sub) is None:
         raise HTTPException(403, "Not seated at this game")
     try:

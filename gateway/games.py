@@ -29,6 +29,7 @@ from gateway.views import (
     preview_view,
     table_log,
 )
+from lobby.models import Game
 from services.rpc.errors import Reason, ServiceError
 
 log = logging.getLogger(__name__)
@@ -52,6 +53,16 @@ def game_id_of(request: Request) -> str:
     if not can_be_game_id(game_id):
         raise HTTPException(404, "Game not found")
     return game_id
+
+
+async def lobby_entry(backends: Backends, game_id: str) -> Game | None:
+    """The game's lobby entry, or None once it expired (GAME_TTL_SECONDS) or never was."""
+    try:
+        return await backends.lobby.get_game(game_id)
+    except ServiceError as error:
+        if error.reason is not Reason.GAME_NOT_FOUND:
+            raise
+        return None
 
 
 async def game_types(request: Request) -> JSONResponse:
@@ -197,12 +208,7 @@ async def get_log(request: Request) -> JSONResponse:
     member = await require_member(request)
     backends = backends_of(request)
     game_id = game_id_of(request)
-    try:
-        game = await backends.lobby.get_game(game_id)
-    except ServiceError as error:
-        if error.reason is not Reason.GAME_NOT_FOUND:
-            raise
-        game = None
+    game = await lobby_entry(backends, game_id)
     seated = game is not None and game.seat_of(member.sub) is not None
     if game is not None and not game.started:
         if not seated:
