@@ -185,9 +185,10 @@ class MemoryBuckets(Buckets):
 class RedisBuckets(Buckets):
     """Buckets shared by every gateway replica, under ``{<prefix>:ratelimit:...}``."""
 
-    def __init__(self, client: RedisClient):
+    def __init__(self, client: RedisClient, cluster: bool | None = None):
+        """``cluster``: one script a slot, as on a Cluster (by default: when ``client`` is one)."""
         self._script = client.register_script(_TAKE)
-        self._cluster = isinstance(client, RedisCluster)
+        self._cluster = isinstance(client, RedisCluster) if cluster is None else cluster
 
     async def take(self, buckets: Sequence[tuple[str, Rate]]) -> float:
         async with asyncio.timeout(STORE_TIMEOUT_SECONDS):  # a hung Redis: no verdict

@@ -55,7 +55,7 @@ def test_an_unfit_callers_file_stops_a_service_naming_the_variable_and_the_fault
                                             "GRPC_CALLERS_FILE": str(callers)})
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert ("tavolo: configuration error: GRPC_CALLERS_FILE: caller 'reporting': give "
-            "token_sha256, certificate or both") in result.stderr
+            "token_sha256, token_files, certificate or some of them") in result.stderr
 
 
 def test_migrate_without_a_database_says_so():

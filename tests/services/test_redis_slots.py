@@ -105,7 +105,8 @@ async def _every_store(client: _Recording, keys: Keys) -> None:
     await sessions.delete_member("bob")
     await sessions.count()
     await events.publish(SeatingChanged(("t1",)))
-    limits = RateLimits(RateLimitSettings(), RedisBuckets(client), keys)
+    # As on a Cluster: one script a slot (a single Redis takes a request's buckets in one).
+    limits = RateLimits(RateLimitSettings(), RedisBuckets(client, cluster=True), keys)
     assert await limits.refusal(Kind.LOGIN, "digest", "198.51.100.7") is None
 
     tables = [str(uuid.uuid4()) for _ in range(3)]
