@@ -57,6 +57,7 @@ TEXT_SAMPLES = {
     "FORWARDED_ALLOW_IPS": "10.244.0.0/16,fd00:10:244::/56",
     "REDIS_SENTINELS": "sentinel-0.example:26379,sentinel-1.example:26379",
     "WEB_PUSH_SUBJECT": "mailto:operators@tavolo.example",
+    "ANALYSIS_WORK": "80000",
 }
 GATEWAY_ONLY = re.compile(r"^(OIDC_[0-9]+_CLIENT_SECRET|WEB_PUSH_VAPID_PRIVATE_KEY)$")
 STATS_ONLY = {"STATS_CURSOR_SECRET"}
