@@ -103,8 +103,9 @@ async def test_a_migration_of_another_release_is_unknown(postgres_dsn):
     finally:
         await connection.close()
     found = await status(postgres_dsn, components=("bots",))
-    assert [(m.name, m.state) for m in found][0] == ("0001_bot_tables.sql", State.APPLIED)
-    assert [(m.name, m.state) for m in found][-1] == ("0099_from_the_future.sql", State.UNKNOWN)
+    states = [(m.name, m.state) for m in found]
+    assert states[0] == ("0001_bot_tables.sql", State.APPLIED)
+    assert states[-1] == ("0099_from_the_future.sql", State.UNKNOWN)
     assert all(m.state is State.APPLIED for m in found[:-1])
 
 
